@@ -1,0 +1,61 @@
+# attnstep: build, run and test. `make run` opens the default lesson; `make test` runs every test.
+# Every src/*.c except main.c goes into one static library that the program and the tests link,
+# so the tests exercise exactly the code the program runs. New tests/test_*.c files are picked up
+# by themselves; tests/*.c files without that prefix are shared test support code.
+
+CC      ?= cc
+PKGS    := ncursesw yaml-0.1
+WARN    := -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE_EXTENDED \
+             $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+BUILD   ?= build
+DEFAULT_LESSON := lessons/cat_sat.yaml
+
+LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
+SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
+
+.PHONY: all run test deps update-golden clean
+all: attnstep
+
+deps:
+	@bash .ci/install-deps
+
+attnstep: $(BUILD)/main.o $(BUILD)/libattnstep.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/libattnstep.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%.o: tests/%.c $(wildcard src/*.h tests/*.h) | $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(SUPPORT_OBJ) $(BUILD)/libattnstep.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS) $(TEST_LIBS)
+
+$(BUILD) $(BUILD)/tests:
+	mkdir -p $@
+
+run:
+	@bash .ci/install-deps
+	@$(MAKE) --no-print-directory attnstep
+	./attnstep $(DEFAULT_LESSON)
+
+test: attnstep $(TEST_BIN)
+	@bash tests/run.sh $(TEST_BIN)
+
+# Rewrites every golden file from the current program; read `git diff` before committing.
+update-golden: attnstep
+	@UPDATE_GOLDEN=1 bash tests/run.sh --golden-only
+
+clean:
+	rm -rf $(BUILD) attnstep

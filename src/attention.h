@@ -1,0 +1,128 @@
+/* The attention core: multi-head scaled dot-product attention with every intermediate kept.
+ * Pure: plain structs in, plain structs out; no I/O, no globals. Matrices are row-major doubles. */
+#ifndef ATTNSTEP_ATTENTION_H
+#define ATTNSTEP_ATTENTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "stages.h"
+
+typedef enum {
+    MASK_NONE,      /* every query sees every key */
+    MASK_CAUSAL,    /* query i sees keys 0 … i (self-attention only) */
+    MASK_EXPLICIT   /* the lesson's own 0/1 matrix */
+} mask_kind;
+
+/* What the core computes from. The caller owns every array; the core only reads them.
+ * n = n_tokens query tokens, m = n_source key/value tokens (m = n and source = NULL in
+ * self-attention). */
+typedef struct {
+    int n_tokens;
+    const char *const *tokens;          /* (n) labels of the query rows, as written */
+    int n_source;
+    const char *const *source;          /* (m) labels of the key rows; NULL in self-attention */
+    int d_model;
+    int heads;                          /* divides d_model; d_k = d_model / heads */
+    const double *embeddings;           /* (n, d_model) one row per token, repeats repeated */
+    const double *source_embeddings;    /* (m, d_model); NULL in self-attention */
+    const double *W_Q, *W_K, *W_V, *W_O; /* (d_model, d_model) each */
+    mask_kind mask;
+    const unsigned char *mask_cells;    /* (n, m) 1 = may attend, 0 = hidden; NULL unless MASK_EXPLICIT */
+    bool positional;                    /* add the sinusoidal positional encoding */
+    bool scale;                         /* divide scores by √d_k */
+} attention_input;
+
+/* Every intermediate of one forward pass. The shapes are written beside each field.
+ * scaled and masked are not stored: they are a cheap, exact function of scores (see
+ * trace_value), which keeps a 1024-token trace within memory. */
+typedef struct {
+    const attention_input *in;  /* borrowed: must outlive the trace */
+    int n, m, d_model, heads, d_k;
+    double *positional;    /* (max(n, m), d_model) PE[pos, i], or NULL without positional encoding */
+    double *input;         /* (n, d_model) embeddings + PE */
+    double *source_input;  /* (m, d_model) source embeddings + PE; aliases input in self-attention */
+    double *Q;             /* (n, d_model) input · W_Q */
+    double *K;             /* (m, d_model) source_input · W_K */
+    double *V;             /* (m, d_model) source_input · W_V */
+    double *scores;        /* (heads, n, m) Q_h · K_hᵀ */
+    double *weights;       /* (heads, n, m) softmax of the masked, scaled scores */
+    double *context;       /* (heads, n, d_k) weights_h · V_h */
+    double *concat;        /* (n, d_model) context of every head side by side */
+    double *output;        /* (n, d_model) concat · W_O */
+} trace;
+
+typedef enum {
+    TRACE_OK,
+    TRACE_ERROR_SHAPE,        /* sizes that make no sense (heads not dividing d_model, …) */
+    TRACE_ERROR_MASK_ROW,     /* a query row whose mask hides every key */
+    TRACE_ERROR_TOO_LARGE,    /* more memory than TRACE_MAX_BYTES */
+    TRACE_ERROR_NO_MEMORY,
+    TRACE_ERROR_OVERFLOW      /* a stage produced a non-finite number */
+} trace_status;
+
+#define TRACE_MAX_BYTES ((size_t)1 << 30)
+
+/* Extra detail for a failed trace_compute: where it happened. */
+typedef struct {
+    trace_status status;
+    stage_id stage;     /* for TRACE_ERROR_OVERFLOW and TRACE_ERROR_MASK_ROW */
+    int head, row, col; /* head from 1; row, col from 0; -1 where it does not apply */
+    size_t bytes;       /* for TRACE_ERROR_TOO_LARGE: what the trace would need */
+} trace_failure;
+
+/* The message for a status, e.g. "the trace would need more memory than allowed". */
+const char *trace_status_message(trace_status status);
+
+/* Bytes the trace of in would hold, or SIZE_MAX when that does not fit in size_t. */
+size_t trace_bytes_needed(const attention_input *in);
+
+/* Computes every stage. On success returns TRACE_OK and fills out (free with trace_free);
+ * otherwise out is left empty and failure (if not NULL) says what and where. */
+trace_status trace_compute(const attention_input *in, trace *out, trace_failure *failure);
+
+void trace_free(trace *t);
+
+/* Whether a stage exists in this trace (source_input only in cross-attention). */
+bool trace_has_stage(const trace *t, stage_id stage);
+
+/* Rows and columns of a stage's matrix. */
+int trace_rows(const trace *t, stage_id stage);
+int trace_cols(const trace *t, stage_id stage);
+
+/* The value of one cell. head counts from 1 and is ignored by stages that are not per head;
+ * hidden cells of masked are -INFINITY. */
+double trace_value(const trace *t, stage_id stage, int head, int row, int col);
+
+/* Whether cell (row, col) is hidden by the mask (always false without a mask). */
+bool trace_is_hidden(const trace *t, int row, int col);
+
+/* Label of row or column index i along an axis: a token, or the dimension number as text.
+ * Dimension labels are written into buffer; token labels point into the input. */
+const char *trace_axis_label(const trace *t, stage_axis axis, int i, char *buffer, size_t size);
+
+/* One cell of one stage. */
+typedef struct {
+    stage_id stage;
+    int head;       /* from 1; 1 for stages that are not per head */
+    int row, col;   /* from 0 */
+} trace_cell;
+
+/* Parses "STAGE[ROW,COL]" where ROW and COL are token names (the first token so written) or
+ * 0-based indices. head is the head to use for per-head stages (from 1). Returns true and fills
+ * cell, or false with a one-line reason in error. */
+bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *cell,
+                      char *error, size_t error_size);
+
+/* Writes the arithmetic that made a cell, e.g.
+ *   scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5
+ * with numbers to `precision` decimals (trailing zeros trimmed). Long sums are shortened to
+ * their first terms, "…", and the last term. Returns the length it wanted (as snprintf). */
+int trace_cell_explain(const trace *t, const trace_cell *cell, int precision,
+                       char *buffer, size_t size);
+
+/* Formats x with `precision` decimals, trailing zeros trimmed but one kept ("1.0", "0.6296"),
+ * "−∞" for -INFINITY. Returns the length it wanted (as snprintf). Locale-independent as long
+ * as LC_NUMERIC is "C". */
+int format_number(double x, int precision, char *buffer, size_t size);
+
+#endif

@@ -1,0 +1,70 @@
+/* The lesson loader: a YAML lesson file in, the core's attention_input (and the narration) out,
+ * or diagnostics "path:line:col: error: message". The only module that touches libyaml. */
+#ifndef ATTNSTEP_LESSON_H
+#define ATTNSTEP_LESSON_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "attention.h"
+
+/* One item of the lesson's narration script. */
+typedef struct {
+    stage_id stage;
+    int head;              /* from 1; 0 when the step names none */
+    int focus_row;         /* index into tokens, or -1 without focus */
+    int focus_col;         /* index along the stage's columns, or -1 without focus */
+    char *say;             /* narration text, or NULL */
+    int line;              /* where the step is written in the file */
+} lesson_step;
+
+typedef struct {
+    char *path;
+    char *title;
+    char *about;                 /* NULL when the lesson has none */
+    int n_tokens;
+    char **tokens;               /* (n_tokens) as written, repeats kept */
+    int n_source;
+    char **source;               /* (n_source) cross-attention keys; NULL in self-attention */
+    int n_steps;
+    lesson_step *steps;          /* NULL when the lesson has no steps */
+    /* Storage behind input; input's pointers point here. */
+    double *embeddings;          /* (n_tokens, d_model) */
+    double *source_embeddings;   /* (n_source, d_model) or NULL */
+    double *W_Q, *W_K, *W_V, *W_O;  /* (d_model, d_model) each */
+    unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) or NULL */
+    attention_input input;
+} lesson;
+
+typedef struct {
+    int line, col;               /* from 1; 0 when the problem has no place (unreadable file) */
+    char *message;
+} lesson_diagnostic;
+
+typedef struct {
+    char *path;
+    int count;
+    lesson_diagnostic *items;
+} lesson_diagnostics;
+
+typedef enum {
+    LESSON_OK,
+    LESSON_INVALID,      /* diagnostics say why; exit status 65 */
+    LESSON_UNREADABLE    /* the file cannot be opened or read; exit status 66 */
+} lesson_status;
+
+/* Loads path. On LESSON_OK fills out (free with lesson_free) and leaves diagnostics empty;
+ * otherwise out is empty and diagnostics holds every problem found (free with
+ * lesson_diagnostics_free). */
+lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics);
+
+/* The same from memory; path is only used in messages. */
+lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
+                                 lesson *out, lesson_diagnostics *diagnostics);
+
+/* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message"). */
+void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);
+
+void lesson_free(lesson *l);
+void lesson_diagnostics_free(lesson_diagnostics *diagnostics);
+
+#endif

@@ -1,0 +1,25 @@
+/* The interactive terminal UI (ncursesw): step through a lesson's trace like a debugger.
+ * The only module, with its ui_*.c siblings, that includes curses. */
+#ifndef ATTNSTEP_UI_H
+#define ATTNSTEP_UI_H
+
+typedef enum { UI_COLOR_AUTO, UI_COLOR_ALWAYS, UI_COLOR_NEVER } ui_color;
+
+typedef struct {
+    const char *lesson_path;   /* the lesson to open; NULL opens the lesson picker */
+    const char *at;            /* --at 'STAGE[ROW,COL]': open at that stage and cell, or NULL */
+    int head;                  /* --head: the head to open at (from 1), 0 when not given */
+    ui_color color;            /* --color */
+    int precision;             /* decimals shown in cells and explanations */
+    /* Headless mode for tests: keys are read from key_script (one key name per line) and the
+     * screen is drawn in memory at screen_cols x screen_rows, then dumped as text to stdout
+     * wherever the script says "dump" and at its end. NULL for a real terminal. */
+    const char *key_script;
+    int screen_cols, screen_rows;
+} ui_options;
+
+/* Runs the UI until the user quits. Returns the process exit status (see main.c). The terminal
+ * is restored on every path out, fatal errors and signals included. */
+int ui_run(const ui_options *options);
+
+#endif
