@@ -96,6 +96,11 @@ double trace_value(const trace *t, stage_id stage, int head, int row, int col);
 /* Whether cell (row, col) is hidden by the mask (always false without a mask). */
 bool trace_is_hidden(const trace *t, int row, int col);
 
+/* The walk through a trace that every output and the UI follow: each stage present, in
+ * stage-table order, and each head of a per-head stage. Step k counts from 0. */
+int trace_step_count(const trace *t);
+void trace_step_at(const trace *t, int k, stage_id *stage, int *head);
+
 /* Label of row or column index i along an axis: a token, or the dimension number as text.
  * Dimension labels are written into buffer; token labels point into the input. */
 const char *trace_axis_label(const trace *t, stage_axis axis, int i, char *buffer, size_t size);

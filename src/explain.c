@@ -1,0 +1,366 @@
+/* The arithmetic behind any cell of a trace, written out with the real numbers, and the
+ * parsing of cell names such as "weights[bank,river]". Pure: text goes into caller buffers. */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attention.h"
+
+/* Sums with more terms than this are shortened to their first terms, "…", and the last. */
+enum { SUM_TERMS_SHOWN = 6, SUM_TERMS_LEADING = 3 };
+
+int format_number(double x, int precision, char *buffer, size_t size)
+{
+    if (isinf(x))
+        return snprintf(buffer, size, "%s", x < 0 ? "−∞" : "∞");
+    if (isnan(x))
+        return snprintf(buffer, size, "NaN");
+    if (x != 0.0 && (fabs(x) >= 1e9 || fabs(x) < 0.5 * pow(10.0, -precision)))
+        return snprintf(buffer, size, "%.*e", precision > 0 ? precision - 1 : 0, x);
+    char text[512];
+    snprintf(text, sizeof text, "%.*f", precision, x);
+    char *dot = strchr(text, '.');
+    if (dot) {
+        char *end = text + strlen(text) - 1;
+        while (end > dot + 1 && *end == '0')
+            *end-- = '\0';
+    } else {
+        strcat(text, ".0");
+    }
+    if (strcmp(text, "-0.0") == 0)  /* a tiny negative rounded away: no sign on zero */
+        memmove(text, text + 1, strlen(text));
+    return snprintf(buffer, size, "%s", text);
+}
+
+/* An append-only text buffer that, like snprintf, counts what it could not hold. */
+typedef struct {
+    char *buffer;
+    size_t size, length;
+    int precision;
+} text;
+
+static void put(text *out, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    size_t room = out->length < out->size ? out->size - out->length : 0;
+    int wrote = vsnprintf(room ? out->buffer + out->length : NULL, room, format, args);
+    va_end(args);
+    if (wrote > 0)
+        out->length += (size_t)wrote;
+}
+
+static void put_number(text *out, double x)
+{
+    char number[64];
+    format_number(x, out->precision, number, sizeof number);
+    put(out, "%s", number);
+}
+
+/* What a product-sum reads: term i is left(i) × right(i). */
+typedef struct {
+    const double *left, *right;
+    size_t left_stride, right_stride;
+} products;
+
+static void put_product_terms(text *out, const products *p, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (count > SUM_TERMS_SHOWN && i == SUM_TERMS_LEADING) {
+            put(out, " + … (%d more terms) …", count - SUM_TERMS_LEADING - 1);
+            i = count - 1;
+        }
+        put(out, i ? " + (" : "(");
+        put_number(out, p->left[(size_t)i * p->left_stride]);
+        put(out, " × ");
+        put_number(out, p->right[(size_t)i * p->right_stride]);
+        put(out, ")");
+    }
+}
+
+static const char *row_label(const trace *t, const trace_cell *cell)
+{
+    return trace_axis_label(t, stage_get(cell->stage)->rows, cell->row, NULL, 0);
+}
+
+static const char *source_label(const trace *t, int i)
+{
+    return trace_axis_label(t, AXIS_SOURCE, i, NULL, 0);
+}
+
+static const char *source_stage_name(const trace *t)
+{
+    return t->in->source ? "source_input" : "input";
+}
+
+static void put_cell_name(text *out, const trace *t, const trace_cell *cell)
+{
+    const stage_info *info = stage_get(cell->stage);
+    char buffer[32];
+    put(out, "%s[%s,%s]", info->name, row_label(t, cell),
+        trace_axis_label(t, info->cols, cell->col, buffer, sizeof buffer));
+    if (info->per_head && t->heads > 1)
+        put(out, " (head %d)", cell->head);
+}
+
+static void put_positional(text *out, const trace *t, int pos, int col)
+{
+    int even = col - col % 2;
+    put(out, "%s(%d / 10000^(%d/%d))", col % 2 ? "cos" : "sin", pos, even, t->d_model);
+}
+
+static void explain_input(text *out, const trace *t, const trace_cell *cell)
+{
+    bool source = cell->stage == STAGE_SOURCE_INPUT;
+    const double *embeddings = source ? t->in->source_embeddings : t->in->embeddings;
+    double embedding = embeddings[(size_t)cell->row * (size_t)t->d_model + (size_t)cell->col];
+    put(out, " = embedding(%s)[%d]", row_label(t, cell), cell->col);
+    if (t->positional) {
+        put(out, " + PE[%d,%d] = ", cell->row, cell->col);
+        put_number(out, embedding);
+        put(out, " + ");
+        put_positional(out, t, cell->row, cell->col);
+        put(out, " = ");
+        put_number(out, embedding);
+        put(out, " + ");
+        put_number(out, t->positional[(size_t)cell->row * (size_t)t->d_model + (size_t)cell->col]);
+    }
+}
+
+/* Q, K, V and output: a row of the stage's input times a column of its weight matrix. */
+static void explain_projection(text *out, const trace *t, const trace_cell *cell)
+{
+    const double *rows = t->input, *weights = t->in->W_Q;
+    const char *row_stage = "input", *matrix = "W_Q";
+    switch (cell->stage) {
+    case STAGE_K: rows = t->source_input; weights = t->in->W_K;
+        row_stage = source_stage_name(t); matrix = "W_K"; break;
+    case STAGE_V: rows = t->source_input; weights = t->in->W_V;
+        row_stage = source_stage_name(t); matrix = "W_V"; break;
+    case STAGE_OUTPUT: rows = t->concat; weights = t->in->W_O;
+        row_stage = "concat"; matrix = "W_O"; break;
+    default: break;
+    }
+    size_t d = (size_t)t->d_model;
+    products p = { rows + (size_t)cell->row * d, weights + (size_t)cell->col, 1, d };
+    put(out, " = %s_%s · %s[:,%d] = ", row_stage, row_label(t, cell), matrix, cell->col);
+    put_product_terms(out, &p, t->d_model);
+}
+
+static size_t head_offset(const trace *t, int head)
+{
+    return (size_t)(head - 1) * (size_t)t->d_k;
+}
+
+static void explain_scores(text *out, const trace *t, const trace_cell *cell)
+{
+    size_t d = (size_t)t->d_model, offset = head_offset(t, cell->head);
+    products p = { t->Q + (size_t)cell->row * d + offset, t->K + (size_t)cell->col * d + offset,
+                   1, 1 };
+    put(out, " = q_%s · k_%s", row_label(t, cell), source_label(t, cell->col));
+    if (t->heads > 1)
+        put(out, " over dims %zu…%zu", offset, offset + (size_t)t->d_k - 1);
+    put(out, " = ");
+    put_product_terms(out, &p, t->d_k);
+}
+
+static void put_source_cell(text *out, const trace *t, const char *stage, const trace_cell *cell)
+{
+    put(out, "%s[%s,%s]", stage, row_label(t, cell), source_label(t, cell->col));
+}
+
+static void explain_scaled(text *out, const trace *t, const trace_cell *cell)
+{
+    put(out, " = ");
+    put_source_cell(out, t, "scores", cell);
+    double score = trace_value(t, STAGE_SCORES, cell->head, cell->row, cell->col);
+    if (!t->in->scale) {
+        put(out, " (scale: false) = ");
+        put_number(out, score);
+        return;
+    }
+    put(out, " / √d_k = ");
+    put_number(out, score);
+    put(out, " / √%d", t->d_k);
+}
+
+static void explain_masked(text *out, const trace *t, const trace_cell *cell)
+{
+    static const char *const mask_names[] = {
+        [MASK_NONE] = "no mask", [MASK_CAUSAL] = "causal mask", [MASK_EXPLICIT] = "lesson's mask",
+    };
+    if (trace_is_hidden(t, cell->row, cell->col)) {
+        put(out, " = −∞ (hidden by the %s)", mask_names[t->in->mask]);
+        return;
+    }
+    put(out, " = ");
+    put_source_cell(out, t, "scaled", cell);
+    put(out, " (%s)", t->in->mask == MASK_NONE ? "no mask" : "may attend");
+}
+
+/* The max of a masked row: the shift the stable softmax subtracts. */
+static double masked_row_max(const trace *t, int head, int row)
+{
+    double max = -INFINITY;
+    for (int j = 0; j < t->m; j++) {
+        double x = trace_value(t, STAGE_MASKED, head, row, j);
+        if (x > max)
+            max = x;
+    }
+    return max;
+}
+
+static void put_shifted_exp(text *out, const trace *t, const trace_cell *cell, int col,
+                            double max)
+{
+    put(out, "exp(");
+    put_number(out, trace_value(t, STAGE_MASKED, cell->head, cell->row, col));
+    put(out, " − ");
+    put_number(out, max);
+    put(out, ")");
+}
+
+static void explain_weights(text *out, const trace *t, const trace_cell *cell)
+{
+    if (trace_is_hidden(t, cell->row, cell->col)) {
+        put(out, " = exp(−∞) / (…) = 0 (hidden by the mask)");
+        return;
+    }
+    double max = masked_row_max(t, cell->head, cell->row);
+    int visible = 0;
+    for (int j = 0; j < t->m; j++)
+        visible += !trace_is_hidden(t, cell->row, j);
+    put(out, " = ");
+    put_shifted_exp(out, t, cell, cell->col, max);
+    put(out, " / (");
+    for (int j = 0, shown = 0; j < t->m; j++) {
+        if (trace_is_hidden(t, cell->row, j))
+            continue;
+        shown++;
+        if (visible > SUM_TERMS_SHOWN && shown == SUM_TERMS_LEADING + 1) {
+            put(out, " + … (%d more terms) …", visible - SUM_TERMS_LEADING - 1);
+            continue;
+        }
+        if (visible > SUM_TERMS_SHOWN && shown > SUM_TERMS_LEADING && shown < visible)
+            continue;
+        put(out, shown > 1 ? " + " : "");
+        put_shifted_exp(out, t, cell, j, max);
+    }
+    put(out, ")");
+}
+
+static void explain_context(text *out, const trace *t, const trace_cell *cell)
+{
+    size_t d = (size_t)t->d_model;
+    size_t square = ((size_t)(cell->head - 1) * (size_t)t->n + (size_t)cell->row) * (size_t)t->m;
+    products p = { t->weights + square, t->V + head_offset(t, cell->head) + (size_t)cell->col,
+                   1, d };
+    put(out, " = Σ_j weights[%s,j] × v_j[%zu] = ", row_label(t, cell),
+        head_offset(t, cell->head) + (size_t)cell->col);
+    put_product_terms(out, &p, t->m);
+}
+
+static void explain_concat(text *out, const trace *t, const trace_cell *cell)
+{
+    int head = cell->col / t->d_k + 1;
+    put(out, " = context[%s,%d] of head %d", row_label(t, cell), cell->col % t->d_k, head);
+}
+
+typedef void explainer(text *out, const trace *t, const trace_cell *cell);
+
+/* One explainer per stage, in stage-table order. */
+static explainer *const explainers[STAGE_COUNT] = {
+    [STAGE_SOURCE_INPUT] = explain_input, [STAGE_INPUT] = explain_input,
+    [STAGE_Q] = explain_projection, [STAGE_K] = explain_projection,
+    [STAGE_V] = explain_projection, [STAGE_SCORES] = explain_scores,
+    [STAGE_SCALED] = explain_scaled, [STAGE_MASKED] = explain_masked,
+    [STAGE_WEIGHTS] = explain_weights, [STAGE_CONTEXT] = explain_context,
+    [STAGE_CONCAT] = explain_concat, [STAGE_OUTPUT] = explain_projection,
+};
+
+int trace_cell_explain(const trace *t, const trace_cell *cell, int precision,
+                       char *buffer, size_t size)
+{
+    text out = { buffer, size, 0, precision };
+    if (size)
+        buffer[0] = '\0';
+    put_cell_name(&out, t, cell);
+    explainers[cell->stage](&out, t, cell);
+    double value = trace_value(t, cell->stage, cell->head, cell->row, cell->col);
+    if (!(cell->stage == STAGE_MASKED && trace_is_hidden(t, cell->row, cell->col))
+        && !(cell->stage == STAGE_WEIGHTS && trace_is_hidden(t, cell->row, cell->col))) {
+        put(&out, " = ");
+        put_number(&out, value);
+    }
+    return out.length > (size_t)INT_MAX ? -1 : (int)out.length;
+}
+
+/* Index of the label along an axis: the first token so written, or a 0-based index. */
+static int find_index(const trace *t, stage_axis axis, const char *label, size_t length)
+{
+    int count = axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
+              : axis == AXIS_MODEL_DIMS ? t->d_model : t->d_k;
+    char buffer[32];
+    for (int i = 0; i < count && axis <= AXIS_SOURCE; i++) {
+        const char *name = trace_axis_label(t, axis, i, buffer, sizeof buffer);
+        if (strlen(name) == length && strncmp(name, label, length) == 0)
+            return i;
+    }
+    if (length == 0 || length > 9 || strspn(label, "0123456789") < length)
+        return -1;
+    int index = atoi(label);
+    return index < count ? index : -1;
+}
+
+static bool parse_failed(char *error, size_t error_size, const char *format, const char *what)
+{
+    snprintf(error, error_size, format, what);
+    return false;
+}
+
+bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *cell,
+                      char *error, size_t error_size)
+{
+    const char *open = strchr(spec, '[');
+    size_t length = strlen(spec);
+    if (!open || length < 2 || spec[length - 1] != ']')
+        return parse_failed(error, error_size, "'%s' is not of the form STAGE[ROW,COL]", spec);
+    char name[32];
+    size_t name_length = (size_t)(open - spec);
+    if (name_length >= sizeof name)
+        return parse_failed(error, error_size, "unknown stage in '%s'", spec);
+    memcpy(name, spec, name_length);
+    name[name_length] = '\0';
+    stage_id stage = stage_find(name);
+    if (stage == STAGE_COUNT || !trace_has_stage(t, stage)) {
+        text out = { error, error_size, 0, 0 };
+        put(&out, "unknown stage '%s' (stages:", name);
+        for (int s = 0; s < STAGE_COUNT; s++)
+            if (trace_has_stage(t, (stage_id)s))
+                put(&out, " %s", stage_get((stage_id)s)->name);
+        put(&out, ")");
+        return false;
+    }
+    const stage_info *info = stage_get(stage);
+    if (info->per_head && (head < 1 || head > t->heads)) {
+        snprintf(error, error_size, "head %d does not exist: this lesson has %d head%s", head,
+                 t->heads, t->heads == 1 ? "" : "s");
+        return false;
+    }
+    /* Token names may hold commas: try every comma until both sides name a row and a column. */
+    const char *inside = open + 1, *end = spec + length - 1;
+    for (const char *comma = inside; comma < end; comma++) {
+        if (*comma != ',')
+            continue;
+        int row = find_index(t, info->rows, inside, (size_t)(comma - inside));
+        int col = find_index(t, info->cols, comma + 1, (size_t)(end - comma - 1));
+        if (row >= 0 && col >= 0) {
+            *cell = (trace_cell){ stage, info->per_head ? head : 1, row, col };
+            return true;
+        }
+    }
+    return parse_failed(error, error_size, "no such cell '%s': name the row and column by "
+                        "token or by 0-based index", spec);
+}

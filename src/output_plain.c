@@ -1,0 +1,179 @@
+/* --plain: every step of the trace as a labelled text table, with the lesson's narration and
+ * the worked arithmetic of the cells the narration focuses on. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output.h"
+#include "text.h"
+
+enum { PAGE_WIDTH = 78 };
+
+static void pad(output *o, int columns)
+{
+    for (int i = 0; i < columns; i++)
+        fputc(' ', o->stream);
+}
+
+/* Writes text wrapped at PAGE_WIDTH, each line after `prefix`. */
+static void put_wrapped(output *o, const char *prefix, const char *utf8)
+{
+    char *escaped = malloc(strlen(utf8) * 6 + 1);
+    if (!escaped)
+        return;
+    text_escape(utf8, escaped, strlen(utf8) * 6 + 1);
+    int room = PAGE_WIDTH - text_width(prefix), used = 0;
+    fputs(prefix, o->stream);
+    for (char *word = strtok(escaped, " \t\n"); word; word = strtok(NULL, " \t\n")) {
+        int width = text_width(word);
+        if (used > 0 && used + 1 + width > room) {
+            fprintf(o->stream, "\n%s", prefix);
+            used = 0;
+        }
+        fprintf(o->stream, "%s%s", used ? " " : "", word);
+        used += (used ? 1 : 0) + width;
+    }
+    fputc('\n', o->stream);
+    free(escaped);
+}
+
+static const char *mask_name(mask_kind mask)
+{
+    static const char *const names[] = {
+        [MASK_NONE] = "none", [MASK_CAUSAL] = "causal", [MASK_EXPLICIT] = "explicit",
+    };
+    return names[mask];
+}
+
+static void plain_begin(output *o)
+{
+    const trace *t = o->trace;
+    output_text(o, o->lesson->title);
+    fputc('\n', o->stream);
+    if (o->lesson->about)
+        put_wrapped(o, "  ", o->lesson->about);
+    fputs("tokens:", o->stream);
+    for (int i = 0; i < t->n; i++) {
+        fputc(' ', o->stream);
+        output_text(o, t->in->tokens[i]);
+    }
+    if (t->in->source) {
+        fputs("\nsource:", o->stream);
+        for (int i = 0; i < t->m; i++) {
+            fputc(' ', o->stream);
+            output_text(o, t->in->source[i]);
+        }
+    }
+    fprintf(o->stream, "\nd_model %d, heads %d, d_k %d, mask %s, positional %s, %s\n",
+            t->d_model, t->heads, t->d_k, mask_name(t->in->mask),
+            t->in->positional ? "sinusoidal" : "none",
+            t->in->scale ? "scores scaled by 1/√d_k" : "scores not scaled (scale: false)");
+}
+
+/* A table cell: fixed decimals so that columns line up. */
+static int format_cell(output *o, double x, char *buffer, size_t size)
+{
+    if (isinf(x))
+        return snprintf(buffer, size, "%s", x < 0 ? "−∞" : "∞");
+    return snprintf(buffer, size, "%.*f", o->precision, x);
+}
+
+static int column_width(output *o, stage_id stage, int head, int col)
+{
+    const trace *t = o->trace;
+    char buffer[64];
+    int width = text_width(trace_axis_label(t, stage_get(stage)->cols, col, buffer,
+                                            sizeof buffer));
+    for (int r = 0; r < trace_rows(t, stage); r++) {
+        format_cell(o, trace_value(t, stage, head, r, col), buffer, sizeof buffer);
+        int w = text_width(buffer);
+        width = w > width ? w : width;
+    }
+    return width;
+}
+
+static void put_table(output *o, stage_id stage, int head)
+{
+    const trace *t = o->trace;
+    const stage_info *info = stage_get(stage);
+    int rows = trace_rows(t, stage), cols = trace_cols(t, stage), label_width = 0;
+    char buffer[64];
+    for (int r = 0; r < rows; r++) {
+        trace_axis_label(t, info->rows, r, buffer, sizeof buffer);
+        int w = text_width(buffer);
+        label_width = w > label_width ? w : label_width;
+    }
+    int *widths = malloc(sizeof *widths * (size_t)cols);
+    if (!widths)
+        return;
+    for (int c = 0; c < cols; c++)
+        widths[c] = column_width(o, stage, head, c);
+    pad(o, label_width);
+    for (int c = 0; c < cols; c++) {
+        const char *label = trace_axis_label(t, info->cols, c, buffer, sizeof buffer);
+        pad(o, 2 + widths[c] - text_width(label));
+        output_text(o, label);
+    }
+    fputc('\n', o->stream);
+    for (int r = 0; r < rows; r++) {
+        const char *label = trace_axis_label(t, info->rows, r, buffer, sizeof buffer);
+        output_text(o, label);
+        pad(o, label_width - text_width(label));
+        for (int c = 0; c < cols; c++) {
+            format_cell(o, trace_value(t, stage, head, r, c), buffer, sizeof buffer);
+            pad(o, 2 + widths[c] - text_width(buffer));
+            fputs(buffer, o->stream);
+        }
+        fputc('\n', o->stream);
+    }
+    free(widths);
+}
+
+static bool step_belongs(const lesson_step *s, stage_id stage, int head)
+{
+    return s->stage == stage && (s->head == head || (s->head == 0 && head == 1));
+}
+
+static void put_focus(output *o, const lesson_step *s, int head)
+{
+    trace_cell cell = { s->stage, head, s->focus_row, s->focus_col };
+    int length = trace_cell_explain(o->trace, &cell, o->precision, NULL, 0);
+    char *explanation = malloc((size_t)length + 1);
+    if (!explanation)
+        return;
+    trace_cell_explain(o->trace, &cell, o->precision, explanation, (size_t)length + 1);
+    put_wrapped(o, "  = ", explanation);
+    free(explanation);
+}
+
+static void put_narration(output *o, stage_id stage, int head)
+{
+    for (int i = 0; i < o->lesson->n_steps; i++) {
+        const lesson_step *s = &o->lesson->steps[i];
+        if (!step_belongs(s, stage, head))
+            continue;
+        if (s->say)
+            put_wrapped(o, "  | ", s->say);
+        if (s->focus_row >= 0 && s->focus_col >= 0)
+            put_focus(o, s, head);
+    }
+}
+
+static void plain_step(output *o, stage_id stage, int head)
+{
+    const trace *t = o->trace;
+    const stage_info *info = stage_get(stage);
+    fprintf(o->stream, "\n[%d/%d] %s", o->step + 1, trace_step_count(t), info->formula);
+    if (info->per_head && t->heads > 1)
+        fprintf(o->stream, "   head %d of %d", head, t->heads);
+    fprintf(o->stream, "   %d×%d\n", trace_rows(t, stage), trace_cols(t, stage));
+    put_table(o, stage, head);
+    put_narration(o, stage, head);
+}
+
+static void plain_end(output *o)
+{
+    (void)o;
+}
+
+const output_format output_plain = { plain_begin, plain_step, plain_end };

@@ -1,0 +1,20 @@
+/* Text helpers shared by every output: display width of UTF-8 and escaping of untrusted text. */
+#ifndef ATTNSTEP_TEXT_H
+#define ATTNSTEP_TEXT_H
+
+#include <stddef.h>
+
+/* Columns a UTF-8 string takes on a terminal (wide CJK characters count 2, combining marks 0).
+ * Independent of the locale, so that plain output lines up the same everywhere. */
+int text_width(const char *utf8);
+
+/* Copies utf8 into buffer with control characters (C0, DEL, C1, bidi overrides and isolates)
+ * and invalid bytes written as escapes such as \x1b or \u202e, so that untrusted lesson text
+ * can never drive the terminal. Returns the length it wanted (as snprintf). */
+int text_escape(const char *utf8, char *buffer, size_t size);
+
+/* Decodes one UTF-8 character at s, storing it in *codepoint; returns its length in bytes, or 0
+ * for an invalid or truncated sequence. */
+int text_decode(const char *s, unsigned *codepoint);
+
+#endif

@@ -1,0 +1,544 @@
+/* The attention core against numbers checked independently: the hand-worked cat/sat example,
+ * a direct textbook computation written separately here, and properties of attention. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "attention.h"
+
+static const double identity2[] = { 1, 0, 0, 1 };
+static const char *const cat_sat_tokens[] = { "cat", "sat" };
+static const double cat_sat_embeddings[] = { 1.0, 0.5, 0.0, 1.0 };
+
+static attention_input cat_sat(void)
+{
+    return (attention_input){
+        .n_tokens = 2, .tokens = cat_sat_tokens, .d_model = 2, .heads = 1,
+        .embeddings = cat_sat_embeddings, .W_Q = identity2, .W_K = identity2,
+        .W_V = identity2, .W_O = identity2, .mask = MASK_NONE, .scale = true,
+    };
+}
+
+static void compute_ok(const attention_input *in, trace *t)
+{
+    trace_failure failure;
+    assert_int_equal(trace_compute(in, t, &failure), TRACE_OK);
+}
+
+/* --- the hand-worked example of the reference tutorial --- */
+
+static void test_cat_sat_matches_hand_worked_example(void **state)
+{
+    (void)state;
+    attention_input in = cat_sat();
+    trace t;
+    compute_ok(&in, &t);
+    double scores[] = { 1.25, 0.5, 0.5, 1.0 };
+    support_assert_close("scores", scores, t.scores, 4, 1e-15);
+    double cat_weights[] = { 0.6296, 0.3704 }, cat_output[] = { 0.6296, 0.6852 };
+    support_assert_close("weights of cat", cat_weights, t.weights, 2, 5e-5);
+    support_assert_close("output of cat", cat_output, t.output, 2, 5e-5);
+    /* exactly: softmax of two numbers is a logistic of their difference, (1.25-0.5)/√2 */
+    double exact = 1.0 / (1.0 + exp(-0.75 / sqrt(2.0)));
+    double cat_exact[] = { exact, 1.0 - exact };
+    support_assert_close("weights of cat, exact", cat_exact, t.weights, 2, 1e-15);
+    trace_free(&t);
+}
+
+/* --- a direct computation, written independently of the core's loops --- */
+
+/* Fills count numbers from a fixed linear congruential sequence in [-1, 1). */
+static void fill(double *x, size_t count, unsigned seed)
+{
+    unsigned long long state = seed * 2654435761ULL + 1;
+    for (size_t i = 0; i < count; i++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        x[i] = (double)(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+}
+
+typedef struct {
+    int n, m, d, heads;
+    double *x, *source, *wq, *wk, *wv, *wo;
+    unsigned char *mask;
+    const char **tokens, **source_tokens;
+    attention_input in;
+} fixture;
+
+static const char *const labels[] = { "a", "b", "c", "d", "e", "f", "g", "h" };
+
+static fixture make_fixture(int n, int m, int d, int heads, bool cross, unsigned seed)
+{
+    fixture f = { n, m, d, heads, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0 } };
+    size_t dd = (size_t)d * (size_t)d;
+    f.x = malloc(sizeof(double) * (size_t)(n * d));
+    f.wq = malloc(sizeof(double) * dd);
+    f.wk = malloc(sizeof(double) * dd);
+    f.wv = malloc(sizeof(double) * dd);
+    f.wo = malloc(sizeof(double) * dd);
+    fill(f.x, (size_t)(n * d), seed);
+    fill(f.wq, dd, seed + 1);
+    fill(f.wk, dd, seed + 2);
+    fill(f.wv, dd, seed + 3);
+    fill(f.wo, dd, seed + 4);
+    f.tokens = (const char **)labels;
+    f.in = (attention_input){ .n_tokens = n, .tokens = f.tokens, .n_source = n, .d_model = d,
+                              .heads = heads, .embeddings = f.x, .W_Q = f.wq, .W_K = f.wk,
+                              .W_V = f.wv, .W_O = f.wo, .mask = MASK_NONE, .scale = true };
+    if (cross) {
+        f.source = malloc(sizeof(double) * (size_t)(m * d));
+        fill(f.source, (size_t)(m * d), seed + 5);
+        f.source_tokens = (const char **)labels + 1;
+        f.in.n_source = m;
+        f.in.source = f.source_tokens;
+        f.in.source_embeddings = f.source;
+    }
+    return f;
+}
+
+static void free_fixture(fixture *f)
+{
+    free(f->x); free(f->source); free(f->wq); free(f->wk); free(f->wv); free(f->wo);
+    free(f->mask);
+}
+
+/* Textbook attention straight from the formulas, one output element at a time. Writes
+ * weights (heads, n, m) and output (n, d). Hidden cells are left out of the softmax sum. */
+static void direct_attention(const fixture *f, double *weights, double *output)
+{
+    const attention_input *in = &f->in;
+    int n = in->n_tokens, m = in->source ? in->n_source : n, d = in->d_model;
+    int d_k = d / in->heads;
+    const double *keys_in = in->source ? in->source_embeddings : in->embeddings;
+    double *concat = calloc((size_t)(n * d), sizeof(double));
+    for (int h = 0; h < in->heads; h++)
+        for (int i = 0; i < n; i++) {
+            double *row = weights + ((size_t)h * (size_t)n + (size_t)i) * (size_t)m, sum = 0;
+            for (int j = 0; j < m; j++) {
+                bool hidden = (in->mask == MASK_CAUSAL && j > i)
+                    || (in->mask == MASK_EXPLICIT && !in->mask_cells[i * m + j]);
+                double score = 0;
+                for (int c = h * d_k; c < (h + 1) * d_k; c++) {
+                    double q = 0, k = 0;
+                    for (int e = 0; e < d; e++) {
+                        q += in->embeddings[i * d + e] * in->W_Q[e * d + c];
+                        k += keys_in[j * d + e] * in->W_K[e * d + c];
+                    }
+                    score += q * k;
+                }
+                row[j] = hidden ? 0 : exp(in->scale ? score / sqrt(d_k) : score);
+                sum += row[j];
+            }
+            for (int j = 0; j < m; j++)
+                row[j] /= sum;
+            for (int c = h * d_k; c < (h + 1) * d_k; c++)
+                for (int j = 0; j < m; j++) {
+                    double v = 0;
+                    for (int e = 0; e < d; e++)
+                        v += keys_in[j * d + e] * in->W_V[e * d + c];
+                    concat[i * d + c] += row[j] * v;
+                }
+        }
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < d; c++) {
+            output[i * d + c] = 0;
+            for (int e = 0; e < d; e++)
+                output[i * d + c] += concat[i * d + e] * in->W_O[e * d + c];
+        }
+    free(concat);
+}
+
+static void assert_matches_direct(fixture *f)
+{
+    trace t;
+    compute_ok(&f->in, &t);
+    size_t square = (size_t)(f->heads * f->n * t.m), out = (size_t)(f->n * f->d);
+    double *weights = malloc(sizeof(double) * square), *output = malloc(sizeof(double) * out);
+    direct_attention(f, weights, output);
+    support_assert_close("weights vs direct", weights, t.weights, square, 1e-12);
+    support_assert_close("output vs direct", output, t.output, out, 1e-12);
+    free(weights);
+    free(output);
+    trace_free(&t);
+}
+
+static void test_multi_head_matches_direct_computation(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(5, 5, 6, 3, false, 7);
+    assert_matches_direct(&f);
+    free_fixture(&f);
+}
+
+static void test_concat_places_each_head_in_its_columns(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(4, 4, 8, 4, false, 11);
+    trace t;
+    compute_ok(&f.in, &t);
+    for (int h = 1; h <= 4; h++)
+        for (int i = 0; i < 4; i++)
+            for (int c = 0; c < 2; c++)
+                assert_true(trace_value(&t, STAGE_CONCAT, 1, i, (h - 1) * 2 + c)
+                            == trace_value(&t, STAGE_CONTEXT, h, i, c));
+    trace_free(&t);
+    free_fixture(&f);
+}
+
+static void test_causal_mask_hides_the_future(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(4, 4, 4, 2, false, 3);
+    f.in.mask = MASK_CAUSAL;
+    assert_matches_direct(&f);
+    trace t;
+    compute_ok(&f.in, &t);
+    for (int h = 1; h <= 2; h++)
+        for (int i = 0; i < 4; i++)
+            for (int j = i + 1; j < 4; j++) {
+                assert_true(trace_value(&t, STAGE_WEIGHTS, h, i, j) == 0.0);
+                assert_true(trace_value(&t, STAGE_MASKED, h, i, j) == -INFINITY);
+            }
+    assert_true(trace_value(&t, STAGE_WEIGHTS, 1, 0, 0) == 1.0);
+    trace_free(&t);
+    free_fixture(&f);
+}
+
+static void test_explicit_mask(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(3, 3, 2, 1, false, 5);
+    static const unsigned char cells[] = { 1, 0, 1, 0, 1, 0, 1, 1, 1 };
+    f.in.mask = MASK_EXPLICIT;
+    f.in.mask_cells = cells;
+    assert_matches_direct(&f);
+    trace t;
+    compute_ok(&f.in, &t);
+    assert_true(trace_value(&t, STAGE_WEIGHTS, 1, 0, 1) == 0.0);
+    assert_true(trace_value(&t, STAGE_WEIGHTS, 1, 1, 1) == 1.0);
+    assert_true(trace_value(&t, STAGE_MASKED, 1, 1, 0) == -INFINITY);
+    assert_true(trace_value(&t, STAGE_MASKED, 1, 2, 0) == trace_value(&t, STAGE_SCALED, 1, 2, 0));
+    trace_free(&t);
+    free_fixture(&f);
+}
+
+static void test_mask_row_hiding_every_key_is_refused(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(2, 2, 2, 1, false, 5);
+    static const unsigned char cells[] = { 1, 1, 0, 0 };
+    f.in.mask = MASK_EXPLICIT;
+    f.in.mask_cells = cells;
+    trace t;
+    trace_failure failure;
+    assert_int_equal(trace_compute(&f.in, &t, &failure), TRACE_ERROR_MASK_ROW);
+    assert_int_equal(failure.row, 1);
+    free_fixture(&f);
+}
+
+static void test_positional_encoding_values(void **state)
+{
+    (void)state;
+    static const double zeros[15] = { 0 };
+    static const double identity5[25] = { 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0,
+                                           0, 0, 0, 1, 0, 0, 0, 0, 0, 1 };
+    attention_input in = { .n_tokens = 3, .tokens = (const char *const *)labels, .d_model = 5,
+                           .heads = 1, .embeddings = zeros, .W_Q = identity5,
+                           .W_K = identity5, .W_V = identity5, .W_O = identity5,
+                           .positional = true, .scale = true };
+    trace t;
+    compute_ok(&in, &t);
+    /* pos 0 is sin 0, cos 0, …; d_model 5 is odd, so column 4 is a sine */
+    double expected[15] = { 0, 1, 0, 1, 0,
+                            sin(1), cos(1), sin(1 / pow(1e4, 0.4)), cos(1 / pow(1e4, 0.4)),
+                            sin(1 / pow(1e4, 0.8)),
+                            sin(2), cos(2), sin(2 / pow(1e4, 0.4)), cos(2 / pow(1e4, 0.4)),
+                            sin(2 / pow(1e4, 0.8)) };
+    support_assert_close("PE", expected, t.input, 15, 1e-15);
+    assert_true(fabs(t.input[5] - 0.8414709848078965) < 1e-15);
+    trace_free(&t);
+}
+
+static void test_scale_false_leaves_scores_unscaled(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(3, 3, 4, 1, false, 9);
+    f.in.scale = false;
+    assert_matches_direct(&f);
+    trace t;
+    compute_ok(&f.in, &t);
+    for (int i = 0; i < 9; i++)
+        assert_true(trace_value(&t, STAGE_SCALED, 1, i / 3, i % 3) == t.scores[i]);
+    trace_free(&t);
+    free_fixture(&f);
+}
+
+static void test_cross_attention(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(3, 2, 4, 2, true, 13);
+    assert_matches_direct(&f);
+    trace t;
+    compute_ok(&f.in, &t);
+    assert_int_equal(trace_rows(&t, STAGE_K), 2);
+    assert_int_equal(trace_cols(&t, STAGE_WEIGHTS), 2);
+    assert_int_equal(trace_rows(&t, STAGE_WEIGHTS), 3);
+    assert_true(trace_has_stage(&t, STAGE_SOURCE_INPUT));
+    char buffer[8];
+    assert_string_equal(trace_axis_label(&t, AXIS_SOURCE, 0, buffer, sizeof buffer), "b");
+    trace_free(&t);
+    free_fixture(&f);
+}
+
+/* --- properties --- */
+
+static void test_every_weights_row_sums_to_one(void **state)
+{
+    (void)state;
+    for (unsigned seed = 1; seed < 20; seed++) {
+        fixture f = make_fixture(8, 8, 8, 1 << (seed % 4), false, seed);
+        f.in.mask = seed % 2 ? MASK_CAUSAL : MASK_NONE;
+        trace t;
+        compute_ok(&f.in, &t);
+        for (int h = 1; h <= t.heads; h++)
+            for (int i = 0; i < 8; i++) {
+                double sum = 0;
+                for (int j = 0; j < 8; j++)
+                    sum += trace_value(&t, STAGE_WEIGHTS, h, i, j);
+                if (fabs(sum - 1.0) > 1e-12) {
+                    print_error("seed %u head %d row %d sums to %.17g\n", seed, h, i, sum);
+                    fail();
+                }
+            }
+        trace_free(&t);
+        free_fixture(&f);
+    }
+}
+
+static void test_permuting_tokens_permutes_outputs(void **state)
+{
+    (void)state;
+    enum { N = 6, D = 4 };
+    static const int order[N] = { 3, 0, 5, 1, 4, 2 };
+    fixture f = make_fixture(N, N, D, 2, false, 21);
+    double permuted[N * D];
+    for (int i = 0; i < N; i++)
+        memcpy(permuted + i * D, f.x + order[i] * D, sizeof(double) * D);
+    attention_input shuffled = f.in;
+    shuffled.embeddings = permuted;
+    trace a, b;
+    compute_ok(&f.in, &a);
+    compute_ok(&shuffled, &b);
+    for (int i = 0; i < N; i++) {
+        support_assert_close("permuted output row", a.output + order[i] * D, b.output + i * D,
+                             D, 1e-12);
+        for (int h = 1; h <= 2; h++)
+            for (int j = 0; j < N; j++)
+                assert_true(fabs(trace_value(&a, STAGE_WEIGHTS, h, order[i], order[j])
+                                 - trace_value(&b, STAGE_WEIGHTS, h, i, j)) <= 1e-12);
+    }
+    trace_free(&a);
+    trace_free(&b);
+    free_fixture(&f);
+}
+
+static void test_softmax_is_exact_for_large_scores(void **state)
+{
+    (void)state;
+    static const double embeddings[] = { 40, 0, 0, 40 };  /* scores 1600 / √2 apart */
+    attention_input in = cat_sat();
+    in.embeddings = embeddings;
+    trace t;
+    compute_ok(&in, &t);
+    assert_true(trace_value(&t, STAGE_WEIGHTS, 1, 0, 0) == 1.0);
+    assert_true(trace_value(&t, STAGE_WEIGHTS, 1, 0, 1) == 0.0);
+    assert_true(isfinite(t.output[0]));
+    trace_free(&t);
+}
+
+static void test_overflow_is_reported_with_its_stage_and_cell(void **state)
+{
+    (void)state;
+    static const double embeddings[] = { 1e200, 1, 0, 1 };
+    attention_input in = cat_sat();
+    in.embeddings = embeddings;
+    trace t;
+    trace_failure failure;
+    assert_int_equal(trace_compute(&in, &t, &failure), TRACE_ERROR_OVERFLOW);
+    assert_int_equal(failure.stage, STAGE_SCORES);
+    assert_int_equal(failure.head, 1);
+    assert_int_equal(failure.row, 0);
+    assert_int_equal(failure.col, 0);
+}
+
+static void test_too_large_a_trace_is_refused_with_its_size(void **state)
+{
+    (void)state;
+    attention_input in = cat_sat();
+    in.n_tokens = 2048;
+    in.d_model = 2048;
+    in.heads = 64;
+    trace t;
+    trace_failure failure;
+    assert_int_equal(trace_compute(&in, &t, &failure), TRACE_ERROR_TOO_LARGE);
+    /* scores and weights alone: 2 × 64 × 2048² doubles */
+    assert_true(failure.bytes > (size_t)2 * 64 * 2048 * 2048 * 8);
+    assert_true(trace_bytes_needed(&in) == failure.bytes);
+}
+
+/* --- explanations, cell names, number formatting, the step list --- */
+
+static void assert_explains(const trace *t, const char *spec, int head, const char *expected)
+{
+    trace_cell cell;
+    char error[256], text[1024];
+    assert_true(trace_cell_parse(t, spec, head, &cell, error, sizeof error));
+    int length = trace_cell_explain(t, &cell, 4, text, sizeof text);
+    assert_int_equal(length, (int)strlen(expected));
+    assert_string_equal(text, expected);
+}
+
+static void test_explanations_of_cat_sat(void **state)
+{
+    (void)state;
+    attention_input in = cat_sat();
+    trace t;
+    compute_ok(&in, &t);
+    assert_explains(&t, "scores[cat,sat]", 1,
+                    "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5");
+    assert_explains(&t, "scaled[cat,cat]", 1,
+                    "scaled[cat,cat] = scores[cat,cat] / √d_k = 1.25 / √2 = 0.8839");
+    assert_explains(&t, "weights[cat,cat]", 1,
+                    "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) + "
+                    "exp(0.3536 − 0.8839)) = 0.6296");
+    assert_explains(&t, "context[0,1]", 1,
+                    "context[cat,1] = Σ_j weights[cat,j] × v_j[1] = (0.6296 × 0.5) + "
+                    "(0.3704 × 1.0) = 0.6852");
+    assert_explains(&t, "Q[sat,1]", 1, "Q[sat,1] = input_sat · W_Q[:,1] = (0.0 × 0.0) + "
+                    "(1.0 × 1.0) = 1.0");
+    assert_explains(&t, "input[cat,1]", 1, "input[cat,1] = embedding(cat)[1] = 0.5");
+    assert_explains(&t, "masked[sat,cat]", 1,
+                    "masked[sat,cat] = scaled[sat,cat] (no mask) = 0.3536");
+    assert_explains(&t, "concat[cat,0]", 1, "concat[cat,0] = context[cat,0] of head 1 = 0.6296");
+    trace_free(&t);
+}
+
+static void test_explanations_of_hidden_cells_and_long_sums(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(8, 8, 8, 1, false, 4);
+    f.in.mask = MASK_CAUSAL;
+    trace t;
+    compute_ok(&f.in, &t);
+    assert_explains(&t, "masked[a,b]", 1, "masked[a,b] = −∞ (hidden by the causal mask)");
+    assert_explains(&t, "weights[a,b]", 1,
+                    "weights[a,b] = exp(−∞) / (…) = 0 (hidden by the mask)");
+    trace_cell cell = { STAGE_SCORES, 1, 7, 7 };
+    char text[2048];
+    trace_cell_explain(&t, &cell, 2, text, sizeof text);
+    assert_non_null(strstr(text, " + … (4 more terms) … + ("));
+    cell.stage = STAGE_WEIGHTS;
+    trace_cell_explain(&t, &cell, 2, text, sizeof text);
+    assert_non_null(strstr(text, " + … (4 more terms) … + exp("));
+    /* a short buffer is cut, and the length wanted is still reported */
+    char tiny[8];
+    int wanted = trace_cell_explain(&t, &cell, 2, tiny, sizeof tiny);
+    assert_int_equal(wanted, (int)strlen(text));
+    assert_int_equal(strlen(tiny), 7);
+    trace_free(&t);
+    free_fixture(&f);
+}
+
+static void test_cell_names(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(3, 3, 4, 2, false, 4);
+    trace t;
+    compute_ok(&f.in, &t);
+    trace_cell cell;
+    char error[256];
+    assert_true(trace_cell_parse(&t, "weights[c,1]", 2, &cell, error, sizeof error));
+    assert_int_equal(cell.stage, STAGE_WEIGHTS);
+    assert_int_equal(cell.head, 2);
+    assert_int_equal(cell.row, 2);
+    assert_int_equal(cell.col, 1);
+    assert_true(trace_cell_parse(&t, "output[b,3]", 2, &cell, error, sizeof error));
+    assert_int_equal(cell.head, 1);
+    assert_false(trace_cell_parse(&t, "weights[a,b]", 3, &cell, error, sizeof error));
+    assert_string_equal(error, "head 3 does not exist: this lesson has 2 heads");
+    assert_false(trace_cell_parse(&t, "context[a,2]", 1, &cell, error, sizeof error));
+    assert_false(trace_cell_parse(&t, "weight[a,b]", 1, &cell, error, sizeof error));
+    assert_string_equal(error, "unknown stage 'weight' (stages: input Q K V scores scaled "
+                        "masked weights context concat output)");
+    assert_false(trace_cell_parse(&t, "weights[a,z]", 1, &cell, error, sizeof error));
+    assert_false(trace_cell_parse(&t, "weights", 1, &cell, error, sizeof error));
+    trace_free(&t);
+    free_fixture(&f);
+}
+
+static void assert_formats(double x, int precision, const char *expected)
+{
+    char text[64];
+    format_number(x, precision, text, sizeof text);
+    assert_string_equal(text, expected);
+}
+
+static void test_format_number(void **state)
+{
+    (void)state;
+    assert_formats(1.0, 4, "1.0");
+    assert_formats(0.5, 4, "0.5");
+    assert_formats(0.62963, 4, "0.6296");
+    assert_formats(-0.00001, 4, "-1.000e-05");
+    assert_formats(-0.00004, 2, "-4.0e-05");
+    assert_formats(-INFINITY, 4, "−∞");
+    assert_formats(2.5e12, 3, "2.50e+12");
+    assert_formats(0.0, 4, "0.0");
+}
+
+static void test_step_list(void **state)
+{
+    (void)state;
+    fixture f = make_fixture(3, 2, 4, 2, true, 4);
+    trace t;
+    compute_ok(&f.in, &t);
+    /* source_input, input, Q, K, V, concat, output + 5 per-head stages × 2 heads */
+    assert_int_equal(trace_step_count(&t), 17);
+    stage_id stage;
+    int head;
+    trace_step_at(&t, 0, &stage, &head);
+    assert_int_equal(stage, STAGE_SOURCE_INPUT);
+    trace_step_at(&t, 6, &stage, &head);
+    assert_int_equal(stage, STAGE_SCORES);
+    assert_int_equal(head, 2);
+    trace_step_at(&t, 16, &stage, &head);
+    assert_int_equal(stage, STAGE_OUTPUT);
+    trace_free(&t);
+    free_fixture(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cat_sat_matches_hand_worked_example),
+        cmocka_unit_test(test_multi_head_matches_direct_computation),
+        cmocka_unit_test(test_concat_places_each_head_in_its_columns),
+        cmocka_unit_test(test_causal_mask_hides_the_future),
+        cmocka_unit_test(test_explicit_mask),
+        cmocka_unit_test(test_mask_row_hiding_every_key_is_refused),
+        cmocka_unit_test(test_positional_encoding_values),
+        cmocka_unit_test(test_scale_false_leaves_scores_unscaled),
+        cmocka_unit_test(test_cross_attention),
+        cmocka_unit_test(test_every_weights_row_sums_to_one),
+        cmocka_unit_test(test_permuting_tokens_permutes_outputs),
+        cmocka_unit_test(test_softmax_is_exact_for_large_scores),
+        cmocka_unit_test(test_overflow_is_reported_with_its_stage_and_cell),
+        cmocka_unit_test(test_too_large_a_trace_is_refused_with_its_size),
+        cmocka_unit_test(test_explanations_of_cat_sat),
+        cmocka_unit_test(test_explanations_of_hidden_cells_and_long_sums),
+        cmocka_unit_test(test_cell_names),
+        cmocka_unit_test(test_format_number),
+        cmocka_unit_test(test_step_list),
+    };
+    return cmocka_run_group_tests_name("attention core", tests, NULL, NULL);
+}
