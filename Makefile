@@ -25,7 +25,7 @@ SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 all: attnstep
 
 deps:
-	@bash .ci/install-deps
+	@bash .ci/install-deps test
 
 attnstep: $(BUILD)/main.o $(BUILD)/libattnstep.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
@@ -46,7 +46,7 @@ $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
 
 run:
-	@bash .ci/install-deps
+	@bash .ci/install-deps run
 	@$(MAKE) --no-print-directory attnstep
 	./attnstep $(DEFAULT_LESSON)
 

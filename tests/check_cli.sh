@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The command line: options, exit statuses, --explain, --json's shape, locale independence.
+set -u
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+lesson=tests/reference/cat_sat.yaml
+failures=0
+check() {  # check DESCRIPTION COMMAND...: counts a failure when COMMAND fails
+    local what=$1; shift
+    if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
+}
+output_is() {  # output_is EXPECTED COMMAND...: stdout of COMMAND equals EXPECTED
+    local want=$1; shift
+    local got; got=$("$@" 2>&1)
+    [ "$got" = "$want" ] || { printf 'expected: %s\n     got: %s\n' "$want" "$got"; return 1; }
+}
+
+check "--help exits 0 with usage" bash -c './attnstep --help | grep -q "^Usage: attnstep"'
+check "--version" output_is "attnstep 0.1.0" ./attnstep --version
+check "unknown option exits 64" expect_status 64 ./attnstep --frobnicate "$lesson"
+check "no lesson and no terminal exits 64" expect_status 64 ./attnstep </dev/null
+check "two modes exit 64" expect_status 64 ./attnstep --plain --json "$lesson"
+check "bad precision exits 64" expect_status 64 ./attnstep --precision 40 --plain "$lesson"
+check "missing file exits 66" expect_status 66 ./attnstep --plain tests/no-such-lesson.yaml
+check "missing file message" output_is \
+    "tests/no-such-lesson.yaml: error: cannot read: No such file or directory" \
+    ./attnstep --plain tests/no-such-lesson.yaml
+check "--check of good lessons is silent" output_is "" ./attnstep --check "$lesson" tests/reference/*.yaml
+check "--explain scores[cat,sat]" output_is \
+    "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5" \
+    ./attnstep --explain 'scores[cat,sat]' "$lesson"
+check "--explain weights[cat,cat]" output_is \
+    "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) + exp(0.3536 − 0.8839)) = 0.6296" \
+    ./attnstep --explain 'weights[cat,cat]' "$lesson"
+check "--explain by index, 3 decimals" output_is \
+    "output[cat,1] = concat_cat · W_O[:,1] = (0.63 × 0.0) + (0.685 × 1.0) = 0.685" \
+    ./attnstep --explain 'output[0,1]' --precision 3 "$lesson"
+check "--explain of an unknown cell exits 64" expect_status 64 ./attnstep --explain 'weights[dog,cat]' "$lesson"
+check "--explain of a head that does not exist exits 64" \
+    expect_status 64 ./attnstep --explain 'weights[cat,cat]' --head 2 "$lesson"
+check "--plain shows cat's weights" bash -c "./attnstep --plain $lesson | grep -q '^cat  0.6296  0.3704$'"
+check "piped output without a mode is the plain trace" \
+    bash -c "./attnstep $lesson | cmp -s - <(./attnstep --plain $lesson)"
+check "--json parses and has every stage" /usr/bin/python3 -c '
+import json, subprocess, sys
+doc = json.loads(subprocess.run(["./attnstep", "--json", sys.argv[1]], capture_output=True, check=True).stdout)
+names = [s["name"] for s in doc["stages"]]
+assert names == ["input", "Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "concat", "output"], names
+assert doc["tokens"] == ["cat", "sat"] and doc["d_model"] == 2 and doc["heads"] == 1 and doc["d_k"] == 2
+w = doc["stages"][7]
+assert w["head"] == 1 and w["rows"] == ["cat", "sat"] and w["cols"] == ["cat", "sat"]
+assert doc["stages"][0]["head"] is None and doc["stages"][0]["cols"] == ["0", "1"]
+assert "source" not in doc
+assert abs(w["values"][0][0] - 0.62963) < 1e-4
+' "$lesson"
+check "--json hidden cells of masked are null" /usr/bin/python3 -c '
+import json, subprocess
+doc = json.loads(subprocess.run(["./attnstep", "--json", "tests/reference/causal_two_heads.yaml"], capture_output=True, check=True).stdout)
+masked = [s for s in doc["stages"] if s["name"] == "masked"]
+assert len(masked) == 2 and masked[1]["head"] == 2
+assert masked[0]["values"][0][1] is None and masked[0]["values"][1][0] is not None
+'
+check "--json cross-attention has source and source_input" /usr/bin/python3 -c '
+import json, subprocess
+doc = json.loads(subprocess.run(["./attnstep", "--json", "tests/reference/cross_two_heads.yaml"], capture_output=True, check=True).stdout)
+assert doc["source"] == ["the", "black", "cat", "sat"]
+first = doc["stages"][0]
+assert first["name"] == "source_input" and first["rows"] == doc["source"]
+k = [s for s in doc["stages"] if s["name"] == "K"][0]
+assert k["rows"] == doc["source"]
+w = [s for s in doc["stages"] if s["name"] == "weights"][0]
+assert w["rows"] == ["le", "chat", "noir"] and w["cols"] == doc["source"]
+c = [s for s in doc["stages"] if s["name"] == "context"][0]
+assert c["cols"] == ["0", "1"]
+'
+# Numbers read and print with '.' whatever the user's locale (de_DE writes 0,5).
+if locale -a 2>/dev/null | grep -qi '^de_DE.utf-\?8$'; then
+    check "--json is the same under a German locale" \
+        bash -c "cmp -s <(LC_ALL=de_DE.UTF-8 ./attnstep --json $lesson) <(LC_ALL=C ./attnstep --json $lesson)"
+    check "--plain is the same under a German locale" \
+        bash -c "cmp -s <(LC_ALL=de_DE.UTF-8 ./attnstep --plain $lesson) <(LC_ALL=C.UTF-8 ./attnstep --plain $lesson)"
+else
+    echo "FAIL the de_DE.UTF-8 locale is missing (.ci/install-deps generates it)"; failures=$((failures + 1))
+fi
+check "write error exits 74" expect_status 74 bash -c "./attnstep --json $lesson >/dev/full"
+
+echo "cli: $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,31 @@
+# Shell helpers shared by the tests/check_*.sh scripts (sourced, not run).
+
+# golden_compare GOLDEN ACTUAL: passes when the file ACTUAL equals GOLDEN; prints the diff
+# otherwise. With UPDATE_GOLDEN=1 it rewrites GOLDEN instead (`make update-golden`).
+golden_compare() {
+    local golden=$1 actual=$2
+    if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+        mkdir -p "$(dirname "$golden")"
+        cp "$actual" "$golden"
+        return 0
+    fi
+    if [ ! -f "$golden" ]; then
+        echo "missing golden file $golden (run 'make update-golden' and read the diff)"
+        return 1
+    fi
+    if ! diff -u "$golden" "$actual"; then
+        echo "differs from $golden (if the change is meant, 'make update-golden' and read the diff)"
+        return 1
+    fi
+}
+
+# expect_status WANT COMMAND...: runs COMMAND, passes when it exits with status WANT.
+expect_status() {
+    local want=$1; shift
+    "$@"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then
+        echo "exit status $got, expected $want: $*"
+        return 1
+    fi
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/python3
+"""An independent implementation of attnstep's attention, to check `attnstep --json` against.
+
+Reads a lesson with PyYAML (not attnstep's libyaml loader), computes every stage with plain
+Python loops straight from the formulas in issue 2 / README, runs `attnstep --json` on the same
+file and compares every number of every stage within 1e-12 (relative to the value's size).
+Usage: reference_attention.py ATTNSTEP LESSON...   Exit status 0 when all agree.
+"""
+import json
+import math
+import subprocess
+import sys
+
+import yaml
+
+TOLERANCE = 1e-12
+MASK64 = (1 << 64) - 1
+
+
+class Generator:
+    """The lesson format's documented random generator: splitmix64 seeding xoshiro256**."""
+
+    def __init__(self, seed):
+        self.state = []
+        x = seed & MASK64
+        for _ in range(4):
+            x = (x + 0x9E3779B97F4A7C15) & MASK64
+            z = x
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            self.state.append(z ^ (z >> 31))
+
+    def next(self):
+        s = self.state
+        rotl = lambda x, k: ((x << k) | (x >> (64 - k))) & MASK64
+        result = (rotl((s[1] * 5) & MASK64, 7) * 9) & MASK64
+        t = (s[1] << 17) & MASK64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 45)
+        return result
+
+
+def number(text):
+    return float(text)
+
+
+def random_values(spec, count, d_model, generator_kind):
+    """Numbers of a {random: …} form; see lessons/README.md for the definition."""
+    raise NotImplementedError("random forms: see random_matrix")
+
+
+def identity(d):
+    return [[1.0 if i == j else 0.0 for j in range(d)] for i in range(d)]
+
+
+def matmul(a, b):
+    cols = len(b[0])
+    return [[sum(row[k] * b[k][j] for k in range(len(b))) for j in range(cols)] for row in a]
+
+
+def positional(positions, d):
+    pe = []
+    for pos in range(positions):
+        row = []
+        for j in range(d):
+            angle = pos / math.pow(10000.0, (j - j % 2) / d)
+            row.append(math.sin(angle) if j % 2 == 0 else math.cos(angle))
+        pe.append(row)
+    return pe
+
+
+def as_tokens(value):
+    return value.split(" ") if isinstance(value, str) else list(value)
+
+
+def load(path):
+    # BaseLoader keeps every scalar a string, as attnstep does: "no" stays a token, not False.
+    with open(path, encoding="utf-8") as f:
+        lesson = yaml.load(f, Loader=yaml.BaseLoader)
+    tokens = as_tokens(lesson["tokens"])
+    source = as_tokens(lesson["source"]) if "source" in lesson else None
+    embeddings = lesson["embeddings"]
+    if "random" in embeddings:
+        raise SystemExit(f"{path}: random embeddings are checked by the generator test")
+    vectors = {t: [number(x) for x in v] for t, v in embeddings.items()}
+    d = len(next(iter(vectors.values())))
+    weights = {}
+    for name in ("W_Q", "W_K", "W_V", "W_O"):
+        spec = lesson.get(name, "identity")
+        if spec == "identity":
+            weights[name] = identity(d)
+        elif isinstance(spec, dict):
+            raise SystemExit(f"{path}: random weights are checked by the generator test")
+        else:
+            weights[name] = [[number(x) for x in row] for row in spec]
+    return {
+        "title": lesson["title"], "tokens": tokens, "source": source, "d": d,
+        "heads": int(lesson.get("heads", "1")), "vectors": vectors, "weights": weights,
+        "mask": lesson.get("mask", "none"),
+        "positional": lesson.get("positional", "none") == "sinusoidal",
+        "scale": lesson.get("scale", "true") == "true",
+    }
+
+
+def compute(lesson):
+    """Every stage, as {(name, head): matrix}, with head None for whole-layer stages."""
+    d, heads = lesson["d"], lesson["heads"]
+    d_k = d // heads
+    tokens, source = lesson["tokens"], lesson["source"]
+    keys = source if source else tokens
+    n, m = len(tokens), len(keys)
+    pe = positional(max(n, m), d) if lesson["positional"] else [[0.0] * d] * max(n, m)
+    x = [[a + b for a, b in zip(lesson["vectors"][t], pe[i])] for i, t in enumerate(tokens)]
+    xs = [[a + b for a, b in zip(lesson["vectors"][t], pe[i])] for i, t in enumerate(keys)]
+    w = lesson["weights"]
+    stages = {}
+    if source:
+        stages[("source_input", None)] = xs
+    else:
+        xs = x
+    stages[("input", None)] = x
+    q, k, v = matmul(x, w["W_Q"]), matmul(xs, w["W_K"]), matmul(xs, w["W_V"])
+    stages[("Q", None)], stages[("K", None)], stages[("V", None)] = q, k, v
+    mask = lesson["mask"]
+
+    def visible(i, j):
+        if mask == "none":
+            return True
+        if mask == "causal":
+            return j <= i
+        return mask[i][j] == "1"
+
+    concat = [[0.0] * d for _ in range(n)]
+    for h in range(heads):
+        cols = range(h * d_k, (h + 1) * d_k)
+        scores = [[sum(q[i][c] * k[j][c] for c in cols) for j in range(m)] for i in range(n)]
+        scaled = [[s / math.sqrt(d_k) if lesson["scale"] else s for s in row] for row in scores]
+        masked = [[scaled[i][j] if visible(i, j) else -math.inf for j in range(m)]
+                  for i in range(n)]
+        weights = []
+        for row in masked:
+            top = max(row)
+            e = [math.exp(s - top) if s != -math.inf else 0.0 for s in row]
+            total = sum(e)
+            weights.append([x / total for x in e])
+        context = [[sum(weights[i][j] * v[j][c] for j in range(m)) for c in cols]
+                   for i in range(n)]
+        for i in range(n):
+            concat[i][h * d_k:(h + 1) * d_k] = context[i]
+        for name, matrix in (("scores", scores), ("scaled", scaled), ("masked", masked),
+                             ("weights", weights), ("context", context)):
+            stages[(name, h + 1)] = matrix
+    stages[("concat", None)] = concat
+    stages[("output", None)] = matmul(concat, w["W_O"])
+    return stages
+
+
+def close(expected, actual):
+    if expected == -math.inf:
+        return actual is None
+    if actual is None:
+        return False
+    return abs(expected - actual) <= TOLERANCE * max(1.0, abs(expected), abs(actual))
+
+
+def check(program, path):
+    lesson = load(path)
+    expected = compute(lesson)
+    run = subprocess.run([program, "--json", path], capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"{path}: attnstep --json exited {run.returncode}: {run.stderr.strip()}")
+        return False
+    got = json.loads(run.stdout)
+    problems = []
+    if got["tokens"] != lesson["tokens"]:
+        problems.append(f"tokens {got['tokens']} != {lesson['tokens']}")
+    if (got["d_model"], got["heads"], got["d_k"]) != (lesson["d"], lesson["heads"],
+                                                      lesson["d"] // lesson["heads"]):
+        problems.append("d_model/heads/d_k differ")
+    seen = set()
+    for stage in got["stages"]:
+        key = (stage["name"], stage["head"])
+        seen.add(key)
+        if key not in expected:
+            problems.append(f"unexpected stage {key}")
+            continue
+        want = expected[key]
+        for i, row in enumerate(want):
+            for j, value in enumerate(row):
+                actual = stage["values"][i][j]
+                if not close(value, actual):
+                    problems.append(f"{key[0]}[{i},{j}] head {key[1]}: expected {value!r}, "
+                                    f"got {actual!r}")
+                    break
+            else:
+                continue
+            break
+    for key in expected:
+        if key not in seen:
+            problems.append(f"missing stage {key}")
+    for p in problems:
+        print(f"{path}: {p}")
+    return not problems
+
+
+def main():
+    program, paths = sys.argv[1], sys.argv[2:]
+    results = [check(program, p) for p in paths]
+    print(f"reference check: {sum(results)} of {len(results)} lessons agree within {TOLERANCE}")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
