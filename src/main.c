@@ -9,6 +9,7 @@
 #include "attention.h"
 #include "lesson.h"
 #include "output.h"
+#include "template.h"
 #include "ui.h"
 
 #define ATTNSTEP_VERSION "0.1.0"
@@ -23,11 +24,13 @@ typedef enum {
     EXIT_IO = 74         /* output could not be written */
 } exit_status;
 
-typedef enum { MODE_AUTO, MODE_PLAIN, MODE_JSON, MODE_EXPLAIN, MODE_CHECK } mode;
+typedef enum { MODE_AUTO, MODE_PLAIN, MODE_JSON, MODE_MARKDOWN, MODE_CSV, MODE_EXPLAIN,
+               MODE_CHECK } mode;
 
 typedef struct {
     mode mode;
     const char *explain;   /* the cell of --explain */
+    const char *csv_stage; /* the stage of --csv */
     int head;              /* --head, 0 when not given */
     int precision;
     ui_options ui;
@@ -41,11 +44,14 @@ static const char usage_text[] =
     "                         LESSON); when output is not a terminal, print the plain trace\n"
     "  --plain                every stage as a labelled text table, with the narration\n"
     "  --json                 every intermediate as JSON, numbers bit-exact\n"
+    "  --markdown             a handout: narration, every stage as a Markdown table\n"
+    "  --csv STAGE            one stage's matrix as CSV (with --head for per-head stages)\n"
     "  --explain 'STAGE[ROW,COL]'\n"
     "                         the arithmetic of one cell; ROW and COL are token names or\n"
     "                         0-based indices, e.g. --explain 'weights[cat,sat]'\n"
     "  --check LESSON...      validate lessons only; print every problem found\n"
-    "  --head H               the head for --explain and --at (from 1; default 1)\n"
+    "  --template             print a commented starter lesson\n"
+    "  --head H               the head for --explain, --csv and --at (from 1; default 1)\n"
     "  --at 'STAGE[ROW,COL]'  open the UI at that stage and cell\n"
     "  --precision N          decimals shown (0-17, default 4)\n"
     "  --color=WHEN           colours in the UI: auto (default), always, never\n"
@@ -95,12 +101,16 @@ static bool parse_screen(const char *text, int *cols, int *rows)
         && *rows >= 1 && *rows <= 1000;
 }
 
-enum { OPTION_PLAIN = 256, OPTION_JSON, OPTION_EXPLAIN, OPTION_CHECK, OPTION_HEAD, OPTION_AT,
-       OPTION_PRECISION, OPTION_COLOR, OPTION_KEYS, OPTION_SCREEN };
+enum { OPTION_PLAIN = 256, OPTION_JSON, OPTION_MARKDOWN, OPTION_CSV, OPTION_EXPLAIN,
+       OPTION_CHECK, OPTION_TEMPLATE, OPTION_HEAD, OPTION_AT, OPTION_PRECISION, OPTION_COLOR,
+       OPTION_KEYS, OPTION_SCREEN };
 
 static const struct option long_options[] = {
     { "plain", no_argument, NULL, OPTION_PLAIN },
     { "json", no_argument, NULL, OPTION_JSON },
+    { "markdown", no_argument, NULL, OPTION_MARKDOWN },
+    { "csv", required_argument, NULL, OPTION_CSV },
+    { "template", no_argument, NULL, OPTION_TEMPLATE },
     { "explain", required_argument, NULL, OPTION_EXPLAIN },
     { "check", no_argument, NULL, OPTION_CHECK },
     { "head", required_argument, NULL, OPTION_HEAD },
@@ -123,6 +133,18 @@ static bool set_mode(options *o, mode m)
     return true;
 }
 
+static mode mode_of_option(int option)
+{
+    switch (option) {
+    case OPTION_PLAIN: return MODE_PLAIN;
+    case OPTION_JSON: return MODE_JSON;
+    case OPTION_MARKDOWN: return MODE_MARKDOWN;
+    case OPTION_CSV: return MODE_CSV;
+    case OPTION_EXPLAIN: return MODE_EXPLAIN;
+    default: return MODE_CHECK;
+    }
+}
+
 /* Returns -1 when parsing went well, else the exit status to leave with. */
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -133,13 +155,17 @@ static int parse_options(int argc, char **argv, options *o)
         switch (c) {
         case 'h': fputs(usage_text, stdout); return EXIT_OK;
         case 'V': puts("attnstep " ATTNSTEP_VERSION); return EXIT_OK;
-        case OPTION_PLAIN: case OPTION_JSON: case OPTION_CHECK: case OPTION_EXPLAIN:
-            if (!set_mode(o, c == OPTION_PLAIN ? MODE_PLAIN : c == OPTION_JSON ? MODE_JSON
-                             : c == OPTION_CHECK ? MODE_CHECK : MODE_EXPLAIN))
-                return usage_error("choose one of --plain, --json, --explain and --check", NULL);
+        case OPTION_PLAIN: case OPTION_JSON: case OPTION_MARKDOWN: case OPTION_CSV:
+        case OPTION_CHECK: case OPTION_EXPLAIN:
+            if (!set_mode(o, mode_of_option(c)))
+                return usage_error("choose one of --plain, --json, --markdown, --csv, --explain "
+                                   "and --check", NULL);
             if (c == OPTION_EXPLAIN)
                 o->explain = optarg;
+            if (c == OPTION_CSV)
+                o->csv_stage = optarg;
             break;
+        case OPTION_TEMPLATE: fputs(template_lesson, stdout); return EXIT_OK;
         case OPTION_HEAD:
             if (!parse_int(optarg, 1, 1 << 20, &o->head))
                 return usage_error("--head takes a head number from 1", optarg);
@@ -217,11 +243,25 @@ static int explain_cell(const options *o, const trace *t)
     return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
 }
 
+static int write_csv(const options *o, const lesson *l, const trace *t)
+{
+    stage_id stage = stage_find(o->csv_stage);
+    if (stage == STAGE_COUNT || !trace_has_stage(t, stage))
+        return usage_error("--csv: no such stage in this lesson", o->csv_stage);
+    int head = o->head ? o->head : 1;
+    if (stage_get(stage)->per_head && head > t->heads)
+        return usage_error("--head: this lesson has fewer heads", NULL);
+    return output_write_matrix(&output_csv, l, t, stage, head, stdout) == 0 ? EXIT_OK : EXIT_IO;
+}
+
 static int write_trace(const options *o, const lesson *l, const trace *t)
 {
     if (o->mode == MODE_EXPLAIN)
         return explain_cell(o, t);
-    const output_format *format = o->mode == MODE_JSON ? &output_json : &output_plain;
+    if (o->mode == MODE_CSV)
+        return write_csv(o, l, t);
+    const output_format *format = o->mode == MODE_JSON ? &output_json
+                                : o->mode == MODE_MARKDOWN ? &output_markdown : &output_plain;
     return output_write(format, l, t, o->precision, stdout) == 0 ? EXIT_OK : EXIT_IO;
 }
 

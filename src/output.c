@@ -1,12 +1,19 @@
-/* The walk shared by every text output: begin, one call per step of the trace, end. */
+/* The walk shared by every text output (begin, one call per step of the trace, end) and the
+ * pieces several outputs use: cells, narration, escaped text. */
+#include <math.h>
 #include <stdlib.h>
 #include "output.h"
 #include "text.h"
 
+static int finish(output *o)
+{
+    return fflush(o->stream) != 0 || ferror(o->stream) ? -1 : 0;
+}
+
 int output_write(const output_format *format, const lesson *l, const trace *t, int precision,
                  FILE *stream)
 {
-    output o = { l, t, precision, stream, 0 };
+    output o = { l, t, precision, stream, 0, STAGE_COUNT, 0 };
     format->begin(&o);
     for (int count = trace_step_count(t); o.step < count; o.step++) {
         stage_id stage;
@@ -15,7 +22,52 @@ int output_write(const output_format *format, const lesson *l, const trace *t, i
         format->step(&o, stage, head);
     }
     format->end(&o);
-    return fflush(stream) != 0 || ferror(stream) ? -1 : 0;
+    return finish(&o);
+}
+
+int output_write_matrix(const output_format *format, const lesson *l, const trace *t,
+                        stage_id stage, int head, FILE *stream)
+{
+    output o = { l, t, 17, stream, 0, stage, head };
+    format->begin(&o);
+    format->step(&o, stage, stage_get(stage)->per_head ? head : 1);
+    format->end(&o);
+    return finish(&o);
+}
+
+int output_cell_text(const output *o, double x, char *buffer, size_t size)
+{
+    if (isinf(x))
+        return snprintf(buffer, size, "%s", x < 0 ? "−∞" : "∞");
+    return snprintf(buffer, size, "%.*f", o->precision, x);
+}
+
+static void focus_explanation(output *o, const lesson_step *s, int head,
+                              void (*focus)(output *o, const char *explanation))
+{
+    trace_cell cell = { s->stage, head, s->focus_row, s->focus_col };
+    int length = trace_cell_explain(o->trace, &cell, o->precision, NULL, 0);
+    char *explanation = malloc((size_t)length + 1);
+    if (!explanation)
+        return;
+    trace_cell_explain(o->trace, &cell, o->precision, explanation, (size_t)length + 1);
+    focus(o, explanation);
+    free(explanation);
+}
+
+void output_narration(output *o, stage_id stage, int head,
+                      void (*say)(output *o, const char *text),
+                      void (*focus)(output *o, const char *explanation))
+{
+    for (int i = 0; i < o->lesson->n_steps; i++) {
+        const lesson_step *s = &o->lesson->steps[i];
+        if (s->stage != stage || (s->head != head && !(s->head == 0 && head == 1)))
+            continue;
+        if (s->say && say)
+            say(o, s->say);
+        if (s->focus_row >= 0 && s->focus_col >= 0 && focus)
+            focus_explanation(o, s, head, focus);
+    }
 }
 
 void output_text(output *o, const char *utf8)

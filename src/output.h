@@ -22,14 +22,32 @@ struct output {
     int precision;     /* decimals in tables and explanations */
     FILE *stream;
     int step;          /* index of the current step, from 0 */
+    stage_id only_stage;  /* for formats of one matrix (CSV): the stage wanted */
+    int only_head;        /* and its head */
 };
 
 extern const output_format output_plain;  /* labelled text tables with the narration */
 extern const output_format output_json;   /* every intermediate, bit-exact (see README) */
+extern const output_format output_markdown;  /* a handout: narration, tables, worked cells */
+extern const output_format output_csv;    /* one matrix (only_stage, only_head), bit-exact */
 
 /* Writes the whole trace in a format. Returns 0, or -1 when the stream reported an error. */
 int output_write(const output_format *format, const lesson *l, const trace *t, int precision,
                  FILE *stream);
+
+/* The same for a one-matrix format: only that stage and head are visited. */
+int output_write_matrix(const output_format *format, const lesson *l, const trace *t,
+                        stage_id stage, int head, FILE *stream);
+
+/* A table cell at o->precision fixed decimals ("−∞" for hidden cells), as snprintf. */
+int output_cell_text(const output *o, double x, char *buffer, size_t size);
+
+/* Calls say for the narration text and focus for the worked arithmetic of the focused cell, of
+ * each lesson step that belongs to this stage and head (a step without a head belongs to head
+ * 1), in the lesson's order. Either callback may be NULL. */
+void output_narration(output *o, stage_id stage, int head,
+                      void (*say)(output *o, const char *text),
+                      void (*focus)(output *o, const char *explanation));
 
 /* Writes untrusted text with its control characters escaped (text_escape). */
 void output_text(output *o, const char *utf8);

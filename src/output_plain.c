@@ -70,14 +70,6 @@ static void plain_begin(output *o)
             t->in->scale ? "scores scaled by 1/√d_k" : "scores not scaled (scale: false)");
 }
 
-/* A table cell: fixed decimals so that columns line up. */
-static int format_cell(output *o, double x, char *buffer, size_t size)
-{
-    if (isinf(x))
-        return snprintf(buffer, size, "%s", x < 0 ? "−∞" : "∞");
-    return snprintf(buffer, size, "%.*f", o->precision, x);
-}
-
 static int column_width(output *o, stage_id stage, int head, int col)
 {
     const trace *t = o->trace;
@@ -85,7 +77,7 @@ static int column_width(output *o, stage_id stage, int head, int col)
     int width = text_width(trace_axis_label(t, stage_get(stage)->cols, col, buffer,
                                             sizeof buffer));
     for (int r = 0; r < trace_rows(t, stage); r++) {
-        format_cell(o, trace_value(t, stage, head, r, col), buffer, sizeof buffer);
+        output_cell_text(o, trace_value(t, stage, head, r, col), buffer, sizeof buffer);
         int w = text_width(buffer);
         width = w > width ? w : width;
     }
@@ -120,7 +112,7 @@ static void put_table(output *o, stage_id stage, int head)
         output_text(o, label);
         pad(o, label_width - text_width(label));
         for (int c = 0; c < cols; c++) {
-            format_cell(o, trace_value(t, stage, head, r, c), buffer, sizeof buffer);
+            output_cell_text(o, trace_value(t, stage, head, r, c), buffer, sizeof buffer);
             pad(o, 2 + widths[c] - text_width(buffer));
             fputs(buffer, o->stream);
         }
@@ -129,34 +121,14 @@ static void put_table(output *o, stage_id stage, int head)
     free(widths);
 }
 
-static bool step_belongs(const lesson_step *s, stage_id stage, int head)
+static void say_plain(output *o, const char *text)
 {
-    return s->stage == stage && (s->head == head || (s->head == 0 && head == 1));
+    put_wrapped(o, "  | ", text);
 }
 
-static void put_focus(output *o, const lesson_step *s, int head)
+static void focus_plain(output *o, const char *explanation)
 {
-    trace_cell cell = { s->stage, head, s->focus_row, s->focus_col };
-    int length = trace_cell_explain(o->trace, &cell, o->precision, NULL, 0);
-    char *explanation = malloc((size_t)length + 1);
-    if (!explanation)
-        return;
-    trace_cell_explain(o->trace, &cell, o->precision, explanation, (size_t)length + 1);
     put_wrapped(o, "  = ", explanation);
-    free(explanation);
-}
-
-static void put_narration(output *o, stage_id stage, int head)
-{
-    for (int i = 0; i < o->lesson->n_steps; i++) {
-        const lesson_step *s = &o->lesson->steps[i];
-        if (!step_belongs(s, stage, head))
-            continue;
-        if (s->say)
-            put_wrapped(o, "  | ", s->say);
-        if (s->focus_row >= 0 && s->focus_col >= 0)
-            put_focus(o, s, head);
-    }
 }
 
 static void plain_step(output *o, stage_id stage, int head)
@@ -168,7 +140,7 @@ static void plain_step(output *o, stage_id stage, int head)
         fprintf(o->stream, "   head %d of %d", head, t->heads);
     fprintf(o->stream, "   %d×%d\n", trace_rows(t, stage), trace_cols(t, stage));
     put_table(o, stage, head);
-    put_narration(o, stage, head);
+    output_narration(o, stage, head, say_plain, focus_plain);
 }
 
 static void plain_end(output *o)
