@@ -21,7 +21,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
-.PHONY: all run test deps update-golden clean
+.PHONY: all run test test-asan deps update-golden clean
 all: attnstep
 
 deps:
@@ -52,6 +52,16 @@ run:
 
 test: attnstep $(TEST_BIN)
 	@bash tests/run.sh $(TEST_BIN)
+
+# The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer, in a copy of the
+# tree under build/asan so that ./attnstep there is the instrumented one; any report fails it.
+SANITIZE := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+test-asan:
+	rm -rf $(BUILD)/asan && mkdir -p $(BUILD)/asan
+	cp -r Makefile src tests lessons .ci $(BUILD)/asan/
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    $(MAKE) --no-print-directory -C $(BUILD)/asan test CFLAGS="$(SANITIZE)" \
+	    SKIP_SUITES="check_valgrind"
 
 # Rewrites every golden file from the current program; read `git diff` before committing.
 update-golden: attnstep
