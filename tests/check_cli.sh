@@ -74,6 +74,20 @@ assert w["rows"] == ["le", "chat", "noir"] and w["cols"] == doc["source"]
 c = [s for s in doc["stages"] if s["name"] == "context"][0]
 assert c["cols"] == ["0", "1"]
 '
+check "--csv weights reads back to the exact softmax" /usr/bin/python3 -c '
+import csv, io, math, subprocess, sys
+text = subprocess.run(["./attnstep", "--csv", "weights", sys.argv[1]], capture_output=True, check=True).stdout.decode()
+rows = list(csv.reader(io.StringIO(text, newline="")))
+assert text.endswith("\r\n") and rows[0] == ["weights", "cat", "sat"], rows
+def softmax(xs):
+    top = max(xs); e = [math.exp(x - top) for x in xs]; return [v / sum(e) for v in e]
+want = {"cat": softmax([1.25 / math.sqrt(2), 0.5 / math.sqrt(2)]), "sat": softmax([0.5 / math.sqrt(2), 1 / math.sqrt(2)])}
+for row in rows[1:]:
+    assert [float(x) for x in row[1:]] == want[row[0]], (row, want[row[0]])
+' "$lesson"
+check "--csv of an unknown stage exits 64" expect_status 64 ./attnstep --csv weight "$lesson"
+check "--markdown has a title and tables" bash -c "./attnstep --markdown $lesson | grep -q '^| cat | 0.6296 | 0.3704 |$' && ./attnstep --markdown $lesson | grep -q '^# cat sat, hand-worked$'"
+check "--template is a lesson that passes --check" bash -c "./attnstep --template >$tmp/template.yaml && ./attnstep --check $tmp/template.yaml"
 # Numbers read and print with '.' whatever the user's locale (de_DE writes 0,5).
 if locale -a 2>/dev/null | grep -qi '^de_DE.utf-\?8$'; then
     check "--json is the same under a German locale" \
