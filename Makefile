@@ -21,7 +21,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
-.PHONY: all run test test-asan deps update-golden clean
+.PHONY: all run test test-asan fuzz deps update-golden clean
 all: attnstep
 
 deps:
@@ -62,6 +62,23 @@ test-asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    $(MAKE) --no-print-directory -C $(BUILD)/asan test CFLAGS="$(SANITIZE)" \
 	    SKIP_SUITES="check_valgrind"
+
+# libFuzzer over the loader, the core and the outputs, for FUZZ_SECONDS (clang's runtime needed).
+# The corpus grows in build/fuzz/corpus from the lessons and the bad-lesson corpus; crashes are
+# written to build/fuzz/ as crash-* files: turn each into a tests/bad/ regression file.
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=all -Isrc
+FUZZ_SRC = $(filter-out src/ui%,$(LIB_SRC))
+$(BUILD)/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(FUZZ_SRC) $(wildcard src/*.h)
+	mkdir -p $(BUILD)/fuzz/corpus
+	clang $(FUZZ_FLAGS) $(shell pkg-config --cflags yaml-0.1) -o $@ tests/fuzz/fuzz_lesson.c \
+	    $(FUZZ_SRC) $(shell pkg-config --libs yaml-0.1) -lm
+fuzz: $(BUILD)/fuzz/fuzz_lesson
+	mkdir -p $(BUILD)/fuzz/seeds
+	cp lessons/*.yaml tests/reference/*.yaml $(wildcard tests/bad/*.yaml) $(BUILD)/fuzz/seeds/
+	cd $(BUILD)/fuzz && ./fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 corpus seeds
 
 # Rewrites every golden file from the current program; read `git diff` before committing.
 update-golden: attnstep

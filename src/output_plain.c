@@ -15,8 +15,8 @@ static void pad(output *o, int columns)
         fputc(' ', o->stream);
 }
 
-/* Writes text wrapped at PAGE_WIDTH, each line after `prefix`. */
-static void put_wrapped(output *o, const char *prefix, const char *utf8)
+/* Writes text wrapped at PAGE_WIDTH: the first line after `prefix`, the others after `more`. */
+static void put_wrapped(output *o, const char *prefix, const char *more, const char *utf8)
 {
     char *escaped = malloc(strlen(utf8) * 6 + 1);
     if (!escaped)
@@ -27,7 +27,7 @@ static void put_wrapped(output *o, const char *prefix, const char *utf8)
     for (char *word = strtok(escaped, " \t\n"); word; word = strtok(NULL, " \t\n")) {
         int width = text_width(word);
         if (used > 0 && used + 1 + width > room) {
-            fprintf(o->stream, "\n%s", prefix);
+            fprintf(o->stream, "\n%s", more);
             used = 0;
         }
         fprintf(o->stream, "%s%s", used ? " " : "", word);
@@ -51,7 +51,7 @@ static void plain_begin(output *o)
     output_text(o, o->lesson->title);
     fputc('\n', o->stream);
     if (o->lesson->about)
-        put_wrapped(o, "  ", o->lesson->about);
+        put_wrapped(o, "  ", "  ", o->lesson->about);
     fputs("tokens:", o->stream);
     for (int i = 0; i < t->n; i++) {
         fputc(' ', o->stream);
@@ -91,8 +91,7 @@ static void put_table(output *o, stage_id stage, int head)
     int rows = trace_rows(t, stage), cols = trace_cols(t, stage), label_width = 0;
     char buffer[64];
     for (int r = 0; r < rows; r++) {
-        trace_axis_label(t, info->rows, r, buffer, sizeof buffer);
-        int w = text_width(buffer);
+        int w = text_width(trace_axis_label(t, info->rows, r, buffer, sizeof buffer));
         label_width = w > label_width ? w : label_width;
     }
     int *widths = malloc(sizeof *widths * (size_t)cols);
@@ -123,12 +122,12 @@ static void put_table(output *o, stage_id stage, int head)
 
 static void say_plain(output *o, const char *text)
 {
-    put_wrapped(o, "  | ", text);
+    put_wrapped(o, "  | ", "  | ", text);
 }
 
 static void focus_plain(output *o, const char *explanation)
 {
-    put_wrapped(o, "  = ", explanation);
+    put_wrapped(o, "  = ", "      ", explanation);
 }
 
 static void plain_step(output *o, stage_id stage, int head)

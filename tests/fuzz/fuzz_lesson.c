@@ -1,0 +1,53 @@
+/* libFuzzer target: any bytes through the lesson loader, the core, every text output and the
+ * explanation of cells. Run with `make fuzz` (FUZZ_SECONDS=N); crashes become regression files
+ * in tests/bad/. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "attention.h"
+#include "lesson.h"
+#include "output.h"
+
+/* Traces larger than this are loaded and checked but not computed, to keep runs fast. */
+#define FUZZ_MAX_TRACE_BYTES ((size_t)8 << 20)
+
+static void explain_corners(const trace *t)
+{
+    char text[4096];
+    for (int k = 0; k < trace_step_count(t); k++) {
+        trace_cell cell;
+        trace_step_at(t, k, &cell.stage, &cell.head);
+        int rows = trace_rows(t, cell.stage), cols = trace_cols(t, cell.stage);
+        int corners[4][2] = { { 0, 0 }, { 0, cols - 1 }, { rows - 1, 0 }, { rows - 1, cols - 1 } };
+        for (int i = 0; i < 4; i++) {
+            cell.row = corners[i][0];
+            cell.col = corners[i][1];
+            trace_cell_explain(t, &cell, 4, text, sizeof text);
+        }
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static FILE *sink;
+    if (!sink)
+        sink = fopen("/dev/null", "w");
+    lesson l;
+    lesson_diagnostics diagnostics;
+    if (lesson_load_buffer("fuzz.yaml", (const char *)data, size, &l, &diagnostics) != LESSON_OK) {
+        lesson_diagnostics_print(&diagnostics, sink);
+        lesson_diagnostics_free(&diagnostics);
+        return 0;
+    }
+    trace t;
+    if (trace_bytes_needed(&l.input) <= FUZZ_MAX_TRACE_BYTES
+        && trace_compute(&l.input, &t, NULL) == TRACE_OK) {
+        output_write(&output_plain, &l, &t, 4, sink);
+        output_write(&output_json, &l, &t, 4, sink);
+        output_write(&output_markdown, &l, &t, 2, sink);
+        explain_corners(&t);
+        trace_free(&t);
+    }
+    lesson_free(&l);
+    return 0;
+}
