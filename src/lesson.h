@@ -7,14 +7,34 @@
 #include <stdio.h>
 #include "attention.h"
 
-/* One item of the lesson's narration script. */
+/* Limits on what a lesson file may hold; each message that refuses a file names its limit. */
+#define LESSON_MAX_FILE_BYTES ((size_t)4 << 20)  /* 4 MiB */
+#define LESSON_MAX_TOKENS 4096                   /* in tokens, and again in source */
+#define LESSON_MAX_D_MODEL 4096
+#define LESSON_MAX_HEADS 256
+#define LESSON_MAX_TOKEN_BYTES 256
+#define LESSON_MAX_STRING (64 * 1024)            /* bytes of any one text value */
+#define LESSON_MAX_DEPTH 32                      /* nested lists and mappings */
+#define LESSON_MAX_NODES 2000000                 /* values of every kind in one file */
+
+/* One item of the lesson's narration script. A step with `ask` is a question put to the
+ * student before the step's stage is shown: either multiple choice (choices and answer_choice)
+ * or numeric (answer, accepted within ± tolerance). */
 typedef struct {
     stage_id stage;
     int head;              /* from 1; 0 when the step names none */
-    int focus_row;         /* index into tokens, or -1 without focus */
+    int focus_row;         /* index along the stage's rows (tokens, or source tokens for K, V and
+                              source_input), or -1 without focus */
     int focus_col;         /* index along the stage's columns, or -1 without focus */
     char *say;             /* narration text, or NULL */
     int line;              /* where the step is written in the file */
+    char *ask;             /* the question, or NULL when the step asks none */
+    int n_choices;         /* 0 for a numeric question (or none) */
+    char **choices;        /* (n_choices) the possible answers, as written; NULL when none */
+    int answer_choice;     /* index of the right choice; -1 for a numeric question (or none) */
+    double answer;         /* the right number, for a numeric question */
+    double tolerance;      /* a numeric answer counts when |given − answer| ≤ tolerance (0.005
+                              unless the lesson says otherwise) */
 } lesson_step;
 
 typedef struct {
@@ -23,7 +43,7 @@ typedef struct {
     char *about;                 /* NULL when the lesson has none */
     int n_tokens;
     char **tokens;               /* (n_tokens) as written, repeats kept */
-    int n_source;
+    int n_source;                /* 0 in self-attention (input.n_source is then n_tokens) */
     char **source;               /* (n_source) cross-attention keys; NULL in self-attention */
     int n_steps;
     lesson_step *steps;          /* NULL when the lesson has no steps */
@@ -44,6 +64,7 @@ typedef struct {
     char *path;
     int count;
     lesson_diagnostic *items;
+    int dropped;                 /* problems past LESSON_MAX_DIAGNOSTICS, while loading */
 } lesson_diagnostics;
 
 typedef enum {

@@ -1,0 +1,988 @@
+/* The lesson loader: checks a lesson's YAML tree against the format of lessons/README.md,
+ * reporting every problem it can find, and turns a valid one into the core's attention_input. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lesson.h"
+#include "lesson_diag.h"
+#include "lesson_text.h"
+#include "lesson_yaml.h"
+#include "random.h"
+
+#define DEFAULT_TOLERANCE 0.005
+
+/* X(ID, key) for each kind of mapping with fixed keys. */
+#define TOP_KEYS(X) \
+    X(TITLE, "title") X(ABOUT, "about") X(TOKENS, "tokens") X(EMBEDDINGS, "embeddings") \
+    X(D_MODEL, "d_model") X(HEADS, "heads") X(W_Q, "W_Q") X(W_K, "W_K") X(W_V, "W_V") \
+    X(W_O, "W_O") X(MASK, "mask") X(POSITIONAL, "positional") X(SCALE, "scale") \
+    X(SOURCE, "source") X(STEPS, "steps")
+#define RANDOM_KEYS(X) X(RANDOM, "random") X(SEED, "seed") X(SCALE, "scale")
+#define STEP_KEYS(X) \
+    X(STAGE, "stage") X(HEAD, "head") X(FOCUS, "focus") X(SAY, "say") X(ASK, "ask") \
+    X(CHOICES, "choices") X(ANSWER, "answer") X(TOLERANCE, "tolerance")
+
+#define TOP_ENUM(id, name) TOP_##id,
+#define RANDOM_ENUM(id, name) RANDOM_##id,
+#define STEP_ENUM(id, name) STEP_##id,
+#define KEY_NAME(id, name) name,
+enum { TOP_KEYS(TOP_ENUM) TOP_COUNT };
+enum { RANDOM_KEYS(RANDOM_ENUM) RANDOM_COUNT };
+enum { STEP_KEYS(STEP_ENUM) STEP_COUNT };
+static const char *const top_keys[] = { TOP_KEYS(KEY_NAME) };
+static const char *const random_keys[] = { RANDOM_KEYS(KEY_NAME) };
+static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
+
+/* How a matrix (or the set of embeddings) is given. */
+typedef enum { FORM_MISSING, FORM_IDENTITY, FORM_LIST, FORM_RANDOM } matrix_form;
+
+typedef struct {
+    matrix_form form;
+    int node;            /* the list, for FORM_LIST */
+    random_kind kind;
+    uint64_t seed;
+    double scale;
+} matrix_spec;
+
+/* A token list as read: copies of the tokens, and the node each one was written in. */
+typedef struct {
+    bool valid;          /* given, and every token is usable */
+    int count;           /* tokens stored in text */
+    char **text;
+    int *nodes;
+    lesson_index first;  /* token → index of its first occurrence */
+} token_list;
+
+typedef struct {
+    const lesson_tree *t;
+    lesson_diagnostics *d;
+    int keys[TOP_COUNT];
+    token_list tokens, source;
+    /* distinct tokens, tokens first then source, in order of first appearance */
+    lesson_index distinct;
+    int n_distinct;
+    const char **distinct_text;
+    int *distinct_node;       /* where each distinct token first appears */
+    int *distinct_vector;     /* the node of its embedding, or -1 */
+    int *token_distinct, *source_distinct;
+    int d_model;              /* -1 while unknown */
+    int heads;                /* -1 when invalid */
+    matrix_spec embeddings, W[4];
+    mask_kind mask;
+    int mask_node;
+    bool positional, scale;
+    int n_steps;
+    lesson_step *steps;
+} checker;
+
+/* ---- reporting helpers ---- */
+
+static const lesson_node *node_at(const checker *c, int node) {
+    return &c->t->nodes[node];
+}
+
+static bool failed(const checker *c) {
+    return c->d->count > 0 || c->d->dropped > 0;
+}
+
+/* The escaped text of a scalar node, for a message; buffer holds LESSON_ESCAPED_MAX bytes. */
+static const char *shown(const checker *c, int node, char *buffer) {
+    return lesson_escape(lesson_node_text(c->t, node), node_at(c, node)->length, buffer);
+}
+
+#define REPORT(c, node, error, ...) \
+    lesson_report((c)->d, node_at(c, node)->line, node_at(c, node)->col, \
+                  LESSON_ERROR_##error, __VA_ARGS__)
+
+static bool usable(const checker *c, int node) {
+    return node >= 0 && node_at(c, node)->kind != LESSON_NODE_BAD;
+}
+
+/* Whether node is a non-null scalar; otherwise reports that `what` must be `expected`. */
+static bool expect_scalar(checker *c, int node, const char *what, const char *expected) {
+    if (!usable(c, node)) return false;
+    if (node_at(c, node)->kind == LESSON_NODE_SCALAR && !lesson_node_is_null(c->t, node))
+        return true;
+    REPORT(c, node, WRONG_TYPE, what, expected, lesson_node_describe(c->t, node));
+    return false;
+}
+
+static bool expect_kind(checker *c, int node, lesson_node_kind kind, const char *what,
+                        const char *expected) {
+    if (!usable(c, node)) return false;
+    if (node_at(c, node)->kind == kind) return true;
+    REPORT(c, node, WRONG_TYPE, what, expected, lesson_node_describe(c->t, node));
+    return false;
+}
+
+/* Copies a scalar's text, or NULL when it is missing or not text (after reporting). */
+static char *read_text(checker *c, int node, const char *what) {
+    if (node < 0 || !expect_scalar(c, node, what, "text")) return NULL;
+    return strdup(lesson_node_text(c->t, node));
+}
+
+/* ---- mappings with fixed keys ---- */
+
+static void report_unknown_key(checker *c, int key, const char *const *names, int count) {
+    char key_shown[LESSON_ESCAPED_MAX];
+    const char *near = lesson_nearest(lesson_node_text(c->t, key), names, count);
+    if (near) {
+        REPORT(c, key, UNKNOWN_KEY, shown(c, key, key_shown), near);
+        return;
+    }
+    char list[512] = "";
+    for (int i = 0; i < count; i++) {
+        strcat(list, names[i]);
+        if (i + 1 < count) strcat(list, ", ");
+    }
+    REPORT(c, key, UNKNOWN_KEY_LIST, shown(c, key, key_shown), list);
+}
+
+/* Finds the value of each of names[] in map (-1 when absent), reporting unknown keys. Keys that
+ * are not text and repeated keys were reported while the tree was built. */
+static void read_keys(checker *c, int map, const char *const *names, int count, int *values) {
+    for (int i = 0; i < count; i++) values[i] = -1;
+    for (int key = map + 1; key < lesson_node_next(c->t, map);) {
+        int value = lesson_node_next(c->t, key);
+        if (node_at(c, key)->kind == LESSON_NODE_SCALAR) {
+            const char *text = lesson_node_text(c->t, key);
+            int i = 0;
+            while (i < count && strcmp(text, names[i]) != 0) i++;
+            if (i == count) report_unknown_key(c, key, names, count);
+            else if (values[i] < 0) values[i] = value;
+        }
+        key = lesson_node_next(c->t, value);
+    }
+}
+
+static void require(checker *c, int map, int value, const char *name) {
+    if (value < 0) REPORT(c, map, MISSING_KEY, name);
+}
+
+/* ---- numbers ---- */
+
+static bool read_number(checker *c, int node, const char *what, double *value) {
+    if (!expect_scalar(c, node, what, "a number")) return false;
+    double x = 0.0;
+    char text[LESSON_ESCAPED_MAX];
+    switch (lesson_parse_number(lesson_node_text(c->t, node), &x)) {
+    case LESSON_NUMBER_OK:
+        if (value) *value = x;
+        return true;
+    case LESSON_NUMBER_NONFINITE:
+        REPORT(c, node, NOT_FINITE, what, shown(c, node, text));
+        return false;
+    case LESSON_NUMBER_RANGE:
+        REPORT(c, node, OUT_OF_RANGE, what, shown(c, node, text));
+        return false;
+    default:
+        REPORT(c, node, NOT_A_NUMBER, what, shown(c, node, text));
+        return false;
+    }
+}
+
+/* A whole number from min to limit; past limit the message names the limit. */
+static bool read_integer(checker *c, int node, const char *what, uint64_t min, uint64_t limit,
+                         uint64_t *value) {
+    if (!expect_scalar(c, node, what, "a whole number")) return false;
+    char text[LESSON_ESCAPED_MAX];
+    uint64_t x = 0;
+    if (!lesson_parse_integer(lesson_node_text(c->t, node), min, UINT64_MAX, &x)) {
+        REPORT(c, node, BAD_INTEGER, what, (unsigned long long)min, (unsigned long long)limit,
+               shown(c, node, text));
+        return false;
+    }
+    if (x > limit) {
+        REPORT(c, node, OVER_LIMIT, what, (unsigned long long)x, (unsigned long long)limit);
+        return false;
+    }
+    *value = x;
+    return true;
+}
+
+/* Reads a list of numbers into values (when not NULL). expected < 0 accepts any length.
+ * Returns the length found, or -1 when node is not a list. */
+static int read_vector(checker *c, int node, int expected, const char *what, double *values) {
+    if (!expect_kind(c, node, LESSON_NODE_LIST, what, "a list of numbers")) return -1;
+    int count = node_at(c, node)->count;
+    if (expected >= 0 && count != expected) {
+        REPORT(c, node, WRONG_SIZE, what, expected, "numbers", count);
+        values = NULL;
+    }
+    int i = 0;
+    for (int item = node + 1; item < lesson_node_next(c->t, node);
+         item = lesson_node_next(c->t, item), i++)
+        read_number(c, item, what, values ? &values[i] : NULL);
+    return count;
+}
+
+/* ---- the words of fixed vocabularies ---- */
+
+/* Index of the scalar node's text in words[], or -1 after reporting. */
+static int read_word(checker *c, int node, const char *what, const char *const *words, int count,
+                     const char *expected) {
+    if (!expect_scalar(c, node, what, expected)) return -1;
+    for (int i = 0; i < count; i++)
+        if (strcmp(lesson_node_text(c->t, node), words[i]) == 0) return i;
+    char text[LESSON_ESCAPED_MAX];
+    REPORT(c, node, BAD_VALUE, what, expected, shown(c, node, text));
+    return -1;
+}
+
+static bool read_bool(checker *c, int node, const char *what, bool fallback) {
+    static const char *const words[] = { "false", "true", "False", "True", "FALSE", "TRUE" };
+    if (node < 0) return fallback;
+    int i = read_word(c, node, what, words, 6, "true or false");
+    return i < 0 ? fallback : i % 2 == 1;
+}
+
+/* ---- tokens ---- */
+
+static bool add_token(checker *c, token_list *list, const char *text, size_t length, int node,
+                      const char *what) {
+    if (length == 0) {
+        REPORT(c, node, EMPTY_TOKEN, what);
+        return false;
+    }
+    if (length > LESSON_MAX_TOKEN_BYTES) {
+        REPORT(c, node, TOKEN_TOO_LONG, length);
+        return false;
+    }
+    char *copy = malloc(length + 1);
+    if (!copy) return false;
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    list->text[list->count] = copy;
+    list->nodes[list->count++] = node;
+    return true;
+}
+
+/* Words of a one-string sentence, split on runs of spaces. */
+static int count_words(const char *text) {
+    int words = 0;
+    for (const char *p = text; *p; p++)
+        if (*p != ' ' && (p == text || p[-1] == ' ')) words++;
+    return words;
+}
+
+static bool split_sentence(checker *c, int node, token_list *list, const char *what) {
+    const char *p = lesson_node_text(c->t, node);
+    bool ok = true;
+    while (*p) {
+        while (*p == ' ') p++;
+        size_t length = strcspn(p, " ");
+        if (length > 0) ok = add_token(c, list, p, length, node, what) && ok;
+        p += length;
+    }
+    return ok;
+}
+
+static bool read_token_items(checker *c, int node, token_list *list, const char *what) {
+    bool ok = true;
+    for (int item = node + 1; item < lesson_node_next(c->t, node);
+         item = lesson_node_next(c->t, item)) {
+        if (!usable(c, item)) { ok = false; continue; }
+        if (node_at(c, item)->kind != LESSON_NODE_SCALAR) {
+            REPORT(c, item, WRONG_TYPE, "a token", "text", lesson_node_describe(c->t, item));
+            ok = false;
+            continue;
+        }
+        ok = add_token(c, list, lesson_node_text(c->t, item), node_at(c, item)->length, item,
+                       what) && ok;
+    }
+    return ok;
+}
+
+/* Reads `tokens` or `source`: a list, or one string split on spaces. */
+static void read_tokens(checker *c, int node, token_list *list, const char *what) {
+    if (!usable(c, node)) return;
+    const lesson_node *n = node_at(c, node);
+    bool sentence = n->kind == LESSON_NODE_SCALAR && !lesson_node_is_null(c->t, node);
+    if (!sentence && n->kind != LESSON_NODE_LIST) {
+        REPORT(c, node, WRONG_TYPE, what, "a list of tokens or one sentence",
+               lesson_node_describe(c->t, node));
+        return;
+    }
+    int count = sentence ? count_words(lesson_node_text(c->t, node)) : n->count;
+    if (count == 0) {
+        REPORT(c, node, EMPTY_LIST, what);
+        return;
+    }
+    if (count > LESSON_MAX_TOKENS) {
+        char name[64];
+        snprintf(name, sizeof name, "the number of %s", what);
+        REPORT(c, node, OVER_LIMIT, name, (unsigned long long)count,
+               (unsigned long long)LESSON_MAX_TOKENS);
+        return;
+    }
+    list->text = calloc((size_t)count, sizeof *list->text);
+    list->nodes = calloc((size_t)count, sizeof *list->nodes);
+    if (!list->text || !list->nodes || !lesson_index_init(&list->first, (size_t)count)) return;
+    bool ok = sentence ? split_sentence(c, node, list, what) : read_token_items(c, node, list, what);
+    for (int i = 0; i < list->count; i++) lesson_index_put(&list->first, list->text[i], i);
+    list->valid = ok;
+}
+
+static void token_list_free(token_list *list) {
+    for (int i = 0; list->text && i < list->count; i++) free(list->text[i]);
+    free(list->text);
+    free(list->nodes);
+    lesson_index_free(&list->first);
+}
+
+/* Numbers every distinct token, tokens first and then source, in order of first appearance. */
+static bool index_distinct(checker *c) {
+    int n = c->tokens.count, m = c->source.valid ? c->source.count : 0;
+    c->distinct_text = malloc((size_t)(n + m) * sizeof *c->distinct_text);
+    c->distinct_node = malloc((size_t)(n + m) * sizeof *c->distinct_node);
+    c->distinct_vector = malloc((size_t)(n + m) * sizeof *c->distinct_vector);
+    c->token_distinct = malloc((size_t)n * sizeof *c->token_distinct);
+    c->source_distinct = malloc((size_t)(m > 0 ? m : 1) * sizeof *c->source_distinct);
+    if (!c->distinct_text || !c->distinct_node || !c->distinct_vector || !c->token_distinct || !c->source_distinct
+        || !lesson_index_init(&c->distinct, (size_t)(n + m)))
+        return false;
+    for (int i = 0; i < n + m; i++) {
+        const token_list *list = i < n ? &c->tokens : &c->source;
+        int at = i < n ? i : i - n;
+        int id = lesson_index_put(&c->distinct, list->text[at], c->n_distinct);
+        if (id < 0) {
+            id = c->n_distinct++;
+            c->distinct_text[id] = list->text[at];
+            c->distinct_node[id] = list->nodes[at];
+            c->distinct_vector[id] = -1;
+        }
+        (i < n ? c->token_distinct : c->source_distinct)[at] = id;
+    }
+    return true;
+}
+
+/* ---- embeddings and matrices ---- */
+
+/* Reads {random: normal|xavier, seed: N, scale: S}. */
+static bool read_random(checker *c, int map, matrix_spec *spec) {
+    static const char *const kinds[] = { "normal", "xavier" };
+    int keys[RANDOM_COUNT];
+    read_keys(c, map, random_keys, RANDOM_COUNT, keys);
+    *spec = (matrix_spec){ .form = FORM_RANDOM, .scale = 1.0 };
+    bool ok = keys[RANDOM_RANDOM] >= 0;
+    require(c, map, keys[RANDOM_RANDOM], "random");
+    int kind = keys[RANDOM_RANDOM] < 0 ? -1
+             : read_word(c, keys[RANDOM_RANDOM], "random", kinds, 2, "normal or xavier");
+    ok = kind >= 0 && ok;
+    spec->kind = kind == 1 ? RANDOM_XAVIER : RANDOM_NORMAL;
+    if (keys[RANDOM_SEED] >= 0) ok = read_integer(c, keys[RANDOM_SEED], "seed", 0, UINT64_MAX, &spec->seed) && ok;
+    if (keys[RANDOM_SCALE] >= 0) ok = read_number(c, keys[RANDOM_SCALE], "scale", &spec->scale) && ok;
+    return ok;
+}
+
+/* Whether a mapping is the random form: it has the key `random` with a plain word as value
+ * (a token called "random" has a list as value). */
+static bool is_random_form(const checker *c, int map) {
+    for (int key = map + 1; key < lesson_node_next(c->t, map);) {
+        int value = lesson_node_next(c->t, key);
+        if (node_at(c, key)->kind == LESSON_NODE_SCALAR
+            && strcmp(lesson_node_text(c->t, key), "random") == 0)
+            return node_at(c, value)->kind == LESSON_NODE_SCALAR;
+        key = lesson_node_next(c->t, value);
+    }
+    return false;
+}
+
+static void embedding_label(const checker *c, int key, char *label, size_t size) {
+    char text[LESSON_ESCAPED_MAX];
+    snprintf(label, size, "the embedding of '%s'", shown(c, key, text));
+}
+
+/* Reads the token → vector map, learning d_model from the first vector when it is not given. */
+static void read_embedding_map(checker *c, int map) {
+    c->embeddings.form = FORM_LIST;
+    for (int key = map + 1; key < lesson_node_next(c->t, map);) {
+        int value = lesson_node_next(c->t, key);
+        char label[LESSON_ESCAPED_MAX + 32];
+        embedding_label(c, key, label, sizeof label);
+        int length = read_vector(c, value, c->d_model, label, NULL);
+        if (c->d_model < 0 && length > 0) c->d_model = length;
+        int id = node_at(c, key)->kind == LESSON_NODE_SCALAR
+               ? lesson_index_get(&c->distinct, lesson_node_text(c->t, key)) : -1;
+        if (id >= 0 && c->distinct_vector[id] < 0) c->distinct_vector[id] = value;
+        key = lesson_node_next(c->t, value);
+    }
+    for (int id = 0; id < c->n_distinct; id++) {
+        char text[LESSON_ESCAPED_MAX];
+        if (c->distinct_vector[id] < 0)
+            REPORT(c, c->distinct_node[id], NO_EMBEDDING,
+                   lesson_escape(c->distinct_text[id], strlen(c->distinct_text[id]), text));
+    }
+}
+
+static void read_embeddings(checker *c, int node) {
+    if (!usable(c, node)) return;
+    if (node_at(c, node)->kind != LESSON_NODE_MAP) {
+        REPORT(c, node, WRONG_TYPE, "embeddings",
+               "a mapping from each token to its vector, or {random: ...}",
+               lesson_node_describe(c->t, node));
+        return;
+    }
+    if (!is_random_form(c, node)) {
+        read_embedding_map(c, node);
+        return;
+    }
+    if (read_random(c, node, &c->embeddings) && c->d_model < 0
+        && c->keys[TOP_D_MODEL] < 0)
+        REPORT(c, node, NEEDS_D_MODEL, NULL);
+}
+
+/* Reads W_Q, W_K, W_V or W_O: identity, a list of rows, or the random form. */
+static void read_matrix(checker *c, int node, const char *name, matrix_spec *spec) {
+    static const char *const words[] = { "identity" };
+    *spec = (matrix_spec){ .form = FORM_IDENTITY, .node = node };
+    if (!usable(c, node)) return;
+    const char *expected = "identity, a list of rows or {random: ...}";
+    switch (node_at(c, node)->kind) {
+    case LESSON_NODE_MAP:
+        read_random(c, node, spec);
+        return;
+    case LESSON_NODE_SCALAR:
+        read_word(c, node, name, words, 1, expected);
+        return;
+    default:
+        break;
+    }
+    spec->form = FORM_LIST;
+    int rows = node_at(c, node)->count;
+    if (c->d_model >= 0 && rows != c->d_model)
+        REPORT(c, node, WRONG_SIZE, name, c->d_model, "rows (d_model)", rows);
+    char label[64];
+    snprintf(label, sizeof label, "a row of %s", name);
+    /* Without d_model, rows must at least agree with the first one. */
+    int width = c->d_model;
+    for (int row = node + 1; row < lesson_node_next(c->t, node); row = lesson_node_next(c->t, row)) {
+        int found = read_vector(c, row, width, label, NULL);
+        if (width < 0) width = found;
+    }
+}
+
+/* ---- mask ---- */
+
+static void check_mask_rows(checker *c, int node, int n, int m) {
+    char label[] = "a mask row";
+    int i = 0;
+    for (int row = node + 1; row < lesson_node_next(c->t, node);
+         row = lesson_node_next(c->t, row), i++) {
+        if (!expect_kind(c, row, LESSON_NODE_LIST, label, "a list of 0 and 1")) continue;
+        if (node_at(c, row)->count != m) {
+            REPORT(c, row, WRONG_SIZE, label, m, "cells (one per key)", node_at(c, row)->count);
+            continue;
+        }
+        bool sees = false, valid = true;
+        for (int cell = row + 1; cell < lesson_node_next(c->t, row);
+             cell = lesson_node_next(c->t, cell)) {
+            static const char *const bits[] = { "0", "1" };
+            int bit = read_word(c, cell, "a mask cell", bits, 2, "0 or 1");
+            valid = valid && bit >= 0;
+            sees = sees || bit == 1;
+        }
+        char text[LESSON_ESCAPED_MAX];
+        if (valid && !sees && i < n)
+            REPORT(c, row, MASK_ROW_HIDDEN,
+                   lesson_escape(c->tokens.text[i], strlen(c->tokens.text[i]), text));
+    }
+}
+
+static void read_mask(checker *c, int node) {
+    static const char *const words[] = { "none", "causal" };
+    c->mask = MASK_NONE;
+    c->mask_node = node;
+    if (!usable(c, node)) return;
+    if (node_at(c, node)->kind == LESSON_NODE_LIST) {
+        c->mask = MASK_EXPLICIT;
+        bool cross = c->keys[TOP_SOURCE] >= 0;
+        if (!c->tokens.valid || (cross && !c->source.valid)) return;
+        int n = c->tokens.count, m = cross ? c->source.count : n;
+        if (node_at(c, node)->count != n)
+            REPORT(c, node, WRONG_SIZE, "mask", n, "rows (one per token)", node_at(c, node)->count);
+        else
+            check_mask_rows(c, node, n, m);
+        return;
+    }
+    int word = read_word(c, node, "mask", words, 2, "none, causal or a list of rows");
+    if (word == 1) {
+        c->mask = MASK_CAUSAL;
+        if (c->keys[TOP_SOURCE] >= 0) REPORT(c, node, CAUSAL_CROSS, NULL);
+    }
+}
+
+/* ---- steps ---- */
+
+/* Labels along an axis: tokens resolve to their first occurrence, and any axis takes a 0-based
+ * index. Returns the index, -1 when there is no such label, -2 when the axis is unknown. */
+static int resolve_label(const checker *c, stage_axis axis, const char *text) {
+    const token_list *list = axis == AXIS_SOURCE && c->keys[TOP_SOURCE] >= 0 ? &c->source : &c->tokens;
+    bool tokens = axis == AXIS_TOKENS || axis == AXIS_SOURCE;
+    int count = axis == AXIS_MODEL_DIMS ? c->d_model
+              : axis == AXIS_HEAD_DIMS ? (c->heads > 0 && c->d_model > 0 ? c->d_model / c->heads : -1)
+              : list->valid ? list->count : -1;
+    if (count < 0) return -2;
+    if (tokens) {
+        int at = lesson_index_get(&list->first, text);
+        if (at >= 0) return at;
+    }
+    uint64_t index = 0;
+    return lesson_parse_integer(text, 0, (uint64_t)count - 1, &index) ? (int)index : -1;
+}
+
+static int read_focus_part(checker *c, int node, stage_id stage, bool row) {
+    const stage_info *info = stage_get(stage);
+    const char *what = row ? "a focus row" : "a focus column";
+    if (!expect_scalar(c, node, what, "a token or an index")) return -1;
+    int at = resolve_label(c, row ? info->rows : info->cols, lesson_node_text(c->t, node));
+    char text[LESSON_ESCAPED_MAX];
+    if (at == -1)
+        REPORT(c, node, BAD_FOCUS, row ? "row" : "column", shown(c, node, text),
+               row ? "row" : "column", info->name);
+    return at;
+}
+
+static void read_focus(checker *c, int node, lesson_step *step) {
+    if (!expect_kind(c, node, LESSON_NODE_LIST, "focus", "a list [row, column]")) return;
+    if (node_at(c, node)->count != 2) {
+        REPORT(c, node, WRONG_SIZE, "focus", 2, "items [row, column]", node_at(c, node)->count);
+        return;
+    }
+    if (step->stage == STAGE_COUNT) return;
+    int row = node + 1, col = lesson_node_next(c->t, row);
+    step->focus_row = read_focus_part(c, row, step->stage, true);
+    step->focus_col = read_focus_part(c, col, step->stage, false);
+}
+
+static stage_id read_stage(checker *c, int node) {
+    if (!expect_scalar(c, node, "stage", "a stage name")) return STAGE_COUNT;
+    const char *name = lesson_node_text(c->t, node);
+    stage_id stage = stage_find(name);
+    if (stage == STAGE_SOURCE_INPUT && c->keys[TOP_SOURCE] < 0) {
+        REPORT(c, node, NO_SOURCE_STAGE, NULL);
+        return STAGE_COUNT;
+    }
+    if (stage != STAGE_COUNT) return stage;
+    const char *names[STAGE_COUNT];
+    char list[512] = "", text[LESSON_ESCAPED_MAX];
+    for (int i = 0; i < STAGE_COUNT; i++) {
+        names[i] = stage_get((stage_id)i)->name;
+        strcat(list, names[i]);
+        if (i + 1 < STAGE_COUNT) strcat(list, ", ");
+    }
+    const char *near = lesson_nearest(name, names, STAGE_COUNT);
+    if (near) REPORT(c, node, UNKNOWN_STAGE, shown(c, node, text), near);
+    else REPORT(c, node, UNKNOWN_STAGE_LIST, shown(c, node, text), list);
+    return STAGE_COUNT;
+}
+
+static void read_head(checker *c, int node, lesson_step *step) {
+    uint64_t head = 0;
+    if (!read_integer(c, node, "head", 1, LESSON_MAX_HEADS, &head)) return;
+    step->head = (int)head;
+    if (c->heads > 0 && step->head > c->heads)
+        REPORT(c, node, NO_SUCH_HEAD, step->head, c->heads);
+}
+
+static void read_choices(checker *c, int node, lesson_step *step) {
+    if (!expect_kind(c, node, LESSON_NODE_LIST, "choices", "a list of answers")) return;
+    if (node_at(c, node)->count == 0) {
+        REPORT(c, node, EMPTY_LIST, "choices");
+        return;
+    }
+    step->choices = calloc((size_t)node_at(c, node)->count, sizeof *step->choices);
+    if (!step->choices) return;
+    for (int item = node + 1; item < lesson_node_next(c->t, node); item = lesson_node_next(c->t, item)) {
+        char *choice = read_text(c, item, "a choice");
+        if (choice) step->choices[step->n_choices++] = choice;
+    }
+}
+
+static void read_answer(checker *c, int node, lesson_step *step) {
+    if (step->choices) {
+        if (!expect_scalar(c, node, "answer", "one of the choices")) return;
+        for (int i = 0; i < step->n_choices; i++)
+            if (strcmp(step->choices[i], lesson_node_text(c->t, node)) == 0) step->answer_choice = i;
+        char text[LESSON_ESCAPED_MAX];
+        if (step->answer_choice < 0) REPORT(c, node, NOT_A_CHOICE, shown(c, node, text));
+        return;
+    }
+    read_number(c, node, "answer", &step->answer);
+}
+
+/* ask, choices, answer and tolerance: a question asked before the step's stage is shown. */
+static void read_question(checker *c, const int *keys, lesson_step *step) {
+    step->ask = read_text(c, keys[STEP_ASK], "ask");
+    if (keys[STEP_CHOICES] >= 0) read_choices(c, keys[STEP_CHOICES], step);
+    if (keys[STEP_ANSWER] >= 0) read_answer(c, keys[STEP_ANSWER], step);
+    if (keys[STEP_ASK] < 0) {
+        int parts[] = { STEP_CHOICES, STEP_ANSWER, STEP_TOLERANCE };
+        for (int i = 0; i < 3; i++)
+            if (keys[parts[i]] >= 0) REPORT(c, keys[parts[i]] - 1, NEEDS, step_keys[parts[i]], "'ask'");
+        return;
+    }
+    if (keys[STEP_ANSWER] < 0) REPORT(c, keys[STEP_ASK] - 1, NEEDS, "ask", "'answer'");
+    if (keys[STEP_TOLERANCE] < 0) return;
+    if (keys[STEP_CHOICES] >= 0) {
+        REPORT(c, keys[STEP_TOLERANCE] - 1, NEEDS, "tolerance", "a numeric answer, without 'choices'");
+    } else if (read_number(c, keys[STEP_TOLERANCE], "tolerance", &step->tolerance)
+               && step->tolerance < 0) {
+        char text[LESSON_ESCAPED_MAX];
+        REPORT(c, keys[STEP_TOLERANCE], BAD_VALUE, "tolerance", "a number of at least 0",
+               shown(c, keys[STEP_TOLERANCE], text));
+    }
+}
+
+static void read_step(checker *c, int node, lesson_step *step) {
+    *step = (lesson_step){ .stage = STAGE_COUNT, .focus_row = -1, .focus_col = -1,
+                           .answer_choice = -1, .tolerance = DEFAULT_TOLERANCE,
+                           .line = node_at(c, node)->line };
+    if (!expect_kind(c, node, LESSON_NODE_MAP, "a step", "a mapping (stage:, say:, ...)")) return;
+    int keys[STEP_COUNT];
+    read_keys(c, node, step_keys, STEP_COUNT, keys);
+    require(c, node, keys[STEP_STAGE], "stage");
+    if (keys[STEP_STAGE] >= 0) step->stage = read_stage(c, keys[STEP_STAGE]);
+    if (keys[STEP_HEAD] >= 0) read_head(c, keys[STEP_HEAD], step);
+    if (keys[STEP_FOCUS] >= 0) read_focus(c, keys[STEP_FOCUS], step);
+    step->say = read_text(c, keys[STEP_SAY], "say");
+    read_question(c, keys, step);
+}
+
+static void read_steps(checker *c, int node) {
+    if (node < 0 || !expect_kind(c, node, LESSON_NODE_LIST, "steps", "a list of steps")) return;
+    int count = node_at(c, node)->count;
+    if (count == 0) return;
+    c->steps = calloc((size_t)count, sizeof *c->steps);
+    if (!c->steps) return;
+    for (int item = node + 1; item < lesson_node_next(c->t, node); item = lesson_node_next(c->t, item))
+        read_step(c, item, &c->steps[c->n_steps++]);
+}
+
+/* ---- the whole lesson ---- */
+
+static void read_sizes(checker *c) {
+    uint64_t value = 0;
+    if (c->keys[TOP_D_MODEL] >= 0
+        && read_integer(c, c->keys[TOP_D_MODEL], "d_model", 1, LESSON_MAX_D_MODEL, &value))
+        c->d_model = (int)value;
+    c->heads = 1;
+    if (c->keys[TOP_HEADS] >= 0)
+        c->heads = read_integer(c, c->keys[TOP_HEADS], "heads", 1, LESSON_MAX_HEADS, &value)
+                 ? (int)value : -1;
+}
+
+static void check_heads(checker *c) {
+    int node = c->keys[TOP_HEADS];
+    if (node >= 0 && c->heads > 0 && c->d_model > 0 && c->d_model % c->heads != 0) {
+        REPORT(c, node, HEADS_DIVIDE, c->heads, c->d_model);
+        c->heads = -1;
+    }
+    if (c->d_model > LESSON_MAX_D_MODEL) {
+        REPORT(c, c->keys[TOP_EMBEDDINGS], OVER_LIMIT, "d_model", (unsigned long long)c->d_model,
+               (unsigned long long)LESSON_MAX_D_MODEL);
+    }
+}
+
+static void check_lesson(checker *c, int root) {
+    static const char *const positional[] = { "none", "sinusoidal" };
+    int *k = c->keys;
+    read_keys(c, root, top_keys, TOP_COUNT, k);
+    require(c, root, k[TOP_TITLE], "title");
+    require(c, root, k[TOP_TOKENS], "tokens");
+    require(c, root, k[TOP_EMBEDDINGS], "embeddings");
+    if (k[TOP_TITLE] >= 0) expect_scalar(c, k[TOP_TITLE], "title", "text");
+    if (k[TOP_ABOUT] >= 0) expect_scalar(c, k[TOP_ABOUT], "about", "text");
+    read_tokens(c, k[TOP_TOKENS], &c->tokens, "tokens");
+    if (k[TOP_SOURCE] >= 0) read_tokens(c, k[TOP_SOURCE], &c->source, "source");
+    read_sizes(c);
+    if (c->tokens.valid && (k[TOP_SOURCE] < 0 || c->source.valid) && !index_distinct(c)) return;
+    if (k[TOP_EMBEDDINGS] >= 0) read_embeddings(c, k[TOP_EMBEDDINGS]);
+    check_heads(c);
+    const char *names[] = { "W_Q", "W_K", "W_V", "W_O" };
+    for (int i = 0; i < 4; i++) read_matrix(c, k[TOP_W_Q + i], names[i], &c->W[i]);
+    read_mask(c, k[TOP_MASK]);
+    c->positional = k[TOP_POSITIONAL] >= 0
+        && read_word(c, k[TOP_POSITIONAL], "positional", positional, 2, "none or sinusoidal") == 1;
+    c->scale = read_bool(c, k[TOP_SCALE], "scale", true);
+    read_steps(c, k[TOP_STEPS]);
+}
+
+/* ---- building a valid lesson ---- */
+
+static void fill_matrix(checker *c, const matrix_spec *spec, int rows, int cols, double *values) {
+    size_t count = (size_t)rows * (size_t)cols;
+    if (spec->form == FORM_RANDOM) {
+        random_state state;
+        random_seed(&state, spec->seed);
+        random_fill(&state, spec->kind, 2 * cols, spec->scale, values, count);
+    } else if (spec->form == FORM_LIST) {
+        int r = 0;
+        for (int row = spec->node + 1; row < lesson_node_next(c->t, spec->node);
+             row = lesson_node_next(c->t, row), r++)
+            read_vector(c, row, cols, "", values + (size_t)r * (size_t)cols);
+    } else {
+        memset(values, 0, count * sizeof *values);
+        for (int i = 0; i < rows && i < cols; i++) values[(size_t)i * (size_t)cols + (size_t)i] = 1.0;
+    }
+}
+
+/* One row per token (repeats repeated) from one vector per distinct token. */
+static double *expand_rows(const double *vectors, const int *ids, int count, int d) {
+    double *rows = malloc((size_t)count * (size_t)d * sizeof *rows);
+    if (!rows) return NULL;
+    for (int i = 0; i < count; i++)
+        memcpy(rows + (size_t)i * (size_t)d, vectors + (size_t)ids[i] * (size_t)d,
+               (size_t)d * sizeof *rows);
+    return rows;
+}
+
+static bool build_embeddings(checker *c, lesson *l) {
+    int d = c->d_model;
+    double *vectors = malloc((size_t)c->n_distinct * (size_t)d * sizeof *vectors);
+    if (!vectors) return false;
+    if (c->embeddings.form == FORM_RANDOM) {
+        fill_matrix(c, &c->embeddings, c->n_distinct, d, vectors);
+    } else {
+        for (int id = 0; id < c->n_distinct; id++)
+            read_vector(c, c->distinct_vector[id], d, "", vectors + (size_t)id * (size_t)d);
+    }
+    bool cross = c->keys[TOP_SOURCE] >= 0;
+    l->embeddings = expand_rows(vectors, c->token_distinct, l->n_tokens, d);
+    if (cross) l->source_embeddings = expand_rows(vectors, c->source_distinct, l->n_source, d);
+    free(vectors);
+    return l->embeddings && (!cross || l->source_embeddings);
+}
+
+static bool build_mask(checker *c, lesson *l) {
+    if (c->mask != MASK_EXPLICIT) return true;
+    int n = l->n_tokens, m = l->source ? l->n_source : n;
+    l->mask_cells = malloc((size_t)n * (size_t)m);
+    if (!l->mask_cells) return false;
+    size_t i = 0;
+    for (int row = c->mask_node + 1; row < lesson_node_next(c->t, c->mask_node);
+         row = lesson_node_next(c->t, row))
+        for (int cell = row + 1; cell < lesson_node_next(c->t, row);
+             cell = lesson_node_next(c->t, cell))
+            l->mask_cells[i++] = lesson_node_text(c->t, cell)[0] == '1';
+    return true;
+}
+
+static void take_tokens(token_list *list, char ***text, int *count) {
+    *text = list->text;
+    *count = list->count;
+    list->text = NULL;
+    list->count = 0;
+}
+
+/* Fills input's sizes and flags (the pointers come with the storage). */
+static void describe_input(const checker *c, lesson *l) {
+    bool cross = l->source != NULL;
+    l->input = (attention_input){
+        .n_tokens = l->n_tokens, .tokens = (const char *const *)l->tokens,
+        .n_source = cross ? l->n_source : l->n_tokens,
+        .source = cross ? (const char *const *)l->source : NULL,
+        .d_model = c->d_model, .heads = c->heads, .mask = c->mask,
+        .positional = c->positional, .scale = c->scale };
+}
+
+static void format_bytes(size_t bytes, char *out, size_t size) {
+    snprintf(out, size, "%.1f GiB", (double)bytes / (double)((size_t)1 << 30));
+}
+
+static lesson_status build(checker *c, int root, lesson *l) {
+    take_tokens(&c->tokens, &l->tokens, &l->n_tokens);
+    if (c->keys[TOP_SOURCE] >= 0) take_tokens(&c->source, &l->source, &l->n_source);
+    describe_input(c, l);
+    size_t bytes = trace_bytes_needed(&l->input);
+    if (bytes > TRACE_MAX_BYTES) {
+        char amount[64];
+        format_bytes(bytes, amount, sizeof amount);
+        REPORT(c, root, TRACE_TOO_LARGE, amount);
+        return LESSON_INVALID;
+    }
+    int d = c->d_model;
+    double **W[] = { &l->W_Q, &l->W_K, &l->W_V, &l->W_O };
+    bool ok = build_embeddings(c, l) && build_mask(c, l);
+    for (int i = 0; ok && i < 4; i++) {
+        *W[i] = malloc((size_t)d * (size_t)d * sizeof **W[i]);
+        ok = *W[i] != NULL;
+        if (ok) fill_matrix(c, &c->W[i], d, d, *W[i]);
+    }
+    if (!ok) {
+        REPORT(c, root, NO_MEMORY, NULL);
+        return LESSON_INVALID;
+    }
+    l->title = strdup(lesson_node_text(c->t, c->keys[TOP_TITLE]));
+    if (c->keys[TOP_ABOUT] >= 0) l->about = strdup(lesson_node_text(c->t, c->keys[TOP_ABOUT]));
+    l->steps = c->steps;
+    l->n_steps = c->n_steps;
+    c->steps = NULL;
+    c->n_steps = 0;
+    describe_input(c, l);
+    l->input.embeddings = l->embeddings;
+    l->input.source_embeddings = l->source_embeddings;
+    l->input.W_Q = l->W_Q;
+    l->input.W_K = l->W_K;
+    l->input.W_V = l->W_V;
+    l->input.W_O = l->W_O;
+    l->input.mask_cells = l->mask_cells;
+    return LESSON_OK;
+}
+
+static void free_step(lesson_step *step) {
+    free(step->say);
+    free(step->ask);
+    for (int i = 0; i < step->n_choices; i++) free(step->choices[i]);
+    free(step->choices);
+}
+
+static void checker_free(checker *c) {
+    token_list_free(&c->tokens);
+    token_list_free(&c->source);
+    lesson_index_free(&c->distinct);
+    free(c->distinct_text);
+    free(c->distinct_node);
+    free(c->distinct_vector);
+    free(c->token_distinct);
+    free(c->source_distinct);
+    for (int i = 0; i < c->n_steps; i++) free_step(&c->steps[i]);
+    free(c->steps);
+}
+
+static lesson_status check_and_build(const lesson_tree *tree, lesson *out,
+                                     lesson_diagnostics *d) {
+    if (tree->nodes[0].kind != LESSON_NODE_MAP) {
+        lesson_report(d, tree->nodes[0].line, tree->nodes[0].col, LESSON_ERROR_NOT_A_LESSON,
+                      lesson_node_describe(tree, 0));
+        return LESSON_INVALID;
+    }
+    checker c = { .t = tree, .d = d, .d_model = -1, .mask_node = -1 };
+    check_lesson(&c, 0);
+    lesson_status status = failed(&c) ? LESSON_INVALID : build(&c, 0, out);
+    checker_free(&c);
+    return status;
+}
+
+/* ---- entry points ---- */
+
+static void report_text_problem(lesson_diagnostics *d, const char *data, size_t size) {
+    size_t offset = 0;
+    unsigned value = 0;
+    lesson_text_status status = lesson_check_text(data, size, &offset, &value);
+    if (status == LESSON_TEXT_OK) return;
+    int line = 0, col = 0;
+    lesson_offset_position(data, size, offset, &line, &col);
+    char name[16];
+    snprintf(name, sizeof name, value < 0x80 ? "\\x%02x" : "\\u%04x", value);
+    if (status == LESSON_TEXT_NUL) lesson_report(d, line, col, LESSON_ERROR_NUL_BYTE);
+    else if (status == LESSON_TEXT_UTF8) lesson_report(d, line, col, LESSON_ERROR_BAD_UTF8, value);
+    else lesson_report(d, line, col, LESSON_ERROR_CONTROL_CHAR, name);
+}
+
+static lesson_status load_text(const char *data, size_t size, lesson *out,
+                               lesson_diagnostics *d) {
+    report_text_problem(d, data, size);
+    if (d->count > 0) return LESSON_INVALID;
+    lesson_tree tree;
+    lesson_status status = lesson_tree_parse(data, size, &tree, d)
+                         ? check_and_build(&tree, out, d) : LESSON_INVALID;
+    lesson_tree_free(&tree);
+    return status;
+}
+
+static void start(const char *path, lesson *out, lesson_diagnostics *d) {
+    *out = (lesson){ 0 };
+    *d = (lesson_diagnostics){ .path = strdup(path ? path : "") };
+}
+
+static lesson_status finish(lesson_status status, const char *path, lesson *out,
+                            lesson_diagnostics *d) {
+    lesson_report_finish(d);
+    if (status == LESSON_OK && d->count == 0) {
+        out->path = strdup(path ? path : "");
+        free(d->path);
+        *d = (lesson_diagnostics){ 0 };
+        return LESSON_OK;
+    }
+    lesson_free(out);
+    return status == LESSON_OK ? LESSON_INVALID : status;
+}
+
+lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
+                                 lesson *out, lesson_diagnostics *diagnostics) {
+    start(path, out, diagnostics);
+    if (size > LESSON_MAX_FILE_BYTES || size == 0) {
+        lesson_report(diagnostics, 0, 0, size ? LESSON_ERROR_FILE_TOO_LARGE
+                                              : LESSON_ERROR_FILE_EMPTY);
+        return finish(LESSON_INVALID, path, out, diagnostics);
+    }
+    /* The checks below read data as a NUL-terminated string, so work on a terminated copy. */
+    char *copy = malloc(size + 1);
+    lesson_status status = LESSON_INVALID;
+    if (copy) {
+        memcpy(copy, data, size);
+        copy[size] = '\0';
+        status = load_text(copy, size, out, diagnostics);
+        free(copy);
+    } else {
+        lesson_report(diagnostics, 0, 0, LESSON_ERROR_NO_MEMORY);
+    }
+    return finish(status, path, out, diagnostics);
+}
+
+/* Reads at most LESSON_MAX_FILE_BYTES + 1 bytes: enough to know a file is too large without
+ * reading all of it. Returns the bytes read, or sets *error. */
+static char *read_file(const char *path, size_t *size, int *error) {
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        *error = errno;
+        return NULL;
+    }
+    char *data = malloc(LESSON_MAX_FILE_BYTES + 2);
+    size_t got = data ? fread(data, 1, LESSON_MAX_FILE_BYTES + 1, file) : 0;
+    *error = !data ? ENOMEM : ferror(file) ? (errno ? errno : EIO) : 0;
+    fclose(file);
+    if (*error) {
+        free(data);
+        return NULL;
+    }
+    data[got] = '\0';
+    *size = got;
+    return data;
+}
+
+lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics) {
+    size_t size = 0;
+    int error = 0;
+    errno = 0;
+    char *data = read_file(path, &size, &error);
+    if (!data) {
+        start(path, out, diagnostics);
+        lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, strerror(error));
+        return LESSON_UNREADABLE;
+    }
+    lesson_status status = lesson_load_buffer(path, data, size, out, diagnostics);
+    free(data);
+    return status;
+}
+
+void lesson_free(lesson *l) {
+    free(l->path);
+    free(l->title);
+    free(l->about);
+    for (int i = 0; l->tokens && i < l->n_tokens; i++) free(l->tokens[i]);
+    free(l->tokens);
+    for (int i = 0; l->source && i < l->n_source; i++) free(l->source[i]);
+    free(l->source);
+    for (int i = 0; l->steps && i < l->n_steps; i++) free_step(&l->steps[i]);
+    free(l->steps);
+    free(l->embeddings);
+    free(l->source_embeddings);
+    free(l->W_Q);
+    free(l->W_K);
+    free(l->W_V);
+    free(l->W_O);
+    free(l->mask_cells);
+    *l = (lesson){ 0 };
+}

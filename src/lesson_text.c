@@ -1,0 +1,219 @@
+/* Text helpers of the lesson loader (see lesson_text.h): everything here is linear in its input,
+ * so hostile files cannot make the loader slow before a limit is checked. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lesson_text.h"
+#include "text.h"
+
+static bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+static const char *skip_digits(const char *p, int *count) {
+    *count = 0;
+    while (is_digit(*p)) { p++; (*count)++; }
+    return p;
+}
+
+/* Whether text spells a non-finite number in one of YAML's or C's ways. */
+static bool names_nonfinite(const char *text) {
+    static const char *const names[] = {"nan", "inf", "infinity", ".nan", ".inf"};
+    if (*text == '+' || *text == '-') text++;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t j = 0;
+        while (names[i][j] && text[j] && (text[j] | 0x20) == names[i][j]) j++;
+        if (!names[i][j] && !text[j]) return true;
+    }
+    return false;
+}
+
+lesson_number_status lesson_parse_number(const char *text, double *value) {
+    if (names_nonfinite(text)) return LESSON_NUMBER_NONFINITE;
+    const char *p = text;
+    int whole = 0, fraction = 0, exponent = 0;
+    if (*p == '+' || *p == '-') p++;
+    p = skip_digits(p, &whole);
+    if (*p == '.') p = skip_digits(p + 1, &fraction);
+    if (whole + fraction == 0) return LESSON_NUMBER_SYNTAX;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        p = skip_digits(p, &exponent);
+        if (exponent == 0) return LESSON_NUMBER_SYNTAX;
+    }
+    if (*p) return LESSON_NUMBER_SYNTAX;
+    errno = 0;
+    double x = strtod(text, NULL);
+    /* ERANGE is both overflow and underflow: a lesson has no use for either. */
+    if (errno == ERANGE) return LESSON_NUMBER_RANGE;
+    *value = x;
+    return LESSON_NUMBER_OK;
+}
+
+bool lesson_parse_integer(const char *text, uint64_t min, uint64_t max, uint64_t *value) {
+    uint64_t x = 0;
+    if (!*text) return false;
+    for (const char *p = text; *p; p++) {
+        if (!is_digit(*p)) return false;
+        uint64_t digit = (uint64_t)(*p - '0');
+        if (x > (UINT64_MAX - digit) / 10) return false;
+        x = x * 10 + digit;
+    }
+    if (x < min || x > max) return false;
+    *value = x;
+    return true;
+}
+
+/* YAML 1.1's printable set, as libyaml's reader checks it. */
+static bool yaml_printable(unsigned cp) {
+    return cp == 0x09 || cp == 0x0a || cp == 0x0d || (cp >= 0x20 && cp <= 0x7e) || cp == 0x85
+        || (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd)
+        || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+lesson_text_status lesson_check_text(const char *data, size_t size, size_t *offset,
+                                     unsigned *value) {
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < size;) {
+        unsigned cp = 0;
+        size_t length = (size_t)text_decode(data + i, &cp);
+        *offset = i;
+        if (length == 0) { *value = p[i]; return LESSON_TEXT_UTF8; }
+        if (cp == 0) { *value = 0; return LESSON_TEXT_NUL; }
+        if (!yaml_printable(cp)) { *value = cp; return LESSON_TEXT_CONTROL; }
+        i += length;
+    }
+    return LESSON_TEXT_OK;
+}
+
+void lesson_offset_position(const char *data, size_t size, size_t offset, int *line, int *col) {
+    const unsigned char *p = (const unsigned char *)data;
+    int l = 1, c = 1;
+    if (offset > size) offset = size;
+    for (size_t i = 0; i < offset;) {
+        unsigned cp = 0;
+        size_t length = (size_t)text_decode(data + i, &cp);
+        if (length == 0) { cp = p[i]; length = 1; }
+        /* libyaml's line breaks: CR LF (one break), CR, LF, NEL, LS, PS. */
+        bool crlf = cp == '\r' && i + 1 < size && p[i + 1] == '\n';
+        if (!crlf && (cp == '\r' || cp == '\n' || cp == 0x85 || cp == 0x2028 || cp == 0x2029)) {
+            l++;
+            c = 1;
+        } else if (!crlf) {
+            c++;
+        }
+        i += length;
+    }
+    *line = l;
+    *col = c;
+}
+
+char *lesson_escape(const char *text, size_t length, char *out) {
+    /* Cut after ESCAPE_MAX_CHARS characters, then let text_escape make it harmless. */
+    enum { ESCAPE_MAX_CHARS = 64 };
+    char cut[ESCAPE_MAX_CHARS * 4 + 1];
+    size_t used = 0;
+    int chars = 0;
+    while (used < length && chars < ESCAPE_MAX_CHARS) {
+        unsigned cp;
+        int n = text_decode(text + used, &cp);
+        size_t step = n > 0 && (size_t)n <= length - used ? (size_t)n : 1;
+        memcpy(cut + used, text + used, step);
+        used += step;
+        chars++;
+    }
+    cut[used] = '\0';
+    /* 64 characters escaped take at most 64 × 6 bytes, so the "…" always fits. */
+    int wrote = text_escape(cut, out, LESSON_ESCAPED_MAX - 4);
+    if (used < length) memcpy(out + wrote, "\xe2\x80\xa6", 4);
+    return out;
+}
+
+/* Optimal-string-alignment distance (a swap of neighbours costs 1), or a large number when
+ * either word is too long to be worth comparing. */
+static int edit_distance(const char *a, const char *b) {
+    enum { MAX = 32 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > MAX || lb > MAX) return 1000;
+    int d[MAX + 1][MAX + 1];
+    for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int best = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]
+                && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+const char *lesson_nearest(const char *word, const char *const *words, int count) {
+    const char *best = NULL;
+    int best_distance = 0;
+    for (int i = 0; i < count; i++) {
+        int distance = edit_distance(word, words[i]);
+        int allowed = (int)strlen(words[i]) / 3;
+        if (allowed < 1) allowed = 1;
+        if (distance <= allowed && (!best || distance < best_distance)) {
+            best = words[i];
+            best_distance = distance;
+        }
+    }
+    return best;
+}
+
+static size_t hash_text(const char *text) {
+    uint64_t h = 0xcbf29ce484222325u;  /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 0x100000001b3u;
+    return (size_t)h;
+}
+
+bool lesson_index_init(lesson_index *index, size_t entries) {
+    size_t capacity = 16;
+    while (capacity < 2 * entries) capacity *= 2;
+    index->keys = calloc(capacity, sizeof *index->keys);
+    index->values = calloc(capacity, sizeof *index->values);
+    index->capacity = capacity;
+    if (!index->keys || !index->values) {
+        lesson_index_free(index);
+        return false;
+    }
+    return true;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t find_slot(const lesson_index *index, const char *key) {
+    size_t mask = index->capacity - 1, i = hash_text(key) & mask;
+    while (index->keys[i] && strcmp(index->keys[i], key) != 0) i = (i + 1) & mask;
+    return i;
+}
+
+int lesson_index_get(const lesson_index *index, const char *key) {
+    if (index->capacity == 0) return -1;
+    size_t i = find_slot(index, key);
+    return index->keys[i] ? index->values[i] : -1;
+}
+
+int lesson_index_put(lesson_index *index, const char *key, int value) {
+    size_t i = find_slot(index, key);
+    if (index->keys[i]) return index->values[i];
+    index->keys[i] = key;
+    index->values[i] = value;
+    return -1;
+}
+
+void lesson_index_free(lesson_index *index) {
+    free(index->keys);
+    free(index->values);
+    index->keys = NULL;
+    index->values = NULL;
+    index->capacity = 0;
+}

@@ -1,0 +1,68 @@
+/* Text helpers of the lesson loader: strict numbers, escaping untrusted text for messages,
+ * UTF-8 checks with line:col, nearest-word suggestions, and a string index (hash table). */
+#ifndef ATTNSTEP_LESSON_TEXT_H
+#define ATTNSTEP_LESSON_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    LESSON_NUMBER_OK,
+    LESSON_NUMBER_SYNTAX,     /* not a decimal number */
+    LESSON_NUMBER_NONFINITE,  /* nan, inf, .inf and friends */
+    LESSON_NUMBER_RANGE       /* overflows or underflows a double */
+} lesson_number_status;
+
+/* Parses the whole of text as a decimal number: [+-]? (digits [. digits?] | . digits)
+ * ([eE] [+-]? digits)?. No hex, underscores, spaces, nan or inf. Expects LC_NUMERIC "C". */
+lesson_number_status lesson_parse_number(const char *text, double *value);
+
+/* Parses the whole of text as a decimal integer from min to max (no sign for max ≥ 0 only). */
+bool lesson_parse_integer(const char *text, uint64_t min, uint64_t max, uint64_t *value);
+
+/* Copies text (length bytes) into out for a message: control characters, C1 codes, bidi controls
+ * and invalid bytes escaped (\x1b, \u202e), cut with "…" after max_chars characters.
+ * out must hold at least LESSON_ESCAPED_MAX bytes; returns out. */
+#define LESSON_ESCAPED_MAX 512
+char *lesson_escape(const char *text, size_t length, char *out);
+
+typedef enum {
+    LESSON_TEXT_OK,
+    LESSON_TEXT_NUL,       /* a NUL byte: a binary file */
+    LESSON_TEXT_CONTROL,   /* a control character YAML refuses (value is the code point) */
+    LESSON_TEXT_UTF8       /* a byte that is not valid UTF-8 (value is the byte) */
+} lesson_text_status;
+
+/* Whether data (NUL-terminated at data[size]) holds only text libyaml accepts: UTF-8 without NUL or the control characters
+ * outside YAML's printable set. Otherwise *offset is the first bad byte and *value what is there. */
+lesson_text_status lesson_check_text(const char *data, size_t size, size_t *offset,
+                                     unsigned *value);
+
+/* Line and column (from 1, counted in characters) of a byte offset into data, which is
+ * NUL-terminated at data[size]. */
+void lesson_offset_position(const char *data, size_t size, size_t offset, int *line, int *col);
+
+/* The word of words[0 … count-1] nearest to word in edit distance, or NULL when none is near. */
+const char *lesson_nearest(const char *word, const char *const *words, int count);
+
+/* A string → int map with open addressing; keys are borrowed, not copied. */
+typedef struct {
+    const char **keys;
+    int *values;
+    size_t capacity;   /* a power of two, at least twice the entries */
+} lesson_index;
+
+/* Prepares an index for up to `entries` keys (never add more: the table does not grow).
+ * Returns false when out of memory. */
+bool lesson_index_init(lesson_index *index, size_t entries);
+
+/* The value of key; when it is absent, adds key → value and returns -1. */
+int lesson_index_put(lesson_index *index, const char *key, int value);
+
+/* The value of key, or -1 when it is absent. */
+int lesson_index_get(const lesson_index *index, const char *key);
+
+void lesson_index_free(lesson_index *index);
+
+#endif

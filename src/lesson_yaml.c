@@ -1,0 +1,247 @@
+/* The YAML layer of the lesson loader: libyaml events → a small tree with positions, checking
+ * every structural limit as the events arrive, so nothing grows or loops past a limit. */
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+#include "lesson_diag.h"
+#include "lesson_text.h"
+#include "lesson_yaml.h"
+
+typedef struct {
+    lesson_tree *tree;
+    lesson_diagnostics *diagnostics;
+    int stack[LESSON_MAX_DEPTH];  /* the open lists and mappings */
+    int depth;
+} builder;
+
+static bool grow(void **items, int *capacity, int needed, size_t item_size) {
+    if (needed <= *capacity) return true;
+    int wanted = *capacity ? *capacity * 2 : 256;
+    while (wanted < needed) wanted *= 2;
+    void *bigger = realloc(*items, (size_t)wanted * item_size);
+    if (!bigger) return false;
+    *items = bigger;
+    *capacity = wanted;
+    return true;
+}
+
+static void report_at(builder *b, yaml_mark_t mark, lesson_error error, const char *detail) {
+    lesson_report(b->diagnostics, (int)mark.line + 1, (int)mark.column + 1, error, detail);
+}
+
+/* Appends a node that starts at mark; returns its index, or -1 after reporting why not. */
+static int add_node(builder *b, lesson_node_kind kind, yaml_mark_t mark) {
+    lesson_tree *t = b->tree;
+    if (t->n_nodes >= LESSON_MAX_NODES) {
+        lesson_report(b->diagnostics, (int)mark.line + 1, (int)mark.column + 1,
+                      LESSON_ERROR_TOO_MANY_NODES, LESSON_MAX_NODES, LESSON_MAX_NODES);
+        return -1;
+    }
+    if (!grow((void **)&t->nodes, &t->capacity, t->n_nodes + 1, sizeof *t->nodes)) {
+        report_at(b, mark, LESSON_ERROR_YAML_SYNTAX, "out of memory");
+        return -1;
+    }
+    if (b->depth > 0) t->nodes[b->stack[b->depth - 1]].count++;
+    t->nodes[t->n_nodes] = (lesson_node){ .kind = (uint8_t)kind, .line = (int)mark.line + 1,
+                                          .col = (int)mark.column + 1, .size = 1 };
+    return t->n_nodes++;
+}
+
+static bool store_text(lesson_tree *t, lesson_node *node, const char *text, size_t length) {
+    size_t needed = t->text_used + length + 1;
+    if (needed > t->text_capacity) {
+        size_t wanted = t->text_capacity ? t->text_capacity * 2 : 4096;
+        while (wanted < needed) wanted *= 2;
+        char *bigger = realloc(t->text, wanted);
+        if (!bigger) return false;
+        t->text = bigger;
+        t->text_capacity = wanted;
+    }
+    memcpy(t->text + t->text_used, text, length);
+    t->text[t->text_used + length] = '\0';
+    node->text = (uint32_t)t->text_used;
+    node->length = (uint32_t)length;
+    t->text_used = needed;
+    return true;
+}
+
+static bool add_scalar(builder *b, const yaml_event_t *event) {
+    const char *value = (const char *)event->data.scalar.value;
+    size_t length = event->data.scalar.length;
+    bool fits = length <= LESSON_MAX_STRING, clean = fits && !memchr(value, '\0', length);
+    int at = add_node(b, clean ? LESSON_NODE_SCALAR : LESSON_NODE_BAD, event->start_mark);
+    if (at < 0) return false;
+    if (!fits)
+        lesson_report(b->diagnostics, b->tree->nodes[at].line, b->tree->nodes[at].col,
+                      LESSON_ERROR_STRING_TOO_LONG, length);
+    else if (!clean)
+        report_at(b, event->start_mark, LESSON_ERROR_NUL_IN_TEXT, NULL);
+    if (!clean) return true;
+    lesson_node *node = &b->tree->nodes[at];
+    node->plain = event->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    if (store_text(b->tree, node, value, length)) return true;
+    report_at(b, event->start_mark, LESSON_ERROR_YAML_SYNTAX, "out of memory");
+    return false;
+}
+
+static bool open_collection(builder *b, const yaml_event_t *event, lesson_node_kind kind) {
+    if (b->depth == LESSON_MAX_DEPTH) {
+        lesson_report(b->diagnostics, (int)event->start_mark.line + 1,
+                      (int)event->start_mark.column + 1, LESSON_ERROR_TOO_DEEP,
+                      LESSON_MAX_DEPTH, LESSON_MAX_DEPTH);
+        return false;
+    }
+    int at = add_node(b, kind, event->start_mark);
+    if (at < 0) return false;
+    b->stack[b->depth++] = at;
+    return true;
+}
+
+static void close_collection(builder *b) {
+    int at = b->stack[--b->depth];
+    b->tree->nodes[at].size = b->tree->n_nodes - at;
+}
+
+static void report_escaped(builder *b, yaml_mark_t mark, lesson_error error, const char *name) {
+    char shown[LESSON_ESCAPED_MAX];
+    report_at(b, mark, error, lesson_escape(name, strlen(name), shown));
+}
+
+/* The anchor of a node event, or NULL. */
+static const char *anchor_of(const yaml_event_t *event) {
+    switch (event->type) {
+    case YAML_SCALAR_EVENT: return (const char *)event->data.scalar.anchor;
+    case YAML_SEQUENCE_START_EVENT: return (const char *)event->data.sequence_start.anchor;
+    case YAML_MAPPING_START_EVENT: return (const char *)event->data.mapping_start.anchor;
+    default: return NULL;
+    }
+}
+
+/* Handles one event; returns false to stop (a fatal problem, or the end of the document). */
+static bool handle_event(builder *b, const yaml_event_t *event, int *documents) {
+    const char *anchor = anchor_of(event);
+    if (anchor) report_escaped(b, event->start_mark, LESSON_ERROR_ANCHOR, anchor);
+    switch (event->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        if (++*documents == 1) return true;
+        report_at(b, event->start_mark, LESSON_ERROR_SECOND_DOCUMENT, NULL);
+        return false;
+    case YAML_SCALAR_EVENT:
+        return add_scalar(b, event);
+    case YAML_ALIAS_EVENT:
+        report_escaped(b, event->start_mark, LESSON_ERROR_ALIAS,
+                       (const char *)event->data.alias.anchor);
+        return add_node(b, LESSON_NODE_BAD, event->start_mark) >= 0;
+    case YAML_SEQUENCE_START_EVENT:
+        return open_collection(b, event, LESSON_NODE_LIST);
+    case YAML_MAPPING_START_EVENT:
+        return open_collection(b, event, LESSON_NODE_MAP);
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        close_collection(b);
+        return true;
+    case YAML_STREAM_END_EVENT:
+        return false;
+    default:
+        return true;
+    }
+}
+
+static void report_parser_error(builder *b, const yaml_parser_t *parser, const char *data,
+                                size_t size) {
+    int line = (int)parser->problem_mark.line + 1, col = (int)parser->problem_mark.column + 1;
+    /* Reader errors (bad encoding) carry only a byte offset. */
+    if (parser->error == YAML_READER_ERROR)
+        lesson_offset_position(data, size, parser->problem_offset, &line, &col);
+    char message[512];
+    const char *problem = parser->problem ? parser->problem : "out of memory";
+    if (parser->context)
+        snprintf(message, sizeof message, "%s %s started at line %d", problem,
+                 parser->context, (int)parser->context_mark.line + 1);
+    else
+        snprintf(message, sizeof message, "%s", problem);
+    lesson_report(b->diagnostics, line, col, LESSON_ERROR_YAML_SYNTAX, message);
+}
+
+const char *lesson_node_describe(const lesson_tree *tree, int node) {
+    switch (tree->nodes[node].kind) {
+    case LESSON_NODE_LIST: return "a list";
+    case LESSON_NODE_MAP: return "a mapping";
+    case LESSON_NODE_SCALAR: return lesson_node_is_null(tree, node) ? "empty" : "text";
+    default: return "an unusable value";
+    }
+}
+
+/* Reports keys that are not text and keys given twice in one mapping; a hash index keeps this
+ * linear however many keys there are. */
+static void check_map(const lesson_tree *t, int map, lesson_diagnostics *d) {
+    lesson_index seen;
+    if (!lesson_index_init(&seen, (size_t)t->nodes[map].count / 2)) return;
+    for (int key = map + 1; key < lesson_node_next(t, map);) {
+        const lesson_node *k = &t->nodes[key];
+        if (k->kind == LESSON_NODE_LIST || k->kind == LESSON_NODE_MAP) {
+            lesson_report(d, k->line, k->col, LESSON_ERROR_KEY_NOT_TEXT,
+                          lesson_node_describe(t, key));
+        } else if (k->kind == LESSON_NODE_SCALAR) {
+            int first = lesson_index_put(&seen, lesson_node_text(t, key), key);
+            char shown[LESSON_ESCAPED_MAX];
+            if (first >= 0)
+                lesson_report(d, k->line, k->col, LESSON_ERROR_DUPLICATE_KEY,
+                              lesson_escape(lesson_node_text(t, key), k->length, shown),
+                              t->nodes[first].line);
+        }
+        int value = lesson_node_next(t, key);
+        key = lesson_node_next(t, value);
+    }
+    lesson_index_free(&seen);
+}
+
+bool lesson_tree_parse(const char *data, size_t size, lesson_tree *tree,
+                       lesson_diagnostics *diagnostics) {
+    *tree = (lesson_tree){ 0 };
+    builder b = { .tree = tree, .diagnostics = diagnostics };
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) return false;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
+    yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+    bool complete = false, going = true;
+    int documents = 0;
+    while (going) {
+        yaml_event_t event;
+        if (!yaml_parser_parse(&parser, &event)) {
+            report_parser_error(&b, &parser, data, size);
+            break;
+        }
+        complete = event.type == YAML_STREAM_END_EVENT
+                || (event.type == YAML_DOCUMENT_START_EVENT && documents == 1);
+        going = handle_event(&b, &event, &documents);
+        yaml_event_delete(&event);
+    }
+    yaml_parser_delete(&parser);
+    if (!complete) return false;
+    if (tree->n_nodes == 0 || lesson_node_is_null(tree, 0)) {
+        lesson_report(diagnostics, 0, 0, LESSON_ERROR_FILE_EMPTY);
+        return false;
+    }
+    for (int i = 0; i < tree->n_nodes; i++)
+        if (tree->nodes[i].kind == LESSON_NODE_MAP) check_map(tree, i, diagnostics);
+    return true;
+}
+
+void lesson_tree_free(lesson_tree *tree) {
+    free(tree->nodes);
+    free(tree->text);
+    *tree = (lesson_tree){ 0 };
+}
+
+const char *lesson_node_text(const lesson_tree *tree, int node) {
+    return tree->text + tree->nodes[node].text;
+}
+
+bool lesson_node_is_null(const lesson_tree *tree, int node) {
+    const lesson_node *n = &tree->nodes[node];
+    if (n->kind != LESSON_NODE_SCALAR || !n->plain) return false;
+    const char *text = lesson_node_text(tree, node);
+    return !*text || strcmp(text, "~") == 0 || strcmp(text, "null") == 0
+        || strcmp(text, "Null") == 0 || strcmp(text, "NULL") == 0;
+}
