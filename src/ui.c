@@ -1,0 +1,392 @@
+/* ui_run: opens the lesson (or the picker) and runs the key loop, on the real terminal or, for
+ * tests, on an in-memory screen fed by a key script; the terminal is restored on every way out. */
+#include "ui_curses.h"
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ui_internal.h"
+
+#define DEFAULT_PRECISION 4
+
+typedef struct {
+    ui_style st;
+    int precision;
+    bool headless;
+    SCREEN *screen;
+    FILE *term_out, *term_in;    /* headless: the in-memory screen writes to /dev/null */
+    ui_event *script;
+    int script_len, script_pos, dumps;
+    bool stop;                   /* input ended or a signal came: leave every loop */
+} session;
+
+/* A lesson with its trace, both owned. */
+typedef struct {
+    lesson l;
+    trace t;
+} opened;
+
+/* Set from signal handlers: the signal to re-raise once the terminal is restored. */
+static volatile sig_atomic_t pending_signal;
+static volatile sig_atomic_t curses_active;
+
+static void restore_terminal(void)
+{
+    if (curses_active) {
+        curses_active = 0;
+        endwin();
+    }
+}
+
+static void on_stop_signal(int sig)
+{
+    pending_signal = sig;
+}
+
+/* A crash must not leave the terminal raw; endwin is not async-signal-safe, but the process is
+ * about to die anyway and a usable shell is worth the risk. */
+static void on_fatal_signal(int sig)
+{
+    restore_terminal();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_handlers(void)
+{
+    static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    static const int fatals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    static bool registered;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_stop_signal;   /* no SA_RESTART: a blocked read returns at once */
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) sigaction(stops[i], &sa, NULL);
+    sa.sa_handler = on_fatal_signal;
+    for (size_t i = 0; i < sizeof fatals / sizeof fatals[0]; i++) sigaction(fatals[i], &sa, NULL);
+    if (!registered) registered = atexit(restore_terminal) == 0;
+}
+
+/* ---- headless screens ---- */
+
+/* Line-drawing characters of the alternate character set, read back as ASCII. */
+static wchar_t acs_as_ascii(wchar_t c)
+{
+    return c == 'q' ? L'-' : c == 'x' ? L'|' : strchr("lkmjtuvwn", (int)c) ? L'+' : c;
+}
+
+static void dump_row(int y)
+{
+    static cchar_t cells[1024];
+    char line[8192];
+    size_t len = 0;
+    int n = COLS < 1024 ? COLS : 1023;
+    mvin_wchnstr(y, 0, cells, n);
+    for (int x = 0; x < n && len + MB_LEN_MAX + 1 < sizeof line; x++) {
+        wchar_t text[CCHARW_MAX + 1] = {0};
+        attr_t attrs;
+        short pair;
+        getcchar(&cells[x], text, &attrs, &pair, NULL);
+        wchar_t c = text[0] ? text[0] : L' ';
+        if (attrs & A_ALTCHARSET) c = acs_as_ascii(c);
+        mbstate_t state;
+        memset(&state, 0, sizeof state);
+        size_t k = wcrtomb(line + len, c, &state);
+        if (k == (size_t)-1) line[len++] = '?';
+        else len += k;
+        int w = wcwidth(c);
+        if (w > 1) x += w - 1;   /* the next cell continues this character */
+    }
+    while (len > 0 && line[len - 1] == ' ') len--;
+    line[len] = '\0';
+    puts(line);
+}
+
+static void dump_screen(session *s)
+{
+    printf("--- screen %d (%dx%d)\n", ++s->dumps, COLS, LINES);
+    for (int y = 0; y < LINES; y++) dump_row(y);
+    fflush(stdout);
+}
+
+/* ---- input ---- */
+
+static bool next_script_event(session *s, ui_event *ev)
+{
+    while (s->script_pos < s->script_len) {
+        *ev = s->script[s->script_pos++];
+        if (ev->kind == UI_EV_DUMP) { dump_screen(s); continue; }
+        if (ev->kind == UI_EV_RESIZE) resizeterm(ev->y, ev->x);
+        return true;
+    }
+    return false;
+}
+
+static bool next_terminal_event(ui_event *ev)
+{
+    for (;;) {
+        if (pending_signal) return false;
+        wint_t ch;
+        int r = get_wch(&ch);
+        if (r == ERR) continue;   /* the input timeout: look at pending signals again */
+        *ev = (ui_event){.kind = UI_EV_KEY, .key = (int)ch};
+        if (r != KEY_CODE_YES) return true;
+        if (ch == KEY_RESIZE) { ev->kind = UI_EV_RESIZE; return true; }
+        if (ch != KEY_MOUSE) { ev->key = UI_KEY((int)ch); return true; }
+        MEVENT m;
+        if (getmouse(&m) == OK && (m.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) {
+            *ev = (ui_event){.kind = UI_EV_CLICK, .x = m.x, .y = m.y};
+            return true;
+        }
+    }
+}
+
+/* The next key, click or resize. False when the script has ended or a signal asks to stop. */
+static bool next_event(session *s, ui_event *ev)
+{
+    bool got = s->headless ? next_script_event(s, ev) : next_terminal_event(ev);
+    if (!got) s->stop = true;
+    return got;
+}
+
+/* ---- the terminal ---- */
+
+static int start_terminal(session *s, const ui_options *o)
+{
+    if (s->headless) {
+        s->term_out = fopen("/dev/null", "w");
+        s->term_in = fopen("/dev/null", "r");
+        use_env(FALSE);   /* the size comes from --screen, not from the environment */
+        s->screen = s->term_out && s->term_in ? newterm("xterm-256color", s->term_out, s->term_in) : NULL;
+    } else {
+        install_handlers();
+        s->screen = newterm(NULL, stdout, stdin);
+    }
+    if (!s->screen) {
+        const char *term = getenv("TERM");
+        fprintf(stderr, "attnstep: cannot start the terminal UI on TERM=%s\n", term ? term : "(unset)");
+        return 70;
+    }
+    curses_active = 1;
+    if (s->headless)
+        resizeterm(o->screen_rows > 0 ? o->screen_rows : 24, o->screen_cols > 0 ? o->screen_cols : 80);
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    set_escdelay(25);
+    timeout(250);
+    mouseinterval(0);
+    mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
+    s->st.colors = ui_colors_init(o->color);
+    return 0;
+}
+
+static void stop_terminal(session *s)
+{
+    if (s->headless && curses_active) dump_screen(s);
+    restore_terminal();
+    if (s->screen) delscreen(s->screen);
+    s->screen = NULL;
+    if (s->term_out) fclose(s->term_out);
+    if (s->term_in) fclose(s->term_in);
+    s->term_out = s->term_in = NULL;
+}
+
+/* ---- lessons ---- */
+
+/* Loads and traces path. Returns 0, or the exit status (65 bad lesson, 66 unreadable, 70) with
+ * the first problem in error; with report, every diagnostic also goes to standard error. */
+static int open_lesson(const char *path, opened *o, bool report, char *error, size_t size)
+{
+    lesson_diagnostics d = {0};
+    lesson_status status = lesson_load(path, &o->l, &d);
+    if (status != LESSON_OK) {
+        if (report) lesson_diagnostics_print(&d, stderr);
+        if (d.count > 0 && d.items[0].line > 0)
+            snprintf(error, size, "%s:%d:%d: %s", path, d.items[0].line, d.items[0].col, d.items[0].message);
+        else
+            snprintf(error, size, "%s: %s", path, d.count > 0 ? d.items[0].message : "cannot be read");
+        lesson_diagnostics_free(&d);
+        return status == LESSON_UNREADABLE ? 66 : 65;
+    }
+    trace_failure f;
+    trace_status ts = trace_compute(&o->l.input, &o->t, &f);
+    if (ts != TRACE_OK) {
+        snprintf(error, size, "%s: error: %s", path, trace_status_message(ts));
+        if (report) fprintf(stderr, "%s\n", error);
+        lesson_free(&o->l);
+        return ts == TRACE_ERROR_NO_MEMORY ? 70 : 65;
+    }
+    return 0;
+}
+
+static void close_lesson(opened *o)
+{
+    trace_free(&o->t);
+    lesson_free(&o->l);
+}
+
+/* Where --at and --head open: a cell, or the first step of that head. Returns 0 or 64. */
+static int place_view(ui_view *v, const ui_options *options)
+{
+    int heads = v->t->heads;
+    if (options->head < 0 || options->head > heads) {
+        fprintf(stderr, "attnstep: --head %d: the lesson has %d head%s\n", options->head, heads,
+                heads == 1 ? "" : "s");
+        return 64;
+    }
+    if (options->at) {
+        trace_cell cell;
+        char reason[256];
+        if (!trace_cell_parse(v->t, options->at, options->head ? options->head : 1, &cell,
+                              reason, sizeof reason) || !ui_view_open_at(v, &cell)) {
+            fprintf(stderr, "attnstep: --at '%s': %s\n", options->at, reason);
+            return 64;
+        }
+    } else if (options->head > 0) {
+        for (int i = 0; i < v->n_steps; i++)
+            if (stage_get(v->steps[i].stage)->per_head && v->steps[i].head == options->head) {
+                ui_view_goto(v, i);
+                break;
+            }
+    }
+    return 0;
+}
+
+static void on_lesson_key(ui_view *v, int key, bool *quit)
+{
+    char label[32];
+    int arg = 0;
+    if (v->help) { v->help = false; return; }   /* any key closes the help */
+    ui_action action = ui_key_action(key, UI_IN_LESSON, &arg);
+    if (action == UI_ACT_NONE) {
+        snprintf(v->message, sizeof v->message, "%s does nothing here; ? lists the keys",
+                 ui_key_label(key, true, label, sizeof label));
+        return;
+    }
+    if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
+    *quit = !ui_view_apply(v, action, arg);
+}
+
+/* Runs one lesson until it is quit or input ends. */
+static void run_view(session *s, ui_view *v, const char *title)
+{
+    ui_layout layout;
+    for (bool quit = false; !quit;) {
+        ui_draw_lesson(v, title, &s->st, s->precision, &layout);
+        refresh();
+        ui_event ev;
+        if (!next_event(s, &ev)) return;
+        int row, col, step;
+        if (ev.kind == UI_EV_KEY) {
+            on_lesson_key(v, ev.key, &quit);
+        } else if (ev.kind == UI_EV_CLICK) {
+            int hit = ui_layout_hit(&layout, v, ev.x, ev.y, &row, &col, &step);
+            if (hit == 1) { v->row = row; v->col = col; }
+            if (hit == 2) ui_view_goto(v, step);
+        }
+    }
+}
+
+/* Opens a traced lesson in a view placed by options; returns 0 or an exit status. */
+static int run_lesson(session *s, opened *o, const ui_options *placement)
+{
+    ui_view v;
+    if (!ui_view_init(&v, &o->t, o->l.steps, o->l.n_steps)) {
+        fprintf(stderr, "attnstep: out of memory\n");
+        return 70;
+    }
+    int status = placement ? place_view(&v, placement) : 0;
+    if (status == 0) {
+        status = start_terminal(s, placement);
+        if (status == 0) run_view(s, &v, o->l.title);
+    }
+    ui_view_free(&v);
+    return status;
+}
+
+static void open_from_picker(session *s, ui_picker *p)
+{
+    if (p->count == 0) return;
+    opened o;
+    char error[sizeof p->message];
+    if (open_lesson(p->items[p->selected].path, &o, false, error, sizeof error) != 0) {
+        snprintf(p->message, sizeof p->message, "%s", error);
+        return;
+    }
+    ui_view v;
+    if (ui_view_init(&v, &o.t, o.l.steps, o.l.n_steps)) {
+        run_view(s, &v, o.l.title);
+        ui_view_free(&v);
+    } else {
+        snprintf(p->message, sizeof p->message, "out of memory");
+    }
+    close_lesson(&o);
+}
+
+static int run_picker(session *s, const ui_options *options)
+{
+    ui_picker p;
+    if (!ui_picker_scan(&p)) {
+        ui_picker_free(&p);
+        fprintf(stderr, "attnstep: out of memory while listing lessons\n");
+        return 70;
+    }
+    int status = start_terminal(s, options);
+    while (status == 0 && !s->stop) {
+        ui_picker_draw(&p, &s->st);
+        refresh();
+        ui_event ev;
+        if (!next_event(s, &ev) || ev.kind != UI_EV_KEY) continue;
+        int arg;
+        if (p.help) { p.help = false; continue; }
+        ui_action action = ui_key_action(ev.key, UI_IN_PICKER, &arg);
+        if (action == UI_ACT_OPEN) open_from_picker(s, &p);
+        else if (!ui_picker_apply(&p, action)) break;
+    }
+    ui_picker_free(&p);
+    return status;
+}
+
+/* ---- the entry point ---- */
+
+static int run(session *s, const ui_options *options)
+{
+    if (!options->lesson_path) return run_picker(s, options);
+    opened o;
+    char error[512];
+    int status = open_lesson(options->lesson_path, &o, true, error, sizeof error);
+    if (status != 0) return status;
+    status = run_lesson(s, &o, options);
+    close_lesson(&o);
+    return status;
+}
+
+int ui_run(const ui_options *options)
+{
+    session s = {.precision = options->precision >= 0 ? options->precision : DEFAULT_PRECISION,
+                 .headless = options->key_script != NULL};
+    setlocale(LC_CTYPE, "");   /* wide characters; numbers stay in the "C" locale */
+    s.st.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    if (s.headless) {
+        char error[512];
+        int status = ui_script_load(options->key_script, &s.script, &s.script_len, error, sizeof error);
+        if (status != 0) {
+            fprintf(stderr, "attnstep: %s\n", error);
+            return status;
+        }
+    }
+    pending_signal = 0;
+    int status = run(&s, options);
+    stop_terminal(&s);
+    free(s.script);
+    if (pending_signal) {   /* die of the signal now that the terminal is back to normal */
+        signal(pending_signal, SIG_DFL);
+        raise(pending_signal);
+    }
+    return status;
+}

@@ -1,0 +1,196 @@
+/* Internals shared by the UI's files (ui*.c) and its tests: the view model, the key bindings,
+ * key scripts, text handling and drawing. Not part of the program's API; see ui.h for that. */
+#ifndef ATTNSTEP_UI_INTERNAL_H
+#define ATTNSTEP_UI_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <wchar.h>
+#include "attention.h"
+#include "lesson.h"
+#include "ui.h"
+
+/* ---- how to draw (decided once per run from the locale, the terminal and --color) ---- */
+typedef struct {
+    bool utf8;      /* the locale shows UTF-8; otherwise ASCII text and ACS/ASCII lines */
+    int colors;     /* 0 (no colour: shade glyphs instead), 8 or 256 */
+} ui_style;
+
+/* ---- actions and the one table of key bindings (ui_keys.c) ---- */
+typedef enum {
+    UI_ACT_NONE,
+    UI_ACT_QUIT, UI_ACT_HELP, UI_ACT_REDRAW,
+    UI_ACT_NEXT, UI_ACT_PREV, UI_ACT_FIRST, UI_ACT_LAST,
+    UI_ACT_HEAD_NEXT, UI_ACT_HEAD_PREV, UI_ACT_HEAD_NUMBER,
+    UI_ACT_LEFT, UI_ACT_RIGHT, UI_ACT_UP, UI_ACT_DOWN,
+    UI_ACT_STEP_IN, UI_ACT_STEP_OUT, UI_ACT_HEATMAP,
+    UI_ACT_OPEN
+} ui_action;
+
+/* Where a binding applies. */
+enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2 };
+
+/* Curses function keys are kept apart from characters (which go up to 0x10FFFF). */
+#define UI_KEY(k) (0x110000 + (k))
+
+#define UI_MAX_KEYS 10
+typedef struct {
+    ui_action action;
+    unsigned contexts;         /* UI_IN_LESSON and/or UI_IN_PICKER */
+    int keys[UI_MAX_KEYS];     /* 0-terminated */
+    const char *bar;           /* short label for the key bar, NULL to leave it out */
+    const char *help;          /* the help overlay's description */
+} ui_binding;
+
+const ui_binding *ui_bindings(int *count);
+
+/* The action key has in context; arg receives the digit for UI_ACT_HEAD_NUMBER. */
+ui_action ui_key_action(int key, unsigned context, int *arg);
+
+/* How a key is shown to people ("n", "Space", "PgDn", "←"); ASCII unless utf8. */
+const char *ui_key_label(int key, bool utf8, char *buffer, size_t size);
+
+/* Every key of a binding for the help overlay, e.g. "n Space PgDn" or "1–9". */
+void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size);
+
+/* ---- key scripts for headless runs (ui_keys.c); the format is described in ui.h ---- */
+typedef enum { UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_END } ui_event_kind;
+
+typedef struct {
+    ui_event_kind kind;
+    int key;        /* UI_EV_KEY */
+    int x, y;       /* UI_EV_CLICK: column and row; UI_EV_RESIZE: columns and rows */
+} ui_event;
+
+/* Parses one script line. Returns 1 with ev filled, 0 for a blank or comment line, -1 with a
+ * reason in error for a line it does not understand. */
+int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t size);
+
+/* Reads a whole script. Returns 0, or the exit status (64 bad line, 66 unreadable) with a
+ * one-line message "path:line: ..." in error. */
+int ui_script_load(const char *path, ui_event **events, int *count, char *error, size_t size);
+
+/* ---- text (ui_text.c): UTF-8 in, wide characters out, ASCII when the locale is not UTF-8 ---- */
+size_t ui_text_widen(const char *s, bool utf8, wchar_t *out, size_t capacity);
+int ui_text_width(const wchar_t *s, size_t n);
+/* How many characters of s (n of them) fit in width columns; *used gets their width. */
+size_t ui_text_fit(const wchar_t *s, size_t n, int width, int *used);
+
+typedef struct { size_t start, length; } ui_span;
+/* Word-wraps s into lines of at most width columns; '\n' breaks a line. Fills up to
+ * max_lines spans and returns how many lines the whole text needs. */
+int ui_text_wrap(const wchar_t *s, size_t n, int width, ui_span *lines, int max_lines);
+
+/* ---- the view model of one lesson (ui_view.c, no curses) ---- */
+typedef struct {
+    stage_id stage;
+    int head;                   /* from 1; 1 for stages that are not per head */
+    int focus_row, focus_col;   /* the narration's cell, -1 without */
+    const char *say;            /* borrowed narration text, or NULL */
+} ui_step;
+
+typedef struct {
+    const trace *t;
+    ui_step *steps;
+    int n_steps;
+    int step;                   /* the current step, index into steps */
+    int row, col;               /* the selected cell */
+    bool stepped_in;            /* filling the stage: cells after the selected one are hidden */
+    bool heat_weights;          /* weights on the sequential ramp (default on) */
+    bool heat_signed;           /* other matrices on the diverging ramp (default off) */
+    bool help;                  /* the help overlay is shown */
+    int top, left;              /* first visible row and column of the matrix */
+    char message[200];          /* a one-off remark for the status line, "" for none */
+    int stats_step;             /* the step lo and hi were measured for, -1 for none */
+    double lo, hi;              /* the finite extremes of that step's matrix */
+} ui_view;
+
+/* Builds the walk: every stage of the trace in table order, per-head stages once per head,
+ * with the narration's steps placed at their stage and head (several in lesson order).
+ * Returns false when out of memory. */
+bool ui_view_init(ui_view *v, const trace *t, const lesson_step *narration, int n_narration);
+void ui_view_free(ui_view *v);
+
+const ui_step *ui_view_current(const ui_view *v);
+int ui_view_rows(const ui_view *v);
+int ui_view_cols(const ui_view *v);
+
+/* The first step showing stage (at head, for per-head stages), or -1. */
+int ui_view_find(const ui_view *v, stage_id stage, int head);
+void ui_view_goto(ui_view *v, int step);
+/* Opens at a cell (as from --at); false when the trace has no such step. */
+bool ui_view_open_at(ui_view *v, const trace_cell *cell);
+
+/* Applies an action; returns false when it asks to quit. */
+bool ui_view_apply(ui_view *v, ui_action action, int arg);
+
+/* Whether a cell is shown (stepping in hides the cells after the selected one). */
+bool ui_view_is_filled(const ui_view *v, int row, int col);
+/* Whether the current stage is drawn as a heatmap. */
+bool ui_view_heatmap(const ui_view *v);
+/* Scrolls so the selected cell is among the visible rows and columns. */
+void ui_view_scroll(ui_view *v, int visible_rows, int visible_cols);
+
+/* ---- drawing (ui_draw.c; curses) ---- */
+#define UI_MIN_COLS 36
+#define UI_MIN_ROWS 10
+
+/* Where things were drawn, so a mouse click can be mapped back to a cell or a step. */
+typedef struct {
+    int grid_y, grid_x;          /* screen position of the first visible cell */
+    int cell_w;                  /* columns per cell */
+    int vis_rows, vis_cols;      /* cells visible */
+    int list_y, list_x, list_w;  /* the stage list */
+    int list_first, list_count;  /* steps shown in the stage list, one per line */
+    int list_steps[256];         /* the step each stage-list line opens */
+} ui_layout;
+
+/* Sets up colour pairs and returns how many colours the UI will use (0, 8 or 256). */
+int ui_colors_init(ui_color choice);
+
+bool ui_screen_too_small(void);
+void ui_draw_too_small(const ui_style *st);
+void ui_draw_lesson(ui_view *v, const char *title, const ui_style *st, int precision,
+                    ui_layout *layout);
+void ui_draw_help(unsigned context, const ui_style *st);
+void ui_draw_bar(unsigned context, const ui_style *st);
+/* Draws text in exactly width columns, padded with spaces in the same attributes so colour
+ * backgrounds fill the field. Returns the columns the text itself took. */
+enum { UI_LEFT, UI_RIGHT, UI_CENTER };
+int ui_field(int y, int x, int width, const char *text, const ui_style *st, unsigned attr,
+             int pair, int align);
+/* Draws UTF-8 text at y, x in at most width columns; returns the columns used. */
+int ui_put(int y, int x, int width, const char *text, const ui_style *st, unsigned attr,
+           int pair);
+void ui_draw_hline(int y, int x, int width, const ui_style *st);
+void ui_draw_vline(int y, int x, int height, const ui_style *st);
+void ui_draw_box(int y, int x, int height, int width, const ui_style *st);
+
+/* Maps a click to a cell (returns 1, fills row/col) or a stage-list line (returns 2, fills
+ * step), or returns 0. */
+int ui_layout_hit(const ui_layout *layout, const ui_view *v, int x, int y,
+                  int *row, int *col, int *step);
+
+/* ---- the lesson picker (ui_picker.c) ---- */
+typedef struct {
+    char *path, *title, *about;
+    char *error;                 /* the first diagnostic when the lesson does not load */
+} ui_lesson_entry;
+
+typedef struct {
+    ui_lesson_entry *items;
+    int count, selected, top;
+    char searched[512];          /* the folders looked in, for the "none found" message */
+    char message[512];           /* status line: why a lesson did not open */
+    bool help;
+} ui_picker;
+
+/* Lists the lessons in $ATTNSTEP_LESSONS (folders separated by ':') if set, else in the
+ * installed lessons folder and then ./lessons. */
+bool ui_picker_scan(ui_picker *p);
+void ui_picker_free(ui_picker *p);
+void ui_picker_draw(ui_picker *p, const ui_style *st);
+/* Applies an action; returns false on quit. UI_ACT_OPEN is left to the caller. */
+bool ui_picker_apply(ui_picker *p, ui_action action);
+
+#endif

@@ -1,0 +1,210 @@
+/* The one table of key bindings (the key bar and the help overlay are generated from it), key
+ * names for people and for key scripts, and the key-script reader of headless runs. */
+#include "ui_curses.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "ui_internal.h"
+
+#define ENTER_KEYS '\n', '\r', UI_KEY(KEY_ENTER)
+
+static const ui_binding bindings[] = {
+    {UI_ACT_QUIT, UI_IN_LESSON | UI_IN_PICKER, {'q', 'Q'}, "quit",
+     "quit (back to the lesson picker if it opened the lesson)"},
+    {UI_ACT_HELP, UI_IN_LESSON | UI_IN_PICKER, {'?', UI_KEY(KEY_F(1))}, "help",
+     "show or hide this help"},
+    {UI_ACT_NEXT, UI_IN_LESSON, {'n', ' ', UI_KEY(KEY_NPAGE)}, "next",
+     "next step (next cell when stepped in)"},
+    {UI_ACT_PREV, UI_IN_LESSON, {'p', UI_KEY(KEY_BACKSPACE), 127, 8, UI_KEY(KEY_PPAGE)}, "prev",
+     "previous step (previous cell when stepped in)"},
+    {UI_ACT_FIRST, UI_IN_LESSON, {'g', UI_KEY(KEY_HOME)}, NULL, "first step"},
+    {UI_ACT_LAST, UI_IN_LESSON, {'G', UI_KEY(KEY_END)}, NULL, "last step"},
+    {UI_ACT_HEAD_NEXT, UI_IN_LESSON, {'\t'}, "head", "next head"},
+    {UI_ACT_HEAD_PREV, UI_IN_LESSON, {UI_KEY(KEY_BTAB)}, NULL, "previous head"},
+    {UI_ACT_HEAD_NUMBER, UI_IN_LESSON, {'1', '2', '3', '4', '5', '6', '7', '8', '9'}, NULL,
+     "show that head"},
+    {UI_ACT_STEP_IN, UI_IN_LESSON, {'s', ENTER_KEYS}, "step in",
+     "step in: fill the stage cell by cell, with the arithmetic"},
+    {UI_ACT_STEP_OUT, UI_IN_LESSON, {'o'}, "out", "step out to the whole stage"},
+    {UI_ACT_HEATMAP, UI_IN_LESSON, {'a'}, "heatmap", "heatmap or plain numbers"},
+    {UI_ACT_LEFT, UI_IN_LESSON, {UI_KEY(KEY_LEFT), 'h'}, NULL, "select the cell to the left"},
+    {UI_ACT_DOWN, UI_IN_LESSON | UI_IN_PICKER, {UI_KEY(KEY_DOWN), 'j'}, NULL,
+     "select the cell (or lesson) below"},
+    {UI_ACT_UP, UI_IN_LESSON | UI_IN_PICKER, {UI_KEY(KEY_UP), 'k'}, NULL,
+     "select the cell (or lesson) above"},
+    {UI_ACT_RIGHT, UI_IN_LESSON, {UI_KEY(KEY_RIGHT), 'l'}, NULL, "select the cell to the right"},
+    {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson"},
+    {UI_ACT_REDRAW, UI_IN_LESSON | UI_IN_PICKER, {12}, NULL, "redraw the screen"},
+};
+
+const ui_binding *ui_bindings(int *count)
+{
+    *count = (int)(sizeof bindings / sizeof bindings[0]);
+    return bindings;
+}
+
+ui_action ui_key_action(int key, unsigned context, int *arg)
+{
+    for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
+        if (!(bindings[i].contexts & context)) continue;
+        for (const int *k = bindings[i].keys; *k; k++) {
+            if (*k != key) continue;
+            if (arg) *arg = key >= '0' && key <= '9' ? key - '0' : 0;
+            return bindings[i].action;
+        }
+    }
+    return UI_ACT_NONE;
+}
+
+/* Names of the keys that are not a printable character of their own: the key script's name
+ * and the label people see (UTF-8 and ASCII). */
+static const struct { int key; const char *script, *label, *ascii; } key_names[] = {
+    {' ', "space", "Space", "Space"},
+    {'\n', "enter", "Enter", "Enter"},
+    {'\r', "return", "Enter", "Enter"},
+    {UI_KEY(KEY_ENTER), "kenter", "Enter", "Enter"},
+    {'\t', "tab", "Tab", "Tab"},
+    {UI_KEY(KEY_BTAB), "btab", "Shift-Tab", "Shift-Tab"},
+    {UI_KEY(KEY_UP), "up", "\xe2\x86\x91", "Up"},
+    {UI_KEY(KEY_DOWN), "down", "\xe2\x86\x93", "Down"},
+    {UI_KEY(KEY_LEFT), "left", "\xe2\x86\x90", "Left"},
+    {UI_KEY(KEY_RIGHT), "right", "\xe2\x86\x92", "Right"},
+    {UI_KEY(KEY_NPAGE), "pgdn", "PgDn", "PgDn"},
+    {UI_KEY(KEY_PPAGE), "pgup", "PgUp", "PgUp"},
+    {UI_KEY(KEY_HOME), "home", "Home", "Home"},
+    {UI_KEY(KEY_END), "end", "End", "End"},
+    {UI_KEY(KEY_BACKSPACE), "backspace", "Backspace", "Backspace"},
+    {127, "del", "Backspace", "Backspace"},
+    {8, "ctrl-h", "Backspace", "Backspace"},
+    {UI_KEY(KEY_F(1)), "f1", "F1", "F1"},
+    {12, "ctrl-l", "Ctrl-L", "Ctrl-L"},
+    {27, "esc", "Esc", "Esc"},
+};
+#define N_KEY_NAMES (sizeof key_names / sizeof key_names[0])
+
+const char *ui_key_label(int key, bool utf8, char *buffer, size_t size)
+{
+    for (size_t i = 0; i < N_KEY_NAMES; i++)
+        if (key_names[i].key == key) return utf8 ? key_names[i].label : key_names[i].ascii;
+    if (key > 0x20 && key < 0x7F) snprintf(buffer, size, "%c", key);
+    else snprintf(buffer, size, "key %d", key);
+    return buffer;
+}
+
+/* Appends text to buffer (of size), keeping it terminated. */
+static void append(char *buffer, size_t size, const char *text)
+{
+    size_t used = strlen(buffer);
+    if (used + 1 < size) snprintf(buffer + used, size - used, "%s", text);
+}
+
+void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size)
+{
+    const int *k = binding->keys;
+    char last[32] = "";
+    buffer[0] = '\0';
+    for (int i = 0; k[i]; i++) {
+        char label[32];
+        const char *name = ui_key_label(k[i], utf8, label, sizeof label);
+        if (strcmp(name, last) == 0) continue;   /* Backspace arrives as three codes */
+        snprintf(last, sizeof last, "%s", name);
+        if (buffer[0]) append(buffer, size, " ");
+        append(buffer, size, name);
+        /* A run of three or more consecutive characters reads better as "1–9". */
+        int run = i;
+        while (k[i] < 0x7F && k[run + 1] == k[run] + 1) run++;
+        if (run - i >= 2) {
+            append(buffer, size, utf8 ? "\xe2\x80\x93" : "-");
+            append(buffer, size, ui_key_label(k[run], utf8, label, sizeof label));
+            i = run;
+        }
+    }
+}
+
+/* Parses "COLSxROWS" (or "COLS ROWS" for clicks) into two positive numbers. */
+static bool parse_pair(const char *s, char separator, int *a, int *b)
+{
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end != separator) return false;
+    const char *second = end + 1;
+    long y = strtol(second, &end, 10);
+    if (end == second || *end != '\0' || x < 0 || y < 0 || x > 10000 || y > 10000) return false;
+    *a = (int)x;
+    *b = (int)y;
+    return true;
+}
+
+/* Copies line without leading and trailing blanks into out. */
+static void trim(const char *line, char *out, size_t size)
+{
+    while (*line == ' ' || *line == '\t') line++;
+    snprintf(out, size, "%s", line);
+    size_t n = strlen(out);
+    while (n > 0 && isspace((unsigned char)out[n - 1])) out[--n] = '\0';
+}
+
+int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t size)
+{
+    char word[128];
+    trim(line, word, sizeof word);
+    if (word[0] == '\0' || word[0] == '#') return 0;
+    *ev = (ui_event){.kind = UI_EV_KEY};
+    if (strcmp(word, "dump") == 0) { ev->kind = UI_EV_DUMP; return 1; }
+    if (strncmp(word, "resize ", 7) == 0) {
+        ev->kind = UI_EV_RESIZE;
+        if (parse_pair(word + 7, 'x', &ev->x, &ev->y) && ev->x > 0 && ev->y > 0) return 1;
+        snprintf(error, size, "resize needs COLSxROWS, e.g. 'resize 40x12'");
+        return -1;
+    }
+    if (strncmp(word, "click ", 6) == 0) {
+        ev->kind = UI_EV_CLICK;
+        if (parse_pair(word + 6, ' ', &ev->x, &ev->y)) return 1;
+        snprintf(error, size, "click needs a column and a row from 0, e.g. 'click 20 5'");
+        return -1;
+    }
+    for (size_t i = 0; i < N_KEY_NAMES; i++)
+        if (strcasecmp(word, key_names[i].script) == 0) { ev->key = key_names[i].key; return 1; }
+    if (word[1] == '\0' && word[0] > 0x20 && word[0] < 0x7F) { ev->key = word[0]; return 1; }
+    snprintf(error, size, "unknown key '%s' (one key per line: a character, or space, enter, "
+             "tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, "
+             "ctrl-l; or dump, resize COLSxROWS, click COL ROW)", word);
+    return -1;
+}
+
+int ui_script_load(const char *path, ui_event **events, int *count, char *error, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(error, size, "%s: cannot read the key script: %s", path, strerror(errno));
+        return 66;
+    }
+    ui_event *list = NULL;
+    int n = 0, capacity = 0, line_no = 0, status = 0;
+    char line[256], reason[384];
+    while (status == 0 && fgets(line, sizeof line, f)) {
+        ui_event ev;
+        line_no++;
+        int parsed = ui_script_parse_line(line, &ev, reason, sizeof reason);
+        if (parsed < 0) {
+            snprintf(error, size, "%s:%d: %s", path, line_no, reason);
+            status = 64;
+        } else if (parsed > 0) {
+            if (n == capacity) {
+                capacity = capacity ? capacity * 2 : 64;
+                ui_event *grown = realloc(list, (size_t)capacity * sizeof *list);
+                if (!grown) { snprintf(error, size, "out of memory"); status = 70; break; }
+                list = grown;
+            }
+            list[n++] = ev;
+        }
+    }
+    fclose(f);
+    if (status != 0) { free(list); return status; }
+    *events = list;
+    *count = n;
+    return 0;
+}

@@ -1,0 +1,181 @@
+/* The lesson picker shown when no lesson is given: finds lesson files, reads their titles and
+ * about lines with the lesson loader, and lets the user choose one. */
+#include "ui_curses.h"
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ui_internal.h"
+
+#ifndef ATTNSTEP_LESSON_DIR
+#define ATTNSTEP_LESSON_DIR "/usr/local/share/attnstep/lessons"
+#endif
+
+static char *copy(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c) memcpy(c, s, n);
+    return c;
+}
+
+static bool is_lesson_name(const char *name)
+{
+    size_t n = strlen(name);
+    return name[0] != '.' && ((n > 5 && strcmp(name + n - 5, ".yaml") == 0) ||
+                              (n > 4 && strcmp(name + n - 4, ".yml") == 0));
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Reads one lesson's title and about line; a lesson that does not load is listed with why. */
+static bool add_entry(ui_picker *p, const char *path)
+{
+    ui_lesson_entry *grown = realloc(p->items, (size_t)(p->count + 1) * sizeof *grown);
+    if (!grown) return false;
+    p->items = grown;
+    ui_lesson_entry *e = &p->items[p->count++];
+    *e = (ui_lesson_entry){.path = copy(path)};
+    lesson l;
+    lesson_diagnostics d = {0};
+    if (lesson_load(path, &l, &d) == LESSON_OK) {
+        e->title = copy(l.title);
+        e->about = copy(l.about);
+        lesson_free(&l);
+    } else {
+        char message[512];
+        if (d.count > 0 && d.items[0].line > 0)
+            snprintf(message, sizeof message, "line %d: %s", d.items[0].line, d.items[0].message);
+        else
+            snprintf(message, sizeof message, "%s", d.count > 0 ? d.items[0].message : "cannot be read");
+        e->error = copy(message);
+        lesson_diagnostics_free(&d);
+    }
+    return true;
+}
+
+static bool scan_dir(ui_picker *p, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return true;
+    char **names = NULL;
+    size_t n = 0;
+    bool ok = true;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        if (!is_lesson_name(e->d_name)) continue;
+        char **grown = realloc(names, (n + 1) * sizeof *names);
+        ok = grown != NULL;
+        if (ok) { names = grown; names[n] = copy(e->d_name); ok = names[n++] != NULL; }
+    }
+    closedir(d);
+    if (n > 0) qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (ok) ok = add_entry(p, path);
+        free(names[i]);
+    }
+    free(names);
+    return ok;
+}
+
+/* Appends dir to the list of folders searched, skipping one already seen under another name
+ * (the installed folder may be ./lessons itself). */
+static bool seen_before(ui_picker *p, const char *dir, char seen[][PATH_MAX], int *n_seen)
+{
+    char real[PATH_MAX];
+    if (!realpath(dir, real)) snprintf(real, sizeof real, "%s", dir);
+    for (int i = 0; i < *n_seen; i++)
+        if (strcmp(seen[i], real) == 0) return true;
+    if (*n_seen < 16) snprintf(seen[(*n_seen)++], PATH_MAX, "%s", real);
+    size_t used = strlen(p->searched);
+    snprintf(p->searched + used, sizeof p->searched - used, "%s%s", used ? ", " : "", dir);
+    return false;
+}
+
+bool ui_picker_scan(ui_picker *p)
+{
+    static char seen[16][PATH_MAX];
+    int n_seen = 0;
+    const char *env = getenv("ATTNSTEP_LESSONS");
+    char dirs[4096];
+    if (env && *env) snprintf(dirs, sizeof dirs, "%s", env);
+    else snprintf(dirs, sizeof dirs, "%s:lessons", ATTNSTEP_LESSON_DIR);
+    *p = (ui_picker){0};
+    bool ok = true;
+    for (char *save = NULL, *dir = strtok_r(dirs, ":", &save); ok && dir;
+         dir = strtok_r(NULL, ":", &save))
+        if (!seen_before(p, dir, seen, &n_seen)) ok = scan_dir(p, dir);
+    return ok;
+}
+
+void ui_picker_free(ui_picker *p)
+{
+    for (int i = 0; i < p->count; i++) {
+        free(p->items[i].path);
+        free(p->items[i].title);
+        free(p->items[i].about);
+        free(p->items[i].error);
+    }
+    free(p->items);
+    *p = (ui_picker){0};
+}
+
+bool ui_picker_apply(ui_picker *p, ui_action action)
+{
+    p->message[0] = '\0';
+    switch (action) {
+    case UI_ACT_QUIT: return false;
+    case UI_ACT_HELP: p->help = !p->help; break;
+    case UI_ACT_UP: if (p->selected > 0) p->selected--; break;
+    case UI_ACT_DOWN: if (p->selected + 1 < p->count) p->selected++; break;
+    default: break;
+    }
+    return true;
+}
+
+/* Each lesson takes two lines: its title, then its about line (or why it does not load). */
+static void draw_entry(const ui_picker *p, int i, int y, const ui_style *st)
+{
+    const ui_lesson_entry *e = &p->items[i];
+    bool selected = i == p->selected;
+    char text[512];
+    const char *slash = strrchr(e->path, '/');
+    snprintf(text, sizeof text, "%s %s", selected ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
+             e->title ? e->title : slash ? slash + 1 : e->path);
+    ui_put(y, 1, COLS - 2, text, st, selected ? A_BOLD | A_REVERSE : A_BOLD, 0);
+    if (e->error) snprintf(text, sizeof text, "   does not load: %s", e->error);
+    else snprintf(text, sizeof text, "   %s", e->about ? e->about : "");
+    char *newline = strchr(text, '\n');
+    if (newline) *newline = '\0';
+    ui_put(y + 1, 1, COLS - 2, text, st, A_DIM, 0);
+}
+
+void ui_picker_draw(ui_picker *p, const ui_style *st)
+{
+    erase();
+    if (ui_screen_too_small()) { ui_draw_too_small(st); return; }
+    char text[1024];
+    snprintf(text, sizeof text, " attnstep \xc2\xb7 choose a lesson");
+    ui_field(0, 0, COLS, "", st, A_REVERSE, 0, UI_LEFT);
+    ui_put(0, 0, COLS, text, st, A_REVERSE | A_BOLD, 0);
+    if (p->count == 0) {
+        snprintf(text, sizeof text, "No lessons found in %s. Set ATTNSTEP_LESSONS to a folder of "
+                 "lesson files, or give one: attnstep LESSON.yaml", p->searched);
+        ui_put(2, 1, COLS - 2, text, st, A_NORMAL, 0);
+    }
+    int visible = (LINES - 4) / 2;
+    if (p->selected < p->top) p->top = p->selected;
+    if (p->selected >= p->top + visible) p->top = p->selected - visible + 1;
+    for (int i = p->top; i < p->count && i < p->top + visible; i++)
+        draw_entry(p, i, 2 + 2 * (i - p->top), st);
+    const char *status = p->message[0] ? p->message : p->count ? p->items[p->selected].path : "";
+    ui_put(LINES - 2, 1, COLS - 2, status, st, p->message[0] ? A_BOLD : A_DIM, 0);
+    ui_draw_bar(UI_IN_PICKER, st);
+    if (p->help) ui_draw_help(UI_IN_PICKER, st);
+}

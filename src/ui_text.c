@@ -1,0 +1,103 @@
+/* Text for the terminal: UTF-8 decoding (our own, so it does not depend on the locale), display
+ * widths, word wrapping, and the ASCII spelling used when the locale cannot show UTF-8. */
+#include "ui_internal.h"
+
+/* ASCII spellings of the characters the stage table, the core and the UI use. */
+static const struct { unsigned cp; const char *ascii; } ascii_spelling[] = {
+    {0x00B7, "*"},    {0x00D7, "x"},   {0x1D40, "^T"},  {0x221A, "sqrt"}, {0x2212, "-"},
+    {0x221E, "inf"},  {0x2026, "..."}, {0x2014, "-"},   {0x2013, "-"},    {0x2192, "->"},
+    {0x2190, "<-"},   {0x2191, "^"},   {0x2193, "v"},   {0x25B8, ">"},    {0x25B6, ">"},
+    {0x2018, "'"},    {0x2019, "'"},   {0x201C, "\""},  {0x201D, "\""},   {0x2248, "~"},
+    {0x2264, "<="},   {0x2265, ">="},  {0x00A0, " "},   {0x2022, "*"},    {0x2211, "sum"},
+};
+
+/* Decodes one UTF-8 sequence at s into *cp; returns its length. A malformed byte becomes
+ * U+FFFD and length 1, so bad input never stops the drawing. */
+static size_t utf8_next(const unsigned char *s, unsigned *cp)
+{
+    unsigned c = s[0];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0) { *cp = 0xFFFD; return 1; }
+    unsigned value = len == 1 ? c : c & (0x3Fu >> (len - 1));
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) { *cp = 0xFFFD; return 1; }
+        value = (value << 6) | (s[i] & 0x3Fu);
+    }
+    *cp = value;
+    return len;
+}
+
+static const char *ascii_for(unsigned cp)
+{
+    for (size_t i = 0; i < sizeof ascii_spelling / sizeof ascii_spelling[0]; i++)
+        if (ascii_spelling[i].cp == cp) return ascii_spelling[i].ascii;
+    return "?";
+}
+
+size_t ui_text_widen(const char *s, bool utf8, wchar_t *out, size_t capacity)
+{
+    size_t n = 0;
+    if (capacity == 0) return 0;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p && n + 1 < capacity) {
+        unsigned cp;
+        p += utf8_next(p, &cp);
+        if (cp == '\t' || (cp < 0x20 && cp != '\n') || cp == 0x7F) cp = ' ';
+        if (utf8 || cp < 0x80) { out[n++] = (wchar_t)cp; continue; }
+        for (const char *a = ascii_for(cp); *a && n + 1 < capacity; a++) out[n++] = (wchar_t)*a;
+    }
+    out[n] = L'\0';
+    return n;
+}
+
+static int char_width(wchar_t c)
+{
+    int w = wcwidth(c);
+    return w < 0 ? 1 : w;
+}
+
+int ui_text_width(const wchar_t *s, size_t n)
+{
+    int width = 0;
+    for (size_t i = 0; i < n; i++) width += char_width(s[i]);
+    return width;
+}
+
+size_t ui_text_fit(const wchar_t *s, size_t n, int width, int *used)
+{
+    int total = 0;
+    size_t i = 0;
+    for (; i < n && s[i] != L'\n'; i++) {
+        int w = char_width(s[i]);
+        if (total + w > width) break;
+        total += w;
+    }
+    if (used) *used = total;
+    return i;
+}
+
+int ui_text_wrap(const wchar_t *s, size_t n, int width, ui_span *lines, int max_lines)
+{
+    int count = 0;
+    size_t i = 0;
+    if (width < 1) return 0;
+    while (i < n) {
+        size_t fit = ui_text_fit(s + i, n - i, width, NULL);
+        size_t end = i + fit, next = end;
+        if (end < n && s[end] == L'\n') {
+            next = end + 1;
+        } else if (end < n) {
+            /* Break after the last space that fits, unless the word alone is too long. */
+            size_t space = end;
+            while (space > i && s[space] != L' ') space--;
+            if (space > i) end = space;
+            else if (fit == 0) end = i + 1;   /* a character wider than the line */
+            next = end;
+            while (next < n && s[next] == L' ') next++;
+        }
+        if (count < max_lines) lines[count] = (ui_span){i, end - i};
+        count++;
+        i = next;
+    }
+    return count;
+}
