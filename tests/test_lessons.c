@@ -235,6 +235,72 @@ static void test_every_lesson_loads_and_rows_sum_to_one(void **state)
     globfree(&found);
 }
 
+/* Every predict-then-reveal question in every lesson agrees with the numbers it reveals:
+ * a numeric answer is the value of the step's focus cell within the step's tolerance (so a
+ * numeric question must focus the cell it asks about), and a multiple-choice answer on an
+ * attention table that names a key token is the key the focus row attends to most. */
+static void test_questions_match_the_numbers(void **state)
+{
+    (void)state;
+    glob_t found;
+    if (glob("lessons/*.yaml", 0, NULL, &found) != 0 || found.gl_pathc == 0) {
+        print_error("no lessons found in lessons/ (run the tests from the repository root)\n");
+        fail();
+    }
+    int problems = 0;
+    for (size_t f = 0; f < found.gl_pathc; f++) {
+        const char *path = found.gl_pathv[f];
+        loaded x;
+        if (!try_load_path(path, path, &x)) {
+            problems++;
+            continue;
+        }
+        for (int k = 0; k < x.l.n_steps; k++) {
+            const lesson_step *step = &x.l.steps[k];
+            if (step->ask == NULL) continue;
+            int head = step->head > 0 ? step->head : 1;
+            if (step->n_choices == 0) {
+                if (step->focus_row < 0 || step->focus_col < 0) {
+                    print_error("%s:%d: a numeric question needs a focus on the cell it asks "
+                                "about\n", path, step->line);
+                    problems++;
+                    continue;
+                }
+                double v = trace_value(&x.t, step->stage, head, step->focus_row, step->focus_col);
+                if (!(fabs(v - step->answer) <= step->tolerance)) {
+                    print_error("%s:%d: question answer %g (± %g), but %s[head %d][%s,%d] = "
+                                "%.6g\n", path, step->line, step->answer, step->tolerance,
+                                stage_get(step->stage)->name, head,
+                                x.l.tokens[step->focus_row], step->focus_col, v);
+                    problems++;
+                }
+                continue;
+            }
+            const stage_info *info = stage_get(step->stage);
+            if (!info->per_head || info->cols != AXIS_SOURCE || step->focus_row < 0 ||
+                step->answer_choice < 0)
+                continue;
+            const char *answer = step->choices[step->answer_choice];
+            int m = trace_cols(&x.t, step->stage), best = 0, named = -1;
+            for (int j = 0; j < m; j++) {
+                if (named < 0 && strcmp(col_label(&x, j), answer) == 0) named = j;
+                if (trace_value(&x.t, step->stage, head, step->focus_row, j) >
+                    trace_value(&x.t, step->stage, head, step->focus_row, best))
+                    best = j;
+            }
+            if (named >= 0 && named != best) {
+                print_error("%s:%d: question answer \"%s\", but in %s[head %d] row \"%s\" the "
+                            "largest is \"%s\"\n", path, step->line, answer, info->name, head,
+                            x.l.tokens[step->focus_row], col_label(&x, best));
+                problems++;
+            }
+        }
+        unload(&x);
+    }
+    globfree(&found);
+    if (problems > 0) fail();
+}
+
 /* --- each lesson's claim --- */
 
 /* The hand-worked example, every number the narration walks through. */
@@ -578,6 +644,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_lesson_loads_and_rows_sum_to_one),
+        cmocka_unit_test(test_questions_match_the_numbers),
         cmocka_unit_test(test_cat_sat),
         cmocka_unit_test(test_bank_river),
         cmocka_unit_test(test_bank_loan),
