@@ -10,10 +10,13 @@ typedef struct {
     const char *at;            /* --at 'STAGE[ROW,COL]': open at that stage and cell, or NULL */
     int head;                  /* --head: the head to open at (from 1), 0 when not given */
     ui_color color;            /* --color */
-    int precision;             /* decimals shown in cells and explanations */
+    int precision;             /* decimals shown in cells and explanations (negative: 4) */
     /* Headless mode for tests: keys are read from key_script (one key name per line) and the
-     * screen is drawn in memory at screen_cols x screen_rows, then dumped as text to stdout
-     * wherever the script says "dump" and at its end. NULL for a real terminal. */
+     * screen is drawn in memory at screen_cols x screen_rows (80x24 when 0), then dumped as
+     * text to stdout wherever the script says "dump" and at its end. NULL for a real terminal.
+     * Script lines: a printable character; space, enter, tab, btab, up, down, left, right,
+     * pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; "resize COLSxROWS"; "click COL ROW";
+     * "dump"; blank lines and "# comments". tests/screens/README has the details. */
     const char *key_script;
     int screen_cols, screen_rows;
 } ui_options;

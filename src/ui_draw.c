@@ -309,7 +309,7 @@ static void draw_title(const ui_view *v, const char *title, const ui_style *st)
         snprintf(right, sizeof right, "step %d/%d ", v->step + 1, v->n_steps);
         right_w = text_width(right, st);
     }
-    ui_put(0, 0, COLS - right_w - 1, left, st, A_REVERSE | A_BOLD, 0);
+    ui_put(0, 0, COLS - right_w - 2, left, st, A_REVERSE | A_BOLD, 0);
     ui_put(0, COLS - right_w, right_w, right, st, A_REVERSE, 0);
 }
 
@@ -598,12 +598,14 @@ static void draw_narration(const ui_view *v, const regions *r, const char *text,
 {
     int sep = r->narration_y - 1;
     ui_draw_hline(sep, 0, COLS, st);
-    ui_put(sep, 2, COLS - 4, ui_view_current(v)->say ? " narration " : " about this stage ", st,
-           A_BOLD, 0);
-    if (v->message[0]) {
-        int w = text_width(v->message, st) + 2;
-        w = w > COLS - 16 ? COLS - 16 : w;
-        ui_field(sep, COLS - w - 1, w, v->message, st, A_BOLD, PAIR_ACCENT * (st->colors > 0), UI_CENTER);
+    int used = 2 + ui_put(sep, 2, COLS - 4, ui_view_current(v)->say ? " narration " :
+                          " about this stage ", st, A_BOLD, 0);
+    if (v->message[0]) {   /* a remark about the last key, until the next one */
+        char remark[sizeof v->message + 4];
+        snprintf(remark, sizeof remark, " %s ", v->message);
+        int w = text_width(remark, st), room = COLS - used - 2;
+        ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, remark, st, A_BOLD,
+               PAIR_ACCENT * (st->colors > 0));
     }
     draw_wrapped(r->narration_y, 1, COLS - 2, r->narration_h, text, st, A_NORMAL);
 }

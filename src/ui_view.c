@@ -123,8 +123,7 @@ static void switch_head(ui_view *v, int head)
     if (v->t->heads == 1) {
         snprintf(v->message, sizeof v->message, "this lesson has one head");
     } else if (!stage_get(s->stage)->per_head) {
-        snprintf(v->message, sizeof v->message, "%s is one matrix for all heads; heads split "
-                 "from scores to context", name);
+        snprintf(v->message, sizeof v->message, "%s is one matrix for all heads", name);
     } else if (head < 1 || head > v->t->heads) {
         snprintf(v->message, sizeof v->message, "no head %d: this lesson has %d heads", head,
                  v->t->heads);
