@@ -64,7 +64,7 @@ test-asan:
 	    SKIP_SUITES="check_valgrind"
 
 # libFuzzer over the loader, the core and the outputs, for FUZZ_SECONDS (clang's runtime needed).
-# The corpus grows in build/fuzz/corpus from the lessons and the bad-lesson corpus; crashes are
+# The corpus grows in build/fuzz/corpus, seeded by the lessons and the bad-lesson corpus; crashes are
 # written to build/fuzz/ as crash-* files: turn each into a tests/bad/ regression file.
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer,address,undefined \
@@ -75,10 +75,9 @@ $(BUILD)/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(FUZZ_SRC) $(wildcard src/*
 	clang $(FUZZ_FLAGS) $(shell pkg-config --cflags yaml-0.1) -o $@ tests/fuzz/fuzz_lesson.c \
 	    $(FUZZ_SRC) $(shell pkg-config --libs yaml-0.1) -lm
 fuzz: $(BUILD)/fuzz/fuzz_lesson
-	mkdir -p $(BUILD)/fuzz/seeds
-	cp lessons/*.yaml tests/reference/*.yaml $(wildcard tests/bad/*.yaml) $(BUILD)/fuzz/seeds/
 	cd $(BUILD)/fuzz && ./fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 corpus seeds
+	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+	    corpus $(CURDIR)/lessons $(CURDIR)/tests/reference $(wildcard $(CURDIR)/tests/bad)
 
 # Rewrites every golden file from the current program; read `git diff` before committing.
 update-golden: attnstep
