@@ -287,8 +287,9 @@ static bool read_token_items(checker *c, int node, token_list *list, const char 
             ok = false;
             continue;
         }
-        ok = add_token(c, list, lesson_node_text(c->t, item), node_at(c, item)->length, item,
-                       what) && ok;
+        /* A YAML null (nothing, or ~) is no word at all: report it as an empty token. */
+        size_t length = lesson_node_is_null(c->t, item) ? 0 : node_at(c, item)->length;
+        ok = add_token(c, list, lesson_node_text(c->t, item), length, item, what) && ok;
     }
     return ok;
 }

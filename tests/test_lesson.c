@@ -1,0 +1,452 @@
+/* The lesson loader: good lessons in every key form become the right attention_input, the random
+ * generator gives its documented numbers, and bad lessons give exactly the diagnostics expected
+ * (the tests/bad/ corpus checks many more of those through the program). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "lesson.h"
+#include "lesson_text.h"
+#include "random.h"
+
+/* ---- helpers ---- */
+
+static lesson_status load(const char *text, lesson *l, lesson_diagnostics *d) {
+    return lesson_load_buffer("t.yaml", text, strlen(text), l, d);
+}
+
+/* Loads text, which must be a valid lesson (the diagnostics are printed if not). */
+static void load_ok(const char *text, lesson *l) {
+    lesson_diagnostics d;
+    lesson_status status = load(text, l, &d);
+    if (status != LESSON_OK) lesson_diagnostics_print(&d, stderr);
+    assert_int_equal(status, LESSON_OK);
+    assert_int_equal(d.count, 0);
+    lesson_diagnostics_free(&d);
+}
+
+/* Loads text, which must be invalid, and compares every printed diagnostic line. */
+static void expect_errors(const char *text, const char *expected) {
+    lesson l;
+    lesson_diagnostics d;
+    assert_int_equal(load(text, &l, &d), LESSON_INVALID);
+    assert_null(l.tokens);
+    char *printed = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&printed, &size);
+    assert_non_null(stream);
+    lesson_diagnostics_print(&d, stream);
+    fclose(stream);
+    assert_string_equal(printed, expected);
+    free(printed);
+    lesson_diagnostics_free(&d);
+}
+
+#define CAT_SAT \
+    "title: cat sat\n" \
+    "tokens: [cat, sat]\n" \
+    "embeddings:\n" \
+    "  cat: [1.0, 0.5]\n" \
+    "  sat: [0.0, 1.0]\n"
+
+static const double identity2[] = { 1, 0, 0, 1 };
+
+/* ---- good lessons ---- */
+
+static void test_cat_sat_defaults(void **state) {
+    (void)state;
+    lesson l;
+    load_ok(CAT_SAT, &l);
+    assert_string_equal(l.path, "t.yaml");
+    assert_string_equal(l.title, "cat sat");
+    assert_null(l.about);
+    assert_int_equal(l.n_tokens, 2);
+    assert_string_equal(l.tokens[0], "cat");
+    assert_string_equal(l.tokens[1], "sat");
+    assert_int_equal(l.n_source, 0);
+    assert_null(l.source);
+    assert_int_equal(l.n_steps, 0);
+    assert_null(l.steps);
+    const attention_input *in = &l.input;
+    assert_int_equal(in->n_tokens, 2);
+    assert_int_equal(in->n_source, 2);
+    assert_null(in->source);
+    assert_null(in->source_embeddings);
+    assert_int_equal(in->d_model, 2);
+    assert_int_equal(in->heads, 1);
+    assert_int_equal(in->mask, MASK_NONE);
+    assert_null(in->mask_cells);
+    assert_false(in->positional);
+    assert_true(in->scale);
+    assert_ptr_equal(in->tokens, l.tokens);
+    double embeddings[] = { 1.0, 0.5, 0.0, 1.0 };
+    support_assert_close("embeddings", embeddings, in->embeddings, 4, 0);
+    const double *W[] = { in->W_Q, in->W_K, in->W_V, in->W_O };
+    for (int i = 0; i < 4; i++) support_assert_close("W", identity2, W[i], 4, 0);
+    /* and the core can run on it */
+    trace t;
+    assert_int_equal(trace_compute(in, &t, NULL), TRACE_OK);
+    double cat_weights[] = { 0.6296, 0.3704 };
+    support_assert_close("weights of cat", cat_weights, t.weights, 2, 5e-5);
+    trace_free(&t);
+    lesson_free(&l);
+}
+
+static void test_sentence_repeats_and_case(void **state) {
+    (void)state;
+    lesson l;
+    load_ok("title: t\n"
+            "about: |\n  two lines\n  of about\n"
+            "tokens: '  The cat  the cat '\n"
+            "embeddings: {The: [1, 2], the: [3, 4], cat: [5, 6]}\n", &l);
+    assert_string_equal(l.about, "two lines\nof about\n");
+    assert_int_equal(l.n_tokens, 4);
+    const char *words[] = { "The", "cat", "the", "cat" };
+    for (int i = 0; i < 4; i++) assert_string_equal(l.tokens[i], words[i]);
+    double rows[] = { 1, 2, 5, 6, 3, 4, 5, 6 };
+    support_assert_close("embeddings", rows, l.input.embeddings, 8, 0);
+    lesson_free(&l);
+}
+
+static void test_every_key_form(void **state) {
+    (void)state;
+    lesson l;
+    load_ok("title: every key\n"
+            "tokens:\n  - a\n  - \"b c\"\n  - 7\n"
+            "embeddings:\n  a: [1, 0, 0, 0]\n  b c: [0, 1, 0, 0]\n  '7': [0, 0, 1, -2.5e-1]\n"
+            "  unused: [9, 9, 9, 9]\n"
+            "d_model: 4\nheads: 2\n"
+            "W_Q: identity\n"
+            "W_K:\n  - [1, 2, 3, 4]\n  - [5, 6, 7, 8]\n  - [9, 10, 11, 12]\n  - [13, 14, 15, +16.]\n"
+            "W_V: {random: xavier, seed: 7, scale: 0.5}\n"
+            "mask:\n  - [1, 0, 0]\n  - [1, 1, 0]\n  - [0, 1, 1]\n"
+            "positional: sinusoidal\nscale: false\n", &l);
+    const attention_input *in = &l.input;
+    assert_string_equal(l.tokens[1], "b c");
+    assert_string_equal(l.tokens[2], "7");
+    assert_int_equal(in->d_model, 4);
+    assert_int_equal(in->heads, 2);
+    assert_true(in->positional);
+    assert_false(in->scale);
+    assert_int_equal(in->mask, MASK_EXPLICIT);
+    unsigned char cells[] = { 1, 0, 0, 1, 1, 0, 0, 1, 1 };
+    assert_memory_equal(in->mask_cells, cells, 9);
+    assert_true(in->embeddings[11] == -0.25);
+    assert_true(in->W_K[15] == 16.0);
+    assert_true(in->W_K[4] == 5.0);
+    double v[16];
+    random_state r;
+    random_seed(&r, 7);
+    random_fill(&r, RANDOM_XAVIER, 8, 0.5, v, 16);
+    support_assert_close("W_V", v, in->W_V, 16, 0);
+    lesson_free(&l);
+}
+
+static void test_causal_mask(void **state) {
+    (void)state;
+    lesson l;
+    load_ok(CAT_SAT "mask: causal\n", &l);
+    assert_int_equal(l.input.mask, MASK_CAUSAL);
+    assert_null(l.input.mask_cells);
+    assert_null(l.mask_cells);
+    lesson_free(&l);
+}
+
+static void test_cross_attention(void **state) {
+    (void)state;
+    lesson l;
+    load_ok("title: cross\ntokens: Le chat\nsource: [The, cat, sat]\n"
+            "embeddings: {Le: [1, 0], chat: [0, 1], The: [2, 0], cat: [0, 2], sat: [1, 1]}\n"
+            "mask: [[1, 1, 0], [0, 1, 1]]\n", &l);
+    const attention_input *in = &l.input;
+    assert_int_equal(l.n_source, 3);
+    assert_int_equal(in->n_source, 3);
+    assert_ptr_equal(in->source, l.source);
+    assert_string_equal(in->source[2], "sat");
+    double source[] = { 2, 0, 0, 2, 1, 1 };
+    support_assert_close("source embeddings", source, in->source_embeddings, 6, 0);
+    unsigned char cells[] = { 1, 1, 0, 0, 1, 1 };
+    assert_memory_equal(in->mask_cells, cells, 6);
+    trace t;
+    assert_int_equal(trace_compute(in, &t, NULL), TRACE_OK);
+    trace_free(&t);
+    lesson_free(&l);
+}
+
+static void test_steps_focus_and_questions(void **state) {
+    (void)state;
+    lesson l;
+    load_ok(CAT_SAT "heads: 2\nsteps:\n"
+            "  - stage: input\n    say: the words\n"
+            "  - stage: weights\n    head: 2\n    focus: [sat, cat]\n"
+            "  - stage: context\n    focus: [1, '0']\n"
+            "  - stage: Q\n    focus: [cat, 1]\n"
+            "    ask: Which word?\n    choices: [cat, sat]\n    answer: sat\n"
+            "  - stage: output\n    ask: How much?\n    answer: 0.63\n"
+            "  - stage: output\n    ask: Exactly?\n    answer: -1e-2\n    tolerance: 0\n", &l);
+    assert_int_equal(l.n_steps, 6);
+    lesson_step *s = l.steps;
+    assert_int_equal(s[0].stage, STAGE_INPUT);
+    assert_string_equal(s[0].say, "the words");
+    assert_int_equal(s[0].head, 0);
+    assert_int_equal(s[0].focus_row, -1);
+    assert_int_equal(s[0].focus_col, -1);
+    assert_null(s[0].ask);
+    assert_int_equal(s[0].line, 8);
+    assert_int_equal(s[1].stage, STAGE_WEIGHTS);
+    assert_int_equal(s[1].head, 2);
+    assert_int_equal(s[1].focus_row, 1);
+    assert_int_equal(s[1].focus_col, 0);
+    assert_null(s[1].say);
+    assert_int_equal(s[2].focus_row, 1);
+    assert_int_equal(s[2].focus_col, 0);
+    assert_int_equal(s[3].focus_col, 1);
+    assert_string_equal(s[3].ask, "Which word?");
+    assert_int_equal(s[3].n_choices, 2);
+    assert_string_equal(s[3].choices[1], "sat");
+    assert_int_equal(s[3].answer_choice, 1);
+    assert_string_equal(s[4].ask, "How much?");
+    assert_int_equal(s[4].n_choices, 0);
+    assert_null(s[4].choices);
+    assert_int_equal(s[4].answer_choice, -1);
+    assert_true(s[4].answer == 0.63);
+    assert_true(s[4].tolerance == 0.005);
+    assert_true(s[5].answer == -0.01);
+    assert_true(s[5].tolerance == 0.0);
+    lesson_free(&l);
+}
+
+static void test_focus_on_source_and_repeats(void **state) {
+    (void)state;
+    lesson l;
+    load_ok("title: t\ntokens: a b a\nsource: x a\nembeddings: {a: [1], b: [2], x: [3]}\n"
+            "steps:\n  - stage: K\n    focus: [a, 0]\n  - stage: scores\n    focus: [a, a]\n"
+            "  - stage: source_input\n    focus: [x, 0]\n", &l);
+    assert_int_equal(l.steps[0].focus_row, 1);   /* K's rows are the source tokens */
+    assert_int_equal(l.steps[1].focus_row, 0);   /* the first "a" of tokens */
+    assert_int_equal(l.steps[1].focus_col, 1);   /* the "a" of source */
+    assert_int_equal(l.steps[2].focus_row, 0);
+    lesson_free(&l);
+}
+
+/* ---- the random generator ---- */
+
+static void test_random_known_values(void **state) {
+    (void)state;
+    random_state r;
+    random_seed(&r, 42);
+    /* xoshiro256** seeded by splitmix64(42), checked against an independent implementation */
+    assert_true(random_next(&r) == 1546998764402558742u);
+    assert_true(random_next(&r) == 6990951692964543102u);
+    assert_true(random_next(&r) == 12544586762248559009u);
+    double normal[4], xavier[4];
+    random_seed(&r, 42);
+    random_fill(&r, RANDOM_NORMAL, 0, 1.0, normal, 4);
+    random_seed(&r, 42);
+    random_fill(&r, RANDOM_XAVIER, 4, 1.0, xavier, 4);
+    double normal_expected[] = { -0.30326306467873809, 1.3438117634372808,
+                                 0.38346179126769414, 0.93696242502589533 };
+    double xavier_expected[] = { -1.0193233839810851, -0.29643663467598452,
+                                 0.44101448856912306, 1.0402810134069138 };
+    support_assert_close("normal", normal_expected, normal, 4, 0);
+    support_assert_close("xavier", xavier_expected, xavier, 4, 0);
+}
+
+/* The portable logarithm and cosine agree with libm to a few units in the last place. */
+static void test_random_normal_matches_libm(void **state) {
+    (void)state;
+    random_state r, copy;
+    random_seed(&r, 1);
+    for (int i = 0; i < 100000; i++) {
+        copy = r;
+        double u1 = 1.0 - random_uniform(&copy), u2 = random_uniform(&copy);
+        double expected = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+        double z = random_normal(&r);
+        assert_true(fabs(z - expected) <= 1e-14 * (1.0 + fabs(expected)));
+    }
+}
+
+static void test_random_embeddings_follow_first_appearance(void **state) {
+    (void)state;
+    lesson l;
+    load_ok("title: t\ntokens: b a b\nsource: [c, a]\nd_model: 3\n"
+            "embeddings: {random: normal, seed: 5, scale: 2}\n"
+            "W_O: {random: normal}\n", &l);
+    double draws[9], W[9];
+    random_state r;
+    random_seed(&r, 5);
+    random_fill(&r, RANDOM_NORMAL, 6, 2.0, draws, 9);   /* b, a, c in that order */
+    double tokens[] = { draws[0], draws[1], draws[2], draws[3], draws[4], draws[5],
+                        draws[0], draws[1], draws[2] };
+    double source[] = { draws[6], draws[7], draws[8], draws[3], draws[4], draws[5] };
+    support_assert_close("embeddings", tokens, l.input.embeddings, 9, 0);
+    support_assert_close("source embeddings", source, l.input.source_embeddings, 6, 0);
+    random_seed(&r, 0);   /* the default seed */
+    random_fill(&r, RANDOM_NORMAL, 6, 1.0, W, 9);
+    support_assert_close("W_O", W, l.input.W_O, 9, 0);
+    lesson_free(&l);
+}
+
+/* ---- diagnostics ---- */
+
+static void test_every_problem_is_reported(void **state) {
+    (void)state;
+    expect_errors("title: t\ntoken: [cat]\nembeddings:\n  cat: [1, 2]\n  sat: [1]\nheads: 3\n"
+                  "W_K: [[1, 0], [0, nan]]\nscale: yes\n",
+                  "t.yaml:1:1: error: missing key 'tokens'\n"
+                  "t.yaml:2:1: error: unknown key 'token'; did you mean 'tokens'?\n"
+                  "t.yaml:5:8: error: the embedding of 'sat': expected 2 numbers, found 1\n"
+                  "t.yaml:6:8: error: heads (3) must divide d_model (2)\n"
+                  "t.yaml:7:19: error: a row of W_K: 'nan' is not a finite number\n"
+                  "t.yaml:8:8: error: scale must be true or false, not 'yes'\n");
+}
+
+static void test_untrusted_text_is_escaped(void **state) {
+    (void)state;
+    expect_errors("title: t\ntokens: [\"\\e[2J\", \"\\u202Eab\"]\nembeddings: {x: [1]}\n",
+                  "t.yaml:2:10: error: token '\\x1b[2J' has no embedding\n"
+                  "t.yaml:2:19: error: token '\\u202eab' has no embedding\n");
+}
+
+static void test_unreadable_file(void **state) {
+    (void)state;
+    lesson l;
+    lesson_diagnostics d;
+    assert_int_equal(lesson_load("tests/no/such/file.yaml", &l, &d), LESSON_UNREADABLE);
+    assert_int_equal(d.count, 1);
+    assert_int_equal(d.items[0].line, 0);
+    assert_string_equal(d.items[0].message, "cannot read: No such file or directory");
+    lesson_diagnostics_free(&d);
+}
+
+static void test_size_limits_of_buffers(void **state) {
+    (void)state;
+    lesson l;
+    lesson_diagnostics d;
+    size_t size = LESSON_MAX_FILE_BYTES + 1;
+    char *big = malloc(size);
+    assert_non_null(big);
+    memset(big, '#', size);
+    assert_int_equal(lesson_load_buffer("big.yaml", big, size, &l, &d), LESSON_INVALID);
+    assert_string_equal(d.items[0].message,
+                        "the file is larger than the limit of 4 MiB (4194304 bytes)");
+    lesson_diagnostics_free(&d);
+    /* exactly at the limit, the file is read (and is only a comment) */
+    assert_int_equal(lesson_load_buffer("big.yaml", big, size - 1, &l, &d), LESSON_INVALID);
+    assert_string_equal(d.items[0].message,
+                        "the file is empty; a lesson needs at least title, tokens and embeddings");
+    lesson_diagnostics_free(&d);
+    free(big);
+}
+
+static void test_many_problems_are_capped(void **state) {
+    (void)state;
+    size_t size = 64 + 20 * 1000;
+    char *text = malloc(size), *p = text;
+    p += sprintf(p, "title: t\ntokens: a\nembeddings:\n  a: [");
+    for (int i = 0; i < 1000; i++) p += sprintf(p, "x, ");
+    sprintf(p, "1]\n");
+    lesson l;
+    lesson_diagnostics d;
+    assert_int_equal(load(text, &l, &d), LESSON_INVALID);
+    assert_int_equal(d.count, 101);
+    assert_string_equal(d.items[100].message, "too many problems; only the first 100 are shown");
+    assert_int_equal(d.items[100].line, 0);
+    lesson_diagnostics_free(&d);
+    free(text);
+}
+
+/* ---- text helpers ---- */
+
+static void test_numbers_are_strict(void **state) {
+    (void)state;
+    const char *good[] = { "1", "-2", "+3", "0.5", ".5", "5.", "1e3", "1E-3", "-0", "007" };
+    const double values[] = { 1, -2, 3, 0.5, 0.5, 5, 1000, 0.001, 0, 7 };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        double x = 99;
+        assert_int_equal(lesson_parse_number(good[i], &x), LESSON_NUMBER_OK);
+        assert_true(x == values[i]);
+    }
+    const char *syntax[] = { "", " 1", "1 ", "0x10", "1_000", "1e", "e3", ".", "+", "1.2.3",
+                             "1,5", "--1", "one" };
+    for (size_t i = 0; i < sizeof syntax / sizeof *syntax; i++) {
+        double x;
+        assert_int_equal(lesson_parse_number(syntax[i], &x), LESSON_NUMBER_SYNTAX);
+    }
+    const char *nonfinite[] = { "nan", "NaN", "inf", "-Infinity", ".inf", "-.INF", ".nan" };
+    for (size_t i = 0; i < sizeof nonfinite / sizeof *nonfinite; i++) {
+        double x;
+        assert_int_equal(lesson_parse_number(nonfinite[i], &x), LESSON_NUMBER_NONFINITE);
+    }
+    double x;
+    assert_int_equal(lesson_parse_number("1e400", &x), LESSON_NUMBER_RANGE);
+    assert_int_equal(lesson_parse_number("-1e-400", &x), LESSON_NUMBER_RANGE);
+    uint64_t n;
+    assert_true(lesson_parse_integer("18446744073709551615", 0, UINT64_MAX, &n));
+    assert_true(n == UINT64_MAX);
+    assert_false(lesson_parse_integer("18446744073709551616", 0, UINT64_MAX, &n));
+    assert_false(lesson_parse_integer("-1", 0, 10, &n));
+    assert_false(lesson_parse_integer("2.0", 0, 10, &n));
+}
+
+static void test_escape_and_positions(void **state) {
+    (void)state;
+    char out[LESSON_ESCAPED_MAX];
+    assert_string_equal(lesson_escape("a\x1b[31m\x7f", 8, out), "a\\x1b[31m\\x7f");
+    char long_text[200];
+    memset(long_text, 'x', sizeof long_text);
+    lesson_escape(long_text, sizeof long_text, out);
+    assert_int_equal(strlen(out), 64 + 3);
+    assert_string_equal(out + 64, "\xe2\x80\xa6");
+    const char text[] = "ab\r\ncaf\xc3\xa9 x\rz";
+    int line, col;
+    lesson_offset_position(text, sizeof text - 1, 9, &line, &col);  /* the space after é */
+    assert_int_equal(line, 2);
+    assert_int_equal(col, 5);
+    lesson_offset_position(text, sizeof text - 1, 12, &line, &col);  /* z, after a lone CR */
+    assert_int_equal(line, 3);
+    assert_int_equal(col, 1);
+    const char *keys[] = { "title", "tokens", "heads" };
+    assert_string_equal(lesson_nearest("token", keys, 3), "tokens");
+    assert_string_equal(lesson_nearest("tilte", keys, 3), "title");
+    assert_null(lesson_nearest("mask", keys, 3));
+}
+
+/* Many distinct keys in one mapping: the duplicate check stays linear (this would take
+ * minutes if it compared every pair). */
+static void test_large_mapping_is_fast(void **state) {
+    (void)state;
+    int count = 200000;
+    char *text = malloc((size_t)count * 24 + 100), *p = text;
+    p += sprintf(p, "title: t\ntokens: k0\nembeddings:\n");
+    for (int i = 0; i < count; i++) p += sprintf(p, "  k%d: [1]\n", i);
+    lesson l;
+    load_ok(text, &l);
+    lesson_free(&l);
+    free(text);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cat_sat_defaults),
+        cmocka_unit_test(test_sentence_repeats_and_case),
+        cmocka_unit_test(test_every_key_form),
+        cmocka_unit_test(test_causal_mask),
+        cmocka_unit_test(test_cross_attention),
+        cmocka_unit_test(test_steps_focus_and_questions),
+        cmocka_unit_test(test_focus_on_source_and_repeats),
+        cmocka_unit_test(test_random_known_values),
+        cmocka_unit_test(test_random_normal_matches_libm),
+        cmocka_unit_test(test_random_embeddings_follow_first_appearance),
+        cmocka_unit_test(test_every_problem_is_reported),
+        cmocka_unit_test(test_untrusted_text_is_escaped),
+        cmocka_unit_test(test_unreadable_file),
+        cmocka_unit_test(test_size_limits_of_buffers),
+        cmocka_unit_test(test_many_problems_are_capped),
+        cmocka_unit_test(test_numbers_are_strict),
+        cmocka_unit_test(test_escape_and_positions),
+        cmocka_unit_test(test_large_mapping_is_fast),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
