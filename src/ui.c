@@ -384,9 +384,7 @@ int ui_run(const ui_options *options)
     int status = run(&s, options);
     stop_terminal(&s);
     free(s.script);
-    if (pending_signal) {   /* die of the signal now that the terminal is back to normal */
-        signal(pending_signal, SIG_DFL);
-        raise(pending_signal);
-    }
-    return status;
+    /* Ctrl-C, SIGTERM and SIGHUP end the UI like q, with the shell's status for the signal.
+     * Exiting rather than re-raising lets a shell running "attnstep; next" go on to next. */
+    return pending_signal ? 128 + (int)pending_signal : status;
 }

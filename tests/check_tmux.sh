@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Drives the real attnstep binary inside tmux and asserts on what the terminal shows: stepping
+# to weights, the explanation line, step-into, heads, NO_COLOR, LANG=C, resizing, several TERMs,
+# and a clean shell after q, Ctrl-C, SIGTERM and SIGHUP. Waits poll the screen; no fixed sleeps.
+set -u
+cd "$(dirname "$0")/.."
+binary=./attnstep
+[ -x "$binary" ] || { echo "check_tmux: $binary is not built"; exit 1; }
+command -v tmux > /dev/null || { echo "check_tmux: tmux is missing (.ci/install-deps installs it)"; exit 1; }
+
+socket=attnstep-test-$$   # our own server, so other tmux sessions are never touched
+tmux=(tmux -L "$socket" -f /dev/null)
+trap '"${tmux[@]}" kill-server 2> /dev/null' EXIT
+pane=ui
+failures=0 run=0
+
+screen() { "${tmux[@]}" capture-pane -p -t "$pane" "$@"; }
+
+# Polls the screen until it contains every given text (fixed strings), or fails after 10 s.
+wait_for() {
+    local deadline=$((SECONDS + 10)) text missing
+    while :; do
+        missing=""
+        local now; now=$(screen)
+        for text in "$@"; do
+            grep -qF -- "$text" <<< "$now" || { missing=$text; break; }
+        done
+        [ -z "$missing" ] && return 0
+        if [ $SECONDS -ge $deadline ]; then
+            echo "  timed out waiting for: $missing"; echo "  the screen was:"; screen | sed 's/^/  | /'
+            return 1
+        fi
+        sleep 0.05
+    done
+}
+
+# Polls until the screen no longer contains text.
+wait_gone() {
+    local deadline=$((SECONDS + 10))
+    while screen | grep -qF -- "$1"; do
+        if [ $SECONDS -ge $deadline ]; then echo "  still on screen: $1"; return 1; fi
+        sleep 0.05
+    done
+}
+
+check() {   # check NAME COMMAND...: runs one assertion, counting failures
+    local name=$1; shift
+    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+
+# Starts attnstep in the pane with the given environment and arguments; the shell prints
+# EXITED-N=status when it ends, N counting the runs so an old marker is never mistaken.
+start() {
+    run=$((run + 1))
+    "${tmux[@]}" send-keys -t "$pane" "clear; env $* ; echo EXITED-$run=\$?" Enter
+}
+
+send() { "${tmux[@]}" send-keys -t "$pane" "$@"; }
+
+# The program has ended with status $1 and the terminal is back to normal: main screen, cursor
+# shown, mouse reporting off.
+ended_cleanly() {
+    wait_for "EXITED-$run=$1" || return 1
+    local state
+    state=$("${tmux[@]}" display-message -p -t "$pane" '#{alternate_on} #{cursor_flag} #{mouse_any_flag}')
+    [ "$state" = "0 1 0" ] || { echo "  terminal state (alternate cursor mouse): $state"; return 1; }
+}
+
+"${tmux[@]}" new-session -d -s "$pane" -x 100 -y 30 \
+    "env PS1='ready\$ ' LANG=C.UTF-8 bash --norc --noprofile" || exit 1
+wait_for 'ready$' || exit 1
+
+cat_sat() {   # every step from the first to weights, with the hand-worked numbers
+    start TERM=xterm-256color "$binary" lessons/cat_sat.yaml
+    wait_for "step 1 of 13" || return 1
+    send n n n n n n n n
+    wait_for "weights · step 9 of 13" "0.6296" "0.3704"
+}
+check "cat_sat reaches weights and shows 0.6296 and 0.3704" cat_sat
+
+explain() {   # back to scores, then the cell cat,sat
+    send p p p p
+    wait_for "scores · step 5 of 13" || return 1
+    send l
+    wait_for "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5"
+}
+check "the explanation of scores[cat,sat] shows its arithmetic" explain
+
+step_into() {   # s fills the cells one by one in reading order
+    send s
+    wait_for "cell 1 of 4" "scores[cat,cat] = q_cat · k_cat" || return 1
+    send s
+    wait_for "cell 2 of 4" "scores[cat,sat] = q_cat · k_sat" || return 1
+    send s
+    wait_for "cell 3 of 4" "scores[sat,cat] = q_sat · k_cat" || return 1
+    send s
+    wait_for "cell 4 of 4" "scores[sat,sat] = q_sat · k_sat" || return 1
+    send o
+    wait_gone "cell 4 of 4"
+}
+check "step-into walks the cells in order" step_into
+
+resize() {   # 40x12, then too small, then back to full size with a correct redraw
+    send G
+    wait_for "output · step 13 of 13" || return 1
+    send g n n n n n n n n
+    wait_for "weights · step 9 of 13" || return 1
+    "${tmux[@]}" resize-window -t "$pane" -x 40 -y 12
+    wait_for "step 9 of 13" "0.6296" "0.3704" || return 1
+    screen | grep -qF "scores" && { echo "  the stage list is still drawn at 40x12"; return 1; }
+    "${tmux[@]}" resize-window -t "$pane" -x 20 -y 6
+    wait_for "terminal too small" || return 1
+    "${tmux[@]}" resize-window -t "$pane" -x 100 -y 30
+    wait_for "▸ weights" "  scores" "0.6296" "0.3704" "q quit" || return 1
+    wait_gone "terminal too small"
+}
+check "resizing to 40x12 and back redraws correctly" resize
+
+quit() {
+    send q
+    ended_cleanly 0
+}
+check "q returns a clean shell" quit
+
+heads() {   # Tab changes the matrix to the other head's
+    start TERM=xterm-256color "$binary" --at "'weights[bank,river]'" --head 2 tests/screens/two_heads.yaml
+    wait_for "head 2 of 2" "[0.3132]" || return 1
+    send Tab
+    wait_for "head 1 of 2" "[0.3199]" || return 1
+    screen | grep -qF "0.3132" && { echo "  head 2's weights still shown"; return 1; }
+    send 2
+    wait_for "head 2 of 2" "[0.3132]" || return 1
+    send q
+    ended_cleanly 0
+}
+check "switching heads changes the matrix" heads
+
+# Colour escape sequences: SGR parameters 30-38, 40-48, 90-97, 100-107 (39 and 49 are resets).
+has_colour() { grep -qP '\e\[(\d+;)*(3[0-8]|4[0-8]|9[0-7]|10[0-7])(;\d+)*m'; }
+
+colour_control() {   # the check below means something only if colour shows by default
+    start TERM=xterm-256color "$binary" --at "'weights[cat,cat]'" lessons/cat_sat.yaml
+    wait_for "[0.6296]" || return 1
+    screen -e | has_colour || { echo "  no colour even without NO_COLOR"; return 1; }
+    send q
+    ended_cleanly 0
+}
+check "colour is used when allowed" colour_control
+
+no_color() {
+    start NO_COLOR=1 TERM=xterm-256color "$binary" --at "'weights[cat,cat]'" lessons/cat_sat.yaml
+    wait_for "[0.6296]" "░" || return 1
+    screen -e | has_colour && { echo "  colour escape codes with NO_COLOR=1"; return 1; }
+    send q
+    ended_cleanly 0
+}
+check "NO_COLOR draws without colour, with shade glyphs" no_color
+
+lang_c() {
+    start LANG=C LC_ALL=C TERM=xterm-256color "$binary" --color=never --at "'weights[cat,cat]'" lessons/cat_sat.yaml
+    wait_for "attnstep * cat sat" "exp(0.8839 - 0.8839)" "[0.6296]" || return 1
+    screen | grep -qF -e "·" -e "−" -e "▸" -e "░" && { echo "  UTF-8 text with LANG=C"; return 1; }
+    screen -e | has_colour && { echo "  colour escape codes with --color=never"; return 1; }
+    send q
+    ended_cleanly 0
+}
+check "LANG=C draws ASCII without colour" lang_c
+
+for term in xterm xterm-256color screen linux; do
+    each_term() {
+        start TERM=$term "$binary" lessons/cat_sat.yaml
+        wait_for "step 1 of 13" || return 1
+        send n n n n n n n n
+        wait_for "step 9 of 13" "0.6296" "0.3704" || return 1
+        send q
+        ended_cleanly 0
+    }
+    check "TERM=$term steps to weights and quits cleanly" each_term
+done
+
+signals() {   # Ctrl-C, then SIGTERM and SIGHUP from outside: the process dies, the terminal is fine
+    start TERM=xterm-256color "$binary" lessons/cat_sat.yaml
+    wait_for "step 1 of 13" || return 1
+    send C-c
+    ended_cleanly 130 || return 1
+    local sig status
+    for sig in TERM HUP; do
+        [ $sig = TERM ] && status=143 || status=129
+        start TERM=xterm-256color "$binary" lessons/cat_sat.yaml
+        wait_for "step 1 of 13" || return 1
+        local shell child
+        shell=$("${tmux[@]}" display-message -p -t "$pane" '#{pane_pid}')
+        child=$(pgrep -P "$shell" -f attnstep | head -1)   # only the pane's own child
+        [ -n "$child" ] || { echo "  cannot find the attnstep process"; return 1; }
+        kill -$sig "$child"
+        ended_cleanly $status || return 1
+    done
+}
+check "Ctrl-C, SIGTERM and SIGHUP restore the terminal" signals
+
+echo "tmux checks: $failures failed"
+[ "$failures" -eq 0 ]
