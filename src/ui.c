@@ -257,7 +257,7 @@ static int place_view(ui_view *v, const ui_options *options)
     return 0;
 }
 
-static void on_lesson_key(ui_view *v, int key, bool *quit)
+static void on_lesson_key(ui_view *v, int key, bool utf8, bool *quit)
 {
     char label[32];
     int arg = 0;
@@ -265,7 +265,7 @@ static void on_lesson_key(ui_view *v, int key, bool *quit)
     ui_action action = ui_key_action(key, UI_IN_LESSON, &arg);
     if (action == UI_ACT_NONE) {
         snprintf(v->message, sizeof v->message, "%s does nothing here; ? lists the keys",
-                 ui_key_label(key, true, label, sizeof label));
+                 ui_key_label(key, utf8, label, sizeof label));
         return;
     }
     if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
@@ -283,7 +283,7 @@ static void run_view(session *s, ui_view *v, const char *title)
         if (!next_event(s, &ev)) return;
         int row, col, step;
         if (ev.kind == UI_EV_KEY) {
-            on_lesson_key(v, ev.key, &quit);
+            on_lesson_key(v, ev.key, s->st.utf8, &quit);
         } else if (ev.kind == UI_EV_CLICK) {
             int hit = ui_layout_hit(&layout, v, ev.x, ev.y, &row, &col, &step);
             if (hit == 1) { v->row = row; v->col = col; }

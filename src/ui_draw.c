@@ -463,6 +463,7 @@ static int draw_swatches(int y, int x, const ui_style *st, bool diverging)
 {
     ramp r = ramp_for(st, diverging);
     int n = st->colors ? r.n : st->utf8 ? COUNT(shades_utf8) : COUNT(shades_ascii);
+    if (!st->colors && diverging) n = 2 * n - 1;   /* shades grow both ways from 0 */
     for (int i = 0; i < n; i++) {
         double position = n > 1 ? (double)i / (n - 1) : 0;
         if (st->colors) ui_field(y, x + i, 1, "", st, A_NORMAL, r.first_pair + i, UI_LEFT);
@@ -481,9 +482,9 @@ static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *
         ui_put(y, x, width, text, st, A_DIM, 0);
         return;
     }
-    if (cs->diverging) {
-        format_number(v->lo, precision, lo, sizeof lo);
-        format_number(v->hi, precision, hi, sizeof hi);
+    if (cs->diverging) {   /* the ramp runs from -max|x| to +max|x|, white (or blank) at 0 */
+        format_number(-cs->absmax, precision, lo, sizeof lo);
+        format_number(cs->absmax, precision, hi, sizeof hi);
     } else {
         snprintf(lo, sizeof lo, "0");
         snprintf(hi, sizeof hi, "1");
@@ -491,9 +492,12 @@ static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *
     int used = ui_put(y, x, width, lo, st, A_NORMAL, 0) + 1;
     used += draw_swatches(y, x + used, st, cs->diverging) + 1;
     used += ui_put(y, x + used, width - used, hi, st, A_NORMAL, 0);
-    if (cs->diverging)
-        snprintf(text, sizeof text, "  min \xe2\x80\xa6 max; %s", st->colors ? "blue < 0 < red" : "shade = distance from 0");
-    else
+    if (cs->diverging) {
+        char min[64], max[64];
+        format_number(v->lo, precision, min, sizeof min);
+        format_number(v->hi, precision, max, sizeof max);
+        snprintf(text, sizeof text, "  values %s \xe2\x80\xa6 %s", min, max);
+    } else
         snprintf(text, sizeof text, "  0 = no attention, 1 = all of it");
     ui_put(y, x + used, width - used, text, st, A_DIM, 0);
 }
