@@ -1,0 +1,403 @@
+/* Fast kernels for the attention core: a cache-blocked, register-tiled matrix product (packed
+ * panels, 6×8 tiles in vector registers) and the stable row softmax. See kernels.h. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernels.h"
+
+/* Register tile: MR rows of A times NR columns of B are summed in MR·NR/4 vector accumulators
+ * (12 of the 16 AVX registers, leaving room for two B vectors and one broadcast A value). */
+#define MR 6
+#define NR 8
+/* Cache blocks: a KC×NR panel of packed B (16 KiB) stays in L1 while MC×KC of packed A (192 KiB)
+ * streams from L2; NC bounds the packed B block (1 MiB). */
+#define KC 256
+#define MC 96
+#define NC 512
+
+/* Four doubles as one value; GCC and Clang lower it to whatever vector width the target has.
+ * v4i is the same 256 bits seen as integers (comparisons give all-ones or zero lanes). */
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
+
+/* On x86-64 with GNU C, the products are compiled twice, for AVX2 and for the baseline, and the
+ * loader picks one at start-up: 256-bit vectors need AVX, which -O2 alone may not assume. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define KERNELS_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef KERNELS_CLONES
+#define KERNELS_CLONES
+#endif
+
+/* memcpy, which compilers turn into one (unaligned) vector load or store, avoids both alignment
+ * and strict-aliasing assumptions. */
+#define LOAD(v, p) memcpy(&(v), (p), sizeof(v4d))
+#define STORE(p, v) memcpy((p), &(v), sizeof(v4d))
+
+typedef struct {
+    const double *base;
+    size_t ld;
+    bool transposed;  /* element (k, j) is base[j·ld + k] instead of base[k·ld + j] */
+} matrix_b;
+
+static double b_at(const matrix_b *b, int k, int j)
+{
+    return b->transposed ? b->base[(size_t)j * b->ld + (size_t)k]
+                         : b->base[(size_t)k * b->ld + (size_t)j];
+}
+
+/* Copies rows [i0, i0+mc) × columns [p0, p0+kc) of A into tiles of MR rows, each stored column by
+ * column (tile[p·MR + r]), so the kernel reads A sequentially; rows past the end are zero. */
+static void pack_a(double *out, const double *A, size_t lda, int rows, int i0, int mc, int p0,
+                   int kc)
+{
+    for (int t = 0; t < mc; t += MR, out += (size_t)MR * (size_t)kc) {
+        const double *row[MR];
+        int valid = 0;
+        for (int r = 0; r < MR; r++)
+            if (t + r < mc && i0 + t + r < rows)
+                row[valid++] = A + (size_t)(i0 + t + r) * lda + (size_t)p0;
+        /* written in the order the kernel reads, which keeps the stores sequential */
+        for (int p = 0; p < kc; p++) {
+            double *o = out + (size_t)p * MR;
+            int r = 0;
+            for (; r < valid; r++)
+                o[r] = row[r][p];
+            for (; r < MR; r++)
+                o[r] = 0.0;
+        }
+    }
+}
+
+/* Copies rows [p0, p0+kc) × columns [j0, j0+nc) of B into panels of NR columns, each stored row by
+ * row (panel[p·NR + c]); columns past the end are zero. */
+static void pack_b(double *out, const matrix_b *b, int cols, int j0, int nc, int p0, int kc)
+{
+    for (int t = 0; t < nc; t += NR, out += (size_t)NR * (size_t)kc) {
+        int valid = nc - t < NR ? nc - t : NR;
+        if (j0 + t + valid > cols)
+            valid = cols - j0 - t;
+        if (valid < NR)
+            for (size_t x = 0; x < (size_t)NR * (size_t)kc; x++)
+                out[x] = 0.0;
+        if (b->transposed) /* B's columns are stored as rows: read each along p */
+            for (int c = 0; c < valid; c++) {
+                const double *src = b->base + (size_t)(j0 + t + c) * b->ld + (size_t)p0;
+                for (int p = 0; p < kc; p++)
+                    out[(size_t)p * NR + (size_t)c] = src[p];
+            }
+        else
+            for (int p = 0; p < kc; p++)
+                memcpy(out + (size_t)p * NR, b->base + (size_t)(p0 + p) * b->ld + (size_t)(j0 + t),
+                       (size_t)valid * sizeof *out);
+    }
+}
+
+/* C tile (MR×NR, row stride ldc) = (first ? 0 : C tile) + packed A tile · packed B panel, over
+ * kc steps. Each accumulator adds one product per step, in k order, from 0 or from what earlier
+ * k blocks left in C, so the sum is the textbook one bit for bit (no fused multiply-add:
+ * -std=c11 leaves contraction off). */
+static inline __attribute__((always_inline))
+void tile_kernel(int kc, const double *a, const double *b, double *c, size_t ldc, bool first)
+{
+    v4d c00 = { 0 }, c01 = { 0 }, c10 = { 0 }, c11 = { 0 }, c20 = { 0 }, c21 = { 0 };
+    v4d c30 = { 0 }, c31 = { 0 }, c40 = { 0 }, c41 = { 0 }, c50 = { 0 }, c51 = { 0 };
+    if (!first) {
+        LOAD(c00, c + 0 * ldc); LOAD(c01, c + 0 * ldc + 4);
+        LOAD(c10, c + 1 * ldc); LOAD(c11, c + 1 * ldc + 4);
+        LOAD(c20, c + 2 * ldc); LOAD(c21, c + 2 * ldc + 4);
+        LOAD(c30, c + 3 * ldc); LOAD(c31, c + 3 * ldc + 4);
+        LOAD(c40, c + 4 * ldc); LOAD(c41, c + 4 * ldc + 4);
+        LOAD(c50, c + 5 * ldc); LOAD(c51, c + 5 * ldc + 4);
+    }
+    for (int p = 0; p < kc; p++, a += MR, b += NR) {
+        v4d b0, b1;
+        LOAD(b0, b);
+        LOAD(b1, b + 4);
+        c00 += a[0] * b0; c01 += a[0] * b1;
+        c10 += a[1] * b0; c11 += a[1] * b1;
+        c20 += a[2] * b0; c21 += a[2] * b1;
+        c30 += a[3] * b0; c31 += a[3] * b1;
+        c40 += a[4] * b0; c41 += a[4] * b1;
+        c50 += a[5] * b0; c51 += a[5] * b1;
+    }
+    STORE(c + 0 * ldc, c00); STORE(c + 0 * ldc + 4, c01);
+    STORE(c + 1 * ldc, c10); STORE(c + 1 * ldc + 4, c11);
+    STORE(c + 2 * ldc, c20); STORE(c + 2 * ldc + 4, c21);
+    STORE(c + 3 * ldc, c30); STORE(c + 3 * ldc + 4, c31);
+    STORE(c + 4 * ldc, c40); STORE(c + 4 * ldc + 4, c41);
+    STORE(c + 5 * ldc, c50); STORE(c + 5 * ldc + 4, c51);
+}
+
+/* The blocked product over packed buffers: apack holds MC×KC, bpack KC×NC (both rounded up to
+ * whole tiles). inner ≥ 1; the first k block writes C, the later ones add to it. */
+KERNELS_CLONES
+static void gemm_blocked(int rows, int cols, int inner, const double *A, size_t lda,
+                         const matrix_b *b, double *C, size_t ldc, double *apack, double *bpack)
+{
+    double edge[MR * NR] = { 0 };
+    for (int jc = 0; jc < cols; jc += NC) {
+        int nc = cols - jc < NC ? cols - jc : NC;
+        for (int pc = 0; pc < inner; pc += KC) {
+            int kc = inner - pc < KC ? inner - pc : KC;
+            /* pass 1: pack B's block once; it serves every row block below */
+            pack_b(bpack, b, cols, jc, nc, pc, kc);
+            for (int ic = 0; ic < rows; ic += MC) {
+                int mc = rows - ic < MC ? rows - ic : MC;
+                /* pass 2: pack A's block, which the kernel then reads from L2 */
+                pack_a(apack, A, lda, rows, ic, mc, pc, kc);
+                /* pass 3: every tile, B panel outermost so it stays in L1; partial tiles at
+                 * the edges go through a full-size scratch tile */
+                for (int jr = 0; jr < nc; jr += NR) {
+                    const double *bp = bpack + (size_t)jr * (size_t)kc;
+                    int nr = nc - jr < NR ? nc - jr : NR;
+                    for (int ir = 0; ir < mc; ir += MR) {
+                        const double *ap = apack + (size_t)ir * (size_t)kc;
+                        int mr = mc - ir < MR ? mc - ir : MR;
+                        double *c = C + (size_t)(ic + ir) * ldc + (size_t)(jc + jr);
+                        if (mr == MR && nr == NR) {
+                            tile_kernel(kc, ap, bp, c, ldc, pc == 0);
+                            continue;
+                        }
+                        for (int r = 0; r < mr && pc > 0; r++)
+                            memcpy(edge + r * NR, c + (size_t)r * ldc, (size_t)nr * sizeof *c);
+                        tile_kernel(kc, ap, bp, edge, NR, pc == 0);
+                        for (int r = 0; r < mr; r++)
+                            memcpy(c + (size_t)r * ldc, edge + r * NR, (size_t)nr * sizeof *c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The same product without packing, for when the packing buffers cannot be allocated. */
+static void gemm_plain(int rows, int cols, int inner, const double *A, size_t lda,
+                       const matrix_b *b, double *C, size_t ldc)
+{
+    for (int i = 0; i < rows; i++)
+        for (int k = 0; k < inner; k++) {
+            double a = A[(size_t)i * lda + (size_t)k];
+            for (int j = 0; j < cols; j++)
+                C[(size_t)i * ldc + (size_t)j] += a * b_at(b, k, j);
+        }
+}
+
+static size_t round_up(size_t x, size_t unit)
+{
+    return (x + unit - 1) / unit * unit;
+}
+
+void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
+                  const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc)
+{
+    if (rows < 1 || cols < 1)
+        return;
+    if (inner < 1) { /* an empty sum */
+        for (int i = 0; i < rows; i++)
+            memset(C + (size_t)i * ldc, 0, (size_t)cols * sizeof *C);
+        return;
+    }
+    matrix_b b = { B, ldb, b_transposed };
+    size_t kc = (size_t)(inner < KC ? inner : KC);
+    size_t a_bytes = round_up((size_t)(rows < MC ? rows : MC), MR) * kc * sizeof(double);
+    size_t b_bytes = round_up((size_t)(cols < NC ? cols : NC), NR) * kc * sizeof(double);
+    /* 64-byte alignment keeps every packed vector within one cache line */
+    double *apack = aligned_alloc(64, round_up(a_bytes, 64));
+    double *bpack = aligned_alloc(64, round_up(b_bytes, 64));
+    if (apack && bpack) {
+        gemm_blocked(rows, cols, inner, A, lda, &b, C, ldc, apack, bpack);
+    } else {
+        for (int i = 0; i < rows; i++)
+            memset(C + (size_t)i * ldc, 0, (size_t)cols * sizeof *C);
+        gemm_plain(rows, cols, inner, A, lda, &b, C, ldc);
+    }
+    free(apack);
+    free(bpack);
+}
+
+void kernels_matmul(double *C, const double *A, const double *B, int rows, int inner, int cols)
+{
+    kernels_gemm(rows, cols, inner, A, (size_t)inner, B, (size_t)cols, false, C, (size_t)cols);
+}
+
+void kernels_scores(double *scores, const double *Q, const double *K, int n, int m, int d_k,
+                    int ld, int offset)
+{
+    /* Q_h · K_hᵀ: K_h's rows are the columns of the product, so B is read transposed */
+    kernels_gemm(n, m, d_k, Q + offset, (size_t)ld, K + offset, (size_t)ld, true, scores,
+                 (size_t)m);
+}
+
+void kernels_context(double *context, const double *weights, const double *V, int n, int m,
+                     int d_k, int ld, int offset)
+{
+    kernels_gemm(n, d_k, m, weights, (size_t)m, V + offset, (size_t)ld, false, context,
+                 (size_t)d_k);
+}
+
+/* exp(x) for x ≤ 0, four at a time; x < −745.2 (below the smallest subnormal, and −∞) gives 0.
+ * x = k·ln 2 + r with |r| ≤ ln 2 / 2, exp(r) by its Taylor series to r¹³ (the next term is below
+ * 2⁻⁵⁶ of the result), then 2^k built in the exponent field. 2^k is applied in two halves so that
+ * results in the subnormal range still scale exactly until the final rounding. Within 2 ulp of
+ * the correctly rounded exp. */
+static inline __attribute__((always_inline)) void exp_nonpositive(v4d *out, const v4d *in)
+{
+    const double log2e = 0x1.71547652b82fep0, shifter = 0x1.8p52;
+    /* ln 2 split so that k·ln2_hi is exact for |k| < 2^21 (Cody and Waite's reduction) */
+    const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
+    v4d x = *in;
+    v4i underflow = x < -745.2;
+    x = (v4d)((v4i)x & ~underflow); /* 0 in those lanes: −∞ would make NaN on the way */
+    /* k = round(x / ln 2), by adding 1.5·2^52 so the rounding happens in the addition */
+    v4d t = x * log2e + shifter;
+    v4d k = t - shifter;
+    v4d r = (x - k * ln2_hi) - k * ln2_lo;
+    v4d p = r * (1.0 / 6227020800.0) + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    /* the low bits of t hold k; 2^k1 · 2^k2 with k1 = ⌊k/2⌋ keeps both factors normal */
+    v4d shift = { shifter, shifter, shifter, shifter };
+    v4i ki = (v4i)t - (v4i)shift;
+    v4i k1 = ki >> 1, k2 = ki - k1;
+    v4d scale1 = (v4d)((k1 + 1023) << 52), scale2 = (v4d)((k2 + 1023) << 52);
+    v4d result = p * scale1 * scale2;
+    *out = (v4d)((v4i)result & ~underflow);
+}
+
+/* One row's softmax, for MASK_NONE rows and for rows whose hidden cells are already −∞ in w.
+ * w holds the masked, scaled scores on entry and the weights on return. */
+KERNELS_CLONES
+static void softmax_row(double *w, int m)
+{
+    int j = 0;
+    /* pass 1: the row max (four running maxima, then the largest of them: max is exact, so the
+     * order does not matter) */
+    double row_max = -INFINITY;
+    if (m >= 4) {
+        v4d best;
+        LOAD(best, w);
+        for (j = 4; j + 4 <= m; j += 4) {
+            v4d x;
+            LOAD(x, w + j);
+            v4i greater = x > best;
+            best = (v4d)(((v4i)x & greater) | ((v4i)best & ~greater));
+        }
+        for (int lane = 0; lane < 4; lane++)
+            row_max = best[lane] > row_max ? best[lane] : row_max;
+    }
+    for (; j < m; j++)
+        row_max = w[j] > row_max ? w[j] : row_max;
+    /* pass 2: exponentials shifted by the row max (the stability trick: the largest is exp(0) =
+     * 1 and none overflows; the shift cancels in the ratio); hidden cells, −∞, give exactly 0 */
+    v4d sums = { 0.0, 0.0, 0.0, 0.0 };
+    for (j = 0; j + 4 <= m; j += 4) {
+        v4d x, e;
+        LOAD(x, w + j);
+        x -= row_max;
+        exp_nonpositive(&e, &x);
+        STORE(w + j, e);
+        sums += e;
+    }
+    if (j < m) {
+        v4d x = { -INFINITY, -INFINITY, -INFINITY, -INFINITY }, e;
+        memcpy(&x, w + j, (size_t)(m - j) * sizeof *w);
+        x -= row_max;
+        exp_nonpositive(&e, &x);
+        memcpy(w + j, &e, (size_t)(m - j) * sizeof *w);
+        sums += e;
+    }
+    double sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
+    /* pass 3: normalise (a division, as the textbook writes it, not a multiplication by 1/sum) */
+    for (j = 0; j + 4 <= m; j += 4) {
+        v4d x;
+        LOAD(x, w + j);
+        x /= sum;
+        STORE(w + j, x);
+    }
+    for (; j < m; j++)
+        w[j] /= sum;
+}
+
+/* Every score of every row, scaled: the core's score / sqrt(d_k), which sqrt's correct rounding
+ * makes bit-for-bit the same as its own; IEEE division is exact-rounded in vectors too. */
+KERNELS_CLONES
+static void scale_rows(double *w, const double *s, size_t count, bool scale, double divisor)
+{
+    size_t j = 0;
+    if (!scale) {
+        memcpy(w, s, count * sizeof *w);
+        return;
+    }
+    for (; j + 4 <= count; j += 4) {
+        v4d x;
+        LOAD(x, s + j);
+        x /= divisor;
+        STORE(w + j, x);
+    }
+    for (; j < count; j++)
+        w[j] = s[j] / divisor;
+}
+
+void kernels_softmax(double *weights, const double *scores, int n, int m,
+                     const kernels_softmax_rule *rule)
+{
+    size_t row = (size_t)m;
+    /* pass 1: the masked, scaled scores of all rows, kept in weights for the row passes */
+    scale_rows(weights, scores, (size_t)n * row, rule->scale, sqrt((double)rule->d_k));
+    for (int i = 0; i < n; i++) {
+        double *w = weights + (size_t)i * row;
+        /* pass 2: hidden cells become −∞, so their exponential is exactly 0 */
+        if (rule->mask == MASK_CAUSAL)
+            for (int j = i + 1; j < m; j++)
+                w[j] = -INFINITY;
+        else if (rule->mask == MASK_EXPLICIT)
+            for (int j = 0; j < m; j++)
+                if (rule->mask_cells[(size_t)i * row + (size_t)j] == 0)
+                    w[j] = -INFINITY;
+        /* pass 3: the row's stable softmax */
+        softmax_row(w, m);
+    }
+}
+
+/* The sum of x·0 over an array is 0 when every x is finite and NaN as soon as one is ±∞ or NaN. */
+KERNELS_CLONES
+static bool all_finite(const double *x, size_t count)
+{
+    v4d acc = { 0.0, 0.0, 0.0, 0.0 };
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        v4d v;
+        LOAD(v, x + i);
+        acc += v * 0.0;
+    }
+    double tail = 0.0;
+    for (; i < count; i++)
+        tail += x[i] * 0.0;
+    return (acc[0] + acc[1] + acc[2] + acc[3] + tail) == 0.0;
+}
+
+bool kernels_trace_finite(const trace *t)
+{
+    size_t n = (size_t)t->n, m = (size_t)t->m, d = (size_t)t->d_model;
+    size_t heads = (size_t)t->heads, d_k = (size_t)t->d_k;
+    return all_finite(t->input, n * d)
+        && (t->source_input == t->input || all_finite(t->source_input, m * d))
+        && all_finite(t->Q, n * d) && all_finite(t->K, m * d) && all_finite(t->V, m * d)
+        && all_finite(t->scores, heads * n * m) && all_finite(t->weights, heads * n * m)
+        && all_finite(t->context, heads * n * d_k) && all_finite(t->concat, n * d)
+        && all_finite(t->output, n * d);
+}

@@ -1,0 +1,50 @@
+/* Fast double-precision kernels for the attention core: cache-blocked matrix products and the
+ * stable row softmax. The core's textbook loops remain the reference the tests compare against. */
+#ifndef ATTNSTEP_KERNELS_H
+#define ATTNSTEP_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "attention.h"
+
+/* C (rows×cols, row stride ldc) = A (rows×inner, row stride lda) · B. B is inner×cols with row
+ * stride ldb, or, when b_transposed, B's transpose is what is stored: cols×inner, row stride ldb.
+ * Every cell is summed over k = 0, 1, … in order, without fused multiply-add, so the result is
+ * bit-for-bit the textbook loop `c = 0; for k: c += a[i,k] * b[k,j]`. */
+void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
+                  const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc);
+
+/* C (rows×cols) = A (rows×inner) · B (inner×cols), all contiguous: the core's matmul. */
+void kernels_matmul(double *C, const double *A, const double *B, int rows, int inner, int cols);
+
+/* One head's scores (n×m, contiguous) = Q_h · K_hᵀ. Q has n rows and K has m rows, both of row
+ * stride ld (d_model); the head reads d_k columns starting at column offset. */
+void kernels_scores(double *scores, const double *Q, const double *K, int n, int m, int d_k,
+                    int ld, int offset);
+
+/* One head's context (n×d_k, contiguous) = weights (n×m, contiguous) · V_h, where V has m rows
+ * of stride ld and the head reads d_k columns starting at column offset. */
+void kernels_context(double *context, const double *weights, const double *V, int n, int m,
+                     int d_k, int ld, int offset);
+
+/* How the softmax reads a score: the core's own semantics, so that what it shows as `scaled`
+ * and `masked` is bit-for-bit what the softmax read. */
+typedef struct {
+    bool scale;                       /* scaled = score / sqrt((double)d_k), else scaled = score */
+    int d_k;
+    mask_kind mask;                   /* hidden cells are −∞, so their weight is exactly 0 */
+    const unsigned char *mask_cells;  /* (n, m), 1 = may attend; only for MASK_EXPLICIT */
+} kernels_softmax_rule;
+
+/* weights (n×m) = row softmax of the masked, scaled scores (n×m), both contiguous. Every row must
+ * have at least one visible cell (the core checks that before computing). weights may not alias
+ * scores. */
+void kernels_softmax(double *weights, const double *scores, int n, int m,
+                     const kernels_softmax_rule *rule);
+
+/* Whether every number the trace stores is finite. scaled and masked are derived from scores
+ * by a division by √d_k ≥ 1 (and −∞ for hidden cells), so this answers for every stage; the
+ * core can call it before walking cell by cell to name the first overflow. */
+bool kernels_trace_finite(const trace *t);
+
+#endif

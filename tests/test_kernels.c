@@ -1,0 +1,342 @@
+/* The fast kernels against plain textbook loops written here: every product and the softmax on
+ * odd sizes (1, 3, 17, 65, 130) and on the edges of the kernels' register tiles and cache blocks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "attention.h"
+#include "kernels.h"
+
+#define TOLERANCE 1e-12
+
+static const int odd_sizes[] = { 1, 3, 17, 65, 130 };
+#define ODD_COUNT (int)(sizeof odd_sizes / sizeof odd_sizes[0])
+
+/* Fills count numbers in [-1, 1) from a fixed linear congruential sequence. */
+static void fill(double *x, size_t count, unsigned seed)
+{
+    unsigned long long state = seed * 2654435761ULL + 7;
+    for (size_t i = 0; i < count; i++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        x[i] = (double)(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+}
+
+static double *numbers(size_t count, unsigned seed)
+{
+    double *x = malloc((count ? count : 1) * sizeof *x);
+    assert_non_null(x);
+    fill(x, count, seed);
+    return x;
+}
+
+/* The textbook product: each cell a dot product over k = 0 … inner-1, in that order. */
+static void textbook_gemm(int rows, int cols, int inner, const double *A, size_t lda,
+                          const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < inner; k++) {
+                double b = b_transposed ? B[(size_t)j * ldb + (size_t)k]
+                                        : B[(size_t)k * ldb + (size_t)j];
+                sum += A[(size_t)i * lda + (size_t)k] * b;
+            }
+            C[(size_t)i * ldc + (size_t)j] = sum;
+        }
+}
+
+/* Runs kernels_gemm and the textbook on one shape, with padded strides (so the kernels must not
+ * touch the padding), both B layouts; the results must agree to 1e-12 and, since both sum in k
+ * order without fused multiply-add, bit for bit. */
+static void check_gemm(int rows, int cols, int inner)
+{
+    for (int transposed = 0; transposed <= 1; transposed++) {
+        size_t lda = (size_t)inner + 3, ldc = (size_t)cols + 2;
+        size_t b_rows = transposed ? (size_t)cols : (size_t)inner;
+        size_t ldb = (transposed ? (size_t)inner : (size_t)cols) + 1;
+        double *A = numbers((size_t)rows * lda, 1), *B = numbers(b_rows * ldb, 2);
+        double *fast = numbers((size_t)rows * ldc, 3), *slow = malloc((size_t)rows * ldc * sizeof *slow);
+        assert_non_null(slow);
+        memcpy(slow, fast, (size_t)rows * ldc * sizeof *slow); /* same padding in both */
+        kernels_gemm(rows, cols, inner, A, lda, B, ldb, transposed, fast, ldc);
+        textbook_gemm(rows, cols, inner, A, lda, B, ldb, transposed, slow, ldc);
+        char what[96];
+        snprintf(what, sizeof what, "gemm %dx%dx%d%s", rows, inner, cols,
+                 transposed ? " (B transposed)" : "");
+        support_assert_close(what, slow, fast, (size_t)rows * ldc, TOLERANCE);
+        if (memcmp(slow, fast, (size_t)rows * ldc * sizeof *slow) != 0) {
+            print_error("%s: not bit-for-bit the textbook sum\n", what);
+            fail();
+        }
+        free(A);
+        free(B);
+        free(fast);
+        free(slow);
+    }
+}
+
+static void test_gemm_odd_sizes(void **state)
+{
+    (void)state;
+    for (int a = 0; a < ODD_COUNT; a++)
+        for (int b = 0; b < ODD_COUNT; b++)
+            for (int c = 0; c < ODD_COUNT; c++)
+                check_gemm(odd_sizes[a], odd_sizes[b], odd_sizes[c]);
+}
+
+/* Shapes on either side of the 6×8 register tile, the 96-row and 256-deep cache blocks and the
+ * 512-column B block. */
+static void test_gemm_block_edges(void **state)
+{
+    (void)state;
+    static const int shapes[][3] = {
+        { 5, 7, 1 }, { 6, 8, 2 }, { 7, 9, 3 }, { 12, 16, 4 }, { 13, 17, 5 },
+        { 95, 8, 255 }, { 96, 16, 256 }, { 97, 24, 257 }, { 191, 7, 511 }, { 192, 9, 512 },
+        { 193, 5, 513 }, { 6, 511, 6 }, { 7, 512, 9 }, { 3, 513, 257 }, { 1, 1, 600 },
+        { 100, 1, 1 }, { 1, 600, 1 },
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        check_gemm(shapes[s][0], shapes[s][1], shapes[s][2]);
+}
+
+static void test_matmul_is_the_contiguous_product(void **state)
+{
+    (void)state;
+    int rows = 17, inner = 65, cols = 130;
+    double *A = numbers((size_t)rows * (size_t)inner, 4), *B = numbers((size_t)inner * (size_t)cols, 5);
+    double *fast = numbers((size_t)rows * (size_t)cols, 6), *slow = numbers((size_t)rows * (size_t)cols, 7);
+    kernels_matmul(fast, A, B, rows, inner, cols);
+    textbook_gemm(rows, cols, inner, A, (size_t)inner, B, (size_t)cols, false, slow, (size_t)cols);
+    support_assert_close("matmul", slow, fast, (size_t)rows * (size_t)cols, TOLERANCE);
+    free(A);
+    free(B);
+    free(fast);
+    free(slow);
+}
+
+/* Scores and context of every head, against the loops of a textbook multi-head attention. */
+static void test_scores_and_context_per_head(void **state)
+{
+    (void)state;
+    static const int d_ks[] = { 1, 3, 17, 64 };
+    for (int a = 0; a < ODD_COUNT; a++)
+        for (int b = 0; b < ODD_COUNT; b++)
+            for (size_t c = 0; c < sizeof d_ks / sizeof d_ks[0]; c++) {
+                int n = odd_sizes[a], m = odd_sizes[b], d_k = d_ks[c], heads = 3;
+                int d = heads * d_k;
+                size_t nm = (size_t)n * (size_t)m, size = nm > (size_t)n * (size_t)d_k ? nm
+                                                           : (size_t)n * (size_t)d_k;
+                double *Q = numbers((size_t)n * (size_t)d, 8), *K = numbers((size_t)m * (size_t)d, 9);
+                double *V = numbers((size_t)m * (size_t)d, 10), *W = numbers(nm, 11);
+                double *fast = numbers(size, 12), *slow = numbers(size, 13);
+                for (int h = 0; h < heads; h++) {
+                    int offset = h * d_k;
+                    kernels_scores(fast, Q, K, n, m, d_k, d, offset);
+                    for (int i = 0; i < n; i++)
+                        for (int j = 0; j < m; j++) {
+                            double dot = 0.0;
+                            for (int k = 0; k < d_k; k++)
+                                dot += Q[(size_t)i * (size_t)d + (size_t)(offset + k)]
+                                     * K[(size_t)j * (size_t)d + (size_t)(offset + k)];
+                            slow[(size_t)i * (size_t)m + (size_t)j] = dot;
+                        }
+                    support_assert_close("scores", slow, fast, nm, TOLERANCE);
+                    kernels_context(fast, W, V, n, m, d_k, d, offset);
+                    for (int i = 0; i < n; i++)
+                        for (int k = 0; k < d_k; k++) {
+                            double sum = 0.0;
+                            for (int j = 0; j < m; j++)
+                                sum += W[(size_t)i * (size_t)m + (size_t)j]
+                                     * V[(size_t)j * (size_t)d + (size_t)(offset + k)];
+                            slow[(size_t)i * (size_t)d_k + (size_t)k] = sum;
+                        }
+                    support_assert_close("context", slow, fast, (size_t)n * (size_t)d_k, TOLERANCE);
+                }
+                free(Q);
+                free(K);
+                free(V);
+                free(W);
+                free(fast);
+                free(slow);
+            }
+}
+
+/* The textbook softmax with the core's semantics: scaled = score / √d_k, hidden = −∞, then the
+ * exponentials of the row shifted by its max, over their sum. */
+static void textbook_softmax(double *w, const double *s, int n, int m,
+                             const kernels_softmax_rule *rule)
+{
+    for (int i = 0; i < n; i++) {
+        double max = -INFINITY;
+        for (int j = 0; j < m; j++) {
+            size_t at = (size_t)i * (size_t)m + (size_t)j;
+            bool hidden = (rule->mask == MASK_CAUSAL && j > i)
+                       || (rule->mask == MASK_EXPLICIT && rule->mask_cells[at] == 0);
+            w[at] = hidden ? -INFINITY : rule->scale ? s[at] / sqrt((double)rule->d_k) : s[at];
+            if (w[at] > max)
+                max = w[at];
+        }
+        double sum = 0.0;
+        for (int j = 0; j < m; j++) {
+            size_t at = (size_t)i * (size_t)m + (size_t)j;
+            w[at] = w[at] == -INFINITY ? 0.0 : exp(w[at] - max);
+            sum += w[at];
+        }
+        for (int j = 0; j < m; j++)
+            w[(size_t)i * (size_t)m + (size_t)j] /= sum;
+    }
+}
+
+static void check_softmax(const double *scores, int n, int m, const kernels_softmax_rule *rule,
+                          const char *what)
+{
+    size_t nm = (size_t)n * (size_t)m;
+    double *fast = numbers(nm, 14), *slow = numbers(nm, 15);
+    kernels_softmax(fast, scores, n, m, rule);
+    textbook_softmax(slow, scores, n, m, rule);
+    support_assert_close(what, slow, fast, nm, TOLERANCE);
+    for (size_t at = 0; at < nm; at++)
+        if (slow[at] == 0.0 && fast[at] != 0.0) {
+            print_error("%s: cell %zu should be exactly 0, got %.17g\n", what, at, fast[at]);
+            fail();
+        }
+    free(fast);
+    free(slow);
+}
+
+static void test_softmax_every_mask_and_scale(void **state)
+{
+    (void)state;
+    for (int a = 0; a < ODD_COUNT; a++)
+        for (int b = 0; b < ODD_COUNT; b++) {
+            int n = odd_sizes[a], m = odd_sizes[b];
+            size_t nm = (size_t)n * (size_t)m;
+            double *scores = numbers(nm, 16);
+            for (size_t at = 0; at < nm; at++)
+                scores[at] *= 40.0; /* a spread that makes the max shift matter */
+            unsigned char *cells = malloc(nm);
+            assert_non_null(cells);
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < m; j++) /* every row keeps column i % m visible */
+                    cells[(size_t)i * (size_t)m + (size_t)j] = (i * 7 + j * 3) % 5 != 0
+                                                               || j == i % m;
+            for (int scale = 0; scale <= 1; scale++) {
+                kernels_softmax_rule none = { scale, 64, MASK_NONE, NULL };
+                kernels_softmax_rule cells_rule = { scale, 17, MASK_EXPLICIT, cells };
+                check_softmax(scores, n, m, &none, "softmax, no mask");
+                check_softmax(scores, n, m, &cells_rule, "softmax, explicit mask");
+                if (n <= m) { /* causal: row i sees 0 … i, so it needs m > i */
+                    kernels_softmax_rule causal = { scale, 3, MASK_CAUSAL, NULL };
+                    check_softmax(scores, n, m, &causal, "softmax, causal mask");
+                }
+            }
+            free(scores);
+            free(cells);
+        }
+}
+
+/* scaled = score / √d_k for every d_k up to 200: in a row [0, x] the weight of x is the logistic
+ * of its scaled value. */
+static void test_softmax_divides_by_sqrt_dk(void **state)
+{
+    (void)state;
+    for (int d_k = 1; d_k <= 200; d_k++) {
+        double scores[2] = { 0.0, -1.0 / 3.0 - d_k }, w[2];
+        kernels_softmax_rule rule = { true, d_k, MASK_NONE, NULL };
+        kernels_softmax(w, scores, 1, 2, &rule);
+        double scaled = scores[1] / sqrt((double)d_k);
+        double expected = exp(scaled) / (1.0 + exp(scaled));
+        assert_true(fabs(w[1] - expected) <= 4e-16 * expected);
+    }
+}
+
+/* The vector exponential across its whole range, through two-cell rows [0, x]: weight of x is
+ * exp(x) / (1 + exp(x)); x below −745.2 (exp under half the smallest subnormal) gives 0. */
+static void test_softmax_exponential_over_its_range(void **state)
+{
+    (void)state;
+    for (double x = -760.0; x <= 0.0; x += 0.173) {
+        double scores[2] = { 0.0, x }, w[2];
+        kernels_softmax_rule rule = { false, 1, MASK_NONE, NULL };
+        kernels_softmax(w, scores, 1, 2, &rule);
+        double e = exp(x), expected = e / (1.0 + e);
+        double error = fabs(w[1] - expected);
+        bool ok = error <= TOLERANCE
+               && (expected < 1e-300 || error <= 4e-16 * expected) /* a few ulp while normal */
+               && (expected != 0.0 || w[1] == 0.0);
+        if (!ok) {
+            print_error("x = %.17g: expected %.17g, got %.17g\n", x, expected, w[1]);
+            fail();
+        }
+    }
+}
+
+/* Rows of four and more cells go through the vector passes; their sums must still be 1. */
+static void test_softmax_rows_sum_to_one(void **state)
+{
+    (void)state;
+    int n = 9, m = 130;
+    double *scores = numbers((size_t)n * (size_t)m, 17), *w = numbers((size_t)n * (size_t)m, 18);
+    for (int i = 0; i < n * m; i++)
+        scores[i] *= 300.0 * (i % m);
+    kernels_softmax_rule rule = { true, 64, MASK_CAUSAL, NULL };
+    kernels_softmax(w, scores, n, m, &rule);
+    for (int i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (int j = 0; j < m; j++)
+            sum += w[i * m + j];
+        assert_true(fabs(sum - 1.0) <= 1e-12);
+        for (int j = i + 1; j < m; j++)
+            assert_true(w[i * m + j] == 0.0);
+    }
+    free(scores);
+    free(w);
+}
+
+static void test_trace_finite_finds_any_non_finite_number(void **state)
+{
+    (void)state;
+    static const char *const tokens[] = { "a", "b", "c" };
+    int n = 3, d = 4;
+    double *embeddings = numbers((size_t)n * (size_t)d, 19), *w = numbers(4 * (size_t)d * (size_t)d, 20);
+    attention_input in = {
+        .n_tokens = n, .tokens = tokens, .d_model = d, .heads = 2, .embeddings = embeddings,
+        .W_Q = w, .W_K = w + d * d, .W_V = w + 2 * d * d, .W_O = w + 3 * d * d,
+        .mask = MASK_CAUSAL, .scale = true,
+    };
+    trace t;
+    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    assert_true(kernels_trace_finite(&t));
+    double *arrays[] = { t.input, t.Q, t.K, t.V, t.scores, t.weights, t.context, t.concat, t.output };
+    size_t last[] = { 11, 11, 11, 11, 17, 17, 11, 11, 11 };
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
+        double kept = arrays[a][last[a]];
+        arrays[a][last[a]] = INFINITY;
+        assert_false(kernels_trace_finite(&t));
+        arrays[a][last[a]] = NAN;
+        assert_false(kernels_trace_finite(&t));
+        arrays[a][last[a]] = kept;
+    }
+    assert_true(kernels_trace_finite(&t));
+    trace_free(&t);
+    free(embeddings);
+    free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemm_odd_sizes),
+        cmocka_unit_test(test_gemm_block_edges),
+        cmocka_unit_test(test_matmul_is_the_contiguous_product),
+        cmocka_unit_test(test_scores_and_context_per_head),
+        cmocka_unit_test(test_softmax_every_mask_and_scale),
+        cmocka_unit_test(test_softmax_divides_by_sqrt_dk),
+        cmocka_unit_test(test_softmax_exponential_over_its_range),
+        cmocka_unit_test(test_softmax_rows_sum_to_one),
+        cmocka_unit_test(test_trace_finite_finds_any_non_finite_number),
+    };
+    return cmocka_run_group_tests_name("fast kernels", tests, NULL, NULL);
+}
