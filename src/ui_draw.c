@@ -1,6 +1,7 @@
 /* Draws a lesson's screen with curses: title, stage list, matrix or heatmap, explanation,
  * narration, key bar and help overlay. Every number shown is read from the trace. */
 #include "ui_curses.h"
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,6 +418,27 @@ static int widest_label(const ui_view *v, bool rows, int count, const ui_style *
     return widest < cap ? widest : cap;
 }
 
+/* A label that fits width columns, ending in "…" when it had to be cut (the explanation line
+ * always names the selected cell's tokens in full). */
+static void cut_label(const char *label, int width, const ui_style *st, char *out, size_t size)
+{
+    if (text_width(label, st) <= width) { snprintf(out, size, "%s", label); return; }
+    wchar_t w[64];
+    size_t n = ui_text_widen(label, st->utf8, w, 64);
+    size_t fit = ui_text_fit(w, n, width - 1, NULL);
+    size_t used = 0;
+    for (size_t i = 0; i < fit && used + MB_LEN_MAX + 4 < size; i++) {
+        char bytes[MB_LEN_MAX];
+        mbstate_t state;
+        memset(&state, 0, sizeof state);
+        size_t k = wcrtomb(bytes, w[i], &state);
+        if (k == (size_t)-1) continue;
+        memcpy(out + used, bytes, k);
+        used += k;
+    }
+    snprintf(out + used, size - used, "%s", st->utf8 ? "\xe2\x80\xa6" : "~");
+}
+
 typedef struct {
     int cw, cell_w, glyph_w;     /* number field, whole cell, shade glyphs */
     bool heat, diverging;
@@ -503,7 +525,8 @@ static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *
 }
 
 /* "rows 3–14 of 40, cols 1–6 of 40" when the matrix does not fit, so scrolling is visible. */
-static void draw_scroll_note(const ui_view *v, const ui_style *st, int y, int right, int vis_rows, int vis_cols)
+static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int right, int vis_rows,
+                            int vis_cols)
 {
     char text[128] = "", part[64];
     const char *dash = st->utf8 ? "\xe2\x80\x93" : "-";
@@ -518,6 +541,7 @@ static void draw_scroll_note(const ui_view *v, const ui_style *st, int y, int ri
     }
     int w = text_width(text, st);
     if (w > 0) ui_put(y, right - w, w, text, st, A_DIM, 0);
+    return w;
 }
 
 static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
@@ -543,7 +567,7 @@ static void draw_matrix(ui_view *v, const regions *r, const ui_style *st, int pr
     cs.glyph_w = cs.heat && !st->colors ? 2 : 0;
     int label_w = widest_label(v, true, ui_view_rows(v), st, 12);
     int numbers = number_width(v, precision, st);
-    int col_labels = widest_label(v, false, ui_view_cols(v), st, 10);
+    int col_labels = widest_label(v, false, ui_view_cols(v), st, numbers > 6 ? numbers : 6);
     cs.cw = numbers > col_labels ? numbers : col_labels;
     cs.cell_w = cs.cw + 2 + cs.glyph_w;
     bool legend = r->body_h >= 5;
@@ -559,15 +583,17 @@ static void draw_matrix(ui_view *v, const regions *r, const ui_style *st, int pr
     }
     ui_view_scroll(v, layout->vis_rows, layout->vis_cols);
     if (legend) {
-        draw_legend(v, st, &cs, precision, y + 1, x, width);
-        draw_scroll_note(v, st, y + 1, x + width, layout->vis_rows, layout->vis_cols);
+        int note = draw_scroll_note(v, st, y + 1, x + width, layout->vis_rows, layout->vis_cols);
+        draw_legend(v, st, &cs, precision, y + 1, x, width - note - (note ? 2 : 0));
     }
     char buffer[32];
     for (int c = 0; c < layout->vis_cols; c++) {
         int col = v->left + c, cx = layout->grid_x + c * cs.cell_w;
         bool sel = col == v->col;
-        int used = ui_field(layout->grid_y - 1, cx + 1, cs.cw, axis_label(v, false, col, buffer, sizeof buffer),
-                            st, sel ? A_BOLD | A_UNDERLINE : A_BOLD, 0, UI_RIGHT);
+        char label[64];
+        cut_label(axis_label(v, false, col, buffer, sizeof buffer), cs.cw, st, label, sizeof label);
+        int used = ui_field(layout->grid_y - 1, cx + 1, cs.cw, label, st,
+                            sel ? A_BOLD | A_UNDERLINE : A_BOLD, 0, UI_RIGHT);
         if (sel) ui_put(layout->grid_y - 1, cx + cs.cw - used, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
     }
     for (int i = 0; i < layout->vis_rows; i++) {
