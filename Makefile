@@ -85,3 +85,4 @@ update-golden: attnstep
 
 clean:
 	rm -rf $(BUILD) attnstep
+.SECONDARY:

@@ -2,6 +2,7 @@
  * pieces several outputs use: cells, narration, escaped text. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "output.h"
 #include "text.h"
 
@@ -55,18 +56,46 @@ static void focus_explanation(output *o, const lesson_step *s, int head,
     free(explanation);
 }
 
-void output_narration(output *o, stage_id stage, int head,
-                      void (*say)(output *o, const char *text),
-                      void (*focus)(output *o, const char *explanation))
+/* The question with its choices, "Which word…? (animal / street / tired)", and the answer. */
+static void ask_question(output *o, const lesson_step *s,
+                         void (*ask)(output *o, const char *question, const char *answer))
+{
+    size_t length = strlen(s->ask) + 8;
+    for (int i = 0; i < s->n_choices; i++)
+        length += strlen(s->choices[i]) + 3;
+    char *question = malloc(length), answer[96];
+    if (!question)
+        return;
+    size_t used = (size_t)snprintf(question, length, "%s", s->ask);
+    for (int i = 0; i < s->n_choices; i++)
+        used += (size_t)snprintf(question + used, length - used, "%s%s", i ? " / " : " (",
+                                 s->choices[i]);
+    if (s->n_choices)
+        snprintf(question + used, length - used, ")");
+    if (s->n_choices) {
+        ask(o, question, s->choices[s->answer_choice]);
+    } else {
+        char number[32], tolerance[32];
+        format_number(s->answer, o->precision, number, sizeof number);
+        format_number(s->tolerance, o->precision, tolerance, sizeof tolerance);
+        snprintf(answer, sizeof answer, "%s (± %s)", number, tolerance);
+        ask(o, question, answer);
+    }
+    free(question);
+}
+
+void output_narration(output *o, stage_id stage, int head, const output_narrator *narrator)
 {
     for (int i = 0; i < o->lesson->n_steps; i++) {
         const lesson_step *s = &o->lesson->steps[i];
         if (s->stage != stage || (s->head != head && !(s->head == 0 && head == 1)))
             continue;
-        if (s->say && say)
-            say(o, s->say);
-        if (s->focus_row >= 0 && s->focus_col >= 0 && focus)
-            focus_explanation(o, s, head, focus);
+        if (s->ask && narrator->ask)
+            ask_question(o, s, narrator->ask);
+        if (s->say && narrator->say)
+            narrator->say(o, s->say);
+        if (s->focus_row >= 0 && s->focus_col >= 0 && narrator->focus)
+            focus_explanation(o, s, head, narrator->focus);
     }
 }
 

@@ -42,12 +42,17 @@ int output_write_matrix(const output_format *format, const lesson *l, const trac
 /* A table cell at o->precision fixed decimals ("−∞" for hidden cells), as snprintf. */
 int output_cell_text(const output *o, double x, char *buffer, size_t size);
 
-/* Calls say for the narration text and focus for the worked arithmetic of the focused cell, of
- * each lesson step that belongs to this stage and head (a step without a head belongs to head
- * 1), in the lesson's order. Either callback may be NULL. */
-void output_narration(output *o, stage_id stage, int head,
-                      void (*say)(output *o, const char *text),
-                      void (*focus)(output *o, const char *explanation));
+/* How a format writes the narration of one lesson step. Any member may be NULL. */
+typedef struct {
+    void (*ask)(output *o, const char *question, const char *answer);  /* predict, then reveal */
+    void (*say)(output *o, const char *text);
+    void (*focus)(output *o, const char *explanation);  /* the focused cell's arithmetic */
+} output_narrator;
+
+/* Narrates each lesson step that belongs to this stage and head (a step without a head belongs
+ * to head 1), in the lesson's order: its question with the choices and then the answer, its
+ * text, and the worked arithmetic of its focused cell. */
+void output_narration(output *o, stage_id stage, int head, const output_narrator *narrator);
 
 /* Writes untrusted text with its control characters escaped (text_escape). */
 void output_text(output *o, const char *utf8);

@@ -49,6 +49,15 @@ static void put_row(output *o, const char *label, stage_id stage, int head, int 
     fputs(" |\n", o->stream);
 }
 
+static void ask_markdown(output *o, const char *question, const char *answer)
+{
+    fputs("\n**Question:** ", o->stream);
+    output_text(o, question);
+    fputs("  \n**Answer:** ", o->stream);
+    output_text(o, answer);
+    fputc('\n', o->stream);
+}
+
 static void say_markdown(output *o, const char *text)
 {
     fputc('\n', o->stream);
@@ -82,7 +91,8 @@ static void markdown_step(output *o, stage_id stage, int head)
     fputc('\n', o->stream);
     for (int r = 0; r < trace_rows(t, stage); r++)
         put_row(o, trace_axis_label(t, info->rows, r, buffer, sizeof buffer), stage, head, r);
-    output_narration(o, stage, head, say_markdown, focus_markdown);
+    static const output_narrator narrator = { ask_markdown, say_markdown, focus_markdown };
+    output_narration(o, stage, head, &narrator);
 }
 
 static void markdown_end(output *o)

@@ -120,6 +120,12 @@ static void put_table(output *o, stage_id stage, int head)
     free(widths);
 }
 
+static void ask_plain(output *o, const char *question, const char *answer)
+{
+    put_wrapped(o, "  ? ", "    ", question);
+    put_wrapped(o, "  ! answer: ", "    ", answer);
+}
+
 static void say_plain(output *o, const char *text)
 {
     put_wrapped(o, "  | ", "  | ", text);
@@ -139,7 +145,8 @@ static void plain_step(output *o, stage_id stage, int head)
         fprintf(o->stream, "   head %d of %d", head, t->heads);
     fprintf(o->stream, "   %d×%d\n", trace_rows(t, stage), trace_cols(t, stage));
     put_table(o, stage, head);
-    output_narration(o, stage, head, say_plain, focus_plain);
+    static const output_narrator narrator = { ask_plain, say_plain, focus_plain };
+    output_narration(o, stage, head, &narrator);
 }
 
 static void plain_end(output *o)
