@@ -310,8 +310,8 @@ static void read_tokens(checker *c, int node, token_list *list, const char *what
         return;
     }
     if (count > LESSON_MAX_TOKENS) {
-        char name[64];
-        snprintf(name, sizeof name, "the number of %s", what);
+        const char *name = list == &c->source ? "the number of source tokens"
+                                              : "the number of tokens";
         REPORT(c, node, OVER_LIMIT, name, (unsigned long long)count,
                (unsigned long long)LESSON_MAX_TOKENS);
         return;
@@ -451,6 +451,12 @@ static void read_matrix(checker *c, int node, const char *name, matrix_spec *spe
     }
     spec->form = FORM_LIST;
     int rows = node_at(c, node)->count;
+    if (rows > 0 && node_at(c, node + 1)->kind == LESSON_NODE_SCALAR) {
+        /* A flat list of numbers: one message rather than one per number. */
+        REPORT(c, node, WRONG_TYPE, name, "a list of rows (each a list of numbers)",
+               "a flat list");
+        return;
+    }
     if (c->d_model >= 0 && rows != c->d_model)
         REPORT(c, node, WRONG_SIZE, name, c->d_model, "rows (d_model)", rows);
     char label[64];
@@ -600,8 +606,9 @@ static void read_choices(checker *c, int node, lesson_step *step) {
     }
 }
 
-static void read_answer(checker *c, int node, lesson_step *step) {
-    if (step->choices) {
+static void read_answer(checker *c, int node, bool with_choices, lesson_step *step) {
+    if (with_choices && !step->choices) return;  /* the choices themselves were wrong */
+    if (with_choices) {
         if (!expect_scalar(c, node, "answer", "one of the choices")) return;
         for (int i = 0; i < step->n_choices; i++)
             if (strcmp(step->choices[i], lesson_node_text(c->t, node)) == 0) step->answer_choice = i;
@@ -616,7 +623,7 @@ static void read_answer(checker *c, int node, lesson_step *step) {
 static void read_question(checker *c, const int *keys, lesson_step *step) {
     step->ask = read_text(c, keys[STEP_ASK], "ask");
     if (keys[STEP_CHOICES] >= 0) read_choices(c, keys[STEP_CHOICES], step);
-    if (keys[STEP_ANSWER] >= 0) read_answer(c, keys[STEP_ANSWER], step);
+    if (keys[STEP_ANSWER] >= 0) read_answer(c, keys[STEP_ANSWER], keys[STEP_CHOICES] >= 0, step);
     if (keys[STEP_ASK] < 0) {
         int parts[] = { STEP_CHOICES, STEP_ANSWER, STEP_TOLERANCE };
         for (int i = 0; i < 3; i++)
