@@ -1,0 +1,322 @@
+/* Unit tests of the UI's parts that need no terminal: the key table, key scripts, text
+ * wrapping and the view model on the hand-worked cat/sat trace; and one headless ui_run. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ui_internal.h"
+
+static const char *const cat_sat_tokens[] = {"cat", "sat"};
+static const double cat_sat_embeddings[] = {1.0, 0.5, 0.0, 1.0};
+static const double identity2[] = {1, 0, 0, 1};
+static const char *const three_tokens[] = {"bank", "of", "river"};
+static const double three_embeddings[] = {1.0, 0.0, 0.5, -1.0, 0.0, 1.0, 0.0, 0.5,
+                                          0.5, 0.5, 1.0, 0.0};
+static const double identity4[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+static attention_input cat_sat_input(void)
+{
+    return (attention_input){.n_tokens = 2, .tokens = cat_sat_tokens, .n_source = 2,
+                             .d_model = 2, .heads = 1, .embeddings = cat_sat_embeddings,
+                             .W_Q = identity2, .W_K = identity2, .W_V = identity2,
+                             .W_O = identity2, .mask = MASK_NONE, .scale = true};
+}
+
+static attention_input two_head_input(void)
+{
+    return (attention_input){.n_tokens = 3, .tokens = three_tokens, .n_source = 3,
+                             .d_model = 4, .heads = 2, .embeddings = three_embeddings,
+                             .W_Q = identity4, .W_K = identity4, .W_V = identity4,
+                             .W_O = identity4, .mask = MASK_NONE, .scale = true};
+}
+
+/* ---- the key table ---- */
+
+static void test_no_key_is_bound_twice(void **state)
+{
+    (void)state;
+    int count;
+    const ui_binding *b = ui_bindings(&count);
+    for (int i = 0; i < count; i++)
+        for (const int *k = b[i].keys; *k; k++)
+            for (int j = i + 1; j < count; j++)
+                for (const int *l = b[j].keys; *l; l++)
+                    if (*k == *l && (b[i].contexts & b[j].contexts)) {
+                        print_error("key %d bound to bindings %d and %d\n", *k, i, j);
+                        fail();
+                    }
+}
+
+static void test_every_action_has_a_key_and_help(void **state)
+{
+    (void)state;
+    int count;
+    const ui_binding *b = ui_bindings(&count);
+    for (int action = UI_ACT_QUIT; action <= UI_ACT_OPEN; action++) {
+        bool found = false;
+        for (int i = 0; i < count; i++)
+            if (b[i].action == (ui_action)action) {
+                found = true;
+                assert_non_null(b[i].help);
+                assert_true(b[i].keys[0] != 0);
+            }
+        assert_true(found);
+    }
+}
+
+static void test_keys_read_as_people_write_them(void **state)
+{
+    (void)state;
+    int count, arg = 0;
+    const ui_binding *b = ui_bindings(&count);
+    char text[96];
+    for (int i = 0; i < count; i++) {
+        ui_binding_keys(&b[i], true, text, sizeof text);
+        if (b[i].action == UI_ACT_HEAD_NUMBER) assert_string_equal(text, "1\xe2\x80\x93" "9");
+        if (b[i].action == UI_ACT_PREV) assert_string_equal(text, "p Backspace PgUp");
+        if (b[i].action == UI_ACT_NEXT) assert_string_equal(text, "n Space PgDn");
+    }
+    assert_int_equal(ui_key_action('7', UI_IN_LESSON, &arg), UI_ACT_HEAD_NUMBER);
+    assert_int_equal(arg, 7);
+    assert_int_equal(ui_key_action('\n', UI_IN_LESSON, NULL), UI_ACT_STEP_IN);
+    assert_int_equal(ui_key_action('\n', UI_IN_PICKER, NULL), UI_ACT_OPEN);
+    assert_int_equal(ui_key_action('n', UI_IN_PICKER, NULL), UI_ACT_NONE);
+}
+
+/* ---- key scripts ---- */
+
+static void test_script_lines(void **state)
+{
+    (void)state;
+    ui_event ev;
+    char error[512];
+    assert_int_equal(ui_script_parse_line("  # a comment\n", &ev, error, sizeof error), 0);
+    assert_int_equal(ui_script_parse_line("\n", &ev, error, sizeof error), 0);
+    assert_int_equal(ui_script_parse_line("G\n", &ev, error, sizeof error), 1);
+    assert_int_equal(ev.key, 'G');
+    assert_int_equal(ui_script_parse_line("Tab", &ev, error, sizeof error), 1);
+    assert_int_equal(ev.key, '\t');
+    assert_int_equal(ui_script_parse_line("pgdn", &ev, error, sizeof error), 1);
+    assert_int_equal(ui_key_action(ev.key, UI_IN_LESSON, NULL), UI_ACT_NEXT);
+    assert_int_equal(ui_script_parse_line("resize 40x12", &ev, error, sizeof error), 1);
+    assert_int_equal(ev.kind, UI_EV_RESIZE);
+    assert_int_equal(ev.x, 40);
+    assert_int_equal(ev.y, 12);
+    assert_int_equal(ui_script_parse_line("click 3 4", &ev, error, sizeof error), 1);
+    assert_int_equal(ev.kind, UI_EV_CLICK);
+    assert_int_equal(ui_script_parse_line("dump", &ev, error, sizeof error), 1);
+    assert_int_equal(ev.kind, UI_EV_DUMP);
+    assert_int_equal(ui_script_parse_line("resize 40", &ev, error, sizeof error), -1);
+    assert_int_equal(ui_script_parse_line("spaceship", &ev, error, sizeof error), -1);
+    assert_non_null(strstr(error, "unknown key 'spaceship'"));
+}
+
+/* ---- text ---- */
+
+static void test_wrap_breaks_at_spaces_and_newlines(void **state)
+{
+    (void)state;
+    wchar_t w[128];
+    ui_span lines[8];
+    size_t n = ui_text_widen("one two three\nfour", true, w, 128);
+    assert_int_equal(ui_text_wrap(w, n, 8, lines, 8), 3);
+    assert_int_equal(lines[0].length, 7);   /* "one two" */
+    assert_int_equal(lines[1].length, 5);   /* "three" */
+    assert_int_equal(lines[2].length, 4);   /* "four" */
+    n = ui_text_widen("abcdefghij", true, w, 128);
+    assert_int_equal(ui_text_wrap(w, n, 4, lines, 8), 3);   /* a word longer than the line */
+}
+
+static void test_ascii_spelling_without_utf8(void **state)
+{
+    (void)state;
+    wchar_t w[64];
+    ui_text_widen("Q_h \xc2\xb7 K_h\xe1\xb5\x80 = \xe2\x88\x92\xe2\x88\x9e", false, w, 64);
+    assert_true(wcscmp(w, L"Q_h * K_h^T = -inf") == 0);
+    ui_text_widen("esc\x1b[31m", false, w, 64);   /* control characters never reach the screen */
+    assert_true(wcscmp(w, L"esc [31m") == 0);
+}
+
+/* ---- the view model ---- */
+
+static void test_walk_visits_every_stage_in_order(void **state)
+{
+    (void)state;
+    attention_input in = cat_sat_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL, 0));
+    assert_int_equal(v.n_steps, 11);   /* input … output, no source_input without a source */
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_INPUT);
+    for (int i = 0; i < 7; i++) ui_view_apply(&v, UI_ACT_NEXT, 0);
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_WEIGHTS);
+    assert_true(fabs(trace_value(&t, STAGE_WEIGHTS, 1, 0, 0) - 0.6296) < 5e-5);
+    assert_true(fabs(trace_value(&t, STAGE_WEIGHTS, 1, 0, 1) - 0.3704) < 5e-5);
+    ui_view_apply(&v, UI_ACT_LAST, 0);
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_OUTPUT);
+    ui_view_apply(&v, UI_ACT_NEXT, 0);
+    assert_int_equal(v.step, 10);
+    assert_string_equal(v.message, "this is the last step");
+    ui_view_apply(&v, UI_ACT_FIRST, 0);
+    ui_view_apply(&v, UI_ACT_PREV, 0);
+    assert_int_equal(v.step, 0);
+    assert_false(ui_view_apply(&v, UI_ACT_QUIT, 0));
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+static void test_step_into_fills_in_reading_order(void **state)
+{
+    (void)state;
+    attention_input in = cat_sat_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL, 0));
+    ui_view_goto(&v, ui_view_find(&v, STAGE_SCORES, 1));
+    ui_view_apply(&v, UI_ACT_STEP_IN, 0);
+    assert_true(v.stepped_in);
+    assert_true(ui_view_is_filled(&v, 0, 0));
+    assert_false(ui_view_is_filled(&v, 0, 1));
+    const int order[][2] = {{0, 1}, {1, 0}, {1, 1}};
+    for (int i = 0; i < 3; i++) {
+        ui_view_apply(&v, UI_ACT_NEXT, 0);
+        assert_int_equal(v.row, order[i][0]);
+        assert_int_equal(v.col, order[i][1]);
+    }
+    assert_false(ui_view_is_filled(&v, 2, 0));
+    ui_view_apply(&v, UI_ACT_PREV, 0);
+    assert_int_equal(v.row * 2 + v.col, 2);
+    ui_view_apply(&v, UI_ACT_STEP_OUT, 0);
+    assert_false(v.stepped_in);
+    assert_true(ui_view_is_filled(&v, 1, 1));
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_SCORES);   /* stepping stayed inside */
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+static void test_heads_are_sub_steps_and_tab_switches(void **state)
+{
+    (void)state;
+    attention_input in = two_head_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    lesson_step narration[] = {
+        {.stage = STAGE_WEIGHTS, .head = 2, .focus_row = 0, .focus_col = 2, .say = "bank, river"},
+    };
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, narration, 1));
+    assert_int_equal(v.n_steps, 4 + 5 * 2 + 2);
+    int weights2 = ui_view_find(&v, STAGE_WEIGHTS, 2);
+    assert_int_equal(v.steps[weights2].focus_col, 2);
+    assert_string_equal(v.steps[weights2].say, "bank, river");
+    ui_view_goto(&v, weights2);
+    assert_int_equal(v.row, 0);   /* the narration's focus selects its cell */
+    assert_int_equal(v.col, 2);
+    ui_view_apply(&v, UI_ACT_HEAD_NEXT, 0);   /* wraps round to head 1, same cell */
+    assert_int_equal(ui_view_current(&v)->head, 1);
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_WEIGHTS);
+    assert_int_equal(v.col, 2);
+    ui_view_apply(&v, UI_ACT_HEAD_NUMBER, 2);
+    assert_int_equal(ui_view_current(&v)->head, 2);
+    ui_view_apply(&v, UI_ACT_HEAD_NUMBER, 3);
+    assert_string_equal(v.message, "no head 3: this lesson has 2 heads");
+    ui_view_goto(&v, 0);
+    ui_view_apply(&v, UI_ACT_HEAD_NEXT, 0);
+    assert_int_equal(v.step, 0);
+    assert_string_equal(v.message, "input is one matrix for all heads");
+    trace_cell cell;
+    char error[128];
+    assert_true(trace_cell_parse(&t, "scores[of,bank]", 2, &cell, error, sizeof error));
+    assert_true(ui_view_open_at(&v, &cell));
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_SCORES);
+    assert_int_equal(ui_view_current(&v)->head, 2);
+    assert_int_equal(v.row, 1);
+    assert_int_equal(v.col, 0);
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+static void test_scrolling_keeps_the_selection_visible(void **state)
+{
+    (void)state;
+    attention_input in = two_head_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL, 0));
+    ui_view_apply(&v, UI_ACT_DOWN, 0);
+    ui_view_apply(&v, UI_ACT_DOWN, 0);
+    ui_view_apply(&v, UI_ACT_RIGHT, 0);
+    ui_view_apply(&v, UI_ACT_RIGHT, 0);
+    ui_view_apply(&v, UI_ACT_RIGHT, 0);
+    ui_view_scroll(&v, 2, 2);
+    assert_int_equal(v.top, 1);
+    assert_int_equal(v.left, 2);
+    ui_view_apply(&v, UI_ACT_UP, 0);
+    ui_view_apply(&v, UI_ACT_UP, 0);
+    ui_view_scroll(&v, 2, 2);
+    assert_int_equal(v.top, 0);
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+/* ---- one whole headless run through ui_run ---- */
+
+static void test_headless_run_dumps_the_screen(void **state)
+{
+    (void)state;
+    char keys[] = "/tmp/attnstep-test-ui-XXXXXX", out[] = "/tmp/attnstep-test-out-XXXXXX";
+    int kfd = mkstemp(keys), ofd = mkstemp(out);
+    assert_true(kfd >= 0 && ofd >= 0);
+    const char script[] = "n\nn\nn\nn\nn\nn\nn\nn\ndump\nq\n";
+    assert_int_equal(write(kfd, script, sizeof script - 1), (ssize_t)(sizeof script - 1));
+    close(kfd);
+    ui_options o = {.lesson_path = "tests/screens/cat_sat.yaml", .precision = 4,
+                    .color = UI_COLOR_NEVER, .key_script = keys, .screen_cols = 80,
+                    .screen_rows = 24};
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(ofd, STDOUT_FILENO);
+    int status = ui_run(&o);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    assert_int_equal(status, 0);
+    char text[8192] = "";
+    lseek(ofd, 0, SEEK_SET);
+    ssize_t got = read(ofd, text, sizeof text - 1);
+    close(ofd);
+    unlink(keys);
+    unlink(out);
+    assert_true(got > 0);
+    assert_non_null(strstr(text, "--- screen 1 (80x24)"));
+    assert_non_null(strstr(text, "step 9 of 13"));
+    assert_non_null(strstr(text, "0.6296"));
+    assert_non_null(strstr(text, "0.3704"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_key_is_bound_twice),
+        cmocka_unit_test(test_every_action_has_a_key_and_help),
+        cmocka_unit_test(test_keys_read_as_people_write_them),
+        cmocka_unit_test(test_script_lines),
+        cmocka_unit_test(test_wrap_breaks_at_spaces_and_newlines),
+        cmocka_unit_test(test_ascii_spelling_without_utf8),
+        cmocka_unit_test(test_walk_visits_every_stage_in_order),
+        cmocka_unit_test(test_step_into_fills_in_reading_order),
+        cmocka_unit_test(test_heads_are_sub_steps_and_tab_switches),
+        cmocka_unit_test(test_scrolling_keeps_the_selection_visible),
+        cmocka_unit_test(test_headless_run_dumps_the_screen),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
