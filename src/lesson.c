@@ -59,12 +59,13 @@ typedef struct {
     int keys[TOP_COUNT];
     token_list tokens, source;
     /* distinct tokens, tokens first then source, in order of first appearance */
-    lesson_index distinct;
+    const char **all_tokens;  /* tokens then source */
+    lesson_index distinct;    /* over all_tokens */
+    int *distinct_of;         /* (n + m) the distinct number of each of all_tokens */
     int n_distinct;
-    const char **distinct_text;
+    const char **distinct_text;  /* each distinct token */
     int *distinct_node;       /* where each distinct token first appears */
     int *distinct_vector;     /* the node of its embedding, or -1 */
-    int *token_distinct, *source_distinct;
     int d_model;              /* -1 while unknown */
     int heads;                /* -1 when invalid */
     matrix_spec embeddings, W[4];
@@ -318,10 +319,10 @@ static void read_tokens(checker *c, int node, token_list *list, const char *what
     }
     list->text = calloc((size_t)count, sizeof *list->text);
     list->nodes = calloc((size_t)count, sizeof *list->nodes);
-    if (!list->text || !list->nodes || !lesson_index_init(&list->first, (size_t)count)) return;
+    if (!list->text || !list->nodes) return;
     bool ok = sentence ? split_sentence(c, node, list, what) : read_token_items(c, node, list, what);
-    for (int i = 0; i < list->count; i++) lesson_index_put(&list->first, list->text[i], i);
-    list->valid = ok;
+    list->valid = ok && lesson_index_build(&list->first, (const char *const *)list->text,
+                                           list->count);
 }
 
 static void token_list_free(token_list *list) {
@@ -334,27 +335,35 @@ static void token_list_free(token_list *list) {
 /* Numbers every distinct token, tokens first and then source, in order of first appearance. */
 static bool index_distinct(checker *c) {
     int n = c->tokens.count, m = c->source.valid ? c->source.count : 0;
+    c->all_tokens = malloc((size_t)(n + m) * sizeof *c->all_tokens);
+    c->distinct_of = malloc((size_t)(n + m) * sizeof *c->distinct_of);
     c->distinct_text = malloc((size_t)(n + m) * sizeof *c->distinct_text);
     c->distinct_node = malloc((size_t)(n + m) * sizeof *c->distinct_node);
     c->distinct_vector = malloc((size_t)(n + m) * sizeof *c->distinct_vector);
-    c->token_distinct = malloc((size_t)n * sizeof *c->token_distinct);
-    c->source_distinct = malloc((size_t)(m > 0 ? m : 1) * sizeof *c->source_distinct);
-    if (!c->distinct_text || !c->distinct_node || !c->distinct_vector || !c->token_distinct || !c->source_distinct
-        || !lesson_index_init(&c->distinct, (size_t)(n + m)))
+    if (!c->all_tokens || !c->distinct_of || !c->distinct_text || !c->distinct_node
+        || !c->distinct_vector)
         return false;
+    for (int i = 0; i < n + m; i++)
+        c->all_tokens[i] = i < n ? c->tokens.text[i] : c->source.text[i - n];
+    if (!lesson_index_build(&c->distinct, c->all_tokens, n + m)) return false;
     for (int i = 0; i < n + m; i++) {
-        const token_list *list = i < n ? &c->tokens : &c->source;
-        int at = i < n ? i : i - n;
-        int id = lesson_index_put(&c->distinct, list->text[at], c->n_distinct);
-        if (id < 0) {
-            id = c->n_distinct++;
-            c->distinct_text[id] = list->text[at];
-            c->distinct_node[id] = list->nodes[at];
-            c->distinct_vector[id] = -1;
+        int first = lesson_index_first(&c->distinct, c->all_tokens[i]);
+        if (first < i) {
+            c->distinct_of[i] = c->distinct_of[first];
+            continue;
         }
-        (i < n ? c->token_distinct : c->source_distinct)[at] = id;
+        int id = c->distinct_of[i] = c->n_distinct++;
+        c->distinct_text[id] = c->all_tokens[i];
+        c->distinct_node[id] = i < n ? c->tokens.nodes[i] : c->source.nodes[i - n];
+        c->distinct_vector[id] = -1;
     }
     return true;
+}
+
+/* The distinct number of a token, or -1 when it is not in the lesson. */
+static int distinct_id(const checker *c, const char *token) {
+    int first = lesson_index_first(&c->distinct, token);
+    return first < 0 ? -1 : c->distinct_of[first];
 }
 
 /* ---- embeddings and matrices ---- */
@@ -404,15 +413,15 @@ static void read_embedding_map(checker *c, int map) {
         int length = read_vector(c, value, c->d_model, label, NULL);
         if (c->d_model < 0 && length > 0) c->d_model = length;
         int id = node_at(c, key)->kind == LESSON_NODE_SCALAR
-               ? lesson_index_get(&c->distinct, lesson_node_text(c->t, key)) : -1;
+               ? distinct_id(c, lesson_node_text(c->t, key)) : -1;
         if (id >= 0 && c->distinct_vector[id] < 0) c->distinct_vector[id] = value;
         key = lesson_node_next(c->t, value);
     }
     for (int id = 0; id < c->n_distinct; id++) {
         char text[LESSON_ESCAPED_MAX];
+        const char *token = c->distinct_text[id];
         if (c->distinct_vector[id] < 0)
-            REPORT(c, c->distinct_node[id], NO_EMBEDDING,
-                   lesson_escape(c->distinct_text[id], strlen(c->distinct_text[id]), text));
+            REPORT(c, c->distinct_node[id], NO_EMBEDDING, lesson_escape(token, strlen(token), text));
     }
 }
 
@@ -531,7 +540,7 @@ static int resolve_label(const checker *c, stage_axis axis, const char *text) {
               : list->valid ? list->count : -1;
     if (count < 0) return -2;
     if (tokens) {
-        int at = lesson_index_get(&list->first, text);
+        int at = lesson_index_first(&list->first, text);
         if (at >= 0) return at;
     }
     uint64_t index = 0;
@@ -756,8 +765,8 @@ static bool build_embeddings(checker *c, lesson *l) {
             read_vector(c, c->distinct_vector[id], d, "", vectors + (size_t)id * (size_t)d);
     }
     bool cross = c->keys[TOP_SOURCE] >= 0;
-    l->embeddings = expand_rows(vectors, c->token_distinct, l->n_tokens, d);
-    if (cross) l->source_embeddings = expand_rows(vectors, c->source_distinct, l->n_source, d);
+    l->embeddings = expand_rows(vectors, c->distinct_of, l->n_tokens, d);
+    if (cross) l->source_embeddings = expand_rows(vectors, c->distinct_of + l->n_tokens, l->n_source, d);
     free(vectors);
     return l->embeddings && (!cross || l->source_embeddings);
 }
@@ -849,11 +858,11 @@ static void checker_free(checker *c) {
     token_list_free(&c->tokens);
     token_list_free(&c->source);
     lesson_index_free(&c->distinct);
+    free(c->all_tokens);
+    free(c->distinct_of);
     free(c->distinct_text);
     free(c->distinct_node);
     free(c->distinct_vector);
-    free(c->token_distinct);
-    free(c->source_distinct);
     for (int i = 0; i < c->n_steps; i++) free_step(&c->steps[i]);
     free(c->steps);
 }

@@ -169,51 +169,36 @@ const char *lesson_nearest(const char *word, const char *const *words, int count
     return best;
 }
 
-static size_t hash_text(const char *text) {
-    uint64_t h = 0xcbf29ce484222325u;  /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-        h = (h ^ *p) * 0x100000001b3u;
-    return (size_t)h;
+static int compare_entries(const void *a, const void *b) {
+    const lesson_index_entry *x = a, *y = b;
+    int order = strcmp(x->key, y->key);
+    return order ? order : (x->value > y->value) - (x->value < y->value);
 }
 
-bool lesson_index_init(lesson_index *index, size_t entries) {
-    size_t capacity = 16;
-    while (capacity < 2 * entries) capacity *= 2;
-    index->keys = calloc(capacity, sizeof *index->keys);
-    index->values = calloc(capacity, sizeof *index->values);
-    index->capacity = capacity;
-    if (!index->keys || !index->values) {
-        lesson_index_free(index);
-        return false;
-    }
+bool lesson_index_build(lesson_index *index, const char *const *keys, int count) {
+    index->count = 0;
+    index->entries = malloc((size_t)(count > 0 ? count : 1) * sizeof *index->entries);
+    if (!index->entries) return false;
+    for (int i = 0; i < count; i++) index->entries[i] = (lesson_index_entry){ keys[i], i };
+    qsort(index->entries, (size_t)count, sizeof *index->entries, compare_entries);
+    index->count = count;
     return true;
 }
 
-/* The slot holding key, or the empty slot where it would go. */
-static size_t find_slot(const lesson_index *index, const char *key) {
-    size_t mask = index->capacity - 1, i = hash_text(key) & mask;
-    while (index->keys[i] && strcmp(index->keys[i], key) != 0) i = (i + 1) & mask;
-    return i;
-}
-
-int lesson_index_get(const lesson_index *index, const char *key) {
-    if (index->capacity == 0) return -1;
-    size_t i = find_slot(index, key);
-    return index->keys[i] ? index->values[i] : -1;
-}
-
-int lesson_index_put(lesson_index *index, const char *key, int value) {
-    size_t i = find_slot(index, key);
-    if (index->keys[i]) return index->values[i];
-    index->keys[i] = key;
-    index->values[i] = value;
+int lesson_index_first(const lesson_index *index, const char *key) {
+    int low = 0, high = index->count;  /* the first entry not below key is in [low, high] */
+    while (low < high) {
+        int middle = low + (high - low) / 2;
+        if (strcmp(index->entries[middle].key, key) < 0) low = middle + 1;
+        else high = middle;
+    }
+    if (low < index->count && strcmp(index->entries[low].key, key) == 0)
+        return index->entries[low].value;
     return -1;
 }
 
 void lesson_index_free(lesson_index *index) {
-    free(index->keys);
-    free(index->values);
-    index->keys = NULL;
-    index->values = NULL;
-    index->capacity = 0;
+    free(index->entries);
+    index->entries = NULL;
+    index->count = 0;
 }

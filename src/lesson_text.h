@@ -46,22 +46,23 @@ void lesson_offset_position(const char *data, size_t size, size_t offset, int *l
 /* The word of words[0 … count-1] nearest to word in edit distance, or NULL when none is near. */
 const char *lesson_nearest(const char *word, const char *const *words, int count);
 
-/* A string → int map with open addressing; keys are borrowed, not copied. */
+/* Looking up strings among many, in O(log n) whatever the strings are: a sorted array rather
+ * than a hash table, so that crafted keys cannot make the loader slow. */
 typedef struct {
-    const char **keys;
-    int *values;
-    size_t capacity;   /* a power of two, at least twice the entries */
+    const char *key;   /* borrowed, not copied */
+    int value;
+} lesson_index_entry;
+
+typedef struct {
+    lesson_index_entry *entries;  /* sorted by key, then by value */
+    int count;
 } lesson_index;
 
-/* Prepares an index for up to `entries` keys (never add more: the table does not grow).
- * Returns false when out of memory. */
-bool lesson_index_init(lesson_index *index, size_t entries);
+/* Builds an index of keys[i] → i for i < count. Returns false when out of memory. */
+bool lesson_index_build(lesson_index *index, const char *const *keys, int count);
 
-/* The value of key; when it is absent, adds key → value and returns -1. */
-int lesson_index_put(lesson_index *index, const char *key, int value);
-
-/* The value of key, or -1 when it is absent. */
-int lesson_index_get(const lesson_index *index, const char *key);
+/* The smallest i with keys[i] equal to key (its first occurrence), or -1 when there is none. */
+int lesson_index_first(const lesson_index *index, const char *key);
 
 void lesson_index_free(lesson_index *index);
 

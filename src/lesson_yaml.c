@@ -172,28 +172,38 @@ const char *lesson_node_describe(const lesson_tree *tree, int node) {
     }
 }
 
-/* Reports keys that are not text and keys given twice in one mapping; a hash index keeps this
- * linear however many keys there are. */
+/* Reports keys that are not text and keys given twice in one mapping. Sorting the keys keeps
+ * this O(n log n) however many keys there are and whatever they are. */
 static void check_map(const lesson_tree *t, int map, lesson_diagnostics *d) {
-    lesson_index seen;
-    if (!lesson_index_init(&seen, (size_t)t->nodes[map].count / 2)) return;
-    for (int key = map + 1; key < lesson_node_next(t, map);) {
+    int pairs = t->nodes[map].count / 2, count = 0;
+    const char **keys = malloc((size_t)(pairs > 0 ? pairs : 1) * sizeof *keys);
+    int *nodes = malloc((size_t)(pairs > 0 ? pairs : 1) * sizeof *nodes);
+    lesson_index index = { 0 };
+    for (int key = map + 1; keys && nodes && key < lesson_node_next(t, map);) {
         const lesson_node *k = &t->nodes[key];
-        if (k->kind == LESSON_NODE_LIST || k->kind == LESSON_NODE_MAP) {
+        if (k->kind == LESSON_NODE_LIST || k->kind == LESSON_NODE_MAP)
             lesson_report(d, k->line, k->col, LESSON_ERROR_KEY_NOT_TEXT,
                           lesson_node_describe(t, key));
-        } else if (k->kind == LESSON_NODE_SCALAR) {
-            int first = lesson_index_put(&seen, lesson_node_text(t, key), key);
-            char shown[LESSON_ESCAPED_MAX];
-            if (first >= 0)
-                lesson_report(d, k->line, k->col, LESSON_ERROR_DUPLICATE_KEY,
-                              lesson_escape(lesson_node_text(t, key), k->length, shown),
-                              t->nodes[first].line);
+        else if (k->kind == LESSON_NODE_SCALAR) {
+            keys[count] = lesson_node_text(t, key);
+            nodes[count++] = key;
         }
-        int value = lesson_node_next(t, key);
-        key = lesson_node_next(t, value);
+        key = lesson_node_next(t, lesson_node_next(t, key));
     }
-    lesson_index_free(&seen);
+    if (keys && nodes && lesson_index_build(&index, keys, count)) {
+        for (int i = 0; i < count; i++) {
+            int first = lesson_index_first(&index, keys[i]);
+            const lesson_node *k = &t->nodes[nodes[i]];
+            char shown[LESSON_ESCAPED_MAX];
+            if (first != i)
+                lesson_report(d, k->line, k->col, LESSON_ERROR_DUPLICATE_KEY,
+                              lesson_escape(keys[i], k->length, shown),
+                              t->nodes[nodes[first]].line);
+        }
+    }
+    lesson_index_free(&index);
+    free(keys);
+    free(nodes);
 }
 
 bool lesson_tree_parse(const char *data, size_t size, lesson_tree *tree,
