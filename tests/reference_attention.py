@@ -18,7 +18,9 @@ MASK64 = (1 << 64) - 1
 
 
 class Generator:
-    """The lesson format's documented random generator: splitmix64 seeding xoshiro256**."""
+    """The lesson format's documented random generator (lessons/README.md), written again here
+    from its definition: splitmix64 seeding xoshiro256**, 53-bit uniforms, Box–Muller normals
+    with a logarithm and cosine built from + − × ÷ and sqrt only, and xavier uniforms."""
 
     def __init__(self, seed):
         self.state = []
@@ -43,14 +45,61 @@ class Generator:
         s[3] = rotl(s[3], 45)
         return result
 
+    def uniform(self):
+        return (self.next() >> 11) * 2.0 ** -53
+
+    def normal(self):
+        u1 = 1.0 - self.uniform()
+        u2 = self.uniform()
+        return math.sqrt(-2.0 * portable_log(u1)) * portable_cos_turns(u2)
+
+
+def portable_log(x):
+    e = 0
+    while x < 0.70710678118654752440:
+        x *= 2.0
+        e -= 1
+    t = (x - 1.0) / (x + 1.0)
+    t2, term, total = t * t, t, 0.0
+    for k in range(1, 26, 2):
+        total += term / k
+        term *= t2
+    ln2_hi, ln2_lo = float.fromhex("0x1.62e42fee00000p-1"), float.fromhex("0x1.a39ef35793c76p-33")
+    return 2.0 * total + e * ln2_hi + e * ln2_lo
+
+
+def series(x, first, start):
+    x2, term, total = x * x, first, first
+    for k in range(start, start + 21, 2):
+        term *= -x2 / ((k - 1) * k)
+        total += term
+    return total
+
+
+def portable_cos_turns(u):
+    octant = int(u * 8.0)
+    k = (octant + 1) // 2
+    x = (u - k * 0.25) * 6.28318530717958647692
+    cos_x, sin_x = series(x, 1.0, 2), series(x, x, 3)
+    return (cos_x, -sin_x, -cos_x, sin_x)[k & 3]
+
+
+def random_matrix(spec, rows, cols):
+    generator = Generator(int(spec["seed"]))
+    scale = number(spec.get("scale", "1"))
+    a = math.sqrt(6.0 / (2 * cols))
+    values = []
+    for _ in range(rows * cols):
+        if spec["random"] == "xavier":
+            x = (2.0 * generator.uniform() - 1.0) * a
+        else:
+            x = generator.normal()
+        values.append(x * scale)
+    return [values[r * cols:(r + 1) * cols] for r in range(rows)]
+
 
 def number(text):
     return float(text)
-
-
-def random_values(spec, count, d_model, generator_kind):
-    """Numbers of a {random: …} form; see lessons/README.md for the definition."""
-    raise NotImplementedError("random forms: see random_matrix")
 
 
 def identity(d):
@@ -85,20 +134,24 @@ def load(path):
     source = as_tokens(lesson["source"]) if "source" in lesson else None
     embeddings = lesson["embeddings"]
     if "random" in embeddings:
-        raise SystemExit(f"{path}: random embeddings are checked by the generator test")
-    vectors = {t: [number(x) for x in v] for t, v in embeddings.items()}
-    d = len(next(iter(vectors.values())))
+        d = int(lesson["d_model"])
+        distinct = list(dict.fromkeys(tokens + (source or [])))
+        rows = random_matrix(embeddings, len(distinct), d)
+        vectors = dict(zip(distinct, rows))
+    else:
+        vectors = {t: [number(x) for x in v] for t, v in embeddings.items()}
+        d = len(next(iter(vectors.values())))
     weights = {}
     for name in ("W_Q", "W_K", "W_V", "W_O"):
         spec = lesson.get(name, "identity")
         if spec == "identity":
             weights[name] = identity(d)
         elif isinstance(spec, dict):
-            raise SystemExit(f"{path}: random weights are checked by the generator test")
+            weights[name] = random_matrix(spec, d, d)
         else:
             weights[name] = [[number(x) for x in row] for row in spec]
     return {
-        "title": lesson["title"], "tokens": tokens, "source": source, "d": d,
+        "title": lesson["title"], "tokens": tokens, "random_embeddings": "random" in embeddings, "source": source, "d": d,
         "heads": int(lesson.get("heads", "1")), "vectors": vectors, "weights": weights,
         "mask": lesson.get("mask", "none"),
         "positional": lesson.get("positional", "none") == "sinusoidal",
@@ -159,12 +212,12 @@ def compute(lesson):
     return stages
 
 
-def close(expected, actual):
+def close(expected, actual, tolerance=TOLERANCE):
     if expected == -math.inf:
         return actual is None
     if actual is None:
         return False
-    return abs(expected - actual) <= TOLERANCE * max(1.0, abs(expected), abs(actual))
+    return abs(expected - actual) <= tolerance * max(1.0, abs(expected), abs(actual))
 
 
 def check(program, path):
@@ -189,10 +242,12 @@ def check(program, path):
             problems.append(f"unexpected stage {key}")
             continue
         want = expected[key]
+        # Random embeddings are the generator's numbers themselves: they must match exactly.
+        exact = key[0] == "input" and lesson["random_embeddings"] and not lesson["positional"]
         for i, row in enumerate(want):
             for j, value in enumerate(row):
                 actual = stage["values"][i][j]
-                if not close(value, actual):
+                if not close(value, actual, 0.0 if exact else TOLERANCE):
                     problems.append(f"{key[0]}[{i},{j}] head {key[1]}: expected {value!r}, "
                                     f"got {actual!r}")
                     break
