@@ -78,18 +78,21 @@ static wchar_t acs_as_ascii(wchar_t c)
     return c == 'q' ? L'-' : c == 'x' ? L'|' : strchr("lkmjtuvwn", (int)c) ? L'+' : c;
 }
 
+/* One screen row as UTF-8. in_wchnstr gives one entry per character (a wide character's
+ * second column is left out), so columns are counted by width. */
 static void dump_row(int y)
 {
     static cchar_t cells[1024];
     char line[8192];
     size_t len = 0;
     int n = COLS < 1024 ? COLS : 1023;
+    memset(cells, 0, sizeof cells);
     mvin_wchnstr(y, 0, cells, n);
-    for (int x = 0; x < n && len + MB_LEN_MAX + 1 < sizeof line; x++) {
+    for (int i = 0, column = 0; i < n && column < n && len + MB_LEN_MAX + 1 < sizeof line; i++) {
         wchar_t text[CCHARW_MAX + 1] = {0};
         attr_t attrs;
         short pair;
-        getcchar(&cells[x], text, &attrs, &pair, NULL);
+        getcchar(&cells[i], text, &attrs, &pair, NULL);
         wchar_t c = text[0] ? text[0] : L' ';
         if (attrs & A_ALTCHARSET) c = acs_as_ascii(c);
         mbstate_t state;
@@ -98,7 +101,7 @@ static void dump_row(int y)
         if (k == (size_t)-1) line[len++] = '?';
         else len += k;
         int w = wcwidth(c);
-        if (w > 1) x += w - 1;   /* the next cell continues this character */
+        column += w > 1 ? w : 1;
     }
     while (len > 0 && line[len - 1] == ' ') len--;
     line[len] = '\0';

@@ -450,7 +450,9 @@ static void draw_cell(const ui_view *v, const ui_style *st, const cell_style *cs
 {
     const ui_step *s = ui_view_current(v);
     bool selected = row == v->row && col == v->col, cross = row == v->row || col == v->col;
-    unsigned attr = cross ? A_BOLD : A_NORMAL;
+    /* The selected cell's query row and key column form an underlined crosshair, so "which
+     * word does this one look at?" is read along one row. */
+    unsigned attr = cross ? A_BOLD | A_UNDERLINE : A_NORMAL;
     int pair = 0;
     char text[64];
     const char *glyph = " ";
@@ -593,7 +595,7 @@ static void draw_matrix(ui_view *v, const regions *r, const ui_style *st, int pr
         char label[64];
         cut_label(axis_label(v, false, col, buffer, sizeof buffer), cs.cw, st, label, sizeof label);
         int used = ui_field(layout->grid_y - 1, cx + 1, cs.cw, label, st,
-                            sel ? A_BOLD | A_UNDERLINE : A_BOLD, 0, UI_RIGHT);
+                            sel ? A_BOLD | A_REVERSE : A_BOLD, 0, UI_RIGHT);
         if (sel) ui_put(layout->grid_y - 1, cx + cs.cw - used, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
     }
     for (int i = 0; i < layout->vis_rows; i++) {
@@ -601,7 +603,7 @@ static void draw_matrix(ui_view *v, const regions *r, const ui_style *st, int pr
         bool sel = row == v->row;
         if (sel) ui_put(ry, x, 1, st->utf8 ? "\xe2\x96\xb8" : ">", st, A_BOLD, 0);
         ui_field(ry, x + 1, label_w, axis_label(v, true, row, buffer, sizeof buffer), st,
-                   sel ? A_BOLD | A_UNDERLINE : A_BOLD, 0, UI_LEFT);
+                   sel ? A_BOLD | A_REVERSE : A_BOLD, 0, UI_LEFT);
         for (int c = 0; c < layout->vis_cols; c++)
             draw_cell(v, st, &cs, precision, ry, layout->grid_x + c * cs.cell_w, row, v->left + c);
     }

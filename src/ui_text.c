@@ -9,6 +9,7 @@ static const struct { unsigned cp; const char *ascii; } ascii_spelling[] = {
     {0x2190, "<-"},   {0x2191, "^"},   {0x2193, "v"},   {0x25B8, ">"},    {0x25B6, ">"},
     {0x2018, "'"},    {0x2019, "'"},   {0x201C, "\""},  {0x201D, "\""},   {0x2248, "~"},
     {0x2264, "<="},   {0x2265, ">="},  {0x00A0, " "},   {0x2022, "*"},    {0x2211, "sum"},
+    {0x03A3, "sum"},  {0x2260, "!="},  {0x00B1, "+-"},  {0x2208, "in"},
 };
 
 /* Decodes one UTF-8 sequence at s into *cp; returns its length. A malformed byte becomes
