@@ -260,11 +260,20 @@ static int place_view(ui_view *v, const ui_options *options)
     return 0;
 }
 
+/* While the help is shown the up and down keys scroll it, and any other key closes it. */
+static void on_help_key(bool *shown, int *top, int key, unsigned context)
+{
+    ui_action action = ui_key_action(key, context, NULL);
+    if (action == UI_ACT_DOWN) (*top)++;
+    else if (action == UI_ACT_UP) *top = *top > 0 ? *top - 1 : 0;
+    else { *shown = false; *top = 0; }
+}
+
 static void on_lesson_key(ui_view *v, int key, bool utf8, bool *quit)
 {
     char label[32];
     int arg = 0;
-    if (v->help) { v->help = false; return; }   /* any key closes the help */
+    if (v->help) { on_help_key(&v->help, &v->help_top, key, UI_IN_LESSON); return; }
     ui_action action = ui_key_action(key, UI_IN_LESSON, &arg);
     if (action == UI_ACT_NONE) {
         snprintf(v->message, sizeof v->message, "%s does nothing here; ? lists the keys",
@@ -346,7 +355,7 @@ static int run_picker(session *s, const ui_options *options)
         ui_event ev;
         if (!next_event(s, &ev) || ev.kind != UI_EV_KEY) continue;
         int arg;
-        if (p.help) { p.help = false; continue; }
+        if (p.help) { on_help_key(&p.help, &p.help_top, ev.key, UI_IN_PICKER); continue; }
         ui_action action = ui_key_action(ev.key, UI_IN_PICKER, &arg);
         if (action == UI_ACT_OPEN) open_from_picker(s, &p);
         else if (!ui_picker_apply(&p, action)) break;

@@ -220,7 +220,7 @@ void ui_draw_bar(unsigned context, const ui_style *st)
     }
 }
 
-void ui_draw_help(unsigned context, const ui_style *st)
+void ui_draw_help(unsigned context, const ui_style *st, int *top)
 {
     int count, lines = 0;
     const ui_binding *b = ui_bindings(&count);
@@ -232,20 +232,25 @@ void ui_draw_help(unsigned context, const ui_style *st)
         if (b[i].contexts & context) keys_w = clampi(text_width(keys, st), keys_w, 24);
     }
     int width = COLS - 2 < 76 ? COLS - 2 : 76, height = LINES - 2 < lines + 4 ? LINES - 2 : lines + 4;
-    int y0 = (LINES - height) / 2, x0 = (COLS - width) / 2;
+    int y0 = (LINES - height) / 2, x0 = (COLS - width) / 2, shown = height - 4;
     keys_w = keys_w < width / 3 ? keys_w : width / 3;
+    *top = clampi(*top, 0, lines > shown ? lines - shown : 0);
     ui_draw_box(y0, x0, height, width, st);
     ui_put(y0, x0 + 2, width - 4, " keys ", st, A_BOLD, 0);
-    int y = y0 + 1;
-    for (int i = 0; i < count && y < y0 + height - 2; i++) {
-        if (!(b[i].contexts & context)) continue;
+    for (int i = 0, line = 0; i < count; i++) {
+        if (!(b[i].contexts & context) || line++ < *top || line > *top + shown) continue;
         char keys[96];
+        int y = y0 + line - *top;
         ui_binding_keys(&b[i], st->utf8, keys, sizeof keys);
         ui_put(y, x0 + 2, keys_w, keys, st, A_BOLD, 0);
         ui_put(y, x0 + 3 + keys_w, width - keys_w - 5, b[i].help, st, A_NORMAL, 0);
-        y++;
     }
-    ui_put(y0 + height - 2, x0 + 2, width - 4, "any key closes this help", st, A_DIM, 0);
+    char footer[128] = "any key closes this help", up[32], down[32];
+    if (lines > shown)   /* too many keys for this screen: the help scrolls */
+        snprintf(footer, sizeof footer, "%s %s scroll, any other key closes",
+                 action_key(UI_ACT_DOWN, context, st, down, sizeof down),
+                 action_key(UI_ACT_UP, context, st, up, sizeof up));
+    ui_put(y0 + height - 2, x0 + 2, width - 4, footer, st, A_DIM, 0);
 }
 
 /* ---- the lesson screen ---- */
@@ -658,7 +663,7 @@ void ui_draw_lesson(ui_view *v, const char *title, const ui_style *st, int preci
     draw_wrapped(r.explain_y, 1, COLS - 2, r.explain_h, explanation, st, A_NORMAL);
     draw_narration(v, &r, narration, st);
     ui_draw_bar(UI_IN_LESSON, st);
-    if (v->help) ui_draw_help(UI_IN_LESSON, st);
+    if (v->help) ui_draw_help(UI_IN_LESSON, st, &v->help_top);
 }
 
 int ui_layout_hit(const ui_layout *layout, const ui_view *v, int x, int y,

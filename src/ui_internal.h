@@ -99,6 +99,7 @@ typedef struct {
     bool heat_weights;          /* weights on the sequential ramp (default on) */
     bool heat_signed;           /* other matrices on the diverging ramp (default off) */
     bool help;                  /* the help overlay is shown */
+    int help_top;               /* its first line, when it is longer than the screen */
     int top, left;              /* first visible row and column of the matrix */
     char message[200];          /* a one-off remark for the status line, "" for none */
     int stats_step;             /* the step lo and hi were measured for, -1 for none */
@@ -152,7 +153,8 @@ bool ui_screen_too_small(void);
 void ui_draw_too_small(const ui_style *st);
 void ui_draw_lesson(ui_view *v, const char *title, const ui_style *st, int precision,
                     ui_layout *layout);
-void ui_draw_help(unsigned context, const ui_style *st);
+/* The help overlay, generated from the key table; *top is its first line when it scrolls. */
+void ui_draw_help(unsigned context, const ui_style *st, int *top);
 void ui_draw_bar(unsigned context, const ui_style *st);
 /* Draws text in exactly width columns, padded with spaces in the same attributes so colour
  * backgrounds fill the field. Returns the columns the text itself took. */
@@ -183,6 +185,7 @@ typedef struct {
     char searched[512];          /* the folders looked in, for the "none found" message */
     char message[512];           /* status line: why a lesson did not open */
     bool help;
+    int help_top;
 } ui_picker;
 
 /* Lists the lessons in $ATTNSTEP_LESSONS (folders separated by ':') if set, else in the

@@ -177,5 +177,5 @@ void ui_picker_draw(ui_picker *p, const ui_style *st)
     const char *status = p->message[0] ? p->message : p->count ? p->items[p->selected].path : "";
     ui_put(LINES - 2, 1, COLS - 2, status, st, p->message[0] ? A_BOLD : A_DIM, 0);
     ui_draw_bar(UI_IN_PICKER, st);
-    if (p->help) ui_draw_help(UI_IN_PICKER, st);
+    if (p->help) ui_draw_help(UI_IN_PICKER, st, &p->help_top);
 }
