@@ -163,7 +163,11 @@ static int start_terminal(session *s, const ui_options *o)
         s->term_out = fopen("/dev/null", "w");
         s->term_in = fopen("/dev/null", "r");
         use_env(FALSE);   /* the size comes from --screen, not from the environment */
-        s->screen = s->term_out && s->term_in ? newterm("xterm-256color", s->term_out, s->term_in) : NULL;
+        /* A fixed terminal type, so the dumps do not depend on $TERM; the others are
+         * fallbacks for machines without xterm-256color's terminfo entry. */
+        static const char *const types[] = {"xterm-256color", "xterm", "vt100"};
+        for (size_t i = 0; i < 3 && !s->screen && s->term_out && s->term_in; i++)
+            s->screen = newterm(types[i], s->term_out, s->term_in);
     } else {
         install_handlers();
         s->screen = newterm(NULL, stdout, stdin);
@@ -353,7 +357,13 @@ static int run_picker(session *s, const ui_options *options)
         ui_picker_draw(&p, &s->st);
         refresh();
         ui_event ev;
-        if (!next_event(s, &ev) || ev.kind != UI_EV_KEY) continue;
+        if (!next_event(s, &ev)) continue;
+        if (ev.kind == UI_EV_CLICK) {   /* a click selects a lesson; a second click opens it */
+            int hit = ui_picker_hit(&p, ev.y);
+            if (hit >= 0 && hit == p.selected) open_from_picker(s, &p);
+            else if (hit >= 0) p.selected = hit;
+        }
+        if (ev.kind != UI_EV_KEY) continue;
         int arg;
         if (p.help) { on_help_key(&p.help, &p.help_top, ev.key, UI_IN_PICKER); continue; }
         ui_action action = ui_key_action(ev.key, UI_IN_PICKER, &arg);

@@ -193,6 +193,8 @@ typedef struct {
 bool ui_picker_scan(ui_picker *p);
 void ui_picker_free(ui_picker *p);
 void ui_picker_draw(ui_picker *p, const ui_style *st);
+/* The lesson drawn at screen row y, or -1. */
+int ui_picker_hit(const ui_picker *p, int y);
 /* Applies an action; returns false on quit. UI_ACT_OPEN is left to the caller. */
 bool ui_picker_apply(ui_picker *p, ui_action action);
 

@@ -139,6 +139,14 @@ bool ui_picker_apply(ui_picker *p, ui_action action)
     return true;
 }
 
+#define FIRST_ENTRY_ROW 2
+
+int ui_picker_hit(const ui_picker *p, int y)
+{
+    int i = p->top + (y - FIRST_ENTRY_ROW) / 2;
+    return y >= FIRST_ENTRY_ROW && i < p->count && i < p->top + (LINES - 4) / 2 ? i : -1;
+}
+
 /* Each lesson takes two lines: its title, then its about line (or why it does not load). */
 static void draw_entry(const ui_picker *p, int i, int y, const ui_style *st)
 {
@@ -173,7 +181,7 @@ void ui_picker_draw(ui_picker *p, const ui_style *st)
     if (p->selected < p->top) p->top = p->selected;
     if (p->selected >= p->top + visible) p->top = p->selected - visible + 1;
     for (int i = p->top; i < p->count && i < p->top + visible; i++)
-        draw_entry(p, i, 2 + 2 * (i - p->top), st);
+        draw_entry(p, i, FIRST_ENTRY_ROW + 2 * (i - p->top), st);
     const char *status = p->message[0] ? p->message : p->count ? p->items[p->selected].path : "";
     ui_put(LINES - 2, 1, COLS - 2, status, st, p->message[0] ? A_BOLD : A_DIM, 0);
     ui_draw_bar(UI_IN_PICKER, st);

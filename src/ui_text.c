@@ -28,6 +28,14 @@ static size_t utf8_next(const unsigned char *s, unsigned *cp)
     return len;
 }
 
+/* C1 controls and bidirectional overrides would reach the terminal as commands or reorder
+ * what is shown, so untrusted text never passes them on. */
+static bool is_hidden_control(unsigned cp)
+{
+    return (cp >= 0x80 && cp < 0xA0) || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0x061C;
+}
+
 static const char *ascii_for(unsigned cp)
 {
     for (size_t i = 0; i < sizeof ascii_spelling / sizeof ascii_spelling[0]; i++)
@@ -44,6 +52,7 @@ size_t ui_text_widen(const char *s, bool utf8, wchar_t *out, size_t capacity)
         unsigned cp;
         p += utf8_next(p, &cp);
         if (cp == '\t' || (cp < 0x20 && cp != '\n') || cp == 0x7F) cp = ' ';
+        if (is_hidden_control(cp)) cp = 0xFFFD;
         if (utf8 || cp < 0x80) { out[n++] = (wchar_t)cp; continue; }
         for (const char *a = ascii_for(cp); *a && n + 1 < capacity; a++) out[n++] = (wchar_t)*a;
     }
