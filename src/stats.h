@@ -1,0 +1,58 @@
+/* What attention costs: per stage, the multiplications, additions and bytes of a trace and its
+ * measured time (`--stats`), and how they grow with the sentence length (`--cost`). */
+#ifndef ATTNSTEP_STATS_H
+#define ATTNSTEP_STATS_H
+
+#include <stdio.h>
+#include "attention.h"
+
+/* One stage, over all its heads. A dot product of k terms counts k multiplications and k − 1
+ * additions; "other" work is counted apart: divisions and exponentials. */
+typedef struct {
+    stage_id stage;
+    int heads;                          /* matrices in the stage: t->heads if per head, else 1 */
+    int rows, cols;                     /* of one matrix */
+    unsigned long long multiplications;
+    unsigned long long additions;       /* subtractions included */
+    unsigned long long divisions;
+    unsigned long long exponentials;
+    size_t bytes;                       /* what the trace stores; 0 for stages derived when shown */
+    double seconds;                     /* measured by stats_time, all heads; 0 before */
+} stats_stage;
+
+typedef struct {
+    int count;                          /* stages present, in step-list order */
+    stats_stage stages[STAGE_COUNT];
+    stats_stage total;                  /* sums; total.stage is STAGE_COUNT */
+} stats_table;
+
+/* Fills table with the counts and bytes of every stage of t, one entry per stage of the step
+ * list (the heads of a per-head stage together). The bytes add up to trace_bytes_needed. */
+void stats_count(const trace *t, stats_table *table);
+
+/* Measures each stage by running its computation again, alone, on the trace's own inputs, with
+ * the kernels the core computes with, and stores the seconds (and their total) in table.
+ * Returns false when the scratch memory cannot be had. */
+bool stats_time(const trace *t, stats_table *table);
+
+/* The process's peak resident memory so far, in bytes (getrusage's ru_maxrss). */
+size_t stats_peak_memory(void);
+
+/* `--stats`: the table of t (counted and timed), then the totals and the peak memory.
+ * title names the lesson. Returns 0, or -1 when out of memory or when writing fails. */
+int stats_print(const trace *t, const char *title, FILE *out);
+
+/* `--cost`: computes traces of random sentences of n = 16, 32, … 2048 tokens at d_model and
+ * heads, and prints how multiplications, time and memory grow, with a plot. Stops, with a
+ * note, before a size whose trace would exceed TRACE_MAX_BYTES. Returns 0, or -1 when the
+ * shape is impossible, memory runs out or writing fails. */
+int stats_cost(int d_model, int heads, FILE *out);
+
+/* The n of --cost's rows: 16 doubled up to 2048; the shape when --d-model and --heads are not
+ * given (small enough that the n² part dominates from a few hundred tokens on). */
+#define STATS_COST_FIRST_N 16
+#define STATS_COST_LAST_N 2048
+#define STATS_COST_D_MODEL 64
+#define STATS_COST_HEADS 4
+
+#endif

@@ -1,0 +1,267 @@
+/* The counting formulas of --stats against counts worked out by hand for small shapes, the bytes
+ * against trace_bytes_needed, and the table's rows against the step list. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "attention.h"
+#include "stats.h"
+
+static const char *const tokens[] = { "a", "b", "c" };
+static const char *const source_tokens[] = { "x", "y", "z" };
+
+/* Fills count numbers in [-1, 1) from a fixed linear congruential sequence. */
+static void fill(double *x, size_t count, unsigned seed)
+{
+    unsigned long long state = seed * 2654435761ULL + 3;
+    for (size_t i = 0; i < count; i++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        x[i] = (double)(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+}
+
+typedef struct {
+    double embeddings[3 * 4], source[3 * 4], weights[4 * 4 * 4];
+    attention_input in;
+    trace t;
+} fixture;
+
+static void compute(fixture *f)
+{
+    fill(f->embeddings, 12, 1);
+    fill(f->source, 12, 2);
+    fill(f->weights, 64, 3);
+    int d = f->in.d_model;
+    f->in.embeddings = f->embeddings;
+    f->in.W_Q = f->weights;
+    f->in.W_K = f->weights + d * d;
+    f->in.W_V = f->weights + 2 * d * d;
+    f->in.W_O = f->weights + 3 * d * d;
+    if (f->in.source)
+        f->in.source_embeddings = f->source;
+    assert_int_equal(trace_compute(&f->in, &f->t, NULL), TRACE_OK);
+}
+
+static const stats_stage *find(const stats_table *table, stage_id stage)
+{
+    for (int s = 0; s < table->count; s++)
+        if (table->stages[s].stage == stage)
+            return &table->stages[s];
+    fail_msg("stage %s missing", stage_get(stage)->name);
+    return NULL;
+}
+
+static void expect(const stats_table *table, stage_id stage, unsigned long long mults,
+                   unsigned long long adds, unsigned long long divs, unsigned long long exps,
+                   size_t bytes)
+{
+    const stats_stage *s = find(table, stage);
+    if (s->multiplications != mults || s->additions != adds || s->divisions != divs
+        || s->exponentials != exps || s->bytes != bytes) {
+        print_error("%s: expected ×%llu +%llu ÷%llu exp%llu %zu B, got ×%llu +%llu ÷%llu "
+                    "exp%llu %zu B\n", stage_get(stage)->name, mults, adds, divs, exps, bytes,
+                    s->multiplications, s->additions, s->divisions, s->exponentials, s->bytes);
+        fail();
+    }
+}
+
+/* n = 3 tokens, d_model = 4, 2 heads (d_k = 2), causal, scaled, positional encoding. Counted by
+ * hand: a projection is 3·4 cells of 4-term dot products (48 ×, 36 +); scores are 2 heads of 3·3
+ * cells of 2 terms (36 ×, 18 +); the causal mask leaves 1 + 2 + 3 = 6 visible cells per head, so
+ * the softmax does 6 subtractions, 6 exp and 6 − 3 additions for the sums per head, and divides
+ * all 9 cells; context is 2 heads of 3·2 cells of 3 terms (36 ×, 24 +). */
+static void test_counts_of_a_causal_lesson(void **state)
+{
+    (void)state;
+    fixture f = { .in = { .n_tokens = 3, .tokens = tokens, .d_model = 4, .heads = 2,
+                          .mask = MASK_CAUSAL, .positional = true, .scale = true } };
+    compute(&f);
+    stats_table table;
+    stats_count(&f.t, &table);
+    expect(&table, STAGE_INPUT, 0, 12, 0, 0, 96 + 96); /* input and the PE table */
+    expect(&table, STAGE_Q, 48, 36, 0, 0, 96);
+    expect(&table, STAGE_K, 48, 36, 0, 0, 96);
+    expect(&table, STAGE_V, 48, 36, 0, 0, 96);
+    expect(&table, STAGE_SCORES, 36, 18, 0, 0, 144);
+    expect(&table, STAGE_SCALED, 0, 0, 18, 0, 0);
+    expect(&table, STAGE_MASKED, 0, 0, 0, 0, 0);
+    expect(&table, STAGE_WEIGHTS, 0, 2 * (6 + 3), 18, 12, 144);
+    expect(&table, STAGE_CONTEXT, 36, 24, 0, 0, 96);
+    expect(&table, STAGE_CONCAT, 0, 0, 0, 0, 96);
+    expect(&table, STAGE_OUTPUT, 48, 36, 0, 0, 96);
+    assert_int_equal(table.total.multiplications, 48 * 4 + 36 + 36);
+    assert_int_equal(table.total.additions, 12 + 36 * 4 + 18 + 18 + 24);
+    assert_int_equal(table.total.bytes, 1056);
+    assert_int_equal(table.total.bytes, trace_bytes_needed(&f.in));
+    const stats_stage *scores = find(&table, STAGE_SCORES);
+    assert_int_equal(scores->heads, 2);
+    assert_int_equal(scores->rows, 3);
+    assert_int_equal(scores->cols, 3);
+    trace_free(&f.t);
+}
+
+/* Cross-attention: 2 queries over 3 source tokens, d_model = 2, one head, no mask, no scaling,
+ * no positional encoding. K and V project 3 rows (12 ×, 6 +); scores are 2·3 cells of 2 terms;
+ * all 6 cells visible: 6 subtractions and 2·(3 − 1) sum additions; context is 2·2 cells of 3
+ * terms (12 ×, 8 +). */
+static void test_counts_of_cross_attention(void **state)
+{
+    (void)state;
+    fixture f = { .in = { .n_tokens = 2, .tokens = tokens, .n_source = 3, .source = source_tokens,
+                          .d_model = 2, .heads = 1, .mask = MASK_NONE, .scale = false } };
+    compute(&f);
+    stats_table table;
+    stats_count(&f.t, &table);
+    assert_int_equal(table.stages[0].stage, STAGE_SOURCE_INPUT);
+    expect(&table, STAGE_SOURCE_INPUT, 0, 0, 0, 0, 48);
+    expect(&table, STAGE_INPUT, 0, 0, 0, 0, 32);
+    expect(&table, STAGE_Q, 8, 4, 0, 0, 32);
+    expect(&table, STAGE_K, 12, 6, 0, 0, 48);
+    expect(&table, STAGE_V, 12, 6, 0, 0, 48);
+    expect(&table, STAGE_SCORES, 12, 6, 0, 0, 48);
+    expect(&table, STAGE_SCALED, 0, 0, 0, 0, 0);
+    expect(&table, STAGE_WEIGHTS, 0, 10, 6, 6, 48);
+    expect(&table, STAGE_CONTEXT, 12, 8, 0, 0, 32);
+    expect(&table, STAGE_OUTPUT, 8, 4, 0, 0, 32);
+    assert_int_equal(table.total.bytes, trace_bytes_needed(&f.in));
+    trace_free(&f.t);
+}
+
+/* One row per stage of the step list, in its order, each name once. */
+static void test_rows_follow_the_step_list(void **state)
+{
+    (void)state;
+    fixture f = { .in = { .n_tokens = 3, .tokens = tokens, .d_model = 4, .heads = 2,
+                          .mask = MASK_NONE, .scale = true } };
+    compute(&f);
+    stats_table table;
+    stats_count(&f.t, &table);
+    assert_int_equal(table.count, STAGE_COUNT - 1); /* all but source_input */
+    int row = 0;
+    for (int k = 0; k < trace_step_count(&f.t); k++) {
+        stage_id stage;
+        int head;
+        trace_step_at(&f.t, k, &stage, &head);
+        if (head == 1)
+            assert_int_equal(table.stages[row++].stage, stage);
+    }
+    assert_int_equal(row, table.count);
+    trace_free(&f.t);
+}
+
+/* Doubling n quadruples the multiplications of scores and context, exactly. */
+static void test_doubling_n_quadruples_the_attention_work(void **state)
+{
+    (void)state;
+    int d = 8, heads = 2;
+    double *embeddings = malloc(64 * (size_t)d * sizeof(double));
+    double *weights = malloc(4 * (size_t)d * (size_t)d * sizeof(double));
+    const char **labels = malloc(64 * sizeof *labels);
+    assert_non_null(embeddings);
+    assert_non_null(weights);
+    assert_non_null(labels);
+    fill(embeddings, 64 * (size_t)d, 4);
+    fill(weights, 4 * (size_t)d * (size_t)d, 5);
+    for (int i = 0; i < 64; i++)
+        labels[i] = "w";
+    unsigned long long before = 0, projections_before = 0;
+    for (int n = 4; n <= 64; n *= 2) {
+        attention_input in = { .n_tokens = n, .tokens = labels, .d_model = d, .heads = heads,
+                               .embeddings = embeddings, .W_Q = weights,
+                               .W_K = weights + d * d, .W_V = weights + 2 * d * d,
+                               .W_O = weights + 3 * d * d, .mask = MASK_NONE, .scale = true };
+        trace t;
+        assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+        stats_table table;
+        stats_count(&t, &table);
+        unsigned long long quadratic = find(&table, STAGE_SCORES)->multiplications
+                                     + find(&table, STAGE_CONTEXT)->multiplications;
+        unsigned long long projections = find(&table, STAGE_Q)->multiplications;
+        assert_int_equal(quadratic, 2ULL * (unsigned long long)(n * n * d));
+        if (before) {
+            assert_int_equal(quadratic, 4 * before);
+            assert_int_equal(projections, 2 * projections_before);
+        }
+        before = quadratic;
+        projections_before = projections;
+        trace_free(&t);
+    }
+    free(embeddings);
+    free(weights);
+    free(labels);
+}
+
+static void test_times_are_measured_and_add_up(void **state)
+{
+    (void)state;
+    fixture f = { .in = { .n_tokens = 3, .tokens = tokens, .d_model = 4, .heads = 2,
+                          .mask = MASK_CAUSAL, .positional = true, .scale = true } };
+    compute(&f);
+    stats_table table;
+    stats_count(&f.t, &table);
+    assert_true(stats_time(&f.t, &table));
+    double sum = 0.0;
+    for (int s = 0; s < table.count; s++) {
+        assert_true(table.stages[s].seconds > 0.0 && table.stages[s].seconds < 1.0);
+        sum += table.stages[s].seconds;
+    }
+    assert_true(fabs(sum - table.total.seconds) <= 1e-12);
+    assert_true(stats_peak_memory() > 0);
+    trace_free(&f.t);
+}
+
+/* The printed table: every stage name of the lesson starts exactly one line, then the total. */
+static void test_printed_table_names_each_stage_once(void **state)
+{
+    (void)state;
+    fixture f = { .in = { .n_tokens = 2, .tokens = tokens, .n_source = 3, .source = source_tokens,
+                          .d_model = 2, .heads = 1, .mask = MASK_NONE, .scale = true } };
+    compute(&f);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_non_null(out);
+    assert_int_equal(stats_print(&f.t, "test lesson", out), 0);
+    fclose(out);
+    assert_non_null(strstr(text, "Cost of test lesson\n"));
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        char start[32];
+        snprintf(start, sizeof start, "\n%s ", stage_get((stage_id)s)->name);
+        const char *first = strstr(text, start);
+        assert_non_null(first);
+        assert_null(strstr(first + 1, start));
+    }
+    assert_non_null(strstr(text, "\ntotal "));
+    assert_non_null(strstr(text, "Peak memory"));
+    free(text);
+    trace_free(&f.t);
+}
+
+static void test_cost_refuses_what_exceeds_the_limit(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_non_null(out);
+    assert_int_equal(stats_cost(20000, 8, out), 0);
+    assert_int_equal(stats_cost(10, 3, out), -1); /* heads must divide d_model */
+    fclose(out);
+    assert_non_null(strstr(text, "nothing computed"));
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts_of_a_causal_lesson),
+        cmocka_unit_test(test_counts_of_cross_attention),
+        cmocka_unit_test(test_rows_follow_the_step_list),
+        cmocka_unit_test(test_doubling_n_quadruples_the_attention_work),
+        cmocka_unit_test(test_times_are_measured_and_add_up),
+        cmocka_unit_test(test_printed_table_names_each_stage_once),
+        cmocka_unit_test(test_cost_refuses_what_exceeds_the_limit),
+    };
+    return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
+}
