@@ -771,11 +771,19 @@ static bool build_embeddings(checker *c, lesson *l) {
     return l->embeddings && (!cross || l->source_embeddings);
 }
 
+/* The mask as cells, for explicit and causal masks alike (readers need not know the rule);
+ * the core itself is given cells only for an explicit mask. */
 static bool build_mask(checker *c, lesson *l) {
-    if (c->mask != MASK_EXPLICIT) return true;
+    if (c->mask == MASK_NONE) return true;
     int n = l->n_tokens, m = l->source ? l->n_source : n;
     l->mask_cells = malloc((size_t)n * (size_t)m);
     if (!l->mask_cells) return false;
+    if (c->mask == MASK_CAUSAL) {
+        unsigned char *cell = l->mask_cells;
+        for (int row = 0; row < n; row++)
+            for (int col = 0; col < m; col++) *cell++ = col <= row;
+        return true;
+    }
     size_t i = 0;
     for (int row = c->mask_node + 1; row < lesson_node_next(c->t, c->mask_node);
          row = lesson_node_next(c->t, row))
@@ -843,7 +851,7 @@ static lesson_status build(checker *c, int root, lesson *l) {
     l->input.W_K = l->W_K;
     l->input.W_V = l->W_V;
     l->input.W_O = l->W_O;
-    l->input.mask_cells = l->mask_cells;
+    l->input.mask_cells = c->mask == MASK_EXPLICIT ? l->mask_cells : NULL;
     return LESSON_OK;
 }
 
