@@ -206,6 +206,10 @@ static bool read_integer(checker *c, int node, const char *what, uint64_t min, u
 static int read_vector(checker *c, int node, int expected, const char *what, double *values) {
     if (!expect_kind(c, node, LESSON_NODE_LIST, what, "a list of numbers")) return -1;
     int count = node_at(c, node)->count;
+    if (count == 0 && expected < 0) {
+        REPORT(c, node, EMPTY_LIST, what);
+        return 0;
+    }
     if (expected >= 0 && count != expected) {
         REPORT(c, node, WRONG_SIZE, what, expected, "numbers", count);
         values = NULL;
@@ -816,6 +820,11 @@ static void format_bytes(size_t bytes, char *out, size_t size) {
 }
 
 static lesson_status build(checker *c, int root, lesson *l) {
+    if (c->d_model < 1 || c->heads < 1) {
+        /* Every way to get here should have been reported; never build from unknown sizes. */
+        REPORT(c, root, NEEDS_D_MODEL, NULL);
+        return LESSON_INVALID;
+    }
     take_tokens(&c->tokens, &l->tokens, &l->n_tokens);
     if (c->keys[TOP_SOURCE] >= 0) take_tokens(&c->source, &l->source, &l->n_source);
     describe_input(c, l);
