@@ -1,6 +1,8 @@
 /* Text helpers of the lesson loader (see lesson_text.h): everything here is linear in its input,
  * so hostile files cannot make the loader slow before a limit is checked. */
 #include <errno.h>
+#include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lesson_text.h"
@@ -28,6 +30,20 @@ static bool names_nonfinite(const char *text) {
     return false;
 }
 
+/* strtod in the "C" locale whatever LC_NUMERIC is: text is already known to be a plain decimal
+ * number, so only its '.' may need to become the locale's decimal point. */
+static double strtod_c(const char *text) {
+    const char *point = localeconv()->decimal_point, *dot = strchr(text, '.');
+    if (strcmp(point, ".") == 0 || !dot) return strtod(text, NULL);
+    size_t size = strlen(text) + strlen(point) + 1;
+    char *copy = malloc(size);
+    if (!copy) return strtod(text, NULL);
+    snprintf(copy, size, "%.*s%s%s", (int)(dot - text), text, point, dot + 1);
+    double x = strtod(copy, NULL);
+    free(copy);
+    return x;
+}
+
 lesson_number_status lesson_parse_number(const char *text, double *value) {
     if (names_nonfinite(text)) return LESSON_NUMBER_NONFINITE;
     const char *p = text;
@@ -44,7 +60,7 @@ lesson_number_status lesson_parse_number(const char *text, double *value) {
     }
     if (*p) return LESSON_NUMBER_SYNTAX;
     errno = 0;
-    double x = strtod(text, NULL);
+    double x = strtod_c(text);
     /* ERANGE is both overflow and underflow: a lesson has no use for either. */
     if (errno == ERANGE) return LESSON_NUMBER_RANGE;
     *value = x;

@@ -15,7 +15,8 @@ typedef enum {
 } lesson_number_status;
 
 /* Parses the whole of text as a decimal number: [+-]? (digits [. digits?] | . digits)
- * ([eE] [+-]? digits)?. No hex, underscores, spaces, nan or inf. Expects LC_NUMERIC "C". */
+ * ([eE] [+-]? digits)?. No hex, underscores, spaces, nan or inf. The decimal point is '.'
+ * whatever the locale. */
 lesson_number_status lesson_parse_number(const char *text, double *value);
 
 /* Parses the whole of text as a decimal integer from min to max (no sign for max ≥ 0 only). */

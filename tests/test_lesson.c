@@ -1,6 +1,7 @@
 /* The lesson loader: good lessons in every key form become the right attention_input, the random
  * generator gives its documented numbers, and bad lessons give exactly the diagnostics expected
  * (the tests/bad/ corpus checks many more of those through the program). */
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,6 +382,13 @@ static void test_numbers_are_strict(void **state) {
         assert_int_equal(lesson_parse_number(nonfinite[i], &x), LESSON_NUMBER_NONFINITE);
     }
     double x;
+    /* the decimal point stays '.' under a locale that writes "1,5" (when one is installed) */
+    if (setlocale(LC_NUMERIC, "de_DE.UTF-8") || setlocale(LC_NUMERIC, "fr_FR.UTF-8")) {
+        assert_int_equal(lesson_parse_number("1.5", &x), LESSON_NUMBER_OK);
+        assert_true(x == 1.5);
+        assert_int_equal(lesson_parse_number("1,5", &x), LESSON_NUMBER_SYNTAX);
+        setlocale(LC_NUMERIC, "C");
+    }
     assert_int_equal(lesson_parse_number("1e400", &x), LESSON_NUMBER_RANGE);
     assert_int_equal(lesson_parse_number("-1e-400", &x), LESSON_NUMBER_RANGE);
     uint64_t n;
