@@ -267,9 +267,10 @@ static int place_view(ui_view *v, const ui_options *options)
 /* While the help is shown the up and down keys scroll it, and any other key closes it. */
 static void on_help_key(bool *shown, int *top, int key, unsigned context)
 {
-    ui_action action = ui_key_action(key, context, NULL);
-    if (action == UI_ACT_DOWN) (*top)++;
-    else if (action == UI_ACT_UP) *top = *top > 0 ? *top - 1 : 0;
+    int arg = 0;
+    ui_action action = ui_key_action(key, context, &arg);
+    if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_DOWN) (*top)++;
+    else if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_UP) *top = *top > 0 ? *top - 1 : 0;
     else { *shown = false; *top = 0; }
 }
 
@@ -368,7 +369,7 @@ static int run_picker(session *s, const ui_options *options)
         if (p.help) { on_help_key(&p.help, &p.help_top, ev.key, UI_IN_PICKER); continue; }
         ui_action action = ui_key_action(ev.key, UI_IN_PICKER, &arg);
         if (action == UI_ACT_OPEN) open_from_picker(s, &p);
-        else if (!ui_picker_apply(&p, action)) break;
+        else if (!ui_picker_apply(&p, action, arg)) break;
     }
     ui_picker_free(&p);
     return status;

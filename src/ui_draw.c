@@ -211,8 +211,8 @@ void ui_draw_bar(unsigned context, const ui_style *st)
     ui_field(y, 0, COLS, "", st, A_NORMAL, 0, UI_LEFT);
     for (int i = 0; i < count; i++) {
         if (!b[i].bar || !(b[i].contexts & context)) continue;
-        char buffer[32];
-        const char *key = ui_key_label(b[i].keys[0], st->utf8, buffer, sizeof buffer);
+        char key[64];
+        ui_binding_bar_keys(&b[i], st->utf8, key, sizeof key);
         int width = text_width(key, st) + 1 + text_width(b[i].bar, st);
         if (x + width > COLS) break;
         x += ui_put(y, x, COLS - x, key, st, A_REVERSE | A_BOLD, 0) + 1;
@@ -248,8 +248,8 @@ void ui_draw_help(unsigned context, const ui_style *st, int *top)
     char footer[128] = "any key closes this help", up[32], down[32];
     if (lines > shown)   /* too many keys for this screen: the help scrolls */
         snprintf(footer, sizeof footer, "%s %s scroll, any other key closes",
-                 action_key(UI_ACT_DOWN, context, st, down, sizeof down),
-                 action_key(UI_ACT_UP, context, st, up, sizeof up));
+                 ui_key_label(UI_KEY(KEY_DOWN), st->utf8, down, sizeof down),
+                 ui_key_label(UI_KEY(KEY_UP), st->utf8, up, sizeof up));
     ui_put(y0 + height - 2, x0 + 2, width - 4, footer, st, A_DIM, 0);
 }
 

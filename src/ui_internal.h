@@ -22,10 +22,13 @@ typedef enum {
     UI_ACT_QUIT, UI_ACT_HELP, UI_ACT_REDRAW,
     UI_ACT_NEXT, UI_ACT_PREV, UI_ACT_FIRST, UI_ACT_LAST,
     UI_ACT_HEAD_NEXT, UI_ACT_HEAD_PREV, UI_ACT_HEAD_NUMBER,
-    UI_ACT_LEFT, UI_ACT_RIGHT, UI_ACT_UP, UI_ACT_DOWN,
+    UI_ACT_MOVE,
     UI_ACT_STEP_IN, UI_ACT_STEP_OUT, UI_ACT_HEATMAP,
     UI_ACT_OPEN
 } ui_action;
+
+/* Directions of UI_ACT_MOVE: the index of its key, modulo 4. */
+enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
 
 /* Where a binding applies. */
 enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2 };
@@ -40,16 +43,22 @@ typedef struct {
     int keys[UI_MAX_KEYS];     /* 0-terminated */
     const char *bar;           /* short label for the key bar, NULL to leave it out */
     const char *help;          /* the help overlay's description */
+    int bar_keys;              /* how many keys the bar shows side by side (0: the first);
+                                  keys[n…2n-1] stand in where keys[0…n-1] are not single
+                                  characters (arrows in an ASCII locale) */
 } ui_binding;
 
 const ui_binding *ui_bindings(int *count);
 
-/* The action key has in context; arg receives the digit for UI_ACT_HEAD_NUMBER. */
+/* The action key has in context; arg receives the key's index in its binding (so the head
+ * for UI_ACT_HEAD_NUMBER is arg + 1 and the direction of UI_ACT_MOVE is arg % 4). */
 ui_action ui_key_action(int key, unsigned context, int *arg);
 
 /* How a key is shown to people ("n", "Space", "PgDn", "←"); ASCII unless utf8. */
 const char *ui_key_label(int key, bool utf8, char *buffer, size_t size);
 
+/* The keys the key bar shows for a binding, e.g. "n" or "←↓↑→". */
+void ui_binding_bar_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size);
 /* Every key of a binding for the help overlay, e.g. "n Space PgDn" or "1–9". */
 void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size);
 
@@ -196,6 +205,6 @@ void ui_picker_draw(ui_picker *p, const ui_style *st);
 /* The lesson drawn at screen row y, or -1. */
 int ui_picker_hit(const ui_picker *p, int y);
 /* Applies an action; returns false on quit. UI_ACT_OPEN is left to the caller. */
-bool ui_picker_apply(ui_picker *p, ui_action action);
+bool ui_picker_apply(ui_picker *p, ui_action action, int arg);
 
 #endif

@@ -13,32 +13,36 @@
 
 static const ui_binding bindings[] = {
     {UI_ACT_QUIT, UI_IN_LESSON | UI_IN_PICKER, {'q', 'Q'}, "quit",
-     "quit (back to the lesson picker if it opened the lesson)"},
+     "quit (back to the lesson picker if it opened the lesson)", 0},
     {UI_ACT_HELP, UI_IN_LESSON | UI_IN_PICKER, {'?', UI_KEY(KEY_F(1))}, "help",
-     "show or hide this help"},
+     "show or hide this help", 0},
     {UI_ACT_NEXT, UI_IN_LESSON, {'n', ' ', UI_KEY(KEY_NPAGE)}, "next",
-     "next step (next cell when stepped in)"},
+     "next step (next cell when stepped in)", 0},
     {UI_ACT_PREV, UI_IN_LESSON, {'p', UI_KEY(KEY_BACKSPACE), 127, 8, UI_KEY(KEY_PPAGE)}, "prev",
-     "previous step (previous cell when stepped in)"},
-    {UI_ACT_FIRST, UI_IN_LESSON, {'g', UI_KEY(KEY_HOME)}, NULL, "first step"},
-    {UI_ACT_LAST, UI_IN_LESSON, {'G', UI_KEY(KEY_END)}, NULL, "last step"},
-    {UI_ACT_HEAD_NEXT, UI_IN_LESSON, {'\t'}, "head", "next head"},
-    {UI_ACT_HEAD_PREV, UI_IN_LESSON, {UI_KEY(KEY_BTAB)}, NULL, "previous head"},
+     "previous step (previous cell when stepped in)", 0},
+    {UI_ACT_MOVE, UI_IN_LESSON | UI_IN_PICKER,
+     {UI_KEY(KEY_LEFT), UI_KEY(KEY_DOWN), UI_KEY(KEY_UP), UI_KEY(KEY_RIGHT), 'h', 'j', 'k', 'l'},
+     "move", "select a cell: left, down, up, right (in the picker, a lesson)", 4},
+    {UI_ACT_FIRST, UI_IN_LESSON, {'g', UI_KEY(KEY_HOME)}, NULL, "first step", 0},
+    {UI_ACT_LAST, UI_IN_LESSON, {'G', UI_KEY(KEY_END)}, NULL, "last step", 0},
+    {UI_ACT_HEAD_NEXT, UI_IN_LESSON, {'\t'}, "head", "next head", 0},
+    {UI_ACT_HEAD_PREV, UI_IN_LESSON, {UI_KEY(KEY_BTAB)}, NULL, "previous head", 0},
     {UI_ACT_HEAD_NUMBER, UI_IN_LESSON, {'1', '2', '3', '4', '5', '6', '7', '8', '9'}, NULL,
-     "show that head"},
+     "show that head", 0},
     {UI_ACT_STEP_IN, UI_IN_LESSON, {'s', ENTER_KEYS}, "step in",
-     "step in: fill the stage cell by cell, with the arithmetic"},
-    {UI_ACT_STEP_OUT, UI_IN_LESSON, {'o'}, "out", "step out to the whole stage"},
-    {UI_ACT_HEATMAP, UI_IN_LESSON, {'a'}, "heatmap", "heatmap or plain numbers"},
-    {UI_ACT_LEFT, UI_IN_LESSON, {UI_KEY(KEY_LEFT), 'h'}, NULL, "select the cell to the left"},
-    {UI_ACT_DOWN, UI_IN_LESSON | UI_IN_PICKER, {UI_KEY(KEY_DOWN), 'j'}, NULL,
-     "select the cell (or lesson) below"},
-    {UI_ACT_UP, UI_IN_LESSON | UI_IN_PICKER, {UI_KEY(KEY_UP), 'k'}, NULL,
-     "select the cell (or lesson) above"},
-    {UI_ACT_RIGHT, UI_IN_LESSON, {UI_KEY(KEY_RIGHT), 'l'}, NULL, "select the cell to the right"},
-    {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson"},
-    {UI_ACT_REDRAW, UI_IN_LESSON | UI_IN_PICKER, {12}, NULL, "redraw the screen"},
+     "step in: fill the stage cell by cell, with the arithmetic", 0},
+    {UI_ACT_STEP_OUT, UI_IN_LESSON, {'o'}, "out", "step out to the whole stage", 0},
+    {UI_ACT_HEATMAP, UI_IN_LESSON, {'a'}, "heatmap", "heatmap or plain numbers", 0},
+    {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
+    {UI_ACT_REDRAW, UI_IN_LESSON | UI_IN_PICKER, {12}, NULL, "redraw the screen", 0},
 };
+
+/* Appends text to buffer (of size), keeping it terminated. */
+static void append(char *buffer, size_t size, const char *text)
+{
+    size_t used = strlen(buffer);
+    if (used + 1 < size) snprintf(buffer + used, size - used, "%s", text);
+}
 
 const ui_binding *ui_bindings(int *count)
 {
@@ -52,11 +56,24 @@ ui_action ui_key_action(int key, unsigned context, int *arg)
         if (!(bindings[i].contexts & context)) continue;
         for (const int *k = bindings[i].keys; *k; k++) {
             if (*k != key) continue;
-            if (arg) *arg = key >= '0' && key <= '9' ? key - '0' : 0;
+            if (arg) *arg = (int)(k - bindings[i].keys);
             return bindings[i].action;
         }
     }
     return UI_ACT_NONE;
+}
+
+void ui_binding_bar_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size)
+{
+    int n = binding->bar_keys > 0 ? binding->bar_keys : 1, first = 0;
+    char label[32];
+    /* Several keys are shown side by side ("←↓↑→") only when each is one character here;
+     * otherwise the next n keys ("hjkl") stand in for them. */
+    for (int i = 0; n > 1 && i < n && binding->keys[i]; i++)
+        if (strlen(ui_key_label(binding->keys[i], utf8, label, sizeof label)) > 3) first = n;
+    buffer[0] = '\0';
+    for (int i = first; i < first + n && binding->keys[i]; i++)
+        append(buffer, size, ui_key_label(binding->keys[i], utf8, label, sizeof label));
 }
 
 /* Names of the keys that are not a printable character of their own: the key script's name
@@ -94,13 +111,6 @@ const char *ui_key_label(int key, bool utf8, char *buffer, size_t size)
     return buffer;
 }
 
-/* Appends text to buffer (of size), keeping it terminated. */
-static void append(char *buffer, size_t size, const char *text)
-{
-    size_t used = strlen(buffer);
-    if (used + 1 < size) snprintf(buffer + used, size - used, "%s", text);
-}
-
 void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size)
 {
     const int *k = binding->keys;
@@ -113,9 +123,9 @@ void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t 
         snprintf(last, sizeof last, "%s", name);
         if (buffer[0]) append(buffer, size, " ");
         append(buffer, size, name);
-        /* A run of three or more consecutive characters reads better as "1–9". */
+        /* A run of three or more consecutive digits reads better as "1–9". */
         int run = i;
-        while (k[i] < 0x7F && k[run + 1] == k[run] + 1) run++;
+        while (k[i] >= '0' && k[i] <= '9' && k[run + 1] == k[run] + 1) run++;
         if (run - i >= 2) {
             append(buffer, size, utf8 ? "\xe2\x80\x93" : "-");
             append(buffer, size, ui_key_label(k[run], utf8, label, sizeof label));

@@ -126,14 +126,16 @@ void ui_picker_free(ui_picker *p)
     *p = (ui_picker){0};
 }
 
-bool ui_picker_apply(ui_picker *p, ui_action action)
+bool ui_picker_apply(ui_picker *p, ui_action action, int arg)
 {
     p->message[0] = '\0';
     switch (action) {
     case UI_ACT_QUIT: return false;
     case UI_ACT_HELP: p->help = !p->help; break;
-    case UI_ACT_UP: if (p->selected > 0) p->selected--; break;
-    case UI_ACT_DOWN: if (p->selected + 1 < p->count) p->selected++; break;
+    case UI_ACT_MOVE:
+        if (arg % 4 == UI_DIR_UP && p->selected > 0) p->selected--;
+        if (arg % 4 == UI_DIR_DOWN && p->selected + 1 < p->count) p->selected++;
+        break;
     default: break;
     }
     return true;

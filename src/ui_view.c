@@ -184,11 +184,12 @@ bool ui_view_apply(ui_view *v, ui_action action, int arg)
         switch_head(v, (h - 1 + (action == UI_ACT_HEAD_NEXT ? 1 : heads - 1)) % heads + 1);
         break;
     }
-    case UI_ACT_HEAD_NUMBER: switch_head(v, arg); break;
-    case UI_ACT_LEFT: move(v, 0, -1); break;
-    case UI_ACT_RIGHT: move(v, 0, 1); break;
-    case UI_ACT_UP: move(v, -1, 0); break;
-    case UI_ACT_DOWN: move(v, 1, 0); break;
+    case UI_ACT_HEAD_NUMBER: switch_head(v, arg + 1); break;
+    case UI_ACT_MOVE: {
+        static const int rows[] = {0, 1, -1, 0}, cols[] = {-1, 0, 0, 1};
+        move(v, rows[arg % 4], cols[arg % 4]);
+        break;
+    }
     case UI_ACT_STEP_IN:
         if (v->stepped_in) step_cell(v, 1);
         else { v->stepped_in = true; v->row = v->col = 0; }

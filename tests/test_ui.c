@@ -81,12 +81,21 @@ static void test_keys_read_as_people_write_them(void **state)
         if (b[i].action == UI_ACT_HEAD_NUMBER) assert_string_equal(text, "1\xe2\x80\x93" "9");
         if (b[i].action == UI_ACT_PREV) assert_string_equal(text, "p Backspace PgUp");
         if (b[i].action == UI_ACT_NEXT) assert_string_equal(text, "n Space PgDn");
+        if (b[i].action == UI_ACT_MOVE) {
+            assert_string_equal(text, "\xe2\x86\x90 \xe2\x86\x93 \xe2\x86\x91 \xe2\x86\x92 h j k l");
+            ui_binding_bar_keys(&b[i], true, text, sizeof text);
+            assert_string_equal(text, "\xe2\x86\x90\xe2\x86\x93\xe2\x86\x91\xe2\x86\x92");
+            ui_binding_bar_keys(&b[i], false, text, sizeof text);
+            assert_string_equal(text, "hjkl");
+        }
     }
     assert_int_equal(ui_key_action('7', UI_IN_LESSON, &arg), UI_ACT_HEAD_NUMBER);
-    assert_int_equal(arg, 7);
+    assert_int_equal(arg + 1, 7);
     assert_int_equal(ui_key_action('\n', UI_IN_LESSON, NULL), UI_ACT_STEP_IN);
     assert_int_equal(ui_key_action('\n', UI_IN_PICKER, NULL), UI_ACT_OPEN);
     assert_int_equal(ui_key_action('n', UI_IN_PICKER, NULL), UI_ACT_NONE);
+    assert_int_equal(ui_key_action('k', UI_IN_PICKER, &arg), UI_ACT_MOVE);
+    assert_int_equal(arg % 4, UI_DIR_UP);
 }
 
 /* ---- key scripts ---- */
@@ -224,9 +233,9 @@ static void test_heads_are_sub_steps_and_tab_switches(void **state)
     assert_int_equal(ui_view_current(&v)->head, 1);
     assert_int_equal(ui_view_current(&v)->stage, STAGE_WEIGHTS);
     assert_int_equal(v.col, 2);
-    ui_view_apply(&v, UI_ACT_HEAD_NUMBER, 2);
+    ui_view_apply(&v, UI_ACT_HEAD_NUMBER, 1);   /* the key 2 */
     assert_int_equal(ui_view_current(&v)->head, 2);
-    ui_view_apply(&v, UI_ACT_HEAD_NUMBER, 3);
+    ui_view_apply(&v, UI_ACT_HEAD_NUMBER, 2);
     assert_string_equal(v.message, "no head 3: this lesson has 2 heads");
     ui_view_goto(&v, 0);
     ui_view_apply(&v, UI_ACT_HEAD_NEXT, 0);
@@ -252,16 +261,16 @@ static void test_scrolling_keeps_the_selection_visible(void **state)
     assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL, 0));
-    ui_view_apply(&v, UI_ACT_DOWN, 0);
-    ui_view_apply(&v, UI_ACT_DOWN, 0);
-    ui_view_apply(&v, UI_ACT_RIGHT, 0);
-    ui_view_apply(&v, UI_ACT_RIGHT, 0);
-    ui_view_apply(&v, UI_ACT_RIGHT, 0);
+    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_DOWN);
+    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_DOWN);
+    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_RIGHT);
+    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_RIGHT);
+    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_RIGHT);
     ui_view_scroll(&v, 2, 2);
     assert_int_equal(v.top, 1);
     assert_int_equal(v.left, 2);
-    ui_view_apply(&v, UI_ACT_UP, 0);
-    ui_view_apply(&v, UI_ACT_UP, 0);
+    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_UP);
+    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_UP);
     ui_view_scroll(&v, 2, 2);
     assert_int_equal(v.top, 0);
     ui_view_free(&v);
