@@ -141,7 +141,14 @@ bool ui_view_heatmap(const ui_view *v);
 /* Scrolls so the selected cell is among the visible rows and columns. */
 void ui_view_scroll(ui_view *v, int visible_rows, int visible_cols);
 
-/* ---- drawing (ui_draw.c; curses) ---- */
+/* ---- drawing (ui_draw.c, ui_matrix.c; curses) ---- */
+enum { UI_PAIR_ACCENT = 1 };   /* colour pair of remarks and the current stage */
+#define UI_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static inline int ui_clamp(int x, int lo, int hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
 #define UI_MIN_COLS 36
 #define UI_MIN_ROWS 10
 
@@ -164,6 +171,14 @@ void ui_draw_lesson(ui_view *v, const char *title, const ui_style *st, int preci
                     ui_layout *layout);
 /* The help overlay, generated from the key table; *top is its first line when it scrolls. */
 void ui_draw_help(unsigned context, const ui_style *st, int *top);
+/* The matrix pane in the given rectangle; fills layout's grid for mouse hits. */
+void ui_draw_matrix(ui_view *v, int y, int x, int width, int height, const ui_style *st,
+                    int precision, ui_layout *layout);
+/* Columns text takes on screen. */
+int ui_width(const char *text, const ui_style *st);
+/* The label of an action's first key, so text that names a key follows the table. */
+const char *ui_action_key(ui_action action, unsigned context, const ui_style *st,
+                          char *buffer, size_t size);
 void ui_draw_bar(unsigned context, const ui_style *st);
 /* Draws text in exactly width columns, padded with spaces in the same attributes so colour
  * backgrounds fill the field. Returns the columns the text itself took. */

@@ -86,24 +86,19 @@ int ui_view_find(const ui_view *v, stage_id stage, int head)
     return -1;
 }
 
-static int clamp(int x, int lo, int hi)
-{
-    return x < lo ? lo : x > hi ? hi : x;
-}
-
 /* Keeps the selected cell where it was when the new stage has it, so a cell can be followed
  * from scores to weights; the step's narration focus wins when it has one. */
 void ui_view_goto(ui_view *v, int step)
 {
-    v->step = clamp(step, 0, v->n_steps - 1);
+    v->step = ui_clamp(step, 0, v->n_steps - 1);
     v->stepped_in = false;
     const ui_step *s = ui_view_current(v);
     if (s->focus_row >= 0) {
         v->row = s->focus_row;
         v->col = s->focus_col;
     }
-    v->row = clamp(v->row, 0, ui_view_rows(v) - 1);
-    v->col = clamp(v->col, 0, ui_view_cols(v) - 1);
+    v->row = ui_clamp(v->row, 0, ui_view_rows(v) - 1);
+    v->col = ui_clamp(v->col, 0, ui_view_cols(v) - 1);
 }
 
 bool ui_view_open_at(ui_view *v, const trace_cell *cell)
@@ -111,8 +106,8 @@ bool ui_view_open_at(ui_view *v, const trace_cell *cell)
     int step = ui_view_find(v, cell->stage, cell->head);
     if (step < 0) return false;
     ui_view_goto(v, step);
-    v->row = clamp(cell->row, 0, ui_view_rows(v) - 1);
-    v->col = clamp(cell->col, 0, ui_view_cols(v) - 1);
+    v->row = ui_clamp(cell->row, 0, ui_view_rows(v) - 1);
+    v->col = ui_clamp(cell->col, 0, ui_view_cols(v) - 1);
     return true;
 }
 
@@ -137,8 +132,8 @@ static void switch_head(ui_view *v, int head)
 /* Moves the selection (and, stepped in, the cell being filled). */
 static void move(ui_view *v, int drow, int dcol)
 {
-    v->row = clamp(v->row + drow, 0, ui_view_rows(v) - 1);
-    v->col = clamp(v->col + dcol, 0, ui_view_cols(v) - 1);
+    v->row = ui_clamp(v->row + drow, 0, ui_view_rows(v) - 1);
+    v->col = ui_clamp(v->col + dcol, 0, ui_view_cols(v) - 1);
 }
 
 /* Stepped in, next and previous walk the cells in reading order. */
@@ -219,7 +214,7 @@ static int scroll_axis(int first, int selected, int visible, int total)
     if (visible < 1) return 0;
     if (selected < first) first = selected;
     if (selected >= first + visible) first = selected - visible + 1;
-    return clamp(first, 0, total > visible ? total - visible : 0);
+    return ui_clamp(first, 0, total > visible ? total - visible : 0);
 }
 
 void ui_view_scroll(ui_view *v, int visible_rows, int visible_cols)

@@ -1,0 +1,328 @@
+/* The matrix pane: the current stage's matrix as numbers or as a heatmap (colour ramps, or
+ * shade glyphs without colour), its header, legend and labels, scrolled to the selection.
+ * Every number is read from the trace; only the visible cells are drawn. */
+#include "ui_curses.h"
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ui_internal.h"
+
+enum { PAIR_SEQ = 8, PAIR_DIV = 24 };
+
+/* Colour ramps (background, text): sequential for weights (dark = 0, bright = 1), diverging
+ * blue-white-red for signed matrices (white = 0). */
+typedef struct { short bg, fg; } ramp_colour;
+static const ramp_colour seq256[] = {{54, 15}, {60, 15}, {24, 15}, {30, 15}, {36, 15},
+                                     {35, 0},  {71, 0},  {107, 0}, {148, 0}, {184, 0}};
+static const ramp_colour div256[] = {{19, 15}, {26, 15}, {32, 15}, {74, 0}, {117, 0}, {255, 0},
+                                     {217, 0}, {210, 0}, {203, 0}, {160, 15}, {124, 15}};
+static const ramp_colour seq8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_MAGENTA, COLOR_WHITE},
+                                   {COLOR_CYAN, COLOR_BLACK}, {COLOR_GREEN, COLOR_BLACK},
+                                   {COLOR_YELLOW, COLOR_BLACK}};
+static const ramp_colour div8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
+                                   {COLOR_WHITE, COLOR_BLACK}, {COLOR_YELLOW, COLOR_BLACK},
+                                   {COLOR_RED, COLOR_WHITE}};
+
+/* Shade glyphs stand in for colour, so nothing is lost on a monochrome screen. */
+static const char *const shades_utf8[] = {" ", "\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93",
+                                          "\xe2\x96\x88"};
+static const char *const shades_ascii[] = {" ", ".", ":", "-", "=", "+", "*", "#", "%", "@"};
+
+typedef struct { const ramp_colour *colours; int n, first_pair; } ramp;
+
+static ramp ramp_for(const ui_style *st, bool diverging)
+{
+    if (st->colors >= 256)
+        return diverging ? (ramp){div256, UI_COUNT(div256), PAIR_DIV} : (ramp){seq256, UI_COUNT(seq256), PAIR_SEQ};
+    return diverging ? (ramp){div8, UI_COUNT(div8), PAIR_DIV} : (ramp){seq8, UI_COUNT(seq8), PAIR_SEQ};
+}
+
+int ui_colors_init(ui_color choice)
+{
+    const char *no_color = getenv("NO_COLOR");
+    if (choice == UI_COLOR_NEVER || (choice == UI_COLOR_AUTO && no_color && *no_color)) return 0;
+    if (!has_colors() || start_color() == ERR || COLORS < 8 || COLOR_PAIRS < 40) return 0;
+    use_default_colors();
+    ui_style st = {.colors = COLORS >= 256 ? 256 : 8};
+    init_pair(UI_PAIR_ACCENT, COLOR_YELLOW, -1);
+    for (int d = 0; d < 2; d++) {
+        ramp r = ramp_for(&st, d == 1);
+        for (int i = 0; i < r.n; i++)
+            init_pair((short)(r.first_pair + i), r.colours[i].fg, r.colours[i].bg);
+    }
+    return st.colors;
+}
+
+
+/* Position 0…1 of x on its ramp: weights as they are, signed values with 0 in the middle. */
+static double ramp_position(double x, bool diverging, double absmax)
+{
+    if (!diverging) return x < 0 ? 0 : x > 1 ? 1 : x;
+    return absmax > 0 ? (x / absmax + 1) / 2 : 0.5;
+}
+
+static int ramp_level(double position, int n)
+{
+    return ui_clamp((int)lround(position * (n - 1)), 0, n - 1);
+}
+
+/* The shade glyph for a position; on a diverging ramp it shows the distance from 0. */
+static const char *shade(const ui_style *st, double position, bool diverging)
+{
+    double strength = diverging ? fabs(position * 2 - 1) : position;
+    if (st->utf8) return shades_utf8[ramp_level(strength, UI_COUNT(shades_utf8))];
+    return shades_ascii[ramp_level(strength, UI_COUNT(shades_ascii))];
+}
+
+/* Finite extremes of the current matrix, measured once per step (a 2048-token matrix is
+ * four million cells: too many to scan on every key). */
+static void measure(ui_view *v)
+{
+    if (v->stats_step == v->step) return;
+    const ui_step *s = ui_view_current(v);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; r < ui_view_rows(v); r++)
+        for (int c = 0; c < ui_view_cols(v); c++) {
+            double x = trace_value(v->t, s->stage, s->head, r, c);
+            if (!isfinite(x)) continue;
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        }
+    v->lo = lo <= hi ? lo : 0;
+    v->hi = lo <= hi ? hi : 0;
+    v->stats_step = v->step;
+}
+
+/* Columns taken by the integer part (with sign) of x as format_number writes it. */
+static int integer_width(double x, int precision, const ui_style *st)
+{
+    char text[64];
+    format_number(x, precision, text, sizeof text);
+    char *dot = strchr(text, '.');
+    if (dot) *dot = '\0';
+    return ui_width(text, st);
+}
+
+/* Width of every number of the current matrix: the widest integer part plus the decimals. */
+static int number_width(const ui_view *v, int precision, const ui_style *st)
+{
+    int ip = integer_width(v->lo, precision, st), hp = integer_width(v->hi, precision, st);
+    int width = (ip > hp ? ip : hp) + 1 + (precision > 0 ? precision : 1);
+    if (ui_view_current(v)->stage == STAGE_MASKED) {
+        char text[32];
+        format_number(-INFINITY, precision, text, sizeof text);
+        int inf = ui_width(text, st);
+        width = inf > width ? inf : width;
+    }
+    return width;
+}
+
+static const char *axis_label(const ui_view *v, bool rows, int i, char *buffer, size_t size)
+{
+    const stage_info *info = stage_get(ui_view_current(v)->stage);
+    return trace_axis_label(v->t, rows ? info->rows : info->cols, i, buffer, size);
+}
+
+static int widest_label(const ui_view *v, bool rows, int count, const ui_style *st, int cap)
+{
+    int widest = 1;
+    for (int i = 0; i < count && widest < cap; i++) {
+        char buffer[32];
+        int w = ui_width(axis_label(v, rows, i, buffer, sizeof buffer), st);
+        widest = w > widest ? w : widest;
+    }
+    return widest < cap ? widest : cap;
+}
+
+/* A label that fits width columns, ending in "…" when it had to be cut (the explanation line
+ * always names the selected cell's tokens in full). */
+static void cut_label(const char *label, int width, const ui_style *st, char *out, size_t size)
+{
+    if (ui_width(label, st) <= width) { snprintf(out, size, "%s", label); return; }
+    wchar_t w[64];
+    size_t n = ui_text_widen(label, st->utf8, w, 64);
+    size_t fit = ui_text_fit(w, n, width - 1, NULL);
+    size_t used = 0;
+    for (size_t i = 0; i < fit && used + MB_LEN_MAX + 4 < size; i++) {
+        char bytes[MB_LEN_MAX];
+        mbstate_t state;
+        memset(&state, 0, sizeof state);
+        size_t k = wcrtomb(bytes, w[i], &state);
+        if (k == (size_t)-1) continue;
+        memcpy(out + used, bytes, k);
+        used += k;
+    }
+    snprintf(out + used, size - used, "%s", st->utf8 ? "\xe2\x80\xa6" : "~");
+}
+
+typedef struct {
+    int cw, cell_w, glyph_w;     /* number field, whole cell, shade glyphs */
+    bool heat, diverging;
+    double absmax;
+} cell_style;
+
+static void draw_cell(const ui_view *v, const ui_style *st, const cell_style *cs, int precision,
+                      int y, int x, int row, int col)
+{
+    const ui_step *s = ui_view_current(v);
+    bool selected = row == v->row && col == v->col, cross = row == v->row || col == v->col;
+    /* The selected cell's query row and key column form an underlined crosshair, so "which
+     * word does this one look at?" is read along one row. */
+    unsigned attr = cross ? A_BOLD | A_UNDERLINE : A_NORMAL;
+    int pair = 0;
+    char text[64];
+    const char *glyph = " ";
+    if (!ui_view_is_filled(v, row, col)) {
+        snprintf(text, sizeof text, "%s", st->utf8 ? "\xc2\xb7" : ".");
+        attr = A_DIM;
+    } else {
+        double value = trace_value(v->t, s->stage, s->head, row, col);
+        format_number(value, precision, text, sizeof text);
+        if (!isfinite(value)) attr |= A_DIM;
+        else if (cs->heat) {
+            double position = ramp_position(value, cs->diverging, cs->absmax);
+            if (st->colors) {
+                ramp r = ramp_for(st, cs->diverging);
+                pair = r.first_pair + ramp_level(position, r.n);
+            } else {
+                glyph = shade(st, position, cs->diverging);
+            }
+        }
+    }
+    /* Brackets mark the selected cell on every screen, colour or not, and in screen dumps. */
+    char shown[80];
+    snprintf(shown, sizeof shown, selected ? "[%s]" : "%s ", text);
+    if (selected) attr |= A_REVERSE | A_BOLD;
+    ui_field(y, x, cs->cw + 2, shown, st, attr, pair, UI_RIGHT);
+    for (int i = 0; i < cs->glyph_w; i++)
+        ui_field(y, x + 2 + cs->cw + i, 1, glyph, st, A_NORMAL, 0, UI_LEFT);
+}
+
+/* The ramp as a strip of swatches, for the legend. */
+static int draw_swatches(int y, int x, const ui_style *st, bool diverging)
+{
+    ramp r = ramp_for(st, diverging);
+    int n = st->colors ? r.n : st->utf8 ? UI_COUNT(shades_utf8) : UI_COUNT(shades_ascii);
+    if (!st->colors && diverging) n = 2 * n - 1;   /* shades grow both ways from 0 */
+    for (int i = 0; i < n; i++) {
+        double position = n > 1 ? (double)i / (n - 1) : 0;
+        if (st->colors) ui_field(y, x + i, 1, "", st, A_NORMAL, r.first_pair + i, UI_LEFT);
+        else ui_field(y, x + i, 1, shade(st, position, diverging), st, A_NORMAL, 0, UI_LEFT);
+    }
+    return n;
+}
+
+static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *cs, int precision,
+                        int y, int x, int width)
+{
+    char lo[64], hi[64], key[32], text[160];
+    if (!cs->heat) {
+        snprintf(text, sizeof text, "numbers \xc2\xb7 %s: heatmap",
+                 ui_action_key(UI_ACT_HEATMAP, UI_IN_LESSON, st, key, sizeof key));
+        ui_put(y, x, width, text, st, A_DIM, 0);
+        return;
+    }
+    if (cs->diverging) {   /* the ramp runs from -max|x| to +max|x|, white (or blank) at 0 */
+        format_number(-cs->absmax, precision, lo, sizeof lo);
+        format_number(cs->absmax, precision, hi, sizeof hi);
+    } else {
+        snprintf(lo, sizeof lo, "0");
+        snprintf(hi, sizeof hi, "1");
+    }
+    int used = ui_put(y, x, width, lo, st, A_NORMAL, 0) + 1;
+    used += draw_swatches(y, x + used, st, cs->diverging) + 1;
+    used += ui_put(y, x + used, width - used, hi, st, A_NORMAL, 0);
+    if (cs->diverging) {
+        char min[64], max[64];
+        format_number(v->lo, precision, min, sizeof min);
+        format_number(v->hi, precision, max, sizeof max);
+        snprintf(text, sizeof text, "  values %s \xe2\x80\xa6 %s", min, max);
+    } else
+        snprintf(text, sizeof text, "  0 = no attention, 1 = all of it");
+    ui_put(y, x + used, width - used, text, st, A_DIM, 0);
+}
+
+/* "rows 3–14 of 40, cols 1–6 of 40" when the matrix does not fit, so scrolling is visible. */
+static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int right, int vis_rows,
+                            int vis_cols)
+{
+    char text[128] = "", part[64];
+    const char *dash = st->utf8 ? "\xe2\x80\x93" : "-";
+    if (vis_rows < ui_view_rows(v)) {
+        snprintf(part, sizeof part, "rows %d%s%d of %d", v->top + 1, dash, v->top + vis_rows, ui_view_rows(v));
+        strcat(text, part);
+    }
+    if (vis_cols < ui_view_cols(v)) {
+        snprintf(part, sizeof part, "%scols %d%s%d of %d", text[0] ? ", " : "", v->left + 1, dash,
+                 v->left + vis_cols, ui_view_cols(v));
+        strcat(text, part);
+    }
+    int w = ui_width(text, st);
+    if (w > 0) ui_put(y, right - w, w, text, st, A_DIM, 0);
+    return w;
+}
+
+static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
+{
+    const ui_step *s = ui_view_current(v);
+    char text[256], part[64];
+    snprintf(text, sizeof text, "%s  %d%s%d", stage_get(s->stage)->formula, ui_view_rows(v),
+             st->utf8 ? "\xc3\x97" : "x", ui_view_cols(v));
+    if (stage_get(s->stage)->per_head && v->t->heads > 1) {
+        snprintf(part, sizeof part, "  head %d of %d", s->head, v->t->heads);
+        strcat(text, part);
+    }
+    ui_put(y, x, width, text, st, A_BOLD, 0);
+}
+
+void ui_draw_matrix(ui_view *v, int y, int x, int width, int height, const ui_style *st,
+                    int precision, ui_layout *layout)
+{
+    int bottom = y + height;
+    measure(v);
+    cell_style cs = {.heat = ui_view_heatmap(v), .diverging = ui_view_current(v)->stage != STAGE_WEIGHTS};
+    cs.absmax = fmax(fabs(v->lo), fabs(v->hi));
+    cs.glyph_w = cs.heat && !st->colors ? 2 : 0;
+    int label_w = widest_label(v, true, ui_view_rows(v), st, 12);
+    int numbers = number_width(v, precision, st);
+    int col_labels = widest_label(v, false, ui_view_cols(v), st, numbers > 6 ? numbers : 6);
+    cs.cw = numbers > col_labels ? numbers : col_labels;
+    cs.cell_w = cs.cw + 2 + cs.glyph_w;
+    bool legend = height >= 5;
+    layout->grid_y = y + 1 + legend + 1;
+    layout->grid_x = x + label_w + 2;
+    layout->cell_w = cs.cell_w;
+    layout->vis_rows = ui_clamp(bottom - layout->grid_y, 0, ui_view_rows(v));
+    layout->vis_cols = ui_clamp((x + width - layout->grid_x) / cs.cell_w, 0, ui_view_cols(v));
+    draw_header(v, st, y, x, width);
+    if (layout->vis_rows < 1 || layout->vis_cols < 1) {
+        ui_put(y + 1, x, width, "(no room to show the matrix)", st, A_DIM, 0);
+        return;
+    }
+    ui_view_scroll(v, layout->vis_rows, layout->vis_cols);
+    if (legend) {
+        int note = draw_scroll_note(v, st, y + 1, x + width, layout->vis_rows, layout->vis_cols);
+        draw_legend(v, st, &cs, precision, y + 1, x, width - note - (note ? 2 : 0));
+    }
+    char buffer[32];
+    for (int c = 0; c < layout->vis_cols; c++) {
+        int col = v->left + c, cx = layout->grid_x + c * cs.cell_w;
+        bool sel = col == v->col;
+        char label[64];
+        cut_label(axis_label(v, false, col, buffer, sizeof buffer), cs.cw, st, label, sizeof label);
+        int used = ui_field(layout->grid_y - 1, cx + 1, cs.cw, label, st,
+                            sel ? A_BOLD | A_REVERSE : A_BOLD, 0, UI_RIGHT);
+        if (sel) ui_put(layout->grid_y - 1, cx + cs.cw - used, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
+    }
+    for (int i = 0; i < layout->vis_rows; i++) {
+        int row = v->top + i, ry = layout->grid_y + i;
+        bool sel = row == v->row;
+        if (sel) ui_put(ry, x, 1, st->utf8 ? "\xe2\x96\xb8" : ">", st, A_BOLD, 0);
+        ui_field(ry, x + 1, label_w, axis_label(v, true, row, buffer, sizeof buffer), st,
+                   sel ? A_BOLD | A_REVERSE : A_BOLD, 0, UI_LEFT);
+        for (int c = 0; c < layout->vis_cols; c++)
+            draw_cell(v, st, &cs, precision, ry, layout->grid_x + c * cs.cell_w, row, v->left + c);
+    }
+}
