@@ -178,6 +178,15 @@ for term in xterm xterm-256color screen linux; do
     check "TERM=$term steps to weights and quits cleanly" each_term
 done
 
+# The attnstep process whose parent is $1 (read from /proc: procps may not be installed).
+attnstep_child_of() {
+    local stat pid comm state ppid rest
+    for stat in /proc/[0-9]*/stat; do
+        read -r pid comm state ppid rest < "$stat" 2> /dev/null || continue
+        [ "$ppid" = "$1" ] && [ "$comm" = "(attnstep)" ] && { echo "$pid"; return; }
+    done
+}
+
 signals() {   # Ctrl-C, then SIGTERM and SIGHUP from outside: the process dies, the terminal is fine
     start TERM=xterm-256color "$binary" lessons/cat_sat.yaml
     wait_for "step 1 of 13" || return 1
@@ -190,7 +199,7 @@ signals() {   # Ctrl-C, then SIGTERM and SIGHUP from outside: the process dies, 
         wait_for "step 1 of 13" || return 1
         local shell child
         shell=$("${tmux[@]}" display-message -p -t "$pane" '#{pane_pid}')
-        child=$(pgrep -P "$shell" -f attnstep | head -1)   # only the pane's own child
+        child=$(attnstep_child_of "$shell")
         [ -n "$child" ] || { echo "  cannot find the attnstep process"; return 1; }
         kill -$sig "$child"
         ended_cleanly $status || return 1
