@@ -248,7 +248,7 @@ static int place_view(ui_view *v, const ui_options *options)
     }
     if (options->at) {
         trace_cell cell;
-        char reason[256];
+        char reason[256] = "the lesson has no such stage";
         if (!trace_cell_parse(v->t, options->at, options->head ? options->head : 1, &cell,
                               reason, sizeof reason) || !ui_view_open_at(v, &cell)) {
             fprintf(stderr, "attnstep: --at '%s': %s\n", options->at, reason);
@@ -274,15 +274,16 @@ static void on_help_key(bool *shown, int *top, int key, unsigned context)
     else { *shown = false; *top = 0; }
 }
 
-static void on_lesson_key(ui_view *v, int key, bool utf8, bool *quit)
+static void on_lesson_key(ui_view *v, int key, const ui_style *st, bool *quit)
 {
-    char label[32];
+    char label[32], help[32];
     int arg = 0;
     if (v->help) { on_help_key(&v->help, &v->help_top, key, UI_IN_LESSON); return; }
     ui_action action = ui_key_action(key, UI_IN_LESSON, &arg);
     if (action == UI_ACT_NONE) {
-        snprintf(v->message, sizeof v->message, "%s does nothing here; ? lists the keys",
-                 ui_key_label(key, utf8, label, sizeof label));
+        snprintf(v->message, sizeof v->message, "%s does nothing here; %s lists the keys",
+                 ui_key_label(key, st->utf8, label, sizeof label),
+                 ui_action_key(UI_ACT_HELP, UI_IN_LESSON, st, help, sizeof help));
         return;
     }
     if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
@@ -300,7 +301,9 @@ static void run_view(session *s, ui_view *v, const char *title)
         if (!next_event(s, &ev)) return;
         int row, col, step;
         if (ev.kind == UI_EV_KEY) {
-            on_lesson_key(v, ev.key, s->st.utf8, &quit);
+            on_lesson_key(v, ev.key, &s->st, &quit);
+        } else if (ev.kind == UI_EV_CLICK && v->help) {
+            v->help = false;   /* a click anywhere closes the help, like a key */
         } else if (ev.kind == UI_EV_CLICK) {
             int hit = ui_layout_hit(&layout, v, ev.x, ev.y, &row, &col, &step);
             if (hit == 1) { v->row = row; v->col = col; }

@@ -3,6 +3,7 @@
 # to weights, the explanation line, step-into, heads, NO_COLOR, LANG=C, resizing, several TERMs,
 # and a clean shell after q, Ctrl-C, SIGTERM and SIGHUP. Waits poll the screen; no fixed sleeps.
 set -u
+unset TMUX   # our own server even when the tests run inside tmux
 cd "$(dirname "$0")/.."
 binary=./attnstep
 [ -x "$binary" ] || { echo "check_tmux: $binary is not built"; exit 1; }
