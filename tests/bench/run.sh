@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# `make bench`: times the attention core's whole trace at n = 512, d_model = 512, 8 heads with its
+# reference loops and with the fast kernels, next to numpy (OpenBLAS) and PyTorch when installed,
+# measures peak memory at n = 1024, and rewrites tests/BENCH.md with the figures.
+# Rounds (default 3) alternate the programs so that load from other work hits each alike.
+set -eu
+cd "$(dirname "$0")/../.."
+out=build/bench
+rounds=${BENCH_ROUNDS:-3}
+mkdir -p "$out"
+CC=${CC:-cc}
+flags="-std=c11 -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion"
+flags="$flags -D_POSIX_C_SOURCE=200809L -O2 -g -Isrc"
+python=/usr/bin/python3
+
+# 1. the two cores: the reference loops and the kernels. Until src/attention.c calls the kernels,
+#    tests/bench/attention-kernels.patch makes that version; afterwards the patch, reversed,
+#    gives back the reference loops.
+kernels_note="" reference_note=""
+if grep -q 'kernels_' src/attention.c; then
+    cp src/attention.c "$out/attention_kernels.c"
+    kernels_note="src/attention.c as it is (it calls the kernels)"
+    if patch -s -R -o "$out/attention_reference.c" src/attention.c \
+           tests/bench/attention-kernels.patch >/dev/null 2>&1; then
+        reference_note="src/attention.c with tests/bench/attention-kernels.patch reversed"
+    else
+        rm -f "$out/attention_reference.c"
+        reference_note="not measured: the patch no longer reverses onto src/attention.c"
+    fi
+else
+    cp src/attention.c "$out/attention_reference.c"
+    reference_note="src/attention.c as it is (textbook loops)"
+    if patch -s -o "$out/attention_kernels.c" src/attention.c \
+           tests/bench/attention-kernels.patch >/dev/null 2>&1; then
+        kernels_note="src/attention.c with tests/bench/attention-kernels.patch applied"
+    else
+        rm -f "$out/attention_kernels.c"
+        kernels_note="not measured: the patch no longer applies to src/attention.c"
+    fi
+fi
+for core in reference kernels; do
+    [ -f "$out/attention_$core.c" ] || continue
+    $CC $flags -o "$out/bench_$core" tests/bench/bench_trace.c "$out/attention_$core.c" \
+        src/kernels.c src/stages.c src/random.c -lm
+done
+
+# Prints the value of key from key=value lines in file.
+value() { sed -n "s/^$2=//p" "$1" | head -n 1; }
+# The smallest of the numbers given.
+smallest() { printf '%s\n' "$@" | grep -v '^$' | sort -g | head -n 1; }
+ms() { [ -n "$1" ] && awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }' || echo "—"; }
+ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }' \
+          || echo "—"; }
+mib() { [ -n "$1" ] && awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }' || echo "—"; }
+
+# 2. what else is running, before
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+others_before=$(ps -eo pcpu=,comm= --sort=-pcpu | head -n 6 | awk '{ printf "%s%s %s%%", sep, $2, $1; sep = ", " }')
+
+# 3. the rounds at n = 512
+ref_best=() ker_best=() np1_best=() np2_best=() torch_best=()
+ker_medians="" np2_medians="" torch_medians=""
+for round in $(seq 1 "$rounds"); do
+    echo "round $round of $rounds" >&2
+    if [ -x "$out/bench_reference" ] && [ "$round" -eq 1 ]; then
+        "$out/bench_reference" 512 512 8 3 | tr ' ' '\n' > "$out/reference.txt"
+        ref_best+=("$(value "$out/reference.txt" best_s)")
+    fi
+    if [ -x "$out/bench_kernels" ]; then
+        "$out/bench_kernels" 512 512 8 11 | tr ' ' '\n' > "$out/kernels.txt"
+        ker_best+=("$(value "$out/kernels.txt" best_s)")
+        ker_medians="$ker_medians $(ms "$(value "$out/kernels.txt" median_s)")"
+    fi
+    if [ -x "$python" ]; then
+        "$python" tests/bench/compare.py 512 512 8 11 > "$out/python.txt" 2>&1 || true
+        np1_best+=("$(value "$out/python.txt" numpy_threads_1_best_s)")
+        np2_best+=("$(value "$out/python.txt" numpy_threads_2_best_s)")
+        torch_best+=("$(value "$out/python.txt" torch_best_s)")
+        np2_medians="$np2_medians $(ms "$(value "$out/python.txt" numpy_threads_2_median_s)")"
+        torch_medians="$torch_medians $(ms "$(value "$out/python.txt" torch_median_s)")"
+    fi
+done
+ref=$(smallest "${ref_best[@]:-}") ker=$(smallest "${ker_best[@]:-}")
+np1=$(smallest "${np1_best[@]:-}") np2=$(smallest "${np2_best[@]:-}")
+torch=$(smallest "${torch_best[@]:-}")
+numpy_version=$(value "$out/python.txt" numpy_version 2>/dev/null || true)
+numpy_blas=$(value "$out/python.txt" numpy_blas 2>/dev/null || true)
+torch_version=$(value "$out/python.txt" torch_version 2>/dev/null || true)
+numpy_missing=$(value "$out/python.txt" numpy_missing 2>/dev/null || true)
+torch_missing=$(value "$out/python.txt" torch_missing 2>/dev/null || true)
+[ -x "$python" ] || numpy_missing="no $python"
+
+# 4. peak memory at n = 1024, each core in a fresh process
+ref_rss="" ker_rss="" ker_1024=""
+if [ -x "$out/bench_reference" ]; then
+    ref_rss=$("$out/bench_reference" 1024 512 8 1 | tr ' ' '\n' | sed -n 's/^peak_rss_kb=//p')
+fi
+if [ -x "$out/bench_kernels" ]; then
+    "$out/bench_kernels" 1024 512 8 3 | tr ' ' '\n' > "$out/kernels_1024.txt"
+    ker_rss=$(value "$out/kernels_1024.txt" peak_rss_kb)
+    ker_1024=$(value "$out/kernels_1024.txt" best_s)
+fi
+
+# 5. the program's own view, when it has --stats and --cost
+stats_text="(attnstep has no --stats yet)" cost_text="(attnstep has no --cost yet)"
+if [ -x ./attnstep ] && ./attnstep --help 2>/dev/null | grep -q -- '--stats'; then
+    stats_text=$(./attnstep --stats tests/bench/long_1024.yaml 2>&1 || true)
+fi
+if [ -x ./attnstep ] && ./attnstep --help 2>/dev/null | grep -q -- '--cost'; then
+    cost_text=$(./attnstep --cost 2>&1 || true)
+fi
+
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+verdict() { # $1 measured, $2 bound: "met" when $1 <= $2
+    [ -n "$1" ] && [ -n "$2" ] || { echo "not measured"; return; }
+    awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b ? "met" : "not met") }'
+}
+twice_numpy=$( [ -n "$np2" ] && awk -v x="$np2" 'BEGIN { print 2 * x }' || true)
+
+cat > tests/BENCH.md <<EOF
+# Benchmarks
+
+Written by \`make bench\` (tests/bench/run.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'); rerun it to
+refresh. Every figure is the best of repeated runs, measured in one run of the script.
+
+## Machine
+
+- $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(free -g | awk '/^Mem:/ { print $2 " GiB" }') memory
+- $($CC --version | head -n 1), flags \`$flags\`
+- load average before: $load_before; after: $load_after
+- busiest processes when it started: $others_before
+
+## The whole trace at n = 512, d_model = 512, 8 heads
+
+The core computes every stage (Q, K, V, per-head scores, softmax, context, concat, output) and
+checks the trace for overflow; numpy does the same products as 2-D BLAS calls and the same stable
+softmax; PyTorch runs \`nn.MultiheadAttention\` (float64, no bias, weights returned per head).
+
+| what | best | ratio to numpy (2 threads) |
+| --- | --- | --- |
+| core, reference loops (1 thread) | $(ms "$ref") | $(ratio "$ref" "$np2") |
+| core, kernels (1 thread) | $(ms "$ker") | $(ratio "$ker" "$np2") |
+| numpy $numpy_version, 1 thread | $(ms "$np1") | $(ratio "$np1" "$np2") |
+| numpy $numpy_version, 2 threads (OpenBLAS default) | $(ms "$np2") | 1.00 |
+| PyTorch $torch_version nn.MultiheadAttention, 1 thread | $(ms "$torch") | $(ratio "$torch" "$np2") |
+
+Medians per round: kernels$ker_medians; numpy (2 threads)$np2_medians; PyTorch$torch_medians.
+
+- reference loops: $reference_note
+- kernels: $kernels_note
+- numpy's BLAS: ${numpy_blas:-—}${numpy_missing:+ (numpy missing: $numpy_missing)}${torch_missing:+; PyTorch missing: $torch_missing}
+- target "at most 2× numpy": $(verdict "$ker" "$twice_numpy"); target "less than PyTorch": $(verdict "$ker" "$torch")
+
+## Peak memory at n = 1024, d_model = 512, 8 heads
+
+Peak resident memory (ru_maxrss) of a process that builds random inputs and computes one trace:
+
+| core | peak memory | time of the trace |
+| --- | --- | --- |
+| reference loops | $(mib "$ref_rss") | |
+| kernels | $(mib "$ker_rss") | $(ms "$ker_1024") |
+
+Target: under 200 MB: $(verdict "$ker_rss" "$((200 * 1000 * 1000 / 1024))").
+
+## attnstep --stats tests/bench/long_1024.yaml
+
+\`\`\`
+$stats_text
+\`\`\`
+
+## attnstep --cost
+
+\`\`\`
+$cost_text
+\`\`\`
+
+## Commands
+
+\`\`\`
+make bench                     # this file; BENCH_ROUNDS=N for more rounds
+build/bench/bench_kernels 512 512 8 11
+build/bench/bench_reference 512 512 8 3
+$python tests/bench/compare.py 512 512 8 11
+build/bench/bench_kernels 1024 512 8 3
+tests/bench/make_lesson.sh 1024 512 8 > tests/bench/long_1024.yaml
+\`\`\`
+EOF
+echo "wrote tests/BENCH.md" >&2
