@@ -142,7 +142,7 @@ static bool parse_pair(const char *s, char separator, int *a, int *b)
     if (end == s || *end != separator) return false;
     const char *second = end + 1;
     long y = strtol(second, &end, 10);
-    if (end == second || *end != '\0' || x < 0 || y < 0 || x > 10000 || y > 10000) return false;
+    if (end == second || *end != '\0' || x < 0 || y < 0 || x > 1000 || y > 1000) return false;   /* as --screen */
     *a = (int)x;
     *b = (int)y;
     return true;
