@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "ui_internal.h"
 
 #define DEFAULT_PRECISION 4
+#define INPUT_WAIT_MS 250   /* how long a read waits before looking at pending signals */
 
 typedef struct {
     ui_style st;
@@ -128,13 +130,27 @@ static bool next_script_event(session *s, ui_event *ev)
     return false;
 }
 
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static bool next_terminal_event(ui_event *ev)
 {
+    /* A read that fails at once, again and again, means the terminal is gone (its input
+     * closed, a hangup ignored): stop instead of spinning. A timeout takes INPUT_WAIT_MS. */
+    int instant_failures = 0;
     for (;;) {
-        if (pending_signal) return false;
+        if (pending_signal || instant_failures > 100) return false;
         wint_t ch;
+        double start = now_seconds();
         int r = get_wch(&ch);
-        if (r == ERR) continue;   /* the input timeout: look at pending signals again */
+        if (r == ERR) {   /* the input timeout: look at pending signals again */
+            instant_failures = now_seconds() - start < INPUT_WAIT_MS / 10000.0 ? instant_failures + 1 : 0;
+            continue;
+        }
         *ev = (ui_event){.kind = UI_EV_KEY, .key = (int)ch};
         if (r != KEY_CODE_YES) return true;
         if (ch == KEY_RESIZE) { ev->kind = UI_EV_RESIZE; return true; }
@@ -185,7 +201,7 @@ static int start_terminal(session *s, const ui_options *o)
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
-    timeout(250);
+    timeout(INPUT_WAIT_MS);
     mouseinterval(0);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
     s->st.colors = ui_colors_init(o->color);
