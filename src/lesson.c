@@ -284,8 +284,7 @@ static bool split_sentence(checker *c, int node, token_list *list, const char *w
 
 static bool read_token_items(checker *c, int node, token_list *list, const char *what) {
     bool ok = true;
-    for (int item = node + 1; item < lesson_node_next(c->t, node);
-         item = lesson_node_next(c->t, item)) {
+    LESSON_FOR_EACH_CHILD(c->t, node, item) {
         if (!usable(c, item)) { ok = false; continue; }
         if (node_at(c, item)->kind != LESSON_NODE_SCALAR) {
             REPORT(c, item, WRONG_TYPE, "a token", "text", lesson_node_describe(c->t, item));
@@ -324,7 +323,8 @@ static void read_tokens(checker *c, int node, token_list *list, const char *what
     list->text = calloc((size_t)count, sizeof *list->text);
     list->nodes = calloc((size_t)count, sizeof *list->nodes);
     if (!list->text || !list->nodes) return;
-    bool ok = sentence ? split_sentence(c, node, list, what) : read_token_items(c, node, list, what);
+    bool ok = sentence ? split_sentence(c, node, list, what)
+                       : read_token_items(c, node, list, what);
     list->valid = ok && lesson_index_build(&list->first, (const char *const *)list->text,
                                            list->count);
 }
@@ -384,8 +384,10 @@ static bool read_random(checker *c, int map, matrix_spec *spec) {
              : read_word(c, keys[RANDOM_RANDOM], "random", kinds, 2, "normal or xavier");
     ok = kind >= 0 && ok;
     spec->kind = kind == 1 ? RANDOM_XAVIER : RANDOM_NORMAL;
-    if (keys[RANDOM_SEED] >= 0) ok = read_integer(c, keys[RANDOM_SEED], "seed", 0, UINT64_MAX, &spec->seed) && ok;
-    if (keys[RANDOM_SCALE] >= 0) ok = read_number(c, keys[RANDOM_SCALE], "scale", &spec->scale) && ok;
+    if (keys[RANDOM_SEED] >= 0)
+        ok = read_integer(c, keys[RANDOM_SEED], "seed", 0, UINT64_MAX, &spec->seed) && ok;
+    if (keys[RANDOM_SCALE] >= 0)
+        ok = read_number(c, keys[RANDOM_SCALE], "scale", &spec->scale) && ok;
     return ok;
 }
 
@@ -425,7 +427,8 @@ static void read_embedding_map(checker *c, int map) {
         char text[LESSON_ESCAPED_MAX];
         const char *token = c->distinct_text[id];
         if (c->distinct_vector[id] < 0)
-            REPORT(c, c->distinct_node[id], NO_EMBEDDING, lesson_escape(token, strlen(token), text));
+            REPORT(c, c->distinct_node[id], NO_EMBEDDING,
+                   lesson_escape(token, strlen(token), text));
     }
 }
 
@@ -476,7 +479,7 @@ static void read_matrix(checker *c, int node, const char *name, matrix_spec *spe
     snprintf(label, sizeof label, "a row of %s", name);
     /* Without d_model, rows must at least agree with the first one. */
     int width = c->d_model;
-    for (int row = node + 1; row < lesson_node_next(c->t, node); row = lesson_node_next(c->t, row)) {
+    LESSON_FOR_EACH_CHILD(c->t, node, row) {
         int found = read_vector(c, row, width, label, NULL);
         if (width < 0) width = found;
     }
@@ -495,8 +498,7 @@ static void check_mask_rows(checker *c, int node, int n, int m) {
             continue;
         }
         bool sees = false, valid = true;
-        for (int cell = row + 1; cell < lesson_node_next(c->t, row);
-             cell = lesson_node_next(c->t, cell)) {
+        LESSON_FOR_EACH_CHILD(c->t, row, cell) {
             static const char *const bits[] = { "0", "1" };
             int bit = read_word(c, cell, "a mask cell", bits, 2, "0 or 1");
             valid = valid && bit >= 0;
@@ -537,10 +539,11 @@ static void read_mask(checker *c, int node) {
 /* Labels along an axis: tokens resolve to their first occurrence, and any axis takes a 0-based
  * index. Returns the index, -1 when there is no such label, -2 when the axis is unknown. */
 static int resolve_label(const checker *c, stage_axis axis, const char *text) {
-    const token_list *list = axis == AXIS_SOURCE && c->keys[TOP_SOURCE] >= 0 ? &c->source : &c->tokens;
-    bool tokens = axis == AXIS_TOKENS || axis == AXIS_SOURCE;
+    bool cross = c->keys[TOP_SOURCE] >= 0, tokens = axis == AXIS_TOKENS || axis == AXIS_SOURCE;
+    const token_list *list = axis == AXIS_SOURCE && cross ? &c->source : &c->tokens;
+    int d_k = c->heads > 0 && c->d_model > 0 ? c->d_model / c->heads : -1;
     int count = axis == AXIS_MODEL_DIMS ? c->d_model
-              : axis == AXIS_HEAD_DIMS ? (c->heads > 0 && c->d_model > 0 ? c->d_model / c->heads : -1)
+              : axis == AXIS_HEAD_DIMS ? d_k
               : list->valid ? list->count : -1;
     if (count < 0) return -2;
     if (tokens) {
@@ -613,7 +616,7 @@ static void read_choices(checker *c, int node, lesson_step *step) {
     }
     step->choices = calloc((size_t)node_at(c, node)->count, sizeof *step->choices);
     if (!step->choices) return;
-    for (int item = node + 1; item < lesson_node_next(c->t, node); item = lesson_node_next(c->t, item)) {
+    LESSON_FOR_EACH_CHILD(c->t, node, item) {
         char *choice = read_text(c, item, "a choice");
         if (choice) step->choices[step->n_choices++] = choice;
     }
@@ -624,7 +627,8 @@ static void read_answer(checker *c, int node, bool with_choices, lesson_step *st
     if (with_choices) {
         if (!expect_scalar(c, node, "answer", "one of the choices")) return;
         for (int i = 0; i < step->n_choices; i++)
-            if (strcmp(step->choices[i], lesson_node_text(c->t, node)) == 0) step->answer_choice = i;
+            if (strcmp(step->choices[i], lesson_node_text(c->t, node)) == 0)
+                step->answer_choice = i;
         char text[LESSON_ESCAPED_MAX];
         if (step->answer_choice < 0) REPORT(c, node, NOT_A_CHOICE, shown(c, node, text));
         return;
@@ -640,13 +644,15 @@ static void read_question(checker *c, const int *keys, lesson_step *step) {
     if (keys[STEP_ASK] < 0) {
         int parts[] = { STEP_CHOICES, STEP_ANSWER, STEP_TOLERANCE };
         for (int i = 0; i < 3; i++)
-            if (keys[parts[i]] >= 0) REPORT(c, keys[parts[i]] - 1, NEEDS, step_keys[parts[i]], "'ask'");
+            if (keys[parts[i]] >= 0)
+                REPORT(c, keys[parts[i]] - 1, NEEDS, step_keys[parts[i]], "'ask'");
         return;
     }
     if (keys[STEP_ANSWER] < 0) REPORT(c, keys[STEP_ASK] - 1, NEEDS, "ask", "'answer'");
     if (keys[STEP_TOLERANCE] < 0) return;
     if (keys[STEP_CHOICES] >= 0) {
-        REPORT(c, keys[STEP_TOLERANCE] - 1, NEEDS, "tolerance", "a numeric answer, without 'choices'");
+        REPORT(c, keys[STEP_TOLERANCE] - 1, NEEDS, "tolerance",
+               "a numeric answer, without 'choices'");
     } else if (read_number(c, keys[STEP_TOLERANCE], "tolerance", &step->tolerance)
                && step->tolerance < 0) {
         char text[LESSON_ESCAPED_MAX];
@@ -676,7 +682,7 @@ static void read_steps(checker *c, int node) {
     if (count == 0) return;
     c->steps = calloc((size_t)count, sizeof *c->steps);
     if (!c->steps) return;
-    for (int item = node + 1; item < lesson_node_next(c->t, node); item = lesson_node_next(c->t, item))
+    LESSON_FOR_EACH_CHILD(c->t, node, item)
         read_step(c, item, &c->steps[c->n_steps++]);
 }
 
@@ -744,7 +750,8 @@ static void fill_matrix(checker *c, const matrix_spec *spec, int rows, int cols,
             read_vector(c, row, cols, "", values + (size_t)r * (size_t)cols);
     } else {
         memset(values, 0, count * sizeof *values);
-        for (int i = 0; i < rows && i < cols; i++) values[(size_t)i * (size_t)cols + (size_t)i] = 1.0;
+        for (int i = 0; i < rows && i < cols; i++)
+            values[(size_t)i * (size_t)cols + (size_t)i] = 1.0;
     }
 }
 
@@ -770,7 +777,8 @@ static bool build_embeddings(checker *c, lesson *l) {
     }
     bool cross = c->keys[TOP_SOURCE] >= 0;
     l->embeddings = expand_rows(vectors, c->distinct_of, l->n_tokens, d);
-    if (cross) l->source_embeddings = expand_rows(vectors, c->distinct_of + l->n_tokens, l->n_source, d);
+    if (cross)
+        l->source_embeddings = expand_rows(vectors, c->distinct_of + l->n_tokens, l->n_source, d);
     free(vectors);
     return l->embeddings && (!cross || l->source_embeddings);
 }
@@ -791,8 +799,7 @@ static bool build_mask(checker *c, lesson *l) {
     size_t i = 0;
     for (int row = c->mask_node + 1; row < lesson_node_next(c->t, c->mask_node);
          row = lesson_node_next(c->t, row))
-        for (int cell = row + 1; cell < lesson_node_next(c->t, row);
-             cell = lesson_node_next(c->t, cell))
+        LESSON_FOR_EACH_CHILD(c->t, row, cell)
             l->mask_cells[i++] = lesson_node_text(c->t, cell)[0] == '1';
     return true;
 }

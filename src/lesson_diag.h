@@ -10,7 +10,8 @@
 #define LESSON_ERROR_TABLE(X) \
     X(CANNOT_READ,       "cannot read: %s") \
     X(FILE_TOO_LARGE,    "the file is larger than the limit of 4 MiB (4194304 bytes)") \
-    X(FILE_EMPTY,        "the file is empty; a lesson needs at least title, tokens and embeddings") \
+    X(FILE_EMPTY,        "the file is empty; a lesson needs at least title, tokens and " \
+                         "embeddings") \
     X(NUL_BYTE,          "NUL byte: this is a binary file, not a YAML lesson") \
     X(BAD_UTF8,          "invalid UTF-8 (byte 0x%02x): a lesson must be UTF-8 text") \
     X(CONTROL_CHAR,      "control character %s is not allowed in a lesson") \

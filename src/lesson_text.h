@@ -35,8 +35,9 @@ typedef enum {
     LESSON_TEXT_UTF8       /* a byte that is not valid UTF-8 (value is the byte) */
 } lesson_text_status;
 
-/* Whether data (NUL-terminated at data[size]) holds only text libyaml accepts: UTF-8 without NUL or the control characters
- * outside YAML's printable set. Otherwise *offset is the first bad byte and *value what is there. */
+/* Whether data (NUL-terminated at data[size]) holds only text libyaml accepts: UTF-8 without
+ * NUL or the control characters outside YAML's printable set. Otherwise *offset is the first
+ * bad byte and *value what is there. */
 lesson_text_status lesson_check_text(const char *data, size_t size, size_t *offset,
                                      unsigned *value);
 

@@ -57,4 +57,9 @@ static inline int lesson_node_next(const lesson_tree *tree, int node) {
     return node + tree->nodes[node].size;
 }
 
+/* Runs the statement after it for each child of parent (for a map: keys and values alike). */
+#define LESSON_FOR_EACH_CHILD(tree, parent, child) \
+    for (int child = (parent) + 1; child < lesson_node_next(tree, parent); \
+         child = lesson_node_next(tree, child))
+
 #endif

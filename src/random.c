@@ -1,5 +1,5 @@
-/* The lesson generator: splitmix64 → xoshiro256** → 53-bit uniforms → normal (Box–Muller) or
- * xavier. log and cos are computed here from + − × ÷ and sqrt only, which IEEE 754 rounds
+/* The lesson generator: splitmix64 → xoshiro256** → 53-bit uniforms → normal (Box–Muller)
+ * or xavier. log and cos are computed here from + − × ÷ and sqrt only, which IEEE 754 rounds
  * exactly, so the numbers do not depend on the platform's libm. */
 #include <stddef.h>
 #include "random.h"

@@ -1,5 +1,5 @@
-/* A small, documented pseudo-random generator for lesson matrices and embeddings: the same seed
- * gives bit-identical numbers on every IEEE-754 machine (see lessons/README.md, "Random values"). */
+/* A small, documented pseudo-random generator for lesson matrices and embeddings: the same
+ * seed gives bit-identical numbers on any IEEE-754 machine (lessons/README.md, "Random values"). */
 #ifndef ATTNSTEP_RANDOM_H
 #define ATTNSTEP_RANDOM_H
 

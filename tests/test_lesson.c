@@ -119,7 +119,8 @@ static void test_every_key_form(void **state) {
             "  unused: [9, 9, 9, 9]\n"
             "d_model: 4\nheads: 2\n"
             "W_Q: identity\n"
-            "W_K:\n  - [1, 2, 3, 4]\n  - [5, 6, 7, 8]\n  - [9, 10, 11, 12]\n  - [13, 14, 15, +16.]\n"
+            "W_K:\n  - [1, 2, 3, 4]\n  - [5, 6, 7, 8]\n  - [9, 10, 11, 12]\n"
+            "  - [13, 14, 15, +16.]\n"
             "W_V: {random: xavier, seed: 7, scale: 0.5}\n"
             "mask:\n  - [1, 0, 0]\n  - [1, 1, 0]\n  - [0, 1, 1]\n"
             "positional: sinusoidal\nscale: false\n", &l);
