@@ -312,16 +312,16 @@ void ui_draw_matrix(ui_view *v, int y, int x, int width, int height, const ui_st
         bool sel = col == v->col;
         char label[64];
         cut_label(axis_label(v, false, col, buffer, sizeof buffer), cs.cw, st, label, sizeof label);
-        int used = ui_field(layout->grid_y - 1, cx + 1, cs.cw, label, st,
-                            sel ? A_BOLD | A_REVERSE : A_BOLD, 0, UI_RIGHT);
-        if (sel) ui_put(layout->grid_y - 1, cx + cs.cw - used, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
+        int lx = cx + 1 + cs.cw - ui_width(label, st);   /* right-aligned over the numbers */
+        ui_put(layout->grid_y - 1, lx, cs.cw, label, st, sel ? A_BOLD | A_REVERSE : A_BOLD, 0);
+        if (sel) ui_put(layout->grid_y - 1, lx - 1, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
     }
     for (int i = 0; i < layout->vis_rows; i++) {
         int row = v->top + i, ry = layout->grid_y + i;
         bool sel = row == v->row;
         if (sel) ui_put(ry, x, 1, st->utf8 ? "\xe2\x96\xb8" : ">", st, A_BOLD, 0);
-        ui_field(ry, x + 1, label_w, axis_label(v, true, row, buffer, sizeof buffer), st,
-                   sel ? A_BOLD | A_REVERSE : A_BOLD, 0, UI_LEFT);
+        ui_put(ry, x + 1, label_w, axis_label(v, true, row, buffer, sizeof buffer), st,
+               sel ? A_BOLD | A_REVERSE : A_BOLD, 0);
         for (int c = 0; c < layout->vis_cols; c++)
             draw_cell(v, st, &cs, precision, ry, layout->grid_x + c * cs.cell_w, row, v->left + c);
     }
