@@ -437,6 +437,25 @@ static void test_large_mapping_is_fast(void **state) {
     free(text);
 }
 
+/* A million opening brackets: refused at level 33 (the 32nd bracket), before libyaml goes any
+ * deeper. */
+static void test_deep_nesting_stops_early(void **state) {
+    (void)state;
+    size_t depth = 1000000;
+    char *text = malloc(depth + 16);
+    memcpy(text, "steps: ", 7);
+    memset(text + 7, '[', depth);
+    text[7 + depth] = '\0';
+    lesson l;
+    lesson_diagnostics d;
+    assert_int_equal(load(text, &l, &d), LESSON_INVALID);
+    assert_int_equal(d.count, 1);
+    assert_int_equal(d.items[0].col, 7 + 32);  /* the lesson mapping itself is level 1 */
+    assert_string_equal(d.items[0].message, "nesting deeper than 32 levels; the limit is 32");
+    lesson_diagnostics_free(&d);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cat_sat_defaults),
@@ -457,6 +476,7 @@ int main(void) {
         cmocka_unit_test(test_numbers_are_strict),
         cmocka_unit_test(test_escape_and_positions),
         cmocka_unit_test(test_large_mapping_is_fast),
+        cmocka_unit_test(test_deep_nesting_stops_early),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
