@@ -16,6 +16,7 @@
     X(BAD_UTF8,          "invalid UTF-8 (byte 0x%02x): a lesson must be UTF-8 text") \
     X(CONTROL_CHAR,      "control character %s is not allowed in a lesson") \
     X(YAML_SYNTAX,       "YAML syntax error: %s") \
+    X(YAML_TAB,          "YAML syntax error: a tab here; YAML indents with spaces only") \
     X(TOO_DEEP,          "nesting deeper than %d levels; the limit is %d") \
     X(TOO_MANY_NODES,    "more than %d YAML values; the limit is %d") \
     X(ANCHOR,            "YAML anchors are not allowed (&%s)") \

@@ -1,6 +1,7 @@
 /* Text helpers of the lesson loader (see lesson_text.h): everything here is linear in its input,
  * so hostile files cannot make the loader slow before a limit is checked. */
 #include <errno.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,26 +104,38 @@ lesson_text_status lesson_check_text(const char *data, size_t size, size_t *offs
     return LESSON_TEXT_OK;
 }
 
-void lesson_offset_position(const char *data, size_t size, size_t offset, int *line, int *col) {
+/* Walks data from its start, counting lines and columns as libyaml does, until the byte offset
+ * `until` or the place line:col, whichever comes first. Returns the offset reached. */
+static size_t walk(const char *data, size_t size, size_t until, int line, int col, int *l,
+                   int *c) {
     const unsigned char *p = (const unsigned char *)data;
-    int l = 1, c = 1;
-    if (offset > size) offset = size;
-    for (size_t i = 0; i < offset;) {
+    size_t i = 0;
+    *l = 1;
+    *c = 1;
+    while (i < until && i < size && (*l < line || (*l == line && *c < col))) {
         unsigned cp = 0;
         size_t length = (size_t)text_decode(data + i, &cp);
         if (length == 0) { cp = p[i]; length = 1; }
         /* libyaml's line breaks: CR LF (one break), CR, LF, NEL, LS, PS. */
         bool crlf = cp == '\r' && i + 1 < size && p[i + 1] == '\n';
         if (!crlf && (cp == '\r' || cp == '\n' || cp == 0x85 || cp == 0x2028 || cp == 0x2029)) {
-            l++;
-            c = 1;
+            ++*l;
+            *c = 1;
         } else if (!crlf) {
-            c++;
+            ++*c;
         }
         i += length;
     }
-    *line = l;
-    *col = c;
+    return i;
+}
+
+void lesson_offset_position(const char *data, size_t size, size_t offset, int *line, int *col) {
+    walk(data, size, offset, INT_MAX, INT_MAX, line, col);
+}
+
+size_t lesson_position_offset(const char *data, size_t size, int line, int col) {
+    int l, c;
+    return walk(data, size, SIZE_MAX, line, col, &l, &c);
 }
 
 char *lesson_escape(const char *text, size_t length, char *out) {

@@ -45,6 +45,10 @@ lesson_text_status lesson_check_text(const char *data, size_t size, size_t *offs
  * NUL-terminated at data[size]. */
 void lesson_offset_position(const char *data, size_t size, size_t offset, int *line, int *col);
 
+/* The byte offset of line:col (from 1, in characters) in data, NUL-terminated at data[size];
+ * size when the place is past the end. */
+size_t lesson_position_offset(const char *data, size_t size, int line, int col);
+
 /* The word of words[0 … count-1] nearest to word in edit distance, or NULL when none is near. */
 const char *lesson_nearest(const char *word, const char *const *words, int count);
 

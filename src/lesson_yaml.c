@@ -153,6 +153,11 @@ static void report_parser_error(builder *b, const yaml_parser_t *parser, const c
     /* Reader errors (bad encoding) carry only a byte offset. */
     if (parser->error == YAML_READER_ERROR)
         lesson_offset_position(data, size, parser->problem_offset, &line, &col);
+    if (data[lesson_position_offset(data, size, line, col)] == '\t') {
+        /* libyaml only says "found character that cannot start any token". */
+        lesson_report(b->diagnostics, line, col, LESSON_ERROR_YAML_TAB);
+        return;
+    }
     char message[512];
     const char *problem = parser->problem ? parser->problem : "out of memory";
     if (parser->context)

@@ -417,6 +417,9 @@ static void test_escape_and_positions(void **state) {
     lesson_offset_position(text, sizeof text - 1, 12, &line, &col);  /* z, after a lone CR */
     assert_int_equal(line, 3);
     assert_int_equal(col, 1);
+    assert_int_equal(lesson_position_offset(text, sizeof text - 1, 2, 5), 9);
+    assert_int_equal(lesson_position_offset(text, sizeof text - 1, 3, 1), 12);
+    assert_int_equal(lesson_position_offset(text, sizeof text - 1, 9, 1), sizeof text - 1);
     const char *keys[] = { "title", "tokens", "heads" };
     assert_string_equal(lesson_nearest("token", keys, 3), "tokens");
     assert_string_equal(lesson_nearest("tilte", keys, 3), "title");
