@@ -44,6 +44,26 @@ wait_gone() {
     done
 }
 
+# The step counter "step K of N" on screen, or nothing.
+step_shown() { screen | grep -o 'step [0-9]* of [0-9]*' | head -1; }
+
+# Presses KEY (n or p) until the title names the stage TEXT (e.g. "weights ·"): the shipped
+# lesson may gain or lose narration steps, so the tests do not count them.
+step_to() {
+    local key=$1 text=$2 i before deadline
+    for ((i = 0; i < 30; i++)); do
+        screen | head -1 | grep -qF -- "$text" && return 0
+        before=$(step_shown)
+        send "$key"
+        deadline=$((SECONDS + 10))
+        while [ "$(step_shown)" = "$before" ]; do
+            [ $SECONDS -ge $deadline ] && { echo "  $key does not move from $before"; return 1; }
+            sleep 0.05
+        done
+    done
+    echo "  never reached: $text"; return 1
+}
+
 check() {   # check NAME COMMAND...: runs one assertion, counting failures
     local name=$1; shift
     if "$@"; then echo "ok   $name"; else echo "FAIL $name"; failures=$((failures + 1)); fi
@@ -73,15 +93,16 @@ wait_for 'ready$' || exit 1
 
 cat_sat() {   # every step from the first to weights, with the hand-worked numbers
     start TERM=xterm-256color "$binary" lessons/cat_sat.yaml
-    wait_for "step 1 of 13" || return 1
-    send n n n n n n n n
-    wait_for "weights · step 9 of 13" "0.6296" "0.3704"
+    wait_for "step 1 of" || return 1
+    step_to n "weights ·" || return 1
+    wait_for "0.6296" "0.3704"
 }
 check "cat_sat reaches weights and shows 0.6296 and 0.3704" cat_sat
 
-explain() {   # back to scores, then the cell cat,sat
-    send p p p p
-    wait_for "scores · step 5 of 13" || return 1
+explain() {   # back to scores, up and left to cat,cat whatever was selected, then right
+    step_to p "scores ·" || return 1
+    send k k h h
+    wait_for "scores[cat,cat] =" || return 1
     send l
     wait_for "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5"
 }
@@ -103,17 +124,21 @@ check "step-into walks the cells in order" step_into
 
 resize() {   # 40x12, then too small, then back to full size with a correct redraw
     send G
-    wait_for "output · step 13 of 13" || return 1
-    send g n n n n n n n n
-    wait_for "weights · step 9 of 13" || return 1
+    wait_for "output ·" || return 1
+    send g
+    wait_for "input ·" || return 1
+    step_to n "weights ·" || return 1
+    send k h
+    local step; step=$(step_shown)
     "${tmux[@]}" resize-window -t "$pane" -x 40 -y 12
-    wait_for "step 9 of 13" "0.6296" "0.3704" || return 1
-    screen | grep -qF "scores" && { echo "  the stage list is still drawn at 40x12"; return 1; }
+    wait_for "$step" "0.6296" "0.3704" || return 1
+    screen | grep -qE '^  scores +│' && { echo "  the stage list is still drawn at 40x12"; return 1; }
     "${tmux[@]}" resize-window -t "$pane" -x 20 -y 6
     wait_for "terminal too small" || return 1
     "${tmux[@]}" resize-window -t "$pane" -x 100 -y 30
-    wait_for "▸ weights" "  scores" "0.6296" "0.3704" "q quit" || return 1
-    wait_gone "terminal too small"
+    wait_for "▸ weights" "0.6296" "0.3704" "q quit" "$step" || return 1
+    wait_gone "terminal too small" || return 1
+    screen | grep -qE '^  scores +│' || { echo "  the stage list is not back"; return 1; }
 }
 check "resizing to 40x12 and back redraws correctly" resize
 
@@ -159,7 +184,7 @@ check "NO_COLOR draws without colour, with shade glyphs" no_color
 
 lang_c() {
     start LANG=C LC_ALL=C TERM=xterm-256color "$binary" --color=never --at "'weights[cat,cat]'" lessons/cat_sat.yaml
-    wait_for "attnstep * cat sat" "exp(0.8839 - 0.8839)" "[0.6296]" || return 1
+    wait_for " attnstep * " "exp(0.8839 - 0.8839)" "[0.6296]" || return 1
     screen | grep -qF -e "·" -e "−" -e "▸" -e "░" && { echo "  UTF-8 text with LANG=C"; return 1; }
     screen -e | has_colour && { echo "  colour escape codes with --color=never"; return 1; }
     send q
@@ -170,9 +195,9 @@ check "LANG=C draws ASCII without colour" lang_c
 for term in xterm xterm-256color screen linux; do
     each_term() {
         start TERM=$term "$binary" lessons/cat_sat.yaml
-        wait_for "step 1 of 13" || return 1
-        send n n n n n n n n
-        wait_for "step 9 of 13" "0.6296" "0.3704" || return 1
+        wait_for "step 1 of" || return 1
+        step_to n "weights ·" || return 1
+        wait_for "0.6296" "0.3704" || return 1
         send q
         ended_cleanly 0
     }
@@ -190,14 +215,14 @@ attnstep_child_of() {
 
 signals() {   # Ctrl-C, then SIGTERM and SIGHUP from outside: the process dies, the terminal is fine
     start TERM=xterm-256color "$binary" lessons/cat_sat.yaml
-    wait_for "step 1 of 13" || return 1
+    wait_for "step 1 of" || return 1
     send C-c
     ended_cleanly 130 || return 1
     local sig status
     for sig in TERM HUP; do
         [ $sig = TERM ] && status=143 || status=129
         start TERM=xterm-256color "$binary" lessons/cat_sat.yaml
-        wait_for "step 1 of 13" || return 1
+        wait_for "step 1 of" || return 1
         local shell child
         shell=$("${tmux[@]}" display-message -p -t "$pane" '#{pane_pid}')
         child=$(attnstep_child_of "$shell")
