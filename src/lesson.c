@@ -262,11 +262,14 @@ static bool add_token(checker *c, token_list *list, const char *text, size_t len
     return true;
 }
 
-/* Words of a one-string sentence, split on runs of spaces. */
+/* What separates the words of a one-string sentence: spaces, and tabs or line breaks, which a
+ * block scalar may bring in. */
+#define WORD_BREAKS " \t\r\n"
+
 static int count_words(const char *text) {
     int words = 0;
     for (const char *p = text; *p; p++)
-        if (*p != ' ' && (p == text || p[-1] == ' ')) words++;
+        if (!strchr(WORD_BREAKS, *p) && (p == text || strchr(WORD_BREAKS, p[-1]))) words++;
     return words;
 }
 
@@ -274,8 +277,8 @@ static bool split_sentence(checker *c, int node, token_list *list, const char *w
     const char *p = lesson_node_text(c->t, node);
     bool ok = true;
     while (*p) {
-        while (*p == ' ') p++;
-        size_t length = strcspn(p, " ");
+        p += strspn(p, WORD_BREAKS);
+        size_t length = strcspn(p, WORD_BREAKS);
         if (length > 0) ok = add_token(c, list, p, length, node, what) && ok;
         p += length;
     }
@@ -830,6 +833,10 @@ static lesson_status build(checker *c, int root, lesson *l) {
     if (c->d_model < 1 || c->heads < 1) {
         /* Every way to get here should have been reported; never build from unknown sizes. */
         REPORT(c, root, NEEDS_D_MODEL, NULL);
+        return LESSON_INVALID;
+    }
+    if (!c->tokens.valid || (c->keys[TOP_SOURCE] >= 0 && !c->source.valid) || !c->distinct_of) {
+        REPORT(c, root, NO_MEMORY, NULL);  /* the only way to an unusable list without a report */
         return LESSON_INVALID;
     }
     take_tokens(&c->tokens, &l->tokens, &l->n_tokens);

@@ -99,7 +99,7 @@ static void test_sentence_repeats_and_case(void **state) {
     lesson l;
     load_ok("title: t\n"
             "about: |\n  two lines\n  of about\n"
-            "tokens: '  The cat  the cat '\n"
+            "tokens: |\n  The cat\tthe\n   cat \n"
             "embeddings: {The: [1, 2], the: [3, 4], cat: [5, 6]}\n", &l);
     assert_string_equal(l.about, "two lines\nof about\n");
     assert_int_equal(l.n_tokens, 4);
