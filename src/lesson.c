@@ -629,7 +629,7 @@ static void read_answer(checker *c, int node, bool with_choices, lesson_step *st
     if (with_choices && !step->choices) return;  /* the choices themselves were wrong */
     if (with_choices) {
         if (!expect_scalar(c, node, "answer", "one of the choices")) return;
-        for (int i = 0; i < step->n_choices; i++)
+        for (int i = 0; i < step->n_choices && step->answer_choice < 0; i++)
             if (strcmp(step->choices[i], lesson_node_text(c->t, node)) == 0)
                 step->answer_choice = i;
         char text[LESSON_ESCAPED_MAX];
