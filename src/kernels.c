@@ -1,9 +1,11 @@
 /* Fast kernels for the attention core: a cache-blocked, register-tiled matrix product (packed
  * panels, 6×8 tiles in vector registers) and the stable row softmax. See kernels.h. */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "kernels.h"
 
 /* Register tile: MR rows of A times NR columns of B are summed in MR·NR/4 vector accumulators
@@ -15,6 +17,10 @@
 #define KC 256
 #define MC 96
 #define NC 512
+/* Large products and softmaxes are split by rows across up to this many threads. Below
+ * SPLIT_WORK multiply-adds the calling thread works alone: starting a thread costs tens of µs. */
+#define MAX_THREADS 8
+#define SPLIT_WORK (1 << 21)
 
 /* Four doubles as one value; GCC and Clang lower it to whatever vector width the target has.
  * v4i is the same 256 bits seen as integers (comparisons give all-ones or zero lanes). */
@@ -132,44 +138,55 @@ void tile_kernel(int kc, const double *a, const double *b, double *c, size_t ldc
     STORE(c + 5 * ldc, c50); STORE(c + 5 * ldc + 4, c51);
 }
 
-/* The blocked product over packed buffers: apack holds MC×KC, bpack KC×NC (both rounded up to
- * whole tiles). inner ≥ 1; the first k block writes C, the later ones add to it. */
+/* Every block of B, packed once, in the order gemm_chunk reads them: for each NC-wide column
+ * block, each KC-deep row block, as panels of NR columns (see pack_b). */
+static void pack_all_b(double *out, const matrix_b *b, int cols, int inner)
+{
+    for (int jc = 0; jc < cols; jc += NC) {
+        int nc = cols - jc < NC ? cols - jc : NC;
+        for (int pc = 0; pc < inner; pc += KC) {
+            int kc = inner - pc < KC ? inner - pc : KC;
+            pack_b(out, b, cols, jc, nc, pc, kc);
+            out += ((size_t)nc + NR - 1) / NR * NR * (size_t)kc;
+        }
+    }
+}
+
+/* Rows [ic, ic + mc) of C (mc ≤ MC) from packed B (bpack, as pack_all_b writes it), packing A's
+ * rows into apack (MC×KC rounded up to whole tiles). inner ≥ 1; the first k block writes C, the
+ * later ones add to it. */
 KERNELS_CLONES
-static void gemm_blocked(int rows, int cols, int inner, const double *A, size_t lda,
-                         const matrix_b *b, double *C, size_t ldc, double *apack, double *bpack)
+static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, size_t lda,
+                       const double *bpack, double *C, size_t ldc, double *apack, int rows)
 {
     double edge[MR * NR] = { 0 };
     for (int jc = 0; jc < cols; jc += NC) {
         int nc = cols - jc < NC ? cols - jc : NC;
         for (int pc = 0; pc < inner; pc += KC) {
             int kc = inner - pc < KC ? inner - pc : KC;
-            /* pass 1: pack B's block once; it serves every row block below */
-            pack_b(bpack, b, cols, jc, nc, pc, kc);
-            for (int ic = 0; ic < rows; ic += MC) {
-                int mc = rows - ic < MC ? rows - ic : MC;
-                /* pass 2: pack A's block, which the kernel then reads from L2 */
-                pack_a(apack, A, lda, rows, ic, mc, pc, kc);
-                /* pass 3: every tile, B panel outermost so it stays in L1; partial tiles at
-                 * the edges go through a full-size scratch tile */
-                for (int jr = 0; jr < nc; jr += NR) {
-                    const double *bp = bpack + (size_t)jr * (size_t)kc;
-                    int nr = nc - jr < NR ? nc - jr : NR;
-                    for (int ir = 0; ir < mc; ir += MR) {
-                        const double *ap = apack + (size_t)ir * (size_t)kc;
-                        int mr = mc - ir < MR ? mc - ir : MR;
-                        double *c = C + (size_t)(ic + ir) * ldc + (size_t)(jc + jr);
-                        if (mr == MR && nr == NR) {
-                            tile_kernel(kc, ap, bp, c, ldc, pc == 0);
-                            continue;
-                        }
-                        for (int r = 0; r < mr && pc > 0; r++)
-                            memcpy(edge + r * NR, c + (size_t)r * ldc, (size_t)nr * sizeof *c);
-                        tile_kernel(kc, ap, bp, edge, NR, pc == 0);
-                        for (int r = 0; r < mr; r++)
-                            memcpy(c + (size_t)r * ldc, edge + r * NR, (size_t)nr * sizeof *c);
+            /* pass 1: pack A's block, which the kernel then reads from L2 */
+            pack_a(apack, A, lda, rows, ic, mc, pc, kc);
+            /* pass 2: every tile, B panel outermost so it stays in L1; partial tiles at the
+             * edges go through a full-size scratch tile */
+            for (int jr = 0; jr < nc; jr += NR) {
+                const double *bp = bpack + (size_t)jr * (size_t)kc;
+                int nr = nc - jr < NR ? nc - jr : NR;
+                for (int ir = 0; ir < mc; ir += MR) {
+                    const double *ap = apack + (size_t)ir * (size_t)kc;
+                    int mr = mc - ir < MR ? mc - ir : MR;
+                    double *c = C + (size_t)(ic + ir) * ldc + (size_t)(jc + jr);
+                    if (mr == MR && nr == NR) {
+                        tile_kernel(kc, ap, bp, c, ldc, pc == 0);
+                        continue;
                     }
+                    for (int r = 0; r < mr && pc > 0; r++)
+                        memcpy(edge + r * NR, c + (size_t)r * ldc, (size_t)nr * sizeof *c);
+                    tile_kernel(kc, ap, bp, edge, NR, pc == 0);
+                    for (int r = 0; r < mr; r++)
+                        memcpy(c + (size_t)r * ldc, edge + r * NR, (size_t)nr * sizeof *c);
                 }
             }
+            bpack += ((size_t)nc + NR - 1) / NR * NR * (size_t)kc;
         }
     }
 }
@@ -191,6 +208,131 @@ static size_t round_up(size_t x, size_t unit)
     return (x + unit - 1) / unit * unit;
 }
 
+int kernels_threads(void)
+{
+    const char *setting = getenv("ATTNSTEP_THREADS");
+    long count = setting && *setting ? strtol(setting, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    return count < 1 ? 1 : count > MAX_THREADS ? MAX_THREADS : (int)count;
+}
+
+/* A job that threads share: each worker takes the next chunk under the lock until none are left,
+ * so a helper thread that the machine is too busy to run simply takes no chunk, and the calling
+ * thread waits only for chunks that a helper has begun. The job lives on the heap and the last of
+ * its users frees it, so a helper that starts late never touches freed memory. */
+typedef struct {
+    void (*work)(void *job, int chunk, double *scratch);
+    void *job;
+    int chunks;
+    size_t scratch_bytes;
+    pthread_mutex_t lock;
+    pthread_cond_t finished;  /* signalled when done reaches chunks */
+    int next;                 /* the next chunk to take */
+    int done;                 /* chunks finished */
+    int users;                /* the caller and the helpers not yet finished with the job */
+} shared_job;
+
+/* The next chunk to compute, or -1 when all are taken; counts the previous one as done. */
+static int next_chunk(shared_job *j, bool finished_one)
+{
+    pthread_mutex_lock(&j->lock);
+    if (finished_one && ++j->done == j->chunks)
+        pthread_cond_signal(&j->finished);
+    int chunk = j->next < j->chunks ? j->next++ : -1;
+    pthread_mutex_unlock(&j->lock);
+    return chunk;
+}
+
+static void release(shared_job *j)
+{
+    pthread_mutex_lock(&j->lock);
+    bool last = --j->users == 0;
+    pthread_mutex_unlock(&j->lock);
+    if (last) {
+        pthread_mutex_destroy(&j->lock);
+        pthread_cond_destroy(&j->finished);
+        free(j);
+    }
+}
+
+/* Takes chunks until none are left. */
+static void take_chunks(shared_job *j, double *scratch)
+{
+    for (int chunk = next_chunk(j, false); chunk >= 0; chunk = next_chunk(j, true))
+        j->work(j->job, chunk, scratch);
+}
+
+static void *helper(void *argument)
+{
+    shared_job *j = argument;
+    /* a helper without scratch memory leaves the chunks to the others */
+    double *scratch = j->scratch_bytes ? aligned_alloc(64, j->scratch_bytes) : NULL;
+    if (scratch || !j->scratch_bytes)
+        take_chunks(j, scratch);
+    free(scratch);
+    release(j);
+    return NULL;
+}
+
+/* Runs work(job, chunk, scratch) for every chunk on the calling thread (whose scratch is given)
+ * and, when the job is worth it (amount ≥ SPLIT_WORK multiply-adds or the like), on up to
+ * kernels_threads() − 1 detached helpers, each with scratch_bytes of its own. Every chunk is
+ * computed the same way whichever thread takes it, so results do not depend on the split. */
+static void run_shared(void (*work)(void *, int, double *), void *job, int chunks,
+                       double *scratch, size_t scratch_bytes, double amount)
+{
+    int helpers = amount >= SPLIT_WORK ? kernels_threads() - 1 : 0;
+    if (helpers > chunks - 1)
+        helpers = chunks - 1;
+    shared_job *j = helpers > 0 ? malloc(sizeof *j) : NULL;
+    pthread_attr_t attributes;
+    if (j && (pthread_attr_init(&attributes) != 0
+              || pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED) != 0)) {
+        free(j);
+        j = NULL;
+    }
+    if (!j) {
+        for (int chunk = 0; chunk < chunks; chunk++)
+            work(job, chunk, scratch);
+        return;
+    }
+    *j = (shared_job){ .work = work, .job = job, .chunks = chunks,
+                       .scratch_bytes = scratch_bytes, .users = 1 };
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->finished, NULL);
+    for (int i = 0; i < helpers; i++) {
+        pthread_t thread;
+        pthread_mutex_lock(&j->lock);
+        j->users++;
+        pthread_mutex_unlock(&j->lock);
+        if (pthread_create(&thread, &attributes, helper, j) != 0)
+            release(j);  /* counted as a user but never started */
+    }
+    pthread_attr_destroy(&attributes);
+    take_chunks(j, scratch);
+    /* every chunk is taken; wait for those a helper is still computing */
+    pthread_mutex_lock(&j->lock);
+    while (j->done < chunks)
+        pthread_cond_wait(&j->finished, &j->lock);
+    pthread_mutex_unlock(&j->lock);
+    release(j);
+}
+
+typedef struct {
+    int rows, cols, inner;
+    const double *A;
+    size_t lda;
+    const double *bpack;
+    double *C;
+    size_t ldc;
+} gemm_job;
+
+static void gemm_work(void *argument, int chunk, double *apack)
+{
+    const gemm_job *g = argument;
+    int ic = chunk * MC, mc = g->rows - ic < MC ? g->rows - ic : MC;
+    gemm_chunk(ic, mc, g->cols, g->inner, g->A, g->lda, g->bpack, g->C, g->ldc, apack, g->rows);
+}
+
 void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
                   const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc)
 {
@@ -202,15 +344,18 @@ void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
         return;
     }
     matrix_b b = { B, ldb, b_transposed };
+    /* B is packed once, whole (inner × cols rounded up to whole panels), for every thread; the
+     * calling thread packs A's blocks into apack */
     size_t kc = (size_t)(inner < KC ? inner : KC);
-    size_t a_bytes = round_up((size_t)(rows < MC ? rows : MC), MR) * kc * sizeof(double);
-    size_t b_bytes = round_up((size_t)(cols < NC ? cols : NC), NR) * kc * sizeof(double);
-    /* 64-byte alignment keeps every packed vector within one cache line */
-    double *apack = aligned_alloc(64, round_up(a_bytes, 64));
-    double *bpack = aligned_alloc(64, round_up(b_bytes, 64));
-    if (apack && bpack) {
-        gemm_blocked(rows, cols, inner, A, lda, &b, C, ldc, apack, bpack);
-    } else {
+    size_t a_bytes = round_up(round_up(MC, MR) * kc * sizeof(double), 64);
+    size_t b_bytes = round_up(round_up((size_t)cols, NR) * (size_t)inner * sizeof(double), 64);
+    double *bpack = aligned_alloc(64, b_bytes), *apack = aligned_alloc(64, a_bytes);
+    if (bpack && apack) {
+        pack_all_b(bpack, &b, cols, inner);
+        gemm_job g = { rows, cols, inner, A, lda, bpack, C, ldc };
+        run_shared(gemm_work, &g, (rows + MC - 1) / MC, apack, a_bytes,
+                   (double)rows * (double)cols * (double)inner);
+    } else { /* out of memory for packing: the plain loops need none */
         for (int i = 0; i < rows; i++)
             memset(C + (size_t)i * ldc, 0, (size_t)cols * sizeof *C);
         gemm_plain(rows, cols, inner, A, lda, &b, C, ldc);
@@ -352,25 +497,50 @@ static void scale_rows(double *w, const double *s, size_t count, bool scale, dou
         w[j] = s[j] / divisor;
 }
 
-void kernels_softmax(double *weights, const double *scores, int n, int m,
-                     const kernels_softmax_rule *rule)
+typedef struct {
+    double *weights;
+    const double *scores;
+    int n, m;
+    const kernels_softmax_rule *rule;
+} softmax_job;
+
+/* Rows in one chunk of a softmax: enough to make taking a chunk cheap beside computing it. */
+#define SOFTMAX_ROWS 8
+
+/* One chunk of rows of a softmax. */
+static void softmax_work(void *argument, int chunk, double *scratch)
 {
-    size_t row = (size_t)m;
-    /* pass 1: the masked, scaled scores of all rows, kept in weights for the row passes */
-    scale_rows(weights, scores, (size_t)n * row, rule->scale, sqrt((double)rule->d_k));
-    for (int i = 0; i < n; i++) {
-        double *w = weights + (size_t)i * row;
+    (void)scratch;
+    const softmax_job *x = argument;
+    const kernels_softmax_rule *rule = x->rule;
+    int row0 = chunk * SOFTMAX_ROWS;
+    int rows = x->n - row0 < SOFTMAX_ROWS ? x->n - row0 : SOFTMAX_ROWS;
+    size_t row = (size_t)x->m, first = (size_t)row0 * row;
+    /* pass 1: the masked, scaled scores of the rows, kept in weights for the row passes */
+    scale_rows(x->weights + first, x->scores + first, (size_t)rows * row, rule->scale,
+               sqrt((double)rule->d_k));
+    for (int i = row0; i < row0 + rows; i++) {
+        double *w = x->weights + (size_t)i * row;
         /* pass 2: hidden cells become −∞, so their exponential is exactly 0 */
         if (rule->mask == MASK_CAUSAL)
-            for (int j = i + 1; j < m; j++)
+            for (int j = i + 1; j < x->m; j++)
                 w[j] = -INFINITY;
         else if (rule->mask == MASK_EXPLICIT)
-            for (int j = 0; j < m; j++)
+            for (int j = 0; j < x->m; j++)
                 if (rule->mask_cells[(size_t)i * row + (size_t)j] == 0)
                     w[j] = -INFINITY;
         /* pass 3: the row's stable softmax */
-        softmax_row(w, m);
+        softmax_row(w, x->m);
     }
+}
+
+void kernels_softmax(double *weights, const double *scores, int n, int m,
+                     const kernels_softmax_rule *rule)
+{
+    softmax_job job = { weights, scores, n, m, rule };
+    /* an exponential costs about as much as twenty multiply-adds */
+    run_shared(softmax_work, &job, (n + SOFTMAX_ROWS - 1) / SOFTMAX_ROWS, NULL, 0,
+               20.0 * (double)n * (double)m);
 }
 
 /* The sum of x·0 over an array is 0 when every x is finite and NaN as soon as one is ±∞ or NaN. */

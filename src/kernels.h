@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include "attention.h"
 
+/* How many threads a large product or softmax is split across: the online processors, or
+ * ATTNSTEP_THREADS when set (1 keeps all work on the calling thread), at most 8. Results do not
+ * depend on it: each cell is computed the same way by whichever thread. */
+int kernels_threads(void);
+
 /* C (rows×cols, row stride ldc) = A (rows×inner, row stride lda) · B. B is inner×cols with row
  * stride ldb, or, when b_transposed, B's transpose is what is stored: cols×inner, row stride ldb.
  * Every cell is summed over k = 0, 1, … in order, without fused multiply-add, so the result is

@@ -325,6 +325,38 @@ static void test_trace_finite_finds_any_non_finite_number(void **state)
     free(w);
 }
 
+/* Splitting the rows across threads must not change a single bit, whatever the count. */
+static void test_threads_do_not_change_results(void **state)
+{
+    (void)state;
+    int rows = 301, cols = 203, inner = 97;
+    double *A = numbers((size_t)rows * (size_t)inner, 21), *B = numbers((size_t)inner * (size_t)cols, 22);
+    double *scores = numbers((size_t)rows * (size_t)rows, 23);
+    double *C[3], *W[3];
+    kernels_softmax_rule rule = { true, 64, MASK_CAUSAL, NULL };
+    static const char *const counts[] = { "1", "2", "3" };
+    for (int t = 0; t < 3; t++) {
+        setenv("ATTNSTEP_THREADS", counts[t], 1);
+        assert_int_equal(kernels_threads(), t + 1);
+        C[t] = numbers((size_t)rows * (size_t)cols, 24);
+        W[t] = numbers((size_t)rows * (size_t)rows, 25);
+        kernels_matmul(C[t], A, B, rows, inner, cols);
+        kernels_softmax(W[t], scores, rows, rows, &rule);
+    }
+    unsetenv("ATTNSTEP_THREADS");
+    for (int t = 1; t < 3; t++) {
+        assert_memory_equal(C[0], C[t], (size_t)rows * (size_t)cols * sizeof(double));
+        assert_memory_equal(W[0], W[t], (size_t)rows * (size_t)rows * sizeof(double));
+    }
+    for (int t = 0; t < 3; t++) {
+        free(C[t]);
+        free(W[t]);
+    }
+    free(A);
+    free(B);
+    free(scores);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_softmax_exponential_over_its_range),
         cmocka_unit_test(test_softmax_rows_sum_to_one),
         cmocka_unit_test(test_trace_finite_finds_any_non_finite_number),
+        cmocka_unit_test(test_threads_do_not_change_results),
     };
     return cmocka_run_group_tests_name("fast kernels", tests, NULL, NULL);
 }
