@@ -21,8 +21,10 @@ typedef struct {
     int screen_cols, screen_rows;
 } ui_options;
 
-/* Runs the UI until the user quits. Returns the process exit status (see main.c). The terminal
- * is restored on every path out, fatal errors and signals included. */
+/* Runs the UI until the user quits. Returns the process exit status: 0, 64 (bad --at, --head
+ * or key script), 65 (bad lesson), 66 (unreadable lesson or key script), 70 (no terminal or
+ * no memory), or 128+N after signal N (Ctrl-C 130, SIGTERM 143, SIGHUP 129). The terminal is
+ * restored on every path out, fatal errors and signals included. */
 int ui_run(const ui_options *options);
 
 #endif
