@@ -1,10 +1,14 @@
 /* Fast kernels for the attention core: a cache-blocked, register-tiled matrix product (packed
  * panels, 6×8 tiles in vector registers) and the stable row softmax. See kernels.h. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE 1  /* madvise's MADV_HUGEPAGE */
+#endif
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "kernels.h"
 
@@ -570,4 +574,18 @@ bool kernels_trace_finite(const trace *t)
         && all_finite(t->scores, heads * n * m) && all_finite(t->weights, heads * n * m)
         && all_finite(t->context, heads * n * d_k) && all_finite(t->concat, n * d)
         && all_finite(t->output, n * d);
+}
+
+void kernels_prefer_huge_pages(void *memory, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    /* only whole pages inside the block may be advised; a failure just leaves small pages */
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start = (uintptr_t)memory;
+    uintptr_t first = (start + page - 1) / page * page, end = (start + bytes) / page * page;
+    if (bytes >= ((size_t)2 << 20) && end > first)
+        madvise((void *)first, end - first, MADV_HUGEPAGE);
+#else
+    (void)memory;
+    (void)bytes;
+#endif
 }

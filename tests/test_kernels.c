@@ -357,6 +357,22 @@ static void test_threads_do_not_change_results(void **state)
     free(scores);
 }
 
+/* The huge-page advice never changes memory, whatever the block's size and alignment. */
+static void test_huge_page_advice_keeps_contents(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = { 1, 4096, (size_t)2 << 20, ((size_t)5 << 20) + 24 };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t count = sizes[s] / sizeof(double) + 1;
+        double *x = numbers(count, 26), *copy = numbers(count, 26);
+        kernels_prefer_huge_pages(x + 1, (count - 1) * sizeof(double));
+        kernels_prefer_huge_pages(x, count * sizeof(double));
+        assert_memory_equal(x, copy, count * sizeof(double));
+        free(x);
+        free(copy);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_softmax_rows_sum_to_one),
         cmocka_unit_test(test_trace_finite_finds_any_non_finite_number),
         cmocka_unit_test(test_threads_do_not_change_results),
+        cmocka_unit_test(test_huge_page_advice_keeps_contents),
     };
     return cmocka_run_group_tests_name("fast kernels", tests, NULL, NULL);
 }
