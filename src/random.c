@@ -1,6 +1,7 @@
 /* The lesson generator: splitmix64 → xoshiro256** → 53-bit uniforms → normal (Box–Muller)
  * or xavier. log and cos are computed here from + − × ÷ and sqrt only, which IEEE 754 rounds
  * exactly, so the numbers do not depend on the platform's libm. */
+#include <math.h>   /* sqrt only: IEEE 754 rounds it exactly, unlike log and cos */
 #include <stddef.h>
 #include "random.h"
 
@@ -8,9 +9,6 @@
 /* A fused multiply-add rounds once instead of twice and would change the last bits. */
 #pragma STDC FP_CONTRACT OFF
 #endif
-
-/* sqrt is IEEE correctly rounded; declared here so that no other libm function slips in. */
-double sqrt(double x);
 
 static uint64_t rotl(uint64_t x, int k) {
     return (x << k) | (x >> (64 - k));
