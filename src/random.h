@@ -3,6 +3,7 @@
 #ifndef ATTNSTEP_RANDOM_H
 #define ATTNSTEP_RANDOM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* xoshiro256** state, seeded through splitmix64. */
