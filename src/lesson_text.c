@@ -109,7 +109,7 @@ lesson_text_status lesson_check_text(const char *data, size_t size, size_t *offs
 static size_t walk(const char *data, size_t size, size_t until, int line, int col, int *l,
                    int *c) {
     const unsigned char *p = (const unsigned char *)data;
-    size_t i = 0;
+    size_t i = size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;  /* libyaml skips a BOM */
     *l = 1;
     *c = 1;
     while (i < until && i < size && (*l < line || (*l == line && *c < col))) {

@@ -218,7 +218,8 @@ bool lesson_tree_parse(const char *data, size_t size, lesson_tree *tree,
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) return false;
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
-    yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+    /* No yaml_parser_set_encoding: left to itself, libyaml also skips a UTF-8 byte order mark
+     * (the text was checked to be UTF-8, so it cannot take it for UTF-16). */
     bool complete = false, going = true;
     int documents = 0;
     while (going) {

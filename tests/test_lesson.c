@@ -110,6 +110,20 @@ static void test_sentence_repeats_and_case(void **state) {
     lesson_free(&l);
 }
 
+static void test_byte_order_mark(void **state) {
+    (void)state;
+    lesson l;
+    load_ok("\xef\xbb\xbf" CAT_SAT, &l);
+    assert_string_equal(l.title, "cat sat");
+    lesson_free(&l);
+    /* the mark takes no column */
+    expect_errors("\xef\xbb\xbftitle: t\ntokens: [a, b]\nembeddings: {a: [1]}\n",
+                  "t.yaml:2:13: error: token 'b' has no embedding\n");
+    int line, col;
+    lesson_offset_position("\xef\xbb\xbf" "ab", 5, 4, &line, &col);
+    assert_int_equal(col, 2);
+}
+
 static void test_every_key_form(void **state) {
     (void)state;
     lesson l;
@@ -463,6 +477,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cat_sat_defaults),
         cmocka_unit_test(test_sentence_repeats_and_case),
+        cmocka_unit_test(test_byte_order_mark),
         cmocka_unit_test(test_every_key_form),
         cmocka_unit_test(test_causal_mask),
         cmocka_unit_test(test_cross_attention),
