@@ -34,7 +34,7 @@ static const char *const random_keys[] = { RANDOM_KEYS(KEY_NAME) };
 static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
 
 /* How a matrix (or the set of embeddings) is given. */
-typedef enum { FORM_MISSING, FORM_IDENTITY, FORM_LIST, FORM_RANDOM } matrix_form;
+typedef enum { FORM_IDENTITY, FORM_LIST, FORM_RANDOM } matrix_form;
 
 typedef struct {
     matrix_form form;
