@@ -30,22 +30,43 @@
  * v4i is the same 256 bits seen as integers (comparisons give all-ones or zero lanes). */
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
+typedef double v2d __attribute__((vector_size(16)));
 
-/* On x86-64 with GNU C, the products are compiled twice, for AVX2 and for the baseline, and the
- * loader picks one at start-up: 256-bit vectors need AVX, which -O2 alone may not assume. */
+/* Four-double vectors are only fast where the processor has 256-bit registers: on x86-64 with
+ * AVX2 (checked at run time), the hot loops are compiled for it (-O2 alone assumes only SSE2,
+ * where GCC's four-double code runs about 30 times slower). Elsewhere the portable versions run:
+ * two-double vectors, native to SSE2 and NEON, and libm's exp. */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define KERNELS_CLONES __attribute__((target_clones("avx2", "default")))
+#if __has_attribute(target)
+#define KERNELS_X86
 #endif
 #endif
-#ifndef KERNELS_CLONES
-#define KERNELS_CLONES
+#ifdef KERNELS_X86
+#define AVX2 __attribute__((target("avx2")))
+#else
+#define AVX2
 #endif
+
+/* Whether the AVX2 versions run: the processor has AVX2 and ATTNSTEP_PORTABLE is not set (the
+ * tests set it to check the portable versions too). */
+static bool have_avx2(void)
+{
+    const char *portable = getenv("ATTNSTEP_PORTABLE");
+    if (portable && *portable && strcmp(portable, "0") != 0)
+        return false;
+#ifdef KERNELS_X86
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
 
 /* memcpy, which compilers turn into one (unaligned) vector load or store, avoids both alignment
  * and strict-aliasing assumptions. */
 #define LOAD(v, p) memcpy(&(v), (p), sizeof(v4d))
 #define STORE(p, v) memcpy((p), &(v), sizeof(v4d))
+#define LOAD2(v, p) memcpy(&(v), (p), sizeof(v2d))
+#define STORE2(p, v) memcpy((p), &(v), sizeof(v2d))
 
 typedef struct {
     const double *base;
@@ -142,6 +163,45 @@ void tile_kernel(int kc, const double *a, const double *b, double *c, size_t ldc
     STORE(c + 5 * ldc, c50); STORE(c + 5 * ldc + 4, c51);
 }
 
+/* The same tile with two-double vectors, four columns at a time, so that twelve accumulators fit
+ * the sixteen registers of SSE2 (or NEON); the same sums in the same order. */
+static inline __attribute__((always_inline))
+void tile_kernel_portable(int kc, const double *a, const double *b, double *c, size_t ldc,
+                          bool first)
+{
+    for (int half = 0; half < NR; half += 4) {
+        const double *ap = a, *bp = b + half;
+        double *cp = c + half;
+        v2d c00 = { 0 }, c01 = { 0 }, c10 = { 0 }, c11 = { 0 }, c20 = { 0 }, c21 = { 0 };
+        v2d c30 = { 0 }, c31 = { 0 }, c40 = { 0 }, c41 = { 0 }, c50 = { 0 }, c51 = { 0 };
+        if (!first) {
+            LOAD2(c00, cp + 0 * ldc); LOAD2(c01, cp + 0 * ldc + 2);
+            LOAD2(c10, cp + 1 * ldc); LOAD2(c11, cp + 1 * ldc + 2);
+            LOAD2(c20, cp + 2 * ldc); LOAD2(c21, cp + 2 * ldc + 2);
+            LOAD2(c30, cp + 3 * ldc); LOAD2(c31, cp + 3 * ldc + 2);
+            LOAD2(c40, cp + 4 * ldc); LOAD2(c41, cp + 4 * ldc + 2);
+            LOAD2(c50, cp + 5 * ldc); LOAD2(c51, cp + 5 * ldc + 2);
+        }
+        for (int p = 0; p < kc; p++, ap += MR, bp += NR) {
+            v2d b0, b1;
+            LOAD2(b0, bp);
+            LOAD2(b1, bp + 2);
+            c00 += ap[0] * b0; c01 += ap[0] * b1;
+            c10 += ap[1] * b0; c11 += ap[1] * b1;
+            c20 += ap[2] * b0; c21 += ap[2] * b1;
+            c30 += ap[3] * b0; c31 += ap[3] * b1;
+            c40 += ap[4] * b0; c41 += ap[4] * b1;
+            c50 += ap[5] * b0; c51 += ap[5] * b1;
+        }
+        STORE2(cp + 0 * ldc, c00); STORE2(cp + 0 * ldc + 2, c01);
+        STORE2(cp + 1 * ldc, c10); STORE2(cp + 1 * ldc + 2, c11);
+        STORE2(cp + 2 * ldc, c20); STORE2(cp + 2 * ldc + 2, c21);
+        STORE2(cp + 3 * ldc, c30); STORE2(cp + 3 * ldc + 2, c31);
+        STORE2(cp + 4 * ldc, c40); STORE2(cp + 4 * ldc + 2, c41);
+        STORE2(cp + 5 * ldc, c50); STORE2(cp + 5 * ldc + 2, c51);
+    }
+}
+
 /* Every block of B, packed once, in the order gemm_chunk reads them: for each NC-wide column
  * block, each KC-deep row block, as panels of NR columns (see pack_b). */
 static void pack_all_b(double *out, const matrix_b *b, int cols, int inner)
@@ -159,9 +219,9 @@ static void pack_all_b(double *out, const matrix_b *b, int cols, int inner)
 /* Rows [ic, ic + mc) of C (mc ≤ MC) from packed B (bpack, as pack_all_b writes it), packing A's
  * rows into apack (MC×KC rounded up to whole tiles). inner ≥ 1; the first k block writes C, the
  * later ones add to it. */
-KERNELS_CLONES
-static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, size_t lda,
-                       const double *bpack, double *C, size_t ldc, double *apack, int rows)
+static inline __attribute__((always_inline))
+void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, size_t lda,
+                const double *bpack, double *C, size_t ldc, double *apack, int rows, bool wide)
 {
     double edge[MR * NR] = { 0 };
     for (int jc = 0; jc < cols; jc += NC) {
@@ -179,13 +239,17 @@ static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, siz
                     const double *ap = apack + (size_t)ir * (size_t)kc;
                     int mr = mc - ir < MR ? mc - ir : MR;
                     double *c = C + (size_t)(ic + ir) * ldc + (size_t)(jc + jr);
-                    if (mr == MR && nr == NR) {
-                        tile_kernel(kc, ap, bp, c, ldc, pc == 0);
-                        continue;
-                    }
-                    for (int r = 0; r < mr && pc > 0; r++)
+                    bool full = mr == MR && nr == NR;
+                    double *target = full ? c : edge;
+                    size_t ld = full ? ldc : NR;
+                    for (int r = 0; r < mr && pc > 0 && !full; r++)
                         memcpy(edge + r * NR, c + (size_t)r * ldc, (size_t)nr * sizeof *c);
-                    tile_kernel(kc, ap, bp, edge, NR, pc == 0);
+                    if (wide)
+                        tile_kernel(kc, ap, bp, target, ld, pc == 0);
+                    else
+                        tile_kernel_portable(kc, ap, bp, target, ld, pc == 0);
+                    if (full)
+                        continue;
                     for (int r = 0; r < mr; r++)
                         memcpy(c + (size_t)r * ldc, edge + r * NR, (size_t)nr * sizeof *c);
                 }
@@ -193,6 +257,20 @@ static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, siz
             bpack += ((size_t)nc + NR - 1) / NR * NR * (size_t)kc;
         }
     }
+}
+
+AVX2 static void gemm_chunk_avx2(int ic, int mc, int cols, int inner, const double *A,
+                                 size_t lda, const double *bpack, double *C, size_t ldc,
+                                 double *apack, int rows)
+{
+    gemm_chunk(ic, mc, cols, inner, A, lda, bpack, C, ldc, apack, rows, true);
+}
+
+static void gemm_chunk_portable(int ic, int mc, int cols, int inner, const double *A,
+                                size_t lda, const double *bpack, double *C, size_t ldc,
+                                double *apack, int rows)
+{
+    gemm_chunk(ic, mc, cols, inner, A, lda, bpack, C, ldc, apack, rows, false);
 }
 
 /* The same product without packing, for when the packing buffers cannot be allocated. */
@@ -328,13 +406,19 @@ typedef struct {
     const double *bpack;
     double *C;
     size_t ldc;
+    bool wide;  /* AVX2 is there */
 } gemm_job;
 
 static void gemm_work(void *argument, int chunk, double *apack)
 {
     const gemm_job *g = argument;
     int ic = chunk * MC, mc = g->rows - ic < MC ? g->rows - ic : MC;
-    gemm_chunk(ic, mc, g->cols, g->inner, g->A, g->lda, g->bpack, g->C, g->ldc, apack, g->rows);
+    if (g->wide)
+        gemm_chunk_avx2(ic, mc, g->cols, g->inner, g->A, g->lda, g->bpack, g->C, g->ldc, apack,
+                        g->rows);
+    else
+        gemm_chunk_portable(ic, mc, g->cols, g->inner, g->A, g->lda, g->bpack, g->C, g->ldc,
+                            apack, g->rows);
 }
 
 void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
@@ -356,7 +440,7 @@ void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
     double *bpack = aligned_alloc(64, b_bytes), *apack = aligned_alloc(64, a_bytes);
     if (bpack && apack) {
         pack_all_b(bpack, &b, cols, inner);
-        gemm_job g = { rows, cols, inner, A, lda, bpack, C, ldc };
+        gemm_job g = { rows, cols, inner, A, lda, bpack, C, ldc, have_avx2() };
         run_shared(gemm_work, &g, (rows + MC - 1) / MC, apack, a_bytes,
                    (double)rows * (double)cols * (double)inner);
     } else { /* out of memory for packing: the plain loops need none */
@@ -429,8 +513,7 @@ static inline __attribute__((always_inline)) void exp_nonpositive(v4d *out, cons
 
 /* One row's softmax, for MASK_NONE rows and for rows whose hidden cells are already −∞ in w.
  * w holds the masked, scaled scores on entry and the weights on return. */
-KERNELS_CLONES
-static void softmax_row(double *w, int m)
+AVX2 static void softmax_row_avx2(double *w, int m)
 {
     int j = 0;
     /* pass 1: the row max (four running maxima, then the largest of them: max is exact, so the
@@ -483,8 +566,8 @@ static void softmax_row(double *w, int m)
 
 /* Every score of every row, scaled: the core's score / sqrt(d_k), which sqrt's correct rounding
  * makes bit-for-bit the same as its own; IEEE division is exact-rounded in vectors too. */
-KERNELS_CLONES
-static void scale_rows(double *w, const double *s, size_t count, bool scale, double divisor)
+AVX2 static void scale_rows_avx2(double *w, const double *s, size_t count, bool scale,
+                                 double divisor)
 {
     size_t j = 0;
     if (!scale) {
@@ -499,6 +582,40 @@ static void scale_rows(double *w, const double *s, size_t count, bool scale, dou
     }
     for (; j < count; j++)
         w[j] = s[j] / divisor;
+}
+
+/* The same row one number at a time, with libm's exp: for processors without AVX2. */
+static void softmax_row_portable(double *w, int m)
+{
+    /* pass 1: the row max */
+    double row_max = -INFINITY;
+    for (int j = 0; j < m; j++)
+        row_max = w[j] > row_max ? w[j] : row_max;
+    /* pass 2: exponentials shifted by the row max (the stability trick, as above); hidden
+     * cells, −∞, give exactly 0 */
+    double sum = 0.0;
+    for (int j = 0; j < m; j++) {
+        w[j] = w[j] == -INFINITY ? 0.0 : exp(w[j] - row_max);
+        sum += w[j];
+    }
+    /* pass 3: normalise */
+    for (int j = 0; j < m; j++)
+        w[j] /= sum;
+}
+
+static void scale_rows_portable(double *w, const double *s, size_t count, bool scale,
+                                double divisor)
+{
+    for (size_t j = 0; j < count; j++)
+        w[j] = scale ? s[j] / divisor : s[j];
+}
+
+static bool all_finite_portable(const double *x, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(x[i]))
+            return false;
+    return true;
 }
 
 typedef struct {
@@ -521,8 +638,10 @@ static void softmax_work(void *argument, int chunk, double *scratch)
     int rows = x->n - row0 < SOFTMAX_ROWS ? x->n - row0 : SOFTMAX_ROWS;
     size_t row = (size_t)x->m, first = (size_t)row0 * row;
     /* pass 1: the masked, scaled scores of the rows, kept in weights for the row passes */
-    scale_rows(x->weights + first, x->scores + first, (size_t)rows * row, rule->scale,
-               sqrt((double)rule->d_k));
+    bool wide = have_avx2();
+    (wide ? scale_rows_avx2 : scale_rows_portable)(x->weights + first, x->scores + first,
+                                                    (size_t)rows * row, rule->scale,
+                                                    sqrt((double)rule->d_k));
     for (int i = row0; i < row0 + rows; i++) {
         double *w = x->weights + (size_t)i * row;
         /* pass 2: hidden cells become −∞, so their exponential is exactly 0 */
@@ -534,7 +653,7 @@ static void softmax_work(void *argument, int chunk, double *scratch)
                 if (rule->mask_cells[(size_t)i * row + (size_t)j] == 0)
                     w[j] = -INFINITY;
         /* pass 3: the row's stable softmax */
-        softmax_row(w, x->m);
+        (wide ? softmax_row_avx2 : softmax_row_portable)(w, x->m);
     }
 }
 
@@ -548,8 +667,7 @@ void kernels_softmax(double *weights, const double *scores, int n, int m,
 }
 
 /* The sum of x·0 over an array is 0 when every x is finite and NaN as soon as one is ±∞ or NaN. */
-KERNELS_CLONES
-static bool all_finite(const double *x, size_t count)
+AVX2 static bool all_finite_avx2(const double *x, size_t count)
 {
     v4d acc = { 0.0, 0.0, 0.0, 0.0 };
     size_t i = 0;
@@ -568,6 +686,8 @@ bool kernels_trace_finite(const trace *t)
 {
     size_t n = (size_t)t->n, m = (size_t)t->m, d = (size_t)t->d_model;
     size_t heads = (size_t)t->heads, d_k = (size_t)t->d_k;
+    bool (*all_finite)(const double *, size_t) = have_avx2() ? all_finite_avx2
+                                                             : all_finite_portable;
     return all_finite(t->input, n * d)
         && (t->source_input == t->input || all_finite(t->source_input, m * d))
         && all_finite(t->Q, n * d) && all_finite(t->K, m * d) && all_finite(t->V, m * d)

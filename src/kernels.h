@@ -12,6 +12,10 @@
  * depend on it: each cell is computed the same way by whichever thread. */
 int kernels_threads(void);
 
+/* The vector code runs where the processor has AVX2 (x86-64); elsewhere, or when the environment
+ * sets ATTNSTEP_PORTABLE=1, portable versions run: the same sums in the same order with two-double
+ * vectors, and libm's exp in the softmax. */
+
 /* C (rows×cols, row stride ldc) = A (rows×inner, row stride lda) · B. B is inner×cols with row
  * stride ldb, or, when b_transposed, B's transpose is what is stored: cols×inner, row stride ldb.
  * Every cell is summed over k = 0, 1, … in order, without fused multiply-add, so the result is

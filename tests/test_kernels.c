@@ -373,6 +373,19 @@ static void test_huge_page_advice_keeps_contents(void **state)
     }
 }
 
+/* Every test once more on the portable versions (no AVX2). */
+static int use_portable(void **state)
+{
+    (void)state;
+    return setenv("ATTNSTEP_PORTABLE", "1", 1);
+}
+
+static int use_fastest(void **state)
+{
+    (void)state;
+    return unsetenv("ATTNSTEP_PORTABLE");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,5 +401,7 @@ int main(void)
         cmocka_unit_test(test_threads_do_not_change_results),
         cmocka_unit_test(test_huge_page_advice_keeps_contents),
     };
-    return cmocka_run_group_tests_name("fast kernels", tests, NULL, NULL);
+    int failed = cmocka_run_group_tests_name("fast kernels", tests, use_fastest, NULL);
+    failed += cmocka_run_group_tests_name("portable kernels", tests, use_portable, use_fastest);
+    return failed;
 }
