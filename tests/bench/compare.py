@@ -1,19 +1,26 @@
 #!/usr/bin/python3
-"""The same attention work in numpy (OpenBLAS) and PyTorch's nn.MultiheadAttention, for
-tests/bench/run.sh: prints one `name=value` line per figure (best and median of REPEATS runs)."""
+"""The same attention work in numpy (OpenBLAS) or PyTorch's nn.MultiheadAttention, for
+tests/bench/run.sh: `compare.py numpy|torch N D_MODEL HEADS REPEATS` prints one `name=value` line
+per figure: best and median of the runs, and CPU time over wall time (how many cores it used).
+PyTorch is meant to run in its own process with OPENBLAS_NUM_THREADS=1 and OMP_NUM_THREADS=1,
+since its BLAS is the same OpenBLAS as numpy's and would otherwise use every core."""
 import math
+import os
 import sys
 import time
 
 
 def timed(function, repeats):
+    """Best and median wall time of the runs, and CPU time over wall time for all of them."""
     times = []
+    cpu_start, wall_start = time.process_time(), time.perf_counter()
     for _ in range(repeats):
         start = time.perf_counter()
         function()
         times.append(time.perf_counter() - start)
+    cores = (time.process_time() - cpu_start) / (time.perf_counter() - wall_start)
     times.sort()
-    return times[0], times[len(times) // 2]
+    return times[0], times[len(times) // 2], cores
 
 
 def bench_numpy(n, d, heads, repeats, threads):
@@ -43,15 +50,16 @@ def bench_numpy(n, d, heads, repeats, threads):
         threadpool_limits = None
     if threadpool_limits is not None:
         with threadpool_limits(limits=threads):
-            best, median = timed(attention, repeats)
+            best, median, cores = timed(attention, repeats)
         info = [f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}"
                 for i in threadpool_info()]
         print(f"numpy_blas={'; '.join(info)}")
     else:
-        best, median = timed(attention, repeats)
+        best, median, cores = timed(attention, repeats)
     print(f"numpy_version={np.__version__}")
     print(f"numpy_threads_{threads}_best_s={best:.6f}")
     print(f"numpy_threads_{threads}_median_s={median:.6f}")
+    print(f"numpy_threads_{threads}_cores={cores:.2f}")
 
 
 def bench_torch(n, d, heads, repeats):
@@ -65,20 +73,34 @@ def bench_torch(n, d, heads, repeats):
         with torch.no_grad():
             return mha(x, x, x, need_weights=True, average_attn_weights=False)
 
-    best, median = timed(attention, repeats)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        threadpool_limits = None
+    if threadpool_limits is not None:
+        with threadpool_limits(limits=1):
+            best, median, cores = timed(attention, repeats)
+    else:
+        best, median, cores = timed(attention, repeats)
     print(f"torch_version={torch.__version__}")
     print(f"torch_best_s={best:.6f}")
     print(f"torch_median_s={median:.6f}")
+    print(f"torch_cores={cores:.2f}")
+    print(f"torch_env=OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')} "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")
 
 
 def main():
-    n, d, heads, repeats = (int(a) for a in sys.argv[1:5])
-    for name, run in (("numpy", lambda: [bench_numpy(n, d, heads, repeats, t) for t in (1, 2)]),
-                      ("torch", lambda: bench_torch(n, d, heads, repeats))):
-        try:
-            run()
-        except ImportError as error:
-            print(f"{name}_missing={error}")
+    which = sys.argv[1]
+    n, d, heads, repeats = (int(a) for a in sys.argv[2:6])
+    try:
+        if which == "numpy":
+            for threads in (1, 2):
+                bench_numpy(n, d, heads, repeats, threads)
+        else:
+            bench_torch(n, d, heads, repeats)
+    except ImportError as error:
+        print(f"{which}_missing={error}")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ others_before=$(busiest)
 # 3. the rounds at n = 512
 ref_best=() ker_best=() kerN_best=() np1_best=() np2_best=() torch_best=()
 ker_medians="" kerN_medians="" np2_medians="" torch_medians=""
+np1_cores="" np2_cores="" torch_cores=""
 threads=$(nproc)
 for round in $(seq 1 "$rounds"); do
     echo "round $round of $rounds" >&2
@@ -82,12 +83,17 @@ for round in $(seq 1 "$rounds"); do
         kerN_medians="$kerN_medians $(ms "$(value "$out/kernels_threads.txt" median_s)")"
     fi
     if [ -x "$python" ]; then
-        "$python" tests/bench/compare.py 512 512 8 11 > "$out/python.txt" 2>&1 || true
+        "$python" tests/bench/compare.py numpy 512 512 8 11 > "$out/python.txt" 2>&1 || true
+        OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+            "$python" tests/bench/compare.py torch 512 512 8 11 >> "$out/python.txt" 2>&1 || true
         np1_best+=("$(value "$out/python.txt" numpy_threads_1_best_s)")
         np2_best+=("$(value "$out/python.txt" numpy_threads_2_best_s)")
         torch_best+=("$(value "$out/python.txt" torch_best_s)")
         np2_medians="$np2_medians $(ms "$(value "$out/python.txt" numpy_threads_2_median_s)")"
         torch_medians="$torch_medians $(ms "$(value "$out/python.txt" torch_median_s)")"
+        np1_cores="$np1_cores $(value "$out/python.txt" numpy_threads_1_cores)"
+        np2_cores="$np2_cores $(value "$out/python.txt" numpy_threads_2_cores)"
+        torch_cores="$torch_cores $(value "$out/python.txt" torch_cores)"
     fi
 done
 ref=$(smallest "${ref_best[@]:-}") ker=$(smallest "${ker_best[@]:-}")
@@ -161,6 +167,8 @@ softmax; PyTorch runs \`nn.MultiheadAttention\` (float64, no bias, weights retur
 
 Medians per round: kernels, 1 thread$ker_medians; kernels, $threads threads$kerN_medians;
 numpy (2 threads)$np2_medians; PyTorch$torch_medians.
+CPU time over wall time per round (cores really used): numpy 1 thread$np1_cores; numpy 2 threads$np2_cores;
+PyTorch$torch_cores.
 
 - reference loops: $reference_note
 - kernels: $kernels_note
@@ -198,7 +206,8 @@ make bench                     # this file; BENCH_ROUNDS=N for more rounds
 ATTNSTEP_THREADS=1 build/bench/bench_kernels 512 512 8 11
 ATTNSTEP_THREADS=$threads build/bench/bench_kernels 512 512 8 11
 build/bench/bench_reference 512 512 8 3
-$python tests/bench/compare.py 512 512 8 11
+$python tests/bench/compare.py numpy 512 512 8 11
+OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $python tests/bench/compare.py torch 512 512 8 11
 ATTNSTEP_THREADS=$threads build/bench/bench_kernels 1024 512 8 3
 tests/bench/make_lesson.sh 1024 512 8 > tests/bench/long_1024.yaml
 \`\`\`
