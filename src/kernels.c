@@ -120,6 +120,10 @@ static void pack_b(double *out, const matrix_b *b, int cols, int j0, int nc, int
                 for (int p = 0; p < kc; p++)
                     out[(size_t)p * NR + (size_t)c] = src[p];
             }
+        else if (valid == NR) /* a constant size, which compilers copy inline */
+            for (int p = 0; p < kc; p++)
+                memcpy(out + (size_t)p * NR, b->base + (size_t)(p0 + p) * b->ld + (size_t)(j0 + t),
+                       NR * sizeof *out);
         else
             for (int p = 0; p < kc; p++)
                 memcpy(out + (size_t)p * NR, b->base + (size_t)(p0 + p) * b->ld + (size_t)(j0 + t),
