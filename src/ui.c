@@ -22,14 +22,9 @@ typedef struct {
     FILE *term_out, *term_in;    /* headless: the in-memory screen writes to /dev/null */
     ui_event *script;
     int script_len, script_pos, dumps;
+    int instant_failures;        /* reads that failed at once, in a row */
     bool stop;                   /* input ended or a signal came: leave every loop */
 } session;
-
-/* A lesson with its trace, both owned. */
-typedef struct {
-    lesson l;
-    trace t;
-} opened;
 
 /* Set from signal handlers: the signal to re-raise once the terminal is restored. */
 static volatile sig_atomic_t pending_signal;
@@ -97,11 +92,15 @@ static void dump_row(int y)
         getcchar(&cells[i], text, &attrs, &pair, NULL);
         wchar_t c = text[0] ? text[0] : L' ';
         if (attrs & A_ALTCHARSET) c = acs_as_ascii(c);
-        mbstate_t state;
-        memset(&state, 0, sizeof state);
-        size_t k = wcrtomb(line + len, c, &state);
-        if (k == (size_t)-1) line[len++] = '?';
-        else len += k;
+        text[0] = c;
+        /* the character and the combining marks that share its cell */
+        for (int j = 0; j <= CCHARW_MAX && text[j] && len + MB_LEN_MAX + 1 < sizeof line; j++) {
+            mbstate_t state;
+            memset(&state, 0, sizeof state);
+            size_t k = wcrtomb(line + len, text[j], &state);
+            if (k == (size_t)-1) line[len++] = '?';
+            else len += k;
+        }
         int w = wcwidth(c);
         column += w > 1 ? w : 1;
     }
@@ -137,20 +136,24 @@ static double now_seconds(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static bool next_terminal_event(ui_event *ev)
+static bool next_terminal_event(session *s, ui_event *ev)
 {
     /* A read that fails at once, again and again, means the terminal is gone (its input
-     * closed, a hangup ignored): stop instead of spinning. A timeout takes INPUT_WAIT_MS. */
-    int instant_failures = 0;
+     * closed, a hangup ignored): stop instead of spinning. A timeout takes INPUT_WAIT_MS and
+     * is a tick: the lesson's file is looked at, and pending signals again. */
     for (;;) {
-        if (pending_signal || instant_failures > 100) return false;
+        if (pending_signal || s->instant_failures > 100) return false;
         wint_t ch;
         double start = now_seconds();
         int r = get_wch(&ch);
-        if (r == ERR) {   /* the input timeout: look at pending signals again */
-            instant_failures = now_seconds() - start < INPUT_WAIT_MS / 10000.0 ? instant_failures + 1 : 0;
-            continue;
+        if (r == ERR) {
+            bool instant = now_seconds() - start < INPUT_WAIT_MS / 10000.0;
+            s->instant_failures = instant ? s->instant_failures + 1 : 0;
+            if (instant) continue;
+            *ev = (ui_event){.kind = UI_EV_TICK};
+            return !pending_signal;
         }
+        s->instant_failures = 0;
         *ev = (ui_event){.kind = UI_EV_KEY, .key = (int)ch};
         if (r != KEY_CODE_YES) return true;
         if (ch == KEY_RESIZE) { ev->kind = UI_EV_RESIZE; return true; }
@@ -166,7 +169,7 @@ static bool next_terminal_event(ui_event *ev)
 /* The next key, click or resize. False when the script has ended or a signal asks to stop. */
 static bool next_event(session *s, ui_event *ev)
 {
-    bool got = s->headless ? next_script_event(s, ev) : next_terminal_event(ev);
+    bool got = s->headless ? next_script_event(s, ev) : next_terminal_event(s, ev);
     if (!got) s->stop = true;
     return got;
 }
@@ -221,38 +224,6 @@ static void stop_terminal(session *s)
 
 /* ---- lessons ---- */
 
-/* Loads and traces path. Returns 0, or the exit status (65 bad lesson, 66 unreadable, 70) with
- * the first problem in error; with report, every diagnostic also goes to standard error. */
-static int open_lesson(const char *path, opened *o, bool report, char *error, size_t size)
-{
-    lesson_diagnostics d = {0};
-    lesson_status status = lesson_load(path, &o->l, &d);
-    if (status != LESSON_OK) {
-        if (report) lesson_diagnostics_print(&d, stderr);
-        if (d.count > 0 && d.items[0].line > 0)
-            snprintf(error, size, "%s:%d:%d: %s", path, d.items[0].line, d.items[0].col, d.items[0].message);
-        else
-            snprintf(error, size, "%s: %s", path, d.count > 0 ? d.items[0].message : "cannot be read");
-        lesson_diagnostics_free(&d);
-        return status == LESSON_UNREADABLE ? 66 : 65;
-    }
-    trace_failure f;
-    trace_status ts = trace_compute(&o->l.input, &o->t, &f);
-    if (ts != TRACE_OK) {
-        snprintf(error, size, "%s: error: %s", path, trace_status_message(ts));
-        if (report) fprintf(stderr, "%s\n", error);
-        lesson_free(&o->l);
-        return ts == TRACE_ERROR_NO_MEMORY ? 70 : 65;
-    }
-    return 0;
-}
-
-static void close_lesson(opened *o)
-{
-    trace_free(&o->t);
-    lesson_free(&o->l);
-}
-
 /* Where --at and --head open: a cell, or the first step of that head. Returns 0 or 64. */
 static int place_view(ui_view *v, const ui_options *options)
 {
@@ -270,6 +241,7 @@ static int place_view(ui_view *v, const ui_options *options)
             fprintf(stderr, "attnstep: --at '%s': %s\n", options->at, reason);
             return 64;
         }
+        ui_view_reveal(v);   /* the place handed out is shown, not asked about */
     } else if (options->head > 0) {
         for (int i = 0; i < v->n_steps; i++)
             if (stage_get(v->steps[i].stage)->per_head && v->steps[i].head == options->head) {
@@ -295,7 +267,20 @@ static void on_lesson_key(ui_view *v, int key, const ui_style *st, bool *quit)
     char label[32], help[32];
     int arg = 0;
     if (v->help) { on_help_key(&v->help, &v->help_top, key, UI_IN_LESSON); return; }
-    ui_action action = ui_key_action(key, UI_IN_LESSON, &arg);
+    /* A question waiting for its answer has keys of its own (its context in the table). */
+    ui_action action = ui_key_action(key, ui_view_context(v), &arg);
+    if (action == UI_ACT_NONE && v->summary) {   /* any key dismisses the score */
+        *quit = !ui_view_apply(v, action, arg);
+        return;
+    }
+    if (action == UI_ACT_NONE && ui_view_question_open(v)) {
+        bool choice = ui_view_context(v) == UI_IN_CHOICE;
+        snprintf(v->message, sizeof v->message, "%s: answer first (%s), %s skips",
+                 ui_key_label(key, st->utf8, label, sizeof label),
+                 choice ? "press a choice's number" : "type a number, then Enter",
+                 ui_action_key(UI_ACT_SKIP, UI_IN_QUESTION, st, help, sizeof help));
+        return;
+    }
     if (action == UI_ACT_NONE) {
         snprintf(v->message, sizeof v->message, "%s does nothing here; %s lists the keys",
                  ui_key_label(key, st->utf8, label, sizeof label),
@@ -306,40 +291,50 @@ static void on_lesson_key(ui_view *v, int key, const ui_style *st, bool *quit)
     *quit = !ui_view_apply(v, action, arg);
 }
 
-/* Runs one lesson until it is quit or input ends. */
-static void run_view(session *s, ui_view *v, const char *title)
+/* Runs one lesson until it is quit or input ends, following its file: a tick looks at it, a
+ * key script's reload looks now (or stands another file's text in for it). */
+static void run_view(session *s, ui_opened **o, ui_view *v)
 {
     ui_layout layout;
+    ui_file_stamp seen = ui_file_stamp_of((*o)->l.path);
+    bool changed = true;
     for (bool quit = false; !quit;) {
-        ui_draw_lesson(v, title, &s->st, s->precision, &layout);
-        refresh();
+        if (changed) {
+            ui_draw_lesson(v, (*o)->l.title, &s->st, s->precision, &layout);
+            refresh();
+        }
         ui_event ev;
         if (!next_event(s, &ev)) return;
+        changed = true;
         int row, col, step;
-        if (ev.kind == UI_EV_KEY) {
+        if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
+            changed = ui_lesson_follow(o, v, &seen, ev.file[0] ? ev.file : NULL);
+            changed |= ev.kind == UI_EV_RELOAD;
+        } else if (ev.kind == UI_EV_KEY) {
             on_lesson_key(v, ev.key, &s->st, &quit);
         } else if (ev.kind == UI_EV_CLICK && v->help) {
             v->help = false;   /* a click anywhere closes the help, like a key */
-        } else if (ev.kind == UI_EV_CLICK) {
+        } else if (ev.kind == UI_EV_CLICK && !v->summary) {
+            /* while a question waits, its cell stays selected; the stage list still works */
             int hit = ui_layout_hit(&layout, v, ev.x, ev.y, &row, &col, &step);
-            if (hit == 1) { v->row = row; v->col = col; }
+            if (hit == 1 && !ui_view_question_open(v)) { v->row = row; v->col = col; }
             if (hit == 2) ui_view_goto(v, step);
         }
     }
 }
 
 /* Opens a traced lesson in a view placed by options; returns 0 or an exit status. */
-static int run_lesson(session *s, opened *o, const ui_options *placement)
+static int run_lesson(session *s, ui_opened **o, const ui_options *placement)
 {
     ui_view v;
-    if (!ui_view_init(&v, &o->t, o->l.steps, o->l.n_steps)) {
+    if (!ui_view_init(&v, &(*o)->t, (*o)->l.steps, (*o)->l.n_steps)) {
         fprintf(stderr, "attnstep: out of memory\n");
         return 70;
     }
     int status = placement ? place_view(&v, placement) : 0;
     if (status == 0) {
         status = start_terminal(s, placement);
-        if (status == 0) run_view(s, &v, o->l.title);
+        if (status == 0) run_view(s, o, &v);
     }
     ui_view_free(&v);
     return status;
@@ -348,20 +343,20 @@ static int run_lesson(session *s, opened *o, const ui_options *placement)
 static void open_from_picker(session *s, ui_picker *p)
 {
     if (p->count == 0) return;
-    opened o;
+    ui_opened *o = NULL;
     char error[sizeof p->message];
-    if (open_lesson(p->items[p->selected].path, &o, false, error, sizeof error) != 0) {
+    if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &o, false, error, sizeof error) != 0) {
         snprintf(p->message, sizeof p->message, "%s", error);
         return;
     }
     ui_view v;
-    if (ui_view_init(&v, &o.t, o.l.steps, o.l.n_steps)) {
-        run_view(s, &v, o.l.title);
+    if (ui_view_init(&v, &o->t, o->l.steps, o->l.n_steps)) {
+        run_view(s, &o, &v);
         ui_view_free(&v);
     } else {
         snprintf(p->message, sizeof p->message, "out of memory");
     }
-    close_lesson(&o);
+    ui_lesson_close(o);
 }
 
 static int run_picker(session *s, const ui_options *options)
@@ -373,11 +368,14 @@ static int run_picker(session *s, const ui_options *options)
         return 70;
     }
     int status = start_terminal(s, options);
-    while (status == 0 && !s->stop) {
-        ui_picker_draw(&p, &s->st);
-        refresh();
+    for (bool draw = true; status == 0 && !s->stop;) {
+        if (draw) {
+            ui_picker_draw(&p, &s->st);
+            refresh();
+        }
         ui_event ev;
         if (!next_event(s, &ev)) continue;
+        draw = ev.kind != UI_EV_TICK && ev.kind != UI_EV_RELOAD;   /* no lesson file to follow */
         if (ev.kind == UI_EV_CLICK) {   /* a click selects a lesson; a second click opens it */
             int hit = ui_picker_hit(&p, ev.y);
             if (hit >= 0 && hit == p.selected) open_from_picker(s, &p);
@@ -399,12 +397,12 @@ static int run_picker(session *s, const ui_options *options)
 static int run(session *s, const ui_options *options)
 {
     if (!options->lesson_path) return run_picker(s, options);
-    opened o;
+    ui_opened *o = NULL;
     char error[512];
-    int status = open_lesson(options->lesson_path, &o, true, error, sizeof error);
+    int status = ui_lesson_open(options->lesson_path, NULL, 0, &o, true, error, sizeof error);
     if (status != 0) return status;
     status = run_lesson(s, &o, options);
-    close_lesson(&o);
+    ui_lesson_close(o);
     return status;
 }
 

@@ -3,6 +3,9 @@
 #ifndef ATTNSTEP_UI_H
 #define ATTNSTEP_UI_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 typedef enum { UI_COLOR_AUTO, UI_COLOR_ALWAYS, UI_COLOR_NEVER } ui_color;
 
 typedef struct {
@@ -16,7 +19,9 @@ typedef struct {
      * text to stdout wherever the script says "dump" and at its end. NULL for a real terminal.
      * Script lines: a printable character; space, enter, tab, btab, up, down, left, right,
      * pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; "resize COLSxROWS"; "click COL ROW";
-     * "dump"; blank lines and "# comments". tests/screens/README has the details. */
+     * "dump"; "reload" (look at the lesson file now) and "reload FILE" (as if the lesson file
+     * had just been saved with FILE's text); blank lines and "# comments".
+     * tests/screens/README has the details. */
     const char *key_script;
     int screen_cols, screen_rows;
 } ui_options;
@@ -26,5 +31,10 @@ typedef struct {
  * no memory), or 128+N after signal N (Ctrl-C 130, SIGTERM 143, SIGHUP 129). The terminal is
  * restored on every path out, fatal errors and signals included. */
 int ui_run(const ui_options *options);
+
+/* Writes every key binding of the UI, one per line under a heading for where it applies, with
+ * ASCII key names: plain text ("  n Space PgDn      next step") for --help-keys, or troff
+ * (".TP" / ".B \"n Space PgDn\"" / "next step", headings as ".SS") for the man page. */
+void ui_print_keys(FILE *stream, bool man);
 
 #endif

@@ -1,6 +1,8 @@
 /* Draws a lesson's screen with curses: title, stage list, explanation, narration, key bar and
  * help overlay around the matrix pane (ui_matrix.c); and the text and line helpers both use. */
 #include "ui_curses.h"
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,22 @@ int ui_put(int y, int x, int width, const char *text, const ui_style *st, unsign
     mvaddnwstr(y, x, w, (int)fit);
     attr_set(A_NORMAL, 0, NULL);
     return used;
+}
+
+void ui_cut_text(const char *text, int width, const ui_style *st, char *out, size_t size)
+{
+    if (ui_width(text, st) <= width) { snprintf(out, size, "%s", text); return; }
+    static wchar_t w[TEXT_MAX];
+    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    size_t fit = ui_text_fit(w, n, width - 1, NULL);
+    size_t used = 0;
+    for (size_t i = 0; i < fit && used + MB_LEN_MAX + 4 < size; i++) {
+        mbstate_t state;
+        memset(&state, 0, sizeof state);
+        size_t k = wcrtomb(out + used, w[i], &state);
+        if (k != (size_t)-1) used += k;
+    }
+    snprintf(out + used, size - used, "%s", st->utf8 ? "\xe2\x80\xa6" : "~");
 }
 
 int ui_width(const char *text, const ui_style *st)
@@ -215,32 +233,48 @@ static regions split_screen(const ui_view *v, const char *explanation, const cha
     return r;
 }
 
+/* Appends formatted text to text (of size), keeping it terminated. */
+static void add(char *text, size_t size, const char *format, ...)
+{
+    size_t used = strlen(text);
+    if (used + 1 >= size) return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text + used, size - used, format, args);
+    va_end(args);
+}
+
+/* The title bar's right side: where the filling has got to (stepped in), the score (where the
+ * lesson asks anything), the stage and head, and "step k of N"; with_stage false leaves the
+ * stage out (the matrix header names it too), for narrow screens. */
+static void title_status(const ui_view *v, bool with_stage, char *text, size_t size)
+{
+    const ui_step *s = ui_view_current(v);
+    int right, asked, questions;
+    ui_view_score(v, &right, &asked, &questions);
+    text[0] = '\0';
+    if (v->stepped_in)
+        add(text, size, "cell %ld of %ld \xc2\xb7 ", (long)v->row * ui_view_cols(v) + v->col + 1,
+            (long)ui_view_rows(v) * ui_view_cols(v));
+    if (questions > 0) add(text, size, "score %d/%d \xc2\xb7 ", right, asked);
+    if (with_stage) add(text, size, "%s ", stage_get(s->stage)->name);
+    if (with_stage && stage_get(s->stage)->per_head && v->t->heads > 1)
+        add(text, size, "head %d/%d ", s->head, v->t->heads);
+    if (with_stage) add(text, size, "\xc2\xb7 ");
+    add(text, size, "step %d of %d ", v->step + 1, v->n_steps);
+}
+
 static void draw_title(const ui_view *v, const char *title, const ui_style *st)
 {
+    enum { TITLE_ROOM = 14 };   /* columns kept for " attnstep · title" */
     char left[256], right[256];
-    const ui_step *s = ui_view_current(v);
     snprintf(left, sizeof left, " attnstep \xc2\xb7 %.200s", title);
-    if (stage_get(s->stage)->per_head && v->t->heads > 1)
-        snprintf(right, sizeof right, "%s head %d/%d \xc2\xb7 step %d of %d ",
-                 stage_get(s->stage)->name, s->head, v->t->heads, v->step + 1, v->n_steps);
-    else
-        snprintf(right, sizeof right, "%s \xc2\xb7 step %d of %d ", stage_get(s->stage)->name,
-                 v->step + 1, v->n_steps);
-    if (v->stepped_in) {   /* where the filling has got to, next to the step counter */
-        char cell[300];
-        long at = (long)v->row * ui_view_cols(v) + v->col + 1;
-        snprintf(cell, sizeof cell, "cell %ld of %ld \xc2\xb7 ", at,
-                 (long)ui_view_rows(v) * ui_view_cols(v));
-        size_t used = strlen(cell);
-        snprintf(cell + used, sizeof cell - used, "%.200s", right);
-        snprintf(right, sizeof right, "%.250s", cell);
-    }
-    ui_field(0, 0, COLS, "", st, A_REVERSE, 0, UI_LEFT);
-    int right_w = ui_width(right, st);
-    if (right_w > COLS) {   /* keep "step k of N" even on the narrowest screen */
+    title_status(v, true, right, sizeof right);
+    if (ui_width(right, st) > COLS - TITLE_ROOM) title_status(v, false, right, sizeof right);
+    if (ui_width(right, st) > COLS)   /* keep "step k of N" even on the narrowest screen */
         snprintf(right, sizeof right, "step %d/%d ", v->step + 1, v->n_steps);
-        right_w = ui_width(right, st);
-    }
+    int right_w = ui_width(right, st);
+    ui_field(0, 0, COLS, "", st, A_REVERSE, 0, UI_LEFT);
     ui_put(0, 0, COLS - right_w - 2, left, st, A_REVERSE | A_BOLD, 0);
     ui_put(0, COLS - right_w, right_w, right, st, A_REVERSE, 0);
 }
@@ -289,35 +323,71 @@ static void draw_stage_list(const ui_view *v, const regions *r, const ui_style *
     ui_draw_vline(r->body_y, r->list_w, r->body_h, st);
 }
 
+/* The selected cell's arithmetic; while a question waits, only the cell's name. */
 static void explanation_text(const ui_view *v, int precision, char *text, size_t size)
 {
     const ui_step *s = ui_view_current(v);
+    if (ui_view_question_open(v)) {
+        const stage_info *info = stage_get(s->stage);
+        char rb[32], cb[32];
+        snprintf(text, size, "%s[%s,%s] = ?   (answer the question below to see it worked out)",
+                 info->name, trace_axis_label(v->t, info->rows, v->row, rb, sizeof rb),
+                 trace_axis_label(v->t, info->cols, v->col, cb, sizeof cb));
+        return;
+    }
     trace_cell cell = {s->stage, s->head, v->row, v->col};
     trace_cell_explain(v->t, &cell, precision, text, size);
 }
 
-/* The lesson's narration for this step, or what the stage table says about the stage. */
-static void narration_text(const ui_view *v, char *text, size_t size)
+/* A waiting question: the question, then its choices one a line (the highlighted one marked),
+ * or the number typed so far. */
+static void question_text(const ui_view *v, const ui_style *st, char *text, size_t size)
+{
+    const lesson_step *q = ui_view_current(v)->item;
+    snprintf(text, size, "%s\n", q->ask);
+    for (int i = 0; i < q->n_choices; i++)
+        add(text, size, "%s %d  %s\n", i == v->pick ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
+            i + 1, q->choices[i]);
+    if (q->n_choices == 0) add(text, size, "Your answer: %s_\n", v->typed);
+}
+
+/* The lesson's narration for this step, or what the stage table says about the stage; a
+ * question waiting comes instead, and an answered one comes first with its verdict. */
+static void narration_text(const ui_view *v, const ui_style *st, int precision, char *text,
+                           size_t size)
 {
     const ui_step *s = ui_view_current(v);
     const stage_info *info = stage_get(s->stage);
-    if (s->say) snprintf(text, size, "%s", s->say);
-    else snprintf(text, size, "%s, made from %s.", info->formula, info->inputs);
+    text[0] = '\0';
+    if (ui_view_question_open(v)) { question_text(v, st, text, size); return; }
+    if (s->question != UI_Q_NONE) {
+        char verdict[1024];
+        ui_view_verdict(v, v->step, precision, verdict, sizeof verdict);
+        add(text, size, "%s\n%s\n", s->item->ask, verdict);
+    }
+    if (s->say) add(text, size, "%s", s->say);
+    else add(text, size, "%s, made from %s.", info->formula, info->inputs);
 }
 
 static void draw_narration(const ui_view *v, const regions *r, const char *text,
                            const ui_style *st)
 {
-    int sep = r->narration_y - 1;
+    int sep = r->narration_y - 1, accent = UI_PAIR_ACCENT * (st->colors > 0);
     ui_draw_hline(sep, 0, COLS, st);
-    int used = 2 + ui_put(sep, 2, COLS - 4, ui_view_current(v)->say ? " narration " :
-                          " about this stage ", st, A_BOLD, 0);
+    const char *label = ui_view_question_open(v) ? " question " :
+                        ui_view_current(v)->say ? " narration " : " about this stage ";
+    char cut[sizeof v->reload_error], reload[sizeof cut + 4];
+    if (v->reload_error[0]) {   /* the lesson's file did not reload: say why, until it does */
+        ui_cut_text(v->reload_error, COLS - 6, st, cut, sizeof cut);
+        snprintf(reload, sizeof reload, " %s ", cut);
+        label = reload;
+    }
+    int used = 2 + ui_put(sep, 2, COLS - 4, label, st, A_BOLD, v->reload_error[0] ? accent : 0);
     if (v->message[0]) {   /* a remark about the last key, until the next one */
         char remark[sizeof v->message + 4];
         snprintf(remark, sizeof remark, " %s ", v->message);
         int w = ui_width(remark, st), room = COLS - used - 2;
-        ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, remark, st, A_BOLD,
-               UI_PAIR_ACCENT * (st->colors > 0));
+        if (room > 2) ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, remark, st, A_BOLD, accent);
     }
     draw_wrapped(r->narration_y, 1, COLS - 2, r->narration_h, text, st, A_NORMAL);
 }
@@ -330,15 +400,34 @@ void ui_draw_lesson(ui_view *v, const char *title, const ui_style *st, int preci
     if (ui_screen_too_small()) { ui_draw_too_small(st); return; }
     static char explanation[TEXT_MAX], narration[TEXT_MAX];
     explanation_text(v, precision, explanation, sizeof explanation);
-    narration_text(v, narration, sizeof narration);
+    narration_text(v, st, precision, narration, sizeof narration);
     regions r = split_screen(v, explanation, narration, st);
     draw_title(v, title, st);
     if (r.list_w) draw_stage_list(v, &r, st, layout);
     ui_draw_matrix(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, precision, layout);
     draw_wrapped(r.explain_y, 1, COLS - 2, r.explain_h, explanation, st, A_NORMAL);
     draw_narration(v, &r, narration, st);
-    ui_draw_bar(UI_IN_LESSON, st);
-    if (v->help) ui_draw_help(UI_IN_LESSON, st, &v->help_top);
+    ui_draw_bar(ui_view_context(v), st);
+    if (v->help) ui_draw_help(ui_view_context(v), st, &v->help_top);
+    if (v->summary) ui_draw_summary(v, st);
+}
+
+void ui_draw_summary(const ui_view *v, const ui_style *st)
+{
+    int right, asked, questions;
+    char line[128], hint[128], quit[32];
+    ui_view_score(v, &right, &asked, &questions);
+    snprintf(line, sizeof line, "You answered %d of %d question%s right", right, asked,
+             asked == 1 ? "" : "s");
+    if (v->leaving) snprintf(hint, sizeof hint, "any key leaves the lesson");
+    else snprintf(hint, sizeof hint, "%s leaves the lesson, any other key stays",
+                  ui_action_key(UI_ACT_QUIT, UI_IN_LESSON, st, quit, sizeof quit));
+    int w = ui_width(line, st) > ui_width(hint, st) ? ui_width(line, st) : ui_width(hint, st);
+    int width = ui_clamp(w + 6, 10, COLS), y = (LINES - 5) / 2, x = (COLS - width) / 2;
+    ui_draw_box(y, x, 5, width, st);
+    ui_put(y, x + 2, width - 4, " the end ", st, A_BOLD, 0);
+    ui_field(y + 1, x + 1, width - 2, line, st, A_BOLD, 0, UI_CENTER);
+    ui_field(y + 3, x + 1, width - 2, hint, st, A_DIM, 0, UI_CENTER);
 }
 
 int ui_layout_hit(const ui_layout *layout, const ui_view *v, int x, int y,

@@ -24,19 +24,26 @@ typedef enum {
     UI_ACT_HEAD_NEXT, UI_ACT_HEAD_PREV, UI_ACT_HEAD_NUMBER,
     UI_ACT_MOVE,
     UI_ACT_STEP_IN, UI_ACT_STEP_OUT, UI_ACT_HEATMAP,
-    UI_ACT_OPEN
+    UI_ACT_CHOOSE, UI_ACT_HIGHLIGHT, UI_ACT_TYPE, UI_ACT_ERASE, UI_ACT_ANSWER, UI_ACT_SKIP,
+    UI_ACT_OPEN,
+    UI_ACT_COUNT
 } ui_action;
 
 /* Directions of UI_ACT_MOVE: the index of its key, modulo 4. */
 enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
 
-/* Where a binding applies. */
-enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2 };
+/* Where a binding applies: a lesson, the picker, or a question waiting for its answer (one of
+ * the choices, or a typed number), whose keys are their own context. */
+enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8 };
+#define UI_IN_QUESTION (UI_IN_CHOICE | UI_IN_NUMBER)
+
+/* The characters of a typed number, in the order of UI_ACT_TYPE's keys (its arg indexes this). */
+#define UI_TYPED_CHARS "0123456789.-"
 
 /* Curses function keys are kept apart from characters (which go up to 0x10FFFF). */
 #define UI_KEY(k) (0x110000 + (k))
 
-#define UI_MAX_KEYS 10
+#define UI_MAX_KEYS 16
 typedef struct {
     ui_action action;
     unsigned contexts;         /* UI_IN_LESSON and/or UI_IN_PICKER */
@@ -61,14 +68,23 @@ const char *ui_key_label(int key, bool utf8, char *buffer, size_t size);
 void ui_binding_bar_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size);
 /* Every key of a binding for the help overlay, e.g. "n Space PgDn" or "1–9". */
 void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size);
+/* The first context of LESSON, QUESTION, PICKER a binding belongs to, which ui_print_keys
+ * lists it under, and that context's heading. */
+unsigned ui_binding_section(const ui_binding *binding, const char **heading);
 
 /* ---- key scripts for headless runs (ui_keys.c); the format is described in ui.h ---- */
-typedef enum { UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_END } ui_event_kind;
+/* UI_EV_TICK: the terminal's input timed out (time to look at the lesson file again);
+ * UI_EV_RELOAD: a key script's "reload" (look now) or "reload FILE" (as if the lesson's file had
+ * just been saved with FILE's text), so reloading is tested without timing. */
+typedef enum {
+    UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_TICK, UI_EV_RELOAD, UI_EV_END
+} ui_event_kind;
 
 typedef struct {
     ui_event_kind kind;
     int key;        /* UI_EV_KEY */
     int x, y;       /* UI_EV_CLICK: column and row; UI_EV_RESIZE: columns and rows */
+    char file[256]; /* UI_EV_RELOAD: FILE, or "" to look at the lesson's own file */
 } ui_event;
 
 /* Parses one script line. Returns 1 with ev filled, 0 for a blank or comment line, -1 with a
@@ -91,11 +107,25 @@ typedef struct { size_t start, length; } ui_span;
 int ui_text_wrap(const wchar_t *s, size_t n, int width, ui_span *lines, int max_lines);
 
 /* ---- the view model of one lesson (ui_view.c, no curses) ---- */
+
+/* Where a step's question stands. Right or wrong is judged from the answer given whenever it
+ * is shown, so a reload that changes the lesson's answer judges again. */
+typedef enum {
+    UI_Q_NONE,        /* the step asks nothing */
+    UI_Q_OPEN,        /* asked and waiting: the stage's numbers and narration are hidden */
+    UI_Q_ANSWERED,    /* answered (given_choice or given_number); counts in the score */
+    UI_Q_REVEALED     /* skipped, or opened straight at with --at: shown, not scored */
+} ui_question;
+
 typedef struct {
     stage_id stage;
     int head;                   /* from 1; 1 for stages that are not per head */
     int focus_row, focus_col;   /* the narration's cell, -1 without */
     const char *say;            /* borrowed narration text, or NULL */
+    const lesson_step *item;    /* borrowed narration item (for its question), or NULL */
+    ui_question question;
+    int given_choice;           /* UI_Q_ANSWERED with choices: the index picked */
+    double given_number;        /* UI_Q_ANSWERED, numeric: the number typed */
 } ui_step;
 
 typedef struct {
@@ -113,6 +143,11 @@ typedef struct {
     char message[200];          /* a one-off remark for the status line, "" for none */
     int stats_step;             /* the step lo and hi were measured for, -1 for none */
     double lo, hi;              /* the finite extremes of that step's matrix */
+    int pick;                   /* an open choice question: the highlighted choice, -1 none */
+    char typed[24];             /* an open numeric question: what has been typed */
+    bool summary;               /* the score is shown; the next key dismisses it */
+    bool leaving;               /* ... and then leaves the lesson (it came from quit) */
+    char reload_error[512];     /* why the lesson's file did not reload (escaped), or "" */
 } ui_view;
 
 /* Builds the walk: every stage of the trace in table order, per-head stages once per head,
@@ -133,6 +168,23 @@ bool ui_view_open_at(ui_view *v, const trace_cell *cell);
 
 /* Applies an action; returns false when it asks to quit. */
 bool ui_view_apply(ui_view *v, ui_action action, int arg);
+
+/* Rebuilds the view on a reloaded lesson's trace and narration, keeping the stage, head and
+ * ordinal of the current step, the selected cell (clamped), the display toggles and the
+ * answers given to questions that are still asked the same way. False when out of memory
+ * (v is then unchanged). */
+bool ui_view_rebuild(ui_view *v, const trace *t, const lesson_step *narration, int n_narration);
+
+/* Questions: the key context of the current step (UI_IN_CHOICE or UI_IN_NUMBER while its
+ * question waits, else UI_IN_LESSON); the score; and the one-line verdict of a step's answered
+ * or revealed question, with its numbers read from the trace, e.g.
+ * "Not quite: the answer is animal (0.8485); street gets 0.0696" ("" when there is none). */
+unsigned ui_view_context(const ui_view *v);
+bool ui_view_question_open(const ui_view *v);
+void ui_view_score(const ui_view *v, int *right, int *asked, int *questions);
+void ui_view_verdict(const ui_view *v, int step, int precision, char *text, size_t size);
+/* Opening straight at a step (--at) shows it: its question is revealed, not asked. */
+void ui_view_reveal(ui_view *v);
 
 /* Whether a cell is shown (stepping in hides the cells after the selected one). */
 bool ui_view_is_filled(const ui_view *v, int row, int col);
@@ -169,11 +221,16 @@ bool ui_screen_too_small(void);
 void ui_draw_too_small(const ui_style *st);
 void ui_draw_lesson(ui_view *v, const char *title, const ui_style *st, int precision,
                     ui_layout *layout);
+/* The score before leaving (ui_view's summary), one line in a box. */
+void ui_draw_summary(const ui_view *v, const ui_style *st);
 /* The help overlay, generated from the key table; *top is its first line when it scrolls. */
 void ui_draw_help(unsigned context, const ui_style *st, int *top);
 /* The matrix pane in the given rectangle; fills layout's grid for mouse hits. */
 void ui_draw_matrix(ui_view *v, int y, int x, int width, int height, const ui_style *st,
                     int precision, ui_layout *layout);
+/* text cut to width columns, ending in "…" when it had to be cut (a matrix label, a long
+ * status line). */
+void ui_cut_text(const char *text, int width, const ui_style *st, char *out, size_t size);
 /* Columns text takes on screen. */
 int ui_width(const char *text, const ui_style *st);
 /* The label of an action's first key, so text that names a key follows the table. */
@@ -221,5 +278,35 @@ void ui_picker_draw(ui_picker *p, const ui_style *st);
 int ui_picker_hit(const ui_picker *p, int y);
 /* Applies an action; returns false on quit. UI_ACT_OPEN is left to the caller. */
 bool ui_picker_apply(ui_picker *p, ui_action action, int arg);
+
+/* ---- an open lesson and its file (ui_lesson.c) ---- */
+typedef struct {
+    lesson l;
+    trace t;                     /* t.in points into l: the pair stays where it was made */
+} ui_opened;
+
+/* Loads and traces path into a new ui_opened (or, with text, parses text as if it were path's
+ * contents). Returns 0, or the exit status (65 bad lesson, 66 unreadable, 70) with the first
+ * problem, escaped, as "path:line:col: error: message" in error; with report, every diagnostic
+ * also goes to standard error. */
+int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_opened **out,
+                   bool report, char *error, size_t size);
+void ui_lesson_close(ui_opened *o);
+
+/* What a file looked like when last seen: whether it exists, its inode, size and mtime. */
+typedef struct {
+    bool present;
+    unsigned long long dev, ino;
+    long long size, mtime_sec, mtime_nsec;
+} ui_file_stamp;
+
+ui_file_stamp ui_file_stamp_of(const char *path);
+bool ui_file_stamp_equal(const ui_file_stamp *a, const ui_file_stamp *b);
+
+/* Follows the open lesson's file: when its stamp differs from *seen (or always, with from, a
+ * file whose text stands in for the lesson's), reloads it and rebuilds v on the new trace; a
+ * broken, half-written or vanished file keeps *o and v as they were and puts its first
+ * diagnostic in v->reload_error until a later save loads. Returns whether v changed. */
+bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char *from);
 
 #endif

@@ -11,20 +11,37 @@
 
 #define ENTER_KEYS '\n', '\r', UI_KEY(KEY_ENTER)
 
+#define BACKSPACE_KEYS UI_KEY(KEY_BACKSPACE), 127, 8
+#define QUESTION UI_IN_QUESTION
+#define EVERYWHERE (UI_IN_LESSON | UI_IN_PICKER | UI_IN_QUESTION)
+
+/* The key bar shows a context's bindings in this order; so do the help and ui_print_keys. */
 static const ui_binding bindings[] = {
-    {UI_ACT_QUIT, UI_IN_LESSON | UI_IN_PICKER, {'q', 'Q'}, "quit",
+    {UI_ACT_QUIT, EVERYWHERE, {'q', 'Q'}, "quit",
      "quit (back to the lesson picker if it opened the lesson)", 0},
-    {UI_ACT_HELP, UI_IN_LESSON | UI_IN_PICKER, {'?', UI_KEY(KEY_F(1))}, "help",
-     "show or hide this help", 0},
+    {UI_ACT_HELP, EVERYWHERE, {'?', UI_KEY(KEY_F(1))}, "help", "show or hide this help", 0},
+    /* A question waits for its answer: the stage is shown once it is given (or skipped). */
+    {UI_ACT_CHOOSE, UI_IN_CHOICE, {'1', '2', '3', '4', '5', '6', '7', '8', '9'}, "choose",
+     "answer with that choice", 9},
+    {UI_ACT_HIGHLIGHT, UI_IN_CHOICE,
+     {UI_KEY(KEY_UP), UI_KEY(KEY_DOWN), 'k', 'j', UI_KEY(KEY_LEFT), UI_KEY(KEY_RIGHT)},
+     "highlight", "highlight the previous or next choice", 2},
+    {UI_ACT_TYPE, UI_IN_NUMBER, {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', '-'},
+     "type", "type the answer: digits, a decimal point, a minus sign", 10},
+    {UI_ACT_ERASE, UI_IN_NUMBER, {BACKSPACE_KEYS}, NULL, "erase the last character typed", 0},
+    {UI_ACT_ANSWER, QUESTION, {ENTER_KEYS}, "answer",
+     "answer: the highlighted choice, or the number typed", 0},
+    {UI_ACT_SKIP, QUESTION, {27}, "skip", "skip the question: show the stage, not scored", 0},
+    {UI_ACT_PREV, QUESTION, {'p', UI_KEY(KEY_PPAGE)}, "prev", "back to the previous step", 0},
     {UI_ACT_NEXT, UI_IN_LESSON, {'n', ' ', UI_KEY(KEY_NPAGE)}, "next",
      "next step (next cell when stepped in)", 0},
-    {UI_ACT_PREV, UI_IN_LESSON, {'p', UI_KEY(KEY_BACKSPACE), 127, 8, UI_KEY(KEY_PPAGE)}, "prev",
+    {UI_ACT_PREV, UI_IN_LESSON, {'p', BACKSPACE_KEYS, UI_KEY(KEY_PPAGE)}, "prev",
      "previous step (previous cell when stepped in)", 0},
     {UI_ACT_MOVE, UI_IN_LESSON | UI_IN_PICKER,
      {UI_KEY(KEY_LEFT), UI_KEY(KEY_DOWN), UI_KEY(KEY_UP), UI_KEY(KEY_RIGHT), 'h', 'j', 'k', 'l'},
      "move", "select a cell: left, down, up, right (in the picker, a lesson)", 4},
-    {UI_ACT_FIRST, UI_IN_LESSON, {'g', UI_KEY(KEY_HOME)}, NULL, "first step", 0},
-    {UI_ACT_LAST, UI_IN_LESSON, {'G', UI_KEY(KEY_END)}, NULL, "last step", 0},
+    {UI_ACT_FIRST, UI_IN_LESSON | QUESTION, {'g', UI_KEY(KEY_HOME)}, NULL, "first step", 0},
+    {UI_ACT_LAST, UI_IN_LESSON | QUESTION, {'G', UI_KEY(KEY_END)}, NULL, "last step", 0},
     {UI_ACT_HEAD_NEXT, UI_IN_LESSON, {'\t'}, "head", "next head", 0},
     {UI_ACT_HEAD_PREV, UI_IN_LESSON, {UI_KEY(KEY_BTAB)}, NULL, "previous head", 0},
     {UI_ACT_HEAD_NUMBER, UI_IN_LESSON, {'1', '2', '3', '4', '5', '6', '7', '8', '9'}, NULL,
@@ -34,7 +51,7 @@ static const ui_binding bindings[] = {
     {UI_ACT_STEP_OUT, UI_IN_LESSON, {'o'}, "out", "step out to the whole stage", 0},
     {UI_ACT_HEATMAP, UI_IN_LESSON, {'a'}, "heatmap", "heatmap or plain numbers", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
-    {UI_ACT_REDRAW, UI_IN_LESSON | UI_IN_PICKER, {12}, NULL, "redraw the screen", 0},
+    {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
 };
 
 /* Appends text to buffer (of size), keeping it terminated. */
@@ -61,19 +78,6 @@ ui_action ui_key_action(int key, unsigned context, int *arg)
         }
     }
     return UI_ACT_NONE;
-}
-
-void ui_binding_bar_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size)
-{
-    int n = binding->bar_keys > 0 ? binding->bar_keys : 1, first = 0;
-    char label[32];
-    /* Several keys are shown side by side ("←↓↑→") only when each is one character here;
-     * otherwise the next n keys ("hjkl") stand in for them. */
-    for (int i = 0; n > 1 && i < n && binding->keys[i]; i++)
-        if (strlen(ui_key_label(binding->keys[i], utf8, label, sizeof label)) > 3) first = n;
-    buffer[0] = '\0';
-    for (int i = first; i < first + n && binding->keys[i]; i++)
-        append(buffer, size, ui_key_label(binding->keys[i], utf8, label, sizeof label));
 }
 
 /* Names of the keys that are not a printable character of their own: the key script's name
@@ -111,25 +115,91 @@ const char *ui_key_label(int key, bool utf8, char *buffer, size_t size)
     return buffer;
 }
 
-void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size)
+/* Appends the labels of count keys, separated by sep: a label repeated (Backspace arrives as
+ * three codes) is written once, and a run of three or more consecutive digits as "1–9". */
+static void append_keys(char *buffer, size_t size, const int *k, int count, bool utf8,
+                        const char *sep)
 {
-    const int *k = binding->keys;
     char last[32] = "";
-    buffer[0] = '\0';
-    for (int i = 0; k[i]; i++) {
+    for (int i = 0; i < count && k[i]; i++) {
         char label[32];
         const char *name = ui_key_label(k[i], utf8, label, sizeof label);
-        if (strcmp(name, last) == 0) continue;   /* Backspace arrives as three codes */
+        if (strcmp(name, last) == 0) continue;
         snprintf(last, sizeof last, "%s", name);
-        if (buffer[0]) append(buffer, size, " ");
+        if (buffer[0]) append(buffer, size, sep);
         append(buffer, size, name);
-        /* A run of three or more consecutive digits reads better as "1–9". */
         int run = i;
-        while (k[i] >= '0' && k[i] <= '9' && k[run + 1] == k[run] + 1) run++;
+        while (k[i] >= '0' && k[i] <= '9' && run + 1 < count && k[run + 1] == k[run] + 1) run++;
         if (run - i >= 2) {
             append(buffer, size, utf8 ? "\xe2\x80\x93" : "-");
             append(buffer, size, ui_key_label(k[run], utf8, label, sizeof label));
             i = run;
+        }
+    }
+}
+
+void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size)
+{
+    buffer[0] = '\0';
+    append_keys(buffer, size, binding->keys, UI_MAX_KEYS, utf8, " ");
+}
+
+void ui_binding_bar_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size)
+{
+    int n = binding->bar_keys > 0 ? binding->bar_keys : 1, first = 0;
+    char label[32];
+    /* Several keys are shown side by side ("←↓↑→") only when each is one character here;
+     * otherwise the next n keys ("hjkl") stand in for them. */
+    for (int i = 0; n > 1 && i < n && binding->keys[i]; i++)
+        if (strlen(ui_key_label(binding->keys[i], utf8, label, sizeof label)) > 3) first = n;
+    buffer[0] = '\0';
+    append_keys(buffer, size, binding->keys + first, n, utf8, "");
+}
+
+static const struct { unsigned context; const char *heading; } sections[] = {
+    {UI_IN_LESSON, "In a lesson"},
+    {UI_IN_QUESTION, "While a question waits for its answer"},
+    {UI_IN_PICKER, "In the lesson picker"},
+};
+
+unsigned ui_binding_section(const ui_binding *binding, const char **heading)
+{
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
+        if (binding->contexts & sections[i].context) {
+            if (heading) *heading = sections[i].heading;
+            return sections[i].context;
+        }
+    return 0;
+}
+
+/* Writes text for troff: '-' and '\' escaped, and a leading '.' or '\'' kept as text. */
+static void put_troff(FILE *stream, const char *text)
+{
+    if (*text == '.' || *text == '\'') fputs("\\&", stream);
+    for (; *text; text++) {
+        if (*text == '-') fputs("\\-", stream);
+        else if (*text == '\\') fputs("\\e", stream);
+        else fputc(*text, stream);
+    }
+}
+
+void ui_print_keys(FILE *stream, bool man)
+{
+    for (size_t s = 0; s < sizeof sections / sizeof sections[0]; s++) {
+        fprintf(stream, man ? ".SS \"%s\"\n" : "%s:\n", sections[s].heading);
+        for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
+            if (ui_binding_section(&bindings[i], NULL) != sections[s].context) continue;
+            char keys[128];
+            ui_binding_keys(&bindings[i], false, keys, sizeof keys);
+            if (!man) {
+                fprintf(stream, "  %-16s  %s\n", keys, bindings[i].help);
+                continue;
+            }
+            fputs(".TP\n.B \"", stream);
+            put_troff(stream, keys);
+            fputs("\"\n", stream);
+            put_troff(stream, bindings[i].help);
+            fputc('\n', stream);
         }
     }
 }
@@ -159,11 +229,18 @@ static void trim(const char *line, char *out, size_t size)
 
 int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t size)
 {
-    char word[128];
+    char word[256];
     trim(line, word, sizeof word);
     if (word[0] == '\0' || word[0] == '#') return 0;
     *ev = (ui_event){.kind = UI_EV_KEY};
     if (strcmp(word, "dump") == 0) { ev->kind = UI_EV_DUMP; return 1; }
+    if (strcmp(word, "reload") == 0 || strncmp(word, "reload ", 7) == 0) {
+        ev->kind = UI_EV_RELOAD;
+        const char *file = word + 6;
+        while (*file == ' ' || *file == '\t') file++;
+        snprintf(ev->file, sizeof ev->file, "%s", file);
+        return 1;
+    }
     if (strncmp(word, "resize ", 7) == 0) {
         ev->kind = UI_EV_RESIZE;
         if (parse_pair(word + 7, 'x', &ev->x, &ev->y) && ev->x > 0 && ev->y > 0) return 1;
@@ -181,7 +258,7 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     if (word[1] == '\0' && word[0] > 0x20 && word[0] < 0x7F) { ev->key = word[0]; return 1; }
     snprintf(error, size, "unknown key '%s' (one key per line: a character, or space, enter, "
              "tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, "
-             "ctrl-l; or dump, resize COLSxROWS, click COL ROW)", word);
+             "ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE])", word);
     return -1;
 }
 
@@ -194,7 +271,7 @@ int ui_script_load(const char *path, ui_event **events, int *count, char *error,
     }
     ui_event *list = NULL;
     int n = 0, capacity = 0, line_no = 0, status = 0;
-    char line[256], reason[384];
+    char line[320], reason[512];
     while (status == 0 && fgets(line, sizeof line, f)) {
         ui_event ev;
         line_no++;

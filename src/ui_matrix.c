@@ -136,27 +136,6 @@ static int widest_label(const ui_view *v, bool rows, int count, const ui_style *
     return widest < cap ? widest : cap;
 }
 
-/* A label that fits width columns, ending in "…" when it had to be cut (the explanation line
- * always names the selected cell's tokens in full). */
-static void cut_label(const char *label, int width, const ui_style *st, char *out, size_t size)
-{
-    if (ui_width(label, st) <= width) { snprintf(out, size, "%s", label); return; }
-    wchar_t w[64];
-    size_t n = ui_text_widen(label, st->utf8, w, 64);
-    size_t fit = ui_text_fit(w, n, width - 1, NULL);
-    size_t used = 0;
-    for (size_t i = 0; i < fit && used + MB_LEN_MAX + 4 < size; i++) {
-        char bytes[MB_LEN_MAX];
-        mbstate_t state;
-        memset(&state, 0, sizeof state);
-        size_t k = wcrtomb(bytes, w[i], &state);
-        if (k == (size_t)-1) continue;
-        memcpy(out + used, bytes, k);
-        used += k;
-    }
-    snprintf(out + used, size - used, "%s", st->utf8 ? "\xe2\x80\xa6" : "~");
-}
-
 typedef struct {
     int cw, cell_w, glyph_w;     /* number field, whole cell, shade glyphs */
     bool heat, diverging;
@@ -234,7 +213,9 @@ static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *
     int used = ui_put(y, x, width, lo, st, A_NORMAL, 0) + 1;
     used += draw_swatches(y, x + used, st, cs->diverging) + 1;
     used += ui_put(y, x + used, width - used, hi, st, A_NORMAL, 0);
-    if (cs->diverging) {
+    if (cs->diverging && ui_view_question_open(v)) {   /* the range would give answers away */
+        text[0] = '\0';
+    } else if (cs->diverging) {
         char min[64], max[64];
         format_number(v->lo, precision, min, sizeof min);
         format_number(v->hi, precision, max, sizeof max);
@@ -311,7 +292,7 @@ void ui_draw_matrix(ui_view *v, int y, int x, int width, int height, const ui_st
         int col = v->left + c, cx = layout->grid_x + c * cs.cell_w;
         bool sel = col == v->col;
         char label[64];
-        cut_label(axis_label(v, false, col, buffer, sizeof buffer), cs.cw, st, label, sizeof label);
+        ui_cut_text(axis_label(v, false, col, buffer, sizeof buffer), cs.cw, st, label, sizeof label);
         int lx = cx + 1 + cs.cw - ui_width(label, st);   /* right-aligned over the numbers */
         ui_put(layout->grid_y - 1, lx, cs.cw, label, st, sel ? A_BOLD | A_REVERSE : A_BOLD, 0);
         if (sel) ui_put(layout->grid_y - 1, lx - 1, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);

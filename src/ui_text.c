@@ -36,6 +36,15 @@ static bool is_hidden_control(unsigned cp)
            (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0x061C;
 }
 
+/* Combining marks (the accent of "e\u0301") take no column of their own; without UTF-8 they
+ * are left out, so "café" written either way is "caf?" or "cafe", never wider. */
+static bool is_combining(unsigned cp)
+{
+    return (cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x1AB0 && cp <= 0x1AFF) ||
+           (cp >= 0x1DC0 && cp <= 0x1DFF) || (cp >= 0x20D0 && cp <= 0x20FF) ||
+           (cp >= 0xFE20 && cp <= 0xFE2F);
+}
+
 static const char *ascii_for(unsigned cp)
 {
     for (size_t i = 0; i < sizeof ascii_spelling / sizeof ascii_spelling[0]; i++)
@@ -54,6 +63,7 @@ size_t ui_text_widen(const char *s, bool utf8, wchar_t *out, size_t capacity)
         if (cp == '\t' || (cp < 0x20 && cp != '\n') || cp == 0x7F) cp = ' ';
         if (is_hidden_control(cp)) cp = 0xFFFD;
         if (utf8 || cp < 0x80) { out[n++] = (wchar_t)cp; continue; }
+        if (is_combining(cp)) continue;
         for (const char *a = ascii_for(cp); *a && n + 1 < capacity; a++) out[n++] = (wchar_t)*a;
     }
     out[n] = L'\0';

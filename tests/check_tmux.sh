@@ -11,15 +11,16 @@ command -v tmux > /dev/null || { echo "check_tmux: tmux is missing (.ci/install-
 
 socket=attnstep-test-$$   # our own server, so other tmux sessions are never touched
 tmux=(tmux -L "$socket" -f /dev/null)
-trap '"${tmux[@]}" kill-server 2> /dev/null' EXIT
+trap '"${tmux[@]}" kill-server 2> /dev/null' EXIT   # and the reload test's folder, below
 pane=ui
 failures=0 run=0
 
 screen() { "${tmux[@]}" capture-pane -p -t "$pane" "$@"; }
 
-# Polls the screen until it contains every given text (fixed strings), or fails after 10 s.
+# Polls the screen until it contains every given text (fixed strings), or fails after
+# $wait_limit seconds (10 unless set).
 wait_for() {
-    local deadline=$((SECONDS + 10)) text missing
+    local deadline=$((SECONDS + ${wait_limit:-10})) text missing
     while :; do
         missing=""
         local now; now=$(screen)
@@ -47,12 +48,26 @@ wait_gone() {
 # The step counter "step K of N" on screen, or nothing.
 step_shown() { screen | grep -o 'step [0-9]* of [0-9]*' | head -1; }
 
+# A question waiting for its answer (the narration rule says " question "): Esc skips it.
+question_shown() { screen | grep -qE -- '(─|-) question (─|-)'; }
+skip_question() {
+    question_shown || return 0
+    send Escape
+    local deadline=$((SECONDS + 10))
+    while question_shown; do
+        [ $SECONDS -ge $deadline ] && { echo "  Esc does not skip the question"; return 1; }
+        sleep 0.05
+    done
+}
+
 # Presses KEY (n or p) until the title names the stage TEXT (e.g. "weights ·"): the shipped
-# lesson may gain or lose narration steps, so the tests do not count them.
+# lesson may gain or lose narration steps, so the tests do not count them. Questions on the way
+# are skipped; one at TEXT is left waiting (skip_question shows the stage).
 step_to() {
     local key=$1 text=$2 i before deadline
     for ((i = 0; i < 30; i++)); do
         screen | head -1 | grep -qF -- "$text" && return 0
+        skip_question || return 1
         before=$(step_shown)
         send "$key"
         deadline=$((SECONDS + 10))
@@ -95,6 +110,7 @@ cat_sat() {   # every step from the first to weights, with the hand-worked numbe
     start TERM=xterm-256color "$binary" lessons/cat_sat.yaml
     wait_for "step 1 of" || return 1
     step_to n "weights ·" || return 1
+    skip_question || return 1
     wait_for "0.6296" "0.3704"
 }
 check "cat_sat reaches weights and shows 0.6296 and 0.3704" cat_sat
@@ -161,6 +177,55 @@ heads() {   # Tab changes the matrix to the other head's
 }
 check "switching heads changes the matrix" heads
 
+questions() {   # predict, then reveal: numbers hidden until answered, a verdict, the score
+    start TERM=xterm-256color "$binary" tests/screens/extra/questions.yaml
+    wait_for "step 1 of" "score 0/0" || return 1
+    step_to n "scores ·" || return 1
+    wait_for "What will the score of it against street be?" "Your answer: _" || return 1
+    screen | grep -qF "4.0" && { echo "  scores shown before the answer"; return 1; }
+    send 0 Enter
+    wait_for "Right: scores[it,street] = 0.0 (you said 0.0)" "score 1/1" "[0.0]" || return 1
+    step_to n "weights ·" || return 1
+    wait_for "1  animal" "2  street" || return 1
+    send 2
+    wait_for "Not quite: the answer is animal (0.576); street gets 0.14 of it's attention" \
+        "score 1/2" "[0.576]" || return 1
+    send p
+    wait_for "masked ·" || return 1
+    send n   # answered already: shown answered, not asked again
+    wait_for "weights ·" "Not quite" "score 1/2" || return 1
+    send q
+    wait_for "You answered 1 of 2 questions right" || return 1
+    send x
+    ended_cleanly 0
+}
+check "a question hides the stage, judges the answer and keeps the score" questions
+
+reload_dir=$(mktemp -d)
+trap '"${tmux[@]}" kill-server 2> /dev/null; rm -rf "$reload_dir"' EXIT
+
+live_reload() {   # edits of the open lesson show within a second or two; broken ones do not
+    local lesson=$reload_dir/lesson.yaml
+    cp tests/screens/reload/lesson.yaml "$lesson"
+    start TERM=xterm-256color "$binary" --at "'weights[cat,sat]'" "$lesson"
+    wait_for "[0.3704]" || return 1
+    local wait_limit=2
+    sed -i 's/cat: \[1.0, 0.5\]/cat: [3.0, 0.5]/' "$lesson"
+    wait_for "[0.0021]" "weights · step 8 of 11" || return 1
+    sed -i 's/cat: \[3.0, 0.5\]/cat: [3.0, 0.5/' "$lesson"   # half-way through an edit
+    wait_for "lesson.yaml:7:6: error: YAML syntax error" "[0.0021]" || return 1
+    sed -i 's/cat: \[3.0, 0.5$/cat: [1.0, 0.5]/' "$lesson"
+    wait_for "[0.3704]" "about this stage" || return 1
+    wait_gone "error:" || return 1
+    mv "$lesson" "$lesson.moved"
+    wait_for "lesson.yaml: error: the file is gone" "[0.3704]" || return 1
+    mv "$lesson.moved" "$lesson"
+    wait_gone "error:" || return 1
+    send q
+    ended_cleanly 0
+}
+check "editing the open lesson reloads it; a broken edit keeps the last good view" live_reload
+
 # Colour escape sequences: SGR parameters 30-38, 40-48, 90-97, 100-107 (39 and 49 are resets).
 has_colour() { grep -qP '\e\[(\d+;)*(3[0-8]|4[0-8]|9[0-7]|10[0-7])(;\d+)*m'; }
 
@@ -197,6 +262,7 @@ for term in xterm xterm-256color screen linux; do
         start TERM=$term "$binary" lessons/cat_sat.yaml
         wait_for "step 1 of" || return 1
         step_to n "weights ·" || return 1
+        skip_question || return 1
         wait_for "0.6296" "0.3704" || return 1
         send q
         ended_cleanly 0

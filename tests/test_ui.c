@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ static void test_every_action_has_a_key_and_help(void **state)
     (void)state;
     int count;
     const ui_binding *b = ui_bindings(&count);
-    for (int action = UI_ACT_QUIT; action <= UI_ACT_OPEN; action++) {
+    for (int action = UI_ACT_QUIT; action < UI_ACT_COUNT; action++) {
         bool found = false;
         for (int i = 0; i < count; i++)
             if (b[i].action == (ui_action)action) {
@@ -79,7 +80,13 @@ static void test_keys_read_as_people_write_them(void **state)
     for (int i = 0; i < count; i++) {
         ui_binding_keys(&b[i], true, text, sizeof text);
         if (b[i].action == UI_ACT_HEAD_NUMBER) assert_string_equal(text, "1\xe2\x80\x93" "9");
-        if (b[i].action == UI_ACT_PREV) assert_string_equal(text, "p Backspace PgUp");
+        if (b[i].action == UI_ACT_PREV && (b[i].contexts & UI_IN_LESSON))
+            assert_string_equal(text, "p Backspace PgUp");
+        if (b[i].action == UI_ACT_TYPE) {
+            assert_string_equal(text, "0\xe2\x80\x93" "9 . -");
+            ui_binding_bar_keys(&b[i], false, text, sizeof text);
+            assert_string_equal(text, "0-9");
+        }
         if (b[i].action == UI_ACT_NEXT) assert_string_equal(text, "n Space PgDn");
         if (b[i].action == UI_ACT_MOVE) {
             assert_string_equal(text, "\xe2\x86\x90 \xe2\x86\x93 \xe2\x86\x91 \xe2\x86\x92 h j k l");
@@ -96,6 +103,49 @@ static void test_keys_read_as_people_write_them(void **state)
     assert_int_equal(ui_key_action('n', UI_IN_PICKER, NULL), UI_ACT_NONE);
     assert_int_equal(ui_key_action('k', UI_IN_PICKER, &arg), UI_ACT_MOVE);
     assert_int_equal(arg % 4, UI_DIR_UP);
+    /* a question's keys are their own context: digits answer, Backspace erases, n waits */
+    assert_int_equal(ui_key_action('2', UI_IN_CHOICE, &arg), UI_ACT_CHOOSE);
+    assert_int_equal(arg, 1);
+    assert_int_equal(ui_key_action('.', UI_IN_NUMBER, &arg), UI_ACT_TYPE);
+    assert_int_equal(UI_TYPED_CHARS[arg], '.');
+    assert_int_equal(ui_key_action(127, UI_IN_NUMBER, NULL), UI_ACT_ERASE);
+    assert_int_equal(ui_key_action('n', UI_IN_CHOICE, NULL), UI_ACT_NONE);
+    assert_int_equal(ui_key_action('q', UI_IN_NUMBER, NULL), UI_ACT_QUIT);
+}
+
+/* Every binding's keys and help reach --help-keys and the man page. */
+static void test_print_keys_lists_every_binding(void **state)
+{
+    (void)state;
+    for (int man = 0; man < 2; man++) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        assert_non_null(f);
+        ui_print_keys(f, man);
+        fclose(f);
+        int count;
+        const ui_binding *b = ui_bindings(&count);
+        for (int i = 0; i < count; i++) {
+            char keys[128], line[256];
+            ui_binding_keys(&b[i], false, keys, sizeof keys);
+            if (man) {   /* troff writes '-' as "\-" */
+                char escaped[256] = "";
+                for (const char *k = keys; *k; k++)
+                    strncat(escaped, *k == '-' ? "\\-" : (char[]){*k, 0}, sizeof escaped - strlen(escaped) - 1);
+                snprintf(line, sizeof line, ".TP\n.B \"%s\"\n", escaped);
+            } else {
+                snprintf(line, sizeof line, "  %-16s  %s\n", keys, b[i].help);
+            }
+            if (!strstr(text, line)) {
+                print_error("missing from ui_print_keys(man=%d): %s\n", man, line);
+                fail();
+            }
+            for (const char *k = keys; *k; k++) assert_true((unsigned char)*k < 0x80);
+        }
+        assert_non_null(strstr(text, man ? ".SS \"In a lesson\"\n" : "In a lesson:\n"));
+        free(text);
+    }
 }
 
 /* ---- key scripts ---- */
@@ -150,6 +200,23 @@ static void test_ascii_spelling_without_utf8(void **state)
     assert_true(wcscmp(w, L"Q_h * K_h^T = -inf") == 0);
     ui_text_widen("esc\x1b[31m", false, w, 64);   /* control characters never reach the screen */
     assert_true(wcscmp(w, L"esc [31m") == 0);
+}
+
+/* Wide characters take two columns, a combining accent none (LC_CTYPE is C.UTF-8 here). */
+static void test_wide_and_combining_widths(void **state)
+{
+    (void)state;
+    wchar_t w[64];
+    size_t n = ui_text_widen("\xe9\x93\xb6\xe8\xa1\x8c", true, w, 64);   /* 银行 */
+    assert_int_equal(ui_text_width(w, n), 4);
+    n = ui_text_widen("cafe\xcc\x81", true, w, 64);                     /* e + U+0301 */
+    assert_int_equal(n, 5);
+    assert_int_equal(ui_text_width(w, n), 4);
+    int used;
+    assert_int_equal(ui_text_fit(w, n, 4, &used), 5);   /* the accent stays with its e */
+    assert_int_equal(used, 4);
+    n = ui_text_widen("cafe\xcc\x81", false, w, 64);   /* without UTF-8 the accent is left out */
+    assert_true(wcscmp(w, L"cafe") == 0);
 }
 
 /* ---- the view model ---- */
@@ -277,6 +344,167 @@ static void test_scrolling_keeps_the_selection_visible(void **state)
     trace_free(&t);
 }
 
+/* ---- questions ---- */
+
+static char *choice_names[] = {"cat", "sat"};
+
+/* cat_sat with a choice question on weights[cat,cat] and a numeric one on scores[cat,sat]. */
+static void question_narration(lesson_step out[2])
+{
+    out[0] = (lesson_step){.stage = STAGE_SCORES, .head = 1, .focus_row = 0, .focus_col = 1,
+                           .say = "cat against sat", .ask = "What is scores[cat,sat]?",
+                           .answer_choice = -1, .answer = 0.5, .tolerance = 0.005};
+    out[1] = (lesson_step){.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 0,
+                           .say = "softmax", .ask = "Which word will cat look at most?",
+                           .n_choices = 2, .choices = choice_names, .answer_choice = 0};
+}
+
+/* Presses a key as the UI would: through the key table, in the view's context. */
+static bool press(ui_view *v, int key)
+{
+    int arg = 0;
+    ui_action action = ui_key_action(key, ui_view_context(v), &arg);
+    return ui_view_apply(v, action, arg);
+}
+
+static void test_choice_question_hides_then_judges(void **state)
+{
+    (void)state;
+    attention_input in = cat_sat_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    lesson_step narration[2];
+    question_narration(narration);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, narration, 2));
+    int weights = ui_view_find(&v, STAGE_WEIGHTS, 1);
+    ui_view_goto(&v, weights);
+    assert_int_equal(ui_view_context(&v), UI_IN_CHOICE);
+    assert_false(ui_view_is_filled(&v, 0, 0));   /* no number before the answer */
+    press(&v, 'n');                               /* n does not skip the question */
+    assert_int_equal(v.step, weights);
+    press(&v, '3');
+    assert_string_equal(v.message, "no choice 3: pick 1 to 2");
+    press(&v, '2');                               /* sat: wrong */
+    assert_int_equal(ui_view_context(&v), UI_IN_LESSON);
+    assert_true(ui_view_is_filled(&v, 0, 0));
+    char text[256];
+    ui_view_verdict(&v, weights, 4, text, sizeof text);
+    assert_string_equal(text, "Not quite: the answer is cat (0.6296); sat gets 0.3704 of "
+                              "cat's attention");
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(right * 100 + asked * 10 + questions, 12);
+    press(&v, 'p');   /* back and forth: answered stays answered, counted once */
+    press(&v, 'n');
+    assert_int_equal(ui_view_context(&v), UI_IN_LESSON);
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(asked, 1);
+    assert_true(press(&v, 'q'));                  /* the score first ... */
+    assert_true(v.summary);
+    assert_false(press(&v, 'x'));                 /* ... and one key leaves */
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+static void test_numeric_question_typed_and_right(void **state)
+{
+    (void)state;
+    attention_input in = cat_sat_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    lesson_step narration[2];
+    question_narration(narration);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, narration, 2));
+    int scores = ui_view_find(&v, STAGE_SCORES, 1);
+    ui_view_goto(&v, scores);
+    assert_int_equal(ui_view_context(&v), UI_IN_NUMBER);
+    press(&v, '\n');
+    assert_string_equal(v.message, "type a number first");
+    const char keys[] = "-9-.5..";
+    for (const char *k = keys; *k; k++) press(&v, *k);
+    assert_string_equal(v.typed, "-9.5");
+    for (int i = 0; i < 4; i++) press(&v, 127);
+    press(&v, '.');
+    press(&v, '5');
+    press(&v, '\n');
+    char text[256];
+    ui_view_verdict(&v, scores, 4, text, sizeof text);
+    assert_string_equal(text, "Right: scores[cat,sat] = 0.5 (you said 0.5)");
+    /* stepping past the end shows the score; a key other than q stays */
+    ui_view_goto(&v, v.n_steps - 1);
+    assert_true(press(&v, 'n'));
+    assert_true(v.summary);
+    assert_true(press(&v, 'x'));
+    assert_false(v.summary);
+    /* Esc on the other question reveals it, unscored */
+    ui_view_goto(&v, ui_view_find(&v, STAGE_WEIGHTS, 1));
+    press(&v, 27);
+    ui_view_verdict(&v, v.step, 4, text, sizeof text);
+    assert_string_equal(text, "Answer: cat gets 0.6296 of cat's attention");
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(right * 100 + asked * 10 + questions, 112);
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+/* A reload keeps the stage, head and cell (clamped to a smaller lesson) and the answers. */
+static void test_rebuild_keeps_the_place(void **state)
+{
+    (void)state;
+    attention_input big = two_head_input(), small = cat_sat_input();
+    trace t1, t2;
+    assert_int_equal(trace_compute(&big, &t1, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&small, &t2, NULL), TRACE_OK);
+    lesson_step narration[2];
+    question_narration(narration);
+    narration[0].focus_col = -1;
+    narration[0].focus_row = -1;
+    ui_view v;
+    assert_true(ui_view_init(&v, &t1, narration, 2));
+    ui_view_goto(&v, ui_view_find(&v, STAGE_SCORES, 1));
+    for (const char *k = "0.5\n"; *k; k++) press(&v, *k);   /* answered */
+    ui_view_goto(&v, ui_view_find(&v, STAGE_SCORES, 2));
+    v.row = 2;
+    v.col = 1;
+    assert_true(ui_view_rebuild(&v, &t2, narration, 2));   /* 3 tokens, 2 heads -> 2, 1 */
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_SCORES);
+    assert_int_equal(ui_view_current(&v)->head, 1);
+    assert_int_equal(v.row, 1);
+    assert_int_equal(v.col, 1);
+    assert_true(v.t == &t2);
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(asked, 1);
+    ui_view_free(&v);
+    trace_free(&t1);
+    trace_free(&t2);
+}
+
+/* The file stamp notices a save that changes size or mtime, and a file that vanishes. */
+static void test_file_stamp_sees_changes(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/attnstep-test-stamp-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "a", 1), 1);
+    close(fd);
+    ui_file_stamp a = ui_file_stamp_of(path), b = ui_file_stamp_of(path);
+    assert_true(a.present && ui_file_stamp_equal(&a, &b));
+    FILE *f = fopen(path, "a");
+    fputs("bc", f);
+    fclose(f);
+    b = ui_file_stamp_of(path);
+    assert_false(ui_file_stamp_equal(&a, &b));
+    unlink(path);
+    b = ui_file_stamp_of(path);
+    assert_false(b.present);
+    assert_false(ui_file_stamp_equal(&a, &b));
+}
+
 /* ---- one whole headless run through ui_run ---- */
 
 static void test_headless_run_dumps_the_screen(void **state)
@@ -285,7 +513,8 @@ static void test_headless_run_dumps_the_screen(void **state)
     char keys[] = "/tmp/attnstep-test-ui-XXXXXX", out[] = "/tmp/attnstep-test-out-XXXXXX";
     int kfd = mkstemp(keys), ofd = mkstemp(out);
     assert_true(kfd >= 0 && ofd >= 0);
-    const char script[] = "n\nn\nn\nn\nn\nn\nn\nn\ndump\nq\n";
+    /* two questions on the way: scores (choice 1 is right), weights (0.63 is right) */
+    const char script[] = "n\nn\nn\nn\n1\nn\nn\nn\nn\n0\n.\n6\n3\nenter\ndump\nq\n";
     assert_int_equal(write(kfd, script, sizeof script - 1), (ssize_t)(sizeof script - 1));
     close(kfd);
     ui_options o = {.lesson_path = "tests/screens/cat_sat.yaml", .precision = 4,
@@ -310,21 +539,31 @@ static void test_headless_run_dumps_the_screen(void **state)
     assert_non_null(strstr(text, "step 9 of 13"));
     assert_non_null(strstr(text, "0.6296"));
     assert_non_null(strstr(text, "0.3704"));
+    assert_non_null(strstr(text, "score 2/2"));
+    assert_non_null(strstr(text, "Right: cat gets 0.6296 of cat's attention (you said 0.63)"));
+    assert_non_null(strstr(text, "You answered 2 of 2 questions right"));
 }
 
 int main(void)
 {
+    setlocale(LC_CTYPE, "C.UTF-8");   /* display widths of wide and combining characters */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_key_is_bound_twice),
         cmocka_unit_test(test_every_action_has_a_key_and_help),
         cmocka_unit_test(test_keys_read_as_people_write_them),
+        cmocka_unit_test(test_print_keys_lists_every_binding),
         cmocka_unit_test(test_script_lines),
         cmocka_unit_test(test_wrap_breaks_at_spaces_and_newlines),
         cmocka_unit_test(test_ascii_spelling_without_utf8),
+        cmocka_unit_test(test_wide_and_combining_widths),
         cmocka_unit_test(test_walk_visits_every_stage_in_order),
         cmocka_unit_test(test_step_into_fills_in_reading_order),
         cmocka_unit_test(test_heads_are_sub_steps_and_tab_switches),
         cmocka_unit_test(test_scrolling_keeps_the_selection_visible),
+        cmocka_unit_test(test_choice_question_hides_then_judges),
+        cmocka_unit_test(test_numeric_question_typed_and_right),
+        cmocka_unit_test(test_rebuild_keeps_the_place),
+        cmocka_unit_test(test_file_stamp_sees_changes),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,142 @@
+/* The open lesson and its file: loading and tracing it, and following the file while it is
+ * shown, so an author who saves sees the new numbers at once and a broken save never costs the
+ * view (the last good version stays, with the first diagnostic in the status line). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "text.h"
+#include "ui_internal.h"
+
+/* "path:line:col: error: message" (as --check writes it), escaped for the screen. */
+static void first_diagnostic(const lesson_diagnostics *d, const char *path, char *error,
+                             size_t size)
+{
+    char raw[1024];
+    const char *message = d->count > 0 ? d->items[0].message : "cannot be read";
+    if (d->count > 0 && d->items[0].line > 0)
+        snprintf(raw, sizeof raw, "%s:%d:%d: error: %s", path, d->items[0].line,
+                 d->items[0].col, message);
+    else
+        snprintf(raw, sizeof raw, "%s: error: %s", path, message);
+    text_escape(raw, error, size);
+}
+
+int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_opened **out,
+                   bool report, char *error, size_t size)
+{
+    ui_opened *o = calloc(1, sizeof *o);
+    if (!o) { snprintf(error, size, "out of memory"); return 70; }
+    lesson_diagnostics d = {0};
+    lesson_status status = text ? lesson_load_buffer(path, text, text_size, &o->l, &d)
+                                : lesson_load(path, &o->l, &d);
+    if (status != LESSON_OK) {
+        if (report) lesson_diagnostics_print(&d, stderr);
+        first_diagnostic(&d, path, error, size);
+        lesson_diagnostics_free(&d);
+        free(o);
+        return status == LESSON_UNREADABLE ? 66 : 65;
+    }
+    trace_failure f;
+    trace_status ts = trace_compute(&o->l.input, &o->t, &f);
+    if (ts != TRACE_OK) {
+        char raw[512];
+        snprintf(raw, sizeof raw, "%s: error: %s", path, trace_status_message(ts));
+        text_escape(raw, error, size);
+        if (report) fprintf(stderr, "%s\n", error);
+        lesson_free(&o->l);
+        free(o);
+        return ts == TRACE_ERROR_NO_MEMORY ? 70 : 65;
+    }
+    *out = o;
+    return 0;
+}
+
+void ui_lesson_close(ui_opened *o)
+{
+    if (!o) return;
+    trace_free(&o->t);
+    lesson_free(&o->l);
+    free(o);
+}
+
+ui_file_stamp ui_file_stamp_of(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) return (ui_file_stamp){.present = false};
+    return (ui_file_stamp){.present = true, .dev = sb.st_dev, .ino = sb.st_ino,
+                           .size = sb.st_size, .mtime_sec = sb.st_mtim.tv_sec,
+                           .mtime_nsec = sb.st_mtim.tv_nsec};
+}
+
+bool ui_file_stamp_equal(const ui_file_stamp *a, const ui_file_stamp *b)
+{
+    if (a->present != b->present) return false;
+    return !a->present || (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+                           a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec);
+}
+
+/* The whole of a (small) file, or NULL with errno set. */
+static char *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t capacity = LESSON_MAX_FILE_BYTES + 1;
+    char *data = malloc(capacity);
+    *size = data ? fread(data, 1, capacity, f) : 0;
+    if (data && ferror(f)) { free(data); data = NULL; }
+    fclose(f);
+    return data;
+}
+
+/* Reads from (a key script's stand-in text) or the lesson's own file into a new ui_opened. */
+static int reopen(const char *path, const char *from, ui_opened **out, char *error, size_t size)
+{
+    if (!from) return ui_lesson_open(path, NULL, 0, out, false, error, size);
+    size_t n = 0;
+    char *text = read_all(from, &n);
+    if (!text) {   /* as the lesson's file would be: gone */
+        char raw[512];
+        snprintf(raw, sizeof raw, "%s: error: cannot be read: %s", path, strerror(errno));
+        text_escape(raw, error, size);
+        return 66;
+    }
+    int status = ui_lesson_open(path, text, n, out, false, error, size);
+    free(text);
+    return status;
+}
+
+bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char *from)
+{
+    const char *path = (*o)->l.path;
+    ui_file_stamp now = ui_file_stamp_of(path);
+    if (!from && ui_file_stamp_equal(&now, seen)) return false;
+    *seen = now;
+    ui_opened *fresh = NULL;
+    char error[sizeof v->reload_error];
+    if (!from && !now.present) {
+        char raw[512];
+        const char *slash = strrchr(path, '/');
+        snprintf(raw, sizeof raw, "%s: error: the file is gone; showing the last version",
+                 slash ? slash + 1 : path);
+        text_escape(raw, v->reload_error, sizeof v->reload_error);
+        return true;
+    }
+    if (reopen(path, from, &fresh, error, sizeof error) != 0) {
+        /* the status line is short: the file's name is enough, the author knows its folder */
+        const char *slash = strrchr(path, '/');
+        size_t dir = slash ? (size_t)(slash + 1 - path) : 0;
+        snprintf(v->reload_error, sizeof v->reload_error, "%s",
+                 strncmp(error, path, dir) == 0 ? error + dir : error);
+        return true;
+    }
+    if (!ui_view_rebuild(v, &fresh->t, fresh->l.steps, fresh->l.n_steps)) {
+        ui_lesson_close(fresh);
+        snprintf(v->reload_error, sizeof v->reload_error, "out of memory while reloading");
+        return true;
+    }
+    ui_lesson_close(*o);   /* the view now points into fresh only */
+    *o = fresh;
+    return true;
+}
