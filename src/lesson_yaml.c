@@ -38,7 +38,7 @@ static int add_node(builder *b, lesson_node_kind kind, yaml_mark_t mark) {
         return -1;
     }
     if (!grow((void **)&t->nodes, &t->capacity, t->n_nodes + 1, sizeof *t->nodes)) {
-        report_at(b, mark, LESSON_ERROR_YAML_SYNTAX, "out of memory");
+        report_at(b, mark, LESSON_ERROR_NO_MEMORY, NULL);
         return -1;
     }
     if (b->depth > 0) t->nodes[b->stack[b->depth - 1]].count++;
@@ -80,7 +80,7 @@ static bool add_scalar(builder *b, const yaml_event_t *event) {
     lesson_node *node = &b->tree->nodes[at];
     node->plain = event->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     if (store_text(b->tree, node, value, length)) return true;
-    report_at(b, event->start_mark, LESSON_ERROR_YAML_SYNTAX, "out of memory");
+    report_at(b, event->start_mark, LESSON_ERROR_NO_MEMORY, NULL);
     return false;
 }
 
@@ -149,6 +149,10 @@ static bool handle_event(builder *b, const yaml_event_t *event, int *documents) 
 
 static void report_parser_error(builder *b, const yaml_parser_t *parser, const char *data,
                                 size_t size) {
+    if (parser->error == YAML_MEMORY_ERROR || !parser->problem) {
+        lesson_report(b->diagnostics, 0, 0, LESSON_ERROR_NO_MEMORY);
+        return;
+    }
     int line = (int)parser->problem_mark.line + 1, col = (int)parser->problem_mark.column + 1;
     /* Reader errors (bad encoding) carry only a byte offset. */
     if (parser->error == YAML_READER_ERROR)
@@ -159,7 +163,7 @@ static void report_parser_error(builder *b, const yaml_parser_t *parser, const c
         return;
     }
     char message[512];
-    const char *problem = parser->problem ? parser->problem : "out of memory";
+    const char *problem = parser->problem;
     if (parser->context)
         snprintf(message, sizeof message, "%s %s started at line %d", problem,
                  parser->context, (int)parser->context_mark.line + 1);
