@@ -1,5 +1,6 @@
 /* Fast kernels for the attention core: a cache-blocked, register-tiled matrix product (packed
- * panels, 6×8 tiles in vector registers) and the stable row softmax. See kernels.h. */
+ * panels, 6×8 tiles in vector registers) and the stable row softmax, split by rows across threads
+ * when large. See kernels.h. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE 1  /* madvise's MADV_HUGEPAGE */
 #endif
@@ -17,7 +18,7 @@
 #define MR 6
 #define NR 8
 /* Cache blocks: a KC×NR panel of packed B (16 KiB) stays in L1 while MC×KC of packed A (192 KiB)
- * streams from L2; NC bounds the packed B block (1 MiB). */
+ * streams from L2; NC columns at a time keep a KC×NC block of packed B (1 MiB) within L2. */
 #define KC 256
 #define MC 96
 #define NC 512
