@@ -171,6 +171,12 @@ static void test_script_lines(void **state)
     assert_int_equal(ev.kind, UI_EV_CLICK);
     assert_int_equal(ui_script_parse_line("dump", &ev, error, sizeof error), 1);
     assert_int_equal(ev.kind, UI_EV_DUMP);
+    assert_int_equal(ui_script_parse_line("reload", &ev, error, sizeof error), 1);
+    assert_int_equal(ev.kind, UI_EV_RELOAD);
+    assert_string_equal(ev.file, "");
+    assert_int_equal(ui_script_parse_line("reload  a b.yaml \n", &ev, error, sizeof error), 1);
+    assert_string_equal(ev.file, "a b.yaml");
+    assert_int_equal(ui_script_parse_line("reloaded", &ev, error, sizeof error), -1);
     assert_int_equal(ui_script_parse_line("resize 40", &ev, error, sizeof error), -1);
     assert_int_equal(ui_script_parse_line("spaceship", &ev, error, sizeof error), -1);
     assert_non_null(strstr(error, "unknown key 'spaceship'"));
