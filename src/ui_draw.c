@@ -387,7 +387,8 @@ static void draw_narration(const ui_view *v, const regions *r, const char *text,
         char remark[sizeof v->message + 4];
         snprintf(remark, sizeof remark, " %s ", v->message);
         int w = ui_width(remark, st), room = COLS - used - 2;
-        if (room > 2) ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, remark, st, A_BOLD, accent);
+        if (room > 2)
+            ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, remark, st, A_BOLD, accent);
     }
     draw_wrapped(r->narration_y, 1, COLS - 2, r->narration_h, text, st, A_NORMAL);
 }

@@ -25,7 +25,9 @@ static ui_step make_step(const trace *t, stage_id stage, int head, const lesson_
     ui_step step = {stage, head, -1, -1, NULL, s, UI_Q_NONE, -1, 0};
     if (!s) return step;
     step.say = s->say;
-    if (s->ask) step.question = UI_Q_OPEN;
+    /* the loader checks the answer is one of the choices; a view built by hand is checked too */
+    if (s->ask && (s->n_choices == 0 || (s->answer_choice >= 0 && s->answer_choice < s->n_choices)))
+        step.question = UI_Q_OPEN;
     if (s->focus_row >= 0 && s->focus_row < trace_rows(t, stage) && s->focus_col >= 0 &&
         s->focus_col < trace_cols(t, stage)) {
         step.focus_row = s->focus_row;
@@ -272,9 +274,12 @@ static void on_question(ui_view *v, ui_action action, int arg)
     size_t typed = strlen(v->typed);
     switch (action) {
     case UI_ACT_CHOOSE: choose(v, arg); break;
-    case UI_ACT_HIGHLIGHT:   /* even keys go back, odd ones forward; none highlighted at first */
-        if (n > 0) v->pick = v->pick < 0 ? (arg % 2 ? 0 : n - 1) : (v->pick + (arg % 2 ? 1 : n - 1)) % n;
+    case UI_ACT_HIGHLIGHT: {   /* even keys go back, odd ones forward; none highlighted at first */
+        int forward = arg % 2;
+        if (n > 0 && v->pick < 0) v->pick = forward ? 0 : n - 1;
+        else if (n > 0) v->pick = (v->pick + (forward ? 1 : n - 1)) % n;
         break;
+    }
     case UI_ACT_TYPE: type_char(v, UI_TYPED_CHARS[arg % (int)strlen(UI_TYPED_CHARS)]); break;
     case UI_ACT_ERASE: if (typed > 0) v->typed[typed - 1] = '\0'; break;
     case UI_ACT_ANSWER: submit(v); break;

@@ -67,8 +67,8 @@ if [ "${UPDATE_GOLDEN:-0}" != 1 ] && command -v valgrind > /dev/null &&
     log=$(mktemp)
     for keys in tests/screens/{question_choice,question_right,reload,step_into,picker}.keys; do
         read_header "$keys" || continue
-        if run_script "$keys" valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
-                --error-exitcode=99 > /dev/null 2> "$log"; then
+        if run_script "$keys" valgrind -q --leak-check=full --error-exitcode=99 \
+                --errors-for-leak-kinds=definite,indirect > /dev/null 2> "$log"; then
             echo "ok   valgrind $keys"
         else
             echo "FAIL valgrind $keys:"; cat "$log"; failed=$((failed + 1))

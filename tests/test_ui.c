@@ -131,8 +131,11 @@ static void test_print_keys_lists_every_binding(void **state)
             ui_binding_keys(&b[i], false, keys, sizeof keys);
             if (man) {   /* troff writes '-' as "\-" */
                 char escaped[256] = "";
-                for (const char *k = keys; *k; k++)
-                    strncat(escaped, *k == '-' ? "\\-" : (char[]){*k, 0}, sizeof escaped - strlen(escaped) - 1);
+                for (size_t k = 0, n = 0; keys[k] && n + 3 < sizeof escaped; k++) {
+                    if (keys[k] == '-') escaped[n++] = '\\';
+                    escaped[n++] = keys[k];
+                    escaped[n] = '\0';
+                }
                 snprintf(line, sizeof line, ".TP\n.B \"%s\"\n", escaped);
             } else {
                 snprintf(line, sizeof line, "  %-16s  %s\n", keys, b[i].help);
