@@ -127,7 +127,7 @@ static void test_print_keys_lists_every_binding(void **state)
         int count;
         const ui_binding *b = ui_bindings(&count);
         for (int i = 0; i < count; i++) {
-            char keys[128], line[256];
+            char keys[128], line[512];
             ui_binding_keys(&b[i], false, keys, sizeof keys);
             if (man) {   /* troff writes '-' as "\-" */
                 char escaped[256] = "";
