@@ -170,6 +170,12 @@ numpy (2 threads)$np2_medians; PyTorch$torch_medians.
 CPU time over wall time per round (cores really used): numpy 1 thread$np1_cores; numpy 2 threads$np2_cores;
 PyTorch$torch_cores.
 
+Reading these figures: the programs run in alternation, round after round, so that other work on
+the machine (listed above) slows each alike; "best" is the least disturbed run, and the medians
+show how much the load moved. A "2 threads" figure only gets the second core when nothing else
+holds it: the CPU/wall ratios say how many cores each really had. The kernels' products are the
+textbook sums bit for bit; their softmax is within 2 ulp of libm's exp (tests/test_kernels.c).
+
 - reference loops: $reference_note
 - kernels: $kernels_note
 - numpy's BLAS: ${numpy_blas:-—}${numpy_missing:+ (numpy missing: $numpy_missing)}${torch_missing:+; PyTorch missing: $torch_missing}
