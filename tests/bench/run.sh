@@ -119,13 +119,29 @@ if [ -x "$out/bench_kernels" ]; then
     ker_1024=$(value "$out/kernels_1024.txt" best_s)
 fi
 
-# 5. the program's own view, when it has --stats and --cost
-stats_text="(attnstep has no --stats yet)" cost_text="(attnstep has no --cost yet)"
-if [ -x ./attnstep ] && ./attnstep --help 2>/dev/null | grep -q -- '--stats'; then
-    stats_text=$(./attnstep --stats tests/bench/long_1024.yaml 2>&1 || true)
+# 5. the program's own view: ./attnstep when it has --stats and --cost, else a build of the
+#    program with tests/bench/main-stats.patch (and the kernels) applied, in build/bench
+program=./attnstep program_note="./attnstep"
+if ! { [ -x ./attnstep ] && ./attnstep --help 2>/dev/null | grep -q -- '--stats'; }; then
+    program="" program_note="not built: the patches no longer apply"
+    if [ -f "$out/attention_kernels.c" ] && mkdir -p "$out/program" \
+        && patch -s -o "$out/program/main.c" src/main.c tests/bench/main-stats.patch \
+            >/dev/null 2>&1; then
+        sources=$(ls src/*.c | grep -v -e '^src/main.c$' -e '^src/attention.c$')
+        if $CC $flags -D_XOPEN_SOURCE_EXTENDED -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 \
+               $(pkg-config --cflags ncursesw yaml-0.1 2>/dev/null) -o "$out/attnstep" \
+               "$out/program/main.c" "$out/attention_kernels.c" $sources \
+               $(pkg-config --libs ncursesw yaml-0.1 2>/dev/null) -lm 2>"$out/program/errors"; then
+            program="$out/attnstep"
+            program_note="$out/attnstep: this tree with tests/bench/attention-kernels.patch and"
+            program_note="$program_note tests/bench/main-stats.patch applied"
+        fi
+    fi
 fi
-if [ -x ./attnstep ] && ./attnstep --help 2>/dev/null | grep -q -- '--cost'; then
-    cost_text=$(./attnstep --cost 2>&1 || true)
+stats_text="(not run: $program_note)" cost_text="(not run: $program_note)"
+if [ -n "$program" ]; then
+    stats_text=$("$program" --stats tests/bench/long_1024.yaml 2>&1 || true)
+    cost_text=$("$program" --cost 2>&1 || true)
 fi
 
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -195,11 +211,15 @@ Target: under 200 MB (195,312 KiB): $(verdict "$ker_rss" "$((200 * 1000 * 1000 /
 
 ## attnstep --stats tests/bench/long_1024.yaml
 
+Run by $program_note.
+
 \`\`\`
 $stats_text
 \`\`\`
 
 ## attnstep --cost
+
+Run by the same program, with its defaults (d_model 64, 4 heads).
 
 \`\`\`
 $cost_text
