@@ -19,7 +19,8 @@ int kernels_threads(void);
 /* C (rows×cols, row stride ldc) = A (rows×inner, row stride lda) · B. B is inner×cols with row
  * stride ldb, or, when b_transposed, B's transpose is what is stored: cols×inner, row stride ldb.
  * Every cell is summed over k = 0, 1, … in order, without fused multiply-add, so the result is
- * bit-for-bit the textbook loop `c = 0; for k: c += a[i,k] * b[k,j]`. */
+ * bit-for-bit the textbook loop `c = 0; for k: c += a[i,k] * b[k,j]` (unless built with
+ * -DKERNELS_FMA, which fuses each step on AVX2 machines). */
 void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
                   const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc);
 

@@ -66,10 +66,12 @@ static void check_gemm(int rows, int cols, int inner)
         snprintf(what, sizeof what, "gemm %dx%dx%d%s", rows, inner, cols,
                  transposed ? " (B transposed)" : "");
         support_assert_close(what, slow, fast, (size_t)rows * ldc, TOLERANCE);
+#ifndef KERNELS_FMA /* fused steps round differently from the textbook's */
         if (memcmp(slow, fast, (size_t)rows * ldc * sizeof *slow) != 0) {
             print_error("%s: not bit-for-bit the textbook sum\n", what);
             fail();
         }
+#endif
         free(A);
         free(B);
         free(fast);
