@@ -204,7 +204,8 @@ static double time_stage(timing *x, stage_id stage)
     return best;
 }
 
-bool stats_time(const trace *t, stats_table *table)
+/* The scratch that stats_time writes into: the largest matrix of one stage and head. */
+static size_t scratch_doubles(const trace *t)
 {
     size_t n = (size_t)t->n, m = (size_t)t->m, d = (size_t)t->d_model;
     size_t size = n * m;
@@ -212,7 +213,12 @@ bool stats_time(const trace *t, stats_table *table)
         size = n * d;
     if (m * d > size)
         size = m * d;
-    timing x = { t, malloc(size * sizeof(double)), 0.0 };
+    return size;
+}
+
+bool stats_time(const trace *t, stats_table *table)
+{
+    timing x = { t, malloc(scratch_doubles(t) * sizeof(double)), 0.0 };
     if (!x.out)
         return false;
     table->total.seconds = 0.0;
@@ -352,6 +358,9 @@ int stats_print(const trace *t, const char *title, FILE *out)
 {
     stats_table table;
     stats_count(t, &table);
+    /* the peak so far is what loading the lesson and computing the trace took; the timing's
+     * scratch comes on top and is reported apart */
+    size_t peak = stats_peak_memory();
     if (!stats_time(t, &table))
         return -1;
     fprintf(out, "Cost of %s\nn = %d query tokens, m = %d key tokens, d_model = %d, "
@@ -367,14 +376,16 @@ int stats_print(const trace *t, const char *title, FILE *out)
         print_stage_row(out, stage_get(row->stage)->name, row, derived);
     }
     print_stage_row(out, "total", &table.total, false);
-    char peak[32];
-    format_bytes(stats_peak_memory(), peak, sizeof peak);
-    fprintf(out, "\nPeak memory of this process (max RSS): %s\n"
+    char peak_text[32], scratch[32];
+    format_bytes(peak, peak_text, sizeof peak_text);
+    format_bytes(scratch_doubles(t) * sizeof(double), scratch, sizeof scratch);
+    fprintf(out, "\nPeak memory of this process (max RSS) while loading and computing: %s;\n"
+            "the timing above then wrote into %s of scratch besides.\n"
             "\nA dot product of k terms counts k multiplications and k − 1 additions (a\n"
             "subtraction counts as an addition). The stages scaled and masked are not stored:\n"
             "they are derived from scores when shown, and their time is what deriving every\n"
             "cell once costs. Each time is the stage run again alone with the core's kernels,\n"
-            "the best of three batches.\n", peak);
+            "the best of three batches.\n", peak_text, scratch);
     return ferror(out) ? -1 : 0;
 }
 
