@@ -138,5 +138,10 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
     }
     ui_lesson_close(*o);   /* the view now points into fresh only */
     *o = fresh;
+    /* a save that changes nothing visible is still seen to have been read */
+    const char *slash = strrchr(fresh->l.path, '/');
+    char raw[300];
+    snprintf(raw, sizeof raw, "reloaded %.250s", slash ? slash + 1 : fresh->l.path);
+    text_escape(raw, v->message, sizeof v->message);
     return true;
 }
