@@ -65,6 +65,11 @@ int text_width(const char *utf8)
 {
     int width = 0;
     while (*utf8) {
+        if ((unsigned char)*utf8 < 0x80) {  /* ASCII, every number printed: one column each */
+            width++;
+            utf8++;
+            continue;
+        }
         unsigned c;
         int length = text_decode(utf8, &c);
         width += length ? char_width(c) : 4;   /* an invalid byte is shown as \xNN */

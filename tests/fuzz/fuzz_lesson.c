@@ -10,7 +10,7 @@
 
 /* Traces larger than this are loaded and checked but not computed: printing a large trace
  * under the sanitizers takes seconds, which libFuzzer would report as a hang. */
-#define FUZZ_MAX_TRACE_BYTES ((size_t)1 << 20)
+#define FUZZ_MAX_TRACE_BYTES ((size_t)256 << 10)
 
 static void explain_corners(const trace *t)
 {
