@@ -68,9 +68,6 @@ const char *ui_key_label(int key, bool utf8, char *buffer, size_t size);
 void ui_binding_bar_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size);
 /* Every key of a binding for the help overlay, e.g. "n Space PgDn" or "1–9". */
 void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size);
-/* The first context of LESSON, QUESTION, PICKER a binding belongs to, which ui_print_keys
- * lists it under, and that context's heading. */
-unsigned ui_binding_section(const ui_binding *binding, const char **heading);
 
 /* ---- key scripts for headless runs (ui_keys.c); the format is described in ui.h ---- */
 /* UI_EV_TICK: the terminal's input timed out (time to look at the lesson file again);

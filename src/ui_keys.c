@@ -162,13 +162,12 @@ static const struct { unsigned context; const char *heading; } sections[] = {
     {UI_IN_PICKER, "In the lesson picker"},
 };
 
-unsigned ui_binding_section(const ui_binding *binding, const char **heading)
+/* The first context of lesson, question, picker a binding belongs to: ui_print_keys lists
+ * each binding once, under that heading. */
+static unsigned section_of(const ui_binding *binding)
 {
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
-        if (binding->contexts & sections[i].context) {
-            if (heading) *heading = sections[i].heading;
-            return sections[i].context;
-        }
+        if (binding->contexts & sections[i].context) return sections[i].context;
     return 0;
 }
 
@@ -188,7 +187,7 @@ void ui_print_keys(FILE *stream, bool man)
     for (size_t s = 0; s < sizeof sections / sizeof sections[0]; s++) {
         fprintf(stream, man ? ".SS \"%s\"\n" : "%s:\n", sections[s].heading);
         for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
-            if (ui_binding_section(&bindings[i], NULL) != sections[s].context) continue;
+            if (section_of(&bindings[i]) != sections[s].context) continue;
             char keys[128];
             ui_binding_keys(&bindings[i], false, keys, sizeof keys);
             if (!man) {
