@@ -8,11 +8,20 @@ PKGS    := ncursesw yaml-0.1
 WARN    := -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE_EXTENDED \
+             -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"' \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
 LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 BUILD   ?= build
 DEFAULT_LESSON := lessons/cat_sat.yaml
+VERSION := $(shell sed -n 's/^\#define ATTNSTEP_VERSION "\(.*\)"/\1/p' src/main.c)
+
+# Installation (GNU conventions: PREFIX or prefix, and DESTDIR for staging).
+PREFIX  ?= /usr/local
+prefix  ?= $(PREFIX)
+BINDIR  := $(prefix)/bin
+LESSONDIR := $(prefix)/share/attnstep/lessons
+MANDIR  := $(prefix)/share/man/man1
 
 LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
@@ -21,14 +30,21 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
-.PHONY: all run test test-asan fuzz deps update-golden clean
-all: attnstep
+.PHONY: all run test test-asan fuzz install uninstall deps update-golden clean
+all: attnstep $(BUILD)/attnstep.1
 
 deps:
 	@bash .ci/install-deps test
 
 attnstep: $(BUILD)/main.o $(BUILD)/libattnstep.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+# The manual page's KEYS section comes from the UI's key table, like the help overlay.
+$(BUILD)/attnstep.1: src/attnstep.1.in attnstep
+	./attnstep --help-keys=man >$@.keys
+	sed -e '/^@KEYS@$$/{r $@.keys' -e 'd}' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LESSONDIR@|$(LESSONDIR)|' src/attnstep.1.in >$@
+	rm -f $@.keys
 
 $(BUILD)/libattnstep.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
@@ -81,6 +97,17 @@ fuzz: $(BUILD)/fuzz/fuzz_lesson
 	cd $(BUILD)/fuzz && ./fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
 	    corpus $(CURDIR)/lessons $(CURDIR)/tests/reference $(wildcard $(CURDIR)/tests/bad)
+
+# The lessons go where the lesson picker looks for them (ATTNSTEP_LESSON_DIR, built in).
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LESSONDIR) $(DESTDIR)$(MANDIR)
+	install -m 755 attnstep $(DESTDIR)$(BINDIR)/attnstep
+	install -m 644 lessons/*.yaml lessons/README.md $(DESTDIR)$(LESSONDIR)/
+	install -m 644 $(BUILD)/attnstep.1 $(DESTDIR)$(MANDIR)/attnstep.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/attnstep $(DESTDIR)$(MANDIR)/attnstep.1
+	rm -rf $(DESTDIR)$(prefix)/share/attnstep
 
 # Rewrites every golden file from the current program; read `git diff` before committing.
 update-golden: attnstep

@@ -57,6 +57,7 @@ static const char usage_text[] =
     "  --color=WHEN           colours in the UI: auto (default), always, never\n"
     "  --keys FILE            headless UI: read keys from FILE, dump screens as text\n"
     "  --screen COLSxROWS     headless UI screen size (default 80x24)\n"
+    "  --help-keys            list the keys of the interactive UI\n"
     "  -h, --help             show this help\n"
     "  -V, --version          show the version\n"
     "\n"
@@ -103,7 +104,7 @@ static bool parse_screen(const char *text, int *cols, int *rows)
 
 enum { OPTION_PLAIN = 256, OPTION_JSON, OPTION_MARKDOWN, OPTION_CSV, OPTION_EXPLAIN,
        OPTION_CHECK, OPTION_TEMPLATE, OPTION_HEAD, OPTION_AT, OPTION_PRECISION, OPTION_COLOR,
-       OPTION_KEYS, OPTION_SCREEN };
+       OPTION_KEYS, OPTION_SCREEN, OPTION_HELP_KEYS };
 
 static const struct option long_options[] = {
     { "plain", no_argument, NULL, OPTION_PLAIN },
@@ -120,6 +121,7 @@ static const struct option long_options[] = {
     { "colour", required_argument, NULL, OPTION_COLOR },
     { "keys", required_argument, NULL, OPTION_KEYS },
     { "screen", required_argument, NULL, OPTION_SCREEN },
+    { "help-keys", optional_argument, NULL, OPTION_HELP_KEYS },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -166,6 +168,9 @@ static int parse_options(int argc, char **argv, options *o)
                 o->csv_stage = optarg;
             break;
         case OPTION_TEMPLATE: fputs(template_lesson, stdout); return EXIT_OK;
+        case OPTION_HELP_KEYS:  /* --help-keys=man writes troff for the manual page */
+            ui_print_keys(stdout, optarg && strcmp(optarg, "man") == 0);
+            return EXIT_OK;
         case OPTION_HEAD:
             if (!parse_int(optarg, 1, 1 << 20, &o->head))
                 return usage_error("--head takes a head number from 1", optarg);

@@ -17,6 +17,7 @@ output_is() {  # output_is EXPECTED COMMAND...: stdout of COMMAND equals EXPECTE
 }
 
 check "--help exits 0 with usage" bash -c './attnstep --help | grep -q "^Usage: attnstep"'
+check "--help-keys lists the key table" bash -c './attnstep --help-keys | grep -q "^  Tab  *next head$"'
 check "--version" output_is "attnstep 0.1.0" ./attnstep --version
 check "unknown option exits 64" expect_status 64 ./attnstep --frobnicate "$lesson"
 check "no lesson and no terminal exits 64" expect_status 64 ./attnstep </dev/null
