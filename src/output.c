@@ -99,18 +99,30 @@ void output_narration(output *o, stage_id stage, int head, const output_narrator
     }
 }
 
+char *output_escaped(const char *utf8, bool keep_lines)
+{
+    int (*escape)(const char *, char *, size_t) = keep_lines ? text_escape_lines : text_escape;
+    int length = escape(utf8, NULL, 0);
+    char *escaped = malloc((size_t)length + 1);
+    if (escaped)
+        escape(utf8, escaped, (size_t)length + 1);
+    return escaped;
+}
+
+static void put_escaped(output *o, const char *utf8, bool keep_lines)
+{
+    char *escaped = output_escaped(utf8, keep_lines);
+    if (escaped)
+        fputs(escaped, o->stream);
+    free(escaped);
+}
+
 void output_text(output *o, const char *utf8)
 {
-    char small[256];
-    int length = text_escape(utf8, small, sizeof small);
-    if ((size_t)length < sizeof small) {
-        fputs(small, o->stream);
-        return;
-    }
-    char *large = malloc((size_t)length + 1);
-    if (!large)
-        return;
-    text_escape(utf8, large, (size_t)length + 1);
-    fputs(large, o->stream);
-    free(large);
+    put_escaped(o, utf8, false);
+}
+
+void output_text_lines(output *o, const char *utf8)
+{
+    put_escaped(o, utf8, true);
 }

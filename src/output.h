@@ -57,4 +57,11 @@ void output_narration(output *o, stage_id stage, int head, const output_narrator
 /* Writes untrusted text with its control characters escaped (text_escape). */
 void output_text(output *o, const char *utf8);
 
+/* The same, keeping its line breaks (text_escape_lines), for narration. */
+void output_text_lines(output *o, const char *utf8);
+
+/* The escaped copy of utf8 (line breaks kept when keep_lines), to be freed; NULL without
+ * memory. */
+char *output_escaped(const char *utf8, bool keep_lines);
+
 #endif

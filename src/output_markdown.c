@@ -61,7 +61,7 @@ static void ask_markdown(output *o, const char *question, const char *answer)
 static void say_markdown(output *o, const char *text)
 {
     fputc('\n', o->stream);
-    output_text(o, text);
+    output_text_lines(o, text);
     fputc('\n', o->stream);
 }
 

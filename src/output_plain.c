@@ -15,16 +15,21 @@ static void pad(output *o, int columns)
         fputc(' ', o->stream);
 }
 
-/* Writes text wrapped at PAGE_WIDTH: the first line after `prefix`, the others after `more`. */
-static void put_wrapped(output *o, const char *prefix, const char *more, const char *utf8)
+/* Writes one line of text (no '\n') wrapped at PAGE_WIDTH, each line after `prefix` and
+ * continuation lines after `more`. */
+static void put_wrapped_line(output *o, const char *prefix, const char *more, char *line)
 {
-    char *escaped = malloc(strlen(utf8) * 6 + 1);
-    if (!escaped)
-        return;
-    text_escape(utf8, escaped, strlen(utf8) * 6 + 1);
     int room = PAGE_WIDTH - text_width(prefix), used = 0;
+    if (line[strspn(line, " \t")] == '\0') {  /* a blank line: the prefix without its blanks */
+        size_t length = strlen(prefix);
+        while (length > 0 && prefix[length - 1] == ' ')
+            length--;
+        fprintf(o->stream, "%.*s\n", (int)length, prefix);
+        return;
+    }
     fputs(prefix, o->stream);
-    for (char *word = strtok(escaped, " \t\n"); word; word = strtok(NULL, " \t\n")) {
+    char *rest;
+    for (char *word = strtok_r(line, " \t", &rest); word; word = strtok_r(NULL, " \t", &rest)) {
         int width = text_width(word);
         if (used > 0 && used + 1 + width > room) {
             fprintf(o->stream, "\n%s", more);
@@ -34,6 +39,22 @@ static void put_wrapped(output *o, const char *prefix, const char *more, const c
         used += (used ? 1 : 0) + width;
     }
     fputc('\n', o->stream);
+}
+
+/* Writes untrusted text escaped and wrapped, keeping the author's line breaks: the first line
+ * after `prefix`, every other after `more`. */
+static void put_wrapped(output *o, const char *prefix, const char *more, const char *utf8)
+{
+    char *escaped = output_escaped(utf8, true);
+    if (!escaped)
+        return;
+    char *line = escaped;
+    for (char *end; (end = strchr(line, '\n')) != NULL; line = end + 1, prefix = more) {
+        *end = '\0';
+        put_wrapped_line(o, prefix, more, line);
+    }
+    if (*line || line == escaped)
+        put_wrapped_line(o, prefix, more, line);
     free(escaped);
 }
 

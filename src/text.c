@@ -85,7 +85,7 @@ static bool is_control(unsigned c)
         || c == 0x200e || c == 0x200f || c == 0x061c;
 }
 
-int text_escape(const char *utf8, char *buffer, size_t size)
+static int escape(const char *utf8, char *buffer, size_t size, bool keep_newlines)
 {
     size_t length = 0;
     while (*utf8) {
@@ -95,7 +95,7 @@ int text_escape(const char *utf8, char *buffer, size_t size)
         int wrote;
         if (bytes == 0)
             wrote = snprintf(piece, sizeof piece, "\\x%02x", (unsigned char)*utf8);
-        else if (is_control(c))
+        else if (is_control(c) && !(keep_newlines && c == '\n'))
             wrote = snprintf(piece, sizeof piece, c < 0x80 ? "\\x%02x" : "\\u%04x", c);
         else
             wrote = snprintf(piece, sizeof piece, "%.*s", bytes, utf8);
@@ -107,4 +107,14 @@ int text_escape(const char *utf8, char *buffer, size_t size)
     if (size)
         buffer[length < size ? length : size - 1] = '\0';
     return (int)length;
+}
+
+int text_escape(const char *utf8, char *buffer, size_t size)
+{
+    return escape(utf8, buffer, size, false);
+}
+
+int text_escape_lines(const char *utf8, char *buffer, size_t size)
+{
+    return escape(utf8, buffer, size, true);
 }

@@ -13,6 +13,10 @@ int text_width(const char *utf8);
  * can never drive the terminal. Returns the length it wanted (as snprintf). */
 int text_escape(const char *utf8, char *buffer, size_t size);
 
+/* The same, but line breaks ('\n') are kept as they are: narration written as a YAML literal
+ * block keeps its lines. */
+int text_escape_lines(const char *utf8, char *buffer, size_t size);
+
 /* Decodes one UTF-8 character at s, storing it in *codepoint; returns its length in bytes, or 0
  * for an invalid or truncated sequence. */
 int text_decode(const char *s, unsigned *codepoint);

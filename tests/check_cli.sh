@@ -89,6 +89,12 @@ for row in rows[1:]:
 check "--csv of an unknown stage exits 64" expect_status 64 ./attnstep --csv weight "$lesson"
 check "--markdown has a title and tables" bash -c "./attnstep --markdown $lesson | grep -q '^| cat | 0.6296 | 0.3704 |$' && ./attnstep --markdown $lesson | grep -q '^# cat sat, hand-worked$'"
 check "--template is a lesson that passes --check" bash -c "./attnstep --template >$tmp/template.yaml && ./attnstep --check $tmp/template.yaml"
+narration=tests/reference/narration_text.yaml
+check "--plain keeps a literal block's lines" bash -c "./attnstep --plain $narration | grep -A3 '^  | first line$' | cmp -s - <(printf '  | first line\n  | second line\n  |\n  | new paragraph\n')"
+for mode in --plain --markdown --json; do
+    check "$mode never prints a raw control character" bash -c "! ./attnstep $mode $narration | LC_ALL=C grep -q \$'[\x01-\x08\x0b-\x1f\x7f]\\|\xe2\x80\xae'"
+done
+check "--plain shows control characters escaped" bash -c "./attnstep --plain $narration | grep -q 'narration \\\\x1b\[31mtext' && ./attnstep --plain $narration | grep -qF 'bidi \\u202e override and bell \\x07'"
 # Numbers read and print with '.' whatever the user's locale (de_DE writes 0,5).
 if locale -a 2>/dev/null | grep -qi '^de_DE.utf-\?8$'; then
     check "--json is the same under a German locale" \
