@@ -89,6 +89,12 @@ for row in rows[1:]:
 check "--csv of an unknown stage exits 64" expect_status 64 ./attnstep --csv weight "$lesson"
 check "--markdown has a title and tables" bash -c "./attnstep --markdown $lesson | grep -q '^| cat | 0.6296 | 0.3704 |$' && ./attnstep --markdown $lesson | grep -q '^# cat sat, hand-worked$'"
 check "--template is a lesson that passes --check" bash -c "./attnstep --template >$tmp/template.yaml && ./attnstep --check $tmp/template.yaml"
+check "overflow is an error naming the stage and cell" output_is \
+    "tests/cli/overflow.yaml: error: a number grew too large to represent (overflow) in scores[a,a] of head 1" \
+    ./attnstep --json tests/cli/overflow.yaml
+check "overflow exits 65 with no output" bash -c "out=\$(./attnstep --plain tests/cli/overflow.yaml 2>/dev/null); [ \$? -eq 65 ] && [ -z \"\$out\" ]"
+check "TERM=dumb on a terminal prints the plain trace with a note" bash -c \
+    "TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null | grep -qF '(TERM is unset or dumb); printing the plain trace' && TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null | grep -q '^cat  0.6296  0.3704.$'"
 narration=tests/reference/narration_text.yaml
 check "--plain keeps a literal block's lines" bash -c "./attnstep --plain $narration | grep -A3 '^  | first line$' | cmp -s - <(printf '  | first line\n  | second line\n  |\n  | new paragraph\n')"
 for mode in --plain --markdown --json; do
