@@ -30,7 +30,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
-.PHONY: all run test test-asan fuzz install uninstall deps update-golden clean
+.PHONY: all run test test-asan fuzz install uninstall bench deps update-golden clean
 all: attnstep $(BUILD)/attnstep.1
 
 deps:
@@ -108,6 +108,10 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/attnstep $(DESTDIR)$(MANDIR)/attnstep.1
 	rm -rf $(DESTDIR)$(prefix)/share/attnstep
+
+# Times the core against numpy and PyTorch (when installed) and rewrites tests/BENCH.md.
+bench: attnstep
+	@bash tests/bench/run.sh
 
 # Rewrites every golden file from the current program; read `git diff` before committing.
 update-golden: attnstep

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "attention.h"
+#include "kernels.h"
 
 static const char *const status_messages[] = {
     [TRACE_OK] = "ok",
@@ -96,21 +97,11 @@ static void add_embeddings(double *out, const double *embeddings, const double *
         out[i] = embeddings[i] + (pe ? pe[i] : 0.0);
 }
 
-/* C (rows×cols) = A (rows×inner) · B (inner×cols). The i-k-j order walks B and C along rows,
- * which keeps the inner loop contiguous and vectorisable. */
+/* C (rows×cols) = A (rows×inner) · B (inner×cols), by the cache-blocked kernel, which sums each
+ * cell in the same k order as the textbook loop and so gives the same bits. */
 static void matmul(double *C, const double *A, const double *B, int rows, int inner, int cols)
 {
-    for (int i = 0; i < rows; i++) {
-        double *c = C + (size_t)i * (size_t)cols;
-        for (int j = 0; j < cols; j++)
-            c[j] = 0.0;
-        for (int k = 0; k < inner; k++) {
-            double a = A[(size_t)i * (size_t)inner + (size_t)k];
-            const double *b = B + (size_t)k * (size_t)cols;
-            for (int j = 0; j < cols; j++)
-                c[j] += a * b[j];
-        }
-    }
+    kernels_matmul(C, A, B, rows, inner, cols);
 }
 
 /* The one definition of the scaling step, shared by the softmax and trace_value so that the
@@ -125,50 +116,18 @@ static double masked_value(const trace *t, double score, int row, int col)
     return trace_is_hidden(t, row, col) ? -INFINITY : scale_score(t, score);
 }
 
-/* One head: scores, softmax and context. */
+/* One head: scores, softmax and context, by the fast kernels (tests/test_kernels.c holds them to
+ * the textbook loops). The softmax rule carries the core's scaling and mask, so the `scaled` and
+ * `masked` that trace_value derives are exactly what the softmax read. */
 static void attend_head(trace *t, int head)
 {
-    int n = t->n, m = t->m, d = t->d_model, d_k = t->d_k;
-    size_t offset = (size_t)(head - 1) * (size_t)d_k;
-    double *scores = t->scores + (size_t)(head - 1) * (size_t)n * (size_t)m;
-    double *weights = t->weights + (size_t)(head - 1) * (size_t)n * (size_t)m;
-    for (int i = 0; i < n; i++) {
-        const double *q = t->Q + (size_t)i * (size_t)d + offset;
-        double *score_row = scores + (size_t)i * (size_t)m;
-        double *weight_row = weights + (size_t)i * (size_t)m;
-        /* pass 1: scores q_i · k_j and the row max of the masked, scaled scores */
-        double row_max = -INFINITY;
-        for (int j = 0; j < m; j++) {
-            const double *k = t->K + (size_t)j * (size_t)d + offset;
-            double dot = 0.0;
-            for (int c = 0; c < d_k; c++)
-                dot += q[c] * k[c];
-            score_row[j] = dot;
-            double masked = masked_value(t, dot, i, j);
-            if (masked > row_max)
-                row_max = masked;
-        }
-        /* pass 2: exponentials, shifted by the row max so the largest is exp(0) = 1 and none
-         * overflows (the softmax is unchanged by the shift); hidden cells give exactly 0 */
-        double sum = 0.0;
-        for (int j = 0; j < m; j++) {
-            double masked = masked_value(t, score_row[j], i, j);
-            weight_row[j] = isinf(masked) && masked < 0 ? 0.0 : exp(masked - row_max);
-            sum += weight_row[j];
-        }
-        /* pass 3: normalise */
-        for (int j = 0; j < m; j++)
-            weight_row[j] /= sum;
-        /* pass 4: context_i = Σ_j weights[i,j] · v_j (head columns only) */
-        double *context = t->context + ((size_t)(head - 1) * (size_t)n + (size_t)i) * (size_t)d_k;
-        for (int c = 0; c < d_k; c++)
-            context[c] = 0.0;
-        for (int j = 0; j < m; j++) {
-            const double *v = t->V + (size_t)j * (size_t)d + offset;
-            for (int c = 0; c < d_k; c++)
-                context[c] += weight_row[j] * v[c];
-        }
-    }
+    int n = t->n, m = t->m, d_k = t->d_k, offset = (head - 1) * d_k;
+    size_t square = (size_t)(head - 1) * (size_t)n * (size_t)m;
+    kernels_softmax_rule rule = { t->in->scale, d_k, t->in->mask, t->in->mask_cells };
+    kernels_scores(t->scores + square, t->Q, t->K, n, m, d_k, t->d_model, offset);
+    kernels_softmax(t->weights + square, t->scores + square, n, m, &rule);
+    kernels_context(t->context + (size_t)(head - 1) * (size_t)n * (size_t)d_k,
+                    t->weights + square, t->V, n, m, d_k, t->d_model, offset);
 }
 
 static void concat_heads(trace *t)
@@ -185,6 +144,8 @@ static double *alloc_doubles(size_t a, size_t b, bool *ok)
     double *p = calloc(a * b > 0 ? a * b : 1, sizeof(double));
     if (!p)
         *ok = false;
+    else
+        kernels_prefer_huge_pages(p, a * b * sizeof(double));
     return p;
 }
 
@@ -284,8 +245,10 @@ trace_status trace_compute(const attention_input *in, trace *out, trace_failure 
     concat_heads(out);
     matmul(out->output, out->concat, in->W_O, n, d, d);
 
-    /* Overflow anywhere shows up as a non-finite number in some stage; name the first. */
-    for (int s = 0; s < STAGE_COUNT; s++)
+    /* Overflow anywhere shows up as a non-finite number in some stage; a fast scan says whether
+     * there is one, and only then the walk cell by cell names the first. */
+    bool finite = kernels_trace_finite(out);
+    for (int s = 0; !finite && s < STAGE_COUNT; s++)
         if (trace_has_stage(out, (stage_id)s) && find_non_finite(out, (stage_id)s, failure))
             return fail(out, TRACE_ERROR_OVERFLOW, failure);
     return TRACE_OK;

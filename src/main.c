@@ -9,6 +9,7 @@
 #include "attention.h"
 #include "lesson.h"
 #include "output.h"
+#include "stats.h"
 #include "template.h"
 #include "ui.h"
 
@@ -25,7 +26,7 @@ typedef enum {
 } exit_status;
 
 typedef enum { MODE_AUTO, MODE_PLAIN, MODE_JSON, MODE_MARKDOWN, MODE_CSV, MODE_EXPLAIN,
-               MODE_CHECK } mode;
+               MODE_CHECK, MODE_STATS, MODE_COST } mode;
 
 typedef struct {
     mode mode;
@@ -33,6 +34,7 @@ typedef struct {
     const char *csv_stage; /* the stage of --csv */
     int head;              /* --head, 0 when not given */
     int precision;
+    int d_model, heads;    /* the shape of --cost */
     ui_options ui;
 } options;
 
@@ -51,6 +53,11 @@ static const char usage_text[] =
     "                         0-based indices, e.g. --explain 'weights[cat,sat]'\n"
     "  --check LESSON...      validate lessons only; print every problem found\n"
     "  --template             print a commented starter lesson\n"
+    "  --stats LESSON         what each stage costs: multiplications, additions, memory,\n"
+    "                         measured time, then the totals and the peak memory\n"
+    "  --cost                 how the cost grows with the sentence: n = 16, 32, … 2048\n"
+    "                         random tokens, measured, with a plot\n"
+    "  --d-model D, --heads H the shape --cost uses (default 64 and 4)\n"
     "  --head H               the head for --explain, --csv and --at (from 1; default 1)\n"
     "  --at 'STAGE[ROW,COL]'  open the UI at that stage and cell\n"
     "  --precision N          decimals shown (0-17, default 4)\n"
@@ -104,7 +111,8 @@ static bool parse_screen(const char *text, int *cols, int *rows)
 
 enum { OPTION_PLAIN = 256, OPTION_JSON, OPTION_MARKDOWN, OPTION_CSV, OPTION_EXPLAIN,
        OPTION_CHECK, OPTION_TEMPLATE, OPTION_HEAD, OPTION_AT, OPTION_PRECISION, OPTION_COLOR,
-       OPTION_KEYS, OPTION_SCREEN, OPTION_HELP_KEYS };
+       OPTION_KEYS, OPTION_SCREEN, OPTION_HELP_KEYS, OPTION_STATS, OPTION_COST, OPTION_D_MODEL,
+       OPTION_HEADS };
 
 static const struct option long_options[] = {
     { "plain", no_argument, NULL, OPTION_PLAIN },
@@ -122,6 +130,10 @@ static const struct option long_options[] = {
     { "keys", required_argument, NULL, OPTION_KEYS },
     { "screen", required_argument, NULL, OPTION_SCREEN },
     { "help-keys", optional_argument, NULL, OPTION_HELP_KEYS },
+    { "stats", no_argument, NULL, OPTION_STATS },
+    { "cost", no_argument, NULL, OPTION_COST },
+    { "d-model", required_argument, NULL, OPTION_D_MODEL },
+    { "heads", required_argument, NULL, OPTION_HEADS },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -143,6 +155,8 @@ static mode mode_of_option(int option)
     case OPTION_MARKDOWN: return MODE_MARKDOWN;
     case OPTION_CSV: return MODE_CSV;
     case OPTION_EXPLAIN: return MODE_EXPLAIN;
+    case OPTION_STATS: return MODE_STATS;
+    case OPTION_COST: return MODE_COST;
     default: return MODE_CHECK;
     }
 }
@@ -150,7 +164,8 @@ static mode mode_of_option(int option)
 /* Returns -1 when parsing went well, else the exit status to leave with. */
 static int parse_options(int argc, char **argv, options *o)
 {
-    *o = (options){ .mode = MODE_AUTO, .precision = 4,
+    *o = (options){ .mode = MODE_AUTO, .precision = 4, .d_model = STATS_COST_D_MODEL,
+                    .heads = STATS_COST_HEADS,
                     .ui = { .color = UI_COLOR_AUTO, .screen_cols = 80, .screen_rows = 24 } };
     int c;
     while ((c = getopt_long(argc, argv, "hV", long_options, NULL)) != -1) {
@@ -158,10 +173,10 @@ static int parse_options(int argc, char **argv, options *o)
         case 'h': fputs(usage_text, stdout); return EXIT_OK;
         case 'V': puts("attnstep " ATTNSTEP_VERSION); return EXIT_OK;
         case OPTION_PLAIN: case OPTION_JSON: case OPTION_MARKDOWN: case OPTION_CSV:
-        case OPTION_CHECK: case OPTION_EXPLAIN:
+        case OPTION_CHECK: case OPTION_EXPLAIN: case OPTION_STATS: case OPTION_COST:
             if (!set_mode(o, mode_of_option(c)))
-                return usage_error("choose one of --plain, --json, --markdown, --csv, --explain "
-                                   "and --check", NULL);
+                return usage_error("choose one of --plain, --json, --markdown, --csv, --explain, "
+                                   "--check, --stats and --cost", NULL);
             if (c == OPTION_EXPLAIN)
                 o->explain = optarg;
             if (c == OPTION_CSV)
@@ -185,6 +200,14 @@ static int parse_options(int argc, char **argv, options *o)
                 return usage_error("--color takes auto, always or never", optarg);
             break;
         case OPTION_KEYS: o->ui.key_script = optarg; break;
+        case OPTION_D_MODEL:
+            if (!parse_int(optarg, 1, 4096, &o->d_model))
+                return usage_error("--d-model takes a number from 1 to 4096", optarg);
+            break;
+        case OPTION_HEADS:
+            if (!parse_int(optarg, 1, 4096, &o->heads))
+                return usage_error("--heads takes a number from 1 to 4096", optarg);
+            break;
         case OPTION_SCREEN:
             if (!parse_screen(optarg, &o->ui.screen_cols, &o->ui.screen_rows))
                 return usage_error("--screen takes COLSxROWS, e.g. 80x24", optarg);
@@ -265,6 +288,8 @@ static int write_trace(const options *o, const lesson *l, const trace *t)
         return explain_cell(o, t);
     if (o->mode == MODE_CSV)
         return write_csv(o, l, t);
+    if (o->mode == MODE_STATS)
+        return stats_print(t, l->title, stdout) == 0 ? EXIT_OK : EXIT_IO;
     const output_format *format = o->mode == MODE_JSON ? &output_json
                                 : o->mode == MODE_MARKDOWN ? &output_markdown : &output_plain;
     return output_write(format, l, t, o->precision, stdout) == 0 ? EXIT_OK : EXIT_IO;
@@ -315,6 +340,13 @@ int main(int argc, char **argv)
     int files = argc - optind;
     if (o.mode == MODE_CHECK)
         return files ? check_lessons(files, argv + optind) : usage_error("--check needs a lesson", NULL);
+    if (o.mode == MODE_COST) {
+        if (files)
+            return usage_error("--cost makes its own sentences and takes no lesson", NULL);
+        if (o.d_model % o.heads != 0)
+            return usage_error("--heads must divide --d-model", NULL);
+        return stats_cost(o.d_model, o.heads, stdout) == 0 ? EXIT_OK : EXIT_SOFTWARE;
+    }
     if (files > 1)
         return usage_error("one lesson at a time (--check takes several)", NULL);
     if (o.mode == MODE_AUTO && (o.ui.key_script || terminal_usable())) {

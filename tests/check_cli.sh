@@ -95,6 +95,9 @@ check "overflow is an error naming the stage and cell" output_is \
 check "overflow exits 65 with no output" bash -c "out=\$(./attnstep --plain tests/cli/overflow.yaml 2>/dev/null); [ \$? -eq 65 ] && [ -z \"\$out\" ]"
 check "TERM=dumb on a terminal prints the plain trace with a note" bash -c \
     "TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null | grep -qF '(TERM is unset or dumb); printing the plain trace' && TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null | grep -q '^cat  0.6296  0.3704.$'"
+check "--stats lists every stage with its counts" bash -c "./attnstep --stats $lesson >$tmp/stats && grep -q '^scores  *2×2  *8  *4 ' $tmp/stats && [ \$(grep -cE '^(input|Q|K|V|scores|scaled|masked|weights|context|concat|output) ' $tmp/stats) -eq 11 ] && grep -q '^total ' $tmp/stats && grep -q 'Peak memory' $tmp/stats"
+check "--cost shows the n² work quadrupling" bash -c "./attnstep --cost --d-model 16 --heads 2 >$tmp/cost && grep -q '^  2048 ' $tmp/cost && [ \$(grep -c '×4.00' $tmp/cost) -ge 7 ]"
+check "--cost refuses heads that do not divide d_model" expect_status 64 ./attnstep --cost --d-model 10 --heads 4
 narration=tests/reference/narration_text.yaml
 check "--plain keeps a literal block's lines" bash -c "./attnstep --plain $narration | grep -A3 '^  | first line$' | cmp -s - <(printf '  | first line\n  | second line\n  |\n  | new paragraph\n')"
 for mode in --plain --markdown --json; do

@@ -133,26 +133,8 @@ if [ -x "$out/bench_kernels" ]; then
     ker_1024=$(value "$out/kernels_1024.txt" best_s)
 fi
 
-# 5. the program's own view: ./attnstep when it has --stats and --cost, else a build of the
-#    program with tests/bench/main-stats.patch (and the kernels) applied, in build/bench
+# 5. the program's own view: --stats and --cost of ./attnstep
 program=./attnstep program_note="./attnstep"
-if ! { [ -x ./attnstep ] && ./attnstep --help 2>/dev/null | grep -q -- '--stats'; }; then
-    program="" program_note="no program: ./attnstep has no --stats, and tests/bench/main-stats.patch"
-    program_note="$program_note no longer applies or did not build (see $out/program/errors)"
-    if [ -f "$out/attention_kernels.c" ] && mkdir -p "$out/program" \
-        && patch -s -o "$out/program/main.c" src/main.c tests/bench/main-stats.patch \
-            >/dev/null 2>&1; then
-        sources=$(ls src/*.c | grep -v -e '^src/main.c$' -e '^src/attention.c$')
-        if $CC $flags -D_XOPEN_SOURCE_EXTENDED -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 \
-               $(pkg-config --cflags ncursesw yaml-0.1 2>/dev/null) -o "$out/attnstep" \
-               "$out/program/main.c" "$out/attention_kernels.c" $sources \
-               $(pkg-config --libs ncursesw yaml-0.1 2>/dev/null) -lm 2>"$out/program/errors"; then
-            program="$out/attnstep"
-            program_note="$out/attnstep: this tree with tests/bench/attention-kernels.patch and"
-            program_note="$program_note tests/bench/main-stats.patch applied"
-        fi
-    fi
-fi
 stats_text="(not run)" cost_text="(not run)"
 if [ -n "$program" ]; then
     stats_text=$("$program" --stats tests/bench/long_1024.yaml 2>&1 || true)
