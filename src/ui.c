@@ -4,6 +4,7 @@
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,9 @@ typedef struct {
     int script_len, script_pos, dumps;
     int instant_failures;        /* reads that failed at once, in a row */
     bool stop;                   /* input ended or a signal came: leave every loop */
+    FILE *key_times;             /* $ATTNSTEP_KEY_TIMES opened for appending, or NULL */
+    double started;              /* CLOCK_MONOTONIC seconds at ui_run's entry */
+    bool first_frame_timed;
 } session;
 
 /* Set from signal handlers: the signal to re-raise once the terminal is restored. */
@@ -65,6 +69,53 @@ static void install_handlers(void)
     sa.sa_handler = on_fatal_signal;
     for (size_t i = 0; i < sizeof fatals / sizeof fatals[0]; i++) sigaction(fatals[i], &sa, NULL);
     if (!registered) registered = atexit(restore_terminal) == 0;
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- timing (ATTNSTEP_KEY_TIMES, described in ui.h) ---- */
+
+static long long micros_since(double start)
+{
+    return llround((now_seconds() - start) * 1e6);
+}
+
+/* Called after every frame is drawn and refreshed: the first one is the start-up figure. */
+static void time_first_frame(session *s)
+{
+    if (!s->key_times || s->first_frame_timed) return;
+    s->first_frame_timed = true;
+    fprintf(s->key_times, "first-frame\t-\t%lld\n", micros_since(s->started));
+}
+
+/* What a lesson key does, as a word for the timings (the same key may move or scroll). */
+static const char *key_kind(const ui_view *v, int key)
+{
+    static const char *const moves[] = {"move-left", "move-down", "move-up", "move-right"};
+    int arg = 0;
+    if (v->help) return "help-key";
+    ui_action action = ui_key_action(key, ui_view_context(v), &arg);
+    switch (action) {
+    case UI_ACT_MOVE: return moves[arg % 4];
+    case UI_ACT_NEXT: return v->stepped_in ? "cell-next" : "stage-next";
+    case UI_ACT_PREV: return v->stepped_in ? "cell-prev" : "stage-prev";
+    case UI_ACT_FIRST: return "first";
+    case UI_ACT_LAST: return "last";
+    case UI_ACT_HEAD_NEXT: case UI_ACT_HEAD_PREV: case UI_ACT_HEAD_NUMBER: return "head";
+    case UI_ACT_STEP_IN: return v->stepped_in ? "cell-next" : "step-in";
+    case UI_ACT_STEP_OUT: return "step-out";
+    case UI_ACT_HEATMAP: return "heatmap";
+    case UI_ACT_HELP: return "help";
+    case UI_ACT_REDRAW: return "redraw";
+    case UI_ACT_QUIT: return "quit";
+    case UI_ACT_NONE: return "none";
+    default: return "question";
+    }
 }
 
 /* ---- headless screens ---- */
@@ -127,13 +178,6 @@ static bool next_script_event(session *s, ui_event *ev)
         return true;
     }
     return false;
-}
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static bool next_terminal_event(session *s, ui_event *ev)
@@ -298,13 +342,35 @@ static void run_view(session *s, ui_opened **o, ui_view *v)
     ui_layout layout;
     ui_file_stamp seen = ui_file_stamp_of((*o)->l.path);
     bool changed = true;
+    /* the key being timed: when it was read, its name and what it did */
+    double key_read = 0;
+    char key_name[32] = "";
+    const char *kind = NULL;
+    int top = 0, left = 0;
     for (bool quit = false; !quit;) {
         if (changed) {
             ui_draw_lesson(v, (*o)->l.title, &s->st, s->precision, &layout);
             refresh();
+            time_first_frame(s);
         }
+        if (kind && s->key_times) {
+            /* a move that made the matrix scroll is told apart: it redraws every cell */
+            bool scrolled = v->top != top || v->left != left;
+            fprintf(s->key_times, "%s\t%s%s\t%lld\n", key_name, kind, scrolled ? "+scroll" : "",
+                    changed ? micros_since(key_read) : 0LL);
+        }
+        kind = NULL;
         ui_event ev;
         if (!next_event(s, &ev)) return;
+        if (s->key_times && ev.kind == UI_EV_KEY) {
+            key_read = now_seconds();
+            kind = key_kind(v, ev.key);
+            char label[32];   /* the label may be a constant string, not the buffer given */
+            snprintf(key_name, sizeof key_name, "%s",
+                     ui_key_label(ev.key, false, label, sizeof label));
+            top = v->top;
+            left = v->left;
+        }
         changed = true;
         int row, col, step;
         if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
@@ -372,6 +438,7 @@ static int run_picker(session *s, const ui_options *options)
         if (draw) {
             ui_picker_draw(&p, &s->st);
             refresh();
+            time_first_frame(s);
         }
         ui_event ev;
         if (!next_event(s, &ev)) continue;
@@ -409,7 +476,7 @@ static int run(session *s, const ui_options *options)
 int ui_run(const ui_options *options)
 {
     session s = {.precision = options->precision >= 0 ? options->precision : DEFAULT_PRECISION,
-                 .headless = options->key_script != NULL};
+                 .headless = options->key_script != NULL, .started = now_seconds()};
     setlocale(LC_CTYPE, "");   /* wide characters; numbers stay in the "C" locale */
     s.st.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     if (s.headless) {
@@ -420,10 +487,17 @@ int ui_run(const ui_options *options)
             return status;
         }
     }
+    const char *times = getenv("ATTNSTEP_KEY_TIMES");
+    if (times && *times && !(s.key_times = fopen(times, "a"))) {
+        fprintf(stderr, "attnstep: ATTNSTEP_KEY_TIMES: cannot open %s\n", times);
+        free(s.script);
+        return 66;
+    }
     pending_signal = 0;
     int status = run(&s, options);
     stop_terminal(&s);
     free(s.script);
+    if (s.key_times) fclose(s.key_times);
     /* Ctrl-C, SIGTERM and SIGHUP end the UI like q, with the shell's status for the signal.
      * Exiting rather than re-raising lets a shell running "attnstep; next" go on to next. */
     return pending_signal ? 128 + (int)pending_signal : status;

@@ -26,6 +26,17 @@ typedef struct {
     int screen_cols, screen_rows;
 } ui_options;
 
+/* Timings, for `make bench`: when the environment variable ATTNSTEP_KEY_TIMES names a file,
+ * ui_run appends to it one line per key handled in a lesson, "KEY<TAB>KIND<TAB>MICROSECONDS":
+ * the key's ASCII name (as in --help-keys), what it did (move-left/down/up/right, stage-next,
+ * stage-prev, head, step-in, cell-next, cell-prev, step-out, heatmap, first, last, help, ...;
+ * "+scroll" when the matrix scrolled), and the CLOCK_MONOTONIC wall time from the key being
+ * read to the end of drawing its frame, refresh() included (headless: curses' update of its
+ * virtual screen and the escape codes written to /dev/null). A key that quits has no line.
+ * Before them comes "first-frame<TAB>-<TAB>MICROSECONDS": from ui_run's entry (so loading and
+ * tracing the lesson are counted, the process start and main's option parsing are not) to the
+ * first frame refreshed. Nothing drawn changes; the lines go out when the file is closed. */
+
 /* Runs the UI until the user quits. Returns the process exit status: 0, 64 (bad --at, --head
  * or key script), 65 (bad lesson), 66 (unreadable lesson or key script), 70 (no terminal or
  * no memory), or 128+N after signal N (Ctrl-C 130, SIGTERM 143, SIGHUP 129). The terminal is

@@ -123,6 +123,11 @@ typedef struct {
     ui_question question;
     int given_choice;           /* UI_Q_ANSWERED with choices: the index picked */
     double given_number;        /* UI_Q_ANSWERED, numeric: the number typed */
+    /* The finite extremes of the step's matrix (for the legend and the width of the numbers),
+     * measured on the step's first frame and kept: a 1024-token stage is a million cells,
+     * too many to scan on every key. */
+    bool measured;
+    double lo, hi;
 } ui_step;
 
 typedef struct {
@@ -138,8 +143,8 @@ typedef struct {
     int help_top;               /* its first line, when it is longer than the screen */
     int top, left;              /* first visible row and column of the matrix */
     char message[200];          /* a one-off remark for the status line, "" for none */
-    int stats_step;             /* the step lo and hi were measured for, -1 for none */
-    double lo, hi;              /* the finite extremes of that step's matrix */
+    double lo, hi;              /* the finite extremes of the current step's matrix (drawing
+                                   sets them from the step's cache) */
     int pick;                   /* an open choice question: the highlighted choice, -1 none */
     char typed[24];             /* an open numeric question: what has been typed */
     bool summary;               /* the score is shown; the next key dismisses it */

@@ -22,7 +22,7 @@ static bool narration_at(const lesson_step *s, const trace *t, stage_id stage, i
 
 static ui_step make_step(const trace *t, stage_id stage, int head, const lesson_step *s)
 {
-    ui_step step = {stage, head, -1, -1, NULL, s, UI_Q_NONE, -1, 0};
+    ui_step step = {stage, head, -1, -1, NULL, s, UI_Q_NONE, -1, 0, false, 0, 0};
     if (!s) return step;
     step.say = s->say;
     /* the loader checks the answer is one of the choices; a view built by hand is checked too */
@@ -38,7 +38,7 @@ static ui_step make_step(const trace *t, stage_id stage, int head, const lesson_
 
 bool ui_view_init(ui_view *v, const trace *t, const lesson_step *narration, int n_narration)
 {
-    *v = (ui_view){.t = t, .heat_weights = true, .stats_step = -1};
+    *v = (ui_view){.t = t, .heat_weights = true};
     int capacity = n_narration;
     for (int s = 0; s < STAGE_COUNT; s++)
         if (trace_has_stage(t, (stage_id)s)) capacity += heads_of(t, (stage_id)s);
