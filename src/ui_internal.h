@@ -145,6 +145,8 @@ typedef struct {
     char message[200];          /* a one-off remark for the status line, "" for none */
     double lo, hi;              /* the finite extremes of the current step's matrix (drawing
                                    sets them from the step's cache) */
+    int label_w[AXIS_HEAD_DIMS + 1];  /* widest label of each axis, 0 until first drawn: the
+                                   labels of 1024 tokens are too many to measure on every key */
     int pick;                   /* an open choice question: the highlighted choice, -1 none */
     char typed[24];             /* an open numeric question: what has been typed */
     bool summary;               /* the score is shown; the next key dismisses it */

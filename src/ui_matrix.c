@@ -164,17 +164,23 @@ static const char *axis_label(const ui_view *v, bool rows, int i, char *buffer, 
     return trace_axis_label(v->t, rows ? info->rows : info->cols, i, buffer, size);
 }
 
-static int widest_label(const ui_view *v, bool rows, int count, const ui_style *st, int cap)
+/* Columns of the widest label along the rows (or columns) of the current stage, at most cap.
+ * Each axis is measured once, on the first frame that shows it: the labels of 1024 tokens are
+ * too many to measure on every key. */
+static int widest_label(ui_view *v, bool rows, int count, const ui_style *st, int cap)
 {
-    int widest = 1;
-    for (int i = 0; i < count && widest < cap; i++) {
-        char buffer[32];
-        int w = ui_width(axis_label(v, rows, i, buffer, sizeof buffer), st);
-        widest = w > widest ? w : widest;
+    const stage_info *info = stage_get(ui_view_current(v)->stage);
+    int *widest = &v->label_w[rows ? info->rows : info->cols];
+    if (*widest == 0) {
+        *widest = 1;
+        for (int i = 0; i < count; i++) {
+            char buffer[32];
+            int w = ui_width(axis_label(v, rows, i, buffer, sizeof buffer), st);
+            *widest = w > *widest ? w : *widest;
+        }
     }
-    return widest < cap ? widest : cap;
+    return *widest < cap ? *widest : cap;
 }
-
 typedef struct {
     int cw, cell_w, glyph_w;     /* number field, whole cell, shade glyphs */
     bool heat, diverging;
