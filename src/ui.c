@@ -90,7 +90,11 @@ static void time_first_frame(session *s)
 {
     if (!s->key_times || s->first_frame_timed) return;
     s->first_frame_timed = true;
-    fprintf(s->key_times, "first-frame\t-\t%lld\n", micros_since(s->started));
+    /* the wall clock too, so that whoever started the process can count from its launch */
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    fprintf(s->key_times, "first-frame\t-\t%lld\t%lld.%06ld\n", micros_since(s->started),
+            (long long)wall.tv_sec, wall.tv_nsec / 1000);
 }
 
 /* What a lesson key does, as a word for the timings (the same key may move or scroll). */

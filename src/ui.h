@@ -33,9 +33,11 @@ typedef struct {
  * "+scroll" when the matrix scrolled), and the CLOCK_MONOTONIC wall time from the key being
  * read to the end of drawing its frame, refresh() included (headless: curses' update of its
  * virtual screen and the escape codes written to /dev/null). A key that quits has no line.
- * Before them comes "first-frame<TAB>-<TAB>MICROSECONDS": from ui_run's entry (so loading and
- * tracing the lesson are counted, the process start and main's option parsing are not) to the
- * first frame refreshed. Nothing drawn changes; the lines go out when the file is closed. */
+ * Before them comes "first-frame<TAB>-<TAB>MICROSECONDS<TAB>SECONDS.MICROS": from ui_run's
+ * entry (so loading and tracing the lesson are counted, exec and main's option parsing are not)
+ * to the first frame refreshed, then the CLOCK_REALTIME of that frame, from which a launcher
+ * that noted the time it started the process (bash's $EPOCHREALTIME) gets the whole start-up.
+ * Nothing drawn changes; the lines are buffered and written out as the UI ends. */
 
 /* Runs the UI until the user quits. Returns the process exit status: 0, 64 (bad --at, --head
  * or key script), 65 (bad lesson), 66 (unreadable lesson or key script), 70 (no terminal or
