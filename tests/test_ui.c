@@ -553,6 +553,63 @@ static void test_headless_run_dumps_the_screen(void **state)
     assert_non_null(strstr(text, "You answered 2 of 2 questions right"));
 }
 
+/* ATTNSTEP_KEY_TIMES: a first-frame line, then one line per key that drew a frame (the quitting
+ * key draws none), each "KEY<TAB>KIND<TAB>MICROSECONDS", kinds named by what the key did. Only the
+ * lines are checked, never the times (they depend on the machine). */
+static void test_key_times_one_line_per_key(void **state)
+{
+    (void)state;
+    char keys[] = "/tmp/attnstep-test-ui-XXXXXX", times[] = "/tmp/attnstep-test-times-XXXXXX";
+    char out[] = "/tmp/attnstep-test-out-XXXXXX";
+    int kfd = mkstemp(keys), tfd = mkstemp(times), ofd = mkstemp(out);
+    assert_true(kfd >= 0 && tfd >= 0 && ofd >= 0);
+    const char script[] = "j\nl\nn\ns\nn\no\na\nG\ng\nq\n";
+    assert_int_equal(write(kfd, script, sizeof script - 1), (ssize_t)(sizeof script - 1));
+    close(kfd);
+    close(tfd);
+    ui_options o = {.lesson_path = "tests/screens/cat_sat.yaml", .precision = 4,
+                    .color = UI_COLOR_NEVER, .key_script = keys, .screen_cols = 80,
+                    .screen_rows = 24};
+    setenv("ATTNSTEP_KEY_TIMES", times, 1);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(ofd, STDOUT_FILENO);
+    int status = ui_run(&o);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    close(ofd);
+    unsetenv("ATTNSTEP_KEY_TIMES");
+    assert_int_equal(status, 0);
+    static const char *const expected[][2] = {
+        {"j", "move-down"}, {"l", "move-right"}, {"n", "stage-next"}, {"s", "step-in"},
+        {"n", "cell-next"}, {"o", "step-out"}, {"a", "heatmap"}, {"G", "last"}, {"g", "first"},
+    };
+    FILE *f = fopen(times, "r");
+    assert_non_null(f);
+    char line[256], key[64], kind[64];
+    long long micros = -1;
+    double wall = 0;
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_int_equal(sscanf(line, "first-frame\t-\t%lld\t%lf", &micros, &wall), 2);
+    assert_true(micros > 0 && wall > 0);
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        assert_true(n < UI_COUNT(expected));
+        micros = -1;
+        assert_int_equal(sscanf(line, "%63[^\t]\t%63[^\t]\t%lld", key, kind, &micros), 3);
+        assert_string_equal(key, expected[n][0]);
+        assert_string_equal(kind, expected[n][1]);
+        assert_true(micros >= 0);
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, UI_COUNT(expected));
+    unlink(keys);
+    unlink(times);
+    unlink(out);
+}
+
 int main(void)
 {
     setlocale(LC_CTYPE, "C.UTF-8");   /* display widths of wide and combining characters */
@@ -574,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_rebuild_keeps_the_place),
         cmocka_unit_test(test_file_stamp_sees_changes),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
+        cmocka_unit_test(test_key_times_one_line_per_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
