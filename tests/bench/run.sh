@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: times the attention core's whole trace at n = 512, d_model = 512, 8 heads with its
 # reference loops and with the fast kernels, next to numpy (OpenBLAS) and PyTorch when installed,
-# measures peak memory at n = 1024, and rewrites tests/BENCH.md with the figures.
+# measures peak memory at n = 1024, times the UI's keypresses on the 1024-token lesson and its
+# start-up on cat_sat (through ATTNSTEP_KEY_TIMES, see src/ui.h), and rewrites tests/BENCH.md.
 # Rounds (default 3) alternate the programs so that load from other work hits each alike.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -141,6 +142,64 @@ if [ -n "$program" ]; then
     cost_text=$("$program" --cost 2>&1 || true)
 fi
 
+# 6. the UI: every keypress of tests/bench/ui_latency.keys on the 1024-token lesson at 200x60,
+#    timed by the UI itself (ATTNSTEP_KEY_TIMES: from reading the key to the frame refreshed into
+#    the in-memory screen), once per round; then start-up to the first frame of cat_sat.
+ui_lesson=tests/bench/long_1024.yaml ui_keys=tests/bench/ui_latency.keys ui_screen=200x60
+ui_rounds=$rounds
+ui_others=$(busiest) ui_load=$(cut -d' ' -f1-3 /proc/loadavg)
+rm -f "$out"/ui_times_*.tsv
+for round in $(seq 1 "$ui_rounds"); do
+    echo "UI keys, round $round of $ui_rounds" >&2
+    ATTNSTEP_KEY_TIMES="$out/ui_times_$round.tsv" LANG=C.UTF-8 \
+        ./attnstep --keys "$ui_keys" --screen "$ui_screen" "$ui_lesson" > /dev/null
+done
+cat "$out"/ui_times_*.tsv | grep -v '^first-frame' > "$out/ui_keys.tsv"
+ui_key_count=$(wc -l < "$out/ui_keys.tsv")
+ui_script_keys=$(grep -c -v -E '^[[:space:]]*(#|$|dump)' "$ui_keys")
+# One table row per kind of key (median is the lower middle, as above), then every key together.
+per_kind() { # $1: the kinds' column with "+scroll" kept apart (1) or merged (0)
+    awk -F'\t' -v keep="$1" '{ k = $2; if (!keep) sub(/\+scroll$/, "", k); print k "\t" $3 }' \
+        "$out/ui_keys.tsv" | sort -t"$(printf '\t')" -k1,1 -k2,2n \
+        | awk -F'\t' 'function row() { if (n) printf "| %s | %d | %.2f ms | %.2f ms |\n", kind, n, \
+                           v[int((n + 1) / 2)] / 1000, v[n] / 1000 }
+                      $1 != kind { row(); kind = $1; n = 0 } { v[++n] = $2 } END { row() }'
+}
+ui_rows=$(per_kind 1)
+ui_all=$(cut -f3 "$out/ui_keys.tsv" | sort -n | awk '{ v[NR] = $1 } END { if (NR)
+    printf "%d %d", v[int((NR + 1) / 2)], v[NR] }')
+ui_median=${ui_all% *} ui_worst=${ui_all#* }
+ui_load_us=$(cat "$out"/ui_times_*.tsv | awk -F'\t' '$1 == "first-frame" { print $3 }' | sort -n \
+    | awk '{ v[NR] = $1 } END { if (NR) printf "%.0f ms (best) to %.0f ms", v[1] / 1000, v[NR] / 1000 }')
+
+startup_runs=${BENCH_STARTUP_RUNS:-50}
+echo "start-up of cat_sat, $startup_runs runs" >&2
+printf 'dump\n' > "$out/startup.keys"
+: > "$out/startup.txt"
+for run in $(seq 1 "$startup_runs"); do
+    rm -f "$out/startup.tsv"
+    launched=$EPOCHREALTIME   # bash's own clock: no process started to read it
+    ATTNSTEP_KEY_TIMES="$out/startup.tsv" LANG=C.UTF-8 \
+        ./attnstep --keys "$out/startup.keys" --screen 80x24 lessons/cat_sat.yaml > /dev/null
+    ended=$EPOCHREALTIME
+    # launch -> first frame (wall clock), ui_run's entry -> first frame, launch -> exit; in µs
+    awk -F'\t' -v s="$launched" -v e="$ended" '$1 == "first-frame" {
+        printf "%.0f %d %.0f\n", ($4 - s) * 1e6, $3, (e - s) * 1e6 }' "$out/startup.tsv" \
+        >> "$out/startup.txt"
+done
+# best, median and worst of column $1 of startup.txt, in ms
+startup_col() {
+    cut -d' ' -f"$1" "$out/startup.txt" | sort -n | awk '{ v[NR] = $1 } END { if (NR)
+        printf "%.2f ms | %.2f ms | %.2f ms", v[1] / 1000, v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }'
+}
+startup_n=$(wc -l < "$out/startup.txt")
+startup_median=$(cut -d' ' -f1 "$out/startup.txt" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+startup_worst=$(cut -d' ' -f1 "$out/startup.txt" | sort -n | tail -n 1)
+under() { # $1 measured µs, $2 bound µs
+    [ -n "$1" ] && [ -n "$2" ] || { echo "not measured"; return; }
+    [ "$1" -lt "$2" ] && echo "met" || echo "not met"
+}
+
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 others_after=$(busiest)
 verdict() { # $1 measured, $2 bound: "met" when $1 <= $2
@@ -207,6 +266,42 @@ Peak resident memory (ru_maxrss) of a process that builds random inputs and comp
 
 Target: under 200 MB (195,312 KiB): $(verdict "$ker_rss" "$((200 * 1000 * 1000 / 1024))") (kernels: $(awk -v k="${ker_rss:-0}" 'BEGIN { printf "%.1f MB", k * 1024 / 1e6 }')).
 
+## The UI at 1024 tokens: every keypress, redrawn
+
+\`attnstep --keys $ui_keys --screen $ui_screen $ui_lesson\`, in $ui_rounds runs
+($ui_script_keys keys a run; $ui_key_count timed keys in all: a key that quits draws no frame and
+is not timed). Each key's time is measured by the UI itself (ATTNSTEP_KEY_TIMES, src/ui.h): the
+wall time from reading the key to the end of its frame, drawn into the in-memory screen and
+refreshed (curses' update of its virtual screen and the escape codes, written to /dev/null). A
+"+scroll" kind is a key that made the matrix scroll (every visible cell moves); step-in moves
+to the first cell, so it scrolls back. Loading and tracing the lesson before the first frame took
+$ui_load_us (in the UI, per run). When the UI was timed the load average was $ui_load, and
+other processes using ≥ 5% of a core were: ${ui_others:-none}.
+
+| key kind | keys | median | worst |
+| --- | --- | --- | --- |
+$ui_rows
+| **all keys** | $ui_key_count | **$(awk -v u="$ui_median" 'BEGIN { printf "%.2f ms", u / 1000 }')** | **$(awk -v u="$ui_worst" 'BEGIN { printf "%.2f ms", u / 1000 }')** |
+
+Target (every key under 2 ms median and 16 ms worst): median $(under "$ui_median" 2000),
+worst $(under "$ui_worst" 16000).
+
+## Start-up to the first frame of cat_sat
+
+\`./attnstep --keys KEYS --screen 80x24 lessons/cat_sat.yaml\` with a one-line script (\`dump\`),
+$startup_n runs one after another. "Launch" is bash's \$EPOCHREALTIME just before it starts the
+process (fork, exec, dynamic linking and main's option parsing are counted); "first frame" is the
+wall clock the UI writes once its first frame is refreshed; "ui_run" counts from the UI's entry
+(loading and tracing the lesson, starting curses, drawing).
+
+| from → to | best | median | worst |
+| --- | --- | --- | --- |
+| launch → first frame | $(startup_col 1) |
+| ui_run entry → first frame | $(startup_col 2) |
+| launch → exit (screen dumped, curses ended) | $(startup_col 3) |
+
+Target (launch to the first frame under 20 ms): median $(under "$startup_median" 20000), worst $(under "$startup_worst" 20000).
+
 ## attnstep --stats tests/bench/long_1024.yaml
 
 Run by $program_note.
@@ -234,6 +329,7 @@ $python tests/bench/compare.py numpy 512 512 8 11
 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $python tests/bench/compare.py torch 512 512 8 11
 ATTNSTEP_THREADS=$threads build/bench/bench_kernels 1024 512 8 3
 tests/bench/make_lesson.sh 1024 512 8 > tests/bench/long_1024.yaml
+ATTNSTEP_KEY_TIMES=times.tsv ./attnstep --keys $ui_keys --screen $ui_screen $ui_lesson
 \`\`\`
 EOF
 echo "wrote tests/BENCH.md" >&2
