@@ -124,9 +124,8 @@ typedef struct {
     int given_choice;           /* UI_Q_ANSWERED with choices: the index picked */
     double given_number;        /* UI_Q_ANSWERED, numeric: the number typed */
     /* The finite extremes of the step's matrix (for the legend and the width of the numbers),
-     * measured on the step's first frame and kept: a 1024-token stage is a million cells,
-     * too many to scan on every key. */
-    bool measured;
+     * measured for every step by ui_view_init: a 1024-token stage is a million cells, too many
+     * to scan on a keypress. */
     double lo, hi;
 } ui_step;
 
@@ -144,7 +143,7 @@ typedef struct {
     int top, left;              /* first visible row and column of the matrix */
     char message[200];          /* a one-off remark for the status line, "" for none */
     double lo, hi;              /* the finite extremes of the current step's matrix (drawing
-                                   sets them from the step's cache) */
+                                   copies them from the step) */
     int label_w[AXIS_HEAD_DIMS + 1];  /* widest label of each axis, 0 until first drawn: the
                                    labels of 1024 tokens are too many to measure on every key */
     int pick;                   /* an open choice question: the highlighted choice, -1 none */
@@ -155,8 +154,9 @@ typedef struct {
 } ui_view;
 
 /* Builds the walk: every stage of the trace in table order, per-head stages once per head,
- * with the narration's steps placed at their stage and head (several in lesson order).
- * Returns false when out of memory. */
+ * with the narration's steps placed at their stage and head (several in lesson order), and
+ * measures every step's extremes (a scan of each stored matrix, once, at load). Returns false
+ * when out of memory. */
 bool ui_view_init(ui_view *v, const trace *t, const lesson_step *narration, int n_narration);
 void ui_view_free(ui_view *v);
 

@@ -4,7 +4,6 @@
 #include "ui_curses.h"
 #include <limits.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,61 +76,11 @@ static const char *shade(const ui_style *st, double position, bool diverging)
     return shades_ascii[ramp_level(strength, UI_COUNT(shades_ascii))];
 }
 
-/* The stored block of a stage's matrix at head (rows x cols, row-major), or NULL for the
- * stages derived when shown (scaled, masked). Mirrors the layout trace_value reads. */
-static const double *stored_block(const trace *t, stage_id stage, int head)
-{
-    size_t square = (size_t)(head - 1) * (size_t)t->n * (size_t)t->m;
-    switch (stage) {
-    case STAGE_SOURCE_INPUT: return t->source_input;
-    case STAGE_INPUT: return t->input;
-    case STAGE_Q: return t->Q;
-    case STAGE_K: return t->K;
-    case STAGE_V: return t->V;
-    case STAGE_SCORES: return t->scores + square;
-    case STAGE_WEIGHTS: return t->weights + square;
-    case STAGE_CONTEXT: return t->context + (size_t)(head - 1) * (size_t)t->n * (size_t)t->d_k;
-    case STAGE_CONCAT: return t->concat;
-    case STAGE_OUTPUT: return t->output;
-    default: return NULL;
-    }
-}
-
-/* Finite extremes of the current step's matrix, measured on its first frame and kept in the
- * step (a 1024-token stage is a million cells: too many to scan on every key). The stored
- * stages are scanned as arrays; scaled and masked are the scores divided by √d_k (or not), a
- * monotone map, so their extremes are trace_value at the cells of the scores' extremes, among
- * the cells the mask shows. Nothing is recomputed: every number is still read from the trace. */
+/* The current step's extremes, measured for every step when the view was built. */
 static void measure(ui_view *v)
 {
-    ui_step *s = &v->steps[v->step];
-    if (!s->measured) {
-        const trace *t = v->t;
-        int rows = ui_view_rows(v), cols = ui_view_cols(v);
-        bool derived = s->stage == STAGE_SCALED || s->stage == STAGE_MASKED;
-        bool masking = s->stage == STAGE_MASKED && t->in->mask != MASK_NONE;
-        const double *block = stored_block(t, derived ? STAGE_SCORES : s->stage, s->head);
-        double lo = INFINITY, hi = -INFINITY;
-        size_t at_lo = SIZE_MAX, at_hi = SIZE_MAX;
-        for (int r = 0; r < rows; r++) {
-            const double *row = block + (size_t)r * (size_t)cols;
-            for (int c = 0; c < cols; c++) {
-                double x = row[c];
-                if (!isfinite(x) || (masking && trace_is_hidden(t, r, c))) continue;
-                if (x < lo) { lo = x; at_lo = (size_t)r * (size_t)cols + (size_t)c; }
-                if (x > hi) { hi = x; at_hi = (size_t)r * (size_t)cols + (size_t)c; }
-            }
-        }
-        if (derived && at_lo != SIZE_MAX) {
-            lo = trace_value(t, s->stage, s->head, (int)(at_lo / (size_t)cols), (int)(at_lo % (size_t)cols));
-            hi = trace_value(t, s->stage, s->head, (int)(at_hi / (size_t)cols), (int)(at_hi % (size_t)cols));
-        }
-        s->lo = lo <= hi ? lo : 0;
-        s->hi = lo <= hi ? hi : 0;
-        s->measured = true;
-    }
-    v->lo = s->lo;
-    v->hi = s->hi;
+    v->lo = ui_view_current(v)->lo;
+    v->hi = ui_view_current(v)->hi;
 }
 
 /* Columns taken by the integer part (with sign) of x as format_number writes it. */

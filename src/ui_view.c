@@ -1,6 +1,7 @@
 /* The view model of one lesson: the walk of steps, the selected cell, stepping in and out.
  * No curses here, so the tests can drive it directly; it only reads what the core computed. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static bool narration_at(const lesson_step *s, const trace *t, stage_id stage, i
 
 static ui_step make_step(const trace *t, stage_id stage, int head, const lesson_step *s)
 {
-    ui_step step = {stage, head, -1, -1, NULL, s, UI_Q_NONE, -1, 0, false, 0, 0};
+    ui_step step = {stage, head, -1, -1, NULL, s, UI_Q_NONE, -1, 0, 0, 0};
     if (!s) return step;
     step.say = s->say;
     /* the loader checks the answer is one of the choices; a view built by hand is checked too */
@@ -34,6 +35,86 @@ static ui_step make_step(const trace *t, stage_id stage, int head, const lesson_
         step.focus_col = s->focus_col;
     }
     return step;
+}
+
+/* ---- the extremes of every step, measured once at load ---- */
+
+/* The stored block of a stage's matrix at head (rows x cols, row-major), or NULL for the
+ * stages derived when shown (scaled, masked). Mirrors the layout trace_value reads. */
+static const double *stored_block(const trace *t, stage_id stage, int head)
+{
+    size_t square = (size_t)(head - 1) * (size_t)t->n * (size_t)t->m;
+    switch (stage) {
+    case STAGE_SOURCE_INPUT: return t->source_input;
+    case STAGE_INPUT: return t->input;
+    case STAGE_Q: return t->Q;
+    case STAGE_K: return t->K;
+    case STAGE_V: return t->V;
+    case STAGE_SCORES: return t->scores + square;
+    case STAGE_WEIGHTS: return t->weights + square;
+    case STAGE_CONTEXT: return t->context + (size_t)(head - 1) * (size_t)t->n * (size_t)t->d_k;
+    case STAGE_CONCAT: return t->concat;
+    case STAGE_OUTPUT: return t->output;
+    default: return NULL;
+    }
+}
+
+/* Where the finite extremes of a block are (cell indices, SIZE_MAX when none is finite),
+ * leaving out the cells the mask hides when masking. */
+static void find_extremes(const trace *t, const double *block, int rows, int cols, bool masking,
+                          size_t at[2])
+{
+    double lo = INFINITY, hi = -INFINITY;
+    at[0] = at[1] = SIZE_MAX;
+    for (int r = 0; r < rows; r++) {
+        const double *row = block + (size_t)r * (size_t)cols;
+        for (int c = 0; c < cols; c++) {
+            double x = row[c];
+            if (x >= lo && x <= hi) continue;   /* most cells: one predictable branch */
+            if (!isfinite(x) || (masking && trace_is_hidden(t, r, c))) continue;
+            size_t i = (size_t)r * (size_t)cols + (size_t)c;
+            if (x < lo) { lo = x; at[0] = i; }
+            if (x > hi) { hi = x; at[1] = i; }
+        }
+    }
+}
+
+/* Every step's lo and hi. The stored stages are scanned as arrays; scaled and masked are the
+ * scores divided by √d_k (or not), a monotone map, so their extremes are trace_value at the
+ * cells of the scores' extremes (masked with a mask: among the cells it shows). Nothing is
+ * recomputed; each head's scores are scanned once for the three stages. */
+static void measure_steps(ui_view *v)
+{
+    const trace *t = v->t;
+    size_t (*scores_at)[2] = calloc((size_t)t->heads, sizeof *scores_at);
+    for (int i = 0; i < v->n_steps; i++) {
+        ui_step *s = &v->steps[i];
+        if (i > 0 && s->stage == s[-1].stage && s->head == s[-1].head) {   /* narration steps */
+            s->lo = s[-1].lo;
+            s->hi = s[-1].hi;
+            continue;
+        }
+        int rows = trace_rows(t, s->stage), cols = trace_cols(t, s->stage);
+        bool derived = s->stage == STAGE_SCALED || s->stage == STAGE_MASKED;
+        bool masking = s->stage == STAGE_MASKED && t->in->mask != MASK_NONE;
+        size_t at[2];
+        if (derived && !masking && scores_at && scores_at[s->head - 1][0] != 0) {
+            at[0] = scores_at[s->head - 1][0] - 1;
+            at[1] = scores_at[s->head - 1][1] - 1;
+        } else {
+            find_extremes(t, stored_block(t, derived ? STAGE_SCORES : s->stage, s->head), rows,
+                          cols, masking, at);
+        }
+        if (s->stage == STAGE_SCORES && scores_at && at[0] != SIZE_MAX) {   /* kept plus one */
+            scores_at[s->head - 1][0] = at[0] + 1;
+            scores_at[s->head - 1][1] = at[1] + 1;
+        }
+        s->lo = s->hi = 0;
+        if (at[0] == SIZE_MAX) continue;   /* no finite value at all */
+        s->lo = trace_value(t, s->stage, s->head, (int)(at[0] / (size_t)cols), (int)(at[0] % (size_t)cols));
+        s->hi = trace_value(t, s->stage, s->head, (int)(at[1] / (size_t)cols), (int)(at[1] % (size_t)cols));
+    }
+    free(scores_at);
 }
 
 bool ui_view_init(ui_view *v, const trace *t, const lesson_step *narration, int n_narration)
@@ -57,6 +138,7 @@ bool ui_view_init(ui_view *v, const trace *t, const lesson_step *narration, int 
             if (placed == 0) v->steps[v->n_steps++] = make_step(t, stage, h, NULL);
         }
     }
+    measure_steps(v);
     ui_view_goto(v, 0);
     return true;
 }
