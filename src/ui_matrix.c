@@ -130,6 +130,7 @@ static int widest_label(ui_view *v, bool rows, int count, const ui_style *st, in
     }
     return *widest < cap ? *widest : cap;
 }
+
 typedef struct {
     int cw, cell_w, glyph_w;     /* number field, whole cell, shade glyphs */
     bool heat, diverging;
