@@ -32,14 +32,15 @@ typedef struct {
  * move-right, stage-next, stage-prev, head, step-in, cell-next, cell-prev, step-out, heatmap,
  * first, last, help, help-key (a key while the help is shown), redraw, quit (to the score),
  * question (a key of a waiting question), none (an unbound key); "+scroll" appended when the
- * matrix scrolled), and the CLOCK_MONOTONIC wall time from the key being
- * read to the end of drawing its frame, refresh() included (headless: curses' update of its
- * virtual screen and the escape codes written to /dev/null). A key that quits has no line.
+ * matrix scrolled), and the CLOCK_MONOTONIC wall time from the key being read to the end of
+ * drawing its frame, refresh() included (headless: curses' update of its virtual screen and
+ * the escape codes written to /dev/null). A key that quits has no line.
  * Before them comes "first-frame<TAB>-<TAB>MICROSECONDS<TAB>SECONDS.MICROS": from ui_run's
  * entry (so loading and tracing the lesson are counted, exec and main's option parsing are not)
  * to the first frame refreshed, then the CLOCK_REALTIME of that frame, from which a launcher
  * that noted the time it started the process (bash's $EPOCHREALTIME) gets the whole start-up.
- * Nothing drawn changes; the lines are buffered and written out as the UI ends. */
+ * Nothing drawn changes; a line is written (through stdio's buffer) after its time is taken,
+ * never within a timed span. */
 
 /* Runs the UI until the user quits. Returns the process exit status: 0, 64 (bad --at, --head
  * or key script), 65 (bad lesson), 66 (unreadable lesson or key script), 70 (no terminal or
