@@ -212,7 +212,8 @@ cat > tests/BENCH.md <<EOF
 # Benchmarks
 
 Written by \`make bench\` (tests/bench/run.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'); rerun it to
-refresh. Every figure is the best of repeated runs, measured in one run of the script.
+refresh. Every figure of the core is the best of repeated runs, measured in one run of the script;
+the UI's keypresses and start-up are given as median and worst.
 
 ## Machine
 
