@@ -137,6 +137,16 @@ typedef struct {
     double absmax;
 } cell_style;
 
+/* A cell's number with a fixed count of decimals, so that a column's decimal points line up
+ * (0.1770 under 0.2919, not 0.177); −∞ and the very large as format_number writes them. */
+static void cell_number(double value, int precision, char *text, size_t size)
+{
+    if (isfinite(value) && fabs(value) < 1e9)
+        snprintf(text, size, "%.*f", precision, value);
+    else
+        format_number(value, precision, text, size);
+}
+
 static void draw_cell(const ui_view *v, const ui_style *st, const cell_style *cs, int precision,
                       int y, int x, int row, int col)
 {
@@ -153,7 +163,7 @@ static void draw_cell(const ui_view *v, const ui_style *st, const cell_style *cs
         attr = A_DIM;
     } else {
         double value = trace_value(v->t, s->stage, s->head, row, col);
-        format_number(value, precision, text, sizeof text);
+        cell_number(value, precision, text, sizeof text);
         if (!isfinite(value)) attr |= A_DIM;
         else if (cs->heat) {
             double position = ramp_position(value, cs->diverging, cs->absmax);

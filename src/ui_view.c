@@ -385,10 +385,10 @@ static int column_named(const ui_view *v, const ui_step *s, const char *text)
     return -1;
 }
 
-/* The focus row's cell in column col: "animal gets 0.8485 of it's attention" for weights,
- * "scores[cat,sat] = 0.5" for the other stages. */
-static void cell_phrase(const ui_view *v, const ui_step *s, int col, int precision, char *out,
-                        size_t size)
+/* The focus row's cell in column col: for weights "it gives 0.8485 of its attention to animal",
+ * or briefly "animal gets 0.8485"; for the other stages "scores[cat,sat] = 0.5". */
+static void cell_phrase(const ui_view *v, const ui_step *s, int col, int precision, bool brief,
+                        char *out, size_t size)
 {
     const stage_info *info = stage_get(s->stage);
     char rb[32], cb[32], number[64];
@@ -396,8 +396,10 @@ static void cell_phrase(const ui_view *v, const ui_step *s, int col, int precisi
     const char *column = trace_axis_label(v->t, info->cols, col, cb, sizeof cb);
     format_number(trace_value(v->t, s->stage, s->head, s->focus_row, col), precision, number,
                   sizeof number);
-    if (s->stage == STAGE_WEIGHTS)
-        snprintf(out, size, "%s gets %s of %s's attention", column, number, row);
+    if (s->stage == STAGE_WEIGHTS && brief)
+        snprintf(out, size, "%s gets %s", column, number);
+    else if (s->stage == STAGE_WEIGHTS)
+        snprintf(out, size, "%s gives %s of its attention to %s", row, number, column);
     else
         snprintf(out, size, "%s[%s,%s] = %s", info->name, row, column, number);
 }
@@ -410,7 +412,7 @@ static void choice_verdict(const ui_view *v, const ui_step *s, int precision, ch
     int right = s->focus_row >= 0 ? column_named(v, s, answer) : -1;
     char phrase[256] = "", value[64] = "", given[300] = "";
     if (right >= 0) {
-        cell_phrase(v, s, right, precision, phrase, sizeof phrase);
+        cell_phrase(v, s, right, precision, false, phrase, sizeof phrase);
         format_number(trace_value(v->t, s->stage, s->head, s->focus_row, right), precision,
                       value, sizeof value);
     }
@@ -420,7 +422,7 @@ static void choice_verdict(const ui_view *v, const ui_step *s, int precision, ch
         snprintf(text, size, "Right: %s", right >= 0 ? phrase : answer);
     } else {
         int chosen = s->focus_row >= 0 ? column_named(v, s, q->choices[s->given_choice]) : -1;
-        if (chosen >= 0) cell_phrase(v, s, chosen, precision, given, sizeof given);
+        if (chosen >= 0) cell_phrase(v, s, chosen, precision, true, given, sizeof given);
         else snprintf(given, sizeof given, "you said %s", q->choices[s->given_choice]);
         snprintf(text, size, "Not quite: the answer is %s%s%s%s; %s", answer,
                  right >= 0 ? " (" : "", value, right >= 0 ? ")" : "", given);
@@ -434,7 +436,7 @@ static void number_verdict(const ui_view *v, const ui_step *s, int precision, ch
     char phrase[256], given[64], answer[64], tolerance[64];
     format_number(s->given_number, precision, given, sizeof given);
     if (s->focus_row >= 0) {
-        cell_phrase(v, s, s->focus_col, precision, phrase, sizeof phrase);
+        cell_phrase(v, s, s->focus_col, precision, false, phrase, sizeof phrase);
     } else {
         format_number(q->answer, precision, answer, sizeof answer);
         format_number(q->tolerance, precision, tolerance, sizeof tolerance);

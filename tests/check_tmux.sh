@@ -184,12 +184,12 @@ questions() {   # predict, then reveal: numbers hidden until answered, a verdict
     wait_for "What will the score of it against street be?" "Your answer: _" || return 1
     screen | grep -qF "4.0" && { echo "  scores shown before the answer"; return 1; }
     send 0 Enter
-    wait_for "Right: scores[it,street] = 0.0 (you said 0.0)" "score 1/1" "[0.0]" || return 1
+    wait_for "Right: scores[it,street] = 0.0 (you said 0.0)" "score 1/1" "[0.0000]" || return 1
     step_to n "weights ·" || return 1
     wait_for "1  animal" "2  street" || return 1
     send 2
-    wait_for "Not quite: the answer is animal (0.576); street gets 0.14 of it's attention" \
-        "score 1/2" "[0.576]" || return 1
+    wait_for "Not quite: the answer is animal (0.576); street gets 0.14" \
+        "score 1/2" "[0.5760]" || return 1
     send p
     wait_for "masked ·" || return 1
     send n   # answered already: shown answered, not asked again
