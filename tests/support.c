@@ -16,3 +16,12 @@ void support_assert_close(const char *what, const double *expected, const double
         }
     }
 }
+
+void support_fill(double *x, size_t count, unsigned seed)
+{
+    unsigned long long state = seed * 2654435761ULL + 1;
+    for (size_t i = 0; i < count; i++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        x[i] = (double)(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+}

@@ -14,4 +14,8 @@
 void support_assert_close(const char *what, const double *expected, const double *actual,
                           size_t count, double tolerance);
 
+/* Fills count numbers in [-1, 1) from a fixed linear congruential sequence chosen by seed: test
+ * inputs that are the same on every machine. */
+void support_fill(double *x, size_t count, unsigned seed);
+
 #endif

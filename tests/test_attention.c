@@ -47,16 +47,6 @@ static void test_cat_sat_matches_hand_worked_example(void **state)
 
 /* --- a direct computation, written independently of the core's loops --- */
 
-/* Fills count numbers from a fixed linear congruential sequence in [-1, 1). */
-static void fill(double *x, size_t count, unsigned seed)
-{
-    unsigned long long state = seed * 2654435761ULL + 1;
-    for (size_t i = 0; i < count; i++) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        x[i] = (double)(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    }
-}
-
 typedef struct {
     int n, m, d, heads;
     double *x, *source, *wq, *wk, *wv, *wo;
@@ -76,18 +66,18 @@ static fixture make_fixture(int n, int m, int d, int heads, bool cross, unsigned
     f.wk = malloc(sizeof(double) * dd);
     f.wv = malloc(sizeof(double) * dd);
     f.wo = malloc(sizeof(double) * dd);
-    fill(f.x, (size_t)(n * d), seed);
-    fill(f.wq, dd, seed + 1);
-    fill(f.wk, dd, seed + 2);
-    fill(f.wv, dd, seed + 3);
-    fill(f.wo, dd, seed + 4);
+    support_fill(f.x, (size_t)(n * d), seed);
+    support_fill(f.wq, dd, seed + 1);
+    support_fill(f.wk, dd, seed + 2);
+    support_fill(f.wv, dd, seed + 3);
+    support_fill(f.wo, dd, seed + 4);
     f.tokens = (const char **)labels;
     f.in = (attention_input){ .n_tokens = n, .tokens = f.tokens, .n_source = n, .d_model = d,
                               .heads = heads, .embeddings = f.x, .W_Q = f.wq, .W_K = f.wk,
                               .W_V = f.wv, .W_O = f.wo, .mask = MASK_NONE, .scale = true };
     if (cross) {
         f.source = malloc(sizeof(double) * (size_t)(m * d));
-        fill(f.source, (size_t)(m * d), seed + 5);
+        support_fill(f.source, (size_t)(m * d), seed + 5);
         f.source_tokens = (const char **)labels + 1;
         f.in.n_source = m;
         f.in.source = f.source_tokens;

@@ -11,16 +11,6 @@
 static const char *const tokens[] = { "a", "b", "c" };
 static const char *const source_tokens[] = { "x", "y", "z" };
 
-/* Fills count numbers in [-1, 1) from a fixed linear congruential sequence. */
-static void fill(double *x, size_t count, unsigned seed)
-{
-    unsigned long long state = seed * 2654435761ULL + 3;
-    for (size_t i = 0; i < count; i++) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        x[i] = (double)(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    }
-}
-
 typedef struct {
     double embeddings[3 * 4], source[3 * 4], weights[4 * 4 * 4];
     attention_input in;
@@ -29,9 +19,9 @@ typedef struct {
 
 static void compute(fixture *f)
 {
-    fill(f->embeddings, 12, 1);
-    fill(f->source, 12, 2);
-    fill(f->weights, 64, 3);
+    support_fill(f->embeddings, 12, 1);
+    support_fill(f->source, 12, 2);
+    support_fill(f->weights, 64, 3);
     int d = f->in.d_model;
     f->in.embeddings = f->embeddings;
     f->in.W_Q = f->weights;
@@ -161,8 +151,8 @@ static void test_doubling_n_quadruples_the_attention_work(void **state)
     assert_non_null(embeddings);
     assert_non_null(weights);
     assert_non_null(labels);
-    fill(embeddings, 64 * (size_t)d, 4);
-    fill(weights, 4 * (size_t)d * (size_t)d, 5);
+    support_fill(embeddings, 64 * (size_t)d, 4);
+    support_fill(weights, 4 * (size_t)d * (size_t)d, 5);
     for (int i = 0; i < 64; i++)
         labels[i] = "w";
     unsigned long long before = 0, projections_before = 0;
