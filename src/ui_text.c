@@ -1,5 +1,6 @@
 /* Text for the terminal: UTF-8 decoding (our own, so it does not depend on the locale), display
  * widths, word wrapping, and the ASCII spelling used when the locale cannot show UTF-8. */
+#include "text.h"
 #include "ui_internal.h"
 
 /* ASCII spellings of the characters the stage table, the core and the UI use. */
@@ -12,20 +13,16 @@ static const struct { unsigned cp; const char *ascii; } ascii_spelling[] = {
     {0x03A3, "sum"},  {0x2260, "!="},  {0x00B1, "+-"},  {0x2208, "in"},
 };
 
-/* Decodes one UTF-8 sequence at s into *cp; returns its length. A malformed byte becomes
- * U+FFFD and length 1, so bad input never stops the drawing. */
+/* Decodes one UTF-8 sequence at s into *cp (text_decode); returns its length. A malformed
+ * byte becomes U+FFFD and length 1, so bad input never stops the drawing. */
 static size_t utf8_next(const unsigned char *s, unsigned *cp)
 {
-    unsigned c = s[0];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0) { *cp = 0xFFFD; return 1; }
-    unsigned value = len == 1 ? c : c & (0x3Fu >> (len - 1));
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) { *cp = 0xFFFD; return 1; }
-        value = (value << 6) | (s[i] & 0x3Fu);
+    int length = text_decode((const char *)s, cp);
+    if (length == 0) {
+        *cp = 0xFFFD;
+        return 1;
     }
-    *cp = value;
-    return len;
+    return (size_t)length;
 }
 
 /* C1 controls and bidirectional overrides would reach the terminal as commands or reorder
