@@ -256,7 +256,7 @@ static void title_status(const ui_view *v, bool with_stage, char *text, size_t s
     if (v->stepped_in)
         add(text, size, "cell %ld of %ld \xc2\xb7 ", (long)v->row * ui_view_cols(v) + v->col + 1,
             (long)ui_view_rows(v) * ui_view_cols(v));
-    if (questions > 0) add(text, size, "score %d/%d \xc2\xb7 ", right, asked);
+    if (asked > 0) add(text, size, "score %d/%d \xc2\xb7 ", right, asked);  /* once one is answered */
     if (with_stage) add(text, size, "%s ", stage_get(s->stage)->name);
     if (with_stage && stage_get(s->stage)->per_head && v->t->heads > 1)
         add(text, size, "head %d/%d ", s->head, v->t->heads);
