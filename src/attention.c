@@ -297,27 +297,34 @@ int trace_cols(const trace *t, stage_id stage)
     return axis_length(t, stage_get(stage)->cols);
 }
 
+const double *trace_block(const trace *t, stage_id stage, int head)
+{
+    size_t square = (size_t)(head - 1) * (size_t)t->n * (size_t)t->m;
+    switch (stage) {
+    case STAGE_SOURCE_INPUT: return t->source_input;
+    case STAGE_INPUT: return t->input;
+    case STAGE_Q: return t->Q;
+    case STAGE_K: return t->K;
+    case STAGE_V: return t->V;
+    case STAGE_SCORES: return t->scores + square;
+    case STAGE_WEIGHTS: return t->weights + square;
+    case STAGE_CONTEXT: return t->context + (size_t)(head - 1) * (size_t)t->n * (size_t)t->d_k;
+    case STAGE_CONCAT: return t->concat;
+    case STAGE_OUTPUT: return t->output;
+    case STAGE_SCALED: case STAGE_MASKED: case STAGE_COUNT: break;
+    }
+    return NULL;
+}
+
 double trace_value(const trace *t, stage_id stage, int head, int row, int col)
 {
-    size_t r = (size_t)row, c = (size_t)col, d = (size_t)t->d_model;
-    size_t square = ((size_t)(head - 1) * (size_t)t->n + r) * (size_t)t->m + c;
-    switch (stage) {
-    case STAGE_SOURCE_INPUT: return t->source_input[r * d + c];
-    case STAGE_INPUT: return t->input[r * d + c];
-    case STAGE_Q: return t->Q[r * d + c];
-    case STAGE_K: return t->K[r * d + c];
-    case STAGE_V: return t->V[r * d + c];
-    case STAGE_SCORES: return t->scores[square];
-    case STAGE_SCALED: return scale_score(t, t->scores[square]);
-    case STAGE_MASKED: return masked_value(t, t->scores[square], row, col);
-    case STAGE_WEIGHTS: return t->weights[square];
-    case STAGE_CONTEXT:
-        return t->context[((size_t)(head - 1) * (size_t)t->n + r) * (size_t)t->d_k + c];
-    case STAGE_CONCAT: return t->concat[r * d + c];
-    case STAGE_OUTPUT: return t->output[r * d + c];
-    case STAGE_COUNT: break;
+    int h = stage_get(stage)->per_head ? head : 1;
+    if (stage == STAGE_SCALED || stage == STAGE_MASKED) {
+        double score = trace_block(t, STAGE_SCORES, h)[(size_t)row * (size_t)t->m + (size_t)col];
+        return stage == STAGE_SCALED ? scale_score(t, score) : masked_value(t, score, row, col);
     }
-    return NAN;
+    size_t cols = (size_t)trace_cols(t, stage);
+    return trace_block(t, stage, h)[(size_t)row * cols + (size_t)col];
 }
 
 const char *trace_axis_label(const trace *t, stage_axis axis, int i, char *buffer, size_t size)

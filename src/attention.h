@@ -93,6 +93,10 @@ int trace_cols(const trace *t, stage_id stage);
  * hidden cells of masked are -INFINITY. */
 double trace_value(const trace *t, stage_id stage, int head, int row, int col);
 
+/* The stored matrix of a stage at head (trace_rows × trace_cols, row-major), or NULL for the
+ * stages derived when shown (scaled, masked): for readers that scan a whole stage. */
+const double *trace_block(const trace *t, stage_id stage, int head);
+
 /* Whether cell (row, col) is hidden by the mask (always false without a mask). */
 bool trace_is_hidden(const trace *t, int row, int col);
 

@@ -39,26 +39,6 @@ static ui_step make_step(const trace *t, stage_id stage, int head, const lesson_
 
 /* ---- the extremes of every step, measured once at load ---- */
 
-/* The stored block of a stage's matrix at head (rows x cols, row-major), or NULL for the
- * stages derived when shown (scaled, masked). Mirrors the layout trace_value reads. */
-static const double *stored_block(const trace *t, stage_id stage, int head)
-{
-    size_t square = (size_t)(head - 1) * (size_t)t->n * (size_t)t->m;
-    switch (stage) {
-    case STAGE_SOURCE_INPUT: return t->source_input;
-    case STAGE_INPUT: return t->input;
-    case STAGE_Q: return t->Q;
-    case STAGE_K: return t->K;
-    case STAGE_V: return t->V;
-    case STAGE_SCORES: return t->scores + square;
-    case STAGE_WEIGHTS: return t->weights + square;
-    case STAGE_CONTEXT: return t->context + (size_t)(head - 1) * (size_t)t->n * (size_t)t->d_k;
-    case STAGE_CONCAT: return t->concat;
-    case STAGE_OUTPUT: return t->output;
-    default: return NULL;
-    }
-}
-
 /* Where the finite extremes of a block are (cell indices, SIZE_MAX when none is finite),
  * leaving out the cells the mask hides when masking. */
 static void find_extremes(const trace *t, const double *block, int rows, int cols, bool masking,
@@ -102,7 +82,7 @@ static void measure_steps(ui_view *v)
             at[0] = scores_at[s->head - 1][0] - 1;
             at[1] = scores_at[s->head - 1][1] - 1;
         } else {
-            find_extremes(t, stored_block(t, derived ? STAGE_SCORES : s->stage, s->head), rows,
+            find_extremes(t, trace_block(t, derived ? STAGE_SCORES : s->stage, s->head), rows,
                           cols, masking, at);
         }
         if (s->stage == STAGE_SCORES && scores_at && at[0] != SIZE_MAX) {   /* kept plus one */
