@@ -694,16 +694,20 @@ AVX2 static bool all_finite_avx2(const double *x, size_t count)
 
 bool kernels_trace_finite(const trace *t)
 {
-    size_t n = (size_t)t->n, m = (size_t)t->m, d = (size_t)t->d_model;
-    size_t heads = (size_t)t->heads, d_k = (size_t)t->d_k;
     bool (*all_finite)(const double *, size_t) = have_avx2() ? all_finite_avx2
                                                              : all_finite_portable;
-    return all_finite(t->input, n * d)
-        && (t->source_input == t->input || all_finite(t->source_input, m * d))
-        && all_finite(t->Q, n * d) && all_finite(t->K, m * d) && all_finite(t->V, m * d)
-        && all_finite(t->scores, heads * n * m) && all_finite(t->weights, heads * n * m)
-        && all_finite(t->context, heads * n * d_k) && all_finite(t->concat, n * d)
-        && all_finite(t->output, n * d);
+    /* every stored matrix, as the core lays it out (trace_block); derived stages need no scan */
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        stage_id stage = (stage_id)s;
+        int heads = stage_get(stage)->per_head ? t->heads : 1;
+        size_t cells = (size_t)trace_rows(t, stage) * (size_t)trace_cols(t, stage);
+        for (int h = 1; h <= heads && trace_has_stage(t, stage); h++) {
+            const double *block = trace_block(t, stage, h);
+            if (block && !all_finite(block, cells))
+                return false;
+        }
+    }
+    return true;
 }
 
 void kernels_prefer_huge_pages(void *memory, size_t bytes)
