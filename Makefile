@@ -1,20 +1,15 @@
 # attnstep: build, run and test. `make run` opens the default lesson; `make test` runs every test.
-# Every src/*.c except main.c goes into one static library that the program and the tests link,
-# so the tests exercise exactly the code the program runs. New tests/test_*.c files are picked up
-# by themselves; tests/*.c files without that prefix are shared test support code.
+# Every src/LAYER/*.c (all but src/cli/main.c) goes into one static library that the program and
+# the tests link, so the tests exercise exactly the code the program runs. New tests/test_*.c
+# files are picked up by themselves; tests/*.c files without that prefix are test support code.
 
 CC      ?= cc
-PKGS    := ncursesw yaml-0.1
 WARN    := -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE_EXTENDED \
-             -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"' \
-             $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
-LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
-TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+BASE_CFLAGS = -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L $(CFLAGS)
 BUILD   ?= build
 DEFAULT_LESSON := lessons/cat_sat.yaml
-VERSION := $(shell sed -n 's/^\#define ATTNSTEP_VERSION "\(.*\)"/\1/p' src/main.c)
+VERSION := $(shell sed -n 's/^\#define ATTNSTEP_VERSION "\(.*\)"/\1/p' src/cli/main.c)
 
 # Installation (GNU conventions: PREFIX or prefix, and DESTDIR for staging).
 PREFIX  ?= /usr/local
@@ -23,8 +18,29 @@ BINDIR  := $(prefix)/bin
 LESSONDIR := $(prefix)/share/attnstep/lessons
 MANDIR  := $(prefix)/share/man/man1
 
-LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c))
+# The layers (docs/DESIGN.md): each folder of src/ is compiled with the include paths of the
+# layers it may use and the package flags it needs, and no others, so the core cannot reach
+# libyaml or curses and a stray include of another layer's header fails the build.
+#   core    libc and libm only      text    libc only
+#   lesson  core, text, libyaml     output  core, text, lesson
+#   ui      core, text, lesson, curses        cli (main)  every layer
+YAML_CFLAGS  := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
+CURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null) -D_XOPEN_SOURCE_EXTENDED
+LAYER_FLAGS_core   := -Isrc/core
+LAYER_FLAGS_text   := -Isrc/text
+LAYER_FLAGS_lesson := -Isrc/lesson -Isrc/core -Isrc/text $(YAML_CFLAGS)
+LAYER_FLAGS_output := -Isrc/output -Isrc/core -Isrc/text -Isrc/lesson
+LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output $(CURSES_CFLAGS) \
+                      -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
+LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui
+LAYERS   := core text lesson output ui
+ALL_INCLUDES := $(LAYER_FLAGS_ui) $(YAML_CFLAGS)
+LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 2>/dev/null) -lm -lpthread
+TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+LIB_SRC  := $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.c))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+HEADERS  := $(wildcard src/*/*.h)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
@@ -36,30 +52,33 @@ all: attnstep $(BUILD)/attnstep.1
 deps:
 	@bash .ci/install-deps test
 
-attnstep: $(BUILD)/main.o $(BUILD)/libattnstep.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+attnstep: $(BUILD)/cli/main.o $(BUILD)/libattnstep.a
+	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
 
 # The manual page's KEYS section comes from the UI's key table, like the help overlay.
-$(BUILD)/attnstep.1: src/attnstep.1.in attnstep
+$(BUILD)/attnstep.1: src/cli/attnstep.1.in attnstep
 	./attnstep --help-keys=man >$@.keys
 	sed -e '/^@KEYS@$$/{r $@.keys' -e 'd}' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@LESSONDIR@|$(LESSONDIR)|' src/attnstep.1.in >$@
+	    -e 's|@LESSONDIR@|$(LESSONDIR)|' src/cli/attnstep.1.in >$@
 	rm -f $@.keys
 
 $(BUILD)/libattnstep.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# One rule per layer: the object's folder names its layer and so its flags.
+define layer_rule
+$(BUILD)/$(1)/%.o: src/$(1)/%.c $(HEADERS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$(LAYER_FLAGS_$(1)) -c -o $$@ $$<
+endef
+$(foreach layer,$(LAYERS) cli,$(eval $(call layer_rule,$(layer))))
 
-$(BUILD)/tests/%.o: tests/%.c $(wildcard src/*.h tests/*.h) | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+$(BUILD)/tests/%.o: tests/%.c $(HEADERS) $(wildcard tests/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(ALL_INCLUDES) -c -o $@ $<
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(SUPPORT_OBJ) $(BUILD)/libattnstep.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS) $(TEST_LIBS)
-
-$(BUILD) $(BUILD)/tests:
-	mkdir -p $@
+	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS) $(TEST_LIBS)
 
 run:
 	@bash .ci/install-deps run
@@ -87,12 +106,12 @@ test-asan:
 # written to build/fuzz/ as crash-* files: turn each into a tests/bad/ regression file.
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all -Isrc
-FUZZ_SRC = $(filter-out src/ui%,$(LIB_SRC))
-$(BUILD)/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(FUZZ_SRC) $(wildcard src/*.h)
+              -fno-sanitize-recover=all $(LAYER_FLAGS_output)
+FUZZ_SRC = $(filter-out src/ui/%,$(LIB_SRC))
+$(BUILD)/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(FUZZ_SRC) $(HEADERS)
 	mkdir -p $(BUILD)/fuzz/corpus
 	clang $(FUZZ_FLAGS) $(shell pkg-config --cflags yaml-0.1) -o $@ tests/fuzz/fuzz_lesson.c \
-	    $(FUZZ_SRC) $(shell pkg-config --libs yaml-0.1) -lm
+	    $(FUZZ_SRC) $(shell pkg-config --libs yaml-0.1) -lm -lpthread
 fuzz: $(BUILD)/fuzz/fuzz_lesson
 	cd $(BUILD)/fuzz && ./fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "attention.h"
+#include "trace.h"
 
 static const double identity2[] = { 1, 0, 0, 1 };
 static const char *const cat_sat_tokens[] = { "cat", "sat" };

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "attention.h"
+#include "trace.h"
 #include "kernels.h"
 
 #define TOLERANCE 1e-12

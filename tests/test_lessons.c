@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "attention.h"
+#include "trace.h"
 #include "lesson.h"
 
 /* A loaded lesson and its trace. */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include "attention.h"
+#include "trace.h"
 #include "random.h"
 
 static double now(void)

@@ -2,7 +2,7 @@
 # `make bench`: times the attention core's whole trace at n = 512, d_model = 512, 8 heads with its
 # reference loops and with the fast kernels, next to numpy (OpenBLAS) and PyTorch when installed,
 # measures peak memory at n = 1024, times the UI's keypresses on the 1024-token lesson and its
-# start-up on cat_sat (through ATTNSTEP_KEY_TIMES, see src/ui.h), and rewrites tests/BENCH.md.
+# start-up on cat_sat (through ATTNSTEP_KEY_TIMES, see src/ui/ui.h), and rewrites tests/BENCH.md.
 # Rounds (default 3) alternate the programs so that load from other work hits each alike.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -11,38 +11,38 @@ rounds=${BENCH_ROUNDS:-3}
 mkdir -p "$out"
 CC=${CC:-cc}
 flags="-std=c11 -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion"
-flags="$flags -D_POSIX_C_SOURCE=200809L -O2 -g -Isrc"
+flags="$flags -D_POSIX_C_SOURCE=200809L -O2 -g -Isrc/core"
 python=/usr/bin/python3
 
-# 1. the two cores: the reference loops and the kernels. Until src/attention.c calls the kernels,
+# 1. the two cores: the reference loops and the kernels. Until src/core/trace.c calls the kernels,
 #    tests/bench/attention-kernels.patch makes that version; afterwards the patch, reversed,
 #    gives back the reference loops.
 kernels_note="" reference_note=""
-if grep -q 'kernels_' src/attention.c; then
-    cp src/attention.c "$out/attention_kernels.c"
-    kernels_note="src/attention.c as it is (it calls the kernels)"
-    if patch -s -R -o "$out/attention_reference.c" src/attention.c \
+if grep -q 'kernels_' src/core/trace.c; then
+    cp src/core/trace.c "$out/attention_kernels.c"
+    kernels_note="src/core/trace.c as it is (it calls the kernels)"
+    if patch -s -R -o "$out/attention_reference.c" src/core/trace.c \
            tests/bench/attention-kernels.patch >/dev/null 2>&1; then
-        reference_note="src/attention.c with tests/bench/attention-kernels.patch reversed"
+        reference_note="src/core/trace.c with tests/bench/attention-kernels.patch reversed"
     else
         rm -f "$out/attention_reference.c"
-        reference_note="not measured: the patch no longer reverses onto src/attention.c"
+        reference_note="not measured: the patch no longer reverses onto src/core/trace.c"
     fi
 else
-    cp src/attention.c "$out/attention_reference.c"
-    reference_note="src/attention.c as it is (textbook loops)"
-    if patch -s -o "$out/attention_kernels.c" src/attention.c \
+    cp src/core/trace.c "$out/attention_reference.c"
+    reference_note="src/core/trace.c as it is (textbook loops)"
+    if patch -s -o "$out/attention_kernels.c" src/core/trace.c \
            tests/bench/attention-kernels.patch >/dev/null 2>&1; then
-        kernels_note="src/attention.c with tests/bench/attention-kernels.patch applied"
+        kernels_note="src/core/trace.c with tests/bench/attention-kernels.patch applied"
     else
         rm -f "$out/attention_kernels.c"
-        kernels_note="not measured: the patch no longer applies to src/attention.c"
+        kernels_note="not measured: the patch no longer applies to src/core/trace.c"
     fi
 fi
 for core in reference kernels; do
     [ -f "$out/attention_$core.c" ] || continue
     $CC $flags -o "$out/bench_$core" tests/bench/bench_trace.c "$out/attention_$core.c" \
-        src/kernels.c src/stages.c src/random.c -lm
+        src/core/kernels.c src/core/stages.c src/core/random.c src/core/explain.c -lm
 done
 
 # Prints the value of key from key=value lines in file.
@@ -271,7 +271,7 @@ Target: under 200 MB (195,312 KiB): $(verdict "$ker_rss" "$((200 * 1000 * 1000 /
 
 \`attnstep --keys $ui_keys --screen $ui_screen $ui_lesson\`, in $ui_rounds runs
 ($ui_script_keys keys a run; $ui_key_count timed keys in all: a key that quits draws no frame and
-is not timed). Each key's time is measured by the UI itself (ATTNSTEP_KEY_TIMES, src/ui.h): the
+is not timed). Each key's time is measured by the UI itself (ATTNSTEP_KEY_TIMES, src/ui/ui.h): the
 wall time from reading the key to the end of its frame, drawn into the in-memory screen and
 refreshed (curses' update of its virtual screen and the escape codes, written to /dev/null). A
 "+scroll" kind is a key that made the matrix scroll (every visible cell moves); step-in moves

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "attention.h"
+#include "trace.h"
 #include "lesson.h"
 #include "output.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "attention.h"
+#include "trace.h"
 
 /* Sums with more terms than this are shortened to their first terms, "…", and the last. */
 enum { SUM_TERMS_SHOWN = 6, SUM_TERMS_LEADING = 3 };

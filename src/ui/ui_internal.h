@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <wchar.h>
-#include "attention.h"
+#include "trace.h"
 #include "lesson.h"
 #include "ui.h"
 

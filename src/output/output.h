@@ -4,7 +4,7 @@
 #define ATTNSTEP_OUTPUT_H
 
 #include <stdio.h>
-#include "attention.h"
+#include "trace.h"
 #include "lesson.h"
 
 typedef struct output output;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "attention.h"
+#include "trace.h"
 #include "kernels.h"
 
 static const char *const status_messages[] = {

@@ -1,7 +1,7 @@
 /* The attention core: multi-head scaled dot-product attention with every intermediate kept.
  * Pure: plain structs in, plain structs out; no I/O, no globals. Matrices are row-major doubles. */
-#ifndef ATTNSTEP_ATTENTION_H
-#define ATTNSTEP_ATTENTION_H
+#ifndef ATTNSTEP_TRACE_H
+#define ATTNSTEP_TRACE_H
 
 #include <stdbool.h>
 #include <stddef.h>

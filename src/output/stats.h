@@ -4,7 +4,7 @@
 #define ATTNSTEP_STATS_H
 
 #include <stdio.h>
-#include "attention.h"
+#include "trace.h"
 
 /* One stage, over all its heads. A dot product of k terms counts k multiplications and k − 1
  * additions; "other" work is counted apart: divisions and exponentials. */

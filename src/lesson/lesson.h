@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "attention.h"
+#include "trace.h"
 
 /* Limits on what a lesson file may hold; each message that refuses a file names its limit. */
 #define LESSON_MAX_FILE_BYTES ((size_t)4 << 20)  /* 4 MiB */

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "attention.h"
+#include "trace.h"
 
 /* How many threads a large product or softmax is split across: the online processors, or
  * ATTNSTEP_THREADS when set (1 keeps all work on the calling thread), at most 8. Results do not

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "attention.h"
+#include "trace.h"
 #include "lesson.h"
 #include "output.h"
 #include "stats.h"
