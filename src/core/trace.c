@@ -367,3 +367,9 @@ void trace_step_at(const trace *t, int k, stage_id *stage, int *head)
     *stage = STAGE_OUTPUT;
     *head = 1;
 }
+
+int trace_stage_formula(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    (void)t;  /* placeholder until the stage table writes formulas from the configuration */
+    return snprintf(buffer, size, "%s", stage_get(stage)->formula);
+}

@@ -85,6 +85,11 @@ void trace_free(trace *t);
 /* Whether a stage exists in this trace (source_input only in cross-attention). */
 bool trace_has_stage(const trace *t, stage_id stage);
 
+/* The formula of a stage as this trace computes it, written from the lesson's configuration
+ * ("K = source_input · W_K" in cross-attention, "input = embeddings" without positional
+ * encoding). Returns the length it wanted, as snprintf. */
+int trace_stage_formula(const trace *t, stage_id stage, char *buffer, size_t size);
+
 /* Rows and columns of a stage's matrix. */
 int trace_rows(const trace *t, stage_id stage);
 int trace_cols(const trace *t, stage_id stage);

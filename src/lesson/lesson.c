@@ -1015,6 +1015,16 @@ lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *dia
     return status;
 }
 
+bool lesson_walk(const lesson *l, const trace *t, walk *w) {
+    walk_mark *marks = calloc(l->n_steps > 0 ? (size_t)l->n_steps : 1, sizeof *marks);
+    if (!marks) { *w = (walk){ NULL, 0 }; return false; }
+    for (int i = 0; i < l->n_steps; i++)
+        marks[i] = (walk_mark){ l->steps[i].stage, l->steps[i].head };
+    bool built = walk_build(w, t, marks, l->n_steps);
+    free(marks);
+    return built;
+}
+
 void lesson_free(lesson *l) {
     free(l->path);
     free(l->title);

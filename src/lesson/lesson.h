@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "trace.h"
+#include "walk.h"
 
 /* Limits on what a lesson file may hold; each message that refuses a file names its limit. */
 #define LESSON_MAX_FILE_BYTES ((size_t)4 << 20)  /* 4 MiB */
@@ -86,6 +87,11 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
 
 /* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message"). */
 void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);
+
+/* The walk of the lesson's trace t (computed from l->input), with each narration item of
+ * l->steps placed at its stage and head: step k's narration is l->steps[walk.steps[k].narration].
+ * Returns false when out of memory. */
+bool lesson_walk(const lesson *l, const trace *t, walk *w);
 
 void lesson_free(lesson *l);
 void lesson_diagnostics_free(lesson_diagnostics *diagnostics);

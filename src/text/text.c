@@ -52,7 +52,7 @@ static const range double_width[] = {
     { 0x1f900, 0x1f9ff }, { 0x20000, 0x3fffd },
 };
 
-static int char_width(unsigned c)
+int text_char_width(unsigned c)
 {
     if (in_ranges(c, zero_width, sizeof zero_width / sizeof *zero_width))
         return 0;
@@ -72,13 +72,13 @@ int text_width(const char *utf8)
         }
         unsigned c;
         int length = text_decode(utf8, &c);
-        width += length ? char_width(c) : 4;   /* an invalid byte is shown as \xNN */
+        width += length ? text_char_width(c) : 4;   /* an invalid byte is shown as \xNN */
         utf8 += length ? length : 1;
     }
     return width;
 }
 
-static bool is_control(unsigned c)
+bool text_is_control(unsigned c)
 {
     return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)
         || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
@@ -95,7 +95,7 @@ static int escape(const char *utf8, char *buffer, size_t size, bool keep_newline
         int wrote;
         if (bytes == 0)
             wrote = snprintf(piece, sizeof piece, "\\x%02x", (unsigned char)*utf8);
-        else if (is_control(c) && !(keep_newlines && c == '\n'))
+        else if (text_is_control(c) && !(keep_newlines && c == '\n'))
             wrote = snprintf(piece, sizeof piece, c < 0x80 ? "\\x%02x" : "\\u%04x", c);
         else
             wrote = snprintf(piece, sizeof piece, "%.*s", bytes, utf8);

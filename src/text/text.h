@@ -2,11 +2,19 @@
 #ifndef ATTNSTEP_TEXT_H
 #define ATTNSTEP_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Columns a UTF-8 string takes on a terminal (wide CJK characters count 2, combining marks 0).
  * Independent of the locale, so that plain output lines up the same everywhere. */
 int text_width(const char *utf8);
+
+/* Columns one code point takes (0, 1 or 2): the one width rule of every view. */
+int text_char_width(unsigned codepoint);
+
+/* The one set of characters that lesson text may never send to a terminal as they are: C0
+ * and C1 controls, DEL, and the bidirectional overrides, isolates and marks. */
+bool text_is_control(unsigned codepoint);
 
 /* Copies utf8 into buffer with control characters (C0, DEL, C1, bidi overrides and isolates)
  * and invalid bytes written as escapes such as \x1b or \u202e, so that untrusted lesson text

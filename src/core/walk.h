@@ -1,0 +1,48 @@
+/* The walk: the one order in which every view (the UI, --plain, --markdown, --json, --csv,
+ * --stats and --at) visits a trace, and so the one numbering of its steps. */
+#ifndef ATTNSTEP_WALK_H
+#define ATTNSTEP_WALK_H
+
+#include <stdbool.h>
+#include "trace.h"
+
+/* The whole matrix of a step, as opposed to one position along a time axis. */
+#define WALK_WHOLE (-1)
+
+/* One step: a matrix of the trace, and the narration item shown with it. */
+typedef struct {
+    stage_id stage;
+    int head;       /* from 1; 1 for a stage that is one matrix for all heads */
+    int position;   /* WALK_WHOLE; reserved for a decoding step or a softmax tile */
+    int narration;  /* index of the narration item told at this step, or -1 */
+} walk_step;
+
+/* Where a narration item asks to be told: a stage, and a head from 1 (0 when it names none,
+ * which means the first head). The loader refuses a head on a stage that is not per head. */
+typedef struct {
+    stage_id stage;
+    int head;
+} walk_mark;
+
+typedef struct {
+    walk_step *steps;  /* (count) in order; step k is numbered k + 1 in every view */
+    int count;
+} walk;
+
+/* Builds the walk of t: every stage the trace has, in stage-table order, each head of a
+ * per-head stage in turn; at each stage and head, one step per narration item marked there
+ * (in the order of marks), or one plain step when none is. Marks naming a stage the trace
+ * lacks or a head it does not have are not placed (the loader never lets them through).
+ * Returns false when out of memory (w is then empty). Free with walk_free. */
+bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks);
+
+void walk_free(walk *w);
+
+/* The first step showing stage at head (any head for a stage that is not per head), or -1. */
+int walk_find(const walk *w, stage_id stage, int head);
+
+/* Whether step k shows the same matrix as step k - 1 (a second narration item at one stage
+ * and head): a text output then writes the narration without the table again. */
+bool walk_repeats_matrix(const walk *w, int k);
+
+#endif
