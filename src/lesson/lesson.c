@@ -603,12 +603,22 @@ static stage_id read_stage(checker *c, int node) {
     return STAGE_COUNT;
 }
 
+/* A head names one of a per-head stage's matrices; on a stage that is one matrix for all heads
+ * it would be shown in one view and dropped in another, so it is refused. */
 static void read_head(checker *c, int node, lesson_step *step) {
     uint64_t head = 0;
     if (!read_integer(c, node, "head", 1, LESSON_MAX_HEADS, &head)) return;
     step->head = (int)head;
     if (c->heads > 0 && step->head > c->heads)
         REPORT(c, node, NO_SUCH_HEAD, step->head, c->heads);
+    if (step->stage == STAGE_COUNT || stage_get(step->stage)->per_head) return;
+    char list[256] = "";
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (stage_get((stage_id)s)->per_head)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "",
+                     stage_get((stage_id)s)->name);
+    REPORT(c, node, HEAD_NOT_PER_HEAD, stage_get(step->stage)->name, list);
+    step->head = 0;
 }
 
 static void read_choices(checker *c, int node, lesson_step *step) {

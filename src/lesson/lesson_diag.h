@@ -51,6 +51,8 @@
     X(UNKNOWN_STAGE_LIST, "unknown stage '%s'; the stages are: %s") \
     X(NO_SOURCE_STAGE,   "stage 'source_input' exists only in cross-attention (with 'source')") \
     X(NO_SUCH_HEAD,      "head %d does not exist; this lesson has %d") \
+    X(HEAD_NOT_PER_HEAD, "stage '%s' is one matrix for all heads, so it takes no 'head'; " \
+                         "the stages with one matrix per head are: %s") \
     X(BAD_FOCUS,         "focus %s '%s' is not one of the %ss of stage '%s'") \
     X(NOT_A_CHOICE,      "answer '%s' is not one of the choices") \
     X(NEEDS,             "'%s' needs %s") \
