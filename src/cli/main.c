@@ -1,274 +1,83 @@
-/* attnstep's command line: picks the output (interactive UI, --plain, --json, --explain,
- * --check), loads the lesson, computes the trace once and hands it to that reader. */
+/* attnstep's command line: one table of options, from which getopt's list, the --help text and
+ * the dispatch are all made; it loads the lesson, computes the trace once and hands it on. */
+#include <errno.h>
 #include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "trace.h"
+#include "exit_status.h"
 #include "lesson.h"
 #include "output.h"
 #include "stats.h"
 #include "template.h"
+#include "trace.h"
 #include "ui.h"
 
 #define ATTNSTEP_VERSION "0.1.0"
 
-/* Exit statuses, as sysexits.h names them; README's "Exit status" lists the same. */
-typedef enum {
-    EXIT_OK = 0,
-    EXIT_USAGE = 64,     /* bad command line */
-    EXIT_DATA = 65,      /* a lesson with errors, or a trace that overflowed */
-    EXIT_NO_INPUT = 66,  /* a lesson file that cannot be read */
-    EXIT_SOFTWARE = 70,  /* an internal error (out of memory, …) */
-    EXIT_IO = 74         /* output could not be written */
-} exit_status;
+typedef struct options options;
 
-typedef enum { MODE_AUTO, MODE_PLAIN, MODE_JSON, MODE_MARKDOWN, MODE_CSV, MODE_EXPLAIN,
-               MODE_CHECK, MODE_STATS, MODE_COST } mode;
+/* What a mode does: with one lesson's trace, with the lesson files as given, or at once. */
+typedef int trace_mode(const options *o, const lesson *l, const trace *t);
+typedef int files_mode(const options *o, int count, char **paths);
 
 typedef struct {
-    mode mode;
+    const char *name;        /* as chosen on the command line, for messages */
+    trace_mode *with_trace;  /* modes that read one lesson's trace */
+    files_mode *with_files;  /* --check (many lessons), --cost (none), the UI (one or none) */
+} mode;
+
+struct options {
+    const mode *mode;      /* NULL until an option chooses one: the UI or the plain trace */
     const char *explain;   /* the cell of --explain */
     const char *csv_stage; /* the stage of --csv */
     int head;              /* --head, 0 when not given */
     int precision;
     int d_model, heads;    /* the shape of --cost */
     ui_options ui;
-} options;
-
-static const char usage_text[] =
-    "Usage: attnstep [OPTION]... [LESSON]\n"
-    "Step through multi-head self-attention, one stage at a time.\n"
-    "\n"
-    "  (no option)            open LESSON in the interactive UI (the lesson picker without\n"
-    "                         LESSON); when output is not a terminal, print the plain trace\n"
-    "  --plain                every stage as a labelled text table, with the narration\n"
-    "  --json                 every intermediate as JSON, numbers bit-exact\n"
-    "  --markdown             a handout: narration, every stage as a Markdown table\n"
-    "  --csv STAGE            one stage's matrix as CSV (with --head for per-head stages)\n"
-    "  --explain 'STAGE[ROW,COL]'\n"
-    "                         the arithmetic of one cell; ROW and COL are token names or\n"
-    "                         0-based indices, e.g. --explain 'weights[cat,sat]'\n"
-    "  --check LESSON...      validate lessons only; print every problem found\n"
-    "  --template             print a commented starter lesson\n"
-    "  --stats LESSON         what each stage costs: multiplications, additions, memory,\n"
-    "                         measured time, then the totals and the peak memory\n"
-    "  --cost                 how the cost grows with the sentence: n = 16, 32, … 2048\n"
-    "                         random tokens, measured, with a plot\n"
-    "  --d-model D, --heads H the shape --cost uses (default 64 and 4)\n"
-    "  --head H               the head for --explain, --csv and --at (from 1; default 1)\n"
-    "  --at 'STAGE[ROW,COL]'  open the UI at that stage and cell\n"
-    "  --precision N          decimals shown (0-17, default 4)\n"
-    "  --color=WHEN           colours in the UI: auto (default), always, never\n"
-    "  --keys FILE            headless UI: read keys from FILE, dump screens as text\n"
-    "  --screen COLSxROWS     headless UI screen size (default 80x24)\n"
-    "  --help-keys            list the keys of the interactive UI\n"
-    "  -h, --help             show this help\n"
-    "  -V, --version          show the version\n"
-    "\n"
-    "Exit status: 0 ok, 64 bad command line, 65 lesson with errors, 66 unreadable lesson,\n"
-    "70 internal error, 74 output error.\n";
+};
 
 static int usage_error(const char *message, const char *detail)
 {
     fprintf(stderr, "attnstep: %s%s%s\nTry 'attnstep --help' for more information.\n",
             message, detail ? ": " : "", detail ? detail : "");
-    return EXIT_USAGE;
+    return EXIT_STATUS_USAGE;
 }
 
-/* Parses a whole decimal number in [low, high]; false for anything else. */
-static bool parse_int(const char *text, int low, int high, int *value)
+/* ---- the modes ---- */
+
+/* Writes a failure to write stdout, which would otherwise pass unseen. */
+static int written(int status)
 {
-    char *end;
-    long parsed = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || parsed < low || parsed > high)
-        return false;
-    *value = (int)parsed;
-    return true;
-}
-
-static bool parse_color(const char *text, ui_color *color)
-{
-    static const char *const names[] = {
-        [UI_COLOR_AUTO] = "auto", [UI_COLOR_ALWAYS] = "always", [UI_COLOR_NEVER] = "never",
-    };
-    for (int i = 0; i < 3; i++)
-        if (strcmp(text, names[i]) == 0) {
-            *color = (ui_color)i;
-            return true;
-        }
-    return false;
-}
-
-static bool parse_screen(const char *text, int *cols, int *rows)
-{
-    char extra;
-    return sscanf(text, "%dx%d%c", cols, rows, &extra) == 2 && *cols >= 1 && *cols <= 1000
-        && *rows >= 1 && *rows <= 1000;
-}
-
-enum { OPTION_PLAIN = 256, OPTION_JSON, OPTION_MARKDOWN, OPTION_CSV, OPTION_EXPLAIN,
-       OPTION_CHECK, OPTION_TEMPLATE, OPTION_HEAD, OPTION_AT, OPTION_PRECISION, OPTION_COLOR,
-       OPTION_KEYS, OPTION_SCREEN, OPTION_HELP_KEYS, OPTION_STATS, OPTION_COST, OPTION_D_MODEL,
-       OPTION_HEADS };
-
-static const struct option long_options[] = {
-    { "plain", no_argument, NULL, OPTION_PLAIN },
-    { "json", no_argument, NULL, OPTION_JSON },
-    { "markdown", no_argument, NULL, OPTION_MARKDOWN },
-    { "csv", required_argument, NULL, OPTION_CSV },
-    { "template", no_argument, NULL, OPTION_TEMPLATE },
-    { "explain", required_argument, NULL, OPTION_EXPLAIN },
-    { "check", no_argument, NULL, OPTION_CHECK },
-    { "head", required_argument, NULL, OPTION_HEAD },
-    { "at", required_argument, NULL, OPTION_AT },
-    { "precision", required_argument, NULL, OPTION_PRECISION },
-    { "color", required_argument, NULL, OPTION_COLOR },
-    { "colour", required_argument, NULL, OPTION_COLOR },
-    { "keys", required_argument, NULL, OPTION_KEYS },
-    { "screen", required_argument, NULL, OPTION_SCREEN },
-    { "help-keys", optional_argument, NULL, OPTION_HELP_KEYS },
-    { "stats", no_argument, NULL, OPTION_STATS },
-    { "cost", no_argument, NULL, OPTION_COST },
-    { "d-model", required_argument, NULL, OPTION_D_MODEL },
-    { "heads", required_argument, NULL, OPTION_HEADS },
-    { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, 'V' },
-    { NULL, 0, NULL, 0 },
-};
-
-static bool set_mode(options *o, mode m)
-{
-    if (o->mode != MODE_AUTO && o->mode != m)
-        return false;
-    o->mode = m;
-    return true;
-}
-
-static mode mode_of_option(int option)
-{
-    switch (option) {
-    case OPTION_PLAIN: return MODE_PLAIN;
-    case OPTION_JSON: return MODE_JSON;
-    case OPTION_MARKDOWN: return MODE_MARKDOWN;
-    case OPTION_CSV: return MODE_CSV;
-    case OPTION_EXPLAIN: return MODE_EXPLAIN;
-    case OPTION_STATS: return MODE_STATS;
-    case OPTION_COST: return MODE_COST;
-    default: return MODE_CHECK;
-    }
-}
-
-/* Returns -1 when parsing went well, else the exit status to leave with. */
-static int parse_options(int argc, char **argv, options *o)
-{
-    *o = (options){ .mode = MODE_AUTO, .precision = 4, .d_model = STATS_COST_D_MODEL,
-                    .heads = STATS_COST_HEADS,
-                    .ui = { .color = UI_COLOR_AUTO, .screen_cols = 80, .screen_rows = 24 } };
-    int c;
-    while ((c = getopt_long(argc, argv, "hV", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'h': fputs(usage_text, stdout); return EXIT_OK;
-        case 'V': puts("attnstep " ATTNSTEP_VERSION); return EXIT_OK;
-        case OPTION_PLAIN: case OPTION_JSON: case OPTION_MARKDOWN: case OPTION_CSV:
-        case OPTION_CHECK: case OPTION_EXPLAIN: case OPTION_STATS: case OPTION_COST:
-            if (!set_mode(o, mode_of_option(c)))
-                return usage_error("choose one of --plain, --json, --markdown, --csv, --explain, "
-                                   "--check, --stats and --cost", NULL);
-            if (c == OPTION_EXPLAIN)
-                o->explain = optarg;
-            if (c == OPTION_CSV)
-                o->csv_stage = optarg;
-            break;
-        case OPTION_TEMPLATE: fputs(template_lesson, stdout); return EXIT_OK;
-        case OPTION_HELP_KEYS:  /* --help-keys=man writes troff for the manual page */
-            ui_print_keys(stdout, optarg && strcmp(optarg, "man") == 0);
-            return EXIT_OK;
-        case OPTION_HEAD:
-            if (!parse_int(optarg, 1, 1 << 20, &o->head))
-                return usage_error("--head takes a head number from 1", optarg);
-            break;
-        case OPTION_AT: o->ui.at = optarg; break;
-        case OPTION_PRECISION:
-            if (!parse_int(optarg, 0, 17, &o->precision))
-                return usage_error("--precision takes a number from 0 to 17", optarg);
-            break;
-        case OPTION_COLOR:
-            if (!parse_color(optarg, &o->ui.color))
-                return usage_error("--color takes auto, always or never", optarg);
-            break;
-        case OPTION_KEYS: o->ui.key_script = optarg; break;
-        case OPTION_D_MODEL:
-            if (!parse_int(optarg, 1, 4096, &o->d_model))
-                return usage_error("--d-model takes a number from 1 to 4096", optarg);
-            break;
-        case OPTION_HEADS:
-            if (!parse_int(optarg, 1, 4096, &o->heads))
-                return usage_error("--heads takes a number from 1 to 4096", optarg);
-            break;
-        case OPTION_SCREEN:
-            if (!parse_screen(optarg, &o->ui.screen_cols, &o->ui.screen_rows))
-                return usage_error("--screen takes COLSxROWS, e.g. 80x24", optarg);
-            break;
-        default: return usage_error("unknown option", NULL);
-        }
-    }
-    o->ui.head = o->head;
-    o->ui.precision = o->precision;
-    return -1;
-}
-
-static int check_lessons(int count, char **paths)
-{
-    int status = EXIT_OK;
-    for (int i = 0; i < count; i++) {
-        lesson l;
-        lesson_diagnostics diagnostics;
-        lesson_status loaded = lesson_load(paths[i], &l, &diagnostics);
-        if (loaded == LESSON_OK) {
-            lesson_free(&l);
-            continue;
-        }
-        lesson_diagnostics_print(&diagnostics, stderr);
-        lesson_diagnostics_free(&diagnostics);
-        if (status != EXIT_NO_INPUT)
-            status = loaded == LESSON_UNREADABLE ? EXIT_NO_INPUT : EXIT_DATA;
-    }
+    if (status == EXIT_STATUS_IO)
+        fprintf(stderr, "attnstep: cannot write the output: %s\n", strerror(errno));
+    else if (status == EXIT_STATUS_SOFTWARE)
+        fprintf(stderr, "attnstep: out of memory while writing the output\n");
     return status;
 }
 
-static int report_trace_failure(const char *path, const trace *t, const trace_failure *f)
+static int write_format(const output_format *format, const options *o, const lesson *l,
+                        const trace *t)
 {
-    fprintf(stderr, "%s: error: %s", path, trace_status_message(f->status));
-    if (f->status == TRACE_ERROR_OVERFLOW) {
-        const stage_info *info = stage_get(f->stage);
-        char buffer[32];
-        fprintf(stderr, " in %s[%s,%s]", info->name,
-                trace_axis_label(t, info->rows, f->row, buffer, sizeof buffer),
-                trace_axis_label(t, info->cols, f->col, buffer, sizeof buffer));
-        if (f->head > 0)
-            fprintf(stderr, " of head %d", f->head);
-    }
-    fputc('\n', stderr);
-    return f->status == TRACE_ERROR_NO_MEMORY ? EXIT_SOFTWARE : EXIT_DATA;
+    return written(output_write(format, l, t, o->precision, stdout) == 0 ? EXIT_STATUS_OK
+                                                                            : EXIT_STATUS_IO);
 }
 
-static int explain_cell(const options *o, const trace *t)
+static int write_plain(const options *o, const lesson *l, const trace *t)
 {
-    trace_cell cell;
-    char error[512];
-    if (!trace_cell_parse(t, o->explain, o->head ? o->head : 1, &cell, error, sizeof error))
-        return usage_error(error, NULL);
-    int length = trace_cell_explain(t, &cell, o->precision, NULL, 0);
-    char *text = malloc((size_t)length + 1);
-    if (!text)
-        return EXIT_SOFTWARE;
-    trace_cell_explain(t, &cell, o->precision, text, (size_t)length + 1);
-    puts(text);
-    free(text);
-    return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+    return write_format(&output_plain, o, l, t);
+}
+
+static int write_json(const options *o, const lesson *l, const trace *t)
+{
+    return write_format(&output_json, o, l, t);
+}
+
+static int write_markdown(const options *o, const lesson *l, const trace *t)
+{
+    return write_format(&output_markdown, o, l, t);
 }
 
 static int write_csv(const options *o, const lesson *l, const trace *t)
@@ -279,24 +88,297 @@ static int write_csv(const options *o, const lesson *l, const trace *t)
     int head = o->head ? o->head : 1;
     if (stage_get(stage)->per_head && head > t->heads)
         return usage_error("--head: this lesson has fewer heads", NULL);
-    return output_write_matrix(&output_csv, l, t, stage, head, stdout) == 0 ? EXIT_OK : EXIT_IO;
+    return written(output_write_matrix(&output_csv, l, t, stage, head, stdout) == 0
+                   ? EXIT_STATUS_OK : EXIT_STATUS_IO);
 }
 
-static int write_trace(const options *o, const lesson *l, const trace *t)
+static int write_explanation(const options *o, const lesson *l, const trace *t)
 {
-    if (o->mode == MODE_EXPLAIN)
-        return explain_cell(o, t);
-    if (o->mode == MODE_CSV)
-        return write_csv(o, l, t);
-    if (o->mode == MODE_STATS)
-        return stats_print(t, l->title, stdout) == 0 ? EXIT_OK : EXIT_IO;
-    const output_format *format = o->mode == MODE_JSON ? &output_json
-                                : o->mode == MODE_MARKDOWN ? &output_markdown : &output_plain;
-    return output_write(format, l, t, o->precision, stdout) == 0 ? EXIT_OK : EXIT_IO;
+    (void)l;
+    trace_cell cell;
+    char error[512];
+    if (!trace_cell_parse(t, o->explain, o->head ? o->head : 1, &cell, error, sizeof error))
+        return usage_error(error, NULL);
+    int length = trace_cell_explain(t, &cell, o->precision, NULL, 0);
+    char *text = malloc((size_t)length + 1);
+    if (!text)
+        return written(EXIT_STATUS_SOFTWARE);
+    trace_cell_explain(t, &cell, o->precision, text, (size_t)length + 1);
+    puts(text);
+    free(text);
+    return written(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_STATUS_OK : EXIT_STATUS_IO);
 }
 
-/* Loads, computes and writes one lesson non-interactively. */
-static int run_batch(const options *o, const char *path)
+static int write_stats(const options *o, const lesson *l, const trace *t)
+{
+    (void)o;
+    return written(stats_print(t, l->title, stdout) == 0 ? EXIT_STATUS_OK : EXIT_STATUS_IO);
+}
+
+static int check_lessons(const options *o, int count, char **paths)
+{
+    (void)o;
+    if (count == 0)
+        return usage_error("--check needs a lesson", NULL);
+    int status = EXIT_STATUS_OK;
+    for (int i = 0; i < count; i++) {
+        lesson l;
+        lesson_diagnostics diagnostics;
+        lesson_status loaded = lesson_load(paths[i], &l, &diagnostics);
+        if (loaded == LESSON_OK) {
+            lesson_free(&l);
+            continue;
+        }
+        lesson_diagnostics_print(&diagnostics, stderr);
+        lesson_diagnostics_free(&diagnostics);
+        if (status != EXIT_STATUS_NO_INPUT)
+            status = loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
+    }
+    return status;
+}
+
+static int show_cost(const options *o, int count, char **paths)
+{
+    (void)paths;
+    if (count)
+        return usage_error("--cost makes its own sentences and takes no lesson", NULL);
+    if (o->d_model % o->heads != 0)
+        return usage_error("--heads must divide --d-model", NULL);
+    return stats_cost(o->d_model, o->heads, stdout) == 0 ? EXIT_STATUS_OK : EXIT_STATUS_SOFTWARE;
+}
+
+static int run_ui(const options *o, int count, char **paths)
+{
+    ui_options ui = o->ui;
+    ui.lesson_path = count ? paths[0] : NULL;
+    return ui_run(&ui);
+}
+
+static const mode mode_plain = { "--plain", write_plain, NULL };
+static const mode mode_json = { "--json", write_json, NULL };
+static const mode mode_markdown = { "--markdown", write_markdown, NULL };
+static const mode mode_csv = { "--csv", write_csv, NULL };
+static const mode mode_explain = { "--explain", write_explanation, NULL };
+static const mode mode_stats = { "--stats", write_stats, NULL };
+static const mode mode_check = { "--check", NULL, check_lessons };
+static const mode mode_cost = { "--cost", NULL, show_cost };
+static const mode mode_ui = { "the interactive UI", NULL, run_ui };
+
+/* ---- the settings ---- */
+
+/* Parses a whole decimal number in [low, high]; false for anything else. */
+static bool parse_int(const char *text, int low, int high, int *value)
+{
+    char *end;
+    errno = 0;
+    long parsed = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno || parsed < low || parsed > high)
+        return false;
+    *value = (int)parsed;
+    return true;
+}
+
+static bool set_head(options *o, const char *arg) { return parse_int(arg, 1, 1 << 20, &o->head); }
+static bool set_precision(options *o, const char *arg)
+{
+    return parse_int(arg, 0, 17, &o->precision);
+}
+static bool set_d_model(options *o, const char *arg) { return parse_int(arg, 1, 4096, &o->d_model); }
+static bool set_heads(options *o, const char *arg) { return parse_int(arg, 1, 4096, &o->heads); }
+static bool set_at(options *o, const char *arg) { o->ui.at = arg; return true; }
+static bool set_keys(options *o, const char *arg) { o->ui.key_script = arg; return true; }
+static bool set_explain(options *o, const char *arg) { o->explain = arg; return true; }
+static bool set_csv(options *o, const char *arg) { o->csv_stage = arg; return true; }
+
+static bool set_color(options *o, const char *arg)
+{
+    static const char *const names[] = {
+        [UI_COLOR_AUTO] = "auto", [UI_COLOR_ALWAYS] = "always", [UI_COLOR_NEVER] = "never",
+    };
+    for (int i = 0; i < 3; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            o->ui.color = (ui_color)i;
+            return true;
+        }
+    return false;
+}
+
+static bool set_screen(options *o, const char *arg)
+{
+    char extra;
+    int *cols = &o->ui.screen_cols, *rows = &o->ui.screen_rows;
+    return sscanf(arg, "%dx%d%c", cols, rows, &extra) == 2 && *cols >= 1 && *cols <= 1000
+        && *rows >= 1 && *rows <= 1000;
+}
+
+/* ---- what prints and leaves at once ---- */
+
+static void print_usage(void);
+static void print_help(const char *arg) { (void)arg; print_usage(); }
+static void print_version(const char *arg) { (void)arg; puts("attnstep " ATTNSTEP_VERSION); }
+static void print_template(const char *arg) { (void)arg; fputs(template_lesson, stdout); }
+/* --help-keys=man writes troff for the manual page */
+static void print_keys(const char *arg) { ui_print_keys(stdout, arg && strcmp(arg, "man") == 0); }
+
+/* ---- the one table of options ---- */
+
+typedef struct {
+    const char *name;
+    int short_name;                          /* 'h', 'V', or 0 */
+    int has_arg;                             /* getopt's no_, required_ or optional_argument */
+    const char *usage;                       /* "--csv STAGE": how --help shows it, or NULL */
+    const char *help;                        /* its lines in --help ('\n' between lines) */
+    const mode *mode;                        /* the mode it chooses, or NULL */
+    bool (*set)(options *o, const char *arg);  /* the setting it parses, or NULL */
+    const char *refusal;                     /* set's message for a bad argument */
+    void (*print)(const char *arg);          /* what it prints before leaving, or NULL */
+} option_row;
+
+static const option_row option_table[] = {
+    { "plain", 0, no_argument, NULL,
+      "every stage as a labelled text table, with the narration", &mode_plain, NULL, NULL, NULL },
+    { "json", 0, no_argument, NULL,
+      "every intermediate as JSON, numbers bit-exact", &mode_json, NULL, NULL, NULL },
+    { "markdown", 0, no_argument, NULL,
+      "a handout: narration, every stage as a Markdown table", &mode_markdown, NULL, NULL, NULL },
+    { "csv", 0, required_argument, "--csv STAGE",
+      "one stage's matrix as CSV (with --head for per-head stages)", &mode_csv, set_csv, NULL,
+      NULL },
+    { "explain", 0, required_argument, "--explain 'STAGE[ROW,COL]'",
+      "the arithmetic of one cell; ROW and COL are token names or\n"
+      "0-based indices, e.g. --explain 'weights[cat,sat]'", &mode_explain, set_explain, NULL,
+      NULL },
+    { "check", 0, no_argument, "--check LESSON...",
+      "validate lessons only; print every problem found", &mode_check, NULL, NULL, NULL },
+    { "template", 0, no_argument, NULL,
+      "print a commented starter lesson", NULL, NULL, NULL, print_template },
+    { "stats", 0, no_argument, "--stats LESSON",
+      "what each stage costs: multiplications, additions, memory,\n"
+      "measured time, then the totals and the peak memory", &mode_stats, NULL, NULL, NULL },
+    { "cost", 0, no_argument, NULL,
+      "how the cost grows with the sentence: n = 16, 32, … 2048\n"
+      "random tokens, measured, with a plot", &mode_cost, NULL, NULL, NULL },
+    { "d-model", 0, required_argument, "--d-model D, --heads H",
+      "the shape --cost uses (default 64 and 4)", NULL, set_d_model,
+      "--d-model takes a number from 1 to 4096", NULL },
+    { "heads", 0, required_argument, "",
+      NULL, NULL, set_heads, "--heads takes a number from 1 to 4096", NULL },
+    { "head", 0, required_argument, "--head H",
+      "the head for --explain, --csv and --at (from 1; default 1)", NULL, set_head,
+      "--head takes a head number from 1", NULL },
+    { "at", 0, required_argument, "--at 'STAGE[ROW,COL]'",
+      "open the UI at that stage and cell", NULL, set_at, NULL, NULL },
+    { "precision", 0, required_argument, "--precision N",
+      "decimals shown (0-17, default 4)", NULL, set_precision,
+      "--precision takes a number from 0 to 17", NULL },
+    { "color", 0, required_argument, "--color=WHEN",
+      "colours in the UI: auto (default), always, never", NULL, set_color,
+      "--color takes auto, always or never", NULL },
+    { "colour", 0, required_argument, "", NULL, NULL, set_color,
+      "--colour takes auto, always or never", NULL },
+    { "keys", 0, required_argument, "--keys FILE",
+      "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL },
+    { "screen", 0, required_argument, "--screen COLSxROWS",
+      "headless UI screen size (default 80x24)", NULL, set_screen,
+      "--screen takes COLSxROWS, e.g. 80x24", NULL },
+    { "help-keys", 0, optional_argument, NULL,
+      "list the keys of the interactive UI", NULL, NULL, NULL, print_keys },
+    { "help", 'h', no_argument, "-h, --help", "show this help", NULL, NULL, NULL, print_help },
+    { "version", 'V', no_argument, "-V, --version", "show the version", NULL, NULL, NULL,
+      print_version },
+};
+enum { OPTION_COUNT = (int)(sizeof option_table / sizeof option_table[0]) };
+
+/* Writes --help from the table: each option's usage (or --NAME) and its help lines. */
+static void print_usage(void)
+{
+    printf("Usage: attnstep [OPTION]... [LESSON]\n"
+           "Step through multi-head self-attention, one stage at a time.\n\n"
+           "  (no option)            open LESSON in the interactive UI (the lesson picker without\n"
+           "                         LESSON); when output is not a terminal, print the plain trace\n");
+    for (int i = 0; i < OPTION_COUNT; i++) {
+        const option_row *row = &option_table[i];
+        if (!row->help)
+            continue;  /* shown beside another option's usage */
+        char usage[64];
+        if (row->usage)
+            snprintf(usage, sizeof usage, "%s", row->usage);
+        else
+            snprintf(usage, sizeof usage, "--%s", row->name);
+        const char *line = row->help;
+        bool first = true;
+        for (;;) {
+            const char *end = strchr(line, '\n');
+            int length = end ? (int)(end - line) : (int)strlen(line);
+            /* a usage wider than its column goes on a line of its own */
+            if (first && strlen(usage) > 22)
+                printf("  %s\n%25s%.*s\n", usage, "", length, line);
+            else
+                printf("  %-23s%.*s\n", first ? usage : "", length, line);
+            first = false;
+            if (!end)
+                break;
+            line = end + 1;
+        }
+    }
+    printf("\nExit status: 0 ok, 64 bad command line, 65 lesson with errors, 66 unreadable lesson,\n"
+           "70 internal error, 74 output error.\n");
+}
+
+/* Returns -1 when parsing went well, else the exit status to leave with. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    *o = (options){ .precision = 4, .d_model = STATS_COST_D_MODEL, .heads = STATS_COST_HEADS,
+                    .ui = { .color = UI_COLOR_AUTO, .screen_cols = 80, .screen_rows = 24 } };
+    struct option long_options[OPTION_COUNT + 1];
+    for (int i = 0; i < OPTION_COUNT; i++)
+        long_options[i] = (struct option){ option_table[i].name, option_table[i].has_arg, NULL, i };
+    long_options[OPTION_COUNT] = (struct option){ NULL, 0, NULL, 0 };
+    int c;
+    while ((c = getopt_long(argc, argv, "hV", long_options, NULL)) != -1) {
+        for (int i = 0; i < OPTION_COUNT; i++)
+            if (option_table[i].short_name && option_table[i].short_name == c)
+                c = i;
+        if (c < 0 || c >= OPTION_COUNT)
+            return usage_error("unknown option", NULL);
+        const option_row *row = &option_table[c];
+        if (row->print) {
+            row->print(optarg);
+            return EXIT_STATUS_OK;
+        }
+        if (row->mode && o->mode && o->mode != row->mode)
+            return usage_error("choose one of --plain, --json, --markdown, --csv, --explain, "
+                               "--check, --stats and --cost", NULL);
+        if (row->mode)
+            o->mode = row->mode;
+        if (row->set && !row->set(o, optarg))
+            return usage_error(row->refusal, optarg);
+    }
+    o->ui.head = o->head;
+    o->ui.precision = o->precision;
+    return -1;
+}
+
+/* ---- one lesson, computed once ---- */
+
+static int report_trace_failure(const char *path, const trace *t, const trace_failure *f)
+{
+    fprintf(stderr, "%s: error: %s", path, trace_status_message(f->status));
+    if (f->status == TRACE_ERROR_OVERFLOW) {
+        const stage_info *info = stage_get(f->stage);
+        char row[32], col[32];
+        fprintf(stderr, " in %s[%s,%s]", info->name,
+                trace_axis_label(t, info->rows, f->row, row, sizeof row),
+                trace_axis_label(t, info->cols, f->col, col, sizeof col));
+        if (f->head > 0)
+            fprintf(stderr, " of head %d", f->head);
+    }
+    fputc('\n', stderr);
+    return f->status == TRACE_ERROR_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
+}
+
+/* Loads, computes and hands one lesson's trace to a mode. */
+static int run_with_trace(const options *o, const char *path)
 {
     lesson l;
     lesson_diagnostics diagnostics;
@@ -304,7 +386,7 @@ static int run_batch(const options *o, const char *path)
     if (loaded != LESSON_OK) {
         lesson_diagnostics_print(&diagnostics, stderr);
         lesson_diagnostics_free(&diagnostics);
-        return loaded == LESSON_UNREADABLE ? EXIT_NO_INPUT : EXIT_DATA;
+        return loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
     }
     trace t;
     trace_failure failure;
@@ -314,7 +396,7 @@ static int run_batch(const options *o, const char *path)
         trace labels = { .in = &l.input, .n = l.input.n_tokens, .d_model = l.input.d_model };
         status = report_trace_failure(path, &labels, &failure);
     } else {
-        status = write_trace(o, &l, &t);
+        status = o->mode->with_trace(o, &l, &t);
         trace_free(&t);
     }
     lesson_free(&l);
@@ -328,6 +410,17 @@ static bool terminal_usable(void)
         && strcmp(term, "dumb") != 0;
 }
 
+/* Without a mode: the UI on a terminal (or with a key script), else the plain trace. */
+static const mode *default_mode(const options *o, int files)
+{
+    if (o->ui.key_script || terminal_usable())
+        return &mode_ui;
+    if (files && isatty(STDOUT_FILENO))
+        fputs("attnstep: this terminal cannot run the interactive UI (TERM is unset or dumb); "
+              "printing the plain trace\n", stderr);
+    return &mode_plain;
+}
+
 int main(int argc, char **argv)
 {
     /* UTF-8 and the user's language, but numbers always read and print with a '.' */
@@ -338,26 +431,15 @@ int main(int argc, char **argv)
     if (status >= 0)
         return status;
     int files = argc - optind;
-    if (o.mode == MODE_CHECK)
-        return files ? check_lessons(files, argv + optind) : usage_error("--check needs a lesson", NULL);
-    if (o.mode == MODE_COST) {
-        if (files)
-            return usage_error("--cost makes its own sentences and takes no lesson", NULL);
-        if (o.d_model % o.heads != 0)
-            return usage_error("--heads must divide --d-model", NULL);
-        return stats_cost(o.d_model, o.heads, stdout) == 0 ? EXIT_OK : EXIT_SOFTWARE;
-    }
+    bool chosen = o.mode != NULL;
+    if (!chosen)
+        o.mode = default_mode(&o, files);
+    if (o.mode->with_files && (o.mode != &mode_ui || files <= 1))
+        return o.mode->with_files(&o, files, argv + optind);
     if (files > 1)
         return usage_error("one lesson at a time (--check takes several)", NULL);
-    if (o.mode == MODE_AUTO && (o.ui.key_script || terminal_usable())) {
-        o.ui.lesson_path = files ? argv[optind] : NULL;
-        return ui_run(&o.ui);
-    }
     if (!files)
-        return usage_error(o.mode == MODE_AUTO ? "no lesson given, and output is not a terminal "
-                           "for the lesson picker" : "no lesson given", NULL);
-    if (o.mode == MODE_AUTO && isatty(STDOUT_FILENO))
-        fputs("attnstep: this terminal cannot run the interactive UI (TERM is unset or dumb); "
-              "printing the plain trace\n", stderr);
-    return run_batch(&o, argv[optind]);
+        return usage_error(chosen ? "no lesson given" : "no lesson given, and output is not a "
+                           "terminal for the lesson picker", NULL);
+    return run_with_trace(&o, argv[optind]);
 }
