@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The layers of docs/DESIGN.md, checked on the source: which headers each folder of src/ may
+# include, that only src/lesson reaches libyaml and only src/ui reaches curses, and that the core
+# stays pure (no I/O calls, no getenv, no writable file-scope variables).
+set -u
+cd "$(dirname "$0")/.."
+failed=0
+fail() { echo "FAIL $*"; failed=1; }
+
+# Which layers' headers a layer may include (besides its own).
+declare -A may_use=(
+    [core]="" [text]="" [lesson]="core text" [output]="core text lesson"
+    [ui]="core text lesson output" [cli]="core text lesson output ui"
+)
+for layer in core text lesson output ui cli; do
+    [ -d "src/$layer" ] || { fail "src/$layer is missing"; continue; }
+    for file in src/$layer/*.[ch]; do
+        while IFS= read -r header; do
+            home=$(cd src && ls -d */"$header" 2>/dev/null | head -n 1)
+            home=${home%%/*}
+            [ -n "$home" ] || { fail "$file includes \"$header\", which is in no layer"; continue; }
+            [ "$home" = "$layer" ] && continue
+            [[ " ${may_use[$layer]} " == *" $home "* ]] \
+                || fail "$file (layer $layer) includes \"$header\" of layer $home"
+        done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+    done
+done
+
+# Libraries that belong to one layer each.
+check_library() {  # check_library PATTERN LAYER WHAT
+    local hits
+    hits=$(grep -lE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<($1)" src/*/*.[ch] | grep -v "^src/$2/")
+    [ -z "$hits" ] || fail "$3 included outside src/$2: $hits"
+}
+check_library 'yaml\.h' lesson "libyaml"
+check_library 'n?curses(w)?\.h|ncursesw/|term\.h' ui "curses"
+
+# The core: plain structs in and out.
+impure=$(grep -nE '\b(getenv|secure_getenv|fopen|freopen|fprintf|printf|puts|fputs|fputc|putchar|fwrite|fread|scanf|fscanf|perror|exit)[[:space:]]*\(' src/core/*.c src/core/*.h)
+[ -z "$impure" ] || fail "the core does I/O or reads the environment:
+$impure"
+globals=$(grep -nE '^(static[[:space:]]+)?[A-Za-z_][A-Za-z_0-9 ]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*(\[[^]]*\])?[[:space:]]*(=[^=]|;)' src/core/*.c \
+          | grep -vE ':(static[[:space:]]+)?(const|typedef|return|enum|struct [a-z_]+ \{)|const[[:space:]]+[a-z_]+[[:space:]]*\*?[[:space:]]*const|\(')
+[ -z "$globals" ] || fail "the core has writable file-scope variables:
+$globals"
+
+[ $failed -eq 0 ] && echo "layers: every include and library where it belongs; the core is pure"
+exit $failed

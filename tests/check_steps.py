@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""One walk, one numbering: for every shipped lesson, step k shows the same stage formula and head
+in the UI (headless), in --plain ("[k/N]") and in --markdown ("## k."), and all three count the
+same N steps. Usage: check_steps.py ATTNSTEP LESSON..."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PLAIN = re.compile(r"^\[(\d+)/(\d+)\] (.*?)(?:   head (\d+) of \d+)?   \d+×\d+$")
+MARKDOWN = re.compile(r"^## (\d+)\. (.*?)(?: \(head (\d+)\))? — \d+×\d+$")
+UI_TITLE = re.compile(r"step (\d+) of (\d+)\s*$")
+UI_FORMULA = re.compile(r"│(\S.*?)  \d+×\d+(?:  head (\d+) of \d+)?")
+
+
+def run(*args):
+    done = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, LANG="C.UTF-8", LC_ALL=""))
+    if done.returncode != 0:
+        sys.exit(f"FAIL {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def text_steps(program, lesson, flag, pattern, head_group):
+    """(number, count, formula, head) of every step header an output writes."""
+    steps = []
+    for line in run(program, flag, lesson).splitlines():
+        match = pattern.match(line)
+        if match:
+            groups = match.groups()
+            if flag == "--plain":
+                steps.append((int(groups[0]), int(groups[1]), groups[2], int(groups[3] or 1)))
+            else:
+                steps.append((int(groups[0]), None, groups[1], int(groups[2] or 1)))
+    return steps
+
+
+def ui_steps(program, lesson, count):
+    """The same read from the headless UI's screens, stepping with n (Esc skips a question)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as keys:
+        keys.write("dump\nesc\nn\n" * count)
+    try:
+        screens = run(program, "--keys", keys.name, "--screen", "200x50", lesson)
+    finally:
+        os.unlink(keys.name)
+    steps = []
+    for screen in screens.split("--- screen ")[1:count + 1]:
+        lines = screen.splitlines()
+        title = UI_TITLE.search(lines[1])
+        formula = next((UI_FORMULA.search(l) for l in lines[2:] if UI_FORMULA.search(l)), None)
+        if not title or not formula:
+            sys.exit(f"FAIL {lesson}: cannot read the step or formula from the UI screen:\n{screen}")
+        steps.append((int(title.group(1)), int(title.group(2)), formula.group(1).rstrip(),
+                      int(formula.group(2) or 1)))
+    return steps
+
+
+def main():
+    program, lessons = sys.argv[1], sys.argv[2:]
+    failed = 0
+    for lesson in lessons:
+        plain = text_steps(program, lesson, "--plain", PLAIN, 3)
+        markdown = text_steps(program, lesson, "--markdown", MARKDOWN, 2)
+        count = len(plain)
+        ui = ui_steps(program, lesson, count)
+        problems = []
+        if count == 0:
+            problems.append("--plain shows no step")
+        if [s[0] for s in plain] != list(range(1, count + 1)) or any(s[1] != count for s in plain):
+            problems.append(f"--plain numbers its steps {[s[:2] for s in plain]}")
+        for name, other in (("--markdown", markdown), ("the UI", ui)):
+            if len(other) != count:
+                problems.append(f"{name} has {len(other)} steps, --plain {count}")
+            for p, o in zip(plain, other):
+                if (p[0], p[2], p[3]) != (o[0], o[2], o[3]) or (o[1] is not None and o[1] != count):
+                    problems.append(f"step {p[0]}: --plain shows {p[2]!r} head {p[3]}, "
+                                    f"{name} step {o[0]}{'/' + str(o[1]) if o[1] else ''} shows {o[2]!r} head {o[3]}")
+                    break
+        if problems:
+            failed += 1
+            print(f"FAIL {lesson}:\n  " + "\n  ".join(problems))
+        else:
+            print(f"ok   {lesson}: {count} steps, numbered alike in the UI, --plain and --markdown")
+    print(f"steps: {len(lessons)} lessons, {failed} failed")
+    return 1 if failed or not lessons else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
