@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "trace.h"
+#include "exit_status.h"
 #include "lesson.h"
 #include "output.h"
 #include "stats.h"
@@ -15,15 +16,6 @@
 
 #define ATTNSTEP_VERSION "0.1.0"
 
-/* Exit statuses, as sysexits.h names them; README's "Exit status" lists the same. */
-typedef enum {
-    EXIT_OK = 0,
-    EXIT_USAGE = 64,     /* bad command line */
-    EXIT_DATA = 65,      /* a lesson with errors, or a trace that overflowed */
-    EXIT_NO_INPUT = 66,  /* a lesson file that cannot be read */
-    EXIT_SOFTWARE = 70,  /* an internal error (out of memory, …) */
-    EXIT_IO = 74         /* output could not be written */
-} exit_status;
 
 typedef enum { MODE_AUTO, MODE_PLAIN, MODE_JSON, MODE_MARKDOWN, MODE_CSV, MODE_EXPLAIN,
                MODE_CHECK, MODE_STATS, MODE_COST } mode;
@@ -75,7 +67,7 @@ static int usage_error(const char *message, const char *detail)
 {
     fprintf(stderr, "attnstep: %s%s%s\nTry 'attnstep --help' for more information.\n",
             message, detail ? ": " : "", detail ? detail : "");
-    return EXIT_USAGE;
+    return EXIT_STATUS_USAGE;
 }
 
 /* Parses a whole decimal number in [low, high]; false for anything else. */
@@ -170,8 +162,8 @@ static int parse_options(int argc, char **argv, options *o)
     int c;
     while ((c = getopt_long(argc, argv, "hV", long_options, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(usage_text, stdout); return EXIT_OK;
-        case 'V': puts("attnstep " ATTNSTEP_VERSION); return EXIT_OK;
+        case 'h': fputs(usage_text, stdout); return EXIT_STATUS_OK;
+        case 'V': puts("attnstep " ATTNSTEP_VERSION); return EXIT_STATUS_OK;
         case OPTION_PLAIN: case OPTION_JSON: case OPTION_MARKDOWN: case OPTION_CSV:
         case OPTION_CHECK: case OPTION_EXPLAIN: case OPTION_STATS: case OPTION_COST:
             if (!set_mode(o, mode_of_option(c)))
@@ -182,10 +174,10 @@ static int parse_options(int argc, char **argv, options *o)
             if (c == OPTION_CSV)
                 o->csv_stage = optarg;
             break;
-        case OPTION_TEMPLATE: fputs(template_lesson, stdout); return EXIT_OK;
+        case OPTION_TEMPLATE: fputs(template_lesson, stdout); return EXIT_STATUS_OK;
         case OPTION_HELP_KEYS:  /* --help-keys=man writes troff for the manual page */
             ui_print_keys(stdout, optarg && strcmp(optarg, "man") == 0);
-            return EXIT_OK;
+            return EXIT_STATUS_OK;
         case OPTION_HEAD:
             if (!parse_int(optarg, 1, 1 << 20, &o->head))
                 return usage_error("--head takes a head number from 1", optarg);
@@ -222,7 +214,7 @@ static int parse_options(int argc, char **argv, options *o)
 
 static int check_lessons(int count, char **paths)
 {
-    int status = EXIT_OK;
+    int status = EXIT_STATUS_OK;
     for (int i = 0; i < count; i++) {
         lesson l;
         lesson_diagnostics diagnostics;
@@ -233,8 +225,8 @@ static int check_lessons(int count, char **paths)
         }
         lesson_diagnostics_print(&diagnostics, stderr);
         lesson_diagnostics_free(&diagnostics);
-        if (status != EXIT_NO_INPUT)
-            status = loaded == LESSON_UNREADABLE ? EXIT_NO_INPUT : EXIT_DATA;
+        if (status != EXIT_STATUS_NO_INPUT)
+            status = loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
     }
     return status;
 }
@@ -252,7 +244,7 @@ static int report_trace_failure(const char *path, const trace *t, const trace_fa
             fprintf(stderr, " of head %d", f->head);
     }
     fputc('\n', stderr);
-    return f->status == TRACE_ERROR_NO_MEMORY ? EXIT_SOFTWARE : EXIT_DATA;
+    return f->status == TRACE_ERROR_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
 }
 
 static int explain_cell(const options *o, const trace *t)
@@ -264,11 +256,11 @@ static int explain_cell(const options *o, const trace *t)
     int length = trace_cell_explain(t, &cell, o->precision, NULL, 0);
     char *text = malloc((size_t)length + 1);
     if (!text)
-        return EXIT_SOFTWARE;
+        return EXIT_STATUS_SOFTWARE;
     trace_cell_explain(t, &cell, o->precision, text, (size_t)length + 1);
     puts(text);
     free(text);
-    return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+    return fflush(stdout) == 0 ? EXIT_STATUS_OK : EXIT_STATUS_IO;
 }
 
 static int write_csv(const options *o, const lesson *l, const trace *t)
@@ -279,7 +271,7 @@ static int write_csv(const options *o, const lesson *l, const trace *t)
     int head = o->head ? o->head : 1;
     if (stage_get(stage)->per_head && head > t->heads)
         return usage_error("--head: this lesson has fewer heads", NULL);
-    return output_write_matrix(&output_csv, l, t, stage, head, stdout) == 0 ? EXIT_OK : EXIT_IO;
+    return output_write_matrix(&output_csv, l, t, stage, head, stdout);
 }
 
 static int write_trace(const options *o, const lesson *l, const trace *t)
@@ -289,10 +281,10 @@ static int write_trace(const options *o, const lesson *l, const trace *t)
     if (o->mode == MODE_CSV)
         return write_csv(o, l, t);
     if (o->mode == MODE_STATS)
-        return stats_print(t, l->title, stdout) == 0 ? EXIT_OK : EXIT_IO;
+        return stats_print(t, l->title, stdout) == 0 ? EXIT_STATUS_OK : EXIT_STATUS_IO;
     const output_format *format = o->mode == MODE_JSON ? &output_json
                                 : o->mode == MODE_MARKDOWN ? &output_markdown : &output_plain;
-    return output_write(format, l, t, o->precision, stdout) == 0 ? EXIT_OK : EXIT_IO;
+    return output_write(format, l, t, o->precision, stdout);
 }
 
 /* Loads, computes and writes one lesson non-interactively. */
@@ -304,7 +296,7 @@ static int run_batch(const options *o, const char *path)
     if (loaded != LESSON_OK) {
         lesson_diagnostics_print(&diagnostics, stderr);
         lesson_diagnostics_free(&diagnostics);
-        return loaded == LESSON_UNREADABLE ? EXIT_NO_INPUT : EXIT_DATA;
+        return loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
     }
     trace t;
     trace_failure failure;
@@ -345,7 +337,7 @@ int main(int argc, char **argv)
             return usage_error("--cost makes its own sentences and takes no lesson", NULL);
         if (o.d_model % o.heads != 0)
             return usage_error("--heads must divide --d-model", NULL);
-        return stats_cost(o.d_model, o.heads, stdout) == 0 ? EXIT_OK : EXIT_SOFTWARE;
+        return stats_cost(o.d_model, o.heads, stdout) == 0 ? EXIT_STATUS_OK : EXIT_STATUS_SOFTWARE;
     }
     if (files > 1)
         return usage_error("one lesson at a time (--check takes several)", NULL);
