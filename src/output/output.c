@@ -61,14 +61,6 @@ int output_cell_text(const output *o, double x, char *buffer, size_t size)
     return write_number(x, NUMBER_FIXED, o->precision, buffer, size);
 }
 
-const char *output_formula(const output *o, stage_id stage, char *buffer)
-{
-    int length = trace_stage_formula(o->trace, stage, buffer, OUTPUT_FORMULA_MAX);
-    assert(length >= 0 && length < OUTPUT_FORMULA_MAX);  /* formulas are short, fixed words */
-    (void)length;
-    return buffer;
-}
-
 /* Flushes the stream and says how the whole output went. */
 static exit_status finish(output *o)
 {
@@ -187,8 +179,33 @@ static void ask_question(output *o, const lesson_step *s,
     free(question);
 }
 
-void output_narration(output *o, const walk_step *step, const output_narrator *narrator)
+/* The header of the current step: its number, formula, head and shape. */
+static void step_header(output *o, const walk_step *step, const output_narrator *narrator)
 {
+    char small[160], *formula = small;
+    int length = trace_stage_formula(o->trace, step->stage, small, sizeof small);
+    if ((size_t)length >= sizeof small) {  /* formulas are short, but nothing here cuts one */
+        formula = malloc((size_t)length + 1);
+        if (!formula) {
+            output_fail(o, EXIT_STATUS_SOFTWARE);
+            return;
+        }
+        trace_stage_formula(o->trace, step->stage, formula, (size_t)length + 1);
+    }
+    bool named = stage_get(step->stage)->per_head && o->trace->heads > 1;
+    narrator->header(o, o->step + 1, formula, named ? step->head : 0,
+                     trace_rows(o->trace, step->stage), trace_cols(o->trace, step->stage));
+    if (formula != small)
+        free(formula);
+}
+
+void output_narrated_step(output *o, const walk_step *step, const output_narrator *narrator)
+{
+    step_header(o, step, narrator);
+    if (walk_repeats_matrix(o->walk, o->step))
+        narrator->repeated(o, o->step);
+    else
+        narrator->table(o, step->stage, step->head);
     if (step->narration < 0)
         return;
     assert(step->narration < o->lesson->n_steps);

@@ -23,7 +23,8 @@ typedef struct output output;
  *     …
  *     step(o, &walk.steps[4])       o->step == 4: scores, narration item 0
  *     step(o, &walk.steps[5])       o->step == 5: scores again, narration item 1;
- *                                   walk_repeats_matrix(o->walk, 5) is true, so the format
+ *                                   walk_repeats_matrix(o->walk, 5) is true, so
+ *                                   output_narrated_step (which plain's step calls)
  *                                   writes the header and a note instead of the table
  *     …                             (13 steps in all: o->walk->count)
  *     end(o)
@@ -89,11 +90,6 @@ void output_number(output *o, double x, number_style style);
 /* A table cell, NUMBER_FIXED at o->precision ("−∞" for hidden cells), as number_write. */
 int output_cell_text(const output *o, double x, char *buffer, size_t size);
 
-/* The formula line of a stage (trace_stage_formula) into buffer, which holds
- * OUTPUT_FORMULA_MAX bytes. */
-#define OUTPUT_FORMULA_MAX 160
-const char *output_formula(const output *o, stage_id stage, char *buffer);
-
 /* Writes untrusted text with its control characters escaped (text_escape). */
 void output_text(output *o, const char *utf8);
 
@@ -104,16 +100,24 @@ void output_text_lines(output *o, const char *utf8);
  * memory, which is then recorded in o->status. */
 char *output_escaped(output *o, const char *utf8, bool keep_lines);
 
-/* How a format writes the narration of one step. Any member may be NULL. */
+/* How a narrated format writes a step: its header line, its matrix (or the note that stands
+ * for it when the step repeats the matrix of the step before), and its narration item. Any of
+ * ask, say and focus may be NULL. */
 typedef struct {
+    /* number from 1; head 0 when the step has no head to name (a stage for all heads, or a
+       one-head lesson) */
+    void (*header)(output *o, int number, const char *formula, int head, int rows, int cols);
+    void (*table)(output *o, stage_id stage, int head);
+    void (*repeated)(output *o, int previous);  /* previous: the number of the step before */
     void (*ask)(output *o, const char *question, const char *answer);  /* predict, then reveal */
     void (*say)(output *o, const char *text);
     void (*focus)(output *o, const char *explanation);  /* the focused cell's arithmetic */
 } output_narrator;
 
-/* Narrates the step's narration item (walk_step.narration; nothing when -1): its question
- * with the choices and then the answer, its text, and the worked arithmetic of its focused
- * cell. */
-void output_narration(output *o, const walk_step *step, const output_narrator *narrator);
+/* Writes the current step, o->step: the header (its formula from trace_stage_formula); the
+ * table, or the note when walk_repeats_matrix says the matrix was just shown; then its
+ * narration item (walk_step.narration; none when -1): its question with the choices and then
+ * the answer, its text, and the worked arithmetic of its focused cell. */
+void output_narrated_step(output *o, const walk_step *step, const output_narrator *narrator);
 
 #endif

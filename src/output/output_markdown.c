@@ -90,20 +90,27 @@ static void focus_markdown(output *o, const char *explanation)
     output_putc(o, '\n');
 }
 
+static void repeated_markdown(output *o, int previous)
+{
+    output_printf(o, "*The matrix of step %d again.*\n", previous);
+}
+
+static void header_markdown(output *o, int number, const char *formula, int head, int rows,
+                            int cols)
+{
+    output_printf(o, "\n## %d. %s", number, formula);
+    if (head)
+        output_printf(o, " (head %d)", head);
+    output_printf(o, " — %d×%d\n\n", rows, cols);
+}
+
 static void markdown_step(output *o, const walk_step *step)
 {
-    const trace *t = o->trace;
-    char formula[OUTPUT_FORMULA_MAX];
-    output_printf(o, "\n## %d. %s", o->step + 1, output_formula(o, step->stage, formula));
-    if (stage_get(step->stage)->per_head && t->heads > 1)
-        output_printf(o, " (head %d)", step->head);
-    output_printf(o, " — %d×%d\n\n", trace_rows(t, step->stage), trace_cols(t, step->stage));
-    if (walk_repeats_matrix(o->walk, o->step))
-        output_printf(o, "*The matrix of step %d again.*\n", o->step);
-    else
-        put_table(o, step->stage, step->head);
-    static const output_narrator narrator = { ask_markdown, say_markdown, focus_markdown };
-    output_narration(o, step, &narrator);
+    static const output_narrator narrator = {
+        header_markdown, put_table, repeated_markdown, ask_markdown, say_markdown,
+        focus_markdown,
+    };
+    output_narrated_step(o, step, &narrator);
 }
 
 static void markdown_end(output *o)

@@ -157,21 +157,26 @@ static void focus_plain(output *o, const char *explanation)
     put_wrapped(o, "  = ", "      ", explanation);
 }
 
+static void repeated_plain(output *o, int previous)
+{
+    output_printf(o, "  (the matrix of step %d again)\n", previous);
+}
+
+static void header_plain(output *o, int number, const char *formula, int head, int rows,
+                         int cols)
+{
+    output_printf(o, "\n[%d/%d] %s", number, o->walk->count, formula);
+    if (head)
+        output_printf(o, "   head %d of %d", head, o->trace->heads);
+    output_printf(o, "   %d×%d\n", rows, cols);
+}
+
 static void plain_step(output *o, const walk_step *step)
 {
-    const trace *t = o->trace;
-    char formula[OUTPUT_FORMULA_MAX];
-    output_printf(o, "\n[%d/%d] %s", o->step + 1, o->walk->count,
-                  output_formula(o, step->stage, formula));
-    if (stage_get(step->stage)->per_head && t->heads > 1)
-        output_printf(o, "   head %d of %d", step->head, t->heads);
-    output_printf(o, "   %d×%d\n", trace_rows(t, step->stage), trace_cols(t, step->stage));
-    if (walk_repeats_matrix(o->walk, o->step))
-        output_printf(o, "  (the matrix of step %d again)\n", o->step);
-    else
-        put_table(o, step->stage, step->head);
-    static const output_narrator narrator = { ask_plain, say_plain, focus_plain };
-    output_narration(o, step, &narrator);
+    static const output_narrator narrator = {
+        header_plain, put_table, repeated_plain, ask_plain, say_plain, focus_plain,
+    };
+    output_narrated_step(o, step, &narrator);
 }
 
 static void plain_end(output *o)
