@@ -27,7 +27,7 @@ MANDIR  := $(prefix)/share/man/man1
 YAML_CFLAGS  := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 CURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null) -D_XOPEN_SOURCE_EXTENDED
 LAYER_FLAGS_core   := -Isrc/core
-LAYER_FLAGS_text   := -Isrc/text
+LAYER_FLAGS_text   := -Isrc/text $(shell pkg-config --cflags libutf8proc 2>/dev/null)
 LAYER_FLAGS_lesson := -Isrc/lesson -Isrc/core -Isrc/text $(YAML_CFLAGS)
 LAYER_FLAGS_output := -Isrc/output -Isrc/core -Isrc/text -Isrc/lesson
 LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output $(CURSES_CFLAGS) \
@@ -35,7 +35,7 @@ LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output $
 LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui
 LAYERS   := core text lesson output ui
 ALL_INCLUDES := $(LAYER_FLAGS_ui) $(YAML_CFLAGS)
-LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 2>/dev/null) -lm -lpthread
+LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc 2>/dev/null) -lm -lpthread
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 LIB_SRC  := $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.c))
@@ -110,8 +110,8 @@ FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer,addres
 FUZZ_SRC = $(filter-out src/ui/%,$(LIB_SRC))
 $(BUILD)/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(FUZZ_SRC) $(HEADERS)
 	mkdir -p $(BUILD)/fuzz/corpus
-	clang $(FUZZ_FLAGS) $(shell pkg-config --cflags yaml-0.1) -o $@ tests/fuzz/fuzz_lesson.c \
-	    $(FUZZ_SRC) $(shell pkg-config --libs yaml-0.1) -lm -lpthread
+	clang $(FUZZ_FLAGS) $(shell pkg-config --cflags yaml-0.1 libutf8proc) -o $@ \
+	    tests/fuzz/fuzz_lesson.c $(FUZZ_SRC) $(shell pkg-config --libs yaml-0.1 libutf8proc) -lm -lpthread
 fuzz: $(BUILD)/fuzz/fuzz_lesson
 	cd $(BUILD)/fuzz && ./fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \

@@ -61,8 +61,7 @@ static int written(int status)
 static int write_format(const output_format *format, const options *o, const lesson *l,
                         const trace *t)
 {
-    return written(output_write(format, l, t, o->precision, stdout) == 0 ? EXIT_STATUS_OK
-                                                                            : EXIT_STATUS_IO);
+    return written(output_write(format, l, t, o->precision, stdout));
 }
 
 static int write_plain(const options *o, const lesson *l, const trace *t)
@@ -88,8 +87,7 @@ static int write_csv(const options *o, const lesson *l, const trace *t)
     int head = o->head ? o->head : 1;
     if (stage_get(stage)->per_head && head > t->heads)
         return usage_error("--head: this lesson has fewer heads", NULL);
-    return written(output_write_matrix(&output_csv, l, t, stage, head, stdout) == 0
-                   ? EXIT_STATUS_OK : EXIT_STATUS_IO);
+    return written(output_write_matrix(&output_csv, l, t, stage, head, stdout));
 }
 
 static int write_explanation(const options *o, const lesson *l, const trace *t)

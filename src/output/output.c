@@ -1,119 +1,120 @@
-/* The walk shared by every text output (begin, one call per step of the trace, end) and the
- * pieces several outputs use: cells, narration, escaped text. */
-#include <math.h>
+/* The walk shared by every text output (begin, one call per step of the walk, end), the writers
+ * that remember the first failure, and the pieces several outputs use: cells, narration,
+ * escaped text. */
+#include <assert.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
 #include "text.h"
 
-static int finish(output *o)
+void output_fail(output *o, exit_status status)
 {
-    return fflush(o->stream) != 0 || ferror(o->stream) ? -1 : 0;
+    if (o->status == EXIT_STATUS_OK)
+        o->status = status;
 }
 
-int output_write(const output_format *format, const lesson *l, const trace *t, int precision,
-                 FILE *stream)
+/* After a write: a stream in error means the output is incomplete. */
+static void check_stream(output *o, bool failed)
 {
-    output o = { l, t, precision, stream, 0, STAGE_COUNT, 0 };
-    format->begin(&o);
-    for (int count = trace_step_count(t); o.step < count; o.step++) {
-        stage_id stage;
-        int head;
-        trace_step_at(t, o.step, &stage, &head);
-        format->step(&o, stage, head);
-    }
-    format->end(&o);
-    return finish(&o);
+    if (failed || ferror(o->stream))
+        output_fail(o, EXIT_STATUS_IO);
 }
 
-int output_write_matrix(const output_format *format, const lesson *l, const trace *t,
-                        stage_id stage, int head, FILE *stream)
+void output_puts(output *o, const char *text)
 {
-    output o = { l, t, 17, stream, 0, stage, head };
-    format->begin(&o);
-    format->step(&o, stage, stage_get(stage)->per_head ? head : 1);
-    format->end(&o);
-    return finish(&o);
+    if (o->status == EXIT_STATUS_OK)
+        check_stream(o, fputs(text, o->stream) == EOF);
+}
+
+void output_putc(output *o, char c)
+{
+    if (o->status == EXIT_STATUS_OK)
+        check_stream(o, fputc(c, o->stream) == EOF);
+}
+
+void output_printf(output *o, const char *format, ...)
+{
+    if (o->status != EXIT_STATUS_OK)
+        return;
+    va_list args;
+    va_start(args, format);
+    int wrote = vfprintf(o->stream, format, args);
+    va_end(args);
+    check_stream(o, wrote < 0);
+}
+
+static int write_number(double x, number_style style, int precision, char *buffer, size_t size)
+{
+    return number_write(x, &(number_format){ style, precision, 0, false }, buffer, size);
+}
+
+void output_number(output *o, double x, number_style style)
+{
+    char number[NUMBER_MAX];
+    write_number(x, style, o->precision, number, sizeof number);
+    output_puts(o, number);
 }
 
 int output_cell_text(const output *o, double x, char *buffer, size_t size)
 {
-    if (isinf(x))
-        return snprintf(buffer, size, "%s", x < 0 ? "−∞" : "∞");
-    return snprintf(buffer, size, "%.*f", o->precision, x);
+    return write_number(x, NUMBER_FIXED, o->precision, buffer, size);
 }
 
-static void focus_explanation(output *o, const lesson_step *s, int head,
-                              void (*focus)(output *o, const char *explanation))
+/* Flushes the stream and says how the whole output went. */
+static exit_status finish(output *o)
 {
-    trace_cell cell = { s->stage, head, s->focus_row, s->focus_col };
-    int length = trace_cell_explain(o->trace, &cell, o->precision, NULL, 0);
-    char *explanation = malloc((size_t)length + 1);
-    if (!explanation)
-        return;
-    trace_cell_explain(o->trace, &cell, o->precision, explanation, (size_t)length + 1);
-    focus(o, explanation);
-    free(explanation);
+    if (o->status == EXIT_STATUS_OK)
+        check_stream(o, fflush(o->stream) != 0);
+    return o->status;
 }
 
-/* The question with its choices, "Which word…? (animal / street / tired)", and the answer. */
-static void ask_question(output *o, const lesson_step *s,
-                         void (*ask)(output *o, const char *question, const char *answer))
+exit_status output_write(const output_format *format, const lesson *l, const trace *t,
+                         int precision, FILE *stream)
 {
-    size_t length = strlen(s->ask) + 8;
-    for (int i = 0; i < s->n_choices; i++)
-        length += strlen(s->choices[i]) + 3;
-    char *question = malloc(length), answer[96];
-    if (!question)
-        return;
-    size_t used = (size_t)snprintf(question, length, "%s", s->ask);
-    for (int i = 0; i < s->n_choices; i++)
-        used += (size_t)snprintf(question + used, length - used, "%s%s", i ? " / " : " (",
-                                 s->choices[i]);
-    if (s->n_choices)
-        snprintf(question + used, length - used, ")");
-    if (s->n_choices) {
-        ask(o, question, s->choices[s->answer_choice]);
-    } else {
-        char number[32], tolerance[32];
-        format_number(s->answer, o->precision, number, sizeof number);
-        format_number(s->tolerance, o->precision, tolerance, sizeof tolerance);
-        snprintf(answer, sizeof answer, "%s (± %s)", number, tolerance);
-        ask(o, question, answer);
-    }
-    free(question);
+    walk w;
+    bool built = format->narrated ? lesson_walk(l, t, &w) : walk_build(&w, t, NULL, 0);
+    if (!built)
+        return EXIT_STATUS_SOFTWARE;
+    output o = { l, t, precision, stream, &w, 0, EXIT_STATUS_OK };
+    format->begin(&o);
+    for (; o.step < w.count && o.status == EXIT_STATUS_OK; o.step++)
+        format->step(&o, &w.steps[o.step]);
+    format->end(&o);
+    walk_free(&w);
+    return finish(&o);
 }
 
-void output_narration(output *o, stage_id stage, int head, const output_narrator *narrator)
+exit_status output_write_matrix(const output_format *format, const lesson *l, const trace *t,
+                                stage_id stage, int head, FILE *stream)
 {
-    for (int i = 0; i < o->lesson->n_steps; i++) {
-        const lesson_step *s = &o->lesson->steps[i];
-        if (s->stage != stage || (s->head != head && !(s->head == 0 && head == 1)))
-            continue;
-        if (s->ask && narrator->ask)
-            ask_question(o, s, narrator->ask);
-        if (s->say && narrator->say)
-            narrator->say(o, s->say);
-        if (s->focus_row >= 0 && s->focus_col >= 0 && narrator->focus)
-            focus_explanation(o, s, head, narrator->focus);
-    }
+    output o = { l, t, 17, stream, NULL, 0, EXIT_STATUS_OK };
+    walk_step step = { stage, stage_get(stage)->per_head ? head : 1, WALK_WHOLE, -1 };
+    format->begin(&o);
+    format->step(&o, &step);
+    format->end(&o);
+    return finish(&o);
 }
 
-char *output_escaped(const char *utf8, bool keep_lines)
+char *output_escaped(output *o, const char *utf8, bool keep_lines)
 {
     int (*escape)(const char *, char *, size_t) = keep_lines ? text_escape_lines : text_escape;
     int length = escape(utf8, NULL, 0);
     char *escaped = malloc((size_t)length + 1);
     if (escaped)
         escape(utf8, escaped, (size_t)length + 1);
+    else
+        output_fail(o, EXIT_STATUS_SOFTWARE);
     return escaped;
 }
 
 static void put_escaped(output *o, const char *utf8, bool keep_lines)
 {
-    char *escaped = output_escaped(utf8, keep_lines);
+    if (o->status != EXIT_STATUS_OK)
+        return;
+    char *escaped = output_escaped(o, utf8, keep_lines);
     if (escaped)
-        fputs(escaped, o->stream);
+        output_puts(o, escaped);
     free(escaped);
 }
 
@@ -125,4 +126,94 @@ void output_text(output *o, const char *utf8)
 void output_text_lines(output *o, const char *utf8)
 {
     put_escaped(o, utf8, true);
+}
+
+static void focus_explanation(output *o, const lesson_step *s, int head,
+                              void (*focus)(output *o, const char *explanation))
+{
+    trace_cell cell = { s->stage, head, s->focus_row, s->focus_col };
+    int length = trace_cell_explain(o->trace, &cell, o->precision, NULL, 0);
+    char *explanation = malloc((size_t)length + 1);
+    if (!explanation) {
+        output_fail(o, EXIT_STATUS_SOFTWARE);
+        return;
+    }
+    trace_cell_explain(o->trace, &cell, o->precision, explanation, (size_t)length + 1);
+    focus(o, explanation);
+    free(explanation);
+}
+
+/* The answer of a numeric question, "0.63 (± 0.005)". */
+static void numeric_answer(const output *o, const lesson_step *s, char *answer, size_t size)
+{
+    char number[NUMBER_MAX], tolerance[NUMBER_MAX];
+    write_number(s->answer, NUMBER_SHORT, o->precision, number, sizeof number);
+    write_number(s->tolerance, NUMBER_SHORT, o->precision, tolerance, sizeof tolerance);
+    snprintf(answer, size, "%s (± %s)", number, tolerance);
+}
+
+/* The question with its choices, "Which word…? (animal / street / tired)", and the answer. */
+static void ask_question(output *o, const lesson_step *s,
+                         void (*ask)(output *o, const char *question, const char *answer))
+{
+    size_t length = strlen(s->ask) + 8;
+    for (int i = 0; i < s->n_choices; i++)
+        length += strlen(s->choices[i]) + 3;
+    char *question = malloc(length), answer[2 * NUMBER_MAX + 8];
+    if (!question) {
+        output_fail(o, EXIT_STATUS_SOFTWARE);
+        return;
+    }
+    size_t used = (size_t)snprintf(question, length, "%s", s->ask);
+    for (int i = 0; i < s->n_choices; i++)
+        used += (size_t)snprintf(question + used, length - used, "%s%s", i ? " / " : " (",
+                                 s->choices[i]);
+    if (s->n_choices)
+        snprintf(question + used, length - used, ")");
+    if (s->n_choices)
+        ask(o, question, s->choices[s->answer_choice]);
+    else {
+        numeric_answer(o, s, answer, sizeof answer);
+        ask(o, question, answer);
+    }
+    free(question);
+}
+
+/* The header of the current step: its number, formula, head and shape. */
+static void step_header(output *o, const walk_step *step, const output_narrator *narrator)
+{
+    char small[160], *formula = small;
+    int length = trace_stage_formula(o->trace, step->stage, small, sizeof small);
+    if ((size_t)length >= sizeof small) {  /* formulas are short, but nothing here cuts one */
+        formula = malloc((size_t)length + 1);
+        if (!formula) {
+            output_fail(o, EXIT_STATUS_SOFTWARE);
+            return;
+        }
+        trace_stage_formula(o->trace, step->stage, formula, (size_t)length + 1);
+    }
+    bool named = stage_get(step->stage)->per_head && o->trace->heads > 1;
+    narrator->header(o, o->step + 1, formula, named ? step->head : 0,
+                     trace_rows(o->trace, step->stage), trace_cols(o->trace, step->stage));
+    if (formula != small)
+        free(formula);
+}
+
+void output_narrated_step(output *o, const walk_step *step, const output_narrator *narrator)
+{
+    step_header(o, step, narrator);
+    if (walk_repeats_matrix(o->walk, o->step))
+        narrator->repeated(o, o->step);
+    else
+        narrator->table(o, step->stage, step->head);
+    if (step->narration < 0)
+        return;
+    assert(step->narration < o->lesson->n_steps);
+    const lesson_step *s = &o->lesson->steps[step->narration];
+    if (s->ask && narrator->ask)
+        ask_question(o, s, narrator->ask);
+    if (s->say && narrator->say)
+        narrator->say(o, s->say);
+    if (s->focus_row >= 0 && s->focus_col >= 0 && narrator->focus)
+        focus_explanation(o, s, step->head, narrator->focus);
 }

@@ -1,58 +1,94 @@
-/* The text readers of a trace: plain tables, JSON (and whatever else implements output_format).
- * Each walks the same step list (trace_step_at) and writes to a stream. */
+/* The text readers of a trace: plain tables, Markdown, JSON and CSV (and whatever else
+ * implements output_format). Each visits the steps of the one walk (walk.h) and writes to a
+ * stream through the writers below, which remember the first failure. */
 #ifndef ATTNSTEP_OUTPUT_H
 #define ATTNSTEP_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
-#include "trace.h"
+#include "exit_status.h"
 #include "lesson.h"
+#include "number.h"
+#include "trace.h"
+#include "walk.h"
 
 typedef struct output output;
 
-/* What a format does at the start, for each step (one stage, one head) and at the end. */
-typedef struct {
-    void (*begin)(output *o);
-    void (*step)(output *o, stage_id stage, int head);
-    void (*end)(output *o);
-} output_format;
-
+/* The contract between output_write and a format, as a worked call sequence. For cat_sat
+ * (one head, two narration items on scores and two on weights) output_write(&output_plain,
+ * l, t, 4, stdout) makes these calls:
+ *
+ *     begin(o)                      title, tokens, configuration
+ *     step(o, &walk.steps[0])       o->step == 0: input, no narration
+ *     …
+ *     step(o, &walk.steps[4])       o->step == 4: scores, narration item 0
+ *     step(o, &walk.steps[5])       o->step == 5: scores again, narration item 1;
+ *                                   walk_repeats_matrix(o->walk, 5) is true, so
+ *                                   output_narrated_step (which plain's step calls)
+ *                                   writes the header and a note instead of the table
+ *     …                             (13 steps in all: o->walk->count)
+ *     end(o)
+ *
+ * A format with `narrated` false (JSON) is given the walk without narration instead
+ * (walk_build(&w, t, NULL, 0)): one step per stage and head, none repeated. A one-matrix
+ * format (CSV) goes through output_write_matrix: begin, one step (o->walk is NULL, o->step
+ * 0), end.
+ *
+ * A format writes only through output_puts, output_printf, output_putc, output_number,
+ * output_text and output_text_lines (or through narration, which uses them). These check the
+ * stream after each write and record the first failure in o->status (EXIT_STATUS_IO for a
+ * failed write, EXIT_STATUS_SOFTWARE for memory it could not get); once o->status is not
+ * EXIT_STATUS_OK every writer does nothing, so a format needs no error handling of its own
+ * and may keep going until output_write stops calling it (it stops before the next step). A
+ * format that allocates memory itself reports a failure with output_fail. */
 struct output {
     const lesson *lesson;
     const trace *trace;
-    int precision;     /* decimals in tables and explanations */
+    int precision;        /* decimals in tables and explanations */
     FILE *stream;
-    int step;          /* index of the current step, from 0 */
-    stage_id only_stage;  /* for formats of one matrix (CSV): the stage wanted */
-    int only_head;        /* and its head */
+    const walk *walk;     /* the steps visited; NULL for a one-matrix format */
+    int step;             /* index of the current step in walk, from 0 */
+    exit_status status;   /* EXIT_STATUS_OK until the first failure */
 };
 
-extern const output_format output_plain;  /* labelled text tables with the narration */
-extern const output_format output_json;   /* every intermediate, bit-exact (see README) */
-extern const output_format output_markdown;  /* a handout: narration, tables, worked cells */
-extern const output_format output_csv;    /* one matrix (only_stage, only_head), bit-exact */
-
-/* Writes the whole trace in a format. Returns 0, or -1 when the stream reported an error. */
-int output_write(const output_format *format, const lesson *l, const trace *t, int precision,
-                 FILE *stream);
-
-/* The same for a one-matrix format: only that stage and head are visited. */
-int output_write_matrix(const output_format *format, const lesson *l, const trace *t,
-                        stage_id stage, int head, FILE *stream);
-
-/* A table cell at o->precision fixed decimals ("−∞" for hidden cells), as snprintf. */
-int output_cell_text(const output *o, double x, char *buffer, size_t size);
-
-/* How a format writes the narration of one lesson step. Any member may be NULL. */
 typedef struct {
-    void (*ask)(output *o, const char *question, const char *answer);  /* predict, then reveal */
-    void (*say)(output *o, const char *text);
-    void (*focus)(output *o, const char *explanation);  /* the focused cell's arithmetic */
-} output_narrator;
+    void (*begin)(output *o);
+    void (*step)(output *o, const walk_step *step);
+    void (*end)(output *o);
+    bool narrated;        /* visits the lesson's walk (narration placed) rather than the
+                             pipeline walk without narration */
+} output_format;
 
-/* Narrates each lesson step that belongs to this stage and head (a step without a head belongs
- * to head 1), in the lesson's order: its question with the choices and then the answer, its
- * text, and the worked arithmetic of its focused cell. */
-void output_narration(output *o, stage_id stage, int head, const output_narrator *narrator);
+extern const output_format output_plain;     /* labelled text tables with the narration */
+extern const output_format output_json;      /* every intermediate, bit-exact (see README) */
+extern const output_format output_markdown;  /* a handout: narration, tables, worked cells */
+extern const output_format output_csv;       /* one matrix, bit-exact */
+
+/* Writes the whole trace in a format, the stream flushed at the end. Returns EXIT_STATUS_OK,
+ * EXIT_STATUS_IO when a write or the flush failed, or EXIT_STATUS_SOFTWARE when memory ran
+ * out (the walk, or text to escape); the output then stops at that point. */
+exit_status output_write(const output_format *format, const lesson *l, const trace *t,
+                         int precision, FILE *stream);
+
+/* The same for a one-matrix format: only that stage and head (1 for a stage that is not per
+ * head) are visited, numbers at full precision. */
+exit_status output_write_matrix(const output_format *format, const lesson *l, const trace *t,
+                                stage_id stage, int head, FILE *stream);
+
+/* Records a failure (the first one is kept); every writer does nothing afterwards. */
+void output_fail(output *o, exit_status status);
+
+/* Trusted text (written by attnstep itself: names, formulas, punctuation, numbers). Lesson
+ * text goes through output_text instead. */
+void output_puts(output *o, const char *text);
+void output_putc(output *o, char c);
+void output_printf(output *o, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* x as number_write writes it in `style` at o->precision (NUMBER_EXACT ignores it). */
+void output_number(output *o, double x, number_style style);
+
+/* A table cell, NUMBER_FIXED at o->precision ("−∞" for hidden cells), as number_write. */
+int output_cell_text(const output *o, double x, char *buffer, size_t size);
 
 /* Writes untrusted text with its control characters escaped (text_escape). */
 void output_text(output *o, const char *utf8);
@@ -61,7 +97,27 @@ void output_text(output *o, const char *utf8);
 void output_text_lines(output *o, const char *utf8);
 
 /* The escaped copy of utf8 (line breaks kept when keep_lines), to be freed; NULL without
- * memory. */
-char *output_escaped(const char *utf8, bool keep_lines);
+ * memory, which is then recorded in o->status. */
+char *output_escaped(output *o, const char *utf8, bool keep_lines);
+
+/* How a narrated format writes a step: its header line, its matrix (or the note that stands
+ * for it when the step repeats the matrix of the step before), and its narration item. Any of
+ * ask, say and focus may be NULL. */
+typedef struct {
+    /* number from 1; head 0 when the step has no head to name (a stage for all heads, or a
+       one-head lesson) */
+    void (*header)(output *o, int number, const char *formula, int head, int rows, int cols);
+    void (*table)(output *o, stage_id stage, int head);
+    void (*repeated)(output *o, int previous);  /* previous: the number of the step before */
+    void (*ask)(output *o, const char *question, const char *answer);  /* predict, then reveal */
+    void (*say)(output *o, const char *text);
+    void (*focus)(output *o, const char *explanation);  /* the focused cell's arithmetic */
+} output_narrator;
+
+/* Writes the current step, o->step: the header (its formula from trace_stage_formula); the
+ * table, or the note when walk_repeats_matrix says the matrix was just shown; then its
+ * narration item (walk_step.narration; none when -1): its question with the choices and then
+ * the answer, its text, and the worked arithmetic of its focused cell. */
+void output_narrated_step(output *o, const walk_step *step, const output_narrator *narrator);
 
 #endif

@@ -1,24 +1,25 @@
 /* --csv STAGE: one matrix as RFC 4180 CSV, labels in the first row and column, numbers with
  * 17 significant digits (bit-exact), "-inf" for hidden cells of masked. */
-#include <math.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "output.h"
 
-/* A field is quoted when it holds a comma, a quote or a line break; quotes are doubled. */
-static void put_field(output *o, const char *text)
+/* A label: escaped like any lesson text, then quoted when it holds a comma, a quote or a line
+ * break, its quotes doubled. */
+static void put_field(output *o, const char *utf8)
 {
-    if (!strpbrk(text, ",\"\r\n")) {
-        fputs(text, o->stream);
+    char *text = output_escaped(o, utf8, false);
+    if (!text)
         return;
+    if (!strpbrk(text, ",\"\r\n")) {
+        output_puts(o, text);
+    } else {
+        output_putc(o, '"');
+        for (const char *c = text; *c; c++)
+            output_puts(o, *c == '"' ? "\"\"" : (char[]){ *c, '\0' });
+        output_putc(o, '"');
     }
-    fputc('"', o->stream);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', o->stream);
-        fputc(*text, o->stream);
-    }
-    fputc('"', o->stream);
+    free(text);
 }
 
 static void csv_begin(output *o)
@@ -26,27 +27,24 @@ static void csv_begin(output *o)
     (void)o;
 }
 
-static void csv_step(output *o, stage_id stage, int head)
+static void csv_step(output *o, const walk_step *step)
 {
     const trace *t = o->trace;
-    const stage_info *info = stage_get(stage);
+    const stage_info *info = stage_get(step->stage);
     char buffer[32];
-    fputs(info->name, o->stream);
-    for (int c = 0; c < trace_cols(t, stage); c++) {
-        fputc(',', o->stream);
+    output_puts(o, info->name);
+    for (int c = 0; c < trace_cols(t, step->stage); c++) {
+        output_putc(o, ',');
         put_field(o, trace_axis_label(t, info->cols, c, buffer, sizeof buffer));
     }
-    fputs("\r\n", o->stream);
-    for (int r = 0; r < trace_rows(t, stage); r++) {
+    output_puts(o, "\r\n");
+    for (int r = 0; r < trace_rows(t, step->stage); r++) {
         put_field(o, trace_axis_label(t, info->rows, r, buffer, sizeof buffer));
-        for (int c = 0; c < trace_cols(t, stage); c++) {
-            double x = trace_value(t, stage, head, r, c);
-            if (isinf(x))
-                fprintf(o->stream, ",%s", x < 0 ? "-inf" : "inf");
-            else
-                fprintf(o->stream, ",%.17g", x);
+        for (int c = 0; c < trace_cols(t, step->stage); c++) {
+            output_putc(o, ',');
+            output_number(o, trace_value(t, step->stage, step->head, r, c), NUMBER_EXACT);
         }
-        fputs("\r\n", o->stream);
+        output_puts(o, "\r\n");
     }
 }
 
@@ -55,4 +53,4 @@ static void csv_end(output *o)
     (void)o;
 }
 
-const output_format output_csv = { csv_begin, csv_step, csv_end };
+const output_format output_csv = { csv_begin, csv_step, csv_end, false };

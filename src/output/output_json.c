@@ -1,88 +1,97 @@
 /* --json: every intermediate of the trace, with numbers printed to read back bit-exact. */
 #include <math.h>
-#include <stdio.h>
 #include "output.h"
 #include "text.h"
 
-/* A JSON string: quotes, backslashes and every control character escaped. */
+/* A JSON string that reads back to the same text: quotes and backslashes escaped, and every
+ * character of the one control set (text_is_control: C0, DEL, C1, bidi controls) written as
+ * \uXXXX. The loader lets only UTF-8 through; a byte that is not (none should reach here) is
+ * written as U+FFFD, so the document stays valid JSON. */
 static void put_string(output *o, const char *utf8)
 {
-    fputc('"', o->stream);
-    for (const unsigned char *c = (const unsigned char *)utf8; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(o->stream, "\\%c", *c);
-        else if (*c < 0x20 || *c == 0x7f)
-            fprintf(o->stream, "\\u%04x", *c);
+    output_putc(o, '"');
+    while (*utf8) {
+        unsigned c;
+        int bytes = text_decode(utf8, &c);
+        if (bytes == 0)
+            output_puts(o, "\\ufffd");
+        else if (c == '"' || c == '\\')
+            output_printf(o, "\\%c", (char)c);
+        else if (text_is_control(c))
+            output_printf(o, "\\u%04x", c);
         else
-            fputc(*c, o->stream);
+            output_printf(o, "%.*s", bytes, utf8);
+        utf8 += bytes ? bytes : 1;
     }
-    fputc('"', o->stream);
+    output_putc(o, '"');
 }
 
 static void put_labels(output *o, const char *key, stage_axis axis, int count)
 {
     char buffer[32];
-    fprintf(o->stream, "\"%s\": [", key);
+    output_printf(o, "\"%s\": [", key);
     for (int i = 0; i < count; i++) {
-        fputs(i ? ", " : "", o->stream);
+        output_puts(o, i ? ", " : "");
         put_string(o, trace_axis_label(o->trace, axis, i, buffer, sizeof buffer));
     }
-    fputs("]", o->stream);
+    output_puts(o, "]");
 }
 
 static void json_begin(output *o)
 {
     const trace *t = o->trace;
-    fputs("{\n  \"title\": ", o->stream);
+    output_puts(o, "{\n  \"title\": ");
     put_string(o, o->lesson->title);
-    fputs(",\n  ", o->stream);
+    output_puts(o, ",\n  ");
     put_labels(o, "tokens", AXIS_TOKENS, t->n);
     if (t->in->source) {
-        fputs(",\n  ", o->stream);
+        output_puts(o, ",\n  ");
         put_labels(o, "source", AXIS_SOURCE, t->m);
     }
-    fprintf(o->stream, ",\n  \"d_model\": %d,\n  \"heads\": %d,\n  \"d_k\": %d,\n"
-            "  \"stages\": [", t->d_model, t->heads, t->d_k);
+    output_printf(o, ",\n  \"d_model\": %d,\n  \"heads\": %d,\n  \"d_k\": %d,\n"
+                  "  \"stages\": [", t->d_model, t->heads, t->d_k);
 }
 
-/* %.17g reads back to the same double; -inf (hidden cells of masked) has no JSON number. */
+/* NUMBER_EXACT reads back to the same double; -inf (hidden cells of masked) has no JSON
+ * number. */
 static void put_number(output *o, double x)
 {
     if (isfinite(x))
-        fprintf(o->stream, "%.17g", x);
+        output_number(o, x, NUMBER_EXACT);
     else
-        fputs("null", o->stream);
+        output_puts(o, "null");
 }
 
-static void json_step(output *o, stage_id stage, int head)
+static void json_step(output *o, const walk_step *step)
 {
     const trace *t = o->trace;
-    const stage_info *info = stage_get(stage);
-    int rows = trace_rows(t, stage), cols = trace_cols(t, stage);
-    fprintf(o->stream, "%s\n    {\"name\": \"%s\", \"head\": ", o->step ? "," : "", info->name);
+    const stage_info *info = stage_get(step->stage);
+    int rows = trace_rows(t, step->stage), cols = trace_cols(t, step->stage);
+    output_printf(o, "%s\n    {\"name\": \"%s\", \"head\": ", o->step ? "," : "", info->name);
     if (info->per_head)
-        fprintf(o->stream, "%d", head);
+        output_printf(o, "%d", step->head);
     else
-        fputs("null", o->stream);
-    fputs(",\n     ", o->stream);
+        output_puts(o, "null");
+    output_puts(o, ",\n     ");
     put_labels(o, "rows", info->rows, rows);
-    fputs(",\n     ", o->stream);
+    output_puts(o, ",\n     ");
     put_labels(o, "cols", info->cols, cols);
-    fputs(",\n     \"values\": [", o->stream);
+    output_puts(o, ",\n     \"values\": [");
     for (int r = 0; r < rows; r++) {
-        fputs(r ? ",\n       [" : "[", o->stream);
+        output_puts(o, r ? ",\n       [" : "[");
         for (int c = 0; c < cols; c++) {
-            fputs(c ? ", " : "", o->stream);
-            put_number(o, trace_value(t, stage, head, r, c));
+            output_puts(o, c ? ", " : "");
+            put_number(o, trace_value(t, step->stage, step->head, r, c));
         }
-        fputs("]", o->stream);
+        output_puts(o, "]");
     }
-    fputs("]}", o->stream);
+    output_puts(o, "]}");
 }
 
 static void json_end(output *o)
 {
-    fputs("\n  ]\n}\n", o->stream);
+    output_puts(o, "\n  ]\n}\n");
 }
 
-const output_format output_json = { json_begin, json_step, json_end };
+/* Not narrated: one entry per stage and head, as the JSON document has always had. */
+const output_format output_json = { json_begin, json_step, json_end, false };

@@ -1,98 +1,116 @@
 /* --markdown: a handout for slides and worksheets — the narration, every step as a Markdown
  * table, and the worked arithmetic of the cells the narration focuses on. */
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "output.h"
-#include "text.h"
 
-/* Untrusted text inside a table cell: escaped, and '|' would end the cell. */
+/* Untrusted text inside a table cell: escaped like any lesson text, then each '|' of the
+ * escaped text written as "\|", since a bare one would end the cell. */
 static void put_cell_text(output *o, const char *utf8)
 {
-    for (const char *bar; (bar = strchr(utf8, '|')) != NULL; utf8 = bar + 1) {
-        char piece[256];
-        snprintf(piece, sizeof piece, "%.*s", (int)(bar - utf8), utf8);
-        output_text(o, piece);
-        fputs("\\|", o->stream);
-    }
-    output_text(o, utf8);
+    char *escaped = output_escaped(o, utf8, false);
+    if (!escaped)
+        return;
+    const char *piece = escaped;
+    for (const char *bar; (bar = strchr(piece, '|')) != NULL; piece = bar + 1)
+        output_printf(o, "%.*s\\|", (int)(bar - piece), piece);
+    output_puts(o, piece);
+    free(escaped);
 }
 
 static void markdown_begin(output *o)
 {
     const trace *t = o->trace;
-    fputs("# ", o->stream);
+    output_puts(o, "# ");
     output_text(o, o->lesson->title);
-    fputs("\n\n", o->stream);
+    output_puts(o, "\n\n");
     if (o->lesson->about) {
         output_text(o, o->lesson->about);
-        fputs("\n\n", o->stream);
+        output_puts(o, "\n\n");
     }
-    fputs("Tokens:", o->stream);
+    output_puts(o, "Tokens:");
     for (int i = 0; i < t->n; i++) {
-        fputs(" `", o->stream);
+        output_puts(o, " `");
         output_text(o, t->in->tokens[i]);
-        fputs("`", o->stream);
+        output_puts(o, "`");
     }
-    fprintf(o->stream, "  \nd_model %d, %d head%s, d_k %d.\n", t->d_model, t->heads,
-            t->heads == 1 ? "" : "s", t->d_k);
+    output_printf(o, "  \nd_model %d, %d head%s, d_k %d.\n", t->d_model, t->heads,
+                  t->heads == 1 ? "" : "s", t->d_k);
 }
 
 static void put_row(output *o, const char *label, stage_id stage, int head, int row)
 {
-    char buffer[64];
-    fputs("| ", o->stream);
+    output_puts(o, "| ");
     put_cell_text(o, label);
     for (int c = 0; c < trace_cols(o->trace, stage); c++) {
-        output_cell_text(o, trace_value(o->trace, stage, head, row, c), buffer, sizeof buffer);
-        fprintf(o->stream, " | %s", buffer);
+        output_puts(o, " | ");
+        output_number(o, trace_value(o->trace, stage, head, row, c), NUMBER_FIXED);
     }
-    fputs(" |\n", o->stream);
+    output_puts(o, " |\n");
 }
 
-static void ask_markdown(output *o, const char *question, const char *answer)
-{
-    fputs("\n**Question:** ", o->stream);
-    output_text(o, question);
-    fputs("  \n**Answer:** ", o->stream);
-    output_text(o, answer);
-    fputc('\n', o->stream);
-}
-
-static void say_markdown(output *o, const char *text)
-{
-    fputc('\n', o->stream);
-    output_text_lines(o, text);
-    fputc('\n', o->stream);
-}
-
-static void focus_markdown(output *o, const char *explanation)
-{
-    fputs("\n    ", o->stream);
-    output_text(o, explanation);
-    fputc('\n', o->stream);
-}
-
-static void markdown_step(output *o, stage_id stage, int head)
+static void put_table(output *o, stage_id stage, int head)
 {
     const trace *t = o->trace;
     const stage_info *info = stage_get(stage);
     char buffer[32];
-    fprintf(o->stream, "\n## %d. %s", o->step + 1, info->formula);
-    if (info->per_head && t->heads > 1)
-        fprintf(o->stream, " (head %d)", head);
-    fprintf(o->stream, " — %d×%d\n\n|", trace_rows(t, stage), trace_cols(t, stage));
+    output_puts(o, "|");
     for (int c = 0; c < trace_cols(t, stage); c++) {
-        fputs(" | ", o->stream);
+        output_puts(o, " | ");
         put_cell_text(o, trace_axis_label(t, info->cols, c, buffer, sizeof buffer));
     }
-    fputs(" |\n|---|", o->stream);
+    output_puts(o, " |\n|---|");
     for (int c = 0; c < trace_cols(t, stage); c++)
-        fputs("---:|", o->stream);
-    fputc('\n', o->stream);
+        output_puts(o, "---:|");
+    output_putc(o, '\n');
     for (int r = 0; r < trace_rows(t, stage); r++)
         put_row(o, trace_axis_label(t, info->rows, r, buffer, sizeof buffer), stage, head, r);
-    static const output_narrator narrator = { ask_markdown, say_markdown, focus_markdown };
-    output_narration(o, stage, head, &narrator);
+}
+
+static void ask_markdown(output *o, const char *question, const char *answer)
+{
+    output_puts(o, "\n**Question:** ");
+    output_text(o, question);
+    output_puts(o, "  \n**Answer:** ");
+    output_text(o, answer);
+    output_putc(o, '\n');
+}
+
+static void say_markdown(output *o, const char *text)
+{
+    output_putc(o, '\n');
+    output_text_lines(o, text);
+    output_putc(o, '\n');
+}
+
+static void focus_markdown(output *o, const char *explanation)
+{
+    output_puts(o, "\n    ");
+    output_text(o, explanation);
+    output_putc(o, '\n');
+}
+
+static void repeated_markdown(output *o, int previous)
+{
+    output_printf(o, "*The matrix of step %d again.*\n", previous);
+}
+
+static void header_markdown(output *o, int number, const char *formula, int head, int rows,
+                            int cols)
+{
+    output_printf(o, "\n## %d. %s", number, formula);
+    if (head)
+        output_printf(o, " (head %d)", head);
+    output_printf(o, " — %d×%d\n\n", rows, cols);
+}
+
+static void markdown_step(output *o, const walk_step *step)
+{
+    static const output_narrator narrator = {
+        header_markdown, put_table, repeated_markdown, ask_markdown, say_markdown,
+        focus_markdown,
+    };
+    output_narrated_step(o, step, &narrator);
 }
 
 static void markdown_end(output *o)
@@ -100,4 +118,4 @@ static void markdown_end(output *o)
     (void)o;
 }
 
-const output_format output_markdown = { markdown_begin, markdown_step, markdown_end };
+const output_format output_markdown = { markdown_begin, markdown_step, markdown_end, true };

@@ -1,6 +1,5 @@
 /* --plain: every step of the trace as a labelled text table, with the lesson's narration and
  * the worked arithmetic of the cells the narration focuses on. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +10,7 @@ enum { PAGE_WIDTH = 78 };
 
 static void pad(output *o, int columns)
 {
-    for (int i = 0; i < columns; i++)
-        fputc(' ', o->stream);
+    output_printf(o, "%*s", columns > 0 ? columns : 0, "");
 }
 
 /* Writes one line of text (no '\n') wrapped at PAGE_WIDTH, each line after `prefix` and
@@ -24,28 +22,28 @@ static void put_wrapped_line(output *o, const char *prefix, const char *more, ch
         size_t length = strlen(prefix);
         while (length > 0 && prefix[length - 1] == ' ')
             length--;
-        fprintf(o->stream, "%.*s\n", (int)length, prefix);
+        output_printf(o, "%.*s\n", (int)length, prefix);
         return;
     }
-    fputs(prefix, o->stream);
+    output_puts(o, prefix);
     char *rest;
     for (char *word = strtok_r(line, " \t", &rest); word; word = strtok_r(NULL, " \t", &rest)) {
         int width = text_width(word);
         if (used > 0 && used + 1 + width > room) {
-            fprintf(o->stream, "\n%s", more);
+            output_printf(o, "\n%s", more);
             used = 0;
         }
-        fprintf(o->stream, "%s%s", used ? " " : "", word);
+        output_printf(o, "%s%s", used ? " " : "", word);
         used += (used ? 1 : 0) + width;
     }
-    fputc('\n', o->stream);
+    output_putc(o, '\n');
 }
 
 /* Writes untrusted text escaped and wrapped, keeping the author's line breaks: the first line
  * after `prefix`, every other after `more`. */
 static void put_wrapped(output *o, const char *prefix, const char *more, const char *utf8)
 {
-    char *escaped = output_escaped(utf8, true);
+    char *escaped = output_escaped(o, utf8, true);
     if (!escaped)
         return;
     char *line = escaped;
@@ -70,22 +68,22 @@ static void plain_begin(output *o)
 {
     const trace *t = o->trace;
     output_text(o, o->lesson->title);
-    fputc('\n', o->stream);
+    output_putc(o, '\n');
     if (o->lesson->about)
         put_wrapped(o, "  ", "  ", o->lesson->about);
-    fputs("tokens:", o->stream);
+    output_puts(o, "tokens:");
     for (int i = 0; i < t->n; i++) {
-        fputc(' ', o->stream);
+        output_putc(o, ' ');
         output_text(o, t->in->tokens[i]);
     }
     if (t->in->source) {
-        fputs("\nsource:", o->stream);
+        output_puts(o, "\nsource:");
         for (int i = 0; i < t->m; i++) {
-            fputc(' ', o->stream);
+            output_putc(o, ' ');
             output_text(o, t->in->source[i]);
         }
     }
-    fprintf(o->stream, "\nd_model %d, heads %d, d_k %d, mask %s, positional %s, %s\n",
+    output_printf(o, "\nd_model %d, heads %d, d_k %d, mask %s, positional %s, %s\n",
             t->d_model, t->heads, t->d_k, mask_name(t->in->mask),
             t->in->positional ? "sinusoidal" : "none",
             t->in->scale ? "scores scaled by 1/√d_k" : "scores not scaled (scale: false)");
@@ -116,8 +114,10 @@ static void put_table(output *o, stage_id stage, int head)
         label_width = w > label_width ? w : label_width;
     }
     int *widths = malloc(sizeof *widths * (size_t)cols);
-    if (!widths)
+    if (!widths) {
+        output_fail(o, EXIT_STATUS_SOFTWARE);
         return;
+    }
     for (int c = 0; c < cols; c++)
         widths[c] = column_width(o, stage, head, c);
     pad(o, label_width);
@@ -126,7 +126,7 @@ static void put_table(output *o, stage_id stage, int head)
         pad(o, 2 + widths[c] - text_width(label));
         output_text(o, label);
     }
-    fputc('\n', o->stream);
+    output_putc(o, '\n');
     for (int r = 0; r < rows; r++) {
         const char *label = trace_axis_label(t, info->rows, r, buffer, sizeof buffer);
         output_text(o, label);
@@ -134,9 +134,9 @@ static void put_table(output *o, stage_id stage, int head)
         for (int c = 0; c < cols; c++) {
             output_cell_text(o, trace_value(t, stage, head, r, c), buffer, sizeof buffer);
             pad(o, 2 + widths[c] - text_width(buffer));
-            fputs(buffer, o->stream);
+            output_puts(o, buffer);
         }
-        fputc('\n', o->stream);
+        output_putc(o, '\n');
     }
     free(widths);
 }
@@ -157,17 +157,26 @@ static void focus_plain(output *o, const char *explanation)
     put_wrapped(o, "  = ", "      ", explanation);
 }
 
-static void plain_step(output *o, stage_id stage, int head)
+static void repeated_plain(output *o, int previous)
 {
-    const trace *t = o->trace;
-    const stage_info *info = stage_get(stage);
-    fprintf(o->stream, "\n[%d/%d] %s", o->step + 1, trace_step_count(t), info->formula);
-    if (info->per_head && t->heads > 1)
-        fprintf(o->stream, "   head %d of %d", head, t->heads);
-    fprintf(o->stream, "   %d×%d\n", trace_rows(t, stage), trace_cols(t, stage));
-    put_table(o, stage, head);
-    static const output_narrator narrator = { ask_plain, say_plain, focus_plain };
-    output_narration(o, stage, head, &narrator);
+    output_printf(o, "  (the matrix of step %d again)\n", previous);
+}
+
+static void header_plain(output *o, int number, const char *formula, int head, int rows,
+                         int cols)
+{
+    output_printf(o, "\n[%d/%d] %s", number, o->walk->count, formula);
+    if (head)
+        output_printf(o, "   head %d of %d", head, o->trace->heads);
+    output_printf(o, "   %d×%d\n", rows, cols);
+}
+
+static void plain_step(output *o, const walk_step *step)
+{
+    static const output_narrator narrator = {
+        header_plain, put_table, repeated_plain, ask_plain, say_plain, focus_plain,
+    };
+    output_narrated_step(o, step, &narrator);
 }
 
 static void plain_end(output *o)
@@ -175,4 +184,4 @@ static void plain_end(output *o)
     (void)o;
 }
 
-const output_format output_plain = { plain_begin, plain_step, plain_end };
+const output_format output_plain = { plain_begin, plain_step, plain_end, true };

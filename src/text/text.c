@@ -1,6 +1,7 @@
 /* UTF-8 display width and escaping of untrusted text, without depending on the locale. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <utf8proc.h>
 #include "text.h"
 
 int text_decode(const char *s, unsigned *codepoint)
@@ -26,50 +27,19 @@ int text_decode(const char *s, unsigned *codepoint)
     return length;
 }
 
-typedef struct { unsigned first, last; } range;
-
-static bool in_ranges(unsigned c, const range *ranges, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (c >= ranges[i].first && c <= ranges[i].last)
-            return true;
-    return false;
-}
-
-/* The common zero-width marks, enough for the accents and joiners lessons use. */
-static const range zero_width[] = {
-    { 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x0591, 0x05bd }, { 0x0610, 0x061a },
-    { 0x064b, 0x065f }, { 0x0e31, 0x0e31 }, { 0x0e34, 0x0e3a }, { 0x1ab0, 0x1aff },
-    { 0x1dc0, 0x1dff }, { 0x200b, 0x200f }, { 0x20d0, 0x20ff }, { 0xfe00, 0xfe0f },
-    { 0xfe20, 0xfe2f }, { 0xfeff, 0xfeff },
-};
-
-/* East Asian Wide and Fullwidth blocks, and emoji. */
-static const range double_width[] = {
-    { 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff }, { 0x3400, 0x4dbf },
-    { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff },
-    { 0xfe30, 0xfe4f }, { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
-    { 0x1f900, 0x1f9ff }, { 0x20000, 0x3fffd },
-};
-
+/* The width of a code point comes from utf8proc's tables (the whole of Unicode, East Asian
+ * Width and emoji presentation included, whatever the locale), not from ranges written here. */
 int text_char_width(unsigned c)
 {
-    if (in_ranges(c, zero_width, sizeof zero_width / sizeof *zero_width))
-        return 0;
-    if (in_ranges(c, double_width, sizeof double_width / sizeof *double_width))
-        return 2;
-    return 1;
+    if (c > 0x10ffff)
+        return 1;
+    return utf8proc_charwidth((utf8proc_int32_t)c);
 }
 
 int text_width(const char *utf8)
 {
     int width = 0;
     while (*utf8) {
-        if ((unsigned char)*utf8 < 0x80) {  /* ASCII, every number printed: one column each */
-            width++;
-            utf8++;
-            continue;
-        }
         unsigned c;
         int length = text_decode(utf8, &c);
         width += length ? text_char_width(c) : 4;   /* an invalid byte is shown as \xNN */

@@ -1,15 +1,19 @@
-/* Text helpers shared by every output: display width of UTF-8 and escaping of untrusted text. */
+/* Text helpers shared by every layer but the core: display width of UTF-8 and escaping of
+ * untrusted text (libc and utf8proc only). */
 #ifndef ATTNSTEP_TEXT_H
 #define ATTNSTEP_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Columns a UTF-8 string takes on a terminal (wide CJK characters count 2, combining marks 0).
- * Independent of the locale, so that plain output lines up the same everywhere. */
+/* Columns a UTF-8 string takes on a terminal: the sum of text_char_width over its characters,
+ * an invalid byte counting 4 (it is shown as \xNN). Independent of the locale, so that plain
+ * output lines up the same everywhere. */
 int text_width(const char *utf8);
 
-/* Columns one code point takes (0, 1 or 2): the one width rule of every view. */
+/* Columns one code point takes, from utf8proc's Unicode tables: 2 for East Asian Wide and
+ * Fullwidth characters and emoji shown as emoji, 0 for combining marks, joiners and controls
+ * (which text_escape never lets through raw), 1 otherwise. The one width rule of every view. */
 int text_char_width(unsigned codepoint);
 
 /* The one set of characters that lesson text may never send to a terminal as they are: C0

@@ -1,0 +1,206 @@
+/* The text outputs against the one walk (numbering, repeated matrices, narration on any head),
+ * their escaping of lesson text, and their exit status when the stream fails. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "lesson.h"
+#include "output.h"
+#include "trace.h"
+#include "walk.h"
+
+/* Two heads; narration on Q twice, on scores of head 2 (which the old outputs dropped), and a
+ * title and a token carrying terminal controls. */
+static const char lesson_text[] =
+    "title: \"two \\e[31mheads\\u202e\"\n"
+    "tokens: [\"a|b\", \"c\\e\"]\n"
+    "embeddings:\n"
+    "  \"a|b\": [1.0, 0.5, 0.25, 0.0]\n"
+    "  \"c\\e\": [0.0, 1.0, 0.5, 0.25]\n"
+    "heads: 2\n"
+    "steps:\n"
+    "  - stage: Q\n"
+    "    say: first on Q\n"
+    "  - stage: Q\n"
+    "    say: second on Q\n"
+    "  - stage: scores\n"
+    "    head: 2\n"
+    "    say: said at head two\n"
+    "    focus: [0, 1]\n";
+
+typedef struct {
+    lesson l;
+    trace t;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    lesson_diagnostics d;
+    lesson_status status = lesson_load_buffer("t.yaml", lesson_text, strlen(lesson_text), &f->l,
+                                              &d);
+    if (status != LESSON_OK)
+        lesson_diagnostics_print(&d, stderr);
+    lesson_diagnostics_free(&d);
+    assert_int_equal(status, LESSON_OK);
+    assert_int_equal(trace_compute(&f->l.input, &f->t, NULL), TRACE_OK);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    trace_free(&f->t);
+    lesson_free(&f->l);
+    free(f);
+    return 0;
+}
+
+/* The whole output of a format, to be freed. */
+static char *written(const fixture *f, const output_format *format)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&text, &size);
+    assert_non_null(stream);
+    assert_int_equal(output_write(format, &f->l, &f->t, 4, stream), EXIT_STATUS_OK);
+    fclose(stream);
+    return text;
+}
+
+static int count(const char *text, const char *piece)
+{
+    int n = 0;
+    for (const char *at = text; (at = strstr(at, piece)) != NULL; at += strlen(piece))
+        n++;
+    return n;
+}
+
+static void test_steps_are_numbered_by_the_walk(void **state)
+{
+    fixture *f = *state;
+    walk w;
+    assert_true(lesson_walk(&f->l, &f->t, &w));
+    char *plain = written(f, &output_plain), *markdown = written(f, &output_markdown);
+    char last[32];
+    snprintf(last, sizeof last, "\n[%d/%d] ", w.count, w.count);
+    assert_non_null(strstr(plain, last));
+    snprintf(last, sizeof last, "\n## %d. ", w.count);
+    assert_non_null(strstr(markdown, last));
+    snprintf(last, sizeof last, "\n## %d. ", w.count + 1);
+    assert_null(strstr(markdown, last));
+    /* one repeated matrix (the second item on Q): written once, with a note */
+    assert_int_equal(count(plain, "(the matrix of step "), 1);
+    assert_int_equal(count(markdown, "*The matrix of step "), 1);
+    walk_free(&w);
+    free(plain);
+    free(markdown);
+}
+
+static void test_narration_of_every_head_is_written(void **state)
+{
+    fixture *f = *state;
+    char *plain = written(f, &output_plain), *markdown = written(f, &output_markdown);
+    for (int i = 0; i < 2; i++) {
+        const char *text = i ? markdown : plain;
+        assert_non_null(strstr(text, "first on Q"));
+        assert_non_null(strstr(text, "second on Q"));
+        assert_non_null(strstr(text, "said at head two"));
+        assert_non_null(strstr(text, "scores[a|b,c\\x1b] (head 2)"));  /* its worked cell */
+    }
+    free(plain);
+    free(markdown);
+}
+
+static void test_json_keeps_one_entry_per_stage_and_head(void **state)
+{
+    fixture *f = *state;
+    char *json = written(f, &output_json);
+    walk w;
+    assert_true(walk_build(&w, &f->t, NULL, 0));
+    assert_int_equal(count(json, "{\"name\": "), w.count);
+    walk_free(&w);
+    free(json);
+}
+
+/* No output sends a control character of the lesson to the terminal. */
+static void test_lesson_text_is_escaped_everywhere(void **state)
+{
+    fixture *f = *state;
+    const output_format *formats[] = { &output_plain, &output_markdown, &output_json };
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+        char *text = written(f, formats[i]);
+        assert_null(strchr(text, '\x1b'));
+        assert_null(strstr(text, "\xe2\x80\xae"));
+        free(text);
+    }
+    char *json = written(f, &output_json);
+    assert_non_null(strstr(json, "\"two \\u001b[31mheads\\u202e\""));
+    free(json);
+    char *markdown = written(f, &output_markdown);
+    assert_non_null(strstr(markdown, "| a\\|b |"));   /* '|' kept out of the cell structure */
+    free(markdown);
+    char *csv = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&csv, &size);
+    assert_int_equal(output_write_matrix(&output_csv, &f->l, &f->t, STAGE_SCORES, 2, stream),
+                     EXIT_STATUS_OK);
+    fclose(stream);
+    const char *header = "scores,a|b,c\\x1b\r\n";
+    assert_memory_equal(csv, header, strlen(header));
+    free(csv);
+}
+
+/* A stream that cannot be written: every format says EXIT_STATUS_IO, never OK. */
+static void test_a_failed_write_is_reported(void **state)
+{
+    fixture *f = *state;
+    const output_format *formats[] = { &output_plain, &output_markdown, &output_json };
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+        FILE *full = fopen("/dev/full", "w");
+        assert_non_null(full);
+        assert_int_equal(output_write(formats[i], &f->l, &f->t, 4, full), EXIT_STATUS_IO);
+        fclose(full);
+    }
+    FILE *full = fopen("/dev/full", "w");
+    assert_non_null(full);
+    assert_int_equal(output_write_matrix(&output_csv, &f->l, &f->t, STAGE_Q, 1, full),
+                     EXIT_STATUS_IO);
+    fclose(full);
+}
+
+/* The first failure stops the output: nothing is written after it, even where the stream
+ * would take it again. */
+static void test_writers_stop_after_the_first_failure(void **state)
+{
+    fixture *f = *state;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&text, &size);
+    output o = { &f->l, &f->t, 4, stream, NULL, 0, EXIT_STATUS_OK };
+    output_puts(&o, "kept");
+    output_fail(&o, EXIT_STATUS_SOFTWARE);
+    output_fail(&o, EXIT_STATUS_IO);  /* the first failure is the one reported */
+    output_puts(&o, " lost");
+    output_printf(&o, "%d", 1);
+    output_number(&o, 1.5, NUMBER_SHORT);
+    output_text(&o, "lost");
+    fclose(stream);
+    assert_string_equal(text, "kept");
+    assert_int_equal(o.status, EXIT_STATUS_SOFTWARE);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_steps_are_numbered_by_the_walk),
+        cmocka_unit_test(test_narration_of_every_head_is_written),
+        cmocka_unit_test(test_json_keeps_one_entry_per_stage_and_head),
+        cmocka_unit_test(test_lesson_text_is_escaped_everywhere),
+        cmocka_unit_test(test_a_failed_write_is_reported),
+        cmocka_unit_test(test_writers_stop_after_the_first_failure),
+    };
+    return cmocka_run_group_tests_name("output", tests, setup, teardown);
+}

@@ -1,0 +1,234 @@
+/* The one number formatter (number_write) on awkward values and every precision, and the one
+ * width, control set and escaping function of src/text on CJK, combining marks, emoji,
+ * controls, bidi and invalid UTF-8. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "number.h"
+#include "text.h"
+
+static const char *write(double x, number_style style, int precision, int max_width)
+{
+    static char text[NUMBER_MAX];
+    int length = number_write(x, &(number_format){ style, precision, max_width, false }, text,
+                              sizeof text);
+    assert_int_equal(length, (int)strlen(text));
+    assert_true(length < NUMBER_MAX);
+    return text;
+}
+
+/* The number a written text stands for ("−" read as '-'). */
+static double read_back(const char *text)
+{
+    char copy[NUMBER_MAX];
+    size_t used = 0;
+    for (const char *c = text; *c && used + 1 < sizeof copy;) {
+        if (strncmp(c, "\xe2\x88\x92", 3) == 0) {
+            copy[used++] = '-';
+            c += 3;
+        } else {
+            copy[used++] = *c++;
+        }
+    }
+    copy[used] = '\0';
+    char *end;
+    double x = strtod(copy, &end);
+    assert_true(*end == '\0');
+    return x;
+}
+
+static void test_zero_and_negative_zero(void **state)
+{
+    (void)state;
+    assert_string_equal(write(0.0, NUMBER_SHORT, 4, 0), "0.0");
+    assert_string_equal(write(-0.0, NUMBER_SHORT, 4, 0), "0.0");
+    assert_string_equal(write(0.0, NUMBER_FIXED, 4, 0), "0.0000");
+    assert_string_equal(write(-0.0, NUMBER_FIXED, 4, 0), "0.0000");
+    assert_string_equal(write(-1e-7, NUMBER_FIXED, 4, 0), "-1.000e-07");
+    assert_string_equal(write(0.0, NUMBER_EXACT, 4, 0), "0");
+}
+
+static void test_infinities_and_nan(void **state)
+{
+    (void)state;
+    assert_string_equal(write(-INFINITY, NUMBER_FIXED, 4, 0), "\xe2\x88\x92\xe2\x88\x9e");
+    assert_string_equal(write(INFINITY, NUMBER_SHORT, 4, 0), "\xe2\x88\x9e");
+    assert_string_equal(write(-INFINITY, NUMBER_EXACT, 4, 0), "-inf");
+    assert_string_equal(write(INFINITY, NUMBER_EXACT, 4, 0), "inf");
+    assert_string_equal(write(NAN, NUMBER_SHORT, 4, 0), "NaN");
+    assert_string_equal(write(NAN, NUMBER_EXACT, 4, 0), "nan");
+    assert_int_equal(number_columns(write(-INFINITY, NUMBER_FIXED, 4, 0)), 2);
+    /* a width limit never touches ∞: there is nothing shorter to switch to */
+    assert_string_equal(write(-INFINITY, NUMBER_FIXED, 4, 1), "\xe2\x88\x92\xe2\x88\x9e");
+}
+
+static void test_huge_and_tiny_use_the_exponent(void **state)
+{
+    (void)state;
+    assert_string_equal(write(1e100, NUMBER_FIXED, 4, 0), "1.000e+100");
+    assert_string_equal(write(1e100, NUMBER_SHORT, 4, 0), "1.0e+100");  /* one zero kept */
+    assert_string_equal(write(1e308, NUMBER_FIXED, 4, 0), "1.000e+308");
+    assert_string_equal(write(-1e308, NUMBER_FIXED, 4, 0), "-1.000e+308");
+    assert_string_equal(write(5e-324, NUMBER_FIXED, 4, 0), "4.941e-324");
+    assert_string_equal(write(2.2250738585072014e-308, NUMBER_FIXED, 2, 0), "2.2e-308");
+    assert_string_equal(write(1e100, NUMBER_EXACT, 4, 0), "1e+100");
+    assert_true(read_back(write(5e-324, NUMBER_EXACT, 0, 0)) == 5e-324);
+    assert_true(read_back(write(-1e308, NUMBER_EXACT, 0, 0)) == -1e308);
+}
+
+/* Every precision: FIXED has exactly that many decimals, SHORT reads back within half a unit
+ * of the last decimal, and both never show a number of magnitude ≥ 1e9 as an integer. */
+static void test_every_precision(void **state)
+{
+    (void)state;
+    const double values[] = { 0.6296, -2.5, 123.456789, 1e-3, 7e8, 3e9, -1e100, 5e-324 };
+    for (int p = 0; p <= 17; p++) {
+        for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+            double x = values[i];
+            const char *fixed = write(x, NUMBER_FIXED, p, 0);
+            double back = read_back(fixed);
+            if (strchr(fixed, 'e')) {
+                assert_true(fabs(back - x) <= fabs(x) * 0.5 * pow(10.0, -(p > 1 ? p - 1 : 0)));
+            } else {
+                const char *dot = strchr(fixed, '.');
+                assert_int_equal(dot ? (int)strlen(dot + 1) : 0, p);
+                assert_true(fabs(back - x) <= 0.5 * pow(10.0, -p) * (1 + 1e-9));
+                assert_true(fabs(x) < 1e9);
+            }
+            double short_back = read_back(write(x, NUMBER_SHORT, p, 0));
+            assert_true(fabs(short_back - x) <= fmax(fabs(back - x), fabs(x) * 1e-15) * 1.0001);
+        }
+    }
+}
+
+static void test_precision_outside_the_range_is_clamped(void **state)
+{
+    (void)state;
+    assert_string_equal(write(0.5, NUMBER_FIXED, -3, 0), write(0.5, NUMBER_FIXED, 0, 0));
+    char wide[NUMBER_MAX];
+    snprintf(wide, sizeof wide, "%s", write(1.0 / 3, NUMBER_FIXED, 40, 0));
+    assert_string_equal(wide, write(1.0 / 3, NUMBER_FIXED, 17, 0));
+}
+
+/* A width limit switches to the exponent form with fewer digits, never cuts: the number read
+ * back stays within the precision the shorter form shows. */
+static void test_max_width_switches_never_cuts(void **state)
+{
+    (void)state;
+    assert_string_equal(write(123456.789, NUMBER_FIXED, 4, 0), "123456.7890");
+    assert_string_equal(write(123456.789, NUMBER_FIXED, 4, 8), "1.23e+05");
+    assert_string_equal(write(-1e100, NUMBER_FIXED, 4, 7), "-1e+100");
+    for (int width = 1; width <= 12; width++) {
+        const char *text = write(-123456.789, NUMBER_FIXED, 4, width);
+        double back = read_back(text);
+        assert_true(fabs(back + 123456.789) <= 123456.789 * 0.5);
+        if (number_columns(text) > width)  /* only when even "-1e+05" is too wide */
+            assert_string_equal(text, "-1e+05");
+    }
+}
+
+static void test_buffer_too_small_reports_the_wanted_length(void **state)
+{
+    (void)state;
+    char small[4];
+    int wanted = number_write(1e100, &(number_format){ NUMBER_FIXED, 4, 0, false }, small,
+                              sizeof small);
+    assert_int_equal(wanted, (int)strlen("1.000e+100"));
+    assert_string_equal(small, "1.0");
+}
+
+static void test_widths_of_characters(void **state)
+{
+    (void)state;
+    assert_int_equal(text_char_width('a'), 1);
+    assert_int_equal(text_char_width(0x732b), 2);    /* 猫, CJK */
+    assert_int_equal(text_char_width(0xac00), 2);    /* 가, Hangul */
+    assert_int_equal(text_char_width(0xff21), 2);    /* Ａ, fullwidth */
+    assert_int_equal(text_char_width(0x0301), 0);    /* combining acute accent */
+    assert_int_equal(text_char_width(0x200d), 0);    /* zero width joiner */
+    assert_int_equal(text_char_width(0x1f600), 2);   /* 😀 */
+    assert_int_equal(text_char_width(0x1f680), 2);   /* 🚀, outside the old hand-written ranges */
+    assert_int_equal(text_char_width(0x1fa77), 2);   /* 🩷, Unicode 15 */
+    assert_int_equal(text_char_width(0x00e9), 1);    /* é */
+    assert_int_equal(text_char_width(0x2212), 1);    /* − */
+    assert_int_equal(text_char_width(0x221e), 1);    /* ∞ */
+    assert_int_equal(text_char_width(0x110000), 1);  /* past Unicode: never a crash */
+}
+
+static void test_widths_of_strings(void **state)
+{
+    (void)state;
+    assert_int_equal(text_width(""), 0);
+    assert_int_equal(text_width("cat"), 3);
+    assert_int_equal(text_width("\xe7\x8c\xab\xe3\x81\x8c"), 4);  /* 猫が */
+    assert_int_equal(text_width("e\xcc\x81t\xc3\xa9"), 3);        /* e + ́ t é */
+    assert_int_equal(text_width("\xf0\x9f\x98\x80!"), 3);         /* 😀! */
+    assert_int_equal(text_width("a\xffz"), 6);   /* an invalid byte is shown as \xff */
+    assert_int_equal(text_width("\xe2\x88\x92\xe2\x88\x9e"), 2);  /* −∞ */
+}
+
+static void test_control_set(void **state)
+{
+    (void)state;
+    const unsigned controls[] = { 0x00, 0x1b, 0x0a, 0x7f, 0x85, 0x9b, 0x202e, 0x2066, 0x2069,
+                                  0x200e, 0x200f, 0x061c };
+    for (size_t i = 0; i < sizeof controls / sizeof *controls; i++)
+        assert_true(text_is_control(controls[i]));
+    const unsigned shown[] = { ' ', 'a', 0xa0, 0xe9, 0x732b, 0x200d, 0x1f600 };
+    for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
+        assert_false(text_is_control(shown[i]));
+}
+
+static const char *escape(const char *utf8, bool keep_lines)
+{
+    static char text[256];
+    int length = (keep_lines ? text_escape_lines : text_escape)(utf8, text, sizeof text);
+    assert_int_equal(length, (int)strlen(text));
+    return text;
+}
+
+static void test_escape(void **state)
+{
+    (void)state;
+    assert_string_equal(escape("plain \xe7\x8c\xab e\xcc\x81 \xf0\x9f\x98\x80", false),
+                        "plain \xe7\x8c\xab e\xcc\x81 \xf0\x9f\x98\x80");
+    assert_string_equal(escape("a\x1b[2Jb", false), "a\\x1b[2Jb");
+    assert_string_equal(escape("l1\nl2\t", false), "l1\\x0al2\\x09");
+    assert_string_equal(escape("l1\nl2\t", true), "l1\nl2\\x09");
+    assert_string_equal(escape("\xe2\x80\xae" "evil", false), "\\u202eevil");  /* RLO */
+    assert_string_equal(escape("\xe2\x81\xa6x\xe2\x81\xa9", false), "\\u2066x\\u2069");
+    assert_string_equal(escape("\xc2\x9b" "c", false), "\\u009bc");            /* C1 CSI */
+    assert_string_equal(escape("bad\xff\xc3", false), "bad\\xff\\xc3");
+    assert_string_equal(escape("\xed\xa0\x80", false), "\\xed\\xa0\\x80");     /* surrogate */
+    assert_string_equal(escape("\xc0\xaf", false), "\\xc0\\xaf");              /* overlong */
+}
+
+static void test_escape_reports_the_length_and_never_overflows(void **state)
+{
+    (void)state;
+    char small[5];
+    assert_int_equal(text_escape("\x1b\x1b", small, sizeof small), 8);
+    assert_string_equal(small, "\\x1b");
+    assert_int_equal(text_escape("\x1b\x1b", NULL, 0), 8);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_and_negative_zero),
+        cmocka_unit_test(test_infinities_and_nan),
+        cmocka_unit_test(test_huge_and_tiny_use_the_exponent),
+        cmocka_unit_test(test_every_precision),
+        cmocka_unit_test(test_precision_outside_the_range_is_clamped),
+        cmocka_unit_test(test_max_width_switches_never_cuts),
+        cmocka_unit_test(test_buffer_too_small_reports_the_wanted_length),
+        cmocka_unit_test(test_widths_of_characters),
+        cmocka_unit_test(test_widths_of_strings),
+        cmocka_unit_test(test_control_set),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_escape_reports_the_length_and_never_overflows),
+    };
+    return cmocka_run_group_tests_name("text", tests, NULL, NULL);
+}
