@@ -21,7 +21,7 @@ MANDIR  := $(prefix)/share/man/man1
 # The layers (docs/DESIGN.md): each folder of src/ is compiled with the include paths of the
 # layers it may use and the package flags it needs, and no others, so the core cannot reach
 # libyaml or curses and a stray include of another layer's header fails the build.
-#   core    libc and libm only      text    libc only
+#   core    libc and libm only      text    libc, utf8proc
 #   lesson  core, text, libyaml     output  core, text, lesson
 #   ui      core, text, lesson, curses        cli (main)  every layer
 YAML_CFLAGS  := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)

@@ -34,6 +34,7 @@ check_library() {  # check_library PATTERN LAYER WHAT
 }
 check_library 'yaml\.h' lesson "libyaml"
 check_library 'n?curses(w)?\.h|ncursesw/|term\.h' ui "curses"
+check_library 'utf8proc\.h' text "utf8proc"
 
 # The core: plain structs in and out.
 impure=$(grep -nE '\b(getenv|secure_getenv|fopen|freopen|fprintf|printf|puts|fputs|fputc|putchar|fwrite|fread|scanf|fscanf|perror|exit)[[:space:]]*\(' src/core/*.c src/core/*.h)
