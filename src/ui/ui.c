@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "exit_status.h"
+#include "text.h"
 #include "ui_internal.h"
 
 #define DEFAULT_PRECISION 4
@@ -156,7 +158,7 @@ static void dump_row(int y)
             if (k == (size_t)-1) line[len++] = '?';
             else len += k;
         }
-        int w = wcwidth(c);
+        int w = text_char_width((unsigned)c);
         column += w > 1 ? w : 1;
     }
     while (len > 0 && line[len - 1] == ' ') len--;
@@ -242,7 +244,7 @@ static int start_terminal(session *s, const ui_options *o)
     if (!s->screen) {
         const char *term = getenv("TERM");
         fprintf(stderr, "attnstep: cannot start the terminal UI on TERM=%s\n", term ? term : "(unset)");
-        return 70;
+        return EXIT_STATUS_SOFTWARE;
     }
     curses_active = 1;
     if (s->headless)
@@ -256,7 +258,7 @@ static int start_terminal(session *s, const ui_options *o)
     mouseinterval(0);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
     s->st.colors = ui_colors_init(o->color);
-    return 0;
+    return EXIT_STATUS_OK;
 }
 
 static void stop_terminal(session *s)
@@ -279,7 +281,7 @@ static int place_view(ui_view *v, const ui_options *options)
     if (options->head < 0 || options->head > heads) {
         fprintf(stderr, "attnstep: --head %d: the lesson has %d head%s\n", options->head, heads,
                 heads == 1 ? "" : "s");
-        return 64;
+        return EXIT_STATUS_USAGE;
     }
     if (options->at) {
         trace_cell cell;
@@ -287,7 +289,7 @@ static int place_view(ui_view *v, const ui_options *options)
         if (!trace_cell_parse(v->t, options->at, options->head ? options->head : 1, &cell,
                               reason, sizeof reason) || !ui_view_open_at(v, &cell)) {
             fprintf(stderr, "attnstep: --at '%s': %s\n", options->at, reason);
-            return 64;
+            return EXIT_STATUS_USAGE;
         }
         ui_view_reveal(v);   /* the place handed out is shown, not asked about */
     } else if (options->head > 0) {
@@ -297,7 +299,7 @@ static int place_view(ui_view *v, const ui_options *options)
                 break;
             }
     }
-    return 0;
+    return EXIT_STATUS_OK;
 }
 
 /* While the help is shown the up and down keys scroll it, and any other key closes it. */
@@ -399,7 +401,7 @@ static int run_lesson(session *s, ui_opened **o, const ui_options *placement)
     ui_view v;
     if (!ui_view_init(&v, &(*o)->t, (*o)->l.steps, (*o)->l.n_steps)) {
         fprintf(stderr, "attnstep: out of memory\n");
-        return 70;
+        return EXIT_STATUS_SOFTWARE;
     }
     int status = placement ? place_view(&v, placement) : 0;
     if (status == 0) {
@@ -435,7 +437,7 @@ static int run_picker(session *s, const ui_options *options)
     if (!ui_picker_scan(&p)) {
         ui_picker_free(&p);
         fprintf(stderr, "attnstep: out of memory while listing lessons\n");
-        return 70;
+        return EXIT_STATUS_SOFTWARE;
     }
     int status = start_terminal(s, options);
     for (bool draw = true; status == 0 && !s->stop;) {
@@ -495,7 +497,7 @@ int ui_run(const ui_options *options)
     if (times && *times && !(s.key_times = fopen(times, "a"))) {
         fprintf(stderr, "attnstep: ATTNSTEP_KEY_TIMES: cannot open %s\n", times);
         free(s.script);
-        return 66;
+        return EXIT_STATUS_NO_INPUT;
     }
     pending_signal = 0;
     int status = run(&s, options);

@@ -365,8 +365,10 @@ static void narration_text(const ui_view *v, const ui_style *st, int precision, 
         ui_view_verdict(v, v->step, precision, verdict, sizeof verdict);
         add(text, size, "%s\n%s\n", s->item->ask, verdict);
     }
+    char formula[256];
+    trace_stage_formula(v->t, s->stage, formula, sizeof formula);
     if (s->say) add(text, size, "%s", s->say);
-    else add(text, size, "%s, made from %s.", info->formula, info->inputs);
+    else add(text, size, "%s, made from %s.", formula, info->inputs);
 }
 
 static void draw_narration(const ui_view *v, const regions *r, const char *text,

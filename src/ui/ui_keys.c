@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "exit_status.h"
 #include "ui_internal.h"
 
 #define ENTER_KEYS '\n', '\r', UI_KEY(KEY_ENTER)
@@ -266,7 +267,7 @@ int ui_script_load(const char *path, ui_event **events, int *count, char *error,
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(error, size, "%s: cannot read the key script: %s", path, strerror(errno));
-        return 66;
+        return EXIT_STATUS_NO_INPUT;
     }
     ui_event *list = NULL;
     int n = 0, capacity = 0, line_no = 0, status = 0;
@@ -277,12 +278,12 @@ int ui_script_load(const char *path, ui_event **events, int *count, char *error,
         int parsed = ui_script_parse_line(line, &ev, reason, sizeof reason);
         if (parsed < 0) {
             snprintf(error, size, "%s:%d: %s", path, line_no, reason);
-            status = 64;
+            status = EXIT_STATUS_USAGE;
         } else if (parsed > 0) {
             if (n == capacity) {
                 capacity = capacity ? capacity * 2 : 64;
                 ui_event *grown = realloc(list, (size_t)capacity * sizeof *list);
-                if (!grown) { snprintf(error, size, "out of memory"); status = 70; break; }
+                if (!grown) { snprintf(error, size, "out of memory"); status = EXIT_STATUS_SOFTWARE; break; }
                 list = grown;
             }
             list[n++] = ev;
@@ -292,5 +293,5 @@ int ui_script_load(const char *path, ui_event **events, int *count, char *error,
     if (status != 0) { free(list); return status; }
     *events = list;
     *count = n;
-    return 0;
+    return EXIT_STATUS_OK;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "exit_status.h"
 #include "text.h"
 #include "ui_internal.h"
 
@@ -27,7 +28,7 @@ int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_open
                    bool report, char *error, size_t size)
 {
     ui_opened *o = calloc(1, sizeof *o);
-    if (!o) { snprintf(error, size, "out of memory"); return 70; }
+    if (!o) { snprintf(error, size, "out of memory"); return EXIT_STATUS_SOFTWARE; }
     lesson_diagnostics d = {0};
     lesson_status status = text ? lesson_load_buffer(path, text, text_size, &o->l, &d)
                                 : lesson_load(path, &o->l, &d);
@@ -36,7 +37,7 @@ int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_open
         first_diagnostic(&d, path, error, size);
         lesson_diagnostics_free(&d);
         free(o);
-        return status == LESSON_UNREADABLE ? 66 : 65;
+        return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
     }
     trace_failure f;
     trace_status ts = trace_compute(&o->l.input, &o->t, &f);
@@ -47,10 +48,10 @@ int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_open
         if (report) fprintf(stderr, "%s\n", error);
         lesson_free(&o->l);
         free(o);
-        return ts == TRACE_ERROR_NO_MEMORY ? 70 : 65;
+        return ts == TRACE_ERROR_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
     }
     *out = o;
-    return 0;
+    return EXIT_STATUS_OK;
 }
 
 void ui_lesson_close(ui_opened *o)
@@ -100,7 +101,7 @@ static int reopen(const char *path, const char *from, ui_opened **out, char *err
         char raw[512];
         snprintf(raw, sizeof raw, "%s: error: cannot be read: %s", path, strerror(errno));
         text_escape(raw, error, size);
-        return 66;
+        return EXIT_STATUS_NO_INPUT;
     }
     int status = ui_lesson_open(path, text, n, out, false, error, size);
     free(text);

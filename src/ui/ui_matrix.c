@@ -253,8 +253,9 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
 static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
 {
     const ui_step *s = ui_view_current(v);
-    char text[256], part[64];
-    snprintf(text, sizeof text, "%s  %d%s%d", stage_get(s->stage)->formula, ui_view_rows(v),
+    char text[512], part[64], formula[256];
+    trace_stage_formula(v->t, s->stage, formula, sizeof formula);
+    snprintf(text, sizeof text, "%s  %d%s%d", formula, ui_view_rows(v),
              st->utf8 ? "\xc3\x97" : "x", ui_view_cols(v));
     if (stage_get(s->stage)->per_head && v->t->heads > 1) {
         snprintf(part, sizeof part, "  head %d of %d", s->head, v->t->heads);
