@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "exit_status.h"
 #include "text.h"
-#include "ui_internal.h"
+#include "ui_lesson.h"
 
 /* "path:line:col: error: message" (as --check writes it), escaped for the screen. */
 static void first_diagnostic(const lesson_diagnostics *d, const char *path, char *error,
@@ -24,8 +23,8 @@ static void first_diagnostic(const lesson_diagnostics *d, const char *path, char
     text_escape(raw, error, size);
 }
 
-int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_opened **out,
-                   bool report, char *error, size_t size)
+exit_status ui_lesson_open(const char *path, const char *text, size_t text_size, ui_opened **out,
+                           bool report, char *error, size_t size)
 {
     ui_opened *o = calloc(1, sizeof *o);
     if (!o) { snprintf(error, size, "out of memory"); return EXIT_STATUS_SOFTWARE; }
@@ -92,7 +91,7 @@ static char *read_all(const char *path, size_t *size)
 }
 
 /* Reads from (a key script's stand-in text) or the lesson's own file into a new ui_opened. */
-static int reopen(const char *path, const char *from, ui_opened **out, char *error, size_t size)
+static exit_status reopen(const char *path, const char *from, ui_opened **out, char *error, size_t size)
 {
     if (!from) return ui_lesson_open(path, NULL, 0, out, false, error, size);
     size_t n = 0;
@@ -103,7 +102,7 @@ static int reopen(const char *path, const char *from, ui_opened **out, char *err
         text_escape(raw, error, size);
         return EXIT_STATUS_NO_INPUT;
     }
-    int status = ui_lesson_open(path, text, n, out, false, error, size);
+    exit_status status = ui_lesson_open(path, text, n, out, false, error, size);
     free(text);
     return status;
 }
@@ -124,7 +123,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
         text_escape(raw, v->reload_error, sizeof v->reload_error);
         return true;
     }
-    if (reopen(path, from, &fresh, error, sizeof error) != 0) {
+    if (reopen(path, from, &fresh, error, sizeof error) != EXIT_STATUS_OK) {
         /* the status line is short: the file's name is enough, the author knows its folder */
         const char *slash = strrchr(path, '/');
         size_t dir = slash ? (size_t)(slash + 1 - path) : 0;
@@ -132,7 +131,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
                  strncmp(error, path, dir) == 0 ? error + dir : error);
         return true;
     }
-    if (!ui_view_rebuild(v, &fresh->t, fresh->l.steps, fresh->l.n_steps)) {
+    if (!ui_view_rebuild(v, &fresh->t, &fresh->l)) {
         ui_lesson_close(fresh);
         snprintf(v->reload_error, sizeof v->reload_error, "out of memory while reloading");
         return true;

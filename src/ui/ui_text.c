@@ -1,7 +1,7 @@
 /* Text for the terminal: UTF-8 decoding (our own, so it does not depend on the locale), display
  * widths, word wrapping, and the ASCII spelling used when the locale cannot show UTF-8. */
 #include "text.h"
-#include "ui_internal.h"
+#include "ui_text.h"
 
 /* ASCII spellings of the characters the stage table, the core and the UI use. */
 static const struct { unsigned cp; const char *ascii; } ascii_spelling[] = {
