@@ -18,7 +18,7 @@ static help_screen *help_of(ui_screen *s)
 
 static void draw(ui_screen *s, const ui_style *st)
 {
-    unsigned context = s->under->ops->context(s->under);
+    unsigned context = ui_screen_context_beneath(s);
     int *top = &help_of(s)->top;
     int count, lines = 0;
     const ui_binding *b = ui_bindings(&count);
@@ -72,11 +72,6 @@ static ui_outcome click(ui_screen *s, int x, int y)
     return (ui_outcome){1, NULL};
 }
 
-static unsigned context(const ui_screen *s)
-{
-    return s->under->ops->context(s->under);
-}
-
 /* Keys on the help are timed where the screen beneath times its keys. */
 static const char *key_kind(const ui_screen *s, int k)
 {
@@ -90,7 +85,7 @@ static void close_screen(ui_screen *s)
 }
 
 static const ui_screen_ops help_ops = {
-    .overlay = true, .draw = draw, .key = key, .click = click, .context = context,
+    .overlay = true, .draw = draw, .key = key, .click = click, .context = ui_screen_context_beneath,
     .key_kind = key_kind, .close = close_screen,
 };
 

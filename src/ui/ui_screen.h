@@ -68,6 +68,13 @@ ui_screen *ui_help_screen_new(void);
  * from quit) or on the quit key it leaves the lesson too. NULL when out of memory. */
 ui_screen *ui_summary_screen_new(const ui_view *v, bool leaving);
 
+/* The context of the screen beneath: an overlay's keys and help are those of what it covers
+ * (the context operation of the help and the score box). */
+static inline unsigned ui_screen_context_beneath(const ui_screen *s)
+{
+    return s->under->ops->context(s->under);
+}
+
 /* An outcome that closes nothing and opens nothing. */
 #define UI_STAY ((ui_outcome){0, NULL})
 

@@ -40,7 +40,7 @@ static void draw(ui_screen *s, const ui_style *st)
 static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     (void)st;
-    ui_action action = ui_key_action(k, s->under->ops->context(s->under), NULL);
+    ui_action action = ui_key_action(k, ui_screen_context_beneath(s), NULL);
     if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
     return (ui_outcome){summary_of(s)->leaving || action == UI_ACT_QUIT ? 2 : 1, NULL};
 }
@@ -50,11 +50,6 @@ static ui_outcome click(ui_screen *s, int x, int y)
 {
     (void)s, (void)x, (void)y;
     return UI_STAY;
-}
-
-static unsigned context(const ui_screen *s)
-{
-    return s->under->ops->context(s->under);
 }
 
 /* Timed as the lesson beneath would time the key. */
@@ -69,7 +64,7 @@ static void close_screen(ui_screen *s)
 }
 
 static const ui_screen_ops summary_ops = {
-    .overlay = true, .draw = draw, .key = key, .click = click, .context = context,
+    .overlay = true, .draw = draw, .key = key, .click = click, .context = ui_screen_context_beneath,
     .key_kind = key_kind, .close = close_screen,
 };
 
