@@ -1,5 +1,6 @@
-/* ui_run: opens the lesson (or the picker) and runs the key loop, on the real terminal or, for
- * tests, on an in-memory screen fed by a key script; the terminal is restored on every way out. */
+/* ui_run: opens the lesson (or the picker) and runs the stack of screens (ui_screen.h), on the
+ * real terminal or, for tests, on an in-memory screen fed by a key script; the terminal is
+ * restored on every way out. */
 #include "ui_curses.h"
 #include <assert.h>
 #include <langinfo.h>

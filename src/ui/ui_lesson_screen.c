@@ -38,7 +38,7 @@ static const lesson_screen *lesson_const(const ui_screen *s)
     return (const lesson_screen *)s;
 }
 
-
+/* Where the parts of the screen go. */
 typedef struct {
     int body_y, body_h, list_w, mat_x, mat_w;
     int explain_y, explain_h, narration_y, narration_h;
@@ -136,20 +136,20 @@ static int list_lines(const ui_view *v, const ui_style *st, list_line *out, int 
 }
 
 static void draw_stage_list(const ui_view *v, const regions *r, const ui_style *st,
-                            stage_list *layout)
+                            stage_list *list)
 {
     static list_line lines[STAGE_COUNT + 256];
     int n = list_lines(v, st, lines, UI_COUNT(lines)), current = 0;
     for (int i = 0; i < n; i++)   /* the current head's line when there is one */
         if (lines[i].current) current = i;
     int first = n > r->body_h ? ui_clamp(current - r->body_h / 2, 0, n - r->body_h) : 0;
-    layout->y = r->body_y;
-    layout->w = r->list_w;
-    layout->count = 0;
-    for (int i = first; i < n && i - first < r->body_h && i - first < UI_COUNT(layout->steps); i++) {
+    list->y = r->body_y;
+    list->w = r->list_w;
+    list->count = 0;
+    for (int i = first; i < n && i - first < r->body_h && i - first < UI_COUNT(list->steps); i++) {
         ui_put(r->body_y + i - first, 0, r->list_w - 1, lines[i].text, st,
                lines[i].current ? A_BOLD : A_NORMAL, lines[i].current ? UI_PAIR_ACCENT * (st->colors > 0) : 0);
-        layout->steps[layout->count++] = lines[i].step;
+        list->steps[list->count++] = lines[i].step;
     }
     ui_draw_vline(r->body_y, r->list_w, r->body_h, st);
 }

@@ -1,5 +1,6 @@
-/* The lesson picker shown when no lesson is given: finds lesson files, reads their titles and
- * about lines with the lesson loader, and lets the user choose one. */
+/* The lesson picker, a screen (ui_screen.h) shown when no lesson is given: finds lesson files,
+ * reads their titles and about lines with the lesson loader, and opens the one chosen as a
+ * lesson screen over itself. */
 #include "ui_curses.h"
 #include <dirent.h>
 #include <limits.h>

@@ -1,5 +1,6 @@
-/* Text for the terminal: UTF-8 decoding (our own, so it does not depend on the locale), display
- * widths, word wrapping, and the ASCII spelling used when the locale cannot show UTF-8. */
+/* Text for the terminal (ui_text.h): UTF-8 decoded and measured with text.h's rules (so it
+ * does not depend on the locale), word wrapping, and the ASCII spelling used when the locale
+ * cannot show UTF-8. */
 #include "text.h"
 #include "ui_text.h"
 
