@@ -11,7 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "ui_internal.h"
+#include "ui.h"
+#include "ui_keys.h"
+#include "ui_lesson.h"
+#include "ui_screen.h"
+#include "ui_text.h"
+#include "ui_util.h"
+#include "ui_view.h"
 
 static const char *const cat_sat_tokens[] = {"cat", "sat"};
 static const double cat_sat_embeddings[] = {1.0, 0.5, 0.0, 1.0};
@@ -20,6 +26,9 @@ static const char *const three_tokens[] = {"bank", "of", "river"};
 static const double three_embeddings[] = {1.0, 0.0, 0.5, -1.0, 0.0, 1.0, 0.0, 0.5,
                                           0.5, 0.5, 1.0, 0.0};
 static const double identity4[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+/* The verdicts' numbers: four decimals, trailing zeros trimmed. */
+static const number_format short4 = {NUMBER_SHORT, 4, 0, false};
 
 static attention_input cat_sat_input(void)
 {
@@ -237,8 +246,8 @@ static void test_walk_visits_every_stage_in_order(void **state)
     trace t;
     assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
     ui_view v;
-    assert_true(ui_view_init(&v, &t, NULL, 0));
-    assert_int_equal(v.n_steps, 11);   /* input … output, no source_input without a source */
+    assert_true(ui_view_init(&v, &t, NULL));
+    assert_int_equal(v.walk.count, 11);   /* input … output, no source_input without a source */
     assert_int_equal(ui_view_current(&v)->stage, STAGE_INPUT);
     for (int i = 0; i < 7; i++) ui_view_apply(&v, UI_ACT_NEXT, 0);
     assert_int_equal(ui_view_current(&v)->stage, STAGE_WEIGHTS);
@@ -252,7 +261,7 @@ static void test_walk_visits_every_stage_in_order(void **state)
     ui_view_apply(&v, UI_ACT_FIRST, 0);
     ui_view_apply(&v, UI_ACT_PREV, 0);
     assert_int_equal(v.step, 0);
-    assert_false(ui_view_apply(&v, UI_ACT_QUIT, 0));
+    assert_int_equal(ui_view_apply(&v, UI_ACT_QUIT, 0), UI_VIEW_LEAVE);
     ui_view_free(&v);
     trace_free(&t);
 }
@@ -264,8 +273,8 @@ static void test_step_into_fills_in_reading_order(void **state)
     trace t;
     assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
     ui_view v;
-    assert_true(ui_view_init(&v, &t, NULL, 0));
-    ui_view_goto(&v, ui_view_find(&v, STAGE_SCORES, 1));
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_goto(&v, walk_find(&v.walk, STAGE_SCORES, 1));
     ui_view_apply(&v, UI_ACT_STEP_IN, 0);
     assert_true(v.stepped_in);
     assert_true(ui_view_is_filled(&v, 0, 0));
@@ -296,12 +305,14 @@ static void test_heads_are_sub_steps_and_tab_switches(void **state)
     lesson_step narration[] = {
         {.stage = STAGE_WEIGHTS, .head = 2, .focus_row = 0, .focus_col = 2, .say = "bank, river"},
     };
+    lesson l = {.steps = narration, .n_steps = 1};
     ui_view v;
-    assert_true(ui_view_init(&v, &t, narration, 1));
-    assert_int_equal(v.n_steps, 4 + 5 * 2 + 2);
-    int weights2 = ui_view_find(&v, STAGE_WEIGHTS, 2);
-    assert_int_equal(v.steps[weights2].focus_col, 2);
-    assert_string_equal(v.steps[weights2].say, "bank, river");
+    assert_true(ui_view_init(&v, &t, &l));
+    assert_int_equal(v.walk.count, 4 + 5 * 2 + 2);
+    int weights2 = walk_find(&v.walk, STAGE_WEIGHTS, 2), row, col;
+    assert_true(ui_view_focus(&v, weights2, &row, &col));
+    assert_int_equal(col, 2);
+    assert_string_equal(ui_view_item(&v, weights2)->say, "bank, river");
     ui_view_goto(&v, weights2);
     assert_int_equal(v.row, 0);   /* the narration's focus selects its cell */
     assert_int_equal(v.col, 2);
@@ -336,7 +347,7 @@ static void test_scrolling_keeps_the_selection_visible(void **state)
     trace t;
     assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
     ui_view v;
-    assert_true(ui_view_init(&v, &t, NULL, 0));
+    assert_true(ui_view_init(&v, &t, NULL));
     ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_DOWN);
     ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_DOWN);
     ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_RIGHT);
@@ -369,7 +380,7 @@ static void question_narration(lesson_step out[2])
 }
 
 /* Presses a key as the UI would: through the key table, in the view's context. */
-static bool press(ui_view *v, int key)
+static ui_view_outcome press(ui_view *v, int key)
 {
     int arg = 0;
     ui_action action = ui_key_action(key, ui_view_context(v), &arg);
@@ -384,9 +395,10 @@ static void test_choice_question_hides_then_judges(void **state)
     assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
     lesson_step narration[2];
     question_narration(narration);
+    lesson l = {.steps = narration, .n_steps = 2};
     ui_view v;
-    assert_true(ui_view_init(&v, &t, narration, 2));
-    int weights = ui_view_find(&v, STAGE_WEIGHTS, 1);
+    assert_true(ui_view_init(&v, &t, &l));
+    int weights = walk_find(&v.walk, STAGE_WEIGHTS, 1);
     ui_view_goto(&v, weights);
     assert_int_equal(ui_view_context(&v), UI_IN_CHOICE);
     assert_false(ui_view_is_filled(&v, 0, 0));   /* no number before the answer */
@@ -398,7 +410,7 @@ static void test_choice_question_hides_then_judges(void **state)
     assert_int_equal(ui_view_context(&v), UI_IN_LESSON);
     assert_true(ui_view_is_filled(&v, 0, 0));
     char text[256];
-    ui_view_verdict(&v, weights, 4, text, sizeof text);
+    ui_view_verdict(&v, weights, &short4, text, sizeof text);
     assert_string_equal(text, "Not quite: the answer is cat (0.6296); sat gets 0.3704");
     int right, asked, questions;
     ui_view_score(&v, &right, &asked, &questions);
@@ -408,9 +420,7 @@ static void test_choice_question_hides_then_judges(void **state)
     assert_int_equal(ui_view_context(&v), UI_IN_LESSON);
     ui_view_score(&v, &right, &asked, &questions);
     assert_int_equal(asked, 1);
-    assert_true(press(&v, 'q'));                  /* the score first ... */
-    assert_true(v.summary);
-    assert_false(press(&v, 'x'));                 /* ... and one key leaves */
+    assert_int_equal(press(&v, 'q'), UI_VIEW_SCORE_LEAVE);   /* the score first, then leave */
     ui_view_free(&v);
     trace_free(&t);
 }
@@ -423,9 +433,10 @@ static void test_numeric_question_typed_and_right(void **state)
     assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
     lesson_step narration[2];
     question_narration(narration);
+    lesson l = {.steps = narration, .n_steps = 2};
     ui_view v;
-    assert_true(ui_view_init(&v, &t, narration, 2));
-    int scores = ui_view_find(&v, STAGE_SCORES, 1);
+    assert_true(ui_view_init(&v, &t, &l));
+    int scores = walk_find(&v.walk, STAGE_SCORES, 1);
     ui_view_goto(&v, scores);
     assert_int_equal(ui_view_context(&v), UI_IN_NUMBER);
     press(&v, '\n');
@@ -438,18 +449,16 @@ static void test_numeric_question_typed_and_right(void **state)
     press(&v, '5');
     press(&v, '\n');
     char text[256];
-    ui_view_verdict(&v, scores, 4, text, sizeof text);
+    ui_view_verdict(&v, scores, &short4, text, sizeof text);
     assert_string_equal(text, "Right: scores[cat,sat] = 0.5 (you said 0.5)");
-    /* stepping past the end shows the score; a key other than q stays */
-    ui_view_goto(&v, v.n_steps - 1);
-    assert_true(press(&v, 'n'));
-    assert_true(v.summary);
-    assert_true(press(&v, 'x'));
-    assert_false(v.summary);
+    /* stepping past the end shows the score (and stays) */
+    ui_view_goto(&v, v.walk.count - 1);
+    assert_int_equal(press(&v, 'n'), UI_VIEW_SCORE);
+    assert_int_equal(v.step, v.walk.count - 1);
     /* Esc on the other question reveals it, unscored */
-    ui_view_goto(&v, ui_view_find(&v, STAGE_WEIGHTS, 1));
+    ui_view_goto(&v, walk_find(&v.walk, STAGE_WEIGHTS, 1));
     press(&v, 27);
-    ui_view_verdict(&v, v.step, 4, text, sizeof text);
+    ui_view_verdict(&v, v.step, &short4, text, sizeof text);
     assert_string_equal(text, "Answer: cat gives 0.6296 of its attention to cat");
     int right, asked, questions;
     ui_view_score(&v, &right, &asked, &questions);
@@ -470,14 +479,15 @@ static void test_rebuild_keeps_the_place(void **state)
     question_narration(narration);
     narration[0].focus_col = -1;
     narration[0].focus_row = -1;
+    lesson l = {.steps = narration, .n_steps = 2};
     ui_view v;
-    assert_true(ui_view_init(&v, &t1, narration, 2));
-    ui_view_goto(&v, ui_view_find(&v, STAGE_SCORES, 1));
+    assert_true(ui_view_init(&v, &t1, &l));
+    ui_view_goto(&v, walk_find(&v.walk, STAGE_SCORES, 1));
     for (const char *k = "0.5\n"; *k; k++) press(&v, *k);   /* answered */
-    ui_view_goto(&v, ui_view_find(&v, STAGE_SCORES, 2));
+    ui_view_goto(&v, walk_find(&v.walk, STAGE_SCORES, 2));
     v.row = 2;
     v.col = 1;
-    assert_true(ui_view_rebuild(&v, &t2, narration, 2));   /* 3 tokens, 2 heads -> 2, 1 */
+    assert_true(ui_view_rebuild(&v, &t2, &l));   /* 3 tokens, 2 heads -> 2, 1 */
     assert_int_equal(ui_view_current(&v)->stage, STAGE_SCORES);
     assert_int_equal(ui_view_current(&v)->head, 1);
     assert_int_equal(v.row, 1);
@@ -511,6 +521,48 @@ static void test_file_stamp_sees_changes(void **state)
     b = ui_file_stamp_of(path);
     assert_false(b.present);
     assert_false(ui_file_stamp_equal(&a, &b));
+}
+
+/* ---- screens ---- */
+
+/* The overlays as screens over a lesson: the score box closes itself, and the lesson too after
+ * quit or on q, and waits for a key on a click; the help scrolls on j and closes on any other
+ * key, listing and timing the keys of the lesson beneath; a lesson's ? opens the help, and its
+ * q with nothing answered closes it. No terminal is needed: keys only change state. */
+static void test_overlays_close_as_they_say(void **state)
+{
+    (void)state;
+    ui_opened *o = NULL;
+    char error[512];
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, &o, false, error,
+                                    sizeof error), EXIT_STATUS_OK);
+    ui_screen *screen = ui_lesson_screen_new(o);
+    assert_non_null(screen);
+    const ui_style st = {.utf8 = true, .precision = 4};
+    for (int leaving = 0; leaving < 2; leaving++) {
+        ui_screen *box = ui_summary_screen_new(ui_lesson_screen_view(screen), leaving);
+        assert_non_null(box);
+        box->under = screen;
+        assert_true(box->ops->overlay);
+        assert_int_equal(box->ops->key(box, 'x', &st).close, leaving ? 2 : 1);
+        assert_int_equal(box->ops->key(box, 'q', &st).close, 2);
+        assert_int_equal(box->ops->click(box, 1, 1).close, 0);
+        box->ops->close(box);
+    }
+    ui_outcome out = screen->ops->key(screen, '?', &st);
+    assert_int_equal(out.close, 0);
+    ui_screen *help = out.open;
+    assert_non_null(help);
+    help->under = screen;
+    assert_int_equal(help->ops->context(help), UI_IN_LESSON);
+    assert_string_equal(help->ops->key_kind(help, 'j'), "help-key");
+    assert_int_equal(help->ops->key(help, 'j', &st).close, 0);
+    assert_int_equal(help->ops->key(help, 'n', &st).close, 1);
+    help->ops->close(help);
+    out = screen->ops->key(screen, 'q', &st);
+    assert_int_equal(out.close, 1);
+    assert_null(out.open);
+    screen->ops->close(screen);
 }
 
 /* ---- one whole headless run through ui_run ---- */
@@ -629,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_numeric_question_typed_and_right),
         cmocka_unit_test(test_rebuild_keeps_the_place),
         cmocka_unit_test(test_file_stamp_sees_changes),
+        cmocka_unit_test(test_overlays_close_as_they_say),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
     };

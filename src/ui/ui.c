@@ -1,6 +1,8 @@
-/* ui_run: opens the lesson (or the picker) and runs the key loop, on the real terminal or, for
- * tests, on an in-memory screen fed by a key script; the terminal is restored on every way out. */
+/* ui_run: opens the lesson (or the picker) and runs the stack of screens (ui_screen.h), on the
+ * real terminal or, for tests, on an in-memory screen fed by a key script; the terminal is
+ * restored on every way out. */
 #include "ui_curses.h"
+#include <assert.h>
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
@@ -10,14 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "ui_internal.h"
+#include "exit_status.h"
+#include "text.h"
+#include "ui_matrix.h"
+#include "ui_screen.h"
 
 #define DEFAULT_PRECISION 4
 #define INPUT_WAIT_MS 250   /* how long a read waits before looking at pending signals */
 
 typedef struct {
     ui_style st;
-    int precision;
     bool headless;
     SCREEN *screen;
     FILE *term_out, *term_in;    /* headless: the in-memory screen writes to /dev/null */
@@ -97,31 +101,6 @@ static void time_first_frame(session *s)
             (long long)wall.tv_sec, wall.tv_nsec / 1000);
 }
 
-/* What a lesson key does, as a word for the timings (the same key may move or scroll). */
-static const char *key_kind(const ui_view *v, int key)
-{
-    static const char *const moves[] = {"move-left", "move-down", "move-up", "move-right"};
-    int arg = 0;
-    if (v->help) return "help-key";
-    ui_action action = ui_key_action(key, ui_view_context(v), &arg);
-    switch (action) {
-    case UI_ACT_MOVE: return moves[arg % 4];
-    case UI_ACT_NEXT: return v->stepped_in ? "cell-next" : "stage-next";
-    case UI_ACT_PREV: return v->stepped_in ? "cell-prev" : "stage-prev";
-    case UI_ACT_FIRST: return "first";
-    case UI_ACT_LAST: return "last";
-    case UI_ACT_HEAD_NEXT: case UI_ACT_HEAD_PREV: case UI_ACT_HEAD_NUMBER: return "head";
-    case UI_ACT_STEP_IN: return v->stepped_in ? "cell-next" : "step-in";
-    case UI_ACT_STEP_OUT: return "step-out";
-    case UI_ACT_HEATMAP: return "heatmap";
-    case UI_ACT_HELP: return "help";
-    case UI_ACT_REDRAW: return "redraw";
-    case UI_ACT_QUIT: return "quit";
-    case UI_ACT_NONE: return "none";
-    default: return "question";
-    }
-}
-
 /* ---- headless screens ---- */
 
 /* Line-drawing characters of the alternate character set, read back as ASCII. */
@@ -156,7 +135,7 @@ static void dump_row(int y)
             if (k == (size_t)-1) line[len++] = '?';
             else len += k;
         }
-        int w = wcwidth(c);
+        int w = text_char_width((unsigned)c);
         column += w > 1 ? w : 1;
     }
     while (len > 0 && line[len - 1] == ' ') len--;
@@ -224,7 +203,7 @@ static bool next_event(session *s, ui_event *ev)
 
 /* ---- the terminal ---- */
 
-static int start_terminal(session *s, const ui_options *o)
+static exit_status start_terminal(session *s, const ui_options *o)
 {
     if (s->headless) {
         s->term_out = fopen("/dev/null", "w");
@@ -242,7 +221,7 @@ static int start_terminal(session *s, const ui_options *o)
     if (!s->screen) {
         const char *term = getenv("TERM");
         fprintf(stderr, "attnstep: cannot start the terminal UI on TERM=%s\n", term ? term : "(unset)");
-        return 70;
+        return EXIT_STATUS_SOFTWARE;
     }
     curses_active = 1;
     if (s->headless)
@@ -256,7 +235,8 @@ static int start_terminal(session *s, const ui_options *o)
     mouseinterval(0);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
     s->st.colors = ui_colors_init(o->color);
-    return 0;
+    ui_matrix_colors_init(s->st.colors);
+    return EXIT_STATUS_OK;
 }
 
 static void stop_terminal(session *s)
@@ -270,16 +250,150 @@ static void stop_terminal(session *s)
     s->term_out = s->term_in = NULL;
 }
 
-/* ---- lessons ---- */
+/* ---- the stack of screens ---- */
 
-/* Where --at and --head open: a cell, or the first step of that head. Returns 0 or 64. */
-static int place_view(ui_view *v, const ui_options *options)
+/* A lesson over the picker, with an overlay over the lesson, is as deep as it gets. */
+#define STACK_MAX 4
+
+typedef struct {
+    ui_screen *at[STACK_MAX];
+    int n;
+} stack;
+
+static ui_screen *top_of(const stack *k)
+{
+    return k->n > 0 ? k->at[k->n - 1] : NULL;
+}
+
+static void push(stack *k, ui_screen *s)
+{
+    assert(k->n < STACK_MAX);
+    s->under = top_of(k);
+    k->at[k->n++] = s;
+}
+
+static void pop(stack *k)
+{
+    ui_screen *s = k->at[--k->n];
+    s->ops->close(s);
+}
+
+static void settle(stack *k, ui_outcome out)
+{
+    for (int i = 0; i < out.close && k->n > 0; i++) pop(k);
+    if (out.open) push(k, out.open);
+}
+
+static bool on_stack(const stack *k, const ui_screen *s)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->at[i] == s) return true;
+    return false;
+}
+
+/* Where the screen that fills the terminal is, under the overlays on top. */
+static int base_index(const stack *k)
+{
+    int i = k->n - 1;
+    while (i > 0 && k->at[i]->ops->overlay) i--;
+    return i;
+}
+
+static ui_screen *base_of(const stack *k)
+{
+    return k->at[base_index(k)];
+}
+
+/* Draws the screen that fills the terminal, then the overlays over it, bottom up. */
+static void draw_stack(const stack *k, const ui_style *st)
+{
+    if (ui_screen_too_small()) { ui_draw_too_small(st); return; }
+    for (int i = base_index(k); i < k->n; i++) k->at[i]->ops->draw(k->at[i], st);
+}
+
+/* A tick or a reload: every screen that follows something looks at it. */
+static bool follow_all(stack *k, const ui_event *ev)
+{
+    bool changed = false;
+    for (int i = 0; i < k->n; i++)
+        if (k->at[i]->ops->follow) changed |= k->at[i]->ops->follow(k->at[i], ev);
+    return changed;
+}
+
+static unsigned long scroll_of(const ui_screen *s)
+{
+    return s->ops->scroll_mark ? s->ops->scroll_mark(s) : 0;
+}
+
+/* The key being timed (ATTNSTEP_KEY_TIMES): when it was read, its name and what it did, and
+ * the screen it was pressed on with where that screen was scrolled. */
+typedef struct {
+    double read;
+    char name[32];
+    const char *kind;            /* NULL: no key to time */
+    const ui_screen *base;
+    unsigned long scroll;
+} key_timing;
+
+static void time_key_start(session *s, const stack *k, int key, key_timing *kt)
+{
+    const ui_screen *top = top_of(k);
+    kt->kind = s->key_times && top->ops->key_kind ? top->ops->key_kind(top, key) : NULL;
+    if (!kt->kind) return;
+    kt->read = now_seconds();
+    char label[32];   /* the label may be a constant string, not the buffer given */
+    snprintf(kt->name, sizeof kt->name, "%s", ui_key_label(key, false, label, sizeof label));
+    kt->base = base_of(k);
+    kt->scroll = scroll_of(kt->base);
+}
+
+/* After the key's frame: one line, unless the key left the screen it was pressed on. */
+static void time_key_end(session *s, const stack *k, bool drawn, key_timing *kt)
+{
+    if (kt->kind && on_stack(k, kt->base)) {
+        bool scrolled = scroll_of(kt->base) != kt->scroll;
+        fprintf(s->key_times, "%s\t%s%s\t%lld\n", kt->name, kt->kind, scrolled ? "+scroll" : "",
+                drawn ? micros_since(kt->read) : 0LL);
+    }
+    kt->kind = NULL;
+}
+
+/* Runs the screens until the last one closes, input ends or a signal asks to stop. */
+static void run_stack(session *s, stack *k)
+{
+    key_timing kt = {0};
+    for (bool draw = true; k->n > 0;) {
+        if (draw) {
+            draw_stack(k, &s->st);
+            refresh();
+            time_first_frame(s);
+        }
+        time_key_end(s, k, draw, &kt);
+        ui_event ev;
+        if (!next_event(s, &ev)) return;
+        ui_screen *top = top_of(k);
+        draw = true;
+        if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
+            draw = follow_all(k, &ev);
+        } else if (ev.kind == UI_EV_KEY) {
+            time_key_start(s, k, ev.key, &kt);
+            settle(k, top->ops->key(top, ev.key, &s->st));
+        } else if (ev.kind == UI_EV_CLICK && !ui_screen_too_small()) {
+            settle(k, top->ops->click(top, ev.x, ev.y));
+        }
+    }
+}
+
+/* ---- the entry point ---- */
+
+/* Where --at and --head open: a cell, or the first step of that head. */
+static exit_status place_view(ui_view *v, const ui_options *options)
 {
     int heads = v->t->heads;
     if (options->head < 0 || options->head > heads) {
         fprintf(stderr, "attnstep: --head %d: the lesson has %d head%s\n", options->head, heads,
                 heads == 1 ? "" : "s");
-        return 64;
+        return EXIT_STATUS_USAGE;
     }
     if (options->at) {
         trace_cell cell;
@@ -287,206 +401,66 @@ static int place_view(ui_view *v, const ui_options *options)
         if (!trace_cell_parse(v->t, options->at, options->head ? options->head : 1, &cell,
                               reason, sizeof reason) || !ui_view_open_at(v, &cell)) {
             fprintf(stderr, "attnstep: --at '%s': %s\n", options->at, reason);
-            return 64;
+            return EXIT_STATUS_USAGE;
         }
         ui_view_reveal(v);   /* the place handed out is shown, not asked about */
     } else if (options->head > 0) {
-        for (int i = 0; i < v->n_steps; i++)
-            if (stage_get(v->steps[i].stage)->per_head && v->steps[i].head == options->head) {
-                ui_view_goto(v, i);
+        for (int k = 0; k < v->walk.count; k++)
+            if (stage_get(v->walk.steps[k].stage)->per_head && v->walk.steps[k].head == options->head) {
+                ui_view_goto(v, k);
                 break;
             }
     }
-    return 0;
+    return EXIT_STATUS_OK;
 }
 
-/* While the help is shown the up and down keys scroll it, and any other key closes it. */
-static void on_help_key(bool *shown, int *top, int key, unsigned context)
+/* The first screen: the lesson given, placed by --at and --head (whose errors are told before
+ * the terminal starts), or the picker. NULL with the exit status when there is none. */
+static ui_screen *first_screen(const ui_options *options, exit_status *status)
 {
-    int arg = 0;
-    ui_action action = ui_key_action(key, context, &arg);
-    if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_DOWN) (*top)++;
-    else if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_UP) *top = *top > 0 ? *top - 1 : 0;
-    else { *shown = false; *top = 0; }
-}
-
-static void on_lesson_key(ui_view *v, int key, const ui_style *st, bool *quit)
-{
-    char label[32], help[32];
-    int arg = 0;
-    if (v->help) { on_help_key(&v->help, &v->help_top, key, UI_IN_LESSON); return; }
-    /* A question waiting for its answer has keys of its own (its context in the table). */
-    ui_action action = ui_key_action(key, ui_view_context(v), &arg);
-    if (action == UI_ACT_NONE && v->summary) {   /* any key dismisses the score */
-        *quit = !ui_view_apply(v, action, arg);
-        return;
-    }
-    if (action == UI_ACT_NONE && ui_view_question_open(v)) {
-        bool choice = ui_view_context(v) == UI_IN_CHOICE;
-        snprintf(v->message, sizeof v->message, "%s: answer first (%s), %s skips",
-                 ui_key_label(key, st->utf8, label, sizeof label),
-                 choice ? "press a choice's number" : "type a number, then Enter",
-                 ui_action_key(UI_ACT_SKIP, UI_IN_QUESTION, st, help, sizeof help));
-        return;
-    }
-    if (action == UI_ACT_NONE) {
-        snprintf(v->message, sizeof v->message, "%s does nothing here; %s lists the keys",
-                 ui_key_label(key, st->utf8, label, sizeof label),
-                 ui_action_key(UI_ACT_HELP, UI_IN_LESSON, st, help, sizeof help));
-        return;
-    }
-    if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
-    *quit = !ui_view_apply(v, action, arg);
-}
-
-/* Runs one lesson until it is quit or input ends, following its file: a tick looks at it, a
- * key script's reload looks now (or stands another file's text in for it). */
-static void run_view(session *s, ui_opened **o, ui_view *v)
-{
-    ui_layout layout;
-    ui_file_stamp seen = ui_file_stamp_of((*o)->l.path);
-    bool changed = true;
-    /* the key being timed: when it was read, its name and what it did */
-    double key_read = 0;
-    char key_name[32] = "";
-    const char *kind = NULL;
-    int top = 0, left = 0;
-    for (bool quit = false; !quit;) {
-        if (changed) {
-            ui_draw_lesson(v, (*o)->l.title, &s->st, s->precision, &layout);
-            refresh();
-            time_first_frame(s);
-        }
-        if (kind && s->key_times) {
-            /* a move that made the matrix scroll is told apart: it redraws every cell */
-            bool scrolled = v->top != top || v->left != left;
-            fprintf(s->key_times, "%s\t%s%s\t%lld\n", key_name, kind, scrolled ? "+scroll" : "",
-                    changed ? micros_since(key_read) : 0LL);
-        }
-        kind = NULL;
-        ui_event ev;
-        if (!next_event(s, &ev)) return;
-        if (s->key_times && ev.kind == UI_EV_KEY) {
-            key_read = now_seconds();
-            kind = key_kind(v, ev.key);
-            char label[32];   /* the label may be a constant string, not the buffer given */
-            snprintf(key_name, sizeof key_name, "%s",
-                     ui_key_label(ev.key, false, label, sizeof label));
-            top = v->top;
-            left = v->left;
-        }
-        changed = true;
-        int row, col, step;
-        if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
-            changed = ui_lesson_follow(o, v, &seen, ev.file[0] ? ev.file : NULL);
-            changed |= ev.kind == UI_EV_RELOAD;
-        } else if (ev.kind == UI_EV_KEY) {
-            on_lesson_key(v, ev.key, &s->st, &quit);
-        } else if (ev.kind == UI_EV_CLICK && v->help) {
-            v->help = false;   /* a click anywhere closes the help, like a key */
-        } else if (ev.kind == UI_EV_CLICK && !v->summary) {
-            /* while a question waits, its cell stays selected; the stage list still works */
-            int hit = ui_layout_hit(&layout, v, ev.x, ev.y, &row, &col, &step);
-            if (hit == 1 && !ui_view_question_open(v)) { v->row = row; v->col = col; }
-            if (hit == 2) ui_view_goto(v, step);
-        }
-    }
-}
-
-/* Opens a traced lesson in a view placed by options; returns 0 or an exit status. */
-static int run_lesson(session *s, ui_opened **o, const ui_options *placement)
-{
-    ui_view v;
-    if (!ui_view_init(&v, &(*o)->t, (*o)->l.steps, (*o)->l.n_steps)) {
-        fprintf(stderr, "attnstep: out of memory\n");
-        return 70;
-    }
-    int status = placement ? place_view(&v, placement) : 0;
-    if (status == 0) {
-        status = start_terminal(s, placement);
-        if (status == 0) run_view(s, o, &v);
-    }
-    ui_view_free(&v);
-    return status;
-}
-
-static void open_from_picker(session *s, ui_picker *p)
-{
-    if (p->count == 0) return;
-    ui_opened *o = NULL;
-    char error[sizeof p->message];
-    if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &o, false, error, sizeof error) != 0) {
-        snprintf(p->message, sizeof p->message, "%s", error);
-        return;
-    }
-    ui_view v;
-    if (ui_view_init(&v, &o->t, o->l.steps, o->l.n_steps)) {
-        run_view(s, &o, &v);
-        ui_view_free(&v);
-    } else {
-        snprintf(p->message, sizeof p->message, "out of memory");
-    }
-    ui_lesson_close(o);
-}
-
-static int run_picker(session *s, const ui_options *options)
-{
-    ui_picker p;
-    if (!ui_picker_scan(&p)) {
-        ui_picker_free(&p);
-        fprintf(stderr, "attnstep: out of memory while listing lessons\n");
-        return 70;
-    }
-    int status = start_terminal(s, options);
-    for (bool draw = true; status == 0 && !s->stop;) {
-        if (draw) {
-            ui_picker_draw(&p, &s->st);
-            refresh();
-            time_first_frame(s);
-        }
-        ui_event ev;
-        if (!next_event(s, &ev)) continue;
-        draw = ev.kind != UI_EV_TICK && ev.kind != UI_EV_RELOAD;   /* no lesson file to follow */
-        if (ev.kind == UI_EV_CLICK) {   /* a click selects a lesson; a second click opens it */
-            int hit = ui_picker_hit(&p, ev.y);
-            if (hit >= 0 && hit == p.selected) open_from_picker(s, &p);
-            else if (hit >= 0) p.selected = hit;
-        }
-        if (ev.kind != UI_EV_KEY) continue;
-        int arg;
-        if (p.help) { on_help_key(&p.help, &p.help_top, ev.key, UI_IN_PICKER); continue; }
-        ui_action action = ui_key_action(ev.key, UI_IN_PICKER, &arg);
-        if (action == UI_ACT_OPEN) open_from_picker(s, &p);
-        else if (!ui_picker_apply(&p, action, arg)) break;
-    }
-    ui_picker_free(&p);
-    return status;
-}
-
-/* ---- the entry point ---- */
-
-static int run(session *s, const ui_options *options)
-{
-    if (!options->lesson_path) return run_picker(s, options);
-    ui_opened *o = NULL;
     char error[512];
-    int status = ui_lesson_open(options->lesson_path, NULL, 0, &o, true, error, sizeof error);
-    if (status != 0) return status;
-    status = run_lesson(s, &o, options);
-    ui_lesson_close(o);
+    ui_opened *o = NULL;
+    ui_screen *screen = NULL;
+    if (!options->lesson_path) {
+        screen = ui_picker_screen_new();
+        if (!screen) fprintf(stderr, "attnstep: out of memory while listing lessons\n");
+    } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &o, true, error,
+                                         sizeof error)) != EXIT_STATUS_OK) {
+        return NULL;
+    } else if (!(screen = ui_lesson_screen_new(o))) {
+        fprintf(stderr, "attnstep: out of memory\n");
+    } else if ((*status = place_view(ui_lesson_screen_view(screen), options)) != EXIT_STATUS_OK) {
+        screen->ops->close(screen);
+        return NULL;
+    }
+    if (!screen) *status = EXIT_STATUS_SOFTWARE;
+    return screen;
+}
+
+static exit_status run(session *s, const ui_options *options)
+{
+    exit_status status = EXIT_STATUS_OK;
+    stack k = {.n = 0};
+    ui_screen *first = first_screen(options, &status);
+    if (!first) return status;
+    push(&k, first);
+    status = start_terminal(s, options);
+    if (status == EXIT_STATUS_OK) run_stack(s, &k);
+    while (k.n > 0) pop(&k);
     return status;
 }
 
 int ui_run(const ui_options *options)
 {
-    session s = {.precision = options->precision >= 0 ? options->precision : DEFAULT_PRECISION,
+    session s = {.st.precision = options->precision >= 0 ? options->precision : DEFAULT_PRECISION,
                  .headless = options->key_script != NULL, .started = now_seconds()};
     setlocale(LC_CTYPE, "");   /* wide characters; numbers stay in the "C" locale */
     s.st.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     if (s.headless) {
         char error[512];
-        int status = ui_script_load(options->key_script, &s.script, &s.script_len, error, sizeof error);
-        if (status != 0) {
+        exit_status status = ui_script_load(options->key_script, &s.script, &s.script_len, error,
+                                            sizeof error);
+        if (status != EXIT_STATUS_OK) {
             fprintf(stderr, "attnstep: %s\n", error);
             return status;
         }
@@ -495,7 +469,7 @@ int ui_run(const ui_options *options)
     if (times && *times && !(s.key_times = fopen(times, "a"))) {
         fprintf(stderr, "attnstep: ATTNSTEP_KEY_TIMES: cannot open %s\n", times);
         free(s.script);
-        return 66;
+        return EXIT_STATUS_NO_INPUT;
     }
     pending_signal = 0;
     int status = run(&s, options);

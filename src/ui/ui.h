@@ -42,10 +42,11 @@ typedef struct {
  * Nothing drawn changes; a line is written (through stdio's buffer) after its time is taken,
  * never within a timed span. */
 
-/* Runs the UI until the user quits. Returns the process exit status: 0, 64 (bad --at, --head
- * or key script), 65 (bad lesson), 66 (unreadable lesson or key script), 70 (no terminal or
- * no memory), or 128+N after signal N (Ctrl-C 130, SIGTERM 143, SIGHUP 129). The terminal is
- * restored on every path out, fatal errors and signals included. */
+/* Runs the UI until the user quits. Returns the process exit status (exit_status.h):
+ * EXIT_STATUS_OK, EXIT_STATUS_USAGE (bad --at, --head or key script), EXIT_STATUS_DATA (bad
+ * lesson), EXIT_STATUS_NO_INPUT (unreadable lesson or key script), EXIT_STATUS_SOFTWARE (no
+ * terminal or no memory), or 128+N after signal N (Ctrl-C 130, SIGTERM 143, SIGHUP 129). The
+ * terminal is restored on every path out, fatal errors and signals included. */
 int ui_run(const ui_options *options);
 
 /* Writes every key binding of the UI, one per line under a heading for where it applies, with

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "ui_internal.h"
+#include "ui_keys.h"
 
 #define ENTER_KEYS '\n', '\r', UI_KEY(KEY_ENTER)
 
@@ -113,6 +113,15 @@ const char *ui_key_label(int key, bool utf8, char *buffer, size_t size)
     if (key > 0x20 && key < 0x7F) snprintf(buffer, size, "%c", key);
     else snprintf(buffer, size, "key %d", key);
     return buffer;
+}
+
+const char *ui_action_key(ui_action action, unsigned context, bool utf8, char *buffer,
+                          size_t size)
+{
+    for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++)
+        if (bindings[i].action == action && (bindings[i].contexts & context))
+            return ui_key_label(bindings[i].keys[0], utf8, buffer, size);
+    return "?";
 }
 
 /* Appends the labels of count keys, separated by sep: a label repeated (Backspace arrives as
@@ -261,36 +270,37 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     return -1;
 }
 
-int ui_script_load(const char *path, ui_event **events, int *count, char *error, size_t size)
+exit_status ui_script_load(const char *path, ui_event **events, int *count, char *error, size_t size)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(error, size, "%s: cannot read the key script: %s", path, strerror(errno));
-        return 66;
+        return EXIT_STATUS_NO_INPUT;
     }
     ui_event *list = NULL;
-    int n = 0, capacity = 0, line_no = 0, status = 0;
+    int n = 0, capacity = 0, line_no = 0;
+    exit_status status = EXIT_STATUS_OK;
     char line[320], reason[512];
-    while (status == 0 && fgets(line, sizeof line, f)) {
+    while (status == EXIT_STATUS_OK && fgets(line, sizeof line, f)) {
         ui_event ev;
         line_no++;
         int parsed = ui_script_parse_line(line, &ev, reason, sizeof reason);
         if (parsed < 0) {
             snprintf(error, size, "%s:%d: %s", path, line_no, reason);
-            status = 64;
+            status = EXIT_STATUS_USAGE;
         } else if (parsed > 0) {
             if (n == capacity) {
                 capacity = capacity ? capacity * 2 : 64;
                 ui_event *grown = realloc(list, (size_t)capacity * sizeof *list);
-                if (!grown) { snprintf(error, size, "out of memory"); status = 70; break; }
+                if (!grown) { snprintf(error, size, "out of memory"); status = EXIT_STATUS_SOFTWARE; break; }
                 list = grown;
             }
             list[n++] = ev;
         }
     }
     fclose(f);
-    if (status != 0) { free(list); return status; }
+    if (status != EXIT_STATUS_OK) { free(list); return status; }
     *events = list;
     *count = n;
-    return 0;
+    return EXIT_STATUS_OK;
 }

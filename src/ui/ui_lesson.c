@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "text.h"
-#include "ui_internal.h"
+#include "ui_lesson.h"
 
 /* "path:line:col: error: message" (as --check writes it), escaped for the screen. */
 static void first_diagnostic(const lesson_diagnostics *d, const char *path, char *error,
@@ -23,11 +23,11 @@ static void first_diagnostic(const lesson_diagnostics *d, const char *path, char
     text_escape(raw, error, size);
 }
 
-int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_opened **out,
-                   bool report, char *error, size_t size)
+exit_status ui_lesson_open(const char *path, const char *text, size_t text_size, ui_opened **out,
+                           bool report, char *error, size_t size)
 {
     ui_opened *o = calloc(1, sizeof *o);
-    if (!o) { snprintf(error, size, "out of memory"); return 70; }
+    if (!o) { snprintf(error, size, "out of memory"); return EXIT_STATUS_SOFTWARE; }
     lesson_diagnostics d = {0};
     lesson_status status = text ? lesson_load_buffer(path, text, text_size, &o->l, &d)
                                 : lesson_load(path, &o->l, &d);
@@ -36,7 +36,7 @@ int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_open
         first_diagnostic(&d, path, error, size);
         lesson_diagnostics_free(&d);
         free(o);
-        return status == LESSON_UNREADABLE ? 66 : 65;
+        return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
     }
     trace_failure f;
     trace_status ts = trace_compute(&o->l.input, &o->t, &f);
@@ -47,10 +47,10 @@ int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_open
         if (report) fprintf(stderr, "%s\n", error);
         lesson_free(&o->l);
         free(o);
-        return ts == TRACE_ERROR_NO_MEMORY ? 70 : 65;
+        return ts == TRACE_ERROR_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
     }
     *out = o;
-    return 0;
+    return EXIT_STATUS_OK;
 }
 
 void ui_lesson_close(ui_opened *o)
@@ -91,7 +91,7 @@ static char *read_all(const char *path, size_t *size)
 }
 
 /* Reads from (a key script's stand-in text) or the lesson's own file into a new ui_opened. */
-static int reopen(const char *path, const char *from, ui_opened **out, char *error, size_t size)
+static exit_status reopen(const char *path, const char *from, ui_opened **out, char *error, size_t size)
 {
     if (!from) return ui_lesson_open(path, NULL, 0, out, false, error, size);
     size_t n = 0;
@@ -100,9 +100,9 @@ static int reopen(const char *path, const char *from, ui_opened **out, char *err
         char raw[512];
         snprintf(raw, sizeof raw, "%s: error: cannot be read: %s", path, strerror(errno));
         text_escape(raw, error, size);
-        return 66;
+        return EXIT_STATUS_NO_INPUT;
     }
-    int status = ui_lesson_open(path, text, n, out, false, error, size);
+    exit_status status = ui_lesson_open(path, text, n, out, false, error, size);
     free(text);
     return status;
 }
@@ -123,7 +123,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
         text_escape(raw, v->reload_error, sizeof v->reload_error);
         return true;
     }
-    if (reopen(path, from, &fresh, error, sizeof error) != 0) {
+    if (reopen(path, from, &fresh, error, sizeof error) != EXIT_STATUS_OK) {
         /* the status line is short: the file's name is enough, the author knows its folder */
         const char *slash = strrchr(path, '/');
         size_t dir = slash ? (size_t)(slash + 1 - path) : 0;
@@ -131,7 +131,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
                  strncmp(error, path, dir) == 0 ? error + dir : error);
         return true;
     }
-    if (!ui_view_rebuild(v, &fresh->t, fresh->l.steps, fresh->l.n_steps)) {
+    if (!ui_view_rebuild(v, &fresh->t, &fresh->l)) {
         ui_lesson_close(fresh);
         snprintf(v->reload_error, sizeof v->reload_error, "out of memory while reloading");
         return true;

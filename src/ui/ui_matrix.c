@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ui_internal.h"
+#include "ui_keys.h"
+#include "ui_matrix.h"
+#include "ui_util.h"
 
-enum { PAIR_SEQ = 8, PAIR_DIV = 24 };
+enum { PAIR_SEQ = UI_PAIR_FREE, PAIR_DIV = UI_PAIR_FREE + 16 };
 
 /* Colour ramps (background, text): sequential for weights (dark = 0, bright = 1), diverging
  * blue-white-red for signed matrices (white = 0). */
@@ -39,22 +41,16 @@ static ramp ramp_for(const ui_style *st, bool diverging)
     return diverging ? (ramp){div8, UI_COUNT(div8), PAIR_DIV} : (ramp){seq8, UI_COUNT(seq8), PAIR_SEQ};
 }
 
-int ui_colors_init(ui_color choice)
+void ui_matrix_colors_init(int colors)
 {
-    const char *no_color = getenv("NO_COLOR");
-    if (choice == UI_COLOR_NEVER || (choice == UI_COLOR_AUTO && no_color && *no_color)) return 0;
-    if (!has_colors() || start_color() == ERR || COLORS < 8 || COLOR_PAIRS < 40) return 0;
-    use_default_colors();
-    ui_style st = {.colors = COLORS >= 256 ? 256 : 8};
-    init_pair(UI_PAIR_ACCENT, COLOR_YELLOW, -1);
+    if (colors == 0) return;
+    ui_style st = {.colors = colors};
     for (int d = 0; d < 2; d++) {
         ramp r = ramp_for(&st, d == 1);
         for (int i = 0; i < r.n; i++)
             init_pair((short)(r.first_pair + i), r.colours[i].fg, r.colours[i].bg);
     }
-    return st.colors;
 }
-
 
 /* Position 0…1 of x on its ramp: weights as they are, signed values with 0 in the middle. */
 static double ramp_position(double x, bool diverging, double absmax)
@@ -77,31 +73,27 @@ static const char *shade(const ui_style *st, double position, bool diverging)
 }
 
 /* The current step's extremes, measured for every step when the view was built. */
-static void measure(ui_view *v)
+static const ui_step_state *extremes(const ui_view *v)
 {
-    v->lo = ui_view_current(v)->lo;
-    v->hi = ui_view_current(v)->hi;
+    return &v->state[v->step];
 }
 
-/* Columns taken by the integer part (with sign) of x as format_number writes it. */
-static int integer_width(double x, int precision, const ui_style *st)
+/* Columns of x written as a cell. */
+static int number_columns_of(double x, const ui_style *st)
 {
-    char text[64];
-    format_number(x, precision, text, sizeof text);
-    char *dot = strchr(text, '.');
-    if (dot) *dot = '\0';
-    return ui_width(text, st);
+    char text[NUMBER_MAX];
+    ui_number(x, NUMBER_FIXED, 0, st, text, sizeof text);
+    return number_columns(text);
 }
 
-/* Width of every number of the current matrix: the widest integer part plus the decimals. */
-static int number_width(const ui_view *v, int precision, const ui_style *st)
+/* Width of every number of the current matrix: a cell writes its number with a fixed count of
+ * decimals, so the widest are the extremes (and −∞ where the mask hides cells). */
+static int number_width(const ui_view *v, const ui_style *st)
 {
-    int ip = integer_width(v->lo, precision, st), hp = integer_width(v->hi, precision, st);
-    int width = (ip > hp ? ip : hp) + 1 + (precision > 0 ? precision : 1);
+    int lo = number_columns_of(extremes(v)->lo, st), hi = number_columns_of(extremes(v)->hi, st);
+    int width = lo > hi ? lo : hi;
     if (ui_view_current(v)->stage == STAGE_MASKED) {
-        char text[32];
-        format_number(-INFINITY, precision, text, sizeof text);
-        int inf = ui_width(text, st);
+        int inf = number_columns_of(-INFINITY, st);
         width = inf > width ? inf : width;
     }
     return width;
@@ -137,33 +129,25 @@ typedef struct {
     double absmax;
 } cell_style;
 
-/* A cell's number with a fixed count of decimals, so that a column's decimal points line up
- * (0.1770 under 0.2919, not 0.177); −∞ and the very large as format_number writes them. */
-static void cell_number(double value, int precision, char *text, size_t size)
+static void draw_cell(const ui_view *v, const ui_style *st, const cell_style *cs, int y, int x,
+                      int row, int col)
 {
-    if (isfinite(value) && fabs(value) < 1e9)
-        snprintf(text, size, "%.*f", precision, value);
-    else
-        format_number(value, precision, text, size);
-}
-
-static void draw_cell(const ui_view *v, const ui_style *st, const cell_style *cs, int precision,
-                      int y, int x, int row, int col)
-{
-    const ui_step *s = ui_view_current(v);
+    const walk_step *s = ui_view_current(v);
     bool selected = row == v->row && col == v->col, cross = row == v->row || col == v->col;
     /* The selected cell's query row and key column form an underlined crosshair, so "which
      * word does this one look at?" is read along one row. */
     unsigned attr = cross ? A_BOLD | A_UNDERLINE : A_NORMAL;
     int pair = 0;
-    char text[64];
+    char text[NUMBER_MAX];
     const char *glyph = " ";
     if (!ui_view_is_filled(v, row, col)) {
         snprintf(text, sizeof text, "%s", st->utf8 ? "\xc2\xb7" : ".");
         attr = A_DIM;
     } else {
         double value = trace_value(v->t, s->stage, s->head, row, col);
-        cell_number(value, precision, text, sizeof text);
+        /* a fixed count of decimals, so that a column's decimal points line up (0.1770 under
+         * 0.2919); a number wider than the field switches to exponent form, never cut */
+        ui_number(value, NUMBER_FIXED, cs->cw, st, text, sizeof text);
         if (!isfinite(value)) attr |= A_DIM;
         else if (cs->heat) {
             double position = ramp_position(value, cs->diverging, cs->absmax);
@@ -198,19 +182,19 @@ static int draw_swatches(int y, int x, const ui_style *st, bool diverging)
     return n;
 }
 
-static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *cs, int precision,
-                        int y, int x, int width)
+static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *cs, int y, int x,
+                        int width)
 {
-    char lo[64], hi[64], key[32], text[160];
+    char lo[NUMBER_MAX], hi[NUMBER_MAX], key[32], text[160];
     if (!cs->heat) {
         snprintf(text, sizeof text, "numbers \xc2\xb7 %s: heatmap",
-                 ui_action_key(UI_ACT_HEATMAP, UI_IN_LESSON, st, key, sizeof key));
+                 ui_action_key(UI_ACT_HEATMAP, UI_IN_LESSON, st->utf8, key, sizeof key));
         ui_put(y, x, width, text, st, A_DIM, 0);
         return;
     }
     if (cs->diverging) {   /* the ramp runs from -max|x| to +max|x|, white (or blank) at 0 */
-        format_number(-cs->absmax, precision, lo, sizeof lo);
-        format_number(cs->absmax, precision, hi, sizeof hi);
+        ui_number(-cs->absmax, NUMBER_SHORT, 0, st, lo, sizeof lo);
+        ui_number(cs->absmax, NUMBER_SHORT, 0, st, hi, sizeof hi);
     } else {
         snprintf(lo, sizeof lo, "0");
         snprintf(hi, sizeof hi, "1");
@@ -221,9 +205,9 @@ static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *
     if (cs->diverging && ui_view_question_open(v)) {   /* the range would give answers away */
         text[0] = '\0';
     } else if (cs->diverging) {
-        char min[64], max[64];
-        format_number(v->lo, precision, min, sizeof min);
-        format_number(v->hi, precision, max, sizeof max);
+        char min[NUMBER_MAX], max[NUMBER_MAX];
+        ui_number(extremes(v)->lo, NUMBER_SHORT, 0, st, min, sizeof min);
+        ui_number(extremes(v)->hi, NUMBER_SHORT, 0, st, max, sizeof max);
         snprintf(text, sizeof text, "  values %s \xe2\x80\xa6 %s", min, max);
     } else
         snprintf(text, sizeof text, "  0 = no attention, 1 = all of it");
@@ -252,9 +236,10 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
 
 static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
 {
-    const ui_step *s = ui_view_current(v);
-    char text[256], part[64];
-    snprintf(text, sizeof text, "%s  %d%s%d", stage_get(s->stage)->formula, ui_view_rows(v),
+    const walk_step *s = ui_view_current(v);
+    char text[512], part[64], formula[256];
+    trace_stage_formula(v->t, s->stage, formula, sizeof formula);
+    snprintf(text, sizeof text, "%s  %d%s%d", formula, ui_view_rows(v),
              st->utf8 ? "\xc3\x97" : "x", ui_view_cols(v));
     if (stage_get(s->stage)->per_head && v->t->heads > 1) {
         snprintf(part, sizeof part, "  head %d of %d", s->head, v->t->heads);
@@ -263,52 +248,61 @@ static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int 
     ui_put(y, x, width, text, st, A_BOLD, 0);
 }
 
-void ui_draw_matrix(ui_view *v, int y, int x, int width, int height, const ui_style *st,
-                    int precision, ui_layout *layout)
+void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_style *st,
+                    ui_matrix_grid *grid)
 {
     int bottom = y + height;
-    measure(v);
     cell_style cs = {.heat = ui_view_heatmap(v), .diverging = ui_view_current(v)->stage != STAGE_WEIGHTS};
-    cs.absmax = fmax(fabs(v->lo), fabs(v->hi));
+    cs.absmax = fmax(fabs(extremes(v)->lo), fabs(extremes(v)->hi));
     cs.glyph_w = cs.heat && !st->colors ? 2 : 0;
     int label_w = widest_label(v, true, ui_view_rows(v), st, 12);
-    int numbers = number_width(v, precision, st);
+    int numbers = number_width(v, st);
     int col_labels = widest_label(v, false, ui_view_cols(v), st, numbers > 6 ? numbers : 6);
     cs.cw = numbers > col_labels ? numbers : col_labels;
     cs.cell_w = cs.cw + 2 + cs.glyph_w;
     bool legend = height >= 5;
-    layout->grid_y = y + 1 + legend + 1;
-    layout->grid_x = x + label_w + 2;
-    layout->cell_w = cs.cell_w;
-    layout->vis_rows = ui_clamp(bottom - layout->grid_y, 0, ui_view_rows(v));
-    layout->vis_cols = ui_clamp((x + width - layout->grid_x) / cs.cell_w, 0, ui_view_cols(v));
+    grid->grid_y = y + 1 + legend + 1;
+    grid->grid_x = x + label_w + 2;
+    grid->cell_w = cs.cell_w;
+    grid->vis_rows = ui_clamp(bottom - grid->grid_y, 0, ui_view_rows(v));
+    grid->vis_cols = ui_clamp((x + width - grid->grid_x) / cs.cell_w, 0, ui_view_cols(v));
     draw_header(v, st, y, x, width);
-    if (layout->vis_rows < 1 || layout->vis_cols < 1) {
+    if (grid->vis_rows < 1 || grid->vis_cols < 1) {
         ui_put(y + 1, x, width, "(no room to show the matrix)", st, A_DIM, 0);
         return;
     }
-    ui_view_scroll(v, layout->vis_rows, layout->vis_cols);
+    ui_view_scroll(v, grid->vis_rows, grid->vis_cols);
     if (legend) {
-        int note = draw_scroll_note(v, st, y + 1, x + width, layout->vis_rows, layout->vis_cols);
-        draw_legend(v, st, &cs, precision, y + 1, x, width - note - (note ? 2 : 0));
+        int note = draw_scroll_note(v, st, y + 1, x + width, grid->vis_rows, grid->vis_cols);
+        draw_legend(v, st, &cs, y + 1, x, width - note - (note ? 2 : 0));
     }
     char buffer[32];
-    for (int c = 0; c < layout->vis_cols; c++) {
-        int col = v->left + c, cx = layout->grid_x + c * cs.cell_w;
+    for (int c = 0; c < grid->vis_cols; c++) {
+        int col = v->left + c, cx = grid->grid_x + c * cs.cell_w;
         bool sel = col == v->col;
         char label[64];
         ui_cut_text(axis_label(v, false, col, buffer, sizeof buffer), cs.cw, st, label, sizeof label);
         int lx = cx + 1 + cs.cw - ui_width(label, st);   /* right-aligned over the numbers */
-        ui_put(layout->grid_y - 1, lx, cs.cw, label, st, sel ? A_BOLD | A_REVERSE : A_BOLD, 0);
-        if (sel) ui_put(layout->grid_y - 1, lx - 1, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
+        ui_put(grid->grid_y - 1, lx, cs.cw, label, st, sel ? A_BOLD | A_REVERSE : A_BOLD, 0);
+        if (sel) ui_put(grid->grid_y - 1, lx - 1, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
     }
-    for (int i = 0; i < layout->vis_rows; i++) {
-        int row = v->top + i, ry = layout->grid_y + i;
+    for (int i = 0; i < grid->vis_rows; i++) {
+        int row = v->top + i, ry = grid->grid_y + i;
         bool sel = row == v->row;
         if (sel) ui_put(ry, x, 1, st->utf8 ? "\xe2\x96\xb8" : ">", st, A_BOLD, 0);
         ui_put(ry, x + 1, label_w, axis_label(v, true, row, buffer, sizeof buffer), st,
                sel ? A_BOLD | A_REVERSE : A_BOLD, 0);
-        for (int c = 0; c < layout->vis_cols; c++)
-            draw_cell(v, st, &cs, precision, ry, layout->grid_x + c * cs.cell_w, row, v->left + c);
+        for (int c = 0; c < grid->vis_cols; c++)
+            draw_cell(v, st, &cs, ry, grid->grid_x + c * cs.cell_w, row, v->left + c);
     }
+}
+
+bool ui_matrix_hit(const ui_matrix_grid *grid, const ui_view *v, int x, int y, int *row, int *col)
+{
+    if (grid->cell_w <= 0 || x < grid->grid_x || y < grid->grid_y ||
+        (x - grid->grid_x) / grid->cell_w >= grid->vis_cols || y - grid->grid_y >= grid->vis_rows)
+        return false;
+    *row = v->top + (y - grid->grid_y);
+    *col = v->left + (x - grid->grid_x) / grid->cell_w;
+    return true;
 }

@@ -1,12 +1,32 @@
-/* The lesson picker shown when no lesson is given: finds lesson files, reads their titles and
- * about lines with the lesson loader, and lets the user choose one. */
+/* The lesson picker, a screen (ui_screen.h) shown when no lesson is given: finds lesson files,
+ * reads their titles and about lines with the lesson loader, and opens the one chosen as a
+ * lesson screen over itself. */
 #include "ui_curses.h"
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ui_internal.h"
+#include "ui_screen.h"
+#include "ui_util.h"
+
+typedef struct {
+    char *path, *title, *about;
+    char *error;                 /* the first diagnostic when the lesson does not load */
+} lesson_entry;
+
+typedef struct {
+    ui_screen base;
+    lesson_entry *items;
+    int count, selected, top;
+    char searched[512];          /* the folders looked in, for the "none found" message */
+    char message[512];           /* status line: why a lesson did not open */
+} picker_screen;
+
+static picker_screen *picker_of(ui_screen *s)
+{
+    return (picker_screen *)s;
+}
 
 #ifndef ATTNSTEP_LESSON_DIR
 #define ATTNSTEP_LESSON_DIR "/usr/local/share/attnstep/lessons"
@@ -34,13 +54,13 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Reads one lesson's title and about line; a lesson that does not load is listed with why. */
-static bool add_entry(ui_picker *p, const char *path)
+static bool add_entry(picker_screen *p, const char *path)
 {
-    ui_lesson_entry *grown = realloc(p->items, (size_t)(p->count + 1) * sizeof *grown);
+    lesson_entry *grown = realloc(p->items, (size_t)(p->count + 1) * sizeof *grown);
     if (!grown) return false;
     p->items = grown;
-    ui_lesson_entry *e = &p->items[p->count++];
-    *e = (ui_lesson_entry){.path = copy(path)};
+    lesson_entry *e = &p->items[p->count++];
+    *e = (lesson_entry){.path = copy(path)};
     lesson l;
     lesson_diagnostics d = {0};
     if (lesson_load(path, &l, &d) == LESSON_OK) {
@@ -59,7 +79,7 @@ static bool add_entry(ui_picker *p, const char *path)
     return true;
 }
 
-static bool scan_dir(ui_picker *p, const char *dir)
+static bool scan_dir(picker_screen *p, const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d) return true;
@@ -86,7 +106,7 @@ static bool scan_dir(ui_picker *p, const char *dir)
 
 /* Appends dir to the list of folders searched, skipping one already seen under another name
  * (the installed folder may be ./lessons itself). */
-static bool seen_before(ui_picker *p, const char *dir, char seen[][PATH_MAX], int *n_seen)
+static bool seen_before(picker_screen *p, const char *dir, char seen[][PATH_MAX], int *n_seen)
 {
     char real[PATH_MAX];
     if (!realpath(dir, real)) snprintf(real, sizeof real, "%s", dir);
@@ -98,7 +118,7 @@ static bool seen_before(ui_picker *p, const char *dir, char seen[][PATH_MAX], in
     return false;
 }
 
-bool ui_picker_scan(ui_picker *p)
+static bool scan(picker_screen *p)
 {
     static char seen[16][PATH_MAX];
     int n_seen = 0;
@@ -106,7 +126,6 @@ bool ui_picker_scan(ui_picker *p)
     char dirs[4096];
     if (env && *env) snprintf(dirs, sizeof dirs, "%s", env);
     else snprintf(dirs, sizeof dirs, "%s:lessons", ATTNSTEP_LESSON_DIR);
-    *p = (ui_picker){0};
     bool ok = true;
     for (char *save = NULL, *dir = strtok_r(dirs, ":", &save); ok && dir;
          dir = strtok_r(NULL, ":", &save))
@@ -114,8 +133,9 @@ bool ui_picker_scan(ui_picker *p)
     return ok;
 }
 
-void ui_picker_free(ui_picker *p)
+static void close_screen(ui_screen *s)
 {
+    picker_screen *p = picker_of(s);
     for (int i = 0; i < p->count; i++) {
         free(p->items[i].path);
         free(p->items[i].title);
@@ -123,36 +143,22 @@ void ui_picker_free(ui_picker *p)
         free(p->items[i].error);
     }
     free(p->items);
-    *p = (ui_picker){0};
-}
-
-bool ui_picker_apply(ui_picker *p, ui_action action, int arg)
-{
-    p->message[0] = '\0';
-    switch (action) {
-    case UI_ACT_QUIT: return false;
-    case UI_ACT_HELP: p->help = !p->help; break;
-    case UI_ACT_MOVE:
-        if (arg % 4 == UI_DIR_UP && p->selected > 0) p->selected--;
-        if (arg % 4 == UI_DIR_DOWN && p->selected + 1 < p->count) p->selected++;
-        break;
-    default: break;
-    }
-    return true;
+    free(p);
 }
 
 #define FIRST_ENTRY_ROW 2
 
-int ui_picker_hit(const ui_picker *p, int y)
+/* The lesson drawn at screen row y, or -1. */
+static int hit(const picker_screen *p, int y)
 {
     int i = p->top + (y - FIRST_ENTRY_ROW) / 2;
     return y >= FIRST_ENTRY_ROW && i < p->count && i < p->top + (LINES - 4) / 2 ? i : -1;
 }
 
 /* Each lesson takes two lines: its title, then its about line (or why it does not load). */
-static void draw_entry(const ui_picker *p, int i, int y, const ui_style *st)
+static void draw_entry(const picker_screen *p, int i, int y, const ui_style *st)
 {
-    const ui_lesson_entry *e = &p->items[i];
+    const lesson_entry *e = &p->items[i];
     bool selected = i == p->selected;
     char text[512];
     const char *slash = strrchr(e->path, '/');
@@ -166,11 +172,11 @@ static void draw_entry(const ui_picker *p, int i, int y, const ui_style *st)
     ui_put(y + 1, 1, COLS - 2, text, st, A_DIM, 0);
 }
 
-void ui_picker_draw(ui_picker *p, const ui_style *st)
+static void draw(ui_screen *s, const ui_style *st)
 {
-    erase();
-    if (ui_screen_too_small()) { ui_draw_too_small(st); return; }
+    picker_screen *p = picker_of(s);
     char text[1024];
+    erase();
     snprintf(text, sizeof text, " attnstep \xc2\xb7 choose a lesson");
     ui_field(0, 0, COLS, "", st, A_REVERSE, 0, UI_LEFT);
     ui_put(0, 0, COLS, text, st, A_REVERSE | A_BOLD, 0);
@@ -187,5 +193,79 @@ void ui_picker_draw(ui_picker *p, const ui_style *st)
     const char *status = p->message[0] ? p->message : p->count ? p->items[p->selected].path : "";
     ui_put(LINES - 2, 1, COLS - 2, status, st, p->message[0] ? A_BOLD : A_DIM, 0);
     ui_draw_bar(UI_IN_PICKER, st);
-    if (p->help) ui_draw_help(UI_IN_PICKER, st, &p->help_top);
+}
+
+/* Opens the selected lesson over the picker; when it does not open, the status line says why. */
+static ui_outcome open_selected(picker_screen *p)
+{
+    ui_opened *o = NULL;
+    char error[sizeof p->message];
+    if (p->count == 0) return UI_STAY;
+    if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &o, false, error, sizeof error) !=
+        EXIT_STATUS_OK) {
+        snprintf(p->message, sizeof p->message, "%s", error);
+        return UI_STAY;
+    }
+    ui_screen *screen = ui_lesson_screen_new(o);
+    if (!screen) snprintf(p->message, sizeof p->message, "out of memory");
+    return (ui_outcome){0, screen};
+}
+
+static ui_outcome key(ui_screen *s, int k, const ui_style *st)
+{
+    (void)st;
+    picker_screen *p = picker_of(s);
+    int arg = 0;
+    ui_action action = ui_key_action(k, UI_IN_PICKER, &arg);
+    if (action == UI_ACT_OPEN) return open_selected(p);
+    p->message[0] = '\0';
+    switch (action) {
+    case UI_ACT_QUIT: return (ui_outcome){1, NULL};
+    case UI_ACT_HELP: {
+        ui_screen *help = ui_help_screen_new();
+        if (!help) snprintf(p->message, sizeof p->message, "out of memory");
+        return (ui_outcome){0, help};
+    }
+    case UI_ACT_MOVE:
+        if (arg % 4 == UI_DIR_UP && p->selected > 0) p->selected--;
+        if (arg % 4 == UI_DIR_DOWN && p->selected + 1 < p->count) p->selected++;
+        break;
+    default: break;
+    }
+    return UI_STAY;
+}
+
+/* A click selects a lesson; a second click opens it. */
+static ui_outcome click(ui_screen *s, int x, int y)
+{
+    (void)x;
+    picker_screen *p = picker_of(s);
+    int i = hit(p, y);
+    if (i >= 0 && i == p->selected) return open_selected(p);
+    if (i >= 0) p->selected = i;
+    return UI_STAY;
+}
+
+static unsigned context(const ui_screen *s)
+{
+    (void)s;
+    return UI_IN_PICKER;
+}
+
+/* Keys in the picker are not timed (ATTNSTEP_KEY_TIMES times keys in a lesson). */
+static const ui_screen_ops picker_ops = {
+    .overlay = false, .draw = draw, .key = key, .click = click, .context = context,
+    .close = close_screen,
+};
+
+ui_screen *ui_picker_screen_new(void)
+{
+    picker_screen *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->base.ops = &picker_ops;
+    if (!scan(p)) {
+        close_screen(&p->base);
+        return NULL;
+    }
+    return &p->base;
 }

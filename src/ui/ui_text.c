@@ -1,7 +1,8 @@
-/* Text for the terminal: UTF-8 decoding (our own, so it does not depend on the locale), display
- * widths, word wrapping, and the ASCII spelling used when the locale cannot show UTF-8. */
+/* Text for the terminal (ui_text.h): UTF-8 decoded and measured with text.h's rules (so it
+ * does not depend on the locale), word wrapping, and the ASCII spelling used when the locale
+ * cannot show UTF-8. */
 #include "text.h"
-#include "ui_internal.h"
+#include "ui_text.h"
 
 /* ASCII spellings of the characters the stage table, the core and the UI use. */
 static const struct { unsigned cp; const char *ascii; } ascii_spelling[] = {
@@ -25,23 +26,6 @@ static size_t utf8_next(const unsigned char *s, unsigned *cp)
     return (size_t)length;
 }
 
-/* C1 controls and bidirectional overrides would reach the terminal as commands or reorder
- * what is shown, so untrusted text never passes them on. */
-static bool is_hidden_control(unsigned cp)
-{
-    return (cp >= 0x80 && cp < 0xA0) || (cp >= 0x202A && cp <= 0x202E) ||
-           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0x061C;
-}
-
-/* Combining marks (the accent of "e\u0301") take no column of their own; without UTF-8 they
- * are left out, so "café" written either way is "caf?" or "cafe", never wider. */
-static bool is_combining(unsigned cp)
-{
-    return (cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x1AB0 && cp <= 0x1AFF) ||
-           (cp >= 0x1DC0 && cp <= 0x1DFF) || (cp >= 0x20D0 && cp <= 0x20FF) ||
-           (cp >= 0xFE20 && cp <= 0xFE2F);
-}
-
 static const char *ascii_for(unsigned cp)
 {
     for (size_t i = 0; i < sizeof ascii_spelling / sizeof ascii_spelling[0]; i++)
@@ -57,26 +41,23 @@ size_t ui_text_widen(const char *s, bool utf8, wchar_t *out, size_t capacity)
     while (*p && n + 1 < capacity) {
         unsigned cp;
         p += utf8_next(p, &cp);
-        if (cp == '\t' || (cp < 0x20 && cp != '\n') || cp == 0x7F) cp = ' ';
-        if (is_hidden_control(cp)) cp = 0xFFFD;
+        /* Controls would reach the terminal as commands, or reorder what is shown (text.h's
+         * one set): C0 controls and DEL show as a space, the others as U+FFFD. */
+        if (cp != '\n' && text_is_control(cp)) cp = cp < 0x20 || cp == 0x7F ? ' ' : 0xFFFD;
         if (utf8 || cp < 0x80) { out[n++] = (wchar_t)cp; continue; }
-        if (is_combining(cp)) continue;
+        /* Without UTF-8, marks that take no column of their own (the accent of "e\u0301") are
+         * left out, so "café" written either way is "caf?" or "cafe", never wider. */
+        if (text_char_width(cp) == 0) continue;
         for (const char *a = ascii_for(cp); *a && n + 1 < capacity; a++) out[n++] = (wchar_t)*a;
     }
     out[n] = L'\0';
     return n;
 }
 
-static int char_width(wchar_t c)
-{
-    int w = wcwidth(c);
-    return w < 0 ? 1 : w;
-}
-
 int ui_text_width(const wchar_t *s, size_t n)
 {
     int width = 0;
-    for (size_t i = 0; i < n; i++) width += char_width(s[i]);
+    for (size_t i = 0; i < n; i++) width += text_char_width((unsigned)s[i]);
     return width;
 }
 
@@ -85,7 +66,7 @@ size_t ui_text_fit(const wchar_t *s, size_t n, int width, int *used)
     int total = 0;
     size_t i = 0;
     for (; i < n && s[i] != L'\n'; i++) {
-        int w = char_width(s[i]);
+        int w = text_char_width((unsigned)s[i]);
         if (total + w > width) break;
         total += w;
     }

@@ -1,40 +1,19 @@
-/* The view model of one lesson: the walk of steps, the selected cell, stepping in and out.
- * No curses here, so the tests can drive it directly; it only reads what the core computed. */
+/* The view model of one lesson (ui_view.h): the user's place on the lesson's walk, the
+ * selected cell, stepping in and out, and the questions. No curses. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ui_internal.h"
+#include "ui_util.h"
+#include "ui_view.h"
 
-static int heads_of(const trace *t, stage_id stage)
+/* A question the view can ask: the loader checks that the answer is one of the choices; a
+ * narration built by hand (the tests) is checked too. */
+static bool asks(const lesson_step *item)
 {
-    return stage_get(stage)->per_head ? t->heads : 1;
-}
-
-/* Whether narration item s belongs at (stage, head); an item naming no head (or a head of a
- * stage that has one matrix for all heads) goes with the first head. */
-static bool narration_at(const lesson_step *s, const trace *t, stage_id stage, int head)
-{
-    if (s->stage != stage) return false;
-    int wanted = s->head >= 1 && s->head <= heads_of(t, stage) ? s->head : 1;
-    return wanted == head;
-}
-
-static ui_step make_step(const trace *t, stage_id stage, int head, const lesson_step *s)
-{
-    ui_step step = {stage, head, -1, -1, NULL, s, UI_Q_NONE, -1, 0, 0, 0};
-    if (!s) return step;
-    step.say = s->say;
-    /* the loader checks the answer is one of the choices; a view built by hand is checked too */
-    if (s->ask && (s->n_choices == 0 || (s->answer_choice >= 0 && s->answer_choice < s->n_choices)))
-        step.question = UI_Q_OPEN;
-    if (s->focus_row >= 0 && s->focus_row < trace_rows(t, stage) && s->focus_col >= 0 &&
-        s->focus_col < trace_cols(t, stage)) {
-        step.focus_row = s->focus_row;
-        step.focus_col = s->focus_col;
-    }
-    return step;
+    return item && item->ask &&
+           (item->n_choices == 0 || (item->answer_choice >= 0 && item->answer_choice < item->n_choices));
 }
 
 /* ---- the extremes of every step, measured once at load ---- */
@@ -67,11 +46,12 @@ static void measure_steps(ui_view *v)
 {
     const trace *t = v->t;
     size_t (*scores_at)[2] = calloc((size_t)t->heads, sizeof *scores_at);
-    for (int i = 0; i < v->n_steps; i++) {
-        ui_step *s = &v->steps[i];
-        if (i > 0 && s->stage == s[-1].stage && s->head == s[-1].head) {   /* narration steps */
-            s->lo = s[-1].lo;
-            s->hi = s[-1].hi;
+    for (int i = 0; i < v->walk.count; i++) {
+        const walk_step *s = &v->walk.steps[i];
+        ui_step_state *m = &v->state[i];
+        if (walk_repeats_matrix(&v->walk, i)) {   /* narration steps at one matrix */
+            m->lo = m[-1].lo;
+            m->hi = m[-1].hi;
             continue;
         }
         int rows = trace_rows(t, s->stage), cols = trace_cols(t, s->stage);
@@ -89,35 +69,25 @@ static void measure_steps(ui_view *v)
             scores_at[s->head - 1][0] = at[0] + 1;
             scores_at[s->head - 1][1] = at[1] + 1;
         }
-        s->lo = s->hi = 0;
+        m->lo = m->hi = 0;
         if (at[0] == SIZE_MAX) continue;   /* no finite value at all */
-        s->lo = trace_value(t, s->stage, s->head, (int)(at[0] / (size_t)cols), (int)(at[0] % (size_t)cols));
-        s->hi = trace_value(t, s->stage, s->head, (int)(at[1] / (size_t)cols), (int)(at[1] % (size_t)cols));
+        m->lo = trace_value(t, s->stage, s->head, (int)(at[0] / (size_t)cols), (int)(at[0] % (size_t)cols));
+        m->hi = trace_value(t, s->stage, s->head, (int)(at[1] / (size_t)cols), (int)(at[1] % (size_t)cols));
     }
     free(scores_at);
 }
 
-bool ui_view_init(ui_view *v, const trace *t, const lesson_step *narration, int n_narration)
+bool ui_view_init(ui_view *v, const trace *t, const lesson *l)
 {
-    *v = (ui_view){.t = t, .heat_weights = true};
-    int capacity = n_narration;
-    for (int s = 0; s < STAGE_COUNT; s++)
-        if (trace_has_stage(t, (stage_id)s)) capacity += heads_of(t, (stage_id)s);
-    v->steps = calloc((size_t)capacity, sizeof *v->steps);
-    if (!v->steps) return false;
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        stage_id stage = (stage_id)s;
-        if (!trace_has_stage(t, stage)) continue;
-        for (int h = 1; h <= heads_of(t, stage); h++) {
-            int placed = 0;
-            for (int i = 0; i < n_narration; i++) {
-                if (!narration_at(&narration[i], t, stage, h)) continue;
-                v->steps[v->n_steps++] = make_step(t, stage, h, &narration[i]);
-                placed++;
-            }
-            if (placed == 0) v->steps[v->n_steps++] = make_step(t, stage, h, NULL);
-        }
+    *v = (ui_view){.t = t, .narration = l ? l->steps : NULL, .heat_weights = true};
+    bool built = l ? lesson_walk(l, t, &v->walk) : walk_build(&v->walk, t, NULL, 0);
+    if (built && v->walk.count > 0) v->state = calloc((size_t)v->walk.count, sizeof *v->state);
+    if (!v->state) {
+        walk_free(&v->walk);
+        return false;
     }
+    for (int k = 0; k < v->walk.count; k++)
+        v->state[k] = (ui_step_state){asks(ui_view_item(v, k)) ? UI_Q_OPEN : UI_Q_NONE, -1, 0, 0, 0};
     measure_steps(v);
     ui_view_goto(v, 0);
     return true;
@@ -125,14 +95,32 @@ bool ui_view_init(ui_view *v, const trace *t, const lesson_step *narration, int 
 
 void ui_view_free(ui_view *v)
 {
-    free(v->steps);
-    v->steps = NULL;
-    v->n_steps = 0;
+    walk_free(&v->walk);
+    free(v->state);
+    v->state = NULL;
 }
 
-const ui_step *ui_view_current(const ui_view *v)
+const walk_step *ui_view_current(const ui_view *v)
 {
-    return &v->steps[v->step];
+    return &v->walk.steps[v->step];
+}
+
+const lesson_step *ui_view_item(const ui_view *v, int k)
+{
+    int item = v->walk.steps[k].narration;
+    return item >= 0 && v->narration ? &v->narration[item] : NULL;
+}
+
+bool ui_view_focus(const ui_view *v, int k, int *row, int *col)
+{
+    const lesson_step *item = ui_view_item(v, k);
+    stage_id stage = v->walk.steps[k].stage;
+    if (!item || item->focus_row < 0 || item->focus_row >= trace_rows(v->t, stage) ||
+        item->focus_col < 0 || item->focus_col >= trace_cols(v->t, stage))
+        return false;
+    *row = item->focus_row;
+    *col = item->focus_col;
+    return true;
 }
 
 int ui_view_rows(const ui_view *v)
@@ -145,34 +133,22 @@ int ui_view_cols(const ui_view *v)
     return trace_cols(v->t, ui_view_current(v)->stage);
 }
 
-int ui_view_find(const ui_view *v, stage_id stage, int head)
-{
-    for (int i = 0; i < v->n_steps; i++)
-        if (v->steps[i].stage == stage && (v->steps[i].head == head || !stage_get(stage)->per_head))
-            return i;
-    return -1;
-}
-
 /* Keeps the selected cell where it was when the new stage has it, so a cell can be followed
  * from scores to weights; the step's narration focus wins when it has one. */
 void ui_view_goto(ui_view *v, int step)
 {
-    v->step = ui_clamp(step, 0, v->n_steps - 1);
+    v->step = ui_clamp(step, 0, v->walk.count - 1);
     v->stepped_in = false;
     v->pick = -1;
     v->typed[0] = '\0';
-    const ui_step *s = ui_view_current(v);
-    if (s->focus_row >= 0) {
-        v->row = s->focus_row;
-        v->col = s->focus_col;
-    }
+    ui_view_focus(v, v->step, &v->row, &v->col);
     v->row = ui_clamp(v->row, 0, ui_view_rows(v) - 1);
     v->col = ui_clamp(v->col, 0, ui_view_cols(v) - 1);
 }
 
 bool ui_view_open_at(ui_view *v, const trace_cell *cell)
 {
-    int step = ui_view_find(v, cell->stage, cell->head);
+    int step = walk_find(&v->walk, cell->stage, cell->head);
     if (step < 0) return false;
     ui_view_goto(v, step);
     v->row = ui_clamp(cell->row, 0, ui_view_rows(v) - 1);
@@ -182,7 +158,7 @@ bool ui_view_open_at(ui_view *v, const trace_cell *cell)
 
 static void switch_head(ui_view *v, int head)
 {
-    const ui_step *s = ui_view_current(v);
+    const walk_step *s = ui_view_current(v);
     const char *name = stage_get(s->stage)->name;
     if (v->t->heads == 1) {
         snprintf(v->message, sizeof v->message, "this lesson has one head");
@@ -192,9 +168,9 @@ static void switch_head(ui_view *v, int head)
         snprintf(v->message, sizeof v->message, "no head %d: this lesson has %d heads", head,
                  v->t->heads);
     } else {
-        int row = v->row, col = v->col;
-        ui_view_goto(v, ui_view_find(v, s->stage, head));
-        if (ui_view_current(v)->focus_row < 0) { v->row = row; v->col = col; }
+        int row = v->row, col = v->col, focus_row, focus_col;
+        ui_view_goto(v, walk_find(&v->walk, s->stage, head));
+        if (!ui_view_focus(v, v->step, &focus_row, &focus_col)) { v->row = row; v->col = col; }
     }
 }
 
@@ -220,80 +196,82 @@ static void step_cell(ui_view *v, int delta)
     v->col = (int)(at % cols);
 }
 
-/* The end of the lesson: the score, once there is one (a lesson never answered just ends). */
-static bool show_summary(ui_view *v, bool leaving)
+/* Whether the lesson has a score to show (a lesson never answered just ends). */
+static bool has_score(const ui_view *v)
 {
     int right, asked, questions;
     ui_view_score(v, &right, &asked, &questions);
-    if (asked == 0) return false;
-    v->summary = true;
-    v->leaving = leaving;
-    return true;
+    return asked > 0;
 }
 
-static void step_by(ui_view *v, int delta)
+static ui_view_outcome step_by(ui_view *v, int delta)
 {
-    if (v->stepped_in) { step_cell(v, delta); return; }
+    if (v->stepped_in) { step_cell(v, delta); return UI_VIEW_STAY; }
     int target = v->step + delta;
-    if (target >= v->n_steps && show_summary(v, false)) return;
-    if (target < 0 || target >= v->n_steps) {
+    if (target >= v->walk.count && has_score(v)) return UI_VIEW_SCORE;
+    if (target < 0 || target >= v->walk.count) {
         snprintf(v->message, sizeof v->message, "%s", target < 0 ? "this is the first step" :
                  "this is the last step");
-        return;
+        return UI_VIEW_STAY;
     }
     ui_view_goto(v, target);
+    return UI_VIEW_STAY;
 }
 
 /* ---- questions ---- */
 
 bool ui_view_question_open(const ui_view *v)
 {
-    return ui_view_current(v)->question == UI_Q_OPEN;
+    return v->state[v->step].question == UI_Q_OPEN;
 }
 
 unsigned ui_view_context(const ui_view *v)
 {
     if (!ui_view_question_open(v)) return UI_IN_LESSON;
-    return ui_view_current(v)->item->n_choices > 0 ? UI_IN_CHOICE : UI_IN_NUMBER;
+    return ui_view_item(v, v->step)->n_choices > 0 ? UI_IN_CHOICE : UI_IN_NUMBER;
 }
 
 void ui_view_reveal(ui_view *v)
 {
-    if (ui_view_question_open(v)) v->steps[v->step].question = UI_Q_REVEALED;
+    if (ui_view_question_open(v)) v->state[v->step].question = UI_Q_REVEALED;
 }
 
-static bool answered_right(const ui_step *s)
+static bool answered_right(const lesson_step *q, const ui_step_state *m)
 {
-    const lesson_step *q = s->item;
-    if (q->n_choices > 0) return s->given_choice == q->answer_choice;
-    return fabs(s->given_number - q->answer) <= q->tolerance;
+    if (q->n_choices > 0) return m->given_choice == q->answer_choice;
+    return fabs(m->given_number - q->answer) <= q->tolerance;
 }
 
 void ui_view_score(const ui_view *v, int *right, int *asked, int *questions)
 {
     *right = *asked = *questions = 0;
-    for (int i = 0; i < v->n_steps; i++) {
-        const ui_step *s = &v->steps[i];
-        *questions += s->question != UI_Q_NONE;
-        if (s->question != UI_Q_ANSWERED) continue;
+    for (int k = 0; k < v->walk.count; k++) {
+        const ui_step_state *m = &v->state[k];
+        *questions += m->question != UI_Q_NONE;
+        if (m->question != UI_Q_ANSWERED) continue;
         (*asked)++;
-        *right += answered_right(s);
+        *right += answered_right(ui_view_item(v, k), m);
     }
 }
 
 static void answer_with(ui_view *v, int choice, double number)
 {
-    ui_step *s = &v->steps[v->step];
-    s->question = UI_Q_ANSWERED;
-    s->given_choice = choice;
-    s->given_number = number;
+    ui_step_state *m = &v->state[v->step];
+    m->question = UI_Q_ANSWERED;
+    m->given_choice = choice;
+    m->given_number = number;
     v->pick = -1;
     v->typed[0] = '\0';
 }
 
+static int choices_here(const ui_view *v)
+{
+    return ui_view_item(v, v->step)->n_choices;
+}
+
 static void choose(ui_view *v, int choice)
 {
-    int n = ui_view_current(v)->item->n_choices;
+    int n = choices_here(v);
     if (choice < 0 || choice >= n)
         snprintf(v->message, sizeof v->message, "no choice %d: pick 1 to %d", choice + 1, n);
     else
@@ -317,7 +295,7 @@ static void type_char(ui_view *v, char c)
 
 static void submit(ui_view *v)
 {
-    if (ui_view_current(v)->item->n_choices > 0) {
+    if (choices_here(v) > 0) {
         if (v->pick < 0) snprintf(v->message, sizeof v->message, "pick a choice first");
         else choose(v, v->pick);
         return;
@@ -332,7 +310,7 @@ static void submit(ui_view *v)
 
 static void on_question(ui_view *v, ui_action action, int arg)
 {
-    int n = ui_view_current(v)->item->n_choices;
+    int n = choices_here(v);
     size_t typed = strlen(v->typed);
     switch (action) {
     case UI_ACT_CHOOSE: choose(v, arg); break;
@@ -350,152 +328,168 @@ static void on_question(ui_view *v, ui_action action, int arg)
     }
 }
 
+/* ---- verdicts ---- */
+
+/* A question being judged: its step, item and state, and the narration's focus (row -1
+ * without). */
+typedef struct {
+    const walk_step *at;
+    const lesson_step *q;
+    const ui_step_state *m;
+    int row, col;
+    const number_format *f;
+} judged;
+
 /* The column of the step's stage labelled text (a choice names a token): the focus column
  * when it is so labelled (tokens may repeat), else the first; -1 when none is. */
-static int column_named(const ui_view *v, const ui_step *s, const char *text)
+static int column_named(const ui_view *v, const judged *j, const char *text)
 {
-    stage_axis axis = stage_get(s->stage)->cols;
+    stage_axis axis = stage_get(j->at->stage)->cols;
     char buffer[32];
     if (axis != AXIS_TOKENS && axis != AXIS_SOURCE) return -1;
-    if (s->focus_col >= 0 && strcmp(trace_axis_label(v->t, axis, s->focus_col, buffer,
-                                                     sizeof buffer), text) == 0)
-        return s->focus_col;
-    for (int c = 0; c < trace_cols(v->t, s->stage); c++)
+    if (j->col >= 0 && strcmp(trace_axis_label(v->t, axis, j->col, buffer, sizeof buffer), text) == 0)
+        return j->col;
+    for (int c = 0; c < trace_cols(v->t, j->at->stage); c++)
         if (strcmp(trace_axis_label(v->t, axis, c, buffer, sizeof buffer), text) == 0) return c;
     return -1;
 }
 
+/* The value of the focus row's cell in column col, as j->f writes it. */
+static void cell_number(const ui_view *v, const judged *j, int col, char *out, size_t size)
+{
+    number_write(trace_value(v->t, j->at->stage, j->at->head, j->row, col), j->f, out, size);
+}
+
 /* The focus row's cell in column col: for weights "it gives 0.8485 of its attention to animal",
  * or briefly "animal gets 0.8485"; for the other stages "scores[cat,sat] = 0.5". */
-static void cell_phrase(const ui_view *v, const ui_step *s, int col, int precision, bool brief,
-                        char *out, size_t size)
+static void cell_phrase(const ui_view *v, const judged *j, int col, bool brief, char *out,
+                        size_t size)
 {
-    const stage_info *info = stage_get(s->stage);
-    char rb[32], cb[32], number[64];
-    const char *row = trace_axis_label(v->t, info->rows, s->focus_row, rb, sizeof rb);
+    const stage_info *info = stage_get(j->at->stage);
+    char rb[32], cb[32], number[NUMBER_MAX];
+    const char *row = trace_axis_label(v->t, info->rows, j->row, rb, sizeof rb);
     const char *column = trace_axis_label(v->t, info->cols, col, cb, sizeof cb);
-    format_number(trace_value(v->t, s->stage, s->head, s->focus_row, col), precision, number,
-                  sizeof number);
-    if (s->stage == STAGE_WEIGHTS && brief)
+    cell_number(v, j, col, number, sizeof number);
+    if (j->at->stage == STAGE_WEIGHTS && brief)
         snprintf(out, size, "%s gets %s", column, number);
-    else if (s->stage == STAGE_WEIGHTS)
+    else if (j->at->stage == STAGE_WEIGHTS)
         snprintf(out, size, "%s gives %s of its attention to %s", row, number, column);
     else
         snprintf(out, size, "%s[%s,%s] = %s", info->name, row, column, number);
 }
 
-static void choice_verdict(const ui_view *v, const ui_step *s, int precision, char *text,
-                           size_t size)
+static void choice_verdict(const ui_view *v, const judged *j, char *text, size_t size)
 {
-    const lesson_step *q = s->item;
+    const lesson_step *q = j->q;
     const char *answer = q->choices[q->answer_choice];
-    int right = s->focus_row >= 0 ? column_named(v, s, answer) : -1;
-    char phrase[256] = "", value[64] = "", given[300] = "";
+    int right = j->row >= 0 ? column_named(v, j, answer) : -1;
+    char phrase[256] = "", value[NUMBER_MAX] = "", given[300] = "";
     if (right >= 0) {
-        cell_phrase(v, s, right, precision, false, phrase, sizeof phrase);
-        format_number(trace_value(v->t, s->stage, s->head, s->focus_row, right), precision,
-                      value, sizeof value);
+        cell_phrase(v, j, right, false, phrase, sizeof phrase);
+        cell_number(v, j, right, value, sizeof value);
     }
-    if (s->question == UI_Q_REVEALED) {
+    if (j->m->question == UI_Q_REVEALED) {
         snprintf(text, size, "Answer: %s", right >= 0 ? phrase : answer);
-    } else if (answered_right(s)) {
+    } else if (answered_right(q, j->m)) {
         snprintf(text, size, "Right: %s", right >= 0 ? phrase : answer);
     } else {
-        int chosen = s->focus_row >= 0 ? column_named(v, s, q->choices[s->given_choice]) : -1;
-        if (chosen >= 0) cell_phrase(v, s, chosen, precision, true, given, sizeof given);
-        else snprintf(given, sizeof given, "you said %s", q->choices[s->given_choice]);
+        const char *said = q->choices[j->m->given_choice];
+        int chosen = j->row >= 0 ? column_named(v, j, said) : -1;
+        if (chosen >= 0) cell_phrase(v, j, chosen, true, given, sizeof given);
+        else snprintf(given, sizeof given, "you said %s", said);
         snprintf(text, size, "Not quite: the answer is %s%s%s%s; %s", answer,
                  right >= 0 ? " (" : "", value, right >= 0 ? ")" : "", given);
     }
 }
 
-static void number_verdict(const ui_view *v, const ui_step *s, int precision, char *text,
-                           size_t size)
+static void number_verdict(const ui_view *v, const judged *j, char *text, size_t size)
 {
-    const lesson_step *q = s->item;
-    char phrase[256], given[64], answer[64], tolerance[64];
-    format_number(s->given_number, precision, given, sizeof given);
-    if (s->focus_row >= 0) {
-        cell_phrase(v, s, s->focus_col, precision, false, phrase, sizeof phrase);
+    const lesson_step *q = j->q;
+    char phrase[256], given[NUMBER_MAX], answer[NUMBER_MAX], tolerance[NUMBER_MAX];
+    number_write(j->m->given_number, j->f, given, sizeof given);
+    if (j->row >= 0) {
+        cell_phrase(v, j, j->col, false, phrase, sizeof phrase);
     } else {
-        format_number(q->answer, precision, answer, sizeof answer);
-        format_number(q->tolerance, precision, tolerance, sizeof tolerance);
+        number_write(q->answer, j->f, answer, sizeof answer);
+        number_write(q->tolerance, j->f, tolerance, sizeof tolerance);
         snprintf(phrase, sizeof phrase, "the answer is %s \xc2\xb1 %s", answer, tolerance);
     }
-    if (s->question == UI_Q_REVEALED) snprintf(text, size, "Answer: %s", phrase);
-    else if (answered_right(s)) snprintf(text, size, "Right: %s (you said %s)", phrase, given);
+    if (j->m->question == UI_Q_REVEALED) snprintf(text, size, "Answer: %s", phrase);
+    else if (answered_right(q, j->m)) snprintf(text, size, "Right: %s (you said %s)", phrase, given);
     else snprintf(text, size, "Not quite: %s; you said %s", phrase, given);
 }
 
-void ui_view_verdict(const ui_view *v, int step, int precision, char *text, size_t size)
+void ui_view_verdict(const ui_view *v, int step, const number_format *f, char *text,
+                     size_t size)
 {
-    const ui_step *s = &v->steps[ui_clamp(step, 0, v->n_steps - 1)];
+    int k = ui_clamp(step, 0, v->walk.count - 1);
+    judged j = {&v->walk.steps[k], ui_view_item(v, k), &v->state[k], -1, -1, f};
     text[0] = '\0';
-    if (s->question != UI_Q_ANSWERED && s->question != UI_Q_REVEALED) return;
-    if (s->item->n_choices > 0) choice_verdict(v, s, precision, text, size);
-    else number_verdict(v, s, precision, text, size);
+    if (j.m->question != UI_Q_ANSWERED && j.m->question != UI_Q_REVEALED) return;
+    ui_view_focus(v, k, &j.row, &j.col);
+    if (j.q->n_choices > 0) choice_verdict(v, &j, text, size);
+    else number_verdict(v, &j, text, size);
 }
 
 /* ---- reloading ---- */
 
 /* How many steps before step show the same stage and head: with the stage and head, this
  * finds "the same step" in a reloaded walk. */
-static int ordinal(const ui_view *v, int step)
+static int ordinal(const walk *w, int step)
 {
     int n = 0;
     for (int i = 0; i < step; i++)
-        n += v->steps[i].stage == v->steps[step].stage && v->steps[i].head == v->steps[step].head;
+        n += w->steps[i].stage == w->steps[step].stage && w->steps[i].head == w->steps[step].head;
     return n;
 }
 
-/* The step of v at the stage, head and ordinal of old's step, or -1. */
-static int same_step(const ui_view *v, const ui_view *old, int step)
+/* The step of w at the stage, head and ordinal of old's step, or -1. */
+static int same_step(const walk *w, const walk *old, int step)
 {
-    const ui_step *o = &old->steps[step];
-    for (int i = 0, n = ordinal(old, step); i < v->n_steps; i++)
-        if (v->steps[i].stage == o->stage && v->steps[i].head == o->head && n-- == 0) return i;
+    const walk_step *o = &old->steps[step];
+    for (int i = 0, n = ordinal(old, step); i < w->count; i++)
+        if (w->steps[i].stage == o->stage && w->steps[i].head == o->head && n-- == 0) return i;
     return -1;
 }
 
 /* An answer carries over when the question is still asked in the same words and choices. */
-static void carry_answer(ui_step *to, const ui_step *from)
+static void carry_answer(ui_view *to, int k, const ui_view *from, int i)
 {
-    const lesson_step *a = to->item, *b = from->item;
-    if (from->question < UI_Q_ANSWERED || !a || !a->ask || strcmp(a->ask, b->ask) != 0 ||
+    const lesson_step *a = ui_view_item(to, k), *b = ui_view_item(from, i);
+    const ui_step_state *was = &from->state[i];
+    if (was->question < UI_Q_ANSWERED || !a || !a->ask || strcmp(a->ask, b->ask) != 0 ||
         a->n_choices != b->n_choices)
         return;
-    for (int i = 0; i < a->n_choices; i++)
-        if (strcmp(a->choices[i], b->choices[i]) != 0) return;
-    to->question = from->question;
-    to->given_choice = from->given_choice;
-    to->given_number = from->given_number;
+    for (int c = 0; c < a->n_choices; c++)
+        if (strcmp(a->choices[c], b->choices[c]) != 0) return;
+    to->state[k].question = was->question;
+    to->state[k].given_choice = was->given_choice;
+    to->state[k].given_number = was->given_number;
 }
 
-bool ui_view_rebuild(ui_view *v, const trace *t, const lesson_step *narration, int n_narration)
+bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l)
 {
     ui_view fresh;
-    if (!ui_view_init(&fresh, t, narration, n_narration)) return false;
-    for (int i = 0; i < v->n_steps; i++) {
-        int j = same_step(&fresh, v, i);
-        if (j >= 0) carry_answer(&fresh.steps[j], &v->steps[i]);
+    if (!ui_view_init(&fresh, t, l)) return false;
+    for (int i = 0; i < v->walk.count; i++) {
+        int j = same_step(&fresh.walk, &v->walk, i);
+        if (j >= 0) carry_answer(&fresh, j, v, i);
     }
-    int here = same_step(&fresh, v, v->step);
+    int here = same_step(&fresh.walk, &v->walk, v->step);
+    const walk_step *was = ui_view_current(v);
     if (here < 0)   /* fewer heads now, or fewer narration steps: the nearest that is left */
-        here = ui_view_find(&fresh, v->steps[v->step].stage,
-                            ui_clamp(v->steps[v->step].head, 1, t->heads));
+        here = walk_find(&fresh.walk, was->stage, ui_clamp(was->head, 1, t->heads));
     ui_view_goto(&fresh, here >= 0 ? here : v->step);
-    bool same_question = here >= 0 && fresh.steps[fresh.step].question == UI_Q_OPEN;
+    bool same_question = here >= 0 && ui_view_question_open(&fresh);
     fresh.row = ui_clamp(v->row, 0, ui_view_rows(&fresh) - 1);
     fresh.col = ui_clamp(v->col, 0, ui_view_cols(&fresh) - 1);
     fresh.stepped_in = v->stepped_in;
     fresh.heat_weights = v->heat_weights;
     fresh.heat_signed = v->heat_signed;
-    fresh.help = v->help;
-    fresh.help_top = v->help_top;
     fresh.top = v->top;
     fresh.left = v->left;
     if (same_question) {   /* an answer half typed stays */
-        fresh.pick = v->pick < fresh.steps[fresh.step].item->n_choices ? v->pick : -1;
+        fresh.pick = v->pick < choices_here(&fresh) ? v->pick : -1;
         memcpy(fresh.typed, v->typed, sizeof fresh.typed);
     }
     snprintf(fresh.message, sizeof fresh.message, "%s", v->message);
@@ -506,24 +500,19 @@ bool ui_view_rebuild(ui_view *v, const trace *t, const lesson_step *narration, i
 
 /* ---- actions ---- */
 
-bool ui_view_apply(ui_view *v, ui_action action, int arg)
+ui_view_outcome ui_view_apply(ui_view *v, ui_action action, int arg)
 {
     v->message[0] = '\0';
-    if (v->summary) {   /* one key dismisses the score; after quit (or on q) it leaves */
-        v->summary = false;
-        return !(v->leaving || action == UI_ACT_QUIT);
-    }
     if (action >= UI_ACT_CHOOSE && action <= UI_ACT_SKIP) {
         if (ui_view_question_open(v)) on_question(v, action, arg);
-        return true;
+        return UI_VIEW_STAY;
     }
     switch (action) {
-    case UI_ACT_QUIT: return show_summary(v, true);   /* the score first, if any */
-    case UI_ACT_HELP: v->help = !v->help; break;
-    case UI_ACT_NEXT: step_by(v, 1); break;
-    case UI_ACT_PREV: step_by(v, -1); break;
+    case UI_ACT_QUIT: return has_score(v) ? UI_VIEW_SCORE_LEAVE : UI_VIEW_LEAVE;
+    case UI_ACT_NEXT: return step_by(v, 1);
+    case UI_ACT_PREV: return step_by(v, -1);
     case UI_ACT_FIRST: ui_view_goto(v, 0); break;
-    case UI_ACT_LAST: ui_view_goto(v, v->n_steps - 1); break;
+    case UI_ACT_LAST: ui_view_goto(v, v->walk.count - 1); break;
     case UI_ACT_HEAD_NEXT:
     case UI_ACT_HEAD_PREV: {
         int heads = v->t->heads, h = ui_view_current(v)->head;
@@ -547,9 +536,30 @@ bool ui_view_apply(ui_view *v, ui_action action, int arg)
         break;
     default: break;
     }
-    return true;
+    return UI_VIEW_STAY;
 }
 
+const char *ui_view_key_kind(const ui_view *v, int key)
+{
+    static const char *const moves[] = {"move-left", "move-down", "move-up", "move-right"};
+    int arg = 0;
+    switch (ui_key_action(key, ui_view_context(v), &arg)) {
+    case UI_ACT_MOVE: return moves[arg % 4];
+    case UI_ACT_NEXT: return v->stepped_in ? "cell-next" : "stage-next";
+    case UI_ACT_PREV: return v->stepped_in ? "cell-prev" : "stage-prev";
+    case UI_ACT_FIRST: return "first";
+    case UI_ACT_LAST: return "last";
+    case UI_ACT_HEAD_NEXT: case UI_ACT_HEAD_PREV: case UI_ACT_HEAD_NUMBER: return "head";
+    case UI_ACT_STEP_IN: return v->stepped_in ? "cell-next" : "step-in";
+    case UI_ACT_STEP_OUT: return "step-out";
+    case UI_ACT_HEATMAP: return "heatmap";
+    case UI_ACT_HELP: return "help";
+    case UI_ACT_REDRAW: return "redraw";
+    case UI_ACT_QUIT: return "quit";
+    case UI_ACT_NONE: return "none";
+    default: return "question";
+    }
+}
 bool ui_view_is_filled(const ui_view *v, int row, int col)
 {
     if (ui_view_question_open(v)) return false;   /* predict first: no number is shown yet */

@@ -1,0 +1,93 @@
+/* The one table of key bindings (the key bar, the help overlay, --help-keys and the man page
+ * come from it), key names for people and for key scripts, and the key-script reader of
+ * headless runs (ui_keys.c). No curses state: only curses' key codes. */
+#ifndef ATTNSTEP_UI_KEYS_H
+#define ATTNSTEP_UI_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "exit_status.h"
+
+typedef enum {
+    UI_ACT_NONE,
+    UI_ACT_QUIT, UI_ACT_HELP, UI_ACT_REDRAW,
+    UI_ACT_NEXT, UI_ACT_PREV, UI_ACT_FIRST, UI_ACT_LAST,
+    UI_ACT_HEAD_NEXT, UI_ACT_HEAD_PREV, UI_ACT_HEAD_NUMBER,
+    UI_ACT_MOVE,
+    UI_ACT_STEP_IN, UI_ACT_STEP_OUT, UI_ACT_HEATMAP,
+    UI_ACT_CHOOSE, UI_ACT_HIGHLIGHT, UI_ACT_TYPE, UI_ACT_ERASE, UI_ACT_ANSWER, UI_ACT_SKIP,
+    UI_ACT_OPEN,
+    UI_ACT_COUNT
+} ui_action;
+
+/* Directions of UI_ACT_MOVE: the index of its key, modulo 4. */
+enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
+
+/* Where a binding applies: a lesson, the picker, or a question waiting for its answer (one of
+ * the choices, or a typed number), whose keys are their own context. */
+enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8 };
+#define UI_IN_QUESTION (UI_IN_CHOICE | UI_IN_NUMBER)
+
+/* The characters of a typed number, in the order of UI_ACT_TYPE's keys (its arg indexes this). */
+#define UI_TYPED_CHARS "0123456789.-"
+
+/* Curses function keys are kept apart from characters (which go up to 0x10FFFF). */
+#define UI_KEY(k) (0x110000 + (k))
+
+#define UI_MAX_KEYS 16
+typedef struct {
+    ui_action action;
+    unsigned contexts;         /* UI_IN_LESSON and/or UI_IN_PICKER */
+    int keys[UI_MAX_KEYS];     /* 0-terminated */
+    const char *bar;           /* short label for the key bar, NULL to leave it out */
+    const char *help;          /* the help overlay's description */
+    int bar_keys;              /* how many keys the bar shows side by side (0: the first);
+                                  keys[n…2n-1] stand in where keys[0…n-1] are not single
+                                  characters (arrows in an ASCII locale) */
+} ui_binding;
+
+const ui_binding *ui_bindings(int *count);
+
+/* The action key has in context; arg receives the key's index in its binding (so the head
+ * for UI_ACT_HEAD_NUMBER is arg + 1 and the direction of UI_ACT_MOVE is arg % 4). */
+ui_action ui_key_action(int key, unsigned context, int *arg);
+
+/* How a key is shown to people ("n", "Space", "PgDn", "←"); ASCII unless utf8. */
+const char *ui_key_label(int key, bool utf8, char *buffer, size_t size);
+
+/* The label of an action's first key in context, so text that names a key follows the table;
+ * "?" when no key does it there. */
+const char *ui_action_key(ui_action action, unsigned context, bool utf8, char *buffer,
+                          size_t size);
+
+/* The keys the key bar shows for a binding, e.g. "n" or "←↓↑→". */
+void ui_binding_bar_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size);
+/* Every key of a binding for the help overlay, e.g. "n Space PgDn" or "1–9". */
+void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t size);
+
+/* ---- key scripts for headless runs; the format is described in ui.h ---- */
+/* UI_EV_TICK: the terminal's input timed out (time to look at the lesson file again);
+ * UI_EV_RELOAD: a key script's "reload" (look now) or "reload FILE" (as if the lesson's file had
+ * just been saved with FILE's text), so reloading is tested without timing. */
+typedef enum {
+    UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_TICK, UI_EV_RELOAD, UI_EV_END
+} ui_event_kind;
+
+typedef struct {
+    ui_event_kind kind;
+    int key;        /* UI_EV_KEY */
+    int x, y;       /* UI_EV_CLICK: column and row; UI_EV_RESIZE: columns and rows */
+    char file[256]; /* UI_EV_RELOAD: FILE, or "" to look at the lesson's own file */
+} ui_event;
+
+/* Parses one script line. Returns 1 with ev filled, 0 for a blank or comment line, -1 with a
+ * reason in error for a line it does not understand. */
+int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t size);
+
+/* Reads a whole script. Returns EXIT_STATUS_OK, or EXIT_STATUS_USAGE (a bad line),
+ * EXIT_STATUS_NO_INPUT (unreadable) or EXIT_STATUS_SOFTWARE (no memory) with a one-line
+ * message "path:line: ..." in error. */
+exit_status ui_script_load(const char *path, ui_event **events, int *count, char *error,
+                           size_t size);
+
+#endif

@@ -1,0 +1,44 @@
+/* An open lesson and its file (ui_lesson.c): loading and tracing it, and following the file
+ * while it is shown, so an author who saves sees the new numbers at once and a broken save
+ * never costs the view. */
+#ifndef ATTNSTEP_UI_LESSON_H
+#define ATTNSTEP_UI_LESSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "exit_status.h"
+#include "lesson.h"
+#include "trace.h"
+#include "ui_view.h"
+
+typedef struct {
+    lesson l;
+    trace t;                     /* t.in points into l: the pair stays where it was made */
+} ui_opened;
+
+/* Loads and traces path into a new ui_opened (or, with text, parses text as if it were path's
+ * contents). Returns EXIT_STATUS_OK, or EXIT_STATUS_DATA (a bad lesson), EXIT_STATUS_NO_INPUT
+ * (unreadable) or EXIT_STATUS_SOFTWARE (no memory) with the first problem, escaped, as
+ * "path:line:col: error: message" in error; with report, every diagnostic also goes to
+ * standard error. */
+exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
+                           ui_opened **out, bool report, char *error, size_t size);
+void ui_lesson_close(ui_opened *o);
+
+/* What a file looked like when last seen: whether it exists, its inode, size and mtime. */
+typedef struct {
+    bool present;
+    unsigned long long dev, ino;
+    long long size, mtime_sec, mtime_nsec;
+} ui_file_stamp;
+
+ui_file_stamp ui_file_stamp_of(const char *path);
+bool ui_file_stamp_equal(const ui_file_stamp *a, const ui_file_stamp *b);
+
+/* Follows the open lesson's file: when its stamp differs from *seen (or always, with from, a
+ * file whose text stands in for the lesson's), reloads it and rebuilds v on the new trace; a
+ * broken, half-written or vanished file keeps *o and v as they were and puts its first
+ * diagnostic in v->reload_error until a later save loads. Returns whether v changed. */
+bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char *from);
+
+#endif

@@ -1,0 +1,364 @@
+/* The lesson screen: title, stage list, matrix pane (ui_matrix.c), explanation, narration and
+ * key bar around one lesson's view; its keys, clicks and the following of its file. */
+#include "ui_curses.h"
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ui_matrix.h"
+#include "ui_screen.h"
+#include "ui_util.h"
+
+#define TEXT_MAX 4096
+
+/* The stage list as drawn, so that a click on a line opens its step. */
+typedef struct {
+    int y, w;                    /* its first row and its width (0 when not drawn) */
+    int count;                   /* lines shown, one a step */
+    int steps[256];              /* the step each line opens, -1 for none */
+} stage_list;
+
+typedef struct {
+    ui_screen base;
+    ui_opened *o;
+    ui_view v;
+    ui_matrix_grid grid;
+    stage_list list;
+    ui_file_stamp seen;          /* the lesson's file when last looked at */
+} lesson_screen;
+
+static lesson_screen *lesson_of(ui_screen *s)
+{
+    return (lesson_screen *)s;
+}
+
+static const lesson_screen *lesson_const(const ui_screen *s)
+{
+    return (const lesson_screen *)s;
+}
+
+/* Where the parts of the screen go. */
+typedef struct {
+    int body_y, body_h, list_w, mat_x, mat_w;
+    int explain_y, explain_h, narration_y, narration_h;
+} regions;
+
+/* Shares the rows out between the matrix (its rows, up to two thirds of the screen), the
+ * explanation (up to three lines) and the narration; what is left goes to the matrix. */
+static regions split_screen(const ui_view *v, const char *explanation, const char *narration,
+                            const ui_style *st)
+{
+    regions r;
+    int avail = LINES - 3;   /* less the title, the narration's rule and the key bar */
+    int body = ui_clamp(ui_view_rows(v) + 3, 4, avail * 2 / 3 > 4 ? avail * 2 / 3 : 4);
+    r.explain_h = ui_clamp(ui_lines_needed(explanation, COLS - 2, st), 1, 3);
+    if (body + r.explain_h + 1 > avail) r.explain_h = avail - body - 1 > 1 ? avail - body - 1 : 1;
+    if (body + r.explain_h + 1 > avail) body = avail - r.explain_h - 1;
+    r.narration_h = ui_clamp(ui_lines_needed(narration, COLS - 2, st), 1, avail - body - r.explain_h);
+    r.narration_y = LINES - 1 - r.narration_h;
+    r.explain_y = r.narration_y - 1 - r.explain_h;
+    r.body_y = 1;
+    r.body_h = r.explain_y - r.body_y;
+    r.list_w = COLS >= 60 ? 16 : 0;
+    r.mat_x = r.list_w ? r.list_w + 1 : 0;
+    r.mat_w = COLS - r.mat_x;
+    return r;
+}
+
+/* Appends formatted text to text (of size), keeping it terminated. */
+static void add(char *text, size_t size, const char *format, ...)
+{
+    size_t used = strlen(text);
+    if (used + 1 >= size) return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text + used, size - used, format, args);
+    va_end(args);
+}
+
+/* The title bar's right side: where the filling has got to (stepped in), the score (where the
+ * lesson asks anything), the stage and head, and "step k of N"; with_stage false leaves the
+ * stage out (the matrix header names it too), for narrow screens. */
+static void title_status(const ui_view *v, bool with_stage, char *text, size_t size)
+{
+    const walk_step *s = ui_view_current(v);
+    int right, asked, questions;
+    ui_view_score(v, &right, &asked, &questions);
+    text[0] = '\0';
+    if (v->stepped_in)
+        add(text, size, "cell %ld of %ld \xc2\xb7 ", (long)v->row * ui_view_cols(v) + v->col + 1,
+            (long)ui_view_rows(v) * ui_view_cols(v));
+    if (asked > 0) add(text, size, "score %d/%d \xc2\xb7 ", right, asked);  /* once one is answered */
+    if (with_stage) add(text, size, "%s ", stage_get(s->stage)->name);
+    if (with_stage && stage_get(s->stage)->per_head && v->t->heads > 1)
+        add(text, size, "head %d/%d ", s->head, v->t->heads);
+    if (with_stage) add(text, size, "\xc2\xb7 ");
+    add(text, size, "step %d of %d ", v->step + 1, v->walk.count);
+}
+
+static void draw_title(const ui_view *v, const char *title, const ui_style *st)
+{
+    enum { TITLE_ROOM = 14 };   /* columns kept for " attnstep · title" */
+    char left[256], right[256];
+    snprintf(left, sizeof left, " attnstep \xc2\xb7 %.200s", title);
+    title_status(v, true, right, sizeof right);
+    if (ui_width(right, st) > COLS - TITLE_ROOM) title_status(v, false, right, sizeof right);
+    if (ui_width(right, st) > COLS)   /* keep "step k of N" even on the narrowest screen */
+        snprintf(right, sizeof right, "step %d/%d ", v->step + 1, v->walk.count);
+    int right_w = ui_width(right, st);
+    ui_field(0, 0, COLS, "", st, A_REVERSE, 0, UI_LEFT);
+    ui_put(0, 0, COLS - right_w - 2, left, st, A_REVERSE | A_BOLD, 0);
+    ui_put(0, COLS - right_w, right_w, right, st, A_REVERSE, 0);
+}
+
+typedef struct { char text[48]; int step; bool current; } list_line;
+
+/* The stage list: every stage, and the heads of the current per-head stage as sub-steps. */
+static int list_lines(const ui_view *v, const ui_style *st, list_line *out, int max)
+{
+    const walk_step *cur = ui_view_current(v);
+    const char *mark = st->utf8 ? "\xe2\x96\xb8" : ">";
+    int n = 0;
+    for (int s = 0; s < STAGE_COUNT && n < max; s++) {
+        stage_id stage = (stage_id)s;
+        if (!trace_has_stage(v->t, stage)) continue;
+        bool here = cur->stage == stage;
+        out[n] = (list_line){.step = walk_find(&v->walk, stage, cur->head), .current = here};
+        snprintf(out[n++].text, sizeof out->text, "%s %s", here ? mark : " ", stage_get(stage)->name);
+        if (!here || !stage_get(stage)->per_head || v->t->heads < 2) continue;
+        for (int h = 1; h <= v->t->heads && n < max; h++) {
+            out[n] = (list_line){.step = walk_find(&v->walk, stage, h), .current = h == cur->head};
+            snprintf(out[n++].text, sizeof out->text, "  %s head %d", h == cur->head ? mark : " ", h);
+        }
+    }
+    return n;
+}
+
+static void draw_stage_list(const ui_view *v, const regions *r, const ui_style *st,
+                            stage_list *list)
+{
+    static list_line lines[STAGE_COUNT + 256];
+    int n = list_lines(v, st, lines, UI_COUNT(lines)), current = 0;
+    for (int i = 0; i < n; i++)   /* the current head's line when there is one */
+        if (lines[i].current) current = i;
+    int first = n > r->body_h ? ui_clamp(current - r->body_h / 2, 0, n - r->body_h) : 0;
+    list->y = r->body_y;
+    list->w = r->list_w;
+    list->count = 0;
+    for (int i = first; i < n && i - first < r->body_h && i - first < UI_COUNT(list->steps); i++) {
+        ui_put(r->body_y + i - first, 0, r->list_w - 1, lines[i].text, st,
+               lines[i].current ? A_BOLD : A_NORMAL, lines[i].current ? UI_PAIR_ACCENT * (st->colors > 0) : 0);
+        list->steps[list->count++] = lines[i].step;
+    }
+    ui_draw_vline(r->body_y, r->list_w, r->body_h, st);
+}
+
+/* The selected cell's arithmetic; while a question waits, only the cell's name. */
+static void explanation_text(const ui_view *v, const ui_style *st, char *text, size_t size)
+{
+    const walk_step *s = ui_view_current(v);
+    if (ui_view_question_open(v)) {
+        const stage_info *info = stage_get(s->stage);
+        char rb[32], cb[32];
+        snprintf(text, size, "%s[%s,%s] = ?   (answer the question below to see it worked out)",
+                 info->name, trace_axis_label(v->t, info->rows, v->row, rb, sizeof rb),
+                 trace_axis_label(v->t, info->cols, v->col, cb, sizeof cb));
+        return;
+    }
+    trace_cell cell = {s->stage, s->head, v->row, v->col};
+    trace_cell_explain(v->t, &cell, st->precision, text, size);
+}
+
+/* A waiting question: the question, then its choices one a line (the highlighted one marked),
+ * or the number typed so far. */
+static void question_text(const ui_view *v, const ui_style *st, char *text, size_t size)
+{
+    const lesson_step *q = ui_view_item(v, v->step);
+    snprintf(text, size, "%s\n", q->ask);
+    for (int i = 0; i < q->n_choices; i++)
+        add(text, size, "%s %d  %s\n", i == v->pick ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
+            i + 1, q->choices[i]);
+    if (q->n_choices == 0) add(text, size, "Your answer: %s_\n", v->typed);
+}
+
+/* The lesson's narration for this step, or what the stage table says about the stage; a
+ * question waiting comes instead, and an answered one comes first with its verdict. */
+static void narration_text(const ui_view *v, const ui_style *st, char *text, size_t size)
+{
+    const walk_step *s = ui_view_current(v);
+    const lesson_step *item = ui_view_item(v, v->step);
+    const stage_info *info = stage_get(s->stage);
+    text[0] = '\0';
+    if (ui_view_question_open(v)) { question_text(v, st, text, size); return; }
+    if (v->state[v->step].question != UI_Q_NONE) {
+        char verdict[1024];
+        number_format f = ui_number_format(NUMBER_SHORT, 0, st);
+        ui_view_verdict(v, v->step, &f, verdict, sizeof verdict);
+        add(text, size, "%s\n%s\n", item->ask, verdict);
+    }
+    char formula[256];
+    trace_stage_formula(v->t, s->stage, formula, sizeof formula);
+    if (item && item->say) add(text, size, "%s", item->say);
+    else add(text, size, "%s, made from %s.", formula, info->inputs);
+}
+
+static void draw_narration(const ui_view *v, const regions *r, const char *text,
+                           const ui_style *st)
+{
+    int sep = r->narration_y - 1, accent = UI_PAIR_ACCENT * (st->colors > 0);
+    ui_draw_hline(sep, 0, COLS, st);
+    const char *label = ui_view_question_open(v) ? " question " :
+                        ui_view_item(v, v->step) && ui_view_item(v, v->step)->say ?
+                        " narration " : " about this stage ";
+    char cut[sizeof v->reload_error], reload[sizeof cut + 4];
+    if (v->reload_error[0]) {   /* the lesson's file did not reload: say why, until it does */
+        ui_cut_text(v->reload_error, COLS - 6, st, cut, sizeof cut);
+        snprintf(reload, sizeof reload, " %s ", cut);
+        label = reload;
+    }
+    int used = 2 + ui_put(sep, 2, COLS - 4, label, st, A_BOLD, v->reload_error[0] ? accent : 0);
+    if (v->message[0]) {   /* a remark about the last key, until the next one */
+        char remark[sizeof v->message + 4];
+        snprintf(remark, sizeof remark, " %s ", v->message);
+        int w = ui_width(remark, st), room = COLS - used - 2;
+        if (room > 2)
+            ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, remark, st, A_BOLD, accent);
+    }
+    ui_put_wrapped(r->narration_y, 1, COLS - 2, r->narration_h, text, st, A_NORMAL);
+}
+
+static void draw(ui_screen *s, const ui_style *st)
+{
+    lesson_screen *ls = lesson_of(s);
+    ui_view *v = &ls->v;
+    static char explanation[TEXT_MAX], narration[TEXT_MAX];
+    ls->grid = (ui_matrix_grid){0};
+    ls->list = (stage_list){0};
+    erase();
+    explanation_text(v, st, explanation, sizeof explanation);
+    narration_text(v, st, narration, sizeof narration);
+    regions r = split_screen(v, explanation, narration, st);
+    draw_title(v, ls->o->l.title, st);
+    if (r.list_w) draw_stage_list(v, &r, st, &ls->list);
+    ui_matrix_draw(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, &ls->grid);
+    ui_put_wrapped(r.explain_y, 1, COLS - 2, r.explain_h, explanation, st, A_NORMAL);
+    draw_narration(v, &r, narration, st);
+    ui_draw_bar(ui_view_context(v), st);
+}
+
+/* An overlay to open; when there is no memory for it, the status line says so. */
+static ui_outcome open_overlay(ui_view *v, ui_screen *overlay)
+{
+    if (!overlay) snprintf(v->message, sizeof v->message, "out of memory");
+    return (ui_outcome){0, overlay};
+}
+
+/* A key that does nothing here is answered in the status line: while a question waits, how to
+ * answer it; otherwise where the keys are listed. */
+static void explain_unbound(ui_view *v, int key, const ui_style *st)
+{
+    char label[32], help[32];
+    const char *name = ui_key_label(key, st->utf8, label, sizeof label);
+    if (ui_view_question_open(v))
+        snprintf(v->message, sizeof v->message, "%s: answer first (%s), %s skips", name,
+                 ui_view_context(v) == UI_IN_CHOICE ? "press a choice's number" :
+                 "type a number, then Enter",
+                 ui_action_key(UI_ACT_SKIP, UI_IN_QUESTION, st->utf8, help, sizeof help));
+    else
+        snprintf(v->message, sizeof v->message, "%s does nothing here; %s lists the keys", name,
+                 ui_action_key(UI_ACT_HELP, UI_IN_LESSON, st->utf8, help, sizeof help));
+}
+
+static ui_outcome key(ui_screen *s, int k, const ui_style *st)
+{
+    ui_view *v = &lesson_of(s)->v;
+    int arg = 0;
+    /* A question waiting for its answer has keys of its own (its context in the table). */
+    ui_action action = ui_key_action(k, ui_view_context(v), &arg);
+    if (action == UI_ACT_NONE) { explain_unbound(v, k, st); return UI_STAY; }
+    if (action == UI_ACT_HELP) { v->message[0] = '\0'; return open_overlay(v, ui_help_screen_new()); }
+    if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
+    switch (ui_view_apply(v, action, arg)) {
+    case UI_VIEW_SCORE: return open_overlay(v, ui_summary_screen_new(v, false));
+    case UI_VIEW_SCORE_LEAVE: return open_overlay(v, ui_summary_screen_new(v, true));
+    case UI_VIEW_LEAVE: return (ui_outcome){1, NULL};
+    case UI_VIEW_STAY: break;
+    }
+    return UI_STAY;
+}
+
+/* A click on a cell selects it (while a question waits its cell stays selected); a click on the
+ * stage list opens that step. */
+static ui_outcome click(ui_screen *s, int x, int y)
+{
+    lesson_screen *ls = lesson_of(s);
+    const stage_list *list = &ls->list;
+    int row, col;
+    if (ui_matrix_hit(&ls->grid, &ls->v, x, y, &row, &col)) {
+        if (!ui_view_question_open(&ls->v)) { ls->v.row = row; ls->v.col = col; }
+    } else if (list->w && x < list->w && y >= list->y && y - list->y < list->count &&
+               list->steps[y - list->y] >= 0) {
+        ui_view_goto(&ls->v, list->steps[y - list->y]);
+    }
+    return UI_STAY;
+}
+
+/* A tick looks at the lesson's file; a key script's reload looks now (or stands another file's
+ * text in for it) and always draws again. */
+static bool follow(ui_screen *s, const ui_event *ev)
+{
+    lesson_screen *ls = lesson_of(s);
+    bool changed = ui_lesson_follow(&ls->o, &ls->v, &ls->seen, ev->file[0] ? ev->file : NULL);
+    return changed || ev->kind == UI_EV_RELOAD;
+}
+
+static unsigned context(const ui_screen *s)
+{
+    return ui_view_context(&lesson_const(s)->v);
+}
+
+static const char *key_kind(const ui_screen *s, int k)
+{
+    return ui_view_key_kind(&lesson_const(s)->v, k);
+}
+
+/* A move that made the matrix scroll is told apart in the timings: it redraws every cell. */
+static unsigned long scroll_mark(const ui_screen *s)
+{
+    const ui_view *v = &lesson_const(s)->v;
+    return (unsigned long)v->top << 16 ^ (unsigned long)v->left;
+}
+
+static void close_screen(ui_screen *s)
+{
+    lesson_screen *ls = lesson_of(s);
+    ui_view_free(&ls->v);
+    ui_lesson_close(ls->o);
+    free(ls);
+}
+
+static const ui_screen_ops lesson_ops = {
+    .overlay = false, .draw = draw, .key = key, .click = click, .follow = follow,
+    .context = context, .key_kind = key_kind, .scroll_mark = scroll_mark, .close = close_screen,
+};
+
+ui_screen *ui_lesson_screen_new(ui_opened *o)
+{
+    lesson_screen *ls = calloc(1, sizeof *ls);
+    if (!ls || !ui_view_init(&ls->v, &o->t, &o->l)) {
+        free(ls);
+        ui_lesson_close(o);
+        return NULL;
+    }
+    ls->base.ops = &lesson_ops;
+    ls->o = o;
+    ls->seen = ui_file_stamp_of(o->l.path);
+    return &ls->base;
+}
+
+ui_view *ui_lesson_screen_view(ui_screen *screen)
+{
+    assert(screen->ops == &lesson_ops);
+    return &lesson_of(screen)->v;
+}

@@ -1,0 +1,29 @@
+/* The matrix pane (ui_matrix.c): the current step's matrix as numbers or as a heatmap, with its
+ * header, legend, labels and scroll note, scrolled to the selection. The lesson screen calls it;
+ * it calls only the paint helpers and the view model. */
+#ifndef ATTNSTEP_UI_MATRIX_H
+#define ATTNSTEP_UI_MATRIX_H
+
+#include <stdbool.h>
+#include "ui_paint.h"
+#include "ui_view.h"
+
+/* Where the pane drew its cells, so that a click can be mapped back to one. */
+typedef struct {
+    int grid_y, grid_x;          /* screen position of the first visible cell */
+    int cell_w;                  /* columns per cell; 0 when no cell was drawn */
+    int vis_rows, vis_cols;      /* cells visible */
+} ui_matrix_grid;
+
+/* Sets up the heatmap's colour pairs (from UI_PAIR_FREE on) for colors (0, 8 or 256). */
+void ui_matrix_colors_init(int colors);
+
+/* Draws the pane in the given rectangle and fills grid; scrolls v to the selection. */
+void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_style *st,
+                    ui_matrix_grid *grid);
+
+/* The cell drawn at column x, row y of the screen: true with its row and col. */
+bool ui_matrix_hit(const ui_matrix_grid *grid, const ui_view *v, int x, int y, int *row,
+                   int *col);
+
+#endif

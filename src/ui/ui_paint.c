@@ -1,0 +1,185 @@
+/* The drawing helpers every screen uses (ui_paint.h): fields, wrapped text, lines, boxes, the
+ * key bar, the accent colour and numbers. Calls curses and the leaf modules only. */
+#include "ui_curses.h"
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ui_keys.h"
+#include "ui_paint.h"
+#include "ui_text.h"
+
+#define TEXT_MAX 4096
+
+int ui_colors_init(ui_color choice)
+{
+    const char *no_color = getenv("NO_COLOR");
+    if (choice == UI_COLOR_NEVER || (choice == UI_COLOR_AUTO && no_color && *no_color)) return 0;
+    /* 40 pairs: the accent and, from UI_PAIR_FREE on, the matrix pane's two ramps */
+    if (!has_colors() || start_color() == ERR || COLORS < 8 || COLOR_PAIRS < 40) return 0;
+    use_default_colors();
+    init_pair(UI_PAIR_ACCENT, COLOR_YELLOW, -1);
+    return COLORS >= 256 ? 256 : 8;
+}
+
+number_format ui_number_format(number_style style, int max_width, const ui_style *st)
+{
+    return (number_format){style, st->precision, max_width, !st->utf8};
+}
+
+int ui_number(double x, number_style style, int max_width, const ui_style *st, char *buffer,
+              size_t size)
+{
+    number_format f = ui_number_format(style, max_width, st);
+    return number_write(x, &f, buffer, size);
+}
+
+int ui_field(int y, int x, int width, const char *text, const ui_style *st, unsigned attr,
+             int pair, int align)
+{
+    wchar_t w[TEXT_MAX], line[TEXT_MAX];
+    if (width <= 0) return 0;
+    if (width > TEXT_MAX / 2) width = TEXT_MAX / 2;
+    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    int used;
+    size_t fit = ui_text_fit(w, n, width, &used);
+    int pad = align == UI_RIGHT ? width - used : align == UI_CENTER ? (width - used) / 2 : 0;
+    size_t len = 0;
+    for (int i = 0; i < pad; i++) line[len++] = L' ';
+    for (size_t i = 0; i < fit; i++) line[len++] = w[i];
+    for (int i = pad + used; i < width; i++) line[len++] = L' ';
+    attr_set((attr_t)attr, (short)pair, NULL);
+    mvaddnwstr(y, x, line, (int)len);
+    attr_set(A_NORMAL, 0, NULL);
+    return used;
+}
+
+int ui_put(int y, int x, int width, const char *text, const ui_style *st, unsigned attr, int pair)
+{
+    wchar_t w[TEXT_MAX];
+    if (width <= 0) return 0;
+    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    int used;
+    size_t fit = ui_text_fit(w, n, width, &used);
+    attr_set((attr_t)attr, (short)pair, NULL);
+    mvaddnwstr(y, x, w, (int)fit);
+    attr_set(A_NORMAL, 0, NULL);
+    return used;
+}
+
+void ui_cut_text(const char *text, int width, const ui_style *st, char *out, size_t size)
+{
+    if (ui_width(text, st) <= width) { snprintf(out, size, "%s", text); return; }
+    static wchar_t w[TEXT_MAX];
+    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    size_t fit = ui_text_fit(w, n, width - 1, NULL);
+    size_t used = 0;
+    for (size_t i = 0; i < fit && used + MB_LEN_MAX + 4 < size; i++) {
+        mbstate_t state;
+        memset(&state, 0, sizeof state);
+        size_t k = wcrtomb(out + used, w[i], &state);
+        if (k != (size_t)-1) used += k;
+    }
+    snprintf(out + used, size - used, "%s", st->utf8 ? "\xe2\x80\xa6" : "~");
+}
+
+int ui_width(const char *text, const ui_style *st)
+{
+    wchar_t w[TEXT_MAX];
+    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    return ui_text_width(w, n);
+}
+
+void ui_put_wrapped(int y, int x, int width, int height, const char *text, const ui_style *st,
+                    unsigned attr)
+{
+    static wchar_t w[TEXT_MAX];
+    ui_span lines[64];
+    if (width < 2 || height < 1) return;
+    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    height = height > 64 ? 64 : height;
+    int needed = ui_text_wrap(w, n, width, lines, height);
+    for (int i = 0; i < height && i < needed; i++) {
+        bool cut = i == height - 1 && needed > height;
+        const wchar_t *more = st->utf8 ? L" \u2026" : L" ...";
+        int reserve = cut ? (int)wcslen(more) : 0;
+        size_t fit = ui_text_fit(w + lines[i].start, lines[i].length, width - reserve, NULL);
+        attr_set((attr_t)attr, 0, NULL);
+        mvaddnwstr(y + i, x, w + lines[i].start, (int)fit);
+        if (cut) addnwstr(more, reserve);
+        attr_set(A_NORMAL, 0, NULL);
+    }
+}
+
+int ui_lines_needed(const char *text, int width, const ui_style *st)
+{
+    static wchar_t w[TEXT_MAX];
+    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    return ui_text_wrap(w, n, width, NULL, 0);
+}
+
+void ui_draw_hline(int y, int x, int width, const ui_style *st)
+{
+    (void)st;   /* WACS_ lines are Unicode in a UTF-8 locale and ACS (or ASCII) otherwise */
+    if (width > 0) mvhline_set(y, x, WACS_HLINE, width);
+}
+
+void ui_draw_vline(int y, int x, int height, const ui_style *st)
+{
+    (void)st;
+    if (height > 0) mvvline_set(y, x, WACS_VLINE, height);
+}
+
+void ui_draw_box(int y, int x, int height, int width, const ui_style *st)
+{
+    for (int i = 0; i < height; i++) ui_field(y + i, x, width, "", st, A_NORMAL, 0, UI_LEFT);
+    ui_draw_hline(y, x + 1, width - 2, st);
+    ui_draw_hline(y + height - 1, x + 1, width - 2, st);
+    ui_draw_vline(y + 1, x, height - 2, st);
+    ui_draw_vline(y + 1, x + width - 1, height - 2, st);
+    mvadd_wch(y, x, WACS_ULCORNER);
+    mvadd_wch(y, x + width - 1, WACS_URCORNER);
+    mvadd_wch(y + height - 1, x, WACS_LLCORNER);
+    mvadd_wch(y + height - 1, x + width - 1, WACS_LRCORNER);
+}
+
+bool ui_screen_too_small(void)
+{
+    return COLS < UI_MIN_COLS || LINES < UI_MIN_ROWS;
+}
+
+void ui_draw_too_small(const ui_style *st)
+{
+    char text[160];
+    const char *times = st->utf8 ? "\xc3\x97" : "x";
+    snprintf(text, sizeof text, "terminal too small: need at least %d%s%d (now %d%s%d)",
+             UI_MIN_COLS, times, UI_MIN_ROWS, COLS, times, LINES);
+    static wchar_t w[256];
+    ui_span lines[16];
+    size_t n = ui_text_widen(text, st->utf8, w, 256);
+    int count = ui_text_wrap(w, n, COLS, lines, 16), y0 = (LINES - count) / 2;
+    erase();
+    for (int i = 0; i < count && i < 16 && i < LINES; i++) {
+        int width = ui_text_width(w + lines[i].start, lines[i].length);
+        attr_set(A_BOLD, 0, NULL);
+        mvaddnwstr(y0 > 0 ? y0 + i : i, (COLS - width) / 2, w + lines[i].start, (int)lines[i].length);
+        attr_set(A_NORMAL, 0, NULL);
+    }
+}
+
+void ui_draw_bar(unsigned context, const ui_style *st)
+{
+    int count, x = 0, y = LINES - 1;
+    const ui_binding *b = ui_bindings(&count);
+    ui_field(y, 0, COLS, "", st, A_NORMAL, 0, UI_LEFT);
+    for (int i = 0; i < count; i++) {
+        if (!b[i].bar || !(b[i].contexts & context)) continue;
+        char key[64];
+        ui_binding_bar_keys(&b[i], st->utf8, key, sizeof key);
+        int width = ui_width(key, st) + 1 + ui_width(b[i].bar, st);
+        if (x + width > COLS) break;
+        x += ui_put(y, x, COLS - x, key, st, A_REVERSE | A_BOLD, 0) + 1;
+        x += ui_put(y, x, COLS - x, b[i].bar, st, A_NORMAL, 0) + 2;
+    }
+}
+

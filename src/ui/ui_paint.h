@@ -1,0 +1,63 @@
+/* The drawing helpers every screen uses (ui_paint.c): text in fields, lines and boxes, the key
+ * bar, the "terminal too small" notice, the accent colour and the numbers. Calls only curses,
+ * the key table and the text helpers, never a screen. */
+#ifndef ATTNSTEP_UI_PAINT_H
+#define ATTNSTEP_UI_PAINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "number.h"
+#include "ui.h"
+
+/* How to draw (decided once per run from the locale, the terminal, --color and --precision). */
+typedef struct {
+    bool utf8;      /* the locale shows UTF-8; otherwise ASCII text and ACS/ASCII lines */
+    int colors;     /* 0 (no colour: shade glyphs instead), 8 or 256 */
+    int precision;  /* decimals of the numbers shown */
+} ui_style;
+
+/* Colour pair of remarks and the current stage; pairs from UI_PAIR_FREE on are the matrix's. */
+enum { UI_PAIR_ACCENT = 1, UI_PAIR_FREE = 8 };
+
+/* Starts colour and sets up the accent pair; returns how many colours the UI will use (0, 8 or
+ * 256): 0 for --color=never, NO_COLOR (with auto) or a terminal without enough colours. */
+int ui_colors_init(ui_color choice);
+
+/* The one way the UI writes a number: number_write with the style's precision, ASCII when the
+ * locale is not UTF-8, and max_width columns at most (0: no limit). ui_number_format is the
+ * format it uses, for text written by the view model (verdicts). */
+number_format ui_number_format(number_style style, int max_width, const ui_style *st);
+int ui_number(double x, number_style style, int max_width, const ui_style *st, char *buffer,
+              size_t size);
+
+#define UI_MIN_COLS 36
+#define UI_MIN_ROWS 10
+bool ui_screen_too_small(void);
+void ui_draw_too_small(const ui_style *st);
+
+/* Draws text in exactly width columns, padded with spaces in the same attributes so colour
+ * backgrounds fill the field. Returns the columns the text itself took. */
+enum { UI_LEFT, UI_RIGHT, UI_CENTER };
+int ui_field(int y, int x, int width, const char *text, const ui_style *st, unsigned attr,
+             int pair, int align);
+/* Draws UTF-8 text at y, x in at most width columns; returns the columns used. */
+int ui_put(int y, int x, int width, const char *text, const ui_style *st, unsigned attr,
+           int pair);
+/* Word-wraps text into height lines at y, x; a text that needs more ends with "…". */
+void ui_put_wrapped(int y, int x, int width, int height, const char *text, const ui_style *st,
+                    unsigned attr);
+/* Lines text needs when wrapped to width columns. */
+int ui_lines_needed(const char *text, int width, const ui_style *st);
+/* text cut to width columns, ending in "…" when it had to be cut (a matrix label, a long
+ * status line). */
+void ui_cut_text(const char *text, int width, const ui_style *st, char *out, size_t size);
+/* Columns text takes on screen. */
+int ui_width(const char *text, const ui_style *st);
+
+void ui_draw_hline(int y, int x, int width, const ui_style *st);
+void ui_draw_vline(int y, int x, int height, const ui_style *st);
+void ui_draw_box(int y, int x, int height, int width, const ui_style *st);
+/* The key bar on the bottom line: the bindings of context that have a bar label. */
+void ui_draw_bar(unsigned context, const ui_style *st);
+
+#endif

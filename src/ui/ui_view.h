@@ -1,0 +1,113 @@
+/* The view model of one lesson (ui_view.c): where the user is on the lesson's walk (walk.h,
+ * the one step order and numbering of every view), the selected cell, stepping in and out, and
+ * the questions. No curses, so the tests drive it directly; it only reads what the core
+ * computed. */
+#ifndef ATTNSTEP_UI_VIEW_H
+#define ATTNSTEP_UI_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "lesson.h"
+#include "number.h"
+#include "trace.h"
+#include "ui_keys.h"
+#include "walk.h"
+
+/* Where a step's question stands. Right or wrong is judged from the answer given whenever it
+ * is shown, so a reload that changes the lesson's answer judges again. */
+typedef enum {
+    UI_Q_NONE,        /* the step asks nothing */
+    UI_Q_OPEN,        /* asked and waiting: the stage's numbers and narration are hidden */
+    UI_Q_ANSWERED,    /* answered (given_choice or given_number); counts in the score */
+    UI_Q_REVEALED     /* skipped, or opened straight at with --at: shown, not scored */
+} ui_question;
+
+/* What the UI keeps about one step of the walk (ui_view's state[k] goes with walk.steps[k]). */
+typedef struct {
+    ui_question question;
+    int given_choice;           /* UI_Q_ANSWERED with choices: the index picked */
+    double given_number;        /* UI_Q_ANSWERED, numeric: the number typed */
+    /* The finite extremes of the step's matrix (for the legend and the width of the numbers),
+     * measured for every step by ui_view_init: a 1024-token stage is a million cells, too many
+     * to scan on a keypress. */
+    double lo, hi;
+} ui_step_state;
+
+typedef struct {
+    const trace *t;
+    const lesson_step *narration;  /* borrowed: the items the walk's steps name, or NULL */
+    walk walk;                  /* the steps, in order; step k is "step k+1" */
+    ui_step_state *state;       /* (walk.count) parallel to walk.steps */
+    int step;                   /* the current step, index into walk.steps */
+    int row, col;               /* the selected cell */
+    bool stepped_in;            /* filling the stage: cells after the selected one are hidden */
+    bool heat_weights;          /* weights on the sequential ramp (default on) */
+    bool heat_signed;           /* other matrices on the diverging ramp (default off) */
+    int top, left;              /* first visible row and column of the matrix */
+    char message[200];          /* a one-off remark for the status line, "" for none */
+    int label_w[AXIS_HEAD_DIMS + 1];  /* widest label of each axis, 0 until first drawn: the
+                                   labels of 1024 tokens are too many to measure on every key */
+    int pick;                   /* an open choice question: the highlighted choice, -1 none */
+    char typed[24];             /* an open numeric question: what has been typed */
+    char reload_error[512];     /* why the lesson's file did not reload (escaped), or "" */
+} ui_view;
+
+/* Builds the view on lesson_walk(l, t) (l NULL: the pipeline walk, no narration), and
+ * measures every step's extremes (a scan of each stored matrix, once, at load). t and l's
+ * narration are borrowed. Returns false when out of memory. */
+bool ui_view_init(ui_view *v, const trace *t, const lesson *l);
+void ui_view_free(ui_view *v);
+
+/* The current step of the walk (its stage and head). */
+const walk_step *ui_view_current(const ui_view *v);
+/* Step k's narration item (its say, focus and question), or NULL. */
+const lesson_step *ui_view_item(const ui_view *v, int k);
+/* Step k's narration focus, when it has one inside the stage's matrix. */
+bool ui_view_focus(const ui_view *v, int k, int *row, int *col);
+int ui_view_rows(const ui_view *v);
+int ui_view_cols(const ui_view *v);
+
+void ui_view_goto(ui_view *v, int step);
+/* Opens at a cell (as from --at) on the walk; false when the trace has no such step. */
+bool ui_view_open_at(ui_view *v, const trace_cell *cell);
+
+/* What an action asks of the screen showing the view. */
+typedef enum {
+    UI_VIEW_STAY,         /* done; the lesson goes on */
+    UI_VIEW_SCORE,        /* past the last step of a lesson with answers: show the score */
+    UI_VIEW_LEAVE,        /* quit with nothing answered */
+    UI_VIEW_SCORE_LEAVE   /* quit: the score first, then leave */
+} ui_view_outcome;
+
+ui_view_outcome ui_view_apply(ui_view *v, ui_action action, int arg);
+
+/* What a key does here, as a word for ATTNSTEP_KEY_TIMES (ui.h lists them): "move-down",
+ * "stage-next", "cell-next", "question", "none", ... */
+const char *ui_view_key_kind(const ui_view *v, int key);
+
+/* Rebuilds the view on a reloaded lesson and its trace, keeping the stage, head and ordinal of
+ * the current step, the selected cell (clamped), the display toggles and the answers given to
+ * questions that are still asked the same way. False when out of memory (v is then
+ * unchanged). */
+bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l);
+
+/* Questions: the key context of the current step (UI_IN_CHOICE or UI_IN_NUMBER while its
+ * question waits, else UI_IN_LESSON); the score; and the one-line verdict of a step's answered
+ * or revealed question, with its numbers read from the trace and written as f says, e.g.
+ * "Not quite: the answer is animal (0.8485); street gets 0.0696" ("" when there is none). */
+unsigned ui_view_context(const ui_view *v);
+bool ui_view_question_open(const ui_view *v);
+void ui_view_score(const ui_view *v, int *right, int *asked, int *questions);
+void ui_view_verdict(const ui_view *v, int step, const number_format *f, char *text,
+                     size_t size);
+/* Opening straight at a step (--at) shows it: its question is revealed, not asked. */
+void ui_view_reveal(ui_view *v);
+
+/* Whether a cell is shown (stepping in hides the cells after the selected one). */
+bool ui_view_is_filled(const ui_view *v, int row, int col);
+/* Whether the current stage is drawn as a heatmap. */
+bool ui_view_heatmap(const ui_view *v);
+/* Scrolls so the selected cell is among the visible rows and columns. */
+void ui_view_scroll(ui_view *v, int visible_rows, int visible_cols);
+
+#endif
