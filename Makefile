@@ -63,7 +63,7 @@ $(BUILD)/attnstep.1: src/cli/attnstep.1.in attnstep
 	rm -f $@.keys
 
 $(BUILD)/libattnstep.a: $(LIB_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # One rule per layer: the object's folder names its layer and so its flags.
 define layer_rule
