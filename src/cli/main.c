@@ -289,7 +289,7 @@ static int write_trace(const options *o, const lesson *l, const trace *t)
     if (o->mode == MODE_CSV)
         return write_csv(o, l, t);
     if (o->mode == MODE_STATS)
-        return stats_print(t, l->title, stdout) == 0 ? EXIT_OK : EXIT_IO;
+        return stats_print(t, NULL, l->title, stdout) == 0 ? EXIT_OK : EXIT_IO;
     const output_format *format = o->mode == MODE_JSON ? &output_json
                                 : o->mode == MODE_MARKDOWN ? &output_markdown : &output_plain;
     return output_write(format, l, t, o->precision, stdout) == 0 ? EXIT_OK : EXIT_IO;
@@ -309,7 +309,7 @@ static int run_batch(const options *o, const char *path)
     trace t;
     trace_failure failure;
     int status;
-    if (trace_compute(&l.input, &t, &failure) != TRACE_OK) {
+    if (trace_compute(&l.input, NULL, &t, &failure) != TRACE_OK) {
         /* the failure names cells by the input's labels, which outlive the failed trace */
         trace labels = { .in = &l.input, .n = l.input.n_tokens, .d_model = l.input.d_model };
         status = report_trace_failure(path, &labels, &failure);
@@ -345,7 +345,7 @@ int main(int argc, char **argv)
             return usage_error("--cost makes its own sentences and takes no lesson", NULL);
         if (o.d_model % o.heads != 0)
             return usage_error("--heads must divide --d-model", NULL);
-        return stats_cost(o.d_model, o.heads, stdout) == 0 ? EXIT_OK : EXIT_SOFTWARE;
+        return stats_cost(o.d_model, o.heads, NULL, stdout) == 0 ? EXIT_OK : EXIT_SOFTWARE;
     }
     if (files > 1)
         return usage_error("one lesson at a time (--check takes several)", NULL);

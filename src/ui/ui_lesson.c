@@ -39,7 +39,7 @@ int ui_lesson_open(const char *path, const char *text, size_t text_size, ui_open
         return status == LESSON_UNREADABLE ? 66 : 65;
     }
     trace_failure f;
-    trace_status ts = trace_compute(&o->l.input, &o->t, &f);
+    trace_status ts = trace_compute(&o->l.input, NULL, &o->t, &f);
     if (ts != TRACE_OK) {
         char raw[512];
         snprintf(raw, sizeof raw, "%s: error: %s", path, trace_status_message(ts));

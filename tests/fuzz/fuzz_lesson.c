@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     trace t;
     if (trace_bytes_needed(&l.input) <= FUZZ_MAX_TRACE_BYTES
-        && trace_compute(&l.input, &t, NULL) == TRACE_OK) {
+        && trace_compute(&l.input, NULL, &t, NULL) == TRACE_OK) {
         output_write(&output_plain, &l, &t, 4, sink);
         output_write(&output_json, &l, &t, 4, sink);
         output_write(&output_markdown, &l, &t, 2, sink);
