@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "trace.h"
+#include "stage_functions.h"
 
 static const double identity2[] = { 1, 0, 0, 1 };
 static const char *const cat_sat_tokens[] = { "cat", "sat" };
@@ -512,6 +512,183 @@ static void test_step_list(void **state)
     free_fixture(&f);
 }
 
+/* --- the stage table: every row complete, and its functions agreeing with each other --- */
+
+/* Every row names all its functions, and a stage is stored exactly when its row reads it from
+ * its block. */
+static void test_every_stage_row_is_complete(void **state)
+{
+    (void)state;
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        const stage_info *info = stage_get((stage_id)s);
+        const stage_functions *f = stage_functions_get((stage_id)s);
+        assert_non_null(info->name);
+        assert_true(info->name[0] != '\0');
+        assert_int_equal(stage_find(info->name), s);
+        assert_non_null(f->read);
+        assert_non_null(f->compute);
+        assert_non_null(f->explain);
+        assert_non_null(f->cost);
+        assert_non_null(f->formula);
+        assert_int_equal(info->storage == STAGE_STORED, f->read == trace_read_stored);
+    }
+}
+
+/* A cross-attention fixture with an explicit mask, or a causal self-attention one, both with
+ * positional encoding and two heads. */
+static fixture table_fixture(bool cross)
+{
+    fixture f = make_fixture(3, cross ? 4 : 3, 4, 2, cross, 31);
+    f.in.positional = true;
+    if (cross) {
+        f.mask = malloc(12);
+        for (int i = 0; i < 12; i++)
+            f.mask[i] = i % 3 != 1;
+        f.in.mask = MASK_EXPLICIT;
+        f.in.mask_cells = f.mask;
+    } else {
+        f.in.mask = MASK_CAUSAL;
+    }
+    return f;
+}
+
+/* Each row's compute function, run into scratch as --stats does, writes bit for bit what the
+ * trace holds (and, for a derived stage, what trace_value reads), with the kernels the trace
+ * was computed with (the portable softmax's libm exp may differ from the AVX2 one in the last
+ * bit), whatever the threads. */
+static void check_stage_compute(const attention_input *in, const trace_options *computed,
+                                const trace_options *run)
+{
+    trace t;
+    assert_int_equal(trace_compute(in, computed, &t, NULL), TRACE_OK);
+    double *scratch = malloc(cost_scratch_doubles(&t) * sizeof(double));
+    kernels_config config = trace_kernels_config(run);
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        stage_id stage = (stage_id)s;
+        int heads = stage_get(stage)->per_head ? t.heads : 1, cols = trace_cols(&t, stage);
+        size_t cells = (size_t)trace_rows(&t, stage) * (size_t)cols;
+        assert_true(cells <= cost_scratch_doubles(&t));
+        for (int h = 1; h <= heads && trace_has_stage(&t, stage); h++) {
+            stage_functions_get(stage)->compute(&t, stage, h, scratch, &config);
+            for (size_t c = 0; c < cells; c++) {
+                double x = trace_value(&t, stage, h, (int)c / cols, (int)c % cols);
+                assert_memory_equal(&x, &scratch[c], sizeof x);
+            }
+            const double *block = trace_block(&t, stage, h);
+            assert_true((block != NULL) == (stage_get(stage)->storage == STAGE_STORED));
+            if (block)
+                assert_memory_equal(block, scratch, cells * sizeof(double));
+        }
+    }
+    free(scratch);
+    trace_free(&t);
+}
+
+static void test_stage_compute_matches_the_trace(void **state)
+{
+    (void)state;
+    static const trace_options fast = { 1, false }, two = { 2, false }, portable = { 1, true };
+    for (int cross = 0; cross <= 1; cross++) {
+        fixture f = table_fixture(cross);
+        check_stage_compute(&f.in, NULL, &fast);
+        check_stage_compute(&f.in, &fast, &two);
+        check_stage_compute(&f.in, &portable, &portable);
+        free_fixture(&f);
+    }
+}
+
+/* The blocks of one allocation: each stored stage's bytes from its row's shape, adding up with
+ * the positional table to trace_bytes_needed; every explanation starts with the cell's name. */
+static void test_blocks_and_explanations_of_every_stage(void **state)
+{
+    (void)state;
+    for (int cross = 0; cross <= 1; cross++) {
+        fixture f = table_fixture(cross);
+        trace t;
+        compute_ok(&f.in, &t);
+        size_t bytes = (size_t)(cross ? 4 : 3) * 4 * sizeof(double);  /* positional table */
+        for (int s = 0; s < STAGE_COUNT; s++) {
+            stage_id stage = (stage_id)s;
+            int heads = stage_get(stage)->per_head ? t.heads : 1;
+            size_t expected = !trace_has_stage(&t, stage)
+                || stage_get(stage)->storage == STAGE_DERIVED ? 0
+                : (size_t)heads * (size_t)trace_rows(&t, stage) * (size_t)trace_cols(&t, stage)
+                  * sizeof(double);
+            assert_int_equal(trace_stage_bytes(&t, stage), expected);
+            bytes += expected;
+            if (!trace_has_stage(&t, stage))
+                continue;
+            char text[1024];
+            trace_cell cell = { stage, heads, 1, 0 };
+            assert_true(trace_cell_explain(&t, &cell, 4, text, sizeof text) > 0);
+            assert_int_equal(strncmp(text, stage_get(stage)->name,
+                                     strlen(stage_get(stage)->name)), 0);
+            assert_true(strstr(text, " = ") != NULL);
+        }
+        assert_int_equal(bytes, trace_bytes_needed(&f.in));
+        trace_free(&t);
+        free_fixture(&f);
+    }
+}
+
+static void assert_formula(const trace *t, stage_id stage, const char *expected)
+{
+    char text[128];
+    int length = trace_stage_formula(t, stage, text, sizeof text);
+    assert_string_equal(text, expected);
+    assert_int_equal(length, strlen(expected));
+}
+
+/* Formulas are written from the lesson's configuration. */
+static void test_formulas_follow_the_configuration(void **state)
+{
+    (void)state;
+    fixture f = table_fixture(true);  /* cross, explicit mask, positional, scaled */
+    trace t;
+    compute_ok(&f.in, &t);
+    assert_formula(&t, STAGE_SOURCE_INPUT, "source_input = embeddings(source) + PE");
+    assert_formula(&t, STAGE_INPUT, "input = embeddings + PE");
+    assert_formula(&t, STAGE_Q, "Q = input · W_Q");
+    assert_formula(&t, STAGE_K, "K = source_input · W_K");
+    assert_formula(&t, STAGE_V, "V = source_input · W_V");
+    assert_formula(&t, STAGE_SCORES, "scores = Q_h · K_hᵀ");
+    assert_formula(&t, STAGE_SCALED, "scaled = scores / √d_k");
+    assert_formula(&t, STAGE_MASKED, "masked = scaled, cells the lesson's mask hides −∞");
+    assert_formula(&t, STAGE_WEIGHTS, "weights = softmax(masked)");
+    assert_formula(&t, STAGE_CONTEXT, "context = weights · V_h");
+    assert_formula(&t, STAGE_CONCAT, "concat = [context_1 … context_h]");
+    assert_formula(&t, STAGE_OUTPUT, "output = concat · W_O");
+    trace_free(&t);
+    free_fixture(&f);
+
+    f = table_fixture(false);  /* self-attention, causal */
+    f.in.positional = false;
+    f.in.scale = false;
+    compute_ok(&f.in, &t);
+    assert_formula(&t, STAGE_INPUT, "input = embeddings");
+    assert_formula(&t, STAGE_K, "K = input · W_K");
+    assert_formula(&t, STAGE_V, "V = input · W_V");
+    assert_formula(&t, STAGE_SCALED, "scaled = scores (scale: false: not divided by √d_k)");
+    assert_formula(&t, STAGE_MASKED, "masked = scaled, later tokens −∞ (causal mask)");
+    trace_free(&t);
+    f.in.mask = MASK_NONE;
+    compute_ok(&f.in, &t);
+    assert_formula(&t, STAGE_MASKED, "masked = scaled (no mask: nothing hidden)");
+    char small[8];
+    assert_int_equal(trace_stage_formula(&t, STAGE_OUTPUT, small, sizeof small),
+                     strlen("output = concat · W_O"));
+    assert_string_equal(small, "output ");
+    trace_free(&t);
+    free_fixture(&f);
+
+    fixture cross = table_fixture(true);
+    cross.in.positional = false;
+    compute_ok(&cross.in, &t);
+    assert_formula(&t, STAGE_SOURCE_INPUT, "source_input = embeddings(source)");
+    trace_free(&t);
+    free_fixture(&cross);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -534,6 +711,10 @@ int main(void)
         cmocka_unit_test(test_cell_names),
         cmocka_unit_test(test_format_number),
         cmocka_unit_test(test_step_list),
+        cmocka_unit_test(test_every_stage_row_is_complete),
+        cmocka_unit_test(test_stage_compute_matches_the_trace),
+        cmocka_unit_test(test_blocks_and_explanations_of_every_stage),
+        cmocka_unit_test(test_formulas_follow_the_configuration),
     };
     return cmocka_run_group_tests_name("attention core", tests, NULL, NULL);
 }
