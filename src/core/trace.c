@@ -35,6 +35,8 @@ static trace shape_of(const attention_input *in)
                     .heads = in->heads, .d_k = in->d_model / heads };
 }
 
+static int axis_length(const trace *t, stage_axis axis);
+
 static int heads_of(const trace *t, stage_id stage)
 {
     return stage_get(stage)->per_head ? t->heads : 1;
@@ -145,12 +147,26 @@ stage_id trace_source_stage(const trace *t)
     return t->in->source ? STAGE_SOURCE_INPUT : STAGE_INPUT;
 }
 
+/* One cell of a stored stage, from the block layout (the hot path of every view's reads). */
+static double stored_at(const trace *t, stage_id stage, int head, int row, int col)
+{
+    const stage_info *info = stage_get(stage);
+    size_t rows = (size_t)axis_length(t, info->rows), cols = (size_t)axis_length(t, info->cols);
+    assert(t->block[stage] && row < (int)rows && col < (int)cols);
+    return t->block[stage][((size_t)(head - 1) * rows + (size_t)row) * cols + (size_t)col];
+}
+
+double trace_read_stored(const trace *t, stage_id stage, int head, int row, int col)
+{
+    return stored_at(t, stage, head, row, col);
+}
+
 /* The one definition of the scaling step: the softmax (compute_weights) scales by the same
  * rule in the kernels, so the shown `scaled` stage is bit-for-bit what the softmax read. */
 double trace_read_scaled(const trace *t, stage_id stage, int head, int row, int col)
 {
     (void)stage;
-    double score = trace_value(t, STAGE_SCORES, head, row, col);
+    double score = stored_at(t, STAGE_SCORES, head, row, col);
     return t->in->scale ? score / sqrt((double)t->d_k) : score;
 }
 
@@ -159,12 +175,6 @@ double trace_read_masked(const trace *t, stage_id stage, int head, int row, int 
     (void)stage;
     return trace_is_hidden(t, row, col) ? -INFINITY
                                         : trace_read_scaled(t, STAGE_SCALED, head, row, col);
-}
-
-double trace_read_stored(const trace *t, stage_id stage, int head, int row, int col)
-{
-    size_t cols = (size_t)trace_cols(t, stage);
-    return trace_block(t, stage, head)[(size_t)row * cols + (size_t)col];
 }
 
 /* The one allocation: the positional table, then each stored stage's block in table order. */
