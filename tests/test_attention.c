@@ -365,6 +365,23 @@ static void test_overflow_is_reported_with_its_stage_and_cell(void **state)
     assert_int_equal(failure.col, 0);
 }
 
+/* A −∞ that overflow writes into a cell the mask hides is still an overflow (only masked's own
+ * −∞ are by design): reported where it happened, scores[0,1]. */
+static void test_overflow_in_a_hidden_cell_is_reported(void **state)
+{
+    (void)state;
+    static const double embeddings[] = { 1e150, 0, -1e160, 0 };  /* q0·k1 = −1e310 */
+    attention_input in = cat_sat();
+    in.embeddings = embeddings;
+    in.mask = MASK_CAUSAL;
+    trace t;
+    trace_failure failure;
+    assert_int_equal(trace_compute(&in, NULL, &t, &failure), TRACE_ERROR_OVERFLOW);
+    assert_int_equal(failure.stage, STAGE_SCORES);
+    assert_int_equal(failure.row, 0);
+    assert_int_equal(failure.col, 1);
+}
+
 static void test_too_large_a_trace_is_refused_with_its_size(void **state)
 {
     (void)state;
@@ -705,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_permuting_tokens_permutes_outputs),
         cmocka_unit_test(test_softmax_is_exact_for_large_scores),
         cmocka_unit_test(test_overflow_is_reported_with_its_stage_and_cell),
+        cmocka_unit_test(test_overflow_in_a_hidden_cell_is_reported),
         cmocka_unit_test(test_too_large_a_trace_is_refused_with_its_size),
         cmocka_unit_test(test_explanations_of_cat_sat),
         cmocka_unit_test(test_explanations_of_hidden_cells_and_long_sums),

@@ -212,17 +212,17 @@ static double *block_at(const trace *t, stage_id stage, int head)
     return block + (size_t)(head - 1) * square;
 }
 
-/* Finds the first non-finite cell of a stage, for an overflow report. A hidden cell of a
- * token × source matrix is −∞ by design (masked), not by overflow. */
+/* Finds the first non-finite cell of a stored stage, for an overflow report. Derived stages
+ * need no walk: scaled divides scores by √d_k ≥ 1 and masked adds only the −∞ of hidden cells,
+ * so they overflow only where scores, walked before them, did. */
 static bool find_non_finite(const trace *t, stage_id stage, trace_failure *failure)
 {
     int rows = trace_rows(t, stage), cols = trace_cols(t, stage);
-    bool masked_shape = stage_get(stage)->cols == AXIS_SOURCE;
+    assert(t->block[stage]);
     for (int h = 1; h <= heads_of(t, stage); h++)
         for (int r = 0; r < rows; r++)
             for (int c = 0; c < cols; c++) {
-                double x = trace_value(t, stage, h, r, c);
-                if (isfinite(x) || (x == -INFINITY && masked_shape && trace_is_hidden(t, r, c)))
+                if (isfinite(trace_value(t, stage, h, r, c)))
                     continue;
                 if (failure)
                     *failure = (trace_failure){ TRACE_ERROR_OVERFLOW, stage,
@@ -232,8 +232,7 @@ static bool find_non_finite(const trace *t, stage_id stage, trace_failure *failu
     return false;
 }
 
-/* Whether every stored block holds only finite numbers (derived stages divide scores by
- * √d_k ≥ 1 or hide cells as −∞, so they overflow only where scores did). */
+/* Whether every stored block holds only finite numbers. */
 static bool blocks_finite(const trace *t, const kernels_config *config)
 {
     for (int s = 0; s < STAGE_COUNT; s++)
@@ -302,7 +301,7 @@ trace_status trace_compute(const attention_input *in, const trace_options *optio
      * there is one, and only then the walk cell by cell names the first. */
     bool finite = blocks_finite(out, &config);
     for (int s = 0; !finite && s < STAGE_COUNT; s++)
-        if (trace_has_stage(out, (stage_id)s) && find_non_finite(out, (stage_id)s, failure))
+        if (out->block[s] && find_non_finite(out, (stage_id)s, failure))
             return fail(out, TRACE_ERROR_OVERFLOW, failure);
     return TRACE_OK;
 }
