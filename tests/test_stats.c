@@ -1,5 +1,5 @@
 /* The counting formulas of --stats against counts worked out by hand for small shapes, the bytes
- * against trace_bytes_needed, and the table's rows against the step list. */
+ * against trace_bytes_needed, and the table's rows against the pipeline walk. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +118,7 @@ static void test_counts_of_cross_attention(void **state)
     trace_free(&f.t);
 }
 
-/* One row per stage of the step list, in its order, each name once. */
+/* One row per stage of the pipeline walk, in its order, each name once. */
 static void test_rows_follow_the_step_list(void **state)
 {
     (void)state;

@@ -35,7 +35,16 @@ static trace shape_of(const attention_input *in)
                     .heads = in->heads, .d_k = in->d_model / heads };
 }
 
-static int axis_length(const trace *t, stage_axis axis);
+static int axis_length(const trace *t, stage_axis axis)
+{
+    switch (axis) {
+    case AXIS_TOKENS: return t->n;
+    case AXIS_SOURCE: return t->m;
+    case AXIS_MODEL_DIMS: return t->d_model;
+    case AXIS_HEAD_DIMS: return t->d_k;
+    }
+    return 0;
+}
 
 static int heads_of(const trace *t, stage_id stage)
 {
@@ -315,17 +324,6 @@ void trace_free(trace *t)
 bool trace_has_stage(const trace *t, stage_id stage)
 {
     return stage != STAGE_SOURCE_INPUT || t->in->source != NULL;
-}
-
-static int axis_length(const trace *t, stage_axis axis)
-{
-    switch (axis) {
-    case AXIS_TOKENS: return t->n;
-    case AXIS_SOURCE: return t->m;
-    case AXIS_MODEL_DIMS: return t->d_model;
-    case AXIS_HEAD_DIMS: return t->d_k;
-    }
-    return 0;
 }
 
 int trace_rows(const trace *t, stage_id stage)
