@@ -7,6 +7,7 @@
 #include "support.h"
 #include "trace.h"
 #include "stats.h"
+#include "walk.h"
 
 static const char *const tokens[] = { "a", "b", "c" };
 static const char *const source_tokens[] = { "x", "y", "z" };
@@ -119,7 +120,7 @@ static void test_counts_of_cross_attention(void **state)
 }
 
 /* One row per stage of the pipeline walk, in its order, each name once. */
-static void test_rows_follow_the_step_list(void **state)
+static void test_rows_follow_the_walk(void **state)
 {
     (void)state;
     fixture f = { .in = { .n_tokens = 3, .tokens = tokens, .d_model = 4, .heads = 2,
@@ -128,15 +129,14 @@ static void test_rows_follow_the_step_list(void **state)
     stats_table table;
     assert_true(stats_count(&f.t, &table));
     assert_int_equal(table.count, STAGE_COUNT - 1); /* all but source_input */
+    walk w;
+    assert_true(walk_build(&w, &f.t, NULL, 0));
     int row = 0;
-    for (int k = 0; k < trace_step_count(&f.t); k++) {
-        stage_id stage;
-        int head;
-        trace_step_at(&f.t, k, &stage, &head);
-        if (head == 1)
-            assert_int_equal(table.stages[row++].stage, stage);
-    }
+    for (int k = 0; k < w.count; k++)
+        if (w.steps[k].head == 1)
+            assert_int_equal(table.stages[row++].stage, w.steps[k].stage);
     assert_int_equal(row, table.count);
+    walk_free(&w);
     trace_free(&f.t);
 }
 
@@ -247,7 +247,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_of_a_causal_lesson),
         cmocka_unit_test(test_counts_of_cross_attention),
-        cmocka_unit_test(test_rows_follow_the_step_list),
+        cmocka_unit_test(test_rows_follow_the_walk),
         cmocka_unit_test(test_doubling_n_quadruples_the_attention_work),
         cmocka_unit_test(test_times_are_measured_and_add_up),
         cmocka_unit_test(test_printed_table_names_each_stage_once),
