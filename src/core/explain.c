@@ -178,11 +178,8 @@ bool explain_scaled(explain_text *out, const trace *t, const trace_cell *cell)
 
 bool explain_masked(explain_text *out, const trace *t, const trace_cell *cell)
 {
-    static const char *const mask_names[] = {
-        [MASK_NONE] = "no mask", [MASK_CAUSAL] = "causal mask", [MASK_EXPLICIT] = "lesson's mask",
-    };
     if (trace_is_hidden(t, cell->row, cell->col)) {
-        put(out, " = −∞ (hidden by the %s)", mask_names[t->in->mask]);
+        put(out, " = −∞ (hidden by the %s)", trace_mask_name(t->in->mask));
         return false;
     }
     put(out, " = ");

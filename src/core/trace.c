@@ -122,6 +122,15 @@ static trace_status check_shape(const attention_input *in)
     return TRACE_OK;
 }
 
+const char *trace_mask_name(mask_kind mask)
+{
+    static const char *const names[] = {
+        [MASK_NONE] = "no mask", [MASK_CAUSAL] = "causal mask", [MASK_EXPLICIT] = "lesson's mask",
+    };
+    assert((size_t)mask < sizeof names / sizeof names[0]);
+    return names[mask];
+}
+
 bool trace_is_hidden(const trace *t, int row, int col)
 {
     switch (t->in->mask) {

@@ -112,6 +112,9 @@ double trace_value(const trace *t, stage_id stage, int head, int row, int col);
  * stages derived when shown (scaled, masked): for readers that scan a whole stage. */
 const double *trace_block(const trace *t, stage_id stage, int head);
 
+/* The mask's name in prose: "no mask", "causal mask" or "lesson's mask". */
+const char *trace_mask_name(mask_kind mask);
+
 /* Whether cell (row, col) is hidden by the mask (always false without a mask). */
 bool trace_is_hidden(const trace *t, int row, int col);
 

@@ -167,10 +167,6 @@ static void format_count(tally value, char *buffer, size_t size)
     buffer[at] = '\0';
 }
 
-static const char *const mask_names[] = {
-    [MASK_NONE] = "no mask", [MASK_CAUSAL] = "causal mask", [MASK_EXPLICIT] = "lesson's mask",
-};
-
 /* Prints text in a field of width columns, left- or right-aligned, with at least one space on
  * the side facing its neighbour even when the text is wider than the field. */
 static void put_field(FILE *out, const char *text, int width, bool left)
@@ -228,8 +224,8 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
         return -1;
     fprintf(out, "Cost of %s\nn = %d query tokens, m = %d key tokens, d_model = %d, "
             "%d head%s of d_k = %d, %s%s\n\n", title ? title : "the lesson", t->n, t->m,
-            t->d_model, t->heads, t->heads == 1 ? "" : "s", t->d_k, mask_names[t->in->mask],
-            t->in->scale ? ", scaled by 1/√d_k" : "");
+            t->d_model, t->heads, t->heads == 1 ? "" : "s", t->d_k,
+            trace_mask_name(t->in->mask), t->in->scale ? ", scaled by 1/√d_k" : "");
     static const char *const heading[] = { "stage", "shape", "multiplications", "additions",
                                            "exp", "÷", "held", "time" };
     print_stats_line(out, heading);
