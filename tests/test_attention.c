@@ -350,19 +350,27 @@ static void test_softmax_is_exact_for_large_scores(void **state)
     trace_free(&t);
 }
 
-static void test_overflow_is_reported_with_its_stage_and_cell(void **state)
+/* cat_sat with other embeddings and mask must fail with an overflow in scores (head 1) at
+ * (row, col). */
+static void assert_scores_overflow(const double embeddings[4], mask_kind mask, int row, int col)
 {
-    (void)state;
-    static const double embeddings[] = { 1e200, 1, 0, 1 };
     attention_input in = cat_sat();
     in.embeddings = embeddings;
+    in.mask = mask;
     trace t;
     trace_failure failure;
     assert_int_equal(trace_compute(&in, NULL, &t, &failure), TRACE_ERROR_OVERFLOW);
     assert_int_equal(failure.stage, STAGE_SCORES);
     assert_int_equal(failure.head, 1);
-    assert_int_equal(failure.row, 0);
-    assert_int_equal(failure.col, 0);
+    assert_int_equal(failure.row, row);
+    assert_int_equal(failure.col, col);
+}
+
+static void test_overflow_is_reported_with_its_stage_and_cell(void **state)
+{
+    (void)state;
+    static const double embeddings[] = { 1e200, 1, 0, 1 };
+    assert_scores_overflow(embeddings, MASK_NONE, 0, 0);
 }
 
 /* A −∞ that overflow writes into a cell the mask hides is still an overflow (only masked's own
@@ -371,15 +379,7 @@ static void test_overflow_in_a_hidden_cell_is_reported(void **state)
 {
     (void)state;
     static const double embeddings[] = { 1e150, 0, -1e160, 0 };  /* q0·k1 = −1e310 */
-    attention_input in = cat_sat();
-    in.embeddings = embeddings;
-    in.mask = MASK_CAUSAL;
-    trace t;
-    trace_failure failure;
-    assert_int_equal(trace_compute(&in, NULL, &t, &failure), TRACE_ERROR_OVERFLOW);
-    assert_int_equal(failure.stage, STAGE_SCORES);
-    assert_int_equal(failure.row, 0);
-    assert_int_equal(failure.col, 1);
+    assert_scores_overflow(embeddings, MASK_CAUSAL, 0, 1);
 }
 
 static void test_too_large_a_trace_is_refused_with_its_size(void **state)
