@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "trace.h"
+#include "stage_functions.h"
+#include "walk.h"
 
 static const double identity2[] = { 1, 0, 0, 1 };
 static const char *const cat_sat_tokens[] = { "cat", "sat" };
@@ -22,7 +23,7 @@ static attention_input cat_sat(void)
 static void compute_ok(const attention_input *in, trace *t)
 {
     trace_failure failure;
-    assert_int_equal(trace_compute(in, t, &failure), TRACE_OK);
+    assert_int_equal(trace_compute(in, NULL, t, &failure), TRACE_OK);
 }
 
 /* --- the hand-worked example of the reference tutorial --- */
@@ -34,14 +35,15 @@ static void test_cat_sat_matches_hand_worked_example(void **state)
     trace t;
     compute_ok(&in, &t);
     double scores[] = { 1.25, 0.5, 0.5, 1.0 };
-    support_assert_close("scores", scores, t.scores, 4, 1e-15);
+    support_assert_close("scores", scores, trace_block(&t, STAGE_SCORES, 1), 4, 1e-15);
     double cat_weights[] = { 0.6296, 0.3704 }, cat_output[] = { 0.6296, 0.6852 };
-    support_assert_close("weights of cat", cat_weights, t.weights, 2, 5e-5);
-    support_assert_close("output of cat", cat_output, t.output, 2, 5e-5);
+    const double *weights = trace_block(&t, STAGE_WEIGHTS, 1);
+    support_assert_close("weights of cat", cat_weights, weights, 2, 5e-5);
+    support_assert_close("output of cat", cat_output, trace_block(&t, STAGE_OUTPUT, 1), 2, 5e-5);
     /* exactly: softmax of two numbers is a logistic of their difference, (1.25-0.5)/√2 */
     double exact = 1.0 / (1.0 + exp(-0.75 / sqrt(2.0)));
     double cat_exact[] = { exact, 1.0 - exact };
-    support_assert_close("weights of cat, exact", cat_exact, t.weights, 2, 1e-15);
+    support_assert_close("weights of cat, exact", cat_exact, weights, 2, 1e-15);
     trace_free(&t);
 }
 
@@ -145,8 +147,9 @@ static void assert_matches_direct(fixture *f)
     size_t square = (size_t)(f->heads * f->n * t.m), out = (size_t)(f->n * f->d);
     double *weights = malloc(sizeof(double) * square), *output = malloc(sizeof(double) * out);
     direct_attention(f, weights, output);
-    support_assert_close("weights vs direct", weights, t.weights, square, 1e-12);
-    support_assert_close("output vs direct", output, t.output, out, 1e-12);
+    support_assert_close("weights vs direct", weights, trace_block(&t, STAGE_WEIGHTS, 1), square,
+                         1e-12);
+    support_assert_close("output vs direct", output, trace_block(&t, STAGE_OUTPUT, 1), out, 1e-12);
     free(weights);
     free(output);
     trace_free(&t);
@@ -221,7 +224,7 @@ static void test_mask_row_hiding_every_key_is_refused(void **state)
     f.in.mask_cells = cells;
     trace t;
     trace_failure failure;
-    assert_int_equal(trace_compute(&f.in, &t, &failure), TRACE_ERROR_MASK_ROW);
+    assert_int_equal(trace_compute(&f.in, NULL, &t, &failure), TRACE_ERROR_MASK_ROW);
     assert_int_equal(failure.row, 1);
     free_fixture(&f);
 }
@@ -244,8 +247,8 @@ static void test_positional_encoding_values(void **state)
                             sin(1 / pow(1e4, 0.8)),
                             sin(2), cos(2), sin(2 / pow(1e4, 0.4)), cos(2 / pow(1e4, 0.4)),
                             sin(2 / pow(1e4, 0.8)) };
-    support_assert_close("PE", expected, t.input, 15, 1e-15);
-    assert_true(fabs(t.input[5] - 0.8414709848078965) < 1e-15);
+    support_assert_close("PE", expected, trace_block(&t, STAGE_INPUT, 1), 15, 1e-15);
+    assert_true(fabs(trace_block(&t, STAGE_INPUT, 1)[5] - 0.8414709848078965) < 1e-15);
     trace_free(&t);
 }
 
@@ -258,7 +261,8 @@ static void test_scale_false_leaves_scores_unscaled(void **state)
     trace t;
     compute_ok(&f.in, &t);
     for (int i = 0; i < 9; i++)
-        assert_true(trace_value(&t, STAGE_SCALED, 1, i / 3, i % 3) == t.scores[i]);
+        assert_true(trace_value(&t, STAGE_SCALED, 1, i / 3, i % 3)
+                    == trace_block(&t, STAGE_SCORES, 1)[i]);
     trace_free(&t);
     free_fixture(&f);
 }
@@ -320,7 +324,8 @@ static void test_permuting_tokens_permutes_outputs(void **state)
     compute_ok(&f.in, &a);
     compute_ok(&shuffled, &b);
     for (int i = 0; i < N; i++) {
-        support_assert_close("permuted output row", a.output + order[i] * D, b.output + i * D,
+        support_assert_close("permuted output row", trace_block(&a, STAGE_OUTPUT, 1) + order[i] * D,
+                             trace_block(&b, STAGE_OUTPUT, 1) + i * D,
                              D, 1e-12);
         for (int h = 1; h <= 2; h++)
             for (int j = 0; j < N; j++)
@@ -342,23 +347,40 @@ static void test_softmax_is_exact_for_large_scores(void **state)
     compute_ok(&in, &t);
     assert_true(trace_value(&t, STAGE_WEIGHTS, 1, 0, 0) == 1.0);
     assert_true(trace_value(&t, STAGE_WEIGHTS, 1, 0, 1) == 0.0);
-    assert_true(isfinite(t.output[0]));
+    assert_true(isfinite(trace_block(&t, STAGE_OUTPUT, 1)[0]));
     trace_free(&t);
+}
+
+/* cat_sat with other embeddings and mask must fail with an overflow in scores (head 1) at
+ * (row, col). */
+static void assert_scores_overflow(const double embeddings[4], mask_kind mask, int row, int col)
+{
+    attention_input in = cat_sat();
+    in.embeddings = embeddings;
+    in.mask = mask;
+    trace t;
+    trace_failure failure;
+    assert_int_equal(trace_compute(&in, NULL, &t, &failure), TRACE_ERROR_OVERFLOW);
+    assert_int_equal(failure.stage, STAGE_SCORES);
+    assert_int_equal(failure.head, 1);
+    assert_int_equal(failure.row, row);
+    assert_int_equal(failure.col, col);
 }
 
 static void test_overflow_is_reported_with_its_stage_and_cell(void **state)
 {
     (void)state;
     static const double embeddings[] = { 1e200, 1, 0, 1 };
-    attention_input in = cat_sat();
-    in.embeddings = embeddings;
-    trace t;
-    trace_failure failure;
-    assert_int_equal(trace_compute(&in, &t, &failure), TRACE_ERROR_OVERFLOW);
-    assert_int_equal(failure.stage, STAGE_SCORES);
-    assert_int_equal(failure.head, 1);
-    assert_int_equal(failure.row, 0);
-    assert_int_equal(failure.col, 0);
+    assert_scores_overflow(embeddings, MASK_NONE, 0, 0);
+}
+
+/* A −∞ that overflow writes into a cell the mask hides is still an overflow (only masked's own
+ * −∞ are by design): reported where it happened, scores[0,1]. */
+static void test_overflow_in_a_hidden_cell_is_reported(void **state)
+{
+    (void)state;
+    static const double embeddings[] = { 1e150, 0, -1e160, 0 };  /* q0·k1 = −1e310 */
+    assert_scores_overflow(embeddings, MASK_CAUSAL, 0, 1);
 }
 
 static void test_too_large_a_trace_is_refused_with_its_size(void **state)
@@ -370,7 +392,7 @@ static void test_too_large_a_trace_is_refused_with_its_size(void **state)
     in.heads = 64;
     trace t;
     trace_failure failure;
-    assert_int_equal(trace_compute(&in, &t, &failure), TRACE_ERROR_TOO_LARGE);
+    assert_int_equal(trace_compute(&in, NULL, &t, &failure), TRACE_ERROR_TOO_LARGE);
     /* scores and weights alone: 2 × 64 × 2048² doubles */
     assert_true(failure.bytes > (size_t)2 * 64 * 2048 * 2048 * 8);
     assert_true(trace_bytes_needed(&in) == failure.bytes);
@@ -468,8 +490,8 @@ static void test_cell_names(void **state)
 
 static void assert_formats(double x, int precision, const char *expected)
 {
-    char text[64];
-    format_number(x, precision, text, sizeof text);
+    char text[NUMBER_MAX];
+    number_write(x, &(number_format){ NUMBER_SHORT, precision, 0, false }, text, sizeof text);
     assert_string_equal(text, expected);
 }
 
@@ -479,10 +501,11 @@ static void test_format_number(void **state)
     assert_formats(1.0, 4, "1.0");
     assert_formats(0.5, 4, "0.5");
     assert_formats(0.62963, 4, "0.6296");
-    assert_formats(-0.00001, 4, "-1.000e-05");
+    /* explanations write NUMBER_SHORT: exponent forms trimmed like decimals */
+    assert_formats(-0.00001, 4, "-1.0e-05");
     assert_formats(-0.00004, 2, "-4.0e-05");
     assert_formats(-INFINITY, 4, "−∞");
-    assert_formats(2.5e12, 3, "2.50e+12");
+    assert_formats(2.5e12, 3, "2.5e+12");
     assert_formats(0.0, 4, "0.0");
 }
 
@@ -493,18 +516,208 @@ static void test_step_list(void **state)
     trace t;
     compute_ok(&f.in, &t);
     /* source_input, input, Q, K, V, concat, output + 5 per-head stages × 2 heads */
-    assert_int_equal(trace_step_count(&t), 17);
-    stage_id stage;
-    int head;
-    trace_step_at(&t, 0, &stage, &head);
-    assert_int_equal(stage, STAGE_SOURCE_INPUT);
-    trace_step_at(&t, 6, &stage, &head);
-    assert_int_equal(stage, STAGE_SCORES);
-    assert_int_equal(head, 2);
-    trace_step_at(&t, 16, &stage, &head);
-    assert_int_equal(stage, STAGE_OUTPUT);
+    walk w;
+    assert_true(walk_build(&w, &t, NULL, 0));
+    assert_int_equal(w.count, 17);
+    assert_int_equal(w.steps[0].stage, STAGE_SOURCE_INPUT);
+    assert_int_equal(w.steps[6].stage, STAGE_SCORES);
+    assert_int_equal(w.steps[6].head, 2);
+    assert_int_equal(w.steps[16].stage, STAGE_OUTPUT);
+    assert_int_equal(walk_find(&w, STAGE_WEIGHTS, 2), 12);
+    assert_int_equal(walk_find(&w, STAGE_Q, 2), 3);   /* one Q for every head */
+    for (int k = 0; k < w.count; k++)
+        assert_int_equal(w.steps[k].narration, -1);
+    walk_free(&w);
+    /* narration: two marks at scores head 2 make two steps; a mark with no head goes to head 1 */
+    walk_mark marks[] = { { STAGE_SCORES, 2 }, { STAGE_SCORES, 2 }, { STAGE_WEIGHTS, 0 } };
+    assert_true(walk_build(&w, &t, marks, 3));
+    assert_int_equal(w.count, 18);
+    assert_int_equal(w.steps[6].narration, -1);   /* scores head 1: no narration */
+    assert_int_equal(w.steps[7].narration, 0);
+    assert_int_equal(w.steps[8].narration, 1);
+    assert_true(walk_repeats_matrix(&w, 8));
+    assert_false(walk_repeats_matrix(&w, 7));
+    assert_int_equal(w.steps[walk_find(&w, STAGE_WEIGHTS, 1)].narration, 2);
+    walk_free(&w);
     trace_free(&t);
     free_fixture(&f);
+}
+
+/* --- the stage table: every row complete, and its functions agreeing with each other --- */
+
+/* Every row names all its functions, and a stage is stored exactly when its row reads it from
+ * its block. */
+static void test_every_stage_row_is_complete(void **state)
+{
+    (void)state;
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        const stage_info *info = stage_get((stage_id)s);
+        const stage_functions *f = stage_functions_get((stage_id)s);
+        assert_non_null(info->name);
+        assert_true(info->name[0] != '\0');
+        assert_int_equal(stage_find(info->name), s);
+        assert_non_null(f->read);
+        assert_non_null(f->compute);
+        assert_non_null(f->explain);
+        assert_non_null(f->cost);
+        assert_non_null(f->formula);
+        assert_int_equal(info->storage == STAGE_STORED, f->read == trace_read_stored);
+    }
+}
+
+/* A cross-attention fixture with an explicit mask, or a causal self-attention one, both with
+ * positional encoding and two heads. */
+static fixture table_fixture(bool cross)
+{
+    fixture f = make_fixture(3, cross ? 4 : 3, 4, 2, cross, 31);
+    f.in.positional = true;
+    if (cross) {
+        f.mask = malloc(12);
+        for (int i = 0; i < 12; i++)
+            f.mask[i] = i % 3 != 1;
+        f.in.mask = MASK_EXPLICIT;
+        f.in.mask_cells = f.mask;
+    } else {
+        f.in.mask = MASK_CAUSAL;
+    }
+    return f;
+}
+
+/* Each row's compute function, run into scratch as --stats does, writes bit for bit what the
+ * trace holds (and, for a derived stage, what trace_value reads), with the kernels the trace
+ * was computed with (the portable softmax's libm exp may differ from the AVX2 one in the last
+ * bit), whatever the threads. */
+static void check_stage_compute(const attention_input *in, const trace_options *computed,
+                                const trace_options *run)
+{
+    trace t;
+    assert_int_equal(trace_compute(in, computed, &t, NULL), TRACE_OK);
+    double *scratch = malloc(cost_scratch_doubles(&t) * sizeof(double));
+    kernels_config config = trace_kernels_config(run);
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        stage_id stage = (stage_id)s;
+        int heads = stage_get(stage)->per_head ? t.heads : 1, cols = trace_cols(&t, stage);
+        size_t cells = (size_t)trace_rows(&t, stage) * (size_t)cols;
+        assert_true(cells <= cost_scratch_doubles(&t));
+        for (int h = 1; h <= heads && trace_has_stage(&t, stage); h++) {
+            stage_functions_get(stage)->compute(&t, stage, h, scratch, &config);
+            for (size_t c = 0; c < cells; c++) {
+                double x = trace_value(&t, stage, h, (int)c / cols, (int)c % cols);
+                assert_memory_equal(&x, &scratch[c], sizeof x);
+            }
+            const double *block = trace_block(&t, stage, h);
+            assert_true((block != NULL) == (stage_get(stage)->storage == STAGE_STORED));
+            if (block)
+                assert_memory_equal(block, scratch, cells * sizeof(double));
+        }
+    }
+    free(scratch);
+    trace_free(&t);
+}
+
+static void test_stage_compute_matches_the_trace(void **state)
+{
+    (void)state;
+    static const trace_options fast = { 1, false }, two = { 2, false }, portable = { 1, true };
+    for (int cross = 0; cross <= 1; cross++) {
+        fixture f = table_fixture(cross);
+        check_stage_compute(&f.in, NULL, &fast);
+        check_stage_compute(&f.in, &fast, &two);
+        check_stage_compute(&f.in, &portable, &portable);
+        free_fixture(&f);
+    }
+}
+
+/* The blocks of one allocation: each stored stage's bytes from its row's shape, adding up with
+ * the positional table to trace_bytes_needed; every explanation starts with the cell's name. */
+static void test_blocks_and_explanations_of_every_stage(void **state)
+{
+    (void)state;
+    for (int cross = 0; cross <= 1; cross++) {
+        fixture f = table_fixture(cross);
+        trace t;
+        compute_ok(&f.in, &t);
+        size_t bytes = (size_t)(cross ? 4 : 3) * 4 * sizeof(double);  /* positional table */
+        for (int s = 0; s < STAGE_COUNT; s++) {
+            stage_id stage = (stage_id)s;
+            int heads = stage_get(stage)->per_head ? t.heads : 1;
+            size_t expected = !trace_has_stage(&t, stage)
+                || stage_get(stage)->storage == STAGE_DERIVED ? 0
+                : (size_t)heads * (size_t)trace_rows(&t, stage) * (size_t)trace_cols(&t, stage)
+                  * sizeof(double);
+            assert_int_equal(trace_stage_bytes(&t, stage), expected);
+            bytes += expected;
+            if (!trace_has_stage(&t, stage))
+                continue;
+            char text[1024];
+            trace_cell cell = { stage, heads, 1, 0 };
+            assert_true(trace_cell_explain(&t, &cell, 4, text, sizeof text) > 0);
+            assert_int_equal(strncmp(text, stage_get(stage)->name,
+                                     strlen(stage_get(stage)->name)), 0);
+            assert_true(strstr(text, " = ") != NULL);
+        }
+        assert_int_equal(bytes, trace_bytes_needed(&f.in));
+        trace_free(&t);
+        free_fixture(&f);
+    }
+}
+
+static void assert_formula(const trace *t, stage_id stage, const char *expected)
+{
+    char text[128];
+    int length = trace_stage_formula(t, stage, text, sizeof text);
+    assert_string_equal(text, expected);
+    assert_int_equal(length, strlen(expected));
+}
+
+/* Formulas are written from the lesson's configuration. */
+static void test_formulas_follow_the_configuration(void **state)
+{
+    (void)state;
+    fixture f = table_fixture(true);  /* cross, explicit mask, positional, scaled */
+    trace t;
+    compute_ok(&f.in, &t);
+    assert_formula(&t, STAGE_SOURCE_INPUT, "source_input = embeddings(source) + PE");
+    assert_formula(&t, STAGE_INPUT, "input = embeddings + PE");
+    assert_formula(&t, STAGE_Q, "Q = input · W_Q");
+    assert_formula(&t, STAGE_K, "K = source_input · W_K");
+    assert_formula(&t, STAGE_V, "V = source_input · W_V");
+    assert_formula(&t, STAGE_SCORES, "scores = Q_h · K_hᵀ");
+    assert_formula(&t, STAGE_SCALED, "scaled = scores / √d_k");
+    assert_formula(&t, STAGE_MASKED, "masked = scaled, cells the lesson's mask hides −∞");
+    assert_formula(&t, STAGE_WEIGHTS, "weights = softmax(masked)");
+    assert_formula(&t, STAGE_CONTEXT, "context = weights · V_h");
+    assert_formula(&t, STAGE_CONCAT, "concat = [context_1 … context_h]");
+    assert_formula(&t, STAGE_OUTPUT, "output = concat · W_O");
+    trace_free(&t);
+    free_fixture(&f);
+
+    f = table_fixture(false);  /* self-attention, causal */
+    f.in.positional = false;
+    f.in.scale = false;
+    compute_ok(&f.in, &t);
+    assert_formula(&t, STAGE_INPUT, "input = embeddings");
+    assert_formula(&t, STAGE_K, "K = input · W_K");
+    assert_formula(&t, STAGE_V, "V = input · W_V");
+    assert_formula(&t, STAGE_SCALED, "scaled = scores (scale: false: not divided by √d_k)");
+    assert_formula(&t, STAGE_MASKED, "masked = scaled, later tokens −∞ (causal mask)");
+    trace_free(&t);
+    f.in.mask = MASK_NONE;
+    compute_ok(&f.in, &t);
+    assert_formula(&t, STAGE_MASKED, "masked = scaled (no mask: nothing hidden)");
+    char small[8];
+    assert_int_equal(trace_stage_formula(&t, STAGE_OUTPUT, small, sizeof small),
+                     strlen("output = concat · W_O"));
+    assert_string_equal(small, "output ");
+    trace_free(&t);
+    free_fixture(&f);
+
+    fixture cross = table_fixture(true);
+    cross.in.positional = false;
+    compute_ok(&cross.in, &t);
+    assert_formula(&t, STAGE_SOURCE_INPUT, "source_input = embeddings(source)");
+    trace_free(&t);
+    free_fixture(&cross);
 }
 
 int main(void)
@@ -523,12 +736,17 @@ int main(void)
         cmocka_unit_test(test_permuting_tokens_permutes_outputs),
         cmocka_unit_test(test_softmax_is_exact_for_large_scores),
         cmocka_unit_test(test_overflow_is_reported_with_its_stage_and_cell),
+        cmocka_unit_test(test_overflow_in_a_hidden_cell_is_reported),
         cmocka_unit_test(test_too_large_a_trace_is_refused_with_its_size),
         cmocka_unit_test(test_explanations_of_cat_sat),
         cmocka_unit_test(test_explanations_of_hidden_cells_and_long_sums),
         cmocka_unit_test(test_cell_names),
         cmocka_unit_test(test_format_number),
         cmocka_unit_test(test_step_list),
+        cmocka_unit_test(test_every_stage_row_is_complete),
+        cmocka_unit_test(test_stage_compute_matches_the_trace),
+        cmocka_unit_test(test_blocks_and_explanations_of_every_stage),
+        cmocka_unit_test(test_formulas_follow_the_configuration),
     };
     return cmocka_run_group_tests_name("attention core", tests, NULL, NULL);
 }

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "trace.h"
 #include "kernels.h"
 
 #define TOLERANCE 1e-12
+
+/* How the kernels run in the current group: the fastest code, then the portable code. */
+static kernels_config config;
 
 static const int odd_sizes[] = { 1, 3, 17, 65, 130 };
 #define ODD_COUNT (int)(sizeof odd_sizes / sizeof odd_sizes[0])
@@ -60,7 +62,7 @@ static void check_gemm(int rows, int cols, int inner)
         double *fast = numbers((size_t)rows * ldc, 3), *slow = malloc((size_t)rows * ldc * sizeof *slow);
         assert_non_null(slow);
         memcpy(slow, fast, (size_t)rows * ldc * sizeof *slow); /* same padding in both */
-        kernels_gemm(rows, cols, inner, A, lda, B, ldb, transposed, fast, ldc);
+        kernels_gemm(rows, cols, inner, A, lda, B, ldb, transposed, fast, ldc, &config);
         textbook_gemm(rows, cols, inner, A, lda, B, ldb, transposed, slow, ldc);
         char what[96];
         snprintf(what, sizeof what, "gemm %dx%dx%d%s", rows, inner, cols,
@@ -109,7 +111,7 @@ static void test_matmul_is_the_contiguous_product(void **state)
     int rows = 17, inner = 65, cols = 130;
     double *A = numbers((size_t)rows * (size_t)inner, 4), *B = numbers((size_t)inner * (size_t)cols, 5);
     double *fast = numbers((size_t)rows * (size_t)cols, 6), *slow = numbers((size_t)rows * (size_t)cols, 7);
-    kernels_matmul(fast, A, B, rows, inner, cols);
+    kernels_matmul(fast, A, B, rows, inner, cols, &config);
     textbook_gemm(rows, cols, inner, A, (size_t)inner, B, (size_t)cols, false, slow, (size_t)cols);
     support_assert_close("matmul", slow, fast, (size_t)rows * (size_t)cols, TOLERANCE);
     free(A);
@@ -135,7 +137,7 @@ static void test_scores_and_context_per_head(void **state)
                 double *fast = numbers(size, 12), *slow = numbers(size, 13);
                 for (int h = 0; h < heads; h++) {
                     int offset = h * d_k;
-                    kernels_scores(fast, Q, K, n, m, d_k, d, offset);
+                    kernels_scores(fast, Q, K, n, m, d_k, d, offset, &config);
                     for (int i = 0; i < n; i++)
                         for (int j = 0; j < m; j++) {
                             double dot = 0.0;
@@ -145,7 +147,7 @@ static void test_scores_and_context_per_head(void **state)
                             slow[(size_t)i * (size_t)m + (size_t)j] = dot;
                         }
                     support_assert_close("scores", slow, fast, nm, TOLERANCE);
-                    kernels_context(fast, W, V, n, m, d_k, d, offset);
+                    kernels_context(fast, W, V, n, m, d_k, d, offset, &config);
                     for (int i = 0; i < n; i++)
                         for (int k = 0; k < d_k; k++) {
                             double sum = 0.0;
@@ -174,8 +176,7 @@ static void textbook_softmax(double *w, const double *s, int n, int m,
         double max = -INFINITY;
         for (int j = 0; j < m; j++) {
             size_t at = (size_t)i * (size_t)m + (size_t)j;
-            bool hidden = (rule->mask == MASK_CAUSAL && j > i)
-                       || (rule->mask == MASK_EXPLICIT && rule->mask_cells[at] == 0);
+            bool hidden = rule->causal ? j > i : rule->allowed && rule->allowed[at] == 0;
             w[at] = hidden ? -INFINITY : rule->scale ? s[at] / sqrt((double)rule->d_k) : s[at];
             if (w[at] > max)
                 max = w[at];
@@ -196,7 +197,7 @@ static void check_softmax(const double *scores, int n, int m, const kernels_soft
 {
     size_t nm = (size_t)n * (size_t)m;
     double *fast = numbers(nm, 14), *slow = numbers(nm, 15);
-    kernels_softmax(fast, scores, n, m, rule);
+    kernels_softmax(fast, scores, n, m, rule, &config);
     textbook_softmax(slow, scores, n, m, rule);
     support_assert_close(what, slow, fast, nm, TOLERANCE);
     for (size_t at = 0; at < nm; at++)
@@ -225,12 +226,12 @@ static void test_softmax_every_mask_and_scale(void **state)
                     cells[(size_t)i * (size_t)m + (size_t)j] = (i * 7 + j * 3) % 5 != 0
                                                                || j == i % m;
             for (int scale = 0; scale <= 1; scale++) {
-                kernels_softmax_rule none = { scale, 64, MASK_NONE, NULL };
-                kernels_softmax_rule cells_rule = { scale, 17, MASK_EXPLICIT, cells };
+                kernels_softmax_rule none = { scale, 64, false, NULL };
+                kernels_softmax_rule cells_rule = { scale, 17, false, cells };
                 check_softmax(scores, n, m, &none, "softmax, no mask");
                 check_softmax(scores, n, m, &cells_rule, "softmax, explicit mask");
                 if (n <= m) { /* causal: row i sees 0 … i, so it needs m > i */
-                    kernels_softmax_rule causal = { scale, 3, MASK_CAUSAL, NULL };
+                    kernels_softmax_rule causal = { scale, 3, true, NULL };
                     check_softmax(scores, n, m, &causal, "softmax, causal mask");
                 }
             }
@@ -246,8 +247,8 @@ static void test_softmax_divides_by_sqrt_dk(void **state)
     (void)state;
     for (int d_k = 1; d_k <= 200; d_k++) {
         double scores[2] = { 0.0, -1.0 / 3.0 - d_k }, w[2];
-        kernels_softmax_rule rule = { true, d_k, MASK_NONE, NULL };
-        kernels_softmax(w, scores, 1, 2, &rule);
+        kernels_softmax_rule rule = { true, d_k, false, NULL };
+        kernels_softmax(w, scores, 1, 2, &rule, &config);
         double scaled = scores[1] / sqrt((double)d_k);
         double expected = exp(scaled) / (1.0 + exp(scaled));
         assert_true(fabs(w[1] - expected) <= 4e-16 * expected);
@@ -261,8 +262,8 @@ static void test_softmax_exponential_over_its_range(void **state)
     (void)state;
     for (double x = -760.0; x <= 0.0; x += 0.173) {
         double scores[2] = { 0.0, x }, w[2];
-        kernels_softmax_rule rule = { false, 1, MASK_NONE, NULL };
-        kernels_softmax(w, scores, 1, 2, &rule);
+        kernels_softmax_rule rule = { false, 1, false, NULL };
+        kernels_softmax(w, scores, 1, 2, &rule, &config);
         double e = exp(x), expected = e / (1.0 + e);
         double error = fabs(w[1] - expected);
         bool ok = error <= TOLERANCE
@@ -283,8 +284,8 @@ static void test_softmax_rows_sum_to_one(void **state)
     double *scores = numbers((size_t)n * (size_t)m, 17), *w = numbers((size_t)n * (size_t)m, 18);
     for (int i = 0; i < n * m; i++)
         scores[i] *= 300.0 * (i % m);
-    kernels_softmax_rule rule = { true, 64, MASK_CAUSAL, NULL };
-    kernels_softmax(w, scores, n, m, &rule);
+    kernels_softmax_rule rule = { true, 64, true, NULL };
+    kernels_softmax(w, scores, n, m, &rule, &config);
     for (int i = 0; i < n; i++) {
         double sum = 0.0;
         for (int j = 0; j < m; j++)
@@ -297,34 +298,25 @@ static void test_softmax_rows_sum_to_one(void **state)
     free(w);
 }
 
-static void test_trace_finite_finds_any_non_finite_number(void **state)
+/* The finite scan finds ±∞ and NaN at every place of arrays of every length up to 13 (the
+ * vector body and its tail). */
+static void test_all_finite_finds_any_non_finite_number(void **state)
 {
     (void)state;
-    static const char *const tokens[] = { "a", "b", "c" };
-    int n = 3, d = 4;
-    double *embeddings = numbers((size_t)n * (size_t)d, 19), *w = numbers(4 * (size_t)d * (size_t)d, 20);
-    attention_input in = {
-        .n_tokens = n, .tokens = tokens, .d_model = d, .heads = 2, .embeddings = embeddings,
-        .W_Q = w, .W_K = w + d * d, .W_V = w + 2 * d * d, .W_O = w + 3 * d * d,
-        .mask = MASK_CAUSAL, .scale = true,
-    };
-    trace t;
-    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
-    assert_true(kernels_trace_finite(&t));
-    double *arrays[] = { t.input, t.Q, t.K, t.V, t.scores, t.weights, t.context, t.concat, t.output };
-    size_t last[] = { 11, 11, 11, 11, 17, 17, 11, 11, 11 };
-    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
-        double kept = arrays[a][last[a]];
-        arrays[a][last[a]] = INFINITY;
-        assert_false(kernels_trace_finite(&t));
-        arrays[a][last[a]] = NAN;
-        assert_false(kernels_trace_finite(&t));
-        arrays[a][last[a]] = kept;
+    static const double bad[] = { INFINITY, -INFINITY, NAN };
+    for (size_t count = 1; count <= 13; count++) {
+        double *x = numbers(count, 19);
+        assert_true(kernels_all_finite(x, count, &config));
+        for (size_t at = 0; at < count; at++)
+            for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+                double kept = x[at];
+                x[at] = bad[b];
+                assert_false(kernels_all_finite(x, count, &config));
+                x[at] = kept;
+            }
+        assert_true(kernels_all_finite(x, count, &config));
+        free(x);
     }
-    assert_true(kernels_trace_finite(&t));
-    trace_free(&t);
-    free(embeddings);
-    free(w);
 }
 
 /* Splitting the rows across threads must not change a single bit, whatever the count. */
@@ -335,17 +327,17 @@ static void test_threads_do_not_change_results(void **state)
     double *A = numbers((size_t)rows * (size_t)inner, 21), *B = numbers((size_t)inner * (size_t)cols, 22);
     double *scores = numbers((size_t)rows * (size_t)rows, 23);
     double *C[3], *W[3];
-    kernels_softmax_rule rule = { true, 64, MASK_CAUSAL, NULL };
-    static const char *const counts[] = { "1", "2", "3" };
+    kernels_softmax_rule rule = { true, 64, true, NULL };
     for (int t = 0; t < 3; t++) {
-        setenv("ATTNSTEP_THREADS", counts[t], 1);
-        assert_int_equal(kernels_threads(), t + 1);
+        kernels_config threads = { t + 1, config.portable };
+        assert_int_equal(kernels_threads(&threads), t + 1);
         C[t] = numbers((size_t)rows * (size_t)cols, 24);
         W[t] = numbers((size_t)rows * (size_t)rows, 25);
-        kernels_matmul(C[t], A, B, rows, inner, cols);
-        kernels_softmax(W[t], scores, rows, rows, &rule);
+        kernels_matmul(C[t], A, B, rows, inner, cols, &threads);
+        kernels_softmax(W[t], scores, rows, rows, &rule, &threads);
     }
-    unsetenv("ATTNSTEP_THREADS");
+    kernels_config defaults = { 0, false };
+    assert_true(kernels_threads(&defaults) >= 1 && kernels_threads(NULL) <= 8);
     for (int t = 1; t < 3; t++) {
         assert_memory_equal(C[0], C[t], (size_t)rows * (size_t)cols * sizeof(double));
         assert_memory_equal(W[0], W[t], (size_t)rows * (size_t)rows * sizeof(double));
@@ -379,13 +371,15 @@ static void test_huge_page_advice_keeps_contents(void **state)
 static int use_portable(void **state)
 {
     (void)state;
-    return setenv("ATTNSTEP_PORTABLE", "1", 1);
+    config.portable = true;
+    return 0;
 }
 
 static int use_fastest(void **state)
 {
     (void)state;
-    return unsetenv("ATTNSTEP_PORTABLE");
+    config.portable = false;
+    return 0;
 }
 
 int main(void)
@@ -399,7 +393,7 @@ int main(void)
         cmocka_unit_test(test_softmax_divides_by_sqrt_dk),
         cmocka_unit_test(test_softmax_exponential_over_its_range),
         cmocka_unit_test(test_softmax_rows_sum_to_one),
-        cmocka_unit_test(test_trace_finite_finds_any_non_finite_number),
+        cmocka_unit_test(test_all_finite_finds_any_non_finite_number),
         cmocka_unit_test(test_threads_do_not_change_results),
         cmocka_unit_test(test_huge_page_advice_keeps_contents),
     };

@@ -45,7 +45,7 @@ static bool try_load_path(const char *path, const char *name, loaded *out)
     }
     lesson_diagnostics_free(&diagnostics);
     trace_failure failure;
-    trace_status ts = trace_compute(&out->l.input, &out->t, &failure);
+    trace_status ts = trace_compute(&out->l.input, NULL, &out->t, &failure);
     if (ts != TRACE_OK) {
         print_error("%s: trace_compute failed: %s (stage %d, head %d, row %d, col %d)\n", path,
                     trace_status_message(ts), (int)failure.stage, failure.head, failure.row,
@@ -365,7 +365,7 @@ static void test_bank_loan(void **state)
     attention_input one_head = x.l.input;
     one_head.heads = 1;
     trace one;
-    assert_int_equal(trace_compute(&one_head, &one, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&one_head, NULL, &one, NULL), TRACE_OK);
     int bank = row_of(&x, "bank");
     double river = trace_value(&one, STAGE_WEIGHTS, 1, bank, row_of(&x, "river"));
     double loan = trace_value(&one, STAGE_WEIGHTS, 1, bank, row_of(&x, "loan"));
@@ -505,7 +505,7 @@ static void test_scrambled_positional_is_not(void **state)
     attention_input bank_with_pe = bank.l.input;
     bank_with_pe.positional = true;
     trace with_pe;
-    assert_int_equal(trace_compute(&bank_with_pe, &with_pe, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&bank_with_pe, NULL, &with_pe, NULL), TRACE_OK);
     d = permuted_difference(&with_pe, &positional.t, perm, &wi, &wj);
     if (!(d > 0.05)) {
         print_error("scrambled_positional: weights equal bank_river's with positional "

@@ -43,7 +43,7 @@ static int setup(void **state)
         lesson_diagnostics_print(&d, stderr);
     lesson_diagnostics_free(&d);
     assert_int_equal(status, LESSON_OK);
-    assert_int_equal(trace_compute(&f->l.input, &f->t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&f->l.input, NULL, &f->t, NULL), TRACE_OK);
     *state = f;
     return 0;
 }

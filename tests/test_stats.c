@@ -1,5 +1,5 @@
 /* The counting formulas of --stats against counts worked out by hand for small shapes, the bytes
- * against trace_bytes_needed, and the table's rows against the step list. */
+ * against trace_bytes_needed, and the table's rows against the pipeline walk. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include "support.h"
 #include "trace.h"
 #include "stats.h"
+#include "walk.h"
 
 static const char *const tokens[] = { "a", "b", "c" };
 static const char *const source_tokens[] = { "x", "y", "z" };
@@ -30,7 +31,7 @@ static void compute(fixture *f)
     f->in.W_O = f->weights + 3 * d * d;
     if (f->in.source)
         f->in.source_embeddings = f->source;
-    assert_int_equal(trace_compute(&f->in, &f->t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&f->in, NULL, &f->t, NULL), TRACE_OK);
 }
 
 static const stats_stage *find(const stats_table *table, stage_id stage)
@@ -68,7 +69,7 @@ static void test_counts_of_a_causal_lesson(void **state)
                           .mask = MASK_CAUSAL, .positional = true, .scale = true } };
     compute(&f);
     stats_table table;
-    stats_count(&f.t, &table);
+    assert_true(stats_count(&f.t, &table));
     expect(&table, STAGE_INPUT, 0, 12, 0, 0, 96 + 96); /* input and the PE table */
     expect(&table, STAGE_Q, 48, 36, 0, 0, 96);
     expect(&table, STAGE_K, 48, 36, 0, 0, 96);
@@ -102,7 +103,7 @@ static void test_counts_of_cross_attention(void **state)
                           .d_model = 2, .heads = 1, .mask = MASK_NONE, .scale = false } };
     compute(&f);
     stats_table table;
-    stats_count(&f.t, &table);
+    assert_true(stats_count(&f.t, &table));
     assert_int_equal(table.stages[0].stage, STAGE_SOURCE_INPUT);
     expect(&table, STAGE_SOURCE_INPUT, 0, 0, 0, 0, 48);
     expect(&table, STAGE_INPUT, 0, 0, 0, 0, 32);
@@ -118,25 +119,24 @@ static void test_counts_of_cross_attention(void **state)
     trace_free(&f.t);
 }
 
-/* One row per stage of the step list, in its order, each name once. */
-static void test_rows_follow_the_step_list(void **state)
+/* One row per stage of the pipeline walk, in its order, each name once. */
+static void test_rows_follow_the_walk(void **state)
 {
     (void)state;
     fixture f = { .in = { .n_tokens = 3, .tokens = tokens, .d_model = 4, .heads = 2,
                           .mask = MASK_NONE, .scale = true } };
     compute(&f);
     stats_table table;
-    stats_count(&f.t, &table);
+    assert_true(stats_count(&f.t, &table));
     assert_int_equal(table.count, STAGE_COUNT - 1); /* all but source_input */
+    walk w;
+    assert_true(walk_build(&w, &f.t, NULL, 0));
     int row = 0;
-    for (int k = 0; k < trace_step_count(&f.t); k++) {
-        stage_id stage;
-        int head;
-        trace_step_at(&f.t, k, &stage, &head);
-        if (head == 1)
-            assert_int_equal(table.stages[row++].stage, stage);
-    }
+    for (int k = 0; k < w.count; k++)
+        if (w.steps[k].head == 1)
+            assert_int_equal(table.stages[row++].stage, w.steps[k].stage);
     assert_int_equal(row, table.count);
+    walk_free(&w);
     trace_free(&f.t);
 }
 
@@ -162,9 +162,9 @@ static void test_doubling_n_quadruples_the_attention_work(void **state)
                                .W_K = weights + d * d, .W_V = weights + 2 * d * d,
                                .W_O = weights + 3 * d * d, .mask = MASK_NONE, .scale = true };
         trace t;
-        assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+        assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
         stats_table table;
-        stats_count(&t, &table);
+        assert_true(stats_count(&t, &table));
         unsigned long long quadratic = find(&table, STAGE_SCORES)->multiplications
                                      + find(&table, STAGE_CONTEXT)->multiplications;
         unsigned long long projections = find(&table, STAGE_Q)->multiplications;
@@ -189,8 +189,8 @@ static void test_times_are_measured_and_add_up(void **state)
                           .mask = MASK_CAUSAL, .positional = true, .scale = true } };
     compute(&f);
     stats_table table;
-    stats_count(&f.t, &table);
-    assert_true(stats_time(&f.t, &table));
+    assert_true(stats_count(&f.t, &table));
+    assert_true(stats_time(&f.t, NULL, &table));
     double sum = 0.0;
     for (int s = 0; s < table.count; s++) {
         assert_true(table.stages[s].seconds > 0.0 && table.stages[s].seconds < 1.0);
@@ -212,7 +212,7 @@ static void test_printed_table_names_each_stage_once(void **state)
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
     assert_non_null(out);
-    assert_int_equal(stats_print(&f.t, "test lesson", out), 0);
+    assert_int_equal(stats_print(&f.t, NULL, "test lesson", out), 0);
     fclose(out);
     assert_non_null(strstr(text, "Cost of test lesson\n"));
     for (int s = 0; s < STAGE_COUNT; s++) {
@@ -235,8 +235,8 @@ static void test_cost_refuses_what_exceeds_the_limit(void **state)
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
     assert_non_null(out);
-    assert_int_equal(stats_cost(20000, 8, out), 0);
-    assert_int_equal(stats_cost(10, 3, out), -1); /* heads must divide d_model */
+    assert_int_equal(stats_cost(20000, 8, NULL, out), 0);
+    assert_int_equal(stats_cost(10, 3, NULL, out), -1); /* heads must divide d_model */
     fclose(out);
     assert_non_null(strstr(text, "nothing computed"));
     free(text);
@@ -247,7 +247,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_of_a_causal_lesson),
         cmocka_unit_test(test_counts_of_cross_attention),
-        cmocka_unit_test(test_rows_follow_the_step_list),
+        cmocka_unit_test(test_rows_follow_the_walk),
         cmocka_unit_test(test_doubling_n_quadruples_the_attention_work),
         cmocka_unit_test(test_times_are_measured_and_add_up),
         cmocka_unit_test(test_printed_table_names_each_stage_once),

@@ -244,7 +244,7 @@ static void test_walk_visits_every_stage_in_order(void **state)
     (void)state;
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     assert_int_equal(v.walk.count, 11);   /* input … output, no source_input without a source */
@@ -271,7 +271,7 @@ static void test_step_into_fills_in_reading_order(void **state)
     (void)state;
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     ui_view_goto(&v, walk_find(&v.walk, STAGE_SCORES, 1));
@@ -301,7 +301,7 @@ static void test_heads_are_sub_steps_and_tab_switches(void **state)
     (void)state;
     attention_input in = two_head_input();
     trace t;
-    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
     lesson_step narration[] = {
         {.stage = STAGE_WEIGHTS, .head = 2, .focus_row = 0, .focus_col = 2, .say = "bank, river"},
     };
@@ -345,7 +345,7 @@ static void test_scrolling_keeps_the_selection_visible(void **state)
     (void)state;
     attention_input in = two_head_input();
     trace t;
-    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_DOWN);
@@ -392,7 +392,7 @@ static void test_choice_question_hides_then_judges(void **state)
     (void)state;
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
     lesson_step narration[2];
     question_narration(narration);
     lesson l = {.steps = narration, .n_steps = 2};
@@ -430,7 +430,7 @@ static void test_numeric_question_typed_and_right(void **state)
     (void)state;
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, &t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
     lesson_step narration[2];
     question_narration(narration);
     lesson l = {.steps = narration, .n_steps = 2};
@@ -473,8 +473,8 @@ static void test_rebuild_keeps_the_place(void **state)
     (void)state;
     attention_input big = two_head_input(), small = cat_sat_input();
     trace t1, t2;
-    assert_int_equal(trace_compute(&big, &t1, NULL), TRACE_OK);
-    assert_int_equal(trace_compute(&small, &t2, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&big, NULL, &t1, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&small, NULL, &t2, NULL), TRACE_OK);
     lesson_step narration[2];
     question_narration(narration);
     narration[0].focus_col = -1;
@@ -534,7 +534,7 @@ static void test_overlays_close_as_they_say(void **state)
     (void)state;
     ui_opened *o = NULL;
     char error[512];
-    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, &o, false, error,
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, &o, false, error,
                                     sizeof error), EXIT_STATUS_OK);
     ui_screen *screen = ui_lesson_screen_new(o);
     assert_non_null(screen);

@@ -110,7 +110,8 @@ static int write_explanation(const options *o, const lesson *l, const trace *t)
 static int write_stats(const options *o, const lesson *l, const trace *t)
 {
     (void)o;
-    return written(stats_print(t, l->title, stdout) == 0 ? EXIT_STATUS_OK : EXIT_STATUS_IO);
+    return written(stats_print(t, &o->ui.compute, l->title, stdout) == 0 ? EXIT_STATUS_OK
+                                                                          : EXIT_STATUS_IO);
 }
 
 static int check_lessons(const options *o, int count, char **paths)
@@ -142,7 +143,8 @@ static int show_cost(const options *o, int count, char **paths)
         return usage_error("--cost makes its own sentences and takes no lesson", NULL);
     if (o->d_model % o->heads != 0)
         return usage_error("--heads must divide --d-model", NULL);
-    return stats_cost(o->d_model, o->heads, stdout) == 0 ? EXIT_STATUS_OK : EXIT_STATUS_SOFTWARE;
+    return stats_cost(o->d_model, o->heads, &o->ui.compute, stdout) == 0 ? EXIT_STATUS_OK
+                                                                         : EXIT_STATUS_SOFTWARE;
 }
 
 static int run_ui(const options *o, int count, char **paths)
@@ -389,7 +391,7 @@ static int run_with_trace(const options *o, const char *path)
     trace t;
     trace_failure failure;
     int status;
-    if (trace_compute(&l.input, &t, &failure) != TRACE_OK) {
+    if (trace_compute(&l.input, &o->ui.compute, &t, &failure) != TRACE_OK) {
         /* the failure names cells by the input's labels, which outlive the failed trace */
         trace labels = { .in = &l.input, .n = l.input.n_tokens, .d_model = l.input.d_model };
         status = report_trace_failure(path, &labels, &failure);
@@ -401,9 +403,29 @@ static int run_with_trace(const options *o, const char *path)
     return status;
 }
 
-static bool terminal_usable(void)
+/* Every environment variable attnstep heeds, read here once and handed down as options:
+ * ATTNSTEP_THREADS (threads for the kernels; unset or 0: every core), ATTNSTEP_PORTABLE (set and
+ * not "0": never the AVX2 code), NO_COLOR (no colour unless --color=always), ATTNSTEP_LESSONS
+ * (the picker's folders), ATTNSTEP_KEY_TIMES (the UI's timing file, for make bench). */
+static void read_environment(options *o)
 {
-    const char *term = getenv("TERM");
+    const char *threads = getenv("ATTNSTEP_THREADS");
+    const char *portable = getenv("ATTNSTEP_PORTABLE");
+    const char *no_color = getenv("NO_COLOR");
+    if (threads && *threads && !parse_int(threads, 0, 1 << 16, &o->ui.compute.threads))
+        fprintf(stderr, "attnstep: ATTNSTEP_THREADS=%s is not a number; using every core\n",
+                threads);
+    o->ui.compute.portable = portable && *portable && strcmp(portable, "0") != 0;
+    if (no_color && *no_color && o->ui.color == UI_COLOR_AUTO)
+        o->ui.color = UI_COLOR_NEVER;
+    o->ui.lesson_folders = getenv("ATTNSTEP_LESSONS");
+    o->ui.key_times = getenv("ATTNSTEP_KEY_TIMES");
+    o->ui.term = getenv("TERM");
+}
+
+static bool terminal_usable(const options *o)
+{
+    const char *term = o->ui.term;
     return isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && term && *term
         && strcmp(term, "dumb") != 0;
 }
@@ -411,7 +433,7 @@ static bool terminal_usable(void)
 /* Without a mode: the UI on a terminal (or with a key script), else the plain trace. */
 static const mode *default_mode(const options *o, int files)
 {
-    if (o->ui.key_script || terminal_usable())
+    if (o->ui.key_script || terminal_usable(o))
         return &mode_ui;
     if (files && isatty(STDOUT_FILENO))
         fputs("attnstep: this terminal cannot run the interactive UI (TERM is unset or dumb); "
@@ -428,6 +450,7 @@ int main(int argc, char **argv)
     int status = parse_options(argc, argv, &o);
     if (status >= 0)
         return status;
+    read_environment(&o);
     int files = argc - optind;
     bool chosen = o.mode != NULL;
     if (!chosen)

@@ -6,42 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace.h"
+#include "number.h"
+#include "stage_functions.h"
 
 /* Sums with more terms than this are shortened to their first terms, "…", and the last. */
 enum { SUM_TERMS_SHOWN = 6, SUM_TERMS_LEADING = 3 };
 
-int format_number(double x, int precision, char *buffer, size_t size)
-{
-    if (isinf(x))
-        return snprintf(buffer, size, "%s", x < 0 ? "−∞" : "∞");
-    if (isnan(x))
-        return snprintf(buffer, size, "NaN");
-    if (x != 0.0 && (fabs(x) >= 1e9 || fabs(x) < 0.5 * pow(10.0, -precision)))
-        return snprintf(buffer, size, "%.*e", precision > 0 ? precision - 1 : 0, x);
-    char text[512];
-    snprintf(text, sizeof text, "%.*f", precision, x);
-    char *dot = strchr(text, '.');
-    if (dot) {
-        char *end = text + strlen(text) - 1;
-        while (end > dot + 1 && *end == '0')
-            *end-- = '\0';
-    } else {
-        strcat(text, ".0");
-    }
-    if (strcmp(text, "-0.0") == 0)  /* a tiny negative rounded away: no sign on zero */
-        memmove(text, text + 1, strlen(text));
-    return snprintf(buffer, size, "%s", text);
-}
-
-/* An append-only text buffer that, like snprintf, counts what it could not hold. */
-typedef struct {
-    char *buffer;
-    size_t size, length;
-    int precision;
-} text;
-
-static void put(text *out, const char *format, ...)
+static void put(explain_text *out, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -52,10 +23,11 @@ static void put(text *out, const char *format, ...)
         out->length += (size_t)wrote;
 }
 
-static void put_number(text *out, double x)
+static void put_number(explain_text *out, double x)
 {
-    char number[64];
-    format_number(x, out->precision, number, sizeof number);
+    char number[NUMBER_MAX];
+    number_write(x, &(number_format){ NUMBER_SHORT, out->precision, 0, false }, number,
+                 sizeof number);
     put(out, "%s", number);
 }
 
@@ -65,7 +37,7 @@ typedef struct {
     size_t left_stride, right_stride;
 } products;
 
-static void put_product_terms(text *out, const products *p, int count)
+static void put_product_terms(explain_text *out, const products *p, int count)
 {
     for (int i = 0; i < count; i++) {
         if (count > SUM_TERMS_SHOWN && i == SUM_TERMS_LEADING) {
@@ -90,12 +62,7 @@ static const char *source_label(const trace *t, int i)
     return trace_axis_label(t, AXIS_SOURCE, i, NULL, 0);
 }
 
-static const char *source_stage_name(const trace *t)
-{
-    return t->in->source ? "source_input" : "input";
-}
-
-static void put_cell_name(text *out, const trace *t, const trace_cell *cell)
+static void put_cell_name(explain_text *out, const trace *t, const trace_cell *cell)
 {
     const stage_info *info = stage_get(cell->stage);
     char buffer[32];
@@ -105,48 +72,63 @@ static void put_cell_name(text *out, const trace *t, const trace_cell *cell)
         put(out, " (head %d)", cell->head);
 }
 
-static void put_positional(text *out, const trace *t, int pos, int col)
+static void put_positional(explain_text *out, const trace *t, int pos, int col)
 {
     int even = col - col % 2;
     put(out, "%s(%d / 10000^(%d/%d))", col % 2 ? "cos" : "sin", pos, even, t->d_model);
 }
 
-static void explain_input(text *out, const trace *t, const trace_cell *cell)
+/* input and source_input: the token's embedding, plus its positional encoding. */
+bool explain_input(explain_text *out, const trace *t, const trace_cell *cell)
 {
-    bool source = cell->stage == STAGE_SOURCE_INPUT;
-    const double *embeddings = source ? t->in->source_embeddings : t->in->embeddings;
-    double embedding = embeddings[(size_t)cell->row * (size_t)t->d_model + (size_t)cell->col];
+    const double *embeddings = cell->stage == STAGE_SOURCE_INPUT ? t->in->source_embeddings
+                                                                 : t->in->embeddings;
+    size_t at = (size_t)cell->row * (size_t)t->d_model + (size_t)cell->col;
     put(out, " = embedding(%s)[%d]", row_label(t, cell), cell->col);
     if (t->positional) {
         put(out, " + PE[%d,%d] = ", cell->row, cell->col);
-        put_number(out, embedding);
+        put_number(out, embeddings[at]);
         put(out, " + ");
         put_positional(out, t, cell->row, cell->col);
         put(out, " = ");
-        put_number(out, embedding);
+        put_number(out, embeddings[at]);
         put(out, " + ");
-        put_number(out, t->positional[(size_t)cell->row * (size_t)t->d_model + (size_t)cell->col]);
+        put_number(out, t->positional[at]);
     }
+    return true;
 }
 
-/* Q, K, V and output: a row of the stage's input times a column of its weight matrix. */
-static void explain_projection(text *out, const trace *t, const trace_cell *cell)
+/* Q, K, V and output: a row of stage `from` times a column of the weight matrix. */
+static bool explain_projection(explain_text *out, const trace *t, const trace_cell *cell,
+                               stage_id from, const char *matrix, const double *weights)
 {
-    const double *rows = t->input, *weights = t->in->W_Q;
-    const char *row_stage = "input", *matrix = "W_Q";
-    switch (cell->stage) {
-    case STAGE_K: rows = t->source_input; weights = t->in->W_K;
-        row_stage = source_stage_name(t); matrix = "W_K"; break;
-    case STAGE_V: rows = t->source_input; weights = t->in->W_V;
-        row_stage = source_stage_name(t); matrix = "W_V"; break;
-    case STAGE_OUTPUT: rows = t->concat; weights = t->in->W_O;
-        row_stage = "concat"; matrix = "W_O"; break;
-    default: break;
-    }
     size_t d = (size_t)t->d_model;
-    products p = { rows + (size_t)cell->row * d, weights + (size_t)cell->col, 1, d };
-    put(out, " = %s_%s · %s[:,%d] = ", row_stage, row_label(t, cell), matrix, cell->col);
+    products p = { trace_block(t, from, 1) + (size_t)cell->row * d, weights + (size_t)cell->col,
+                   1, d };
+    put(out, " = %s_%s · %s[:,%d] = ", stage_get(from)->name, row_label(t, cell), matrix,
+        cell->col);
     put_product_terms(out, &p, t->d_model);
+    return true;
+}
+
+bool explain_q(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    return explain_projection(out, t, cell, STAGE_INPUT, "W_Q", t->in->W_Q);
+}
+
+bool explain_k(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    return explain_projection(out, t, cell, trace_source_stage(t), "W_K", t->in->W_K);
+}
+
+bool explain_v(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    return explain_projection(out, t, cell, trace_source_stage(t), "W_V", t->in->W_V);
+}
+
+bool explain_output(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    return explain_projection(out, t, cell, STAGE_CONCAT, "W_O", t->in->W_O);
 }
 
 static size_t head_offset(const trace *t, int head)
@@ -154,24 +136,26 @@ static size_t head_offset(const trace *t, int head)
     return (size_t)(head - 1) * (size_t)t->d_k;
 }
 
-static void explain_scores(text *out, const trace *t, const trace_cell *cell)
+bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
 {
     size_t d = (size_t)t->d_model, offset = head_offset(t, cell->head);
-    products p = { t->Q + (size_t)cell->row * d + offset, t->K + (size_t)cell->col * d + offset,
-                   1, 1 };
+    products p = { trace_block(t, STAGE_Q, 1) + (size_t)cell->row * d + offset,
+                   trace_block(t, STAGE_K, 1) + (size_t)cell->col * d + offset, 1, 1 };
     put(out, " = q_%s · k_%s", row_label(t, cell), source_label(t, cell->col));
     if (t->heads > 1)
         put(out, " over dims %zu…%zu", offset, offset + (size_t)t->d_k - 1);
     put(out, " = ");
     put_product_terms(out, &p, t->d_k);
+    return true;
 }
 
-static void put_source_cell(text *out, const trace *t, const char *stage, const trace_cell *cell)
+static void put_source_cell(explain_text *out, const trace *t, const char *stage,
+                            const trace_cell *cell)
 {
     put(out, "%s[%s,%s]", stage, row_label(t, cell), source_label(t, cell->col));
 }
 
-static void explain_scaled(text *out, const trace *t, const trace_cell *cell)
+bool explain_scaled(explain_text *out, const trace *t, const trace_cell *cell)
 {
     put(out, " = ");
     put_source_cell(out, t, "scores", cell);
@@ -179,25 +163,24 @@ static void explain_scaled(text *out, const trace *t, const trace_cell *cell)
     if (!t->in->scale) {
         put(out, " (scale: false) = ");
         put_number(out, score);
-        return;
+        return true;
     }
     put(out, " / √d_k = ");
     put_number(out, score);
     put(out, " / √%d", t->d_k);
+    return true;
 }
 
-static void explain_masked(text *out, const trace *t, const trace_cell *cell)
+bool explain_masked(explain_text *out, const trace *t, const trace_cell *cell)
 {
-    static const char *const mask_names[] = {
-        [MASK_NONE] = "no mask", [MASK_CAUSAL] = "causal mask", [MASK_EXPLICIT] = "lesson's mask",
-    };
     if (trace_is_hidden(t, cell->row, cell->col)) {
-        put(out, " = −∞ (hidden by the %s)", mask_names[t->in->mask]);
-        return;
+        put(out, " = −∞ (hidden by the %s)", trace_mask_name(t->in->mask));
+        return false;
     }
     put(out, " = ");
     put_source_cell(out, t, "scaled", cell);
     put(out, " (%s)", t->in->mask == MASK_NONE ? "no mask" : "may attend");
+    return true;
 }
 
 /* The max of a masked row: the shift the stable softmax subtracts. */
@@ -212,7 +195,7 @@ static double masked_row_max(const trace *t, int head, int row)
     return max;
 }
 
-static void put_shifted_exp(text *out, const trace *t, const trace_cell *cell, int col,
+static void put_shifted_exp(explain_text *out, const trace *t, const trace_cell *cell, int col,
                             double max)
 {
     put(out, "exp(");
@@ -222,11 +205,11 @@ static void put_shifted_exp(text *out, const trace *t, const trace_cell *cell, i
     put(out, ")");
 }
 
-static void explain_weights(text *out, const trace *t, const trace_cell *cell)
+bool explain_weights(explain_text *out, const trace *t, const trace_cell *cell)
 {
     if (trace_is_hidden(t, cell->row, cell->col)) {
         put(out, " = exp(−∞) / (…) = 0 (hidden by the mask)");
-        return;
+        return false;
     }
     double max = masked_row_max(t, cell->head, cell->row);
     int visible = 0;
@@ -249,50 +232,36 @@ static void explain_weights(text *out, const trace *t, const trace_cell *cell)
         put_shifted_exp(out, t, cell, j, max);
     }
     put(out, ")");
+    return true;
 }
 
-static void explain_context(text *out, const trace *t, const trace_cell *cell)
+bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)
 {
-    size_t d = (size_t)t->d_model;
-    size_t square = ((size_t)(cell->head - 1) * (size_t)t->n + (size_t)cell->row) * (size_t)t->m;
-    products p = { t->weights + square, t->V + head_offset(t, cell->head) + (size_t)cell->col,
-                   1, d };
-    put(out, " = Σ_j weights[%s,j] × v_j[%zu] = ", row_label(t, cell),
-        head_offset(t, cell->head) + (size_t)cell->col);
+    size_t offset = head_offset(t, cell->head) + (size_t)cell->col;
+    products p = { trace_block(t, STAGE_WEIGHTS, cell->head) + (size_t)cell->row * (size_t)t->m,
+                   trace_block(t, STAGE_V, 1) + offset, 1, (size_t)t->d_model };
+    put(out, " = Σ_j weights[%s,j] × v_j[%zu] = ", row_label(t, cell), offset);
     put_product_terms(out, &p, t->m);
+    return true;
 }
 
-static void explain_concat(text *out, const trace *t, const trace_cell *cell)
+bool explain_concat(explain_text *out, const trace *t, const trace_cell *cell)
 {
     int head = cell->col / t->d_k + 1;
     put(out, " = context[%s,%d] of head %d", row_label(t, cell), cell->col % t->d_k, head);
+    return true;
 }
-
-typedef void explainer(text *out, const trace *t, const trace_cell *cell);
-
-/* One explainer per stage, in stage-table order. */
-static explainer *const explainers[STAGE_COUNT] = {
-    [STAGE_SOURCE_INPUT] = explain_input, [STAGE_INPUT] = explain_input,
-    [STAGE_Q] = explain_projection, [STAGE_K] = explain_projection,
-    [STAGE_V] = explain_projection, [STAGE_SCORES] = explain_scores,
-    [STAGE_SCALED] = explain_scaled, [STAGE_MASKED] = explain_masked,
-    [STAGE_WEIGHTS] = explain_weights, [STAGE_CONTEXT] = explain_context,
-    [STAGE_CONCAT] = explain_concat, [STAGE_OUTPUT] = explain_projection,
-};
 
 int trace_cell_explain(const trace *t, const trace_cell *cell, int precision,
                        char *buffer, size_t size)
 {
-    text out = { buffer, size, 0, precision };
+    explain_text out = { buffer, size, 0, precision };
     if (size)
         buffer[0] = '\0';
     put_cell_name(&out, t, cell);
-    explainers[cell->stage](&out, t, cell);
-    double value = trace_value(t, cell->stage, cell->head, cell->row, cell->col);
-    if (!(cell->stage == STAGE_MASKED && trace_is_hidden(t, cell->row, cell->col))
-        && !(cell->stage == STAGE_WEIGHTS && trace_is_hidden(t, cell->row, cell->col))) {
+    if (stage_functions_get(cell->stage)->explain(&out, t, cell)) {
         put(&out, " = ");
-        put_number(&out, value);
+        put_number(&out, trace_value(t, cell->stage, cell->head, cell->row, cell->col));
     }
     return out.length > (size_t)INT_MAX ? -1 : (int)out.length;
 }
@@ -335,7 +304,7 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
     name[name_length] = '\0';
     stage_id stage = stage_find(name);
     if (stage == STAGE_COUNT || !trace_has_stage(t, stage)) {
-        text out = { error, error_size, 0, 0 };
+        explain_text out = { error, error_size, 0, 0 };
         put(&out, "unknown stage '%s' (stages:", name);
         for (int s = 0; s < STAGE_COUNT; s++)
             if (trace_has_stage(t, (stage_id)s))

@@ -53,12 +53,11 @@ typedef double v2d __attribute__((vector_size(16)));
 #define AVX2
 #endif
 
-/* Whether the AVX2 versions run: the processor has AVX2 and ATTNSTEP_PORTABLE is not set (the
- * tests set it to check the portable versions too). */
-static bool have_avx2(void)
+/* Whether the AVX2 versions run: the processor has AVX2 and the caller did not ask for the
+ * portable versions (the tests ask, to check those too). */
+static bool have_avx2(const kernels_config *config)
 {
-    const char *portable = getenv("ATTNSTEP_PORTABLE");
-    if (portable && *portable && strcmp(portable, "0") != 0)
+    if (config && config->portable)
         return false;
 #ifdef KERNELS_X86
     return __builtin_cpu_supports("avx2");
@@ -300,10 +299,9 @@ static size_t round_up(size_t x, size_t unit)
     return (x + unit - 1) / unit * unit;
 }
 
-int kernels_threads(void)
+int kernels_threads(const kernels_config *config)
 {
-    const char *setting = getenv("ATTNSTEP_THREADS");
-    long count = setting && *setting ? strtol(setting, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    long count = config && config->threads > 0 ? config->threads : sysconf(_SC_NPROCESSORS_ONLN);
     return count < 1 ? 1 : count > MAX_THREADS ? MAX_THREADS : (int)count;
 }
 
@@ -367,12 +365,13 @@ static void *helper(void *argument)
 
 /* Runs work(job, chunk, scratch) for every chunk on the calling thread (whose scratch is given)
  * and, when the job is worth it (amount ≥ SPLIT_WORK multiply-adds or the like), on up to
- * kernels_threads() − 1 detached helpers, each with scratch_bytes of its own. Every chunk is
- * computed the same way whichever thread takes it, so results do not depend on the split. */
+ * kernels_threads(config) − 1 detached helpers, each with scratch_bytes of its own. Every chunk
+ * is computed the same way whichever thread takes it, so results do not depend on the split. */
 static void run_shared(void (*work)(void *, int, double *), void *job, int chunks,
-                       double *scratch, size_t scratch_bytes, double amount)
+                       double *scratch, size_t scratch_bytes, double amount,
+                       const kernels_config *config)
 {
-    int helpers = amount >= SPLIT_WORK ? kernels_threads() - 1 : 0;
+    int helpers = amount >= SPLIT_WORK ? kernels_threads(config) - 1 : 0;
     if (helpers > chunks - 1)
         helpers = chunks - 1;
     shared_job *j = helpers > 0 ? malloc(sizeof *j) : NULL;
@@ -432,7 +431,8 @@ static void gemm_work(void *argument, int chunk, double *apack)
 }
 
 void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
-                  const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc)
+                  const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc,
+                  const kernels_config *config)
 {
     if (rows < 1 || cols < 1)
         return;
@@ -450,9 +450,9 @@ void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
     double *bpack = aligned_alloc(64, b_bytes), *apack = aligned_alloc(64, a_bytes);
     if (bpack && apack) {
         pack_all_b(bpack, &b, cols, inner);
-        gemm_job g = { rows, cols, inner, A, lda, bpack, C, ldc, have_avx2() };
+        gemm_job g = { rows, cols, inner, A, lda, bpack, C, ldc, have_avx2(config) };
         run_shared(gemm_work, &g, (rows + MC - 1) / MC, apack, a_bytes,
-                   (double)rows * (double)cols * (double)inner);
+                   (double)rows * (double)cols * (double)inner, config);
     } else { /* out of memory for packing: the plain loops need none */
         for (int i = 0; i < rows; i++)
             memset(C + (size_t)i * ldc, 0, (size_t)cols * sizeof *C);
@@ -462,24 +462,26 @@ void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
     free(bpack);
 }
 
-void kernels_matmul(double *C, const double *A, const double *B, int rows, int inner, int cols)
+void kernels_matmul(double *C, const double *A, const double *B, int rows, int inner, int cols,
+                    const kernels_config *config)
 {
-    kernels_gemm(rows, cols, inner, A, (size_t)inner, B, (size_t)cols, false, C, (size_t)cols);
+    kernels_gemm(rows, cols, inner, A, (size_t)inner, B, (size_t)cols, false, C, (size_t)cols,
+                 config);
 }
 
 void kernels_scores(double *scores, const double *Q, const double *K, int n, int m, int d_k,
-                    int ld, int offset)
+                    int ld, int offset, const kernels_config *config)
 {
     /* Q_h · K_hᵀ: K_h's rows are the columns of the product, so B is read transposed */
     kernels_gemm(n, m, d_k, Q + offset, (size_t)ld, K + offset, (size_t)ld, true, scores,
-                 (size_t)m);
+                 (size_t)m, config);
 }
 
 void kernels_context(double *context, const double *weights, const double *V, int n, int m,
-                     int d_k, int ld, int offset)
+                     int d_k, int ld, int offset, const kernels_config *config)
 {
     kernels_gemm(n, d_k, m, weights, (size_t)m, V + offset, (size_t)ld, false, context,
-                 (size_t)d_k);
+                 (size_t)d_k, config);
 }
 
 /* exp(x) for x ≤ 0, four at a time; x < −745.2 (below the smallest subnormal, and −∞) gives 0.
@@ -633,6 +635,7 @@ typedef struct {
     const double *scores;
     int n, m;
     const kernels_softmax_rule *rule;
+    bool wide;  /* AVX2 is there */
 } softmax_job;
 
 /* Rows in one chunk of a softmax: enough to make taking a chunk cheap beside computing it. */
@@ -648,19 +651,19 @@ static void softmax_work(void *argument, int chunk, double *scratch)
     int rows = x->n - row0 < SOFTMAX_ROWS ? x->n - row0 : SOFTMAX_ROWS;
     size_t row = (size_t)x->m, first = (size_t)row0 * row;
     /* pass 1: the masked, scaled scores of the rows, kept in weights for the row passes */
-    bool wide = have_avx2();
+    bool wide = x->wide;
     (wide ? scale_rows_avx2 : scale_rows_portable)(x->weights + first, x->scores + first,
                                                     (size_t)rows * row, rule->scale,
                                                     sqrt((double)rule->d_k));
     for (int i = row0; i < row0 + rows; i++) {
         double *w = x->weights + (size_t)i * row;
         /* pass 2: hidden cells become −∞, so their exponential is exactly 0 */
-        if (rule->mask == MASK_CAUSAL)
+        if (rule->causal)
             for (int j = i + 1; j < x->m; j++)
                 w[j] = -INFINITY;
-        else if (rule->mask == MASK_EXPLICIT)
+        else if (rule->allowed)
             for (int j = 0; j < x->m; j++)
-                if (rule->mask_cells[(size_t)i * row + (size_t)j] == 0)
+                if (rule->allowed[(size_t)i * row + (size_t)j] == 0)
                     w[j] = -INFINITY;
         /* pass 3: the row's stable softmax */
         (wide ? softmax_row_avx2 : softmax_row_portable)(w, x->m);
@@ -668,12 +671,12 @@ static void softmax_work(void *argument, int chunk, double *scratch)
 }
 
 void kernels_softmax(double *weights, const double *scores, int n, int m,
-                     const kernels_softmax_rule *rule)
+                     const kernels_softmax_rule *rule, const kernels_config *config)
 {
-    softmax_job job = { weights, scores, n, m, rule };
+    softmax_job job = { weights, scores, n, m, rule, have_avx2(config) };
     /* an exponential costs about as much as twenty multiply-adds */
     run_shared(softmax_work, &job, (n + SOFTMAX_ROWS - 1) / SOFTMAX_ROWS, NULL, 0,
-               20.0 * (double)n * (double)m);
+               20.0 * (double)n * (double)m, config);
 }
 
 /* The sum of x·0 over an array is 0 when every x is finite and NaN as soon as one is ±∞ or NaN. */
@@ -692,22 +695,9 @@ AVX2 static bool all_finite_avx2(const double *x, size_t count)
     return (acc[0] + acc[1] + acc[2] + acc[3] + tail) == 0.0;
 }
 
-bool kernels_trace_finite(const trace *t)
+bool kernels_all_finite(const double *x, size_t count, const kernels_config *config)
 {
-    bool (*all_finite)(const double *, size_t) = have_avx2() ? all_finite_avx2
-                                                             : all_finite_portable;
-    /* every stored matrix, as the core lays it out (trace_block); derived stages need no scan */
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        stage_id stage = (stage_id)s;
-        int heads = stage_get(stage)->per_head ? t->heads : 1;
-        size_t cells = (size_t)trace_rows(t, stage) * (size_t)trace_cols(t, stage);
-        for (int h = 1; h <= heads && trace_has_stage(t, stage); h++) {
-            const double *block = trace_block(t, stage, h);
-            if (block && !all_finite(block, cells))
-                return false;
-        }
-    }
-    return true;
+    return have_avx2(config) ? all_finite_avx2(x, count) : all_finite_portable(x, count);
 }
 
 void kernels_prefer_huge_pages(void *memory, size_t bytes)

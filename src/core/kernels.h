@@ -5,16 +5,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "trace.h"
 
-/* How many threads a large product or softmax is split across: the online processors, or
- * ATTNSTEP_THREADS when set (1 keeps all work on the calling thread), at most 8. Results do not
+/* How the kernels run; results never depend on it. Every kernel takes one (NULL = defaults).
+ * The vector code runs where the processor has AVX2 (x86-64); elsewhere, or with portable set,
+ * portable versions run: the same sums in the same order with two-double vectors, and libm's
+ * exp in the softmax. */
+typedef struct {
+    int threads;    /* threads a large product or softmax is split across; 0 = the online
+                       processors; 1 keeps all work on the calling thread */
+    bool portable;  /* never the AVX2 code */
+} kernels_config;
+
+/* The threads config asks for, or the online processors; at least 1, at most 8. Results do not
  * depend on it: each cell is computed the same way by whichever thread. */
-int kernels_threads(void);
-
-/* The vector code runs where the processor has AVX2 (x86-64); elsewhere, or when the environment
- * sets ATTNSTEP_PORTABLE=1, portable versions run: the same sums in the same order with two-double
- * vectors, and libm's exp in the softmax. */
+int kernels_threads(const kernels_config *config);
 
 /* C (rows×cols, row stride ldc) = A (rows×inner, row stride lda) · B. B is inner×cols with row
  * stride ldb, or, when b_transposed, B's transpose is what is stored: cols×inner, row stride ldb.
@@ -22,40 +26,43 @@ int kernels_threads(void);
  * bit-for-bit the textbook loop `c = 0; for k: c += a[i,k] * b[k,j]` (unless built with
  * -DKERNELS_FMA, which fuses each step on AVX2 machines). */
 void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
-                  const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc);
+                  const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc,
+                  const kernels_config *config);
 
 /* C (rows×cols) = A (rows×inner) · B (inner×cols), all contiguous: the core's matmul. */
-void kernels_matmul(double *C, const double *A, const double *B, int rows, int inner, int cols);
+void kernels_matmul(double *C, const double *A, const double *B, int rows, int inner, int cols,
+                    const kernels_config *config);
 
 /* One head's scores (n×m, contiguous) = Q_h · K_hᵀ. Q has n rows and K has m rows, both of row
  * stride ld (d_model); the head reads d_k columns starting at column offset. */
 void kernels_scores(double *scores, const double *Q, const double *K, int n, int m, int d_k,
-                    int ld, int offset);
+                    int ld, int offset, const kernels_config *config);
 
 /* One head's context (n×d_k, contiguous) = weights (n×m, contiguous) · V_h, where V has m rows
  * of stride ld and the head reads d_k columns starting at column offset. */
 void kernels_context(double *context, const double *weights, const double *V, int n, int m,
-                     int d_k, int ld, int offset);
+                     int d_k, int ld, int offset, const kernels_config *config);
 
 /* How the softmax reads a score: the core's own semantics, so that what it shows as `scaled`
- * and `masked` is bit-for-bit what the softmax read. */
+ * and `masked` is bit-for-bit what the softmax read. Hidden cells are −∞, so their weight is
+ * exactly 0. */
 typedef struct {
     bool scale;                       /* scaled = score / sqrt((double)d_k), else scaled = score */
     int d_k;
-    mask_kind mask;                   /* hidden cells are −∞, so their weight is exactly 0 */
-    const unsigned char *mask_cells;  /* (n, m), 1 = may attend; only for MASK_EXPLICIT */
+    bool causal;                      /* row i hides the columns after i */
+    const unsigned char *allowed;     /* (n, m), 1 = may attend, 0 = hidden; NULL = all visible
+                                         (read only when causal is false) */
 } kernels_softmax_rule;
 
 /* weights (n×m) = row softmax of the masked, scaled scores (n×m), both contiguous. Every row must
  * have at least one visible cell (the core checks that before computing). weights may not alias
  * scores. */
 void kernels_softmax(double *weights, const double *scores, int n, int m,
-                     const kernels_softmax_rule *rule);
+                     const kernels_softmax_rule *rule, const kernels_config *config);
 
-/* Whether every number the trace stores is finite. scaled and masked are derived from scores
- * by a division by √d_k ≥ 1 (and −∞ for hidden cells), so this answers for every stage; the
- * core can call it before walking cell by cell to name the first overflow. */
-bool kernels_trace_finite(const trace *t);
+/* Whether every one of the count numbers at x is finite (no ±∞, no NaN): a fast scan, so that
+ * the core walks cell by cell only to name an overflow it knows is there. */
+bool kernels_all_finite(const double *x, size_t count, const kernels_config *config);
 
 /* Asks the system (Linux: madvise MADV_HUGEPAGE) to back a large, freshly allocated block with
  * huge pages, before it is first written: a 2 MiB page costs one page fault where 4 KiB pages

@@ -1,5 +1,6 @@
-/* The stages of multi-head scaled dot-product attention, as data.
- * This table is the spec: every output (plain, JSON, Markdown, UI) and the step list read it. */
+/* The stages of multi-head scaled dot-product attention, as data: one row per stage is its whole
+ * spec (name, shape, storage, and the functions that compute, read, explain, count and write its
+ * formula). Every output, the UI, the walk and --stats read it; nothing else lists the stages. */
 #ifndef ATTNSTEP_STAGES_H
 #define ATTNSTEP_STAGES_H
 
@@ -13,31 +14,69 @@ typedef enum {
     AXIS_HEAD_DIMS    /* dimensions 0 … d_k-1, counted within the head */
 } stage_axis;
 
-/* X(ID, name, per_head, rows, cols, formula, inputs)
+/* Where a stage's numbers live. */
+typedef enum {
+    STAGE_STORED,   /* in the trace's block for the stage: heads (if per head) × rows × cols */
+    STAGE_DERIVED   /* computed from another stage's block when read (no memory of its own) */
+} stage_storage;
+
+/* X(ID, name, per_head, rows, cols, storage, read, compute, explain, cost, formula, inputs)
  *   name      the stage's name everywhere: JSON, --plain, --explain, the UI
  *   per_head  one matrix per head (true) or one for the whole layer (false)
- *   formula   how the stage is made, shown above its matrix
- *   inputs    the stages or lesson data it reads */
+ *   rows, cols  the axes of its matrix; the block of a stored stage holds
+ *             (per_head ? heads : 1) × rows × cols doubles, row-major, head after head
+ *   storage   STAGE_STORED or STAGE_DERIVED (scaled and masked: a cheap, exact function of
+ *             scores, which keeps a 1024-token trace within memory)
+ *   read      one cell's value (stage_functions.h): trace_read_stored for stored stages
+ *   compute   writes one head's matrix (the whole matrix if not per head) from the stages
+ *             before it: the forward pass, and --stats' timing into scratch memory
+ *   explain   the arithmetic behind one cell (explain.c)
+ *   cost      multiplications, additions, divisions and exponentials of the stage (cost.c)
+ *   formula   writes the formula line from the lesson's configuration (formula.c)
+ *   inputs    the stages or lesson data it reads
+ * The functions are named here and declared from here (stage_functions.h), so a row naming a
+ * function that does not exist fails to compile or link. */
 #define STAGE_TABLE(X) \
-    X(SOURCE_INPUT, "source_input", false, AXIS_SOURCE, AXIS_MODEL_DIMS, \
-      "source_input = embeddings(source) + PE", "embeddings, positional encoding") \
-    X(INPUT,   "input",   false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
-      "input = embeddings + PE", "embeddings, positional encoding") \
-    X(Q,       "Q",       false, AXIS_TOKENS, AXIS_MODEL_DIMS, "Q = input · W_Q", "input, W_Q") \
-    X(K,       "K",       false, AXIS_SOURCE, AXIS_MODEL_DIMS, "K = input · W_K", "input, W_K") \
-    X(V,       "V",       false, AXIS_SOURCE, AXIS_MODEL_DIMS, "V = input · W_V", "input, W_V") \
-    X(SCORES,  "scores",  true,  AXIS_TOKENS, AXIS_SOURCE, "scores = Q_h · K_hᵀ", "Q, K") \
-    X(SCALED,  "scaled",  true,  AXIS_TOKENS, AXIS_SOURCE, "scaled = scores / √d_k", "scores") \
-    X(MASKED,  "masked",  true,  AXIS_TOKENS, AXIS_SOURCE, \
-      "masked = scaled, hidden cells −∞", "scaled, mask") \
-    X(WEIGHTS, "weights", true,  AXIS_TOKENS, AXIS_SOURCE, "weights = softmax(masked)", "masked") \
-    X(CONTEXT, "context", true,  AXIS_TOKENS, AXIS_HEAD_DIMS, "context = weights · V_h", "weights, V") \
-    X(CONCAT,  "concat",  false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
-      "concat = [context_1 … context_h]", "context of every head") \
-    X(OUTPUT,  "output",  false, AXIS_TOKENS, AXIS_MODEL_DIMS, "output = concat · W_O", "concat, W_O")
+    X(SOURCE_INPUT, "source_input", false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_source_input, explain_input, cost_input, formula_source_input, \
+      "embeddings, positional encoding") \
+    X(INPUT, "input", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_input, explain_input, cost_input, formula_input, \
+      "embeddings, positional encoding") \
+    X(Q, "Q", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_q, explain_q, cost_projection, formula_q, \
+      "input, W_Q") \
+    X(K, "K", false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_k, explain_k, cost_projection, formula_k, \
+      "input, W_K") \
+    X(V, "V", false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_v, explain_v, cost_projection, formula_v, \
+      "input, W_V") \
+    X(SCORES, "scores", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      trace_read_stored, compute_scores, explain_scores, cost_scores, formula_scores, \
+      "Q, K") \
+    X(SCALED, "scaled", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
+      trace_read_scaled, compute_derived, explain_scaled, cost_scaled, formula_scaled, \
+      "scores") \
+    X(MASKED, "masked", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
+      trace_read_masked, compute_derived, explain_masked, cost_nothing, formula_masked, \
+      "scaled, mask") \
+    X(WEIGHTS, "weights", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      trace_read_stored, compute_weights, explain_weights, cost_weights, formula_weights, \
+      "masked") \
+    X(CONTEXT, "context", true, AXIS_TOKENS, AXIS_HEAD_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_context, explain_context, cost_context, formula_context, \
+      "weights, V") \
+    X(CONCAT, "concat", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_concat, explain_concat, cost_nothing, formula_concat, \
+      "context of every head") \
+    X(OUTPUT, "output", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_output, explain_output, cost_projection, formula_output, \
+      "concat, W_O")
 
 typedef enum {
-#define STAGE_ENUM(id, name, per_head, rows, cols, formula, inputs) STAGE_##id,
+#define STAGE_ENUM(id, name, per_head, rows, cols, storage, read, compute, explain, cost, \
+                   formula, inputs) STAGE_##id,
     STAGE_TABLE(STAGE_ENUM)
 #undef STAGE_ENUM
     STAGE_COUNT
@@ -47,7 +86,7 @@ typedef struct {
     const char *name;
     bool per_head;
     stage_axis rows, cols;
-    const char *formula;
+    stage_storage storage;
     const char *inputs;
 } stage_info;
 

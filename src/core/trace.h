@@ -32,24 +32,29 @@ typedef struct {
     bool scale;                         /* divide scores by √d_k */
 } attention_input;
 
-/* Every intermediate of one forward pass. The shapes are written beside each field.
- * scaled and masked are not stored: they are a cheap, exact function of scores (see
- * trace_value), which keeps a 1024-token trace within memory. */
+/* Every intermediate of one forward pass. The stored stages live in one allocation, one block
+ * per stage, sized from the stage table (stages.h): block[s] holds (per_head ? heads : 1)
+ * matrices of trace_rows × trace_cols doubles, row-major, head after head:
+ *   source_input (m, d_model)      input   (n, d_model)       Q (n, d_model)
+ *   K, V         (m, d_model)      scores, weights (heads, n, m)
+ *   context      (heads, n, d_k)   concat, output (n, d_model)
+ * block[s] is NULL for a stage derived when read (scaled, masked: exact functions of scores)
+ * and for a stage the trace lacks (source_input in self-attention, where K and V read input).
+ * Read them through trace_block and trace_value rather than these fields. */
 typedef struct {
     const attention_input *in;  /* borrowed: must outlive the trace */
     int n, m, d_model, heads, d_k;
-    double *positional;    /* (max(n, m), d_model) PE[pos, i], or NULL without positional encoding */
-    double *input;         /* (n, d_model) embeddings + PE */
-    double *source_input;  /* (m, d_model) source embeddings + PE; aliases input in self-attention */
-    double *Q;             /* (n, d_model) input · W_Q */
-    double *K;             /* (m, d_model) source_input · W_K */
-    double *V;             /* (m, d_model) source_input · W_V */
-    double *scores;        /* (heads, n, m) Q_h · K_hᵀ */
-    double *weights;       /* (heads, n, m) softmax of the masked, scaled scores */
-    double *context;       /* (heads, n, d_k) weights_h · V_h */
-    double *concat;        /* (n, d_model) context of every head side by side */
-    double *output;        /* (n, d_model) concat · W_O */
+    double *memory;              /* the one allocation: the positional table, then the blocks */
+    double *positional;          /* (max(n, m), d_model) PE[pos, i], or NULL without positional
+                                    encoding */
+    double *block[STAGE_COUNT];  /* each stored stage's matrices, as above */
 } trace;
+
+/* How trace_compute runs; results never depend on it. NULL means the defaults (all zero). */
+typedef struct {
+    int threads;    /* threads for large products and softmaxes; 0 = the online processors */
+    bool portable;  /* never the AVX2 code (the portable kernels give the same bits) */
+} trace_options;
 
 typedef enum {
     TRACE_OK,
@@ -78,7 +83,8 @@ size_t trace_bytes_needed(const attention_input *in);
 
 /* Computes every stage. On success returns TRACE_OK and fills out (free with trace_free);
  * otherwise out is left empty and failure (if not NULL) says what and where. */
-trace_status trace_compute(const attention_input *in, trace *out, trace_failure *failure);
+trace_status trace_compute(const attention_input *in, const trace_options *options, trace *out,
+                           trace_failure *failure);
 
 void trace_free(trace *t);
 
@@ -89,6 +95,10 @@ bool trace_has_stage(const trace *t, stage_id stage);
  * ("K = source_input · W_K" in cross-attention, "input = embeddings" without positional
  * encoding). Returns the length it wanted, as snprintf. */
 int trace_stage_formula(const trace *t, stage_id stage, char *buffer, size_t size);
+
+/* Bytes the stored matrices of a stage take, over all its heads (0 for a derived stage or one
+ * the trace lacks). With the positional table, they add up to trace_bytes_needed. */
+size_t trace_stage_bytes(const trace *t, stage_id stage);
 
 /* Rows and columns of a stage's matrix. */
 int trace_rows(const trace *t, stage_id stage);
@@ -102,13 +112,11 @@ double trace_value(const trace *t, stage_id stage, int head, int row, int col);
  * stages derived when shown (scaled, masked): for readers that scan a whole stage. */
 const double *trace_block(const trace *t, stage_id stage, int head);
 
+/* The mask's name in prose: "no mask", "causal mask" or "lesson's mask". */
+const char *trace_mask_name(mask_kind mask);
+
 /* Whether cell (row, col) is hidden by the mask (always false without a mask). */
 bool trace_is_hidden(const trace *t, int row, int col);
-
-/* The walk through a trace that every output and the UI follow: each stage present, in
- * stage-table order, and each head of a per-head stage. Step k counts from 0. */
-int trace_step_count(const trace *t);
-void trace_step_at(const trace *t, int k, stage_id *stage, int *head);
 
 /* Label of row or column index i along an axis: a token, or the dimension number as text.
  * Dimension labels are written into buffer; token labels point into the input. */
@@ -133,10 +141,5 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
  * their first terms, "…", and the last term. Returns the length it wanted (as snprintf). */
 int trace_cell_explain(const trace *t, const trace_cell *cell, int precision,
                        char *buffer, size_t size);
-
-/* Formats x with `precision` decimals, trailing zeros trimmed but one kept ("1.0", "0.6296"),
- * "−∞" for -INFINITY. Returns the length it wanted (as snprintf). Locale-independent as long
- * as LC_NUMERIC is "C". */
-int format_number(double x, int precision, char *buffer, size_t size);
 
 #endif

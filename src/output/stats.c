@@ -6,9 +6,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include "kernels.h"
+#include "cost.h"
 #include "random.h"
 #include "stats.h"
+#include "text.h"
+#include "walk.h"
 
 typedef unsigned long long tally;
 
@@ -17,77 +19,6 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Cells that the mask leaves visible, in one (n, m) matrix. */
-static tally visible_cells(const trace *t)
-{
-    tally visible = 0;
-    for (int i = 0; i < t->n; i++)
-        for (int j = 0; j < t->m; j++)
-            visible += !trace_is_hidden(t, i, j);
-    return visible;
-}
-
-/* The counts of one stage, over all heads. */
-static stats_stage count_stage(const trace *t, stage_id stage, tally visible)
-{
-    tally n = (tally)t->n, m = (tally)t->m, d = (tally)t->d_model, d_k = (tally)t->d_k;
-    tally h = (tally)t->heads, per_head = n * m * sizeof(double);
-    stats_stage s = { .stage = stage, .heads = stage_get(stage)->per_head ? t->heads : 1,
-                      .rows = trace_rows(t, stage), .cols = trace_cols(t, stage) };
-    /* the positional encoding's table is held for the first stage that adds it */
-    bool first_input = stage == STAGE_SOURCE_INPUT || t->in->source == NULL;
-    tally positional_rows = n > m ? n : m;
-    switch (stage) {
-    case STAGE_SOURCE_INPUT:
-    case STAGE_INPUT: { /* embeddings + PE: one addition per cell, a copy without PE */
-        tally rows = stage == STAGE_INPUT ? n : m;
-        s.additions = t->in->positional ? rows * d : 0;
-        s.bytes = (size_t)(rows * d * sizeof(double));
-        if (t->in->positional && first_input)
-            s.bytes += (size_t)(positional_rows * d * sizeof(double));
-        break;
-    }
-    case STAGE_Q:
-    case STAGE_K:
-    case STAGE_V:
-    case STAGE_OUTPUT: { /* (rows×d)·(d×d): a dot product of d terms per cell */
-        tally rows = stage == STAGE_K || stage == STAGE_V ? m : n;
-        s.multiplications = rows * d * d;
-        s.additions = rows * d * (d - 1);
-        s.bytes = (size_t)(rows * d * sizeof(double));
-        break;
-    }
-    case STAGE_SCORES: /* per head (n×d_k)·(d_k×m) */
-        s.multiplications = h * n * m * d_k;
-        s.additions = h * n * m * (d_k - 1);
-        s.bytes = (size_t)(h * per_head);
-        break;
-    case STAGE_SCALED: /* derived from scores when shown */
-        s.divisions = t->in->scale ? h * n * m : 0;
-        break;
-    case STAGE_MASKED: /* derived: only comparisons */
-        break;
-    case STAGE_WEIGHTS: /* per visible cell: − max and exp; per row: visible − 1 additions for
-                         * the sum; every cell divided by it */
-        s.additions = h * (2 * visible - n);
-        s.exponentials = h * visible;
-        s.divisions = h * n * m;
-        s.bytes = (size_t)(h * per_head);
-        break;
-    case STAGE_CONTEXT: /* per head (n×m)·(m×d_k) */
-        s.multiplications = h * n * d_k * m;
-        s.additions = h * n * d_k * (m - 1);
-        s.bytes = (size_t)(h * n * d_k * sizeof(double));
-        break;
-    case STAGE_CONCAT:
-        s.bytes = (size_t)(n * d * sizeof(double));
-        break;
-    case STAGE_COUNT:
-        break;
-    }
-    return s;
 }
 
 static void add_to_total(stats_stage *total, const stats_stage *s)
@@ -100,90 +31,42 @@ static void add_to_total(stats_stage *total, const stats_stage *s)
     total->seconds += s->seconds;
 }
 
-void stats_count(const trace *t, stats_table *table)
+/* One entry: the stage's row of the table counts it (cost.h). */
+static stats_stage count_stage(const trace *t, stage_id stage)
+{
+    cost_counts c;
+    cost_stage(t, stage, &c);
+    return (stats_stage){ .stage = stage, .heads = stage_get(stage)->per_head ? t->heads : 1,
+                          .rows = trace_rows(t, stage), .cols = trace_cols(t, stage),
+                          .multiplications = c.multiplications, .additions = c.additions,
+                          .divisions = c.divisions, .exponentials = c.exponentials,
+                          .bytes = c.bytes };
+}
+
+bool stats_count(const trace *t, stats_table *table)
 {
     memset(table, 0, sizeof *table);
     table->total.stage = STAGE_COUNT;
-    tally visible = visible_cells(t);
-    /* the step list visits each head of a per-head stage in turn; one entry per stage */
-    int steps = trace_step_count(t);
-    for (int k = 0; k < steps; k++) {
-        stage_id stage;
-        int head;
-        trace_step_at(t, k, &stage, &head);
+    /* the pipeline walk visits each head of a per-head stage in turn; one entry per stage */
+    walk w;
+    if (!walk_build(&w, t, NULL, 0))
+        return false;
+    for (int k = 0; k < w.count; k++) {
+        stage_id stage = w.steps[k].stage;
         if (table->count > 0 && table->stages[table->count - 1].stage == stage)
             continue;
-        table->stages[table->count] = count_stage(t, stage, visible);
+        table->stages[table->count] = count_stage(t, stage);
         add_to_total(&table->total, &table->stages[table->count]);
         table->count++;
     }
-}
-
-/* The buffers one stage's computation writes while it is timed. */
-typedef struct {
-    const trace *t;
-    double *out;
-    double sink;  /* derived values summed, so deriving them cannot be optimised away */
-} timing;
-
-/* Runs one stage's computation once, as the core does it, into scratch memory. */
-static void run_stage(timing *x, stage_id stage)
-{
-    const trace *t = x->t;
-    int n = t->n, m = t->m, d = t->d_model, d_k = t->d_k;
-    size_t nm = (size_t)n * (size_t)m;
-    switch (stage) {
-    case STAGE_SOURCE_INPUT:
-    case STAGE_INPUT: {
-        const double *e = stage == STAGE_INPUT ? t->in->embeddings
-                        : t->in->source_embeddings;
-        size_t cells = (size_t)(stage == STAGE_INPUT ? n : m) * (size_t)d;
-        for (size_t i = 0; i < cells; i++)
-            x->out[i] = e[i] + (t->positional ? t->positional[i] : 0.0);
-        break;
-    }
-    case STAGE_Q: kernels_matmul(x->out, t->input, t->in->W_Q, n, d, d); break;
-    case STAGE_K: kernels_matmul(x->out, t->source_input, t->in->W_K, m, d, d); break;
-    case STAGE_V: kernels_matmul(x->out, t->source_input, t->in->W_V, m, d, d); break;
-    case STAGE_OUTPUT: kernels_matmul(x->out, t->concat, t->in->W_O, n, d, d); break;
-    case STAGE_SCORES:
-        for (int h = 0; h < t->heads; h++)
-            kernels_scores(x->out, t->Q, t->K, n, m, d_k, d, h * d_k);
-        break;
-    case STAGE_SCALED:
-    case STAGE_MASKED: /* what showing every cell costs: they are derived on demand */
-        for (int h = 1; h <= t->heads; h++)
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < m; j++) {
-                    double v = trace_value(t, stage, h, i, j);
-                    x->sink += isinf(v) ? 0.0 : v;
-                }
-        break;
-    case STAGE_WEIGHTS: {
-        kernels_softmax_rule rule = { t->in->scale, d_k, t->in->mask, t->in->mask_cells };
-        for (int h = 0; h < t->heads; h++)
-            kernels_softmax(x->out, t->scores + (size_t)h * nm, n, m, &rule);
-        break;
-    }
-    case STAGE_CONTEXT:
-        for (int h = 0; h < t->heads; h++)
-            kernels_context(x->out, t->weights + (size_t)h * nm, t->V, n, m, d_k, d, h * d_k);
-        break;
-    case STAGE_CONCAT:
-        for (int h = 0; h < t->heads; h++)
-            for (int i = 0; i < n; i++)
-                memcpy(x->out + (size_t)i * (size_t)d + (size_t)(h * d_k),
-                       t->context + ((size_t)h * (size_t)n + (size_t)i) * (size_t)d_k,
-                       (size_t)d_k * sizeof(double));
-        break;
-    case STAGE_COUNT:
-        break;
-    }
+    walk_free(&w);
+    return true;
 }
 
 /* Seconds per run of a stage: runs it 1, 2, 4, … times until a batch takes a millisecond, so a
  * 2-token lesson is timed above the clock's resolution, then takes the best of three batches. */
-static double time_stage(timing *x, stage_id stage)
+static double time_stage(const trace *t, const trace_options *options, stage_id stage,
+                         double *scratch)
 {
     long runs = 1;
     double best = INFINITY;
@@ -192,7 +75,7 @@ static double time_stage(timing *x, stage_id stage)
         for (;;) {
             double start = now();
             for (long r = 0; r < runs; r++)
-                run_stage(x, stage);
+                cost_run(t, options, stage, scratch);
             elapsed = now() - start;
             if (elapsed >= 1e-3 || runs >= (1L << 20))
                 break;
@@ -204,29 +87,17 @@ static double time_stage(timing *x, stage_id stage)
     return best;
 }
 
-/* The scratch that stats_time writes into: the largest matrix of one stage and head. */
-static size_t scratch_doubles(const trace *t)
+bool stats_time(const trace *t, const trace_options *options, stats_table *table)
 {
-    size_t n = (size_t)t->n, m = (size_t)t->m, d = (size_t)t->d_model;
-    size_t size = n * m;
-    if (n * d > size)
-        size = n * d;
-    if (m * d > size)
-        size = m * d;
-    return size;
-}
-
-bool stats_time(const trace *t, stats_table *table)
-{
-    timing x = { t, malloc(scratch_doubles(t) * sizeof(double)), 0.0 };
-    if (!x.out)
+    double *scratch = malloc(cost_scratch_doubles(t) * sizeof(double));
+    if (!scratch)
         return false;
     table->total.seconds = 0.0;
     for (int s = 0; s < table->count; s++) {
-        table->stages[s].seconds = time_stage(&x, table->stages[s].stage);
+        table->stages[s].seconds = time_stage(t, options, table->stages[s].stage, scratch);
         table->total.seconds += table->stages[s].seconds;
     }
-    free(x.out);
+    free(scratch);
     return true;
 }
 
@@ -296,24 +167,11 @@ static void format_count(tally value, char *buffer, size_t size)
     buffer[at] = '\0';
 }
 
-static const char *const mask_names[] = {
-    [MASK_NONE] = "no mask", [MASK_CAUSAL] = "causal mask", [MASK_EXPLICIT] = "lesson's mask",
-};
-
-/* Columns that UTF-8 text takes (×, ÷, µ are one column in two bytes): printf pads bytes. */
-static int columns(const char *text)
-{
-    int width = 0;
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
-        width += (*c & 0xC0) != 0x80;
-    return width;
-}
-
 /* Prints text in a field of width columns, left- or right-aligned, with at least one space on
  * the side facing its neighbour even when the text is wider than the field. */
 static void put_field(FILE *out, const char *text, int width, bool left)
 {
-    int pad = width - columns(text);
+    int pad = width - text_width(text);
     if (!left)
         fprintf(out, "%*s", pad > 1 ? pad : 1, "");
     fputs(text, out);
@@ -354,31 +212,32 @@ static void print_stage_row(FILE *out, const char *name, const stats_stage *s, b
     print_stats_line(out, fields);
 }
 
-int stats_print(const trace *t, const char *title, FILE *out)
+int stats_print(const trace *t, const trace_options *options, const char *title, FILE *out)
 {
     stats_table table;
-    stats_count(t, &table);
+    if (!stats_count(t, &table))
+        return -1;
     /* the peak so far is what loading the lesson and computing the trace took; the timing's
      * scratch comes on top and is reported apart */
     size_t peak = stats_peak_memory();
-    if (!stats_time(t, &table))
+    if (!stats_time(t, options, &table))
         return -1;
     fprintf(out, "Cost of %s\nn = %d query tokens, m = %d key tokens, d_model = %d, "
             "%d head%s of d_k = %d, %s%s\n\n", title ? title : "the lesson", t->n, t->m,
-            t->d_model, t->heads, t->heads == 1 ? "" : "s", t->d_k, mask_names[t->in->mask],
-            t->in->scale ? ", scaled by 1/√d_k" : "");
+            t->d_model, t->heads, t->heads == 1 ? "" : "s", t->d_k,
+            trace_mask_name(t->in->mask), t->in->scale ? ", scaled by 1/√d_k" : "");
     static const char *const heading[] = { "stage", "shape", "multiplications", "additions",
                                            "exp", "÷", "held", "time" };
     print_stats_line(out, heading);
     for (int s = 0; s < table.count; s++) {
         const stats_stage *row = &table.stages[s];
-        bool derived = row->stage == STAGE_SCALED || row->stage == STAGE_MASKED;
+        bool derived = stage_get(row->stage)->storage == STAGE_DERIVED;
         print_stage_row(out, stage_get(row->stage)->name, row, derived);
     }
     print_stage_row(out, "total", &table.total, false);
     char peak_text[32], scratch[32];
     format_bytes(peak, peak_text, sizeof peak_text);
-    format_bytes(scratch_doubles(t) * sizeof(double), scratch, sizeof scratch);
+    format_bytes(cost_scratch_doubles(t) * sizeof(double), scratch, sizeof scratch);
     fprintf(out, "\nPeak memory of this process (max RSS) while loading and computing: %s;\n"
             "the timing above then wrote into %s of scratch besides.\n"
             "\nA dot product of k terms counts k multiplications and k − 1 additions (a\n"
@@ -399,20 +258,23 @@ typedef struct {
 
 /* Best time of trace_compute over repeated runs: at least three, so that one run slowed by
  * other work on the machine does not count, and more while under 0.3 s in all. */
-static bool measure(const attention_input *in, cost_row *row)
+static bool measure(const attention_input *in, const trace_options *options, cost_row *row)
 {
     double best = INFINITY, spent = 0.0;
     for (int run = 0; run < 50 && (run < 3 || spent < 0.3); run++) {
         trace t;
         double start = now();
-        if (trace_compute(in, &t, NULL) != TRACE_OK)
+        if (trace_compute(in, options, &t, NULL) != TRACE_OK)
             return false;
         double elapsed = now() - start;
         spent += elapsed;
         best = elapsed < best ? elapsed : best;
+        stats_table table;
+        if (run == 0 && !stats_count(&t, &table)) {
+            trace_free(&t);
+            return false;
+        }
         if (run == 0) {
-            stats_table table;
-            stats_count(&t, &table);
             row->multiplications = table.total.multiplications;
             for (int s = 0; s < table.count; s++)
                 if (table.stages[s].stage == STAGE_SCORES || table.stages[s].stage == STAGE_CONTEXT)
@@ -467,7 +329,7 @@ static void plot(FILE *out, const cost_row *rows, int count)
     }
 }
 
-int stats_cost(int d_model, int heads, FILE *out)
+int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
 {
     if (d_model < 1 || heads < 1 || d_model % heads != 0)
         return -1;
@@ -524,7 +386,7 @@ int stats_cost(int d_model, int heads, FILE *out)
         }
         cost_row *row = &rows[count];
         *row = (cost_row){ .n = n };
-        if (!measure(&in, row)) {
+        if (!measure(&in, options, row)) {
             status = -1;
             break;
         }

@@ -3,6 +3,7 @@
 #ifndef ATTNSTEP_STATS_H
 #define ATTNSTEP_STATS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "trace.h"
 
@@ -26,27 +27,29 @@ typedef struct {
     stats_stage total;                  /* sums; total.stage is STAGE_COUNT */
 } stats_table;
 
-/* Fills table with the counts and bytes of every stage of t, one entry per stage of the step
- * list (the heads of a per-head stage together). The bytes add up to trace_bytes_needed. */
-void stats_count(const trace *t, stats_table *table);
+/* Fills table with the counts and bytes of every stage of t (each from its stage-table row),
+ * one entry per stage of the pipeline walk (the heads of a per-head stage together). The bytes
+ * add up to trace_bytes_needed. Returns false when out of memory. */
+bool stats_count(const trace *t, stats_table *table);
 
-/* Measures each stage by running its computation again, alone, on the trace's own inputs, with
- * the kernels the core computes with, and stores the seconds (and their total) in table.
+/* Measures each stage by running its row's compute function again, alone, on the trace's own
+ * blocks into scratch memory, with the kernels as options say (NULL: defaults), and stores the
+ * seconds (and their total) in table. Derived stages are timed as reading every cell.
  * Returns false when the scratch memory cannot be had. */
-bool stats_time(const trace *t, stats_table *table);
+bool stats_time(const trace *t, const trace_options *options, stats_table *table);
 
 /* The process's peak resident memory so far, in bytes (getrusage's ru_maxrss). */
 size_t stats_peak_memory(void);
 
 /* `--stats`: the table of t (counted and timed), then the totals and the peak memory.
  * title names the lesson. Returns 0, or -1 when out of memory or when writing fails. */
-int stats_print(const trace *t, const char *title, FILE *out);
+int stats_print(const trace *t, const trace_options *options, const char *title, FILE *out);
 
 /* `--cost`: computes traces of random sentences of n = 16, 32, … 2048 tokens at d_model and
  * heads, and prints how multiplications, time and memory grow, with a plot. Stops, with a
  * note, before a size whose trace would exceed TRACE_MAX_BYTES. Returns 0, or -1 when the
- * shape is impossible, memory runs out or writing fails. */
-int stats_cost(int d_model, int heads, FILE *out);
+ * shape is impossible, memory runs out or writing fails. options as for trace_compute. */
+int stats_cost(int d_model, int heads, const trace_options *options, FILE *out);
 
 /* The n of --cost's rows: 16 doubled up to 2048; the shape when --d-model and --heads are not
  * given (small enough that the n² part dominates from a few hundred tokens on). */

@@ -219,8 +219,8 @@ static exit_status start_terminal(session *s, const ui_options *o)
         s->screen = newterm(NULL, stdout, stdin);
     }
     if (!s->screen) {
-        const char *term = getenv("TERM");
-        fprintf(stderr, "attnstep: cannot start the terminal UI on TERM=%s\n", term ? term : "(unset)");
+        fprintf(stderr, "attnstep: cannot start the terminal UI on TERM=%s\n",
+                o->term ? o->term : "(unset)");
         return EXIT_STATUS_SOFTWARE;
     }
     curses_active = 1;
@@ -422,9 +422,9 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
     ui_opened *o = NULL;
     ui_screen *screen = NULL;
     if (!options->lesson_path) {
-        screen = ui_picker_screen_new();
+        screen = ui_picker_screen_new(options->lesson_folders, &options->compute);
         if (!screen) fprintf(stderr, "attnstep: out of memory while listing lessons\n");
-    } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &o, true, error,
+    } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute, &o, true, error,
                                          sizeof error)) != EXIT_STATUS_OK) {
         return NULL;
     } else if (!(screen = ui_lesson_screen_new(o))) {
@@ -465,7 +465,7 @@ int ui_run(const ui_options *options)
             return status;
         }
     }
-    const char *times = getenv("ATTNSTEP_KEY_TIMES");
+    const char *times = options->key_times;
     if (times && *times && !(s.key_times = fopen(times, "a"))) {
         fprintf(stderr, "attnstep: ATTNSTEP_KEY_TIMES: cannot open %s\n", times);
         free(s.script);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "trace.h"
 
 typedef enum { UI_COLOR_AUTO, UI_COLOR_ALWAYS, UI_COLOR_NEVER } ui_color;
 
@@ -24,6 +25,11 @@ typedef struct {
      * tests/screens/README has the details. */
     const char *key_script;
     int screen_cols, screen_rows;
+    /* What main read from the environment (the UI reads none itself). */
+    trace_options compute;       /* ATTNSTEP_THREADS, ATTNSTEP_PORTABLE: how lessons are computed */
+    const char *lesson_folders;  /* ATTNSTEP_LESSONS: the picker's folders, or NULL */
+    const char *key_times;       /* ATTNSTEP_KEY_TIMES: the timing file below, or NULL */
+    const char *term;            /* TERM, named when the terminal cannot be started */
 } ui_options;
 
 /* Timings, for `make bench`: when the environment variable ATTNSTEP_KEY_TIMES names a file,

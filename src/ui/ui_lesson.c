@@ -23,11 +23,13 @@ static void first_diagnostic(const lesson_diagnostics *d, const char *path, char
     text_escape(raw, error, size);
 }
 
-exit_status ui_lesson_open(const char *path, const char *text, size_t text_size, ui_opened **out,
-                           bool report, char *error, size_t size)
+exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
+                           const trace_options *compute, ui_opened **out, bool report,
+                           char *error, size_t size)
 {
     ui_opened *o = calloc(1, sizeof *o);
     if (!o) { snprintf(error, size, "out of memory"); return EXIT_STATUS_SOFTWARE; }
+    if (compute) o->compute = *compute;
     lesson_diagnostics d = {0};
     lesson_status status = text ? lesson_load_buffer(path, text, text_size, &o->l, &d)
                                 : lesson_load(path, &o->l, &d);
@@ -39,7 +41,7 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
         return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
     }
     trace_failure f;
-    trace_status ts = trace_compute(&o->l.input, &o->t, &f);
+    trace_status ts = trace_compute(&o->l.input, &o->compute, &o->t, &f);
     if (ts != TRACE_OK) {
         char raw[512];
         snprintf(raw, sizeof raw, "%s: error: %s", path, trace_status_message(ts));
@@ -91,9 +93,10 @@ static char *read_all(const char *path, size_t *size)
 }
 
 /* Reads from (a key script's stand-in text) or the lesson's own file into a new ui_opened. */
-static exit_status reopen(const char *path, const char *from, ui_opened **out, char *error, size_t size)
+static exit_status reopen(const char *path, const char *from, const trace_options *compute,
+                          ui_opened **out, char *error, size_t size)
 {
-    if (!from) return ui_lesson_open(path, NULL, 0, out, false, error, size);
+    if (!from) return ui_lesson_open(path, NULL, 0, compute, out, false, error, size);
     size_t n = 0;
     char *text = read_all(from, &n);
     if (!text) {   /* as the lesson's file would be: gone */
@@ -102,7 +105,7 @@ static exit_status reopen(const char *path, const char *from, ui_opened **out, c
         text_escape(raw, error, size);
         return EXIT_STATUS_NO_INPUT;
     }
-    exit_status status = ui_lesson_open(path, text, n, out, false, error, size);
+    exit_status status = ui_lesson_open(path, text, n, compute, out, false, error, size);
     free(text);
     return status;
 }
@@ -123,7 +126,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
         text_escape(raw, v->reload_error, sizeof v->reload_error);
         return true;
     }
-    if (reopen(path, from, &fresh, error, sizeof error) != EXIT_STATUS_OK) {
+    if (reopen(path, from, &(*o)->compute, &fresh, error, sizeof error) != EXIT_STATUS_OK) {
         /* the status line is short: the file's name is enough, the author knows its folder */
         const char *slash = strrchr(path, '/');
         size_t dir = slash ? (size_t)(slash + 1 - path) : 0;

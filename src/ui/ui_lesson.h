@@ -14,15 +14,17 @@
 typedef struct {
     lesson l;
     trace t;                     /* t.in points into l: the pair stays where it was made */
+    trace_options compute;       /* how t was computed; a reload computes the same way */
 } ui_opened;
 
-/* Loads and traces path into a new ui_opened (or, with text, parses text as if it were path's
+/* Loads and traces path (with compute's threads and kernels) into a new ui_opened (or, with text, parses text as if it were path's
  * contents). Returns EXIT_STATUS_OK, or EXIT_STATUS_DATA (a bad lesson), EXIT_STATUS_NO_INPUT
  * (unreadable) or EXIT_STATUS_SOFTWARE (no memory) with the first problem, escaped, as
  * "path:line:col: error: message" in error; with report, every diagnostic also goes to
  * standard error. */
 exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
-                           ui_opened **out, bool report, char *error, size_t size);
+                           const trace_options *compute, ui_opened **out, bool report,
+                           char *error, size_t size);
 void ui_lesson_close(ui_opened *o);
 
 /* What a file looked like when last seen: whether it exists, its inode, size and mtime. */

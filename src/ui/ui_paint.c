@@ -13,8 +13,7 @@
 
 int ui_colors_init(ui_color choice)
 {
-    const char *no_color = getenv("NO_COLOR");
-    if (choice == UI_COLOR_NEVER || (choice == UI_COLOR_AUTO && no_color && *no_color)) return 0;
+    if (choice == UI_COLOR_NEVER) return 0;   /* main turns NO_COLOR into never */
     /* 40 pairs: the accent and, from UI_PAIR_FREE on, the matrix pane's two ramps */
     if (!has_colors() || start_color() == ERR || COLORS < 8 || COLOR_PAIRS < 40) return 0;
     use_default_colors();

@@ -20,6 +20,7 @@ typedef struct {
     lesson_entry *items;
     int count, selected, top;
     char searched[512];          /* the folders looked in, for the "none found" message */
+    trace_options compute;       /* how the lessons opened from here are computed */
     char message[512];           /* status line: why a lesson did not open */
 } picker_screen;
 
@@ -118,13 +119,12 @@ static bool seen_before(picker_screen *p, const char *dir, char seen[][PATH_MAX]
     return false;
 }
 
-static bool scan(picker_screen *p)
+static bool scan(picker_screen *p, const char *folders)
 {
     static char seen[16][PATH_MAX];
     int n_seen = 0;
-    const char *env = getenv("ATTNSTEP_LESSONS");
     char dirs[4096];
-    if (env && *env) snprintf(dirs, sizeof dirs, "%s", env);
+    if (folders && *folders) snprintf(dirs, sizeof dirs, "%s", folders);
     else snprintf(dirs, sizeof dirs, "%s:lessons", ATTNSTEP_LESSON_DIR);
     bool ok = true;
     for (char *save = NULL, *dir = strtok_r(dirs, ":", &save); ok && dir;
@@ -201,7 +201,8 @@ static ui_outcome open_selected(picker_screen *p)
     ui_opened *o = NULL;
     char error[sizeof p->message];
     if (p->count == 0) return UI_STAY;
-    if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &o, false, error, sizeof error) !=
+    if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &p->compute, &o, false, error,
+                       sizeof error) !=
         EXIT_STATUS_OK) {
         snprintf(p->message, sizeof p->message, "%s", error);
         return UI_STAY;
@@ -258,12 +259,13 @@ static const ui_screen_ops picker_ops = {
     .close = close_screen,
 };
 
-ui_screen *ui_picker_screen_new(void)
+ui_screen *ui_picker_screen_new(const char *folders, const trace_options *compute)
 {
     picker_screen *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->base.ops = &picker_ops;
-    if (!scan(p)) {
+    if (compute) p->compute = *compute;
+    if (!scan(p, folders)) {
         close_screen(&p->base);
         return NULL;
     }

@@ -56,9 +56,10 @@ ui_screen *ui_lesson_screen_new(ui_opened *o);
 /* The view of a lesson screen, to place it before it is first drawn (--at, --head). */
 ui_view *ui_lesson_screen_view(ui_screen *screen);
 
-/* The lesson picker, listing the lessons in $ATTNSTEP_LESSONS (folders separated by ':') if
- * set, else in the installed lessons folder and then ./lessons; NULL when out of memory. */
-ui_screen *ui_picker_screen_new(void);
+/* The lesson picker, listing the lessons in folders (separated by ':'; from $ATTNSTEP_LESSONS)
+ * when given, else in the installed lessons folder and then ./lessons; the lessons it opens are
+ * computed with compute (NULL: the defaults). NULL when out of memory. */
+ui_screen *ui_picker_screen_new(const char *folders, const trace_options *compute);
 
 /* The help overlay, listing the bindings of the screen it covers (scrolls with ↑ ↓ when long;
  * any other key or a click closes it). NULL when out of memory. */

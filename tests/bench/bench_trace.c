@@ -1,5 +1,6 @@
 /* Times the attention core's full trace (trace_compute) on random inputs, for tests/bench/run.sh:
- * `bench_trace N D_MODEL HEADS REPEATS` prints the best and median seconds and the peak RSS. */
+ * `bench_trace N D_MODEL HEADS REPEATS` prints the best and median seconds and the peak RSS.
+ * ATTNSTEP_THREADS and ATTNSTEP_PORTABLE set the core's options, as they do for attnstep. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,19 +47,23 @@ int main(int argc, char **argv)
         .W_Q = w, .W_K = w + dd, .W_V = w + 2 * dd, .W_O = w + 3 * dd, .mask = MASK_NONE,
         .positional = positional, .scale = true,
     };
+    const char *threads = getenv("ATTNSTEP_THREADS"), *portable = getenv("ATTNSTEP_PORTABLE");
+    trace_options options = { threads ? atoi(threads) : 0,
+                              portable && *portable && strcmp(portable, "0") != 0 };
     double *times = malloc((size_t)repeats * sizeof *times);
     double checksum = 0.0;
     for (int r = 0; r < repeats; r++) {
         trace t;
         trace_failure failure;
         double start = now();
-        trace_status status = trace_compute(&in, &t, &failure);
+        trace_status status = trace_compute(&in, &options, &t, &failure);
         times[r] = now() - start;
         if (status != TRACE_OK) {
             fprintf(stderr, "bench_trace: %s\n", trace_status_message(status));
             return 70;
         }
-        checksum = t.output[0] + t.output[nd - 1];
+        const double *output = trace_block(&t, STAGE_OUTPUT, 1);
+        checksum = output[0] + output[nd - 1];
         trace_free(&t);
     }
     qsort(times, (size_t)repeats, sizeof *times, by_value);

@@ -41,8 +41,9 @@ else
 fi
 for core in reference kernels; do
     [ -f "$out/attention_$core.c" ] || continue
+    # every other file of the core, as it is
     $CC $flags -o "$out/bench_$core" tests/bench/bench_trace.c "$out/attention_$core.c" \
-        src/core/kernels.c src/core/stages.c src/core/random.c src/core/explain.c -lm
+        $(ls src/core/*.c | grep -v '/trace\.c$') -lm -lpthread
 done
 
 # Prints the value of key from key=value lines in file.

@@ -7,6 +7,7 @@
 #include "trace.h"
 #include "lesson.h"
 #include "output.h"
+#include "walk.h"
 
 /* Traces larger than this are loaded and checked but not computed: printing a large trace
  * under the sanitizers takes seconds, which libFuzzer would report as a hang. */
@@ -15,9 +16,11 @@
 static void explain_corners(const trace *t)
 {
     char text[4096];
-    for (int k = 0; k < trace_step_count(t); k++) {
-        trace_cell cell;
-        trace_step_at(t, k, &cell.stage, &cell.head);
+    walk w;
+    if (!walk_build(&w, t, NULL, 0))
+        return;
+    for (int k = 0; k < w.count; k++) {
+        trace_cell cell = { w.steps[k].stage, w.steps[k].head, 0, 0 };
         int rows = trace_rows(t, cell.stage), cols = trace_cols(t, cell.stage);
         int corners[4][2] = { { 0, 0 }, { 0, cols - 1 }, { rows - 1, 0 }, { rows - 1, cols - 1 } };
         for (int i = 0; i < 4; i++) {
@@ -26,6 +29,7 @@ static void explain_corners(const trace *t)
             trace_cell_explain(t, &cell, 4, text, sizeof text);
         }
     }
+    walk_free(&w);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -42,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     trace t;
     if (trace_bytes_needed(&l.input) <= FUZZ_MAX_TRACE_BYTES
-        && trace_compute(&l.input, &t, NULL) == TRACE_OK) {
+        && trace_compute(&l.input, NULL, &t, NULL) == TRACE_OK) {
         output_write(&output_plain, &l, &t, 4, sink);
         output_write(&output_json, &l, &t, 4, sink);
         output_write(&output_markdown, &l, &t, 2, sink);

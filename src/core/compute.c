@@ -1,0 +1,126 @@
+/* The compute function of every stage the stage table names (stages.h): each writes one head's
+ * matrix from the trace's earlier blocks, by the fast kernels (tests/test_kernels.c holds them
+ * to the textbook loops). trace_compute runs them into the trace; --stats into scratch. */
+#include <assert.h>
+#include <string.h>
+#include "stage_functions.h"
+
+/* input and source_input: embeddings + PE, row by row (a copy without positional encoding). */
+static void add_embeddings(double *out, const double *embeddings, const double *pe, int rows,
+                           int d_model)
+{
+    size_t count = (size_t)rows * (size_t)d_model;
+    for (size_t i = 0; i < count; i++)
+        out[i] = embeddings[i] + (pe ? pe[i] : 0.0);
+}
+
+void compute_source_input(const trace *t, stage_id stage, int head, double *out,
+                          const kernels_config *config)
+{
+    (void)stage, (void)head, (void)config;
+    add_embeddings(out, t->in->source_embeddings, t->positional, t->m, t->d_model);
+}
+
+void compute_input(const trace *t, stage_id stage, int head, double *out,
+                   const kernels_config *config)
+{
+    (void)stage, (void)head, (void)config;
+    add_embeddings(out, t->in->embeddings, t->positional, t->n, t->d_model);
+}
+
+/* A projection: the rows of stage `from` times a d_model × d_model weight matrix. */
+static void project(const trace *t, stage_id from, const double *weights, double *out,
+                    const kernels_config *config)
+{
+    kernels_matmul(out, trace_block(t, from, 1), weights, trace_rows(t, from), t->d_model,
+                   t->d_model, config);
+}
+
+void compute_q(const trace *t, stage_id stage, int head, double *out,
+               const kernels_config *config)
+{
+    (void)stage, (void)head;
+    project(t, STAGE_INPUT, t->in->W_Q, out, config);
+}
+
+void compute_k(const trace *t, stage_id stage, int head, double *out,
+               const kernels_config *config)
+{
+    (void)stage, (void)head;
+    project(t, trace_source_stage(t), t->in->W_K, out, config);
+}
+
+void compute_v(const trace *t, stage_id stage, int head, double *out,
+               const kernels_config *config)
+{
+    (void)stage, (void)head;
+    project(t, trace_source_stage(t), t->in->W_V, out, config);
+}
+
+void compute_output(const trace *t, stage_id stage, int head, double *out,
+                    const kernels_config *config)
+{
+    (void)stage, (void)head;
+    project(t, STAGE_CONCAT, t->in->W_O, out, config);
+}
+
+/* The first column of head's d_k columns in Q, K, V and concat. */
+static int head_offset(const trace *t, int head)
+{
+    return (head - 1) * t->d_k;
+}
+
+void compute_scores(const trace *t, stage_id stage, int head, double *out,
+                    const kernels_config *config)
+{
+    (void)stage;
+    kernels_scores(out, trace_block(t, STAGE_Q, 1), trace_block(t, STAGE_K, 1), t->n, t->m,
+                   t->d_k, t->d_model, head_offset(t, head), config);
+}
+
+/* The softmax rule carries the core's scaling and mask, so the `scaled` and `masked` that
+ * trace_value derives are exactly what the softmax read. */
+void compute_weights(const trace *t, stage_id stage, int head, double *out,
+                     const kernels_config *config)
+{
+    (void)stage;
+    kernels_softmax_rule rule = {
+        .scale = t->in->scale, .d_k = t->d_k, .causal = t->in->mask == MASK_CAUSAL,
+        .allowed = t->in->mask == MASK_EXPLICIT ? t->in->mask_cells : NULL,
+    };
+    kernels_softmax(out, trace_block(t, STAGE_SCORES, head), t->n, t->m, &rule, config);
+}
+
+void compute_context(const trace *t, stage_id stage, int head, double *out,
+                     const kernels_config *config)
+{
+    (void)stage;
+    kernels_context(out, trace_block(t, STAGE_WEIGHTS, head), trace_block(t, STAGE_V, 1), t->n,
+                    t->m, t->d_k, t->d_model, head_offset(t, head), config);
+}
+
+void compute_concat(const trace *t, stage_id stage, int head, double *out,
+                    const kernels_config *config)
+{
+    (void)stage, (void)head, (void)config;
+    size_t d = (size_t)t->d_model, d_k = (size_t)t->d_k;
+    for (int h = 1; h <= t->heads; h++) {
+        const double *context = trace_block(t, STAGE_CONTEXT, h);
+        for (size_t i = 0; i < (size_t)t->n; i++)
+            memcpy(out + i * d + (size_t)head_offset(t, h), context + i * d_k,
+                   d_k * sizeof(double));
+    }
+}
+
+/* A derived stage has no block: computing it is reading every cell, which is what showing it
+ * costs (and what --stats times). */
+void compute_derived(const trace *t, stage_id stage, int head, double *out,
+                     const kernels_config *config)
+{
+    (void)config;
+    assert(stage_get(stage)->storage == STAGE_DERIVED);
+    int rows = trace_rows(t, stage), cols = trace_cols(t, stage);
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            out[(size_t)i * (size_t)cols + (size_t)j] = trace_value(t, stage, head, i, j);
+}

@@ -1,0 +1,107 @@
+/* The cost function of every stage the stage table names (stages.h), and what --stats asks of
+ * them: a stage's counts and bytes (cost_stage) and one run of its computation (cost_run). */
+#include <assert.h>
+#include "stage_functions.h"
+
+typedef unsigned long long tally;
+
+static tally heads_of(const trace *t, stage_id stage)
+{
+    return stage_get(stage)->per_head ? (tally)t->heads : 1;
+}
+
+/* Each cell of every head is a dot product of `terms` terms. */
+static void dot_products(const trace *t, stage_id stage, tally terms, cost_counts *counts)
+{
+    tally cells = heads_of(t, stage) * (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage);
+    counts->multiplications += cells * terms;
+    counts->additions += cells * (terms - 1);
+}
+
+/* embeddings + PE: one addition per cell; a copy without positional encoding. */
+void cost_input(const trace *t, stage_id stage, cost_counts *counts)
+{
+    if (t->in->positional)
+        counts->additions += (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage);
+}
+
+/* Q, K, V and output: (rows × d_model) · (d_model × d_model). */
+void cost_projection(const trace *t, stage_id stage, cost_counts *counts)
+{
+    dot_products(t, stage, (tally)t->d_model, counts);
+}
+
+/* Per head (n × d_k) · (d_k × m). */
+void cost_scores(const trace *t, stage_id stage, cost_counts *counts)
+{
+    dot_products(t, stage, (tally)t->d_k, counts);
+}
+
+/* Per head (n × m) · (m × d_k). */
+void cost_context(const trace *t, stage_id stage, cost_counts *counts)
+{
+    dot_products(t, stage, (tally)t->m, counts);
+}
+
+/* One division per cell when scaling. */
+void cost_scaled(const trace *t, stage_id stage, cost_counts *counts)
+{
+    if (t->in->scale)
+        counts->divisions += heads_of(t, stage) * (tally)t->n * (tally)t->m;
+}
+
+/* Comparisons (masked) or copies (concat): no arithmetic. */
+void cost_nothing(const trace *t, stage_id stage, cost_counts *counts)
+{
+    (void)t, (void)stage, (void)counts;
+}
+
+/* Per visible cell: − max and exp; per row: visible − 1 additions for the sum; every cell
+ * divided by it. */
+void cost_weights(const trace *t, stage_id stage, cost_counts *counts)
+{
+    tally visible = 0, heads = heads_of(t, stage);
+    for (int i = 0; i < t->n; i++)
+        for (int j = 0; j < t->m; j++)
+            visible += !trace_is_hidden(t, i, j);
+    counts->additions += heads * (2 * visible - (tally)t->n);
+    counts->exponentials += heads * visible;
+    counts->divisions += heads * (tally)t->n * (tally)t->m;
+}
+
+/* The first stage the trace has: the one that adds the positional encoding. */
+static stage_id first_stage(const trace *t)
+{
+    int s = 0;
+    while (!trace_has_stage(t, (stage_id)s))
+        s++;
+    return (stage_id)s;
+}
+
+void cost_stage(const trace *t, stage_id stage, cost_counts *counts)
+{
+    assert(trace_has_stage(t, stage));
+    *counts = (cost_counts){ .bytes = trace_stage_bytes(t, stage) };
+    stage_functions_get(stage)->cost(t, stage, counts);
+    if (t->positional && stage == first_stage(t))
+        counts->bytes += (size_t)(t->n > t->m ? t->n : t->m) * (size_t)t->d_model
+                       * sizeof(double);
+}
+
+size_t cost_scratch_doubles(const trace *t)
+{
+    size_t largest = 1;
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        size_t cells = (size_t)trace_rows(t, (stage_id)s) * (size_t)trace_cols(t, (stage_id)s);
+        if (trace_has_stage(t, (stage_id)s) && cells > largest)
+            largest = cells;
+    }
+    return largest;
+}
+
+void cost_run(const trace *t, const trace_options *options, stage_id stage, double *scratch)
+{
+    kernels_config config = trace_kernels_config(options);
+    for (int h = 1; h <= (int)heads_of(t, stage); h++)
+        stage_functions_get(stage)->compute(t, stage, h, scratch, &config);
+}

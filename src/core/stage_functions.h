@@ -1,0 +1,58 @@
+/* The functions that the stage table's rows name (stages.h), declared from the table itself, and
+ * the table of them. For the core's own files: other layers use trace.h and cost.h. */
+#ifndef ATTNSTEP_STAGE_FUNCTIONS_H
+#define ATTNSTEP_STAGE_FUNCTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "cost.h"
+#include "kernels.h"
+#include "trace.h"
+
+/* An append-only text buffer that, like snprintf, counts what it could not hold; numbers are
+ * written with `precision` decimals. */
+typedef struct {
+    char *buffer;
+    size_t size, length;
+    int precision;
+} explain_text;
+
+/* The value of one cell of stage (head from 1, 1 for a stage not per head). */
+typedef double stage_read_fn(const trace *t, stage_id stage, int head, int row, int col);
+/* Writes the matrix of stage at head (the whole stage if not per head) into out, reading only
+ * the trace's blocks of earlier stages and its input. */
+typedef void stage_compute_fn(const trace *t, stage_id stage, int head, double *out,
+                              const kernels_config *config);
+/* Writes " = …" after the cell's name: how the cell was made. Returns whether the cell's value
+ * should follow (false for a cell whose explanation already ends in its value, e.g. hidden). */
+typedef bool stage_explain_fn(explain_text *out, const trace *t, const trace_cell *cell);
+/* Adds the stage's arithmetic, over all its heads, to counts. */
+typedef void stage_cost_fn(const trace *t, stage_id stage, cost_counts *counts);
+/* Writes the stage's formula line for this trace's configuration, as snprintf. */
+typedef int stage_formula_fn(const trace *t, char *buffer, size_t size);
+
+#define STAGE_DECLARE(id, name, per_head, rows, cols, storage, read, compute, explain, cost, \
+                      formula, inputs) \
+    stage_read_fn read; stage_compute_fn compute; stage_explain_fn explain; \
+    stage_cost_fn cost; stage_formula_fn formula;
+STAGE_TABLE(STAGE_DECLARE)
+#undef STAGE_DECLARE
+
+typedef struct {
+    stage_read_fn *read;
+    stage_compute_fn *compute;
+    stage_explain_fn *explain;
+    stage_cost_fn *cost;
+    stage_formula_fn *formula;
+} stage_functions;
+
+/* The functions of a stage's row; stage must be < STAGE_COUNT. */
+const stage_functions *stage_functions_get(stage_id stage);
+
+/* The stage K and V are made from: source_input in cross-attention, input otherwise. */
+stage_id trace_source_stage(const trace *t);
+
+/* The kernels' configuration for options (NULL: the defaults). */
+kernels_config trace_kernels_config(const trace_options *options);
+
+#endif
