@@ -24,9 +24,9 @@ typedef int trace_mode(const options *o, const lesson *l, const trace *t);
 typedef int files_mode(const options *o, int count, char **paths);
 
 typedef struct {
-    const char *name;        /* as chosen on the command line, for messages */
-    trace_mode *with_trace;  /* modes that read one lesson's trace */
-    files_mode *with_files;  /* --check (many lessons), --cost (none), the UI (one or none) */
+    trace_mode *with_trace;        /* modes that read one lesson's trace */
+    files_mode *with_files;        /* --check (many lessons), --cost (none), the UI (one or none) */
+    const output_format *format;   /* what write_format writes, for the whole-trace outputs */
 } mode;
 
 struct options {
@@ -58,25 +58,10 @@ static int written(int status)
     return status;
 }
 
-static int write_format(const output_format *format, const options *o, const lesson *l,
-                        const trace *t)
+/* --plain, --json, --markdown: the whole trace in the mode's format. */
+static int write_format(const options *o, const lesson *l, const trace *t)
 {
-    return written(output_write(format, l, t, o->precision, stdout));
-}
-
-static int write_plain(const options *o, const lesson *l, const trace *t)
-{
-    return write_format(&output_plain, o, l, t);
-}
-
-static int write_json(const options *o, const lesson *l, const trace *t)
-{
-    return write_format(&output_json, o, l, t);
-}
-
-static int write_markdown(const options *o, const lesson *l, const trace *t)
-{
-    return write_format(&output_markdown, o, l, t);
+    return written(output_write(o->mode->format, l, t, o->precision, stdout));
 }
 
 static int write_csv(const options *o, const lesson *l, const trace *t)
@@ -87,7 +72,7 @@ static int write_csv(const options *o, const lesson *l, const trace *t)
     int head = o->head ? o->head : 1;
     if (stage_get(stage)->per_head && head > t->heads)
         return usage_error("--head: this lesson has fewer heads", NULL);
-    return written(output_write_matrix(&output_csv, l, t, stage, head, stdout));
+    return written(output_write_matrix(o->mode->format, l, t, stage, head, stdout));
 }
 
 static int write_explanation(const options *o, const lesson *l, const trace *t)
@@ -154,15 +139,15 @@ static int run_ui(const options *o, int count, char **paths)
     return ui_run(&ui);
 }
 
-static const mode mode_plain = { "--plain", write_plain, NULL };
-static const mode mode_json = { "--json", write_json, NULL };
-static const mode mode_markdown = { "--markdown", write_markdown, NULL };
-static const mode mode_csv = { "--csv", write_csv, NULL };
-static const mode mode_explain = { "--explain", write_explanation, NULL };
-static const mode mode_stats = { "--stats", write_stats, NULL };
-static const mode mode_check = { "--check", NULL, check_lessons };
-static const mode mode_cost = { "--cost", NULL, show_cost };
-static const mode mode_ui = { "the interactive UI", NULL, run_ui };
+static const mode mode_plain = { write_format, NULL, &output_plain };
+static const mode mode_json = { write_format, NULL, &output_json };
+static const mode mode_markdown = { write_format, NULL, &output_markdown };
+static const mode mode_csv = { write_csv, NULL, &output_csv };
+static const mode mode_explain = { write_explanation, NULL, NULL };
+static const mode mode_stats = { write_stats, NULL, NULL };
+static const mode mode_check = { NULL, check_lessons, NULL };
+static const mode mode_cost = { NULL, show_cost, NULL };
+static const mode mode_ui = { NULL, run_ui, NULL };
 
 /* ---- the settings ---- */
 
@@ -222,6 +207,7 @@ static void print_keys(const char *arg) { ui_print_keys(stdout, arg && strcmp(ar
 
 /* ---- the one table of options ---- */
 
+/* Its rows look alike by design (duplicates reports two of them): each row is data, not logic. */
 typedef struct {
     const char *name;
     int short_name;                          /* 'h', 'V', or 0 */
@@ -325,6 +311,24 @@ static void print_usage(void)
            "70 internal error, 74 output error.\n");
 }
 
+/* "choose one of --plain, --json, … and --cost": every option of the table that picks a mode. */
+static const char *one_mode_only(char *text, size_t size)
+{
+    int count = 0, written_count = 0;
+    for (int i = 0; i < OPTION_COUNT; i++)
+        count += option_table[i].mode != NULL;
+    size_t used = (size_t)snprintf(text, size, "choose one of");
+    for (int i = 0; i < OPTION_COUNT && used < size; i++)
+        if (option_table[i].mode) {
+            written_count++;
+            used += (size_t)snprintf(text + used, size - used, "%s--%s",
+                                     written_count == 1 ? " " : written_count == count ? " and "
+                                                                                       : ", ",
+                                     option_table[i].name);
+        }
+    return text;
+}
+
 /* Returns -1 when parsing went well, else the exit status to leave with. */
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -346,9 +350,9 @@ static int parse_options(int argc, char **argv, options *o)
             row->print(optarg);
             return EXIT_STATUS_OK;
         }
+        char message[256];
         if (row->mode && o->mode && o->mode != row->mode)
-            return usage_error("choose one of --plain, --json, --markdown, --csv, --explain, "
-                               "--check, --stats and --cost", NULL);
+            return usage_error(one_mode_only(message, sizeof message), NULL);
         if (row->mode)
             o->mode = row->mode;
         if (row->set && !row->set(o, optarg))

@@ -173,7 +173,10 @@ void tile_kernel(int kc, const double *a, const double *b, double *c, size_t ldc
 }
 
 /* The same tile with two-double vectors, four columns at a time, so that twelve accumulators fit
- * the sixteen registers of SSE2 (or NEON); the same sums in the same order. */
+ * the sixteen registers of SSE2 (or NEON); the same sums in the same order. Written out a second
+ * time on purpose: the twelve named accumulators are what keeps each in a register, and a macro
+ * generic over the vector width would hide exactly that (test_kernels holds both to the
+ * textbook loop, bit for bit). */
 static inline __attribute__((always_inline))
 void tile_kernel_portable(int kc, const double *a, const double *b, double *c, size_t ldc,
                           bool first)
