@@ -1,5 +1,6 @@
 /* The lesson loader: checks a lesson's YAML tree against the format of lessons/README.md,
  * reporting every problem it can find, and turns a valid one into the core's attention_input. */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1033,6 +1034,12 @@ bool lesson_walk(const lesson *l, const trace *t, walk *w) {
     bool built = walk_build(w, t, marks, l->n_steps);
     free(marks);
     return built;
+}
+
+const lesson_step *lesson_narration(const lesson *l, const walk_step *step) {
+    if (step->narration < 0) return NULL;
+    assert(step->narration < l->n_steps);
+    return &l->steps[step->narration];
 }
 
 void lesson_free(lesson *l) {

@@ -89,9 +89,13 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
 void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);
 
 /* The walk of the lesson's trace t (computed from l->input), with each narration item of
- * l->steps placed at its stage and head: step k's narration is l->steps[walk.steps[k].narration].
- * Returns false when out of memory. */
+ * l->steps placed at its stage and head (lesson_narration finds it again). Returns false when
+ * out of memory. */
 bool lesson_walk(const lesson *l, const trace *t, walk *w);
+
+/* The narration item told at a step of lesson_walk (its say, focus and question), or NULL for a
+ * step without one: the one way every view finds a step's narration. */
+const lesson_step *lesson_narration(const lesson *l, const walk_step *step);
 
 void lesson_free(lesson *l);
 void lesson_diagnostics_free(lesson_diagnostics *diagnostics);

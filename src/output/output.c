@@ -1,7 +1,6 @@
 /* The walk shared by every text output (begin, one call per step of the walk, end), the writers
  * that remember the first failure, and the pieces several outputs use: cells, narration,
  * escaped text. */
-#include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,10 +205,9 @@ void output_narrated_step(output *o, const walk_step *step, const output_narrato
         narrator->repeated(o, o->step);
     else
         narrator->table(o, step->stage, step->head);
-    if (step->narration < 0)
+    const lesson_step *s = lesson_narration(o->lesson, step);
+    if (!s)
         return;
-    assert(step->narration < o->lesson->n_steps);
-    const lesson_step *s = &o->lesson->steps[step->narration];
     if (s->ask && narrator->ask)
         ask_question(o, s, narrator->ask);
     if (s->say && narrator->say)

@@ -79,7 +79,7 @@ static void measure_steps(ui_view *v)
 
 bool ui_view_init(ui_view *v, const trace *t, const lesson *l)
 {
-    *v = (ui_view){.t = t, .narration = l ? l->steps : NULL, .heat_weights = true};
+    *v = (ui_view){.t = t, .lesson = l, .heat_weights = true};
     bool built = l ? lesson_walk(l, t, &v->walk) : walk_build(&v->walk, t, NULL, 0);
     if (built && v->walk.count > 0) v->state = calloc((size_t)v->walk.count, sizeof *v->state);
     if (!v->state) {
@@ -107,8 +107,7 @@ const walk_step *ui_view_current(const ui_view *v)
 
 const lesson_step *ui_view_item(const ui_view *v, int k)
 {
-    int item = v->walk.steps[k].narration;
-    return item >= 0 && v->narration ? &v->narration[item] : NULL;
+    return v->lesson ? lesson_narration(v->lesson, &v->walk.steps[k]) : NULL;
 }
 
 bool ui_view_focus(const ui_view *v, int k, int *row, int *col)

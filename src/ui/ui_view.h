@@ -35,7 +35,7 @@ typedef struct {
 
 typedef struct {
     const trace *t;
-    const lesson_step *narration;  /* borrowed: the items the walk's steps name, or NULL */
+    const lesson *lesson;       /* borrowed: the lesson whose narration the walk tells, or NULL */
     walk walk;                  /* the steps, in order; step k is "step k+1" */
     ui_step_state *state;       /* (walk.count) parallel to walk.steps */
     int step;                   /* the current step, index into walk.steps */
