@@ -55,7 +55,8 @@ static void measure_steps(ui_view *v)
             continue;
         }
         int rows = trace_rows(t, s->stage), cols = trace_cols(t, s->stage);
-        bool derived = s->stage == STAGE_SCALED || s->stage == STAGE_MASKED;
+        /* the derived stages (scaled, masked) are monotone functions of scores' cells */
+        bool derived = stage_get(s->stage)->storage == STAGE_DERIVED;
         bool masking = s->stage == STAGE_MASKED && t->in->mask != MASK_NONE;
         size_t at[2];
         if (derived && !masking && scores_at && scores_at[s->head - 1][0] != 0) {
