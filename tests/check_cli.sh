@@ -114,6 +114,22 @@ else
     echo "FAIL the de_DE.UTF-8 locale is missing (.ci/install-deps generates it)"; failures=$((failures + 1))
 fi
 check "write error exits 74" expect_status 74 bash -c "./attnstep --json $lesson >/dev/full"
+check "ATTNSTEP_THREADS that is not a number is said, and the trace is computed" bash -c \
+    'out=$(ATTNSTEP_THREADS=many ./attnstep --json '"$lesson"' 2>&1 >/dev/null) &&
+     [ "$out" = "attnstep: ATTNSTEP_THREADS=many is not a number; using every core" ]'
+# The 1024-token lesson is large enough for the kernels to share its products among threads.
+check "ATTNSTEP_THREADS=1 changes no bit of a trace computed with every core" bash -c \
+    'cmp -s <(./attnstep --csv output tests/bench/long_1024.yaml) \
+            <(ATTNSTEP_THREADS=1 ./attnstep --csv output tests/bench/long_1024.yaml)'
+check "ATTNSTEP_PORTABLE=1 (libm's exp in the softmax) stays within 1e-12" /usr/bin/python3 -c '
+import csv, os, subprocess
+def weights(env):
+    out = subprocess.run(["./attnstep", "--csv", "weights", "tests/bench/long_1024.yaml"],
+                         capture_output=True, text=True, check=True, env=dict(os.environ, **env)).stdout
+    return [float(x) for row in list(csv.reader(out.splitlines()))[1:] for x in row[1:]]
+a, b = weights({}), weights({"ATTNSTEP_PORTABLE": "1"})
+assert len(a) == len(b) == 1024 * 1024 and max(abs(x - y) for x, y in zip(a, b)) < 1e-12
+'
 
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]

@@ -496,7 +496,7 @@ static void assert_formats(double x, int precision, const char *expected)
     assert_string_equal(text, expected);
 }
 
-static void test_format_number(void **state)
+static void test_explanation_numbers(void **state)
 {
     (void)state;
     assert_formats(1.0, 4, "1.0");
@@ -742,7 +742,7 @@ int main(void)
         cmocka_unit_test(test_explanations_of_cat_sat),
         cmocka_unit_test(test_explanations_of_hidden_cells_and_long_sums),
         cmocka_unit_test(test_cell_names),
-        cmocka_unit_test(test_format_number),
+        cmocka_unit_test(test_explanation_numbers),
         cmocka_unit_test(test_step_list),
         cmocka_unit_test(test_every_stage_row_is_complete),
         cmocka_unit_test(test_stage_compute_matches_the_trace),
