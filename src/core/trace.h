@@ -50,10 +50,12 @@ typedef struct {
     double *block[STAGE_COUNT];  /* each stored stage's matrices, as above */
 } trace;
 
-/* How trace_compute runs; results never depend on it. NULL means the defaults (all zero). */
+/* How trace_compute runs. NULL means the defaults (all zero). The thread count never changes a
+ * bit; the portable kernels sum in the same order but take libm's exp in the softmax, within
+ * 2 ulp of the vector one (so weights may differ in the last bits, well within 1e-12). */
 typedef struct {
     int threads;    /* threads for large products and softmaxes; 0 = the online processors */
-    bool portable;  /* never the AVX2 code (the portable kernels give the same bits) */
+    bool portable;  /* never the AVX2 code, even where the processor has it */
 } trace_options;
 
 typedef enum {
