@@ -47,12 +47,12 @@ static void expect(const stats_table *table, stage_id stage, unsigned long long 
                    unsigned long long adds, unsigned long long divs, unsigned long long exps,
                    size_t bytes)
 {
-    const stats_stage *s = find(table, stage);
-    if (s->multiplications != mults || s->additions != adds || s->divisions != divs
-        || s->exponentials != exps || s->bytes != bytes) {
+    const cost_counts *c = &find(table, stage)->counts;
+    if (c->multiplications != mults || c->additions != adds || c->divisions != divs
+        || c->exponentials != exps || c->bytes != bytes) {
         print_error("%s: expected ×%llu +%llu ÷%llu exp%llu %zu B, got ×%llu +%llu ÷%llu "
                     "exp%llu %zu B\n", stage_get(stage)->name, mults, adds, divs, exps, bytes,
-                    s->multiplications, s->additions, s->divisions, s->exponentials, s->bytes);
+                    c->multiplications, c->additions, c->divisions, c->exponentials, c->bytes);
         fail();
     }
 }
@@ -81,10 +81,10 @@ static void test_counts_of_a_causal_lesson(void **state)
     expect(&table, STAGE_CONTEXT, 36, 24, 0, 0, 96);
     expect(&table, STAGE_CONCAT, 0, 0, 0, 0, 96);
     expect(&table, STAGE_OUTPUT, 48, 36, 0, 0, 96);
-    assert_int_equal(table.total.multiplications, 48 * 4 + 36 + 36);
-    assert_int_equal(table.total.additions, 12 + 36 * 4 + 18 + 18 + 24);
-    assert_int_equal(table.total.bytes, 1056);
-    assert_int_equal(table.total.bytes, trace_bytes_needed(&f.in));
+    assert_int_equal(table.total.counts.multiplications, 48 * 4 + 36 + 36);
+    assert_int_equal(table.total.counts.additions, 12 + 36 * 4 + 18 + 18 + 24);
+    assert_int_equal(table.total.counts.bytes, 1056);
+    assert_int_equal(table.total.counts.bytes, trace_bytes_needed(&f.in));
     const stats_stage *scores = find(&table, STAGE_SCORES);
     assert_int_equal(scores->heads, 2);
     assert_int_equal(scores->rows, 3);
@@ -115,7 +115,7 @@ static void test_counts_of_cross_attention(void **state)
     expect(&table, STAGE_WEIGHTS, 0, 10, 6, 6, 48);
     expect(&table, STAGE_CONTEXT, 12, 8, 0, 0, 32);
     expect(&table, STAGE_OUTPUT, 8, 4, 0, 0, 32);
-    assert_int_equal(table.total.bytes, trace_bytes_needed(&f.in));
+    assert_int_equal(table.total.counts.bytes, trace_bytes_needed(&f.in));
     trace_free(&f.t);
 }
 
@@ -165,9 +165,9 @@ static void test_doubling_n_quadruples_the_attention_work(void **state)
         assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
         stats_table table;
         assert_true(stats_count(&t, &table));
-        unsigned long long quadratic = find(&table, STAGE_SCORES)->multiplications
-                                     + find(&table, STAGE_CONTEXT)->multiplications;
-        unsigned long long projections = find(&table, STAGE_Q)->multiplications;
+        unsigned long long quadratic = find(&table, STAGE_SCORES)->counts.multiplications
+                                     + find(&table, STAGE_CONTEXT)->counts.multiplications;
+        unsigned long long projections = find(&table, STAGE_Q)->counts.multiplications;
         assert_int_equal(quadratic, 2ULL * (unsigned long long)(n * n * d));
         if (before) {
             assert_int_equal(quadratic, 4 * before);

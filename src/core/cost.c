@@ -83,9 +83,8 @@ void cost_stage(const trace *t, stage_id stage, cost_counts *counts)
     assert(trace_has_stage(t, stage));
     *counts = (cost_counts){ .bytes = trace_stage_bytes(t, stage) };
     stage_functions_get(stage)->cost(t, stage, counts);
-    if (t->positional && stage == first_stage(t))
-        counts->bytes += (size_t)(t->n > t->m ? t->n : t->m) * (size_t)t->d_model
-                       * sizeof(double);
+    if (stage == first_stage(t))
+        counts->bytes += trace_positional_bytes(t);
 }
 
 size_t cost_scratch_doubles(const trace *t)

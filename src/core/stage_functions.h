@@ -52,6 +52,9 @@ const stage_functions *stage_functions_get(stage_id stage);
 /* The stage K and V are made from: source_input in cross-attention, input otherwise. */
 stage_id trace_source_stage(const trace *t);
 
+/* Bytes of the positional-encoding table (0 without positional encoding). */
+size_t trace_positional_bytes(const trace *t);
+
 /* The kernels' configuration for options (NULL: the defaults). */
 kernels_config trace_kernels_config(const trace_options *options);
 

@@ -72,10 +72,15 @@ static bool stage_doubles(const trace *t, stage_id stage, size_t *doubles)
         && multiply(doubles, (size_t)trace_cols(t, stage));
 }
 
-/* Doubles of the positional table: one row per position of the longer sequence. */
+/* Rows of the positional table: one per position of the longer sequence (0 without it). */
 static size_t positional_rows(const trace *t)
 {
     return t->in->positional ? (size_t)(t->n > t->m ? t->n : t->m) : 0;
+}
+
+size_t trace_positional_bytes(const trace *t)
+{
+    return positional_rows(t) * (size_t)t->d_model * sizeof(double);
 }
 
 /* Doubles of the whole trace (positional table and every block), or SIZE_MAX on overflow. */
@@ -165,18 +170,22 @@ stage_id trace_source_stage(const trace *t)
     return t->in->source ? STAGE_SOURCE_INPUT : STAGE_INPUT;
 }
 
-/* One cell of a stored stage, from the block layout (the hot path of every view's reads). */
-static double stored_at(const trace *t, stage_id stage, int head, int row, int col)
+/* The block layout, in one place: where cell (row, col) of head's matrix sits in its stage's
+ * block (head after head, each row-major). */
+static size_t cell_offset(const trace *t, stage_id stage, int head, int row, int col)
 {
     const stage_info *info = stage_get(stage);
     size_t rows = (size_t)axis_length(t, info->rows), cols = (size_t)axis_length(t, info->cols);
-    assert(t->block[stage] && row < (int)rows && col < (int)cols);
-    return t->block[stage][((size_t)(head - 1) * rows + (size_t)row) * cols + (size_t)col];
+    assert(head >= 1 && head <= (info->per_head ? t->heads : 1));
+    assert(row >= 0 && row < (int)rows && col >= 0 && col < (int)cols);
+    return ((size_t)(head - 1) * rows + (size_t)row) * cols + (size_t)col;
 }
 
+/* One cell of a stored stage: the hot path of every view's reads. */
 double trace_read_stored(const trace *t, stage_id stage, int head, int row, int col)
 {
-    return stored_at(t, stage, head, row, col);
+    assert(t->block[stage]);
+    return t->block[stage][cell_offset(t, stage, head, row, col)];
 }
 
 /* The one definition of the scaling step: the softmax (compute_weights) scales by the same
@@ -184,7 +193,7 @@ double trace_read_stored(const trace *t, stage_id stage, int head, int row, int 
 double trace_read_scaled(const trace *t, stage_id stage, int head, int row, int col)
 {
     (void)stage;
-    double score = stored_at(t, STAGE_SCORES, head, row, col);
+    double score = trace_read_stored(t, STAGE_SCORES, head, row, col);
     return t->in->scale ? score / sqrt((double)t->d_k) : score;
 }
 
@@ -218,16 +227,12 @@ static bool allocate(trace *t)
     return true;
 }
 
-/* Where a stage's matrix at head is written: the one place that knows the block layout. */
+/* Where a stage's matrix at head begins, or NULL for a stage without a block. */
 static double *block_at(const trace *t, stage_id stage, int head)
 {
     assert(stage < STAGE_COUNT);
-    assert(head >= 1 && head <= heads_of(t, stage));
     double *block = t->block[stage];
-    if (!block)
-        return NULL;
-    size_t square = (size_t)trace_rows(t, stage) * (size_t)trace_cols(t, stage);
-    return block + (size_t)(head - 1) * square;
+    return block ? block + cell_offset(t, stage, head, 0, 0) : NULL;
 }
 
 /* Finds the first non-finite cell of a stored stage, for an overflow report. Derived stages

@@ -23,24 +23,21 @@ static double now(void)
 
 static void add_to_total(stats_stage *total, const stats_stage *s)
 {
-    total->multiplications += s->multiplications;
-    total->additions += s->additions;
-    total->divisions += s->divisions;
-    total->exponentials += s->exponentials;
-    total->bytes += s->bytes;
+    total->counts.multiplications += s->counts.multiplications;
+    total->counts.additions += s->counts.additions;
+    total->counts.divisions += s->counts.divisions;
+    total->counts.exponentials += s->counts.exponentials;
+    total->counts.bytes += s->counts.bytes;
     total->seconds += s->seconds;
 }
 
 /* One entry: the stage's row of the table counts it (cost.h). */
 static stats_stage count_stage(const trace *t, stage_id stage)
 {
-    cost_counts c;
-    cost_stage(t, stage, &c);
-    return (stats_stage){ .stage = stage, .heads = stage_get(stage)->per_head ? t->heads : 1,
-                          .rows = trace_rows(t, stage), .cols = trace_cols(t, stage),
-                          .multiplications = c.multiplications, .additions = c.additions,
-                          .divisions = c.divisions, .exponentials = c.exponentials,
-                          .bytes = c.bytes };
+    stats_stage s = { .stage = stage, .heads = stage_get(stage)->per_head ? t->heads : 1,
+                      .rows = trace_rows(t, stage), .cols = trace_cols(t, stage) };
+    cost_stage(t, stage, &s.counts);
+    return s;
 }
 
 bool stats_count(const trace *t, stats_table *table)
@@ -199,14 +196,14 @@ static void print_stage_row(FILE *out, const char *name, const stats_stage *s, b
         snprintf(shape, sizeof shape, "%d × %d×%d", s->heads, s->rows, s->cols);
     else
         snprintf(shape, sizeof shape, "%d×%d", s->rows, s->cols);
-    format_count(s->multiplications, mults, sizeof mults);
-    format_count(s->additions, adds, sizeof adds);
-    format_count(s->exponentials, exps, sizeof exps);
-    format_count(s->divisions, divs, sizeof divs);
+    format_count(s->counts.multiplications, mults, sizeof mults);
+    format_count(s->counts.additions, adds, sizeof adds);
+    format_count(s->counts.exponentials, exps, sizeof exps);
+    format_count(s->counts.divisions, divs, sizeof divs);
     if (derived)
         snprintf(held, sizeof held, "(derived)");
     else
-        format_bytes(s->bytes, held, sizeof held);
+        format_bytes(s->counts.bytes, held, sizeof held);
     format_seconds(s->seconds, time, sizeof time);
     const char *const fields[] = { name, shape, mults, adds, exps, divs, held, time };
     print_stats_line(out, fields);
@@ -275,10 +272,10 @@ static bool measure(const attention_input *in, const trace_options *options, cos
             return false;
         }
         if (run == 0) {
-            row->multiplications = table.total.multiplications;
+            row->multiplications = table.total.counts.multiplications;
             for (int s = 0; s < table.count; s++)
                 if (table.stages[s].stage == STAGE_SCORES || table.stages[s].stage == STAGE_CONTEXT)
-                    row->quadratic += table.stages[s].multiplications;
+                    row->quadratic += table.stages[s].counts.multiplications;
         }
         trace_free(&t);
     }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "cost.h"
 #include "trace.h"
 
 /* One stage, over all its heads. A dot product of k terms counts k multiplications and k − 1
@@ -13,11 +14,8 @@ typedef struct {
     stage_id stage;
     int heads;                          /* matrices in the stage: t->heads if per head, else 1 */
     int rows, cols;                     /* of one matrix */
-    unsigned long long multiplications;
-    unsigned long long additions;       /* subtractions included */
-    unsigned long long divisions;
-    unsigned long long exponentials;
-    size_t bytes;                       /* what the trace stores; 0 for stages derived when shown */
+    cost_counts counts;                 /* from the stage's row (cost.h); additions include
+                                           subtractions */
     double seconds;                     /* measured by stats_time, all heads; 0 before */
 } stats_stage;
 
