@@ -1,4 +1,5 @@
-/* The walk (walk.h): the steps of a trace in order, narration placed at its stage and head. */
+/* The walk (walk.h): the author's script when the lesson has one, else every stage and head of
+ * the trace in pipeline order. */
 #include <assert.h>
 #include <stdlib.h>
 #include "walk.h"
@@ -8,49 +9,64 @@ static int heads_of(const trace *t, stage_id stage)
     return stage_get(stage)->per_head ? t->heads : 1;
 }
 
-/* Whether mark belongs at (stage, head): a mark naming no head goes with the first. */
-static bool marked_at(const walk_mark *mark, stage_id stage, int head)
+/* The pipeline: every stage the trace has, each head of a per-head stage in turn. */
+static int place_pipeline(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
 {
-    return mark->stage == stage && (mark->head == 0 ? 1 : mark->head) == head;
-}
-
-static int place(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
-{
+    (void)marks;
+    (void)n_marks;
     int count = 0;
     for (int s = 0; s < STAGE_COUNT; s++) {
         stage_id stage = (stage_id)s;
         if (!trace_has_stage(t, stage))
             continue;
         for (int h = 1; h <= heads_of(t, stage); h++) {
-            int placed = 0;
-            for (int i = 0; i < n_marks; i++)
-                if (marked_at(&marks[i], stage, h)) {
-                    if (out)
-                        out[count] = (walk_step){ stage, h, WALK_WHOLE, i };
-                    count++;
-                    placed++;
-                }
-            if (placed == 0) {
-                if (out)
-                    out[count] = (walk_step){ stage, h, WALK_WHOLE, -1 };
-                count++;
-            }
+            if (out)
+                out[count] = (walk_step){ stage, h, WALK_WHOLE, -1 };
+            count++;
         }
     }
     return count;
 }
 
-bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks)
+/* The script: one step per mark, in the author's order; a mark the trace cannot show (the
+ * loader never lets one through) is left out. */
+static int place_script(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
+{
+    int count = 0;
+    for (int i = 0; i < n_marks; i++) {
+        int head = marks[i].head == 0 ? 1 : marks[i].head;
+        if (!trace_has_stage(t, marks[i].stage) || head > heads_of(t, marks[i].stage))
+            continue;
+        if (out)
+            out[count] = (walk_step){ marks[i].stage, head, WALK_WHOLE, i };
+        count++;
+    }
+    return count;
+}
+
+typedef int placer(const trace *t, const walk_mark *marks, int n_marks, walk_step *out);
+
+static bool build(walk *w, const trace *t, const walk_mark *marks, int n_marks, placer *place)
 {
     *w = (walk){ NULL, 0 };
     /* two passes over one rule: the first counts, the second fills */
     int count = place(t, marks, n_marks, NULL);
-    w->steps = calloc((size_t)count, sizeof *w->steps);
+    w->steps = calloc(count > 0 ? (size_t)count : 1, sizeof *w->steps);
     if (!w->steps)
         return false;
     w->count = place(t, marks, n_marks, w->steps);
     assert(w->count == count);
     return true;
+}
+
+bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks)
+{
+    return build(w, t, marks, n_marks, n_marks > 0 ? place_script : place_pipeline);
+}
+
+bool walk_build_pipeline(walk *w, const trace *t)
+{
+    return build(w, t, NULL, 0, place_pipeline);
 }
 
 void walk_free(walk *w)

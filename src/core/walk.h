@@ -29,12 +29,17 @@ typedef struct {
     int count;
 } walk;
 
-/* Builds the walk of t: every stage the trace has, in stage-table order, each head of a
- * per-head stage in turn; at each stage and head, one step per narration item marked there
- * (in the order of marks), or one plain step when none is. Marks naming a stage the trace
- * lacks or a head it does not have are not placed (the loader never lets them through).
+/* Builds the walk of t. With marks (the author's script), one step per mark in the author's
+ * order, narration i at mark i: a script may revisit a stage or a head, and shows nothing it
+ * does not name. Without marks, the pipeline (walk_build_pipeline). Marks naming a stage the
+ * trace lacks or a head it does not have are not placed (the loader never lets them through).
  * Returns false when out of memory (w is then empty). Free with walk_free. */
 bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks);
+
+/* Every stage the trace has, in stage-table order, each head of a per-head stage in turn, with
+ * no narration: the walk of a lesson without a script, of --json and --csv, and the list a
+ * student picks from off the script. */
+bool walk_build_pipeline(walk *w, const trace *t);
 
 void walk_free(walk *w);
 

@@ -72,7 +72,7 @@ exit_status output_write(const output_format *format, const lesson *l, const tra
                          int precision, FILE *stream)
 {
     walk w;
-    bool built = format->narrated ? lesson_walk(l, t, &w) : walk_build(&w, t, NULL, 0);
+    bool built = format->narrated ? lesson_walk(l, t, &w) : walk_build_pipeline(&w, t);
     if (!built)
         return EXIT_STATUS_SOFTWARE;
     output o = { l, t, precision, stream, &w, 0, EXIT_STATUS_OK };

@@ -30,7 +30,7 @@ typedef struct output output;
  *     end(o)
  *
  * A format with `narrated` false (JSON) is given the walk without narration instead
- * (walk_build(&w, t, NULL, 0)): one step per stage and head, none repeated. A one-matrix
+ * (walk_build_pipeline(&w, t)): one step per stage and head, none repeated. A one-matrix
  * format (CSV) goes through output_write_matrix: begin, one step (o->walk is NULL, o->step
  * 0), end.
  *

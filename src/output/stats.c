@@ -46,7 +46,7 @@ bool stats_count(const trace *t, stats_table *table)
     table->total.stage = STAGE_COUNT;
     /* the pipeline walk visits each head of a per-head stage in turn; one entry per stage */
     walk w;
-    if (!walk_build(&w, t, NULL, 0))
+    if (!walk_build_pipeline(&w, t))
         return false;
     for (int k = 0; k < w.count; k++) {
         stage_id stage = w.steps[k].stage;

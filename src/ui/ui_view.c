@@ -81,7 +81,7 @@ static void measure_steps(ui_view *v)
 bool ui_view_init(ui_view *v, const trace *t, const lesson *l)
 {
     *v = (ui_view){.t = t, .lesson = l, .heat_weights = true};
-    bool built = l ? lesson_walk(l, t, &v->walk) : walk_build(&v->walk, t, NULL, 0);
+    bool built = l ? lesson_walk(l, t, &v->walk) : walk_build_pipeline(&v->walk, t);
     if (built && v->walk.count > 0) v->state = calloc((size_t)v->walk.count, sizeof *v->state);
     if (!v->state) {
         walk_free(&v->walk);
