@@ -529,16 +529,36 @@ static void test_step_list(void **state)
     for (int k = 0; k < w.count; k++)
         assert_int_equal(w.steps[k].narration, -1);
     walk_free(&w);
-    /* narration: two marks at scores head 2 make two steps; a mark with no head goes to head 1 */
-    walk_mark marks[] = { { STAGE_SCORES, 2 }, { STAGE_SCORES, 2 }, { STAGE_WEIGHTS, 0 } };
-    assert_true(walk_build(&w, &t, marks, 3));
-    assert_int_equal(w.count, 18);
-    assert_int_equal(w.steps[5].narration, -1);   /* scores head 1: no narration */
-    assert_int_equal(w.steps[6].narration, 0);
-    assert_int_equal(w.steps[7].narration, 1);
-    assert_true(walk_repeats_matrix(&w, 7));
-    assert_false(walk_repeats_matrix(&w, 6));
-    assert_int_equal(w.steps[walk_find(&w, STAGE_WEIGHTS, 1)].narration, 2);
+    assert_true(walk_build_pipeline(&w, &t));   /* the same, said outright */
+    assert_int_equal(w.count, 17);
+    assert_int_equal(walk_find(&w, STAGE_WEIGHTS, 2), 12);
+    walk_free(&w);
+    /* a script: one step per mark in the author's order (weights before scores, a revisit of
+     * scores head 2, a mark with no head on head 1), nothing else */
+    walk_mark marks[] = { { STAGE_SCORES, 2 }, { STAGE_SCORES, 2 }, { STAGE_WEIGHTS, 0 },
+                          { STAGE_Q, 0 }, { STAGE_SCORES, 2 } };
+    assert_true(walk_build(&w, &t, marks, 5));
+    assert_int_equal(w.count, 5);
+    for (int k = 0; k < w.count; k++)
+        assert_int_equal(w.steps[k].narration, k);
+    assert_int_equal(w.steps[0].stage, STAGE_SCORES);
+    assert_int_equal(w.steps[0].head, 2);
+    assert_int_equal(w.steps[2].stage, STAGE_WEIGHTS);
+    assert_int_equal(w.steps[2].head, 1);
+    assert_int_equal(w.steps[3].stage, STAGE_Q);
+    assert_int_equal(w.steps[4].stage, STAGE_SCORES);
+    assert_true(walk_repeats_matrix(&w, 1));    /* the same matrix twice running */
+    assert_false(walk_repeats_matrix(&w, 4));   /* a revisit after others shows it again */
+    assert_int_equal(walk_find(&w, STAGE_SCORES, 2), 0);
+    assert_int_equal(walk_find(&w, STAGE_SCORES, 1), -1);   /* not in the script */
+    assert_int_equal(walk_find(&w, STAGE_Q, 2), 3);         /* one Q for every head */
+    walk_free(&w);
+    /* a mark the trace cannot show (no head 3; no cross-attention source here) is left out */
+    walk_mark odd[] = { { STAGE_WEIGHTS, 3 }, { STAGE_OUTPUT, 0 } };
+    assert_true(walk_build(&w, &t, odd, 2));
+    assert_int_equal(w.count, 1);
+    assert_int_equal(w.steps[0].stage, STAGE_OUTPUT);
+    assert_int_equal(w.steps[0].narration, 1);
     walk_free(&w);
     trace_free(&t);
     free_fixture(&f);

@@ -302,40 +302,91 @@ static void test_heads_are_sub_steps_and_tab_switches(void **state)
     attention_input in = two_head_input();
     trace t;
     assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));   /* no script: the walk is the pipeline */
+    assert_int_equal(v.walk.count, 4 + 5 * 2 + 2);
+    ui_view_goto(&v, walk_find(&v.walk, STAGE_WEIGHTS, 2));
+    ui_view_apply(&v, UI_ACT_HEAD_NEXT, 0);   /* wraps round to head 1, on the walk */
+    assert_false(v.off_script);
+    assert_int_equal(v.step, walk_find(&v.walk, STAGE_WEIGHTS, 1));
+    ui_view_free(&v);
     lesson_step narration[] = {
         {.stage = STAGE_WEIGHTS, .head = 2, .focus_row = 0, .focus_col = 2, .say = "bank, river"},
     };
     lesson l = {.steps = narration, .n_steps = 1};
-    ui_view v;
     assert_true(ui_view_init(&v, &t, &l));
-    assert_int_equal(v.walk.count, 4 + 5 * 2 + 2);
-    int weights2 = walk_find(&v.walk, STAGE_WEIGHTS, 2), row, col;
-    assert_true(ui_view_focus(&v, weights2, &row, &col));
+    assert_int_equal(v.walk.count, 1);   /* the script: one step */
+    int row, col;
+    assert_true(ui_view_focus(&v, 0, &row, &col));
     assert_int_equal(col, 2);
-    assert_string_equal(ui_view_item(&v, weights2)->say, "bank, river");
-    ui_view_goto(&v, weights2);
+    assert_string_equal(ui_view_here(&v)->say, "bank, river");
     assert_int_equal(v.row, 0);   /* the narration's focus selects its cell */
     assert_int_equal(v.col, 2);
-    ui_view_apply(&v, UI_ACT_HEAD_NEXT, 0);   /* wraps round to head 1, same cell */
+    ui_view_apply(&v, UI_ACT_HEAD_NEXT, 0);   /* wraps round to head 1: off the script */
+    assert_true(v.off_script);
+    assert_null(ui_view_here(&v));
     assert_int_equal(ui_view_current(&v)->head, 1);
     assert_int_equal(ui_view_current(&v)->stage, STAGE_WEIGHTS);
-    assert_int_equal(v.col, 2);
-    ui_view_apply(&v, UI_ACT_HEAD_NUMBER, 1);   /* the key 2 */
+    assert_int_equal(v.col, 2);   /* the same cell */
+    ui_view_apply(&v, UI_ACT_HEAD_NUMBER, 1);   /* the key 2: the script's own step again */
+    assert_false(v.off_script);
     assert_int_equal(ui_view_current(&v)->head, 2);
     ui_view_apply(&v, UI_ACT_HEAD_NUMBER, 2);
     assert_string_equal(v.message, "no head 3: this lesson has 2 heads");
-    ui_view_goto(&v, 0);
+    ui_view_open_stage(&v, STAGE_INPUT, 1);
+    assert_true(v.off_script);
     ui_view_apply(&v, UI_ACT_HEAD_NEXT, 0);
-    assert_int_equal(v.step, 0);
     assert_string_equal(v.message, "input is one matrix for all heads");
     trace_cell cell;
     char error[128];
     assert_true(trace_cell_parse(&t, "scores[of,bank]", 2, &cell, error, sizeof error));
-    assert_true(ui_view_open_at(&v, &cell));
+    assert_true(ui_view_open_at(&v, &cell));   /* not in the script: off it, the cell selected */
+    assert_true(v.off_script);
     assert_int_equal(ui_view_current(&v)->stage, STAGE_SCORES);
     assert_int_equal(ui_view_current(&v)->head, 2);
     assert_int_equal(v.row, 1);
     assert_int_equal(v.col, 0);
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+/* The step list opens any stage off the script; n goes on to the step after the one left, p
+ * back to it; the script's steps keep their numbers. */
+static void test_off_the_script_and_back(void **state)
+{
+    (void)state;
+    attention_input in = two_head_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    lesson_step narration[] = {
+        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = -1, .focus_col = -1, .say = "first"},
+        {.stage = STAGE_SCORES, .head = 2, .focus_row = 2, .focus_col = 0, .say = "second"},
+        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = -1, .focus_col = -1, .say = "third"},
+    };
+    lesson l = {.steps = narration, .n_steps = 3};
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, &l));
+    assert_int_equal(v.walk.count, 3);   /* the author's order, the revisit kept */
+    assert_int_equal(v.walk.steps[1].stage, STAGE_SCORES);
+    assert_string_equal(ui_view_here(&v)->say, "first");
+    ui_view_open_stage(&v, STAGE_V, 1);
+    assert_true(v.off_script);
+    assert_int_equal(v.step, 0);
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_V);
+    assert_null(ui_view_here(&v));
+    ui_view_apply(&v, UI_ACT_NEXT, 0);   /* on to step 2 */
+    assert_false(v.off_script);
+    assert_int_equal(v.step, 1);
+    assert_string_equal(ui_view_here(&v)->say, "second");
+    ui_view_open_stage(&v, STAGE_OUTPUT, 1);
+    ui_view_apply(&v, UI_ACT_PREV, 0);   /* back to step 2 itself */
+    assert_false(v.off_script);
+    assert_int_equal(v.step, 1);
+    ui_view_apply(&v, UI_ACT_LAST, 0);
+    ui_view_open_stage(&v, STAGE_OUTPUT, 1);
+    assert_int_equal(ui_view_apply(&v, UI_ACT_NEXT, 0), UI_VIEW_STAY);   /* no step after 3 */
+    assert_false(v.off_script);
+    assert_int_equal(v.step, 2);
     ui_view_free(&v);
     trace_free(&t);
 }
@@ -451,18 +502,19 @@ static void test_numeric_question_typed_and_right(void **state)
     char text[256];
     ui_view_verdict(&v, scores, &short4, text, sizeof text);
     assert_string_equal(text, "Right: scores[cat,sat] = 0.5 (you said 0.5)");
-    /* stepping past the end shows the score (and stays) */
-    ui_view_goto(&v, v.walk.count - 1);
-    assert_int_equal(press(&v, 'n'), UI_VIEW_SCORE);
-    assert_int_equal(v.step, v.walk.count - 1);
-    /* Esc on the other question reveals it, unscored */
+    /* Esc on the other question (the last step) reveals it, unscored */
     ui_view_goto(&v, walk_find(&v.walk, STAGE_WEIGHTS, 1));
+    assert_int_equal(v.step, v.walk.count - 1);
     press(&v, 27);
     ui_view_verdict(&v, v.step, &short4, text, sizeof text);
     assert_string_equal(text, "Answer: cat gives 0.6296 of its attention to cat");
     int right, asked, questions;
     ui_view_score(&v, &right, &asked, &questions);
     assert_int_equal(right * 100 + asked * 10 + questions, 112);
+    assert_int_equal(ui_view_skipped(&v), 1);
+    /* stepping past the end shows the score (and stays) */
+    assert_int_equal(press(&v, 'n'), UI_VIEW_SCORE);
+    assert_int_equal(v.step, v.walk.count - 1);
     ui_view_free(&v);
     trace_free(&t);
 }
@@ -675,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_walk_visits_every_stage_in_order),
         cmocka_unit_test(test_step_into_fills_in_reading_order),
         cmocka_unit_test(test_heads_are_sub_steps_and_tab_switches),
+        cmocka_unit_test(test_off_the_script_and_back),
         cmocka_unit_test(test_scrolling_keeps_the_selection_visible),
         cmocka_unit_test(test_choice_question_hides_then_judges),
         cmocka_unit_test(test_numeric_question_typed_and_right),

@@ -386,7 +386,9 @@ static void run_stack(session *s, stack *k)
 
 /* ---- the entry point ---- */
 
-/* Where --at and --head open: a cell, or the first step of that head. */
+/* Where --at and --head open: a cell (ui_view_open_at: its question, if any, is asked, never
+ * answered), or the first step of that head (off the script at the first stage that has
+ * heads, when the script shows that head nowhere). */
 static exit_status place_view(ui_view *v, const ui_options *options)
 {
     int heads = v->t->heads;
@@ -403,11 +405,15 @@ static exit_status place_view(ui_view *v, const ui_options *options)
             fprintf(stderr, "attnstep: --at '%s': %s\n", options->at, reason);
             return EXIT_STATUS_USAGE;
         }
-        ui_view_reveal(v);   /* the place handed out is shown, not asked about */
     } else if (options->head > 0) {
         for (int k = 0; k < v->walk.count; k++)
             if (stage_get(v->walk.steps[k].stage)->per_head && v->walk.steps[k].head == options->head) {
                 ui_view_goto(v, k);
+                return EXIT_STATUS_OK;
+            }
+        for (int k = 0; k < v->pipeline.count; k++)
+            if (stage_get(v->pipeline.steps[k].stage)->per_head) {
+                ui_view_open_stage(v, v->pipeline.steps[k].stage, options->head);
                 break;
             }
     }

@@ -124,6 +124,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
         snprintf(raw, sizeof raw, "%s: error: the file is gone; showing the last version",
                  slash ? slash + 1 : path);
         text_escape(raw, v->reload_error, sizeof v->reload_error);
+        v->message[0] = '\0';   /* never "reloaded" beside an error */
         return true;
     }
     if (reopen(path, from, &(*o)->compute, &fresh, error, sizeof error) != EXIT_STATUS_OK) {
@@ -132,11 +133,13 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
         size_t dir = slash ? (size_t)(slash + 1 - path) : 0;
         snprintf(v->reload_error, sizeof v->reload_error, "%s",
                  strncmp(error, path, dir) == 0 ? error + dir : error);
+        v->message[0] = '\0';
         return true;
     }
     if (!ui_view_rebuild(v, &fresh->t, &fresh->l)) {
         ui_lesson_close(fresh);
         snprintf(v->reload_error, sizeof v->reload_error, "out of memory while reloading");
+        v->message[0] = '\0';
         return true;
     }
     ui_lesson_close(*o);   /* the view now points into fresh only */

@@ -12,11 +12,11 @@
 
 #define TEXT_MAX 4096
 
-/* The stage list as drawn, so that a click on a line opens its step. */
+/* The stage list as drawn, so that a click on a line opens its stage and head. */
 typedef struct {
     int y, w;                    /* its first row and its width (0 when not drawn) */
-    int count;                   /* lines shown, one a step */
-    int steps[256];              /* the step each line opens, -1 for none */
+    int count;                   /* lines shown, one a stage or a head */
+    walk_step opens[256];        /* the stage and head each line opens */
 } stage_list;
 
 typedef struct {
@@ -94,6 +94,7 @@ static void title_status(const ui_view *v, bool with_stage, char *text, size_t s
     if (with_stage && stage_get(s->stage)->per_head && v->t->heads > 1)
         add(text, size, "head %d/%d ", s->head, v->t->heads);
     if (with_stage) add(text, size, "\xc2\xb7 ");
+    if (v->off_script) add(text, size, "off the script, from ");
     add(text, size, "step %d of %d ", v->step + 1, v->walk.count);
 }
 
@@ -105,16 +106,18 @@ static void draw_title(const ui_view *v, const char *title, const ui_style *st)
     title_status(v, true, right, sizeof right);
     if (ui_width(right, st) > COLS - TITLE_ROOM) title_status(v, false, right, sizeof right);
     if (ui_width(right, st) > COLS)   /* keep "step k of N" even on the narrowest screen */
-        snprintf(right, sizeof right, "step %d/%d ", v->step + 1, v->walk.count);
+        snprintf(right, sizeof right, "%sstep %d/%d ", v->off_script ? "off " : "", v->step + 1,
+                 v->walk.count);
     int right_w = ui_width(right, st);
     ui_field(0, 0, COLS, "", st, A_REVERSE, 0, UI_LEFT);
     ui_put(0, 0, COLS - right_w - 2, left, st, A_REVERSE | A_BOLD, 0);
     ui_put(0, COLS - right_w, right_w, right, st, A_REVERSE, 0);
 }
 
-typedef struct { char text[48]; int step; bool current; } list_line;
+typedef struct { char text[48]; walk_step opens; bool current; } list_line;
 
-/* The stage list: every stage, and the heads of the current per-head stage as sub-steps. */
+/* The stage list: every stage, and the heads of the current per-head stage as sub-steps; a line
+ * opens its stage and head (off the script when the lesson has one: ui_view_open_stage). */
 static int list_lines(const ui_view *v, const ui_style *st, list_line *out, int max)
 {
     const walk_step *cur = ui_view_current(v);
@@ -124,11 +127,12 @@ static int list_lines(const ui_view *v, const ui_style *st, list_line *out, int 
         stage_id stage = (stage_id)s;
         if (!trace_has_stage(v->t, stage)) continue;
         bool here = cur->stage == stage;
-        out[n] = (list_line){.step = walk_find(&v->walk, stage, cur->head), .current = here};
+        int head = stage_get(stage)->per_head ? ui_clamp(cur->head, 1, v->t->heads) : 1;
+        out[n] = (list_line){.opens = {stage, head, WALK_WHOLE, -1}, .current = here};
         snprintf(out[n++].text, sizeof out->text, "%s %s", here ? mark : " ", stage_get(stage)->name);
         if (!here || !stage_get(stage)->per_head || v->t->heads < 2) continue;
         for (int h = 1; h <= v->t->heads && n < max; h++) {
-            out[n] = (list_line){.step = walk_find(&v->walk, stage, h), .current = h == cur->head};
+            out[n] = (list_line){.opens = {stage, h, WALK_WHOLE, -1}, .current = h == cur->head};
             snprintf(out[n++].text, sizeof out->text, "  %s head %d", h == cur->head ? mark : " ", h);
         }
     }
@@ -146,24 +150,21 @@ static void draw_stage_list(const ui_view *v, const regions *r, const ui_style *
     list->y = r->body_y;
     list->w = r->list_w;
     list->count = 0;
-    for (int i = first; i < n && i - first < r->body_h && i - first < UI_COUNT(list->steps); i++) {
+    for (int i = first; i < n && i - first < r->body_h && i - first < UI_COUNT(list->opens); i++) {
         ui_put(r->body_y + i - first, 0, r->list_w - 1, lines[i].text, st,
                lines[i].current ? A_BOLD : A_NORMAL, lines[i].current ? UI_PAIR_ACCENT * (st->colors > 0) : 0);
-        list->steps[list->count++] = lines[i].step;
+        list->opens[list->count++] = lines[i].opens;
     }
     ui_draw_vline(r->body_y, r->list_w, r->body_h, st);
 }
 
-/* The selected cell's arithmetic; while a question waits, only the cell's name. */
+/* The selected cell's arithmetic; while a question waits, nothing that names a cell (the
+ * selected one is the answer's). */
 static void explanation_text(const ui_view *v, const ui_style *st, char *text, size_t size)
 {
     const walk_step *s = ui_view_current(v);
     if (ui_view_question_open(v)) {
-        const stage_info *info = stage_get(s->stage);
-        char rb[32], cb[32];
-        snprintf(text, size, "%s[%s,%s] = ?   (answer the question below to see it worked out)",
-                 info->name, trace_axis_label(v->t, info->rows, v->row, rb, sizeof rb),
-                 trace_axis_label(v->t, info->cols, v->col, cb, sizeof cb));
+        snprintf(text, size, "(answer the question below to see the numbers worked out)");
         return;
     }
     trace_cell cell = {s->stage, s->head, v->row, v->col};
@@ -174,7 +175,7 @@ static void explanation_text(const ui_view *v, const ui_style *st, char *text, s
  * or the number typed so far. */
 static void question_text(const ui_view *v, const ui_style *st, char *text, size_t size)
 {
-    const lesson_step *q = ui_view_item(v, v->step);
+    const lesson_step *q = ui_view_here(v);
     snprintf(text, size, "%s\n", q->ask);
     for (int i = 0; i < q->n_choices; i++)
         add(text, size, "%s %d  %s\n", i == v->pick ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
@@ -183,15 +184,21 @@ static void question_text(const ui_view *v, const ui_style *st, char *text, size
 }
 
 /* The lesson's narration for this step, or what the stage table says about the stage; a
- * question waiting comes instead, and an answered one comes first with its verdict. */
+ * question waiting comes instead, and an answered one comes first with its verdict. Off the
+ * script, where n and p lead back to it. */
 static void narration_text(const ui_view *v, const ui_style *st, char *text, size_t size)
 {
     const walk_step *s = ui_view_current(v);
-    const lesson_step *item = ui_view_item(v, v->step);
+    const lesson_step *item = ui_view_here(v);
     const stage_info *info = stage_get(s->stage);
     text[0] = '\0';
     if (ui_view_question_open(v)) { question_text(v, st, text, size); return; }
-    if (v->state[v->step].question != UI_Q_NONE) {
+    if (v->off_script && v->step + 1 < v->walk.count)
+        add(text, size, "Off the script: n goes on to step %d, p back to step %d.\n",
+            v->step + 2, v->step + 1);
+    else if (v->off_script)
+        add(text, size, "Off the script: n or p goes back to step %d.\n", v->step + 1);
+    if (item && v->state[v->step].question != UI_Q_NONE) {
         char verdict[1024];
         number_format f = ui_number_format(NUMBER_SHORT, 0, st);
         ui_view_verdict(v, v->step, &f, verdict, sizeof verdict);
@@ -209,8 +216,9 @@ static void draw_narration(const ui_view *v, const regions *r, const char *text,
     int sep = r->narration_y - 1, accent = UI_PAIR_ACCENT * (st->colors > 0);
     ui_draw_hline(sep, 0, COLS, st);
     const char *label = ui_view_question_open(v) ? " question " :
-                        ui_view_item(v, v->step) && ui_view_item(v, v->step)->say ?
-                        " narration " : " about this stage ";
+                        v->off_script ? " off the script " :
+                        ui_view_here(v) && ui_view_here(v)->say ? " narration " :
+                        " about this stage ";
     char cut[sizeof v->reload_error], reload[sizeof cut + 4];
     if (v->reload_error[0]) {   /* the lesson's file did not reload: say why, until it does */
         ui_cut_text(v->reload_error, COLS - 6, st, cut, sizeof cut);
@@ -289,7 +297,7 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 }
 
 /* A click on a cell selects it (while a question waits its cell stays selected); a click on the
- * stage list opens that step. */
+ * stage list opens that stage and head. */
 static ui_outcome click(ui_screen *s, int x, int y)
 {
     lesson_screen *ls = lesson_of(s);
@@ -297,9 +305,10 @@ static ui_outcome click(ui_screen *s, int x, int y)
     int row, col;
     if (ui_matrix_hit(&ls->grid, &ls->v, x, y, &row, &col)) {
         if (!ui_view_question_open(&ls->v)) { ls->v.row = row; ls->v.col = col; }
-    } else if (list->w && x < list->w && y >= list->y && y - list->y < list->count &&
-               list->steps[y - list->y] >= 0) {
-        ui_view_goto(&ls->v, list->steps[y - list->y]);
+    } else if (list->w && x < list->w && y >= list->y && y - list->y < list->count) {
+        const walk_step *opens = &list->opens[y - list->y];
+        ls->v.message[0] = '\0';
+        ui_view_open_stage(&ls->v, opens->stage, opens->head);
     }
     return UI_STAY;
 }

@@ -72,10 +72,10 @@ static const char *shade(const ui_style *st, double position, bool diverging)
     return shades_ascii[ramp_level(strength, UI_COUNT(shades_ascii))];
 }
 
-/* The current step's extremes, measured for every step when the view was built. */
-static const ui_step_state *extremes(const ui_view *v)
+/* The current matrix's extremes, measured for every matrix when the view was built. */
+static const ui_range *extremes(const ui_view *v)
 {
-    return &v->state[v->step];
+    return ui_view_range(v);
 }
 
 /* Columns of x written as a cell. */
@@ -133,7 +133,9 @@ static void draw_cell(const ui_view *v, const ui_style *st, const cell_style *cs
                       int row, int col)
 {
     const walk_step *s = ui_view_current(v);
-    bool selected = row == v->row && col == v->col, cross = row == v->row || col == v->col;
+    bool marked = ui_view_marks_selection(v);
+    bool selected = marked && row == v->row && col == v->col;
+    bool cross = marked && (row == v->row || col == v->col);
     /* The selected cell's query row and key column form an underlined crosshair, so "which
      * word does this one look at?" is read along one row. */
     unsigned attr = cross ? A_BOLD | A_UNDERLINE : A_NORMAL;
@@ -186,6 +188,10 @@ static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *
                         int width)
 {
     char lo[NUMBER_MAX], hi[NUMBER_MAX], key[32], text[160];
+    if (ui_view_question_open(v)) {   /* the range would give answers away */
+        ui_put(y, x, width, "numbers hidden until the question is answered", st, A_DIM, 0);
+        return;
+    }
     if (!cs->heat) {
         snprintf(text, sizeof text, "numbers \xc2\xb7 %s: heatmap",
                  ui_action_key(UI_ACT_HEATMAP, UI_IN_LESSON, st->utf8, key, sizeof key));
@@ -202,9 +208,7 @@ static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *
     int used = ui_put(y, x, width, lo, st, A_NORMAL, 0) + 1;
     used += draw_swatches(y, x + used, st, cs->diverging) + 1;
     used += ui_put(y, x + used, width - used, hi, st, A_NORMAL, 0);
-    if (cs->diverging && ui_view_question_open(v)) {   /* the range would give answers away */
-        text[0] = '\0';
-    } else if (cs->diverging) {
+    if (cs->diverging) {
         char min[NUMBER_MAX], max[NUMBER_MAX];
         ui_number(extremes(v)->lo, NUMBER_SHORT, 0, st, min, sizeof min);
         ui_number(extremes(v)->hi, NUMBER_SHORT, 0, st, max, sizeof max);
@@ -279,7 +283,7 @@ void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_st
     char buffer[32];
     for (int c = 0; c < grid->vis_cols; c++) {
         int col = v->left + c, cx = grid->grid_x + c * cs.cell_w;
-        bool sel = col == v->col;
+        bool sel = col == v->col && ui_view_marks_selection(v);
         char label[64];
         ui_cut_text(axis_label(v, false, col, buffer, sizeof buffer), cs.cw, st, label, sizeof label);
         int lx = cx + 1 + cs.cw - ui_width(label, st);   /* right-aligned over the numbers */
@@ -288,7 +292,7 @@ void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_st
     }
     for (int i = 0; i < grid->vis_rows; i++) {
         int row = v->top + i, ry = grid->grid_y + i;
-        bool sel = row == v->row;
+        bool sel = row == v->row && ui_view_marks_selection(v);
         if (sel) ui_put(ry, x, 1, st->utf8 ? "\xe2\x96\xb8" : ">", st, A_BOLD, 0);
         ui_put(ry, x + 1, label_w, axis_label(v, true, row, buffer, sizeof buffer), st,
                sel ? A_BOLD | A_REVERSE : A_BOLD, 0);

@@ -3,6 +3,7 @@
 #include "ui_curses.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ui_screen.h"
 #include "ui_util.h"
 
@@ -23,8 +24,13 @@ static void draw(ui_screen *s, const ui_style *st)
     int right, asked, questions;
     char line[128], hint[128], quit[32];
     ui_view_score(box->v, &right, &asked, &questions);
+    int skipped = ui_view_skipped(box->v);
     snprintf(line, sizeof line, "You answered %d of %d question%s right", right, asked,
              asked == 1 ? "" : "s");
+    if (skipped > 0) {   /* a question left open counts as skipped, never as answered */
+        size_t used = strlen(line);
+        snprintf(line + used, sizeof line - used, "; skipped %d", skipped);
+    }
     if (box->leaving) snprintf(hint, sizeof hint, "any key leaves the lesson");
     else snprintf(hint, sizeof hint, "%s leaves the lesson, any other key stays",
                   ui_action_key(UI_ACT_QUIT, UI_IN_LESSON, st->utf8, quit, sizeof quit));

@@ -1,5 +1,6 @@
 /* The view model of one lesson (ui_view.h): the user's place on the lesson's walk, the
  * selected cell, stepping in and out, and the questions. No curses. */
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,22 +39,18 @@ static void find_extremes(const trace *t, const double *block, int rows, int col
     }
 }
 
-/* Every step's lo and hi. The stored stages are scanned as arrays; scaled and masked are the
- * scores divided by √d_k (or not), a monotone map, so their extremes are trace_value at the
- * cells of the scores' extremes (masked with a mask: among the cells it shows). Nothing is
- * recomputed; each head's scores are scanned once for the three stages. */
+/* The lo and hi of every stage and head (each once: the pipeline). The stored stages are
+ * scanned as arrays; scaled and masked are the scores divided by √d_k (or not), a monotone map,
+ * so their extremes are trace_value at the cells of the scores' extremes (masked with a mask:
+ * among the cells it shows). Nothing is recomputed; each head's scores are scanned once for
+ * the three stages. */
 static void measure_steps(ui_view *v)
 {
     const trace *t = v->t;
     size_t (*scores_at)[2] = calloc((size_t)t->heads, sizeof *scores_at);
-    for (int i = 0; i < v->walk.count; i++) {
-        const walk_step *s = &v->walk.steps[i];
-        ui_step_state *m = &v->state[i];
-        if (walk_repeats_matrix(&v->walk, i)) {   /* narration steps at one matrix */
-            m->lo = m[-1].lo;
-            m->hi = m[-1].hi;
-            continue;
-        }
+    for (int i = 0; i < v->pipeline.count; i++) {
+        const walk_step *s = &v->pipeline.steps[i];
+        ui_range *m = &v->range[i];
         int rows = trace_rows(t, s->stage), cols = trace_cols(t, s->stage);
         /* the derived stages (scaled, masked) are monotone functions of scores' cells */
         bool derived = stage_get(s->stage)->storage == STAGE_DERIVED;
@@ -83,12 +80,14 @@ bool ui_view_init(ui_view *v, const trace *t, const lesson *l)
     *v = (ui_view){.t = t, .lesson = l, .heat_weights = true};
     bool built = l ? lesson_walk(l, t, &v->walk) : walk_build_pipeline(&v->walk, t);
     if (built && v->walk.count > 0) v->state = calloc((size_t)v->walk.count, sizeof *v->state);
-    if (!v->state) {
-        walk_free(&v->walk);
+    if (v->state && walk_build_pipeline(&v->pipeline, t) && v->pipeline.count > 0)
+        v->range = calloc((size_t)v->pipeline.count, sizeof *v->range);
+    if (!v->range) {
+        ui_view_free(v);
         return false;
     }
     for (int k = 0; k < v->walk.count; k++)
-        v->state[k] = (ui_step_state){asks(ui_view_item(v, k)) ? UI_Q_OPEN : UI_Q_NONE, -1, 0, 0, 0};
+        v->state[k] = (ui_step_state){asks(ui_view_item(v, k)) ? UI_Q_OPEN : UI_Q_NONE, -1, 0};
     measure_steps(v);
     ui_view_goto(v, 0);
     return true;
@@ -97,18 +96,31 @@ bool ui_view_init(ui_view *v, const trace *t, const lesson *l)
 void ui_view_free(ui_view *v)
 {
     walk_free(&v->walk);
+    walk_free(&v->pipeline);
     free(v->state);
+    free(v->range);
     v->state = NULL;
+    v->range = NULL;
 }
 
 const walk_step *ui_view_current(const ui_view *v)
 {
-    return &v->walk.steps[v->step];
+    return v->off_script ? &v->pipeline.steps[v->shown] : &v->walk.steps[v->step];
+}
+
+const ui_range *ui_view_range(const ui_view *v)
+{
+    return &v->range[v->shown];
 }
 
 const lesson_step *ui_view_item(const ui_view *v, int k)
 {
     return v->lesson ? lesson_narration(v->lesson, &v->walk.steps[k]) : NULL;
+}
+
+const lesson_step *ui_view_here(const ui_view *v)
+{
+    return v->off_script ? NULL : ui_view_item(v, v->step);
 }
 
 bool ui_view_focus(const ui_view *v, int k, int *row, int *col)
@@ -133,24 +145,84 @@ int ui_view_cols(const ui_view *v)
     return trace_cols(v->t, ui_view_current(v)->stage);
 }
 
-/* Keeps the selected cell where it was when the new stage has it, so a cell can be followed
- * from scores to weights; the step's narration focus wins when it has one. */
-void ui_view_goto(ui_view *v, int step)
+/* Whether the lesson's walk is the author's script (else it is the pipeline itself). */
+static bool scripted(const ui_view *v)
+{
+    return v->lesson && v->lesson->n_steps > 0;
+}
+
+/* Shows a matrix: step of the script, or (off) the pipeline's step `shown`. Keeps the selected
+ * cell where it was when the new stage has it, so a cell can be followed from scores to
+ * weights; the step's narration focus wins when it has one. */
+static void show(ui_view *v, int step, bool off, int shown)
 {
     v->step = ui_clamp(step, 0, v->walk.count - 1);
+    v->off_script = off;
+    if (!off) {
+        const walk_step *s = &v->walk.steps[v->step];
+        shown = walk_find(&v->pipeline, s->stage, s->head);
+    }
+    assert(shown >= 0 && shown < v->pipeline.count);
+    v->shown = shown;
     v->stepped_in = false;
     v->pick = -1;
     v->typed[0] = '\0';
-    ui_view_focus(v, v->step, &v->row, &v->col);
+    if (!off) ui_view_focus(v, v->step, &v->row, &v->col);
     v->row = ui_clamp(v->row, 0, ui_view_rows(v) - 1);
     v->col = ui_clamp(v->col, 0, ui_view_cols(v) - 1);
 }
 
+/* Leaving a step whose question is open skips it: what the student sees elsewhere must not
+ * answer it afterwards. */
+static void leave(ui_view *v, bool off, int step)
+{
+    if (!v->off_script && (off || step != v->step)) ui_view_reveal(v);
+}
+
+void ui_view_goto(ui_view *v, int step)
+{
+    step = ui_clamp(step, 0, v->walk.count - 1);
+    leave(v, false, step);
+    show(v, step, false, 0);
+}
+
+void ui_view_open_stage(ui_view *v, stage_id stage, int head)
+{
+    int shown = walk_find(&v->pipeline, stage, head);
+    const walk_step *left = &v->walk.steps[v->step];
+    if (shown < 0) return;
+    if (!scripted(v)) { ui_view_goto(v, walk_find(&v->walk, stage, head)); return; }
+    if (left->stage == stage && (left->head == head || !stage_get(stage)->per_head)) {
+        ui_view_goto(v, v->step);   /* back to the step left */
+        return;
+    }
+    leave(v, true, v->step);
+    show(v, v->step, true, shown);
+}
+
+/* The first script step at the cell's stage and head, with the cell as its focus when
+ * with_focus; -1 when there is none. */
+static int script_step_at(const ui_view *v, const trace_cell *cell, bool with_focus)
+{
+    for (int k = 0; k < v->walk.count; k++) {
+        const walk_step *s = &v->walk.steps[k];
+        int row, col;
+        if (s->stage != cell->stage || (stage_get(s->stage)->per_head && s->head != cell->head))
+            continue;
+        if (!with_focus || (ui_view_focus(v, k, &row, &col) && row == cell->row && col == cell->col))
+            return k;
+    }
+    return -1;
+}
+
 bool ui_view_open_at(ui_view *v, const trace_cell *cell)
 {
-    int step = walk_find(&v->walk, cell->stage, cell->head);
-    if (step < 0) return false;
-    ui_view_goto(v, step);
+    int shown = walk_find(&v->pipeline, cell->stage, cell->head);
+    if (shown < 0) return false;
+    int step = script_step_at(v, cell, true);
+    if (step < 0) step = script_step_at(v, cell, false);
+    if (step >= 0) ui_view_goto(v, step);
+    else show(v, v->step, true, shown);   /* nothing left behind: this is where it opens */
     v->row = ui_clamp(cell->row, 0, ui_view_rows(v) - 1);
     v->col = ui_clamp(cell->col, 0, ui_view_cols(v) - 1);
     return true;
@@ -169,8 +241,11 @@ static void switch_head(ui_view *v, int head)
                  v->t->heads);
     } else {
         int row = v->row, col = v->col, focus_row, focus_col;
-        ui_view_goto(v, walk_find(&v->walk, s->stage, head));
-        if (!ui_view_focus(v, v->step, &focus_row, &focus_col)) { v->row = row; v->col = col; }
+        ui_view_open_stage(v, s->stage, head);
+        if (v->off_script || !ui_view_focus(v, v->step, &focus_row, &focus_col)) {
+            v->row = row;
+            v->col = col;
+        }
     }
 }
 
@@ -196,18 +271,20 @@ static void step_cell(ui_view *v, int delta)
     v->col = (int)(at % cols);
 }
 
-/* Whether the lesson has a score to show (a lesson never answered just ends). */
+/* Whether the lesson has a score to show (a lesson never answered nor skipped just ends). */
 static bool has_score(const ui_view *v)
 {
     int right, asked, questions;
     ui_view_score(v, &right, &asked, &questions);
-    return asked > 0;
+    return asked + ui_view_skipped(v) > 0;
 }
 
 static ui_view_outcome step_by(ui_view *v, int delta)
 {
     if (v->stepped_in) { step_cell(v, delta); return UI_VIEW_STAY; }
-    int target = v->step + delta;
+    /* off the script, p goes back to the step left and n on to the one after it */
+    int target = v->step + (v->off_script && delta < 0 ? 0 : delta);
+    if (v->off_script && target >= v->walk.count && !has_score(v)) target = v->step;
     if (target >= v->walk.count && has_score(v)) return UI_VIEW_SCORE;
     if (target < 0 || target >= v->walk.count) {
         snprintf(v->message, sizeof v->message, "%s", target < 0 ? "this is the first step" :
@@ -222,7 +299,7 @@ static ui_view_outcome step_by(ui_view *v, int delta)
 
 bool ui_view_question_open(const ui_view *v)
 {
-    return v->state[v->step].question == UI_Q_OPEN;
+    return !v->off_script && v->state[v->step].question == UI_Q_OPEN;
 }
 
 unsigned ui_view_context(const ui_view *v)
@@ -252,6 +329,13 @@ void ui_view_score(const ui_view *v, int *right, int *asked, int *questions)
         (*asked)++;
         *right += answered_right(ui_view_item(v, k), m);
     }
+}
+
+int ui_view_skipped(const ui_view *v)
+{
+    int skipped = 0;
+    for (int k = 0; k < v->walk.count; k++) skipped += v->state[k].question == UI_Q_REVEALED;
+    return skipped;
 }
 
 static void answer_with(ui_view *v, int choice, double number)
@@ -467,6 +551,51 @@ static void carry_answer(ui_view *to, int k, const ui_view *from, int i)
     to->state[k].given_number = was->given_number;
 }
 
+/* A place on an axis by name: the label of index i and which repeat of that label it is
+ * (tokens may repeat: the second "the" stays the second "the"). */
+typedef struct {
+    char label[64];
+    int repeat;
+} axis_place;
+
+static axis_place place_of(const trace *t, stage_axis axis, int i)
+{
+    axis_place p = {"", 0};
+    char buffer[64];
+    snprintf(p.label, sizeof p.label, "%s", trace_axis_label(t, axis, i, buffer, sizeof buffer));
+    for (int j = 0; j < i; j++)
+        p.repeat += strcmp(trace_axis_label(t, axis, j, buffer, sizeof buffer), p.label) == 0;
+    return p;
+}
+
+/* The index of p on an axis of count labels: its repeat of the label, else the label's last
+ * repeat, else `fallback` clamped (the token is gone). */
+static int find_place(const trace *t, stage_axis axis, int count, const axis_place *p, int fallback)
+{
+    char buffer[64];
+    int found = -1;
+    for (int j = 0, n = 0; j < count; j++)
+        if (strcmp(trace_axis_label(t, axis, j, buffer, sizeof buffer), p->label) == 0) {
+            found = j;
+            if (n++ == p->repeat) return j;
+        }
+    return found >= 0 ? found : ui_clamp(fallback, 0, count - 1);
+}
+
+/* Puts fresh where v was: on the same script step (the same stage, head and ordinal), else
+ * the first step at that stage and head, else off the script at that stage and head (the
+ * head clamped to the heads there are now). */
+static void same_place(ui_view *fresh, const ui_view *v)
+{
+    const walk_step *was = ui_view_current(v);
+    int head = ui_clamp(was->head, 1, fresh->t->heads);
+    int here = v->off_script ? -1 : same_step(&fresh->walk, &v->walk, v->step);
+    if (here < 0 && !v->off_script) here = walk_find(&fresh->walk, was->stage, head);
+    int shown = walk_find(&fresh->pipeline, was->stage, head);
+    if (here >= 0 || shown < 0) show(fresh, here >= 0 ? here : v->step, false, 0);
+    else show(fresh, v->step, true, shown);
+}
+
 bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l)
 {
     ui_view fresh;
@@ -475,14 +604,14 @@ bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l)
         int j = same_step(&fresh.walk, &v->walk, i);
         if (j >= 0) carry_answer(&fresh, j, v, i);
     }
-    int here = same_step(&fresh.walk, &v->walk, v->step);
-    const walk_step *was = ui_view_current(v);
-    if (here < 0)   /* fewer heads now, or fewer narration steps: the nearest that is left */
-        here = walk_find(&fresh.walk, was->stage, ui_clamp(was->head, 1, t->heads));
-    ui_view_goto(&fresh, here >= 0 ? here : v->step);
-    bool same_question = here >= 0 && ui_view_question_open(&fresh);
-    fresh.row = ui_clamp(v->row, 0, ui_view_rows(&fresh) - 1);
-    fresh.col = ui_clamp(v->col, 0, ui_view_cols(&fresh) - 1);
+    const stage_info *info = stage_get(ui_view_current(v)->stage);
+    axis_place row = place_of(v->t, info->rows, v->row), col = place_of(v->t, info->cols, v->col);
+    same_place(&fresh, v);
+    const stage_info *now = stage_get(ui_view_current(&fresh)->stage);
+    bool same_question = ui_view_question_open(&fresh) && !v->off_script &&
+                         fresh.step == same_step(&fresh.walk, &v->walk, v->step);
+    fresh.row = find_place(t, now->rows, ui_view_rows(&fresh), &row, v->row);
+    fresh.col = find_place(t, now->cols, ui_view_cols(&fresh), &col, v->col);
     fresh.stepped_in = v->stepped_in;
     fresh.heat_weights = v->heat_weights;
     fresh.heat_signed = v->heat_signed;
@@ -560,6 +689,11 @@ const char *ui_view_key_kind(const ui_view *v, int key)
     default: return "question";
     }
 }
+bool ui_view_marks_selection(const ui_view *v)
+{
+    return !ui_view_question_open(v);
+}
+
 bool ui_view_is_filled(const ui_view *v, int row, int col)
 {
     if (ui_view_question_open(v)) return false;   /* predict first: no number is shown yet */

@@ -19,7 +19,7 @@ typedef enum {
     UI_Q_NONE,        /* the step asks nothing */
     UI_Q_OPEN,        /* asked and waiting: the stage's numbers and narration are hidden */
     UI_Q_ANSWERED,    /* answered (given_choice or given_number); counts in the score */
-    UI_Q_REVEALED     /* skipped, or opened straight at with --at: shown, not scored */
+    UI_Q_REVEALED     /* skipped (Esc, or left while open): shown, not scored */
 } ui_question;
 
 /* What the UI keeps about one step of the walk (ui_view's state[k] goes with walk.steps[k]). */
@@ -27,18 +27,27 @@ typedef struct {
     ui_question question;
     int given_choice;           /* UI_Q_ANSWERED with choices: the index picked */
     double given_number;        /* UI_Q_ANSWERED, numeric: the number typed */
-    /* The finite extremes of the step's matrix (for the legend and the width of the numbers),
-     * measured for every step by ui_view_init: a 1024-token stage is a million cells, too many
-     * to scan on a keypress. */
-    double lo, hi;
 } ui_step_state;
+
+/* The finite extremes of one stage and head (for the legend and the width of the numbers),
+ * measured for every matrix by ui_view_init: a 1024-token stage is a million cells, too many
+ * to scan on a keypress. */
+typedef struct {
+    double lo, hi;
+} ui_range;
 
 typedef struct {
     const trace *t;
     const lesson *lesson;       /* borrowed: the lesson whose narration the walk tells, or NULL */
-    walk walk;                  /* the steps, in order; step k is "step k+1" */
+    walk walk;                  /* the script: the steps, in order; step k is "step k+1" */
     ui_step_state *state;       /* (walk.count) parallel to walk.steps */
-    int step;                   /* the current step, index into walk.steps */
+    walk pipeline;              /* every stage and head once, in pipeline order: what the step
+                                   list opens off the script */
+    ui_range *range;            /* (pipeline.count) parallel to pipeline.steps */
+    int step;                   /* the current step of the script, index into walk.steps; off
+                                   the script, the step that was left */
+    int shown;                  /* the matrix on screen, index into pipeline.steps */
+    bool off_script;            /* showing pipeline.steps[shown] without narration, not a step */
     int row, col;               /* the selected cell */
     bool stepped_in;            /* filling the stage: cells after the selected one are hidden */
     bool heat_weights;          /* weights on the sequential ramp (default on) */
@@ -58,17 +67,29 @@ typedef struct {
 bool ui_view_init(ui_view *v, const trace *t, const lesson *l);
 void ui_view_free(ui_view *v);
 
-/* The current step of the walk (its stage and head). */
+/* The matrix on screen: the current step of the script, or off it the stage and head opened. */
 const walk_step *ui_view_current(const ui_view *v);
+/* The extremes of the matrix on screen. */
+const ui_range *ui_view_range(const ui_view *v);
 /* Step k's narration item (its say, focus and question), or NULL. */
 const lesson_step *ui_view_item(const ui_view *v, int k);
+/* The narration item on screen: the current step's, NULL off the script. */
+const lesson_step *ui_view_here(const ui_view *v);
 /* Step k's narration focus, when it has one inside the stage's matrix. */
 bool ui_view_focus(const ui_view *v, int k, int *row, int *col);
 int ui_view_rows(const ui_view *v);
 int ui_view_cols(const ui_view *v);
 
+/* Goes to step `step` of the script (clamped). Leaving a step whose question is still open
+ * skips it: it is revealed, not scored, so nothing seen elsewhere can answer it later. */
 void ui_view_goto(ui_view *v, int step);
-/* Opens at a cell (as from --at) on the walk; false when the trace has no such step. */
+/* Opens a stage and head as the step list does: off the script, without narration (the step
+ * left stays v->step, and n goes on to the one after it); back on the script when it is the
+ * step left's own stage and head, and on the walk itself when the lesson has no script. */
+void ui_view_open_stage(ui_view *v, stage_id stage, int head);
+/* Opens at a cell (as from --at): the first script step at its stage, head and focus, else the
+ * first at its stage and head, else its stage off the script; the cell is selected. A question
+ * there is opened, never answered. False when the trace has no such stage and head. */
 bool ui_view_open_at(ui_view *v, const trace_cell *cell);
 
 /* What an action asks of the screen showing the view. */
@@ -85,24 +106,29 @@ ui_view_outcome ui_view_apply(ui_view *v, ui_action action, int arg);
  * "stage-next", "cell-next", "question", "none", ... */
 const char *ui_view_key_kind(const ui_view *v, int key);
 
-/* Rebuilds the view on a reloaded lesson and its trace, keeping the stage, head and ordinal of
- * the current step, the selected cell (clamped), the display toggles and the answers given to
- * questions that are still asked the same way. False when out of memory (v is then
- * unchanged). */
+/* Rebuilds the view on a reloaded lesson and its trace, keeping the place by name: the stage,
+ * head and ordinal of the current step (or, off the script, the stage and head), the selected
+ * cell by its row and column labels (the same token, the same repeat of it; else the index,
+ * clamped), the display toggles and the answers given to questions that are still asked the
+ * same way. False when out of memory (v is then unchanged). */
 bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l);
 
 /* Questions: the key context of the current step (UI_IN_CHOICE or UI_IN_NUMBER while its
- * question waits, else UI_IN_LESSON); the score; and the one-line verdict of a step's answered
+ * question waits, else UI_IN_LESSON); the score (skipped: questions revealed unanswered); and the one-line verdict of a step's answered
  * or revealed question, with its numbers read from the trace and written as f says, e.g.
  * "Not quite: the answer is animal (0.8485); street gets 0.0696" ("" when there is none). */
 unsigned ui_view_context(const ui_view *v);
 bool ui_view_question_open(const ui_view *v);
 void ui_view_score(const ui_view *v, int *right, int *asked, int *questions);
+int ui_view_skipped(const ui_view *v);
 void ui_view_verdict(const ui_view *v, int step, const number_format *f, char *text,
                      size_t size);
-/* Opening straight at a step (--at) shows it: its question is revealed, not asked. */
+/* Skips the current step's open question: it is revealed, not scored. */
 void ui_view_reveal(ui_view *v);
 
+/* Whether the selected cell and its row and column are marked: not while a question is open,
+ * where the marks would point at its answer. */
+bool ui_view_marks_selection(const ui_view *v);
 /* Whether a cell is shown (stepping in hides the cells after the selected one). */
 bool ui_view_is_filled(const ui_view *v, int row, int col);
 /* Whether the current stage is drawn as a heatmap. */
