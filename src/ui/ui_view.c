@@ -271,12 +271,12 @@ static void step_cell(ui_view *v, int delta)
     v->col = (int)(at % cols);
 }
 
-/* Whether the lesson has a score to show (a lesson never answered nor skipped just ends). */
+/* Whether the lesson has a score to show (a lesson never answered just ends). */
 static bool has_score(const ui_view *v)
 {
     int right, asked, questions;
     ui_view_score(v, &right, &asked, &questions);
-    return asked + ui_view_skipped(v) > 0;
+    return asked > 0;
 }
 
 static ui_view_outcome step_by(ui_view *v, int delta)
