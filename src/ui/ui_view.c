@@ -715,6 +715,10 @@ static int scroll_axis(int first, int selected, int visible, int total)
 
 void ui_view_scroll(ui_view *v, int visible_rows, int visible_cols)
 {
+    if (!ui_view_marks_selection(v)) {   /* scrolling to the selection would point at it */
+        v->top = v->left = 0;
+        return;
+    }
     v->top = scroll_axis(v->top, v->row, visible_rows, ui_view_rows(v));
     v->left = scroll_axis(v->left, v->col, visible_cols, ui_view_cols(v));
 }

@@ -133,7 +133,8 @@ bool ui_view_marks_selection(const ui_view *v);
 bool ui_view_is_filled(const ui_view *v, int row, int col);
 /* Whether the current stage is drawn as a heatmap. */
 bool ui_view_heatmap(const ui_view *v);
-/* Scrolls so the selected cell is among the visible rows and columns. */
+/* Scrolls so the selected cell is among the visible rows and columns; while a question is
+ * open, to the top left corner instead (the selection would point at the answer). */
 void ui_view_scroll(ui_view *v, int visible_rows, int visible_cols);
 
 #endif

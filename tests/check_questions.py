@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Questions never leak: walks each lesson's script in the headless UI and, at every step whose
+question is open, asserts that the screen neither shows nor names its answer. The answer is
+read from the same step once Esc has skipped the question ("Answer: it gives 0.8485 of its
+attention to animal"); on the open question's screen there must be
+  - no marker on a cell, row or column of the matrix (no ▾, no ▸ row marker, no [·]),
+  - no number of the answer (the matrix shows dots, the legend no range),
+  - no line naming a cell ("weights[it,animal] = ?"), and
+  - no mention of the answer's label outside the matrix's labels, the title and the choices.
+Usage: check_questions.py ATTNSTEP LESSON..."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PLAIN_STEP = re.compile(r"^\[(\d+)/(\d+)\] ")
+CELL_NAME = re.compile(r"\w+\[[^\]\s]+,[^\]\s]+\]")
+NUMBER = re.compile(r"-?\d+\.\d+")
+ANSWER = re.compile(r"^ (?:Answer|Right|Not quite): (.*)$")
+
+
+def run(*args):
+    done = subprocess.run(args, capture_output=True, text=True,
+                          env=dict(os.environ, LANG="C.UTF-8", LC_ALL=""))
+    if done.returncode != 0:
+        sys.exit(f"FAIL {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def step_count(program, lesson):
+    return sum(1 for line in run(program, "--plain", lesson).splitlines() if PLAIN_STEP.match(line))
+
+
+def screens(program, lesson, count):
+    """Two screens a step: as it opens, and after Esc (which skips an open question)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as keys:
+        keys.write("# each step as it opens, then with its question skipped\n")
+        keys.write("dump\nesc\ndump\nn\n" * count)
+    try:
+        out = run(program, "--keys", keys.name, "--screen", "120x40", lesson)
+    finally:
+        os.unlink(keys.name)
+    dumps = [s.split("\n")[1:] for s in out.split("--- screen ")[1:]]
+    return [(dumps[2 * k], dumps[2 * k + 1]) for k in range(count)]
+
+
+def question_open(screen):
+    return any(re.match(r"^─+ question ─", line) for line in screen)
+
+
+def answer_of(screen):
+    """The verdict's text and the label it names last ("… to animal", "… = 1.25")."""
+    for line in screen:
+        match = ANSWER.match(line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def leaks(screen, answer, choices_from):
+    """What the open question's screen gives away (empty when nothing)."""
+    found = []
+    body = [line.split("│", 1)[1] for line in screen if "│" in line]
+    if any("▾" in part or "▸" in part or "[" in part for part in body):
+        found.append("a marker on the matrix (▾, ▸ or [ ])")
+    for line in screen:
+        if CELL_NAME.search(line):
+            found.append(f"a line names a cell: {line.strip()!r}")
+    text = "\n".join(screen)
+    for number in NUMBER.findall(answer):
+        if re.search(r"(?<![\d.])" + re.escape(number) + r"(?![\d])", text):
+            found.append(f"the answer's number {number} is on screen")
+    label = re.search(r"(?:to|=) (\S+)$", answer)
+    outside = [line for k, line in enumerate(screen)
+               if k > 0 and "│" not in line and k < choices_from]
+    if label and not NUMBER.fullmatch(label.group(1)) and \
+            any(re.search(r"\b" + re.escape(label.group(1)) + r"\b", line) for line in outside):
+        found.append(f"the answer's label {label.group(1)} is named outside the matrix")
+    return found
+
+
+def main():
+    program, lessons = sys.argv[1], sys.argv[2:]
+    failed = asked = 0
+    for lesson in lessons:
+        problems = []
+        count = step_count(program, lesson)
+        for k, (opened, skipped) in enumerate(screens(program, lesson, count)):
+            if not question_open(opened):
+                continue
+            asked += 1
+            answer = answer_of(skipped)
+            if answer is None or question_open(skipped):
+                problems.append(f"step {k + 1}: Esc does not reveal the answer")
+                continue
+            rule = next(i for i, line in enumerate(opened) if re.match(r"^─+ question ─", line))
+            for leak in leaks(opened, answer, rule + 1):
+                problems.append(f"step {k + 1} (answer: {answer}): {leak}")
+        if count == 0:
+            problems.append("no steps")
+        if problems:
+            failed += 1
+            print(f"FAIL {lesson}:\n  " + "\n  ".join(problems))
+        else:
+            print(f"ok   {lesson}: {count} steps, no open question shows its answer")
+    print(f"questions: {asked} asked in {len(lessons)} lessons, {failed} lessons failed")
+    return 1 if failed or asked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
