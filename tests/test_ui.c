@@ -391,6 +391,60 @@ static void test_off_the_script_and_back(void **state)
     trace_free(&t);
 }
 
+/* --at: the first step at the cell's stage, head and focus; else the first at its stage and
+ * head; else the stage off the script, before step 1. A question there is asked, never
+ * answered; leaving it open (p, the step list) skips it. */
+static void test_at_lands_where_it_says(void **state)
+{
+    (void)state;
+    attention_input in = two_head_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    char *choices[] = {"bank", "river"};
+    lesson_step narration[] = {
+        {.stage = STAGE_SCORES, .head = 1, .focus_row = 0, .focus_col = 0, .say = "one"},
+        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 0, .say = "two",
+         .ask = "Which?", .n_choices = 2, .choices = choices, .answer_choice = 0},
+        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 2, .say = "three"},
+    };
+    lesson l = {.steps = narration, .n_steps = 3};
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, &l));
+    trace_cell cell;
+    char error[128];
+    assert_true(trace_cell_parse(&t, "weights[bank,river]", 1, &cell, error, sizeof error));
+    assert_true(ui_view_open_at(&v, &cell));   /* the step focused on it, past the question */
+    assert_int_equal(v.step, 2);
+    assert_int_equal(v.state[1].question, UI_Q_OPEN);   /* not skipped by passing over it */
+    assert_true(trace_cell_parse(&t, "weights[of,of]", 1, &cell, error, sizeof error));
+    assert_true(ui_view_open_at(&v, &cell));   /* no step focuses it: the first weights step */
+    assert_int_equal(v.step, 1);
+    assert_true(ui_view_question_open(&v));    /* asked, not answered */
+    assert_false(ui_view_marks_selection(&v));
+    assert_int_equal(v.row * 3 + v.col, 4);    /* the cell selected, for after the answer */
+    ui_view_apply(&v, UI_ACT_PREV, 0);         /* leaving it open skips it */
+    assert_int_equal(v.state[1].question, UI_Q_REVEALED);
+    assert_int_equal(ui_view_skipped(&v), 1);
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(asked, 0);
+    ui_view_free(&v);
+    assert_true(ui_view_init(&v, &t, &l));
+    ui_view_goto(&v, 1);
+    ui_view_open_stage(&v, STAGE_V, 1);        /* the step list too */
+    assert_int_equal(v.state[1].question, UI_Q_REVEALED);
+    assert_true(trace_cell_parse(&t, "V[river,3]", 1, &cell, error, sizeof error));
+    assert_true(ui_view_open_at(&v, &cell));   /* not in the script: off it, before step 1 */
+    assert_true(v.off_script);
+    assert_true(v.before_step);
+    assert_int_equal(v.row * 4 + v.col, 11);
+    ui_view_apply(&v, UI_ACT_NEXT, 0);
+    assert_false(v.off_script);
+    assert_int_equal(v.step, 0);
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
 static void test_scrolling_keeps_the_selection_visible(void **state)
 {
     (void)state;
@@ -728,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_step_into_fills_in_reading_order),
         cmocka_unit_test(test_heads_are_sub_steps_and_tab_switches),
         cmocka_unit_test(test_off_the_script_and_back),
+        cmocka_unit_test(test_at_lands_where_it_says),
         cmocka_unit_test(test_scrolling_keeps_the_selection_visible),
         cmocka_unit_test(test_choice_question_hides_then_judges),
         cmocka_unit_test(test_numeric_question_typed_and_right),

@@ -94,7 +94,7 @@ static void title_status(const ui_view *v, bool with_stage, char *text, size_t s
     if (with_stage && stage_get(s->stage)->per_head && v->t->heads > 1)
         add(text, size, "head %d/%d ", s->head, v->t->heads);
     if (with_stage) add(text, size, "\xc2\xb7 ");
-    if (v->off_script) add(text, size, "off the script, from ");
+    if (v->off_script) add(text, size, "off the script, %s ", v->before_step ? "before" : "from");
     add(text, size, "step %d of %d ", v->step + 1, v->walk.count);
 }
 
@@ -193,7 +193,9 @@ static void narration_text(const ui_view *v, const ui_style *st, char *text, siz
     const stage_info *info = stage_get(s->stage);
     text[0] = '\0';
     if (ui_view_question_open(v)) { question_text(v, st, text, size); return; }
-    if (v->off_script && v->step + 1 < v->walk.count)
+    if (v->off_script && v->before_step)
+        add(text, size, "Off the script: n goes to step %d, the script's first.\n", v->step + 1);
+    else if (v->off_script && v->step + 1 < v->walk.count)
         add(text, size, "Off the script: n goes on to step %d, p back to step %d.\n",
             v->step + 2, v->step + 1);
     else if (v->off_script)

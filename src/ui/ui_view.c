@@ -158,6 +158,7 @@ static void show(ui_view *v, int step, bool off, int shown)
 {
     v->step = ui_clamp(step, 0, v->walk.count - 1);
     v->off_script = off;
+    v->before_step = false;
     if (!off) {
         const walk_step *s = &v->walk.steps[v->step];
         shown = walk_find(&v->pipeline, s->stage, s->head);
@@ -221,8 +222,12 @@ bool ui_view_open_at(ui_view *v, const trace_cell *cell)
     if (shown < 0) return false;
     int step = script_step_at(v, cell, true);
     if (step < 0) step = script_step_at(v, cell, false);
-    if (step >= 0) ui_view_goto(v, step);
-    else show(v, v->step, true, shown);   /* nothing left behind: this is where it opens */
+    if (step >= 0) {
+        ui_view_goto(v, step);
+    } else {   /* no step left behind: n goes to the script's first */
+        show(v, 0, true, shown);
+        v->before_step = true;
+    }
     v->row = ui_clamp(cell->row, 0, ui_view_rows(v) - 1);
     v->col = ui_clamp(cell->col, 0, ui_view_cols(v) - 1);
     return true;
@@ -283,7 +288,7 @@ static ui_view_outcome step_by(ui_view *v, int delta)
 {
     if (v->stepped_in) { step_cell(v, delta); return UI_VIEW_STAY; }
     /* off the script, p goes back to the step left and n on to the one after it */
-    int target = v->step + (v->off_script && delta < 0 ? 0 : delta);
+    int target = v->step + (v->off_script && (delta < 0 || v->before_step) ? 0 : delta);
     if (v->off_script && target >= v->walk.count && !has_score(v)) target = v->step;
     if (target >= v->walk.count && has_score(v)) return UI_VIEW_SCORE;
     if (target < 0 || target >= v->walk.count) {
@@ -592,8 +597,12 @@ static void same_place(ui_view *fresh, const ui_view *v)
     int here = v->off_script ? -1 : same_step(&fresh->walk, &v->walk, v->step);
     if (here < 0 && !v->off_script) here = walk_find(&fresh->walk, was->stage, head);
     int shown = walk_find(&fresh->pipeline, was->stage, head);
-    if (here >= 0 || shown < 0) show(fresh, here >= 0 ? here : v->step, false, 0);
-    else show(fresh, v->step, true, shown);
+    if (here >= 0 || shown < 0) {
+        show(fresh, here >= 0 ? here : v->step, false, 0);
+    } else {
+        show(fresh, v->step, true, shown);
+        fresh->before_step = v->before_step;
+    }
 }
 
 bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l)

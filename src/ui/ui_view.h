@@ -48,6 +48,8 @@ typedef struct {
                                    the script, the step that was left */
     int shown;                  /* the matrix on screen, index into pipeline.steps */
     bool off_script;            /* showing pipeline.steps[shown] without narration, not a step */
+    bool before_step;           /* off the script with no step left yet (opened there by --at):
+                                   n and p go to step itself, not to the one after */
     int row, col;               /* the selected cell */
     bool stepped_in;            /* filling the stage: cells after the selected one are hidden */
     bool heat_weights;          /* weights on the sequential ramp (default on) */
