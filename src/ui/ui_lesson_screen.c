@@ -185,14 +185,21 @@ static void question_text(const ui_view *v, const ui_style *st, char *text, size
 
 /* The lesson's narration for this step, or what the stage table says about the stage; a
  * question waiting comes instead, and an answered one comes first with its verdict. Off the
- * script, where n and p lead back to it. */
+ * script, where n and p lead back to it. The lesson opens with its about: step 1 tells it
+ * first. */
 static void narration_text(const ui_view *v, const ui_style *st, char *text, size_t size)
 {
     const walk_step *s = ui_view_current(v);
     const lesson_step *item = ui_view_here(v);
     const stage_info *info = stage_get(s->stage);
     text[0] = '\0';
-    if (ui_view_question_open(v)) { question_text(v, st, text, size); return; }
+    if (!v->off_script && v->step == 0 && v->lesson && v->lesson->about)
+        add(text, size, "%s\n\n", v->lesson->about);
+    if (ui_view_question_open(v)) {
+        size_t used = strlen(text);
+        question_text(v, st, text + used, size - used);
+        return;
+    }
     if (v->off_script && v->before_step)
         add(text, size, "Off the script: n goes to step %d, the script's first.\n", v->step + 1);
     else if (v->off_script && v->step + 1 < v->walk.count)

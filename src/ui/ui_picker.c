@@ -1,6 +1,12 @@
 /* The lesson picker, a screen (ui_screen.h) shown when no lesson is given: finds lesson files,
- * reads their titles and about lines with the lesson loader, and opens the one chosen as a
- * lesson screen over itself. */
+ * reads their titles and about text with the lesson loader, lists them in the teaching order
+ * their folder states, and opens the one chosen as a lesson screen over itself.
+ *
+ * The order: a folder of lessons may hold a plain text file named ORDER, one lesson file name
+ * a line, in the order a class should take them. "#" starts a comment (to the end of the
+ * line); blank lines and surrounding blanks are ignored; a name with no such lesson in the
+ * folder is ignored. The folder's lessons that ORDER does not name follow, alphabetically;
+ * without ORDER every lesson is listed alphabetically. Folders are listed one after another. */
 #include "ui_curses.h"
 #include <dirent.h>
 #include <limits.h>
@@ -15,10 +21,14 @@ typedef struct {
     char *error;                 /* the first diagnostic when the lesson does not load */
 } lesson_entry;
 
+#define MAX_SHOWN 64
+
 typedef struct {
     ui_screen base;
     lesson_entry *items;
     int count, selected, top;
+    int shown, shown_y[MAX_SHOWN + 1];  /* as drawn: lessons top.. top+shown-1 start at rows
+                                           shown_y[0..], shown_y[shown] is where they end */
     char searched[512];          /* the folders looked in, for the "none found" message */
     trace_options compute;       /* how the lessons opened from here are computed */
     char message[512];           /* status line: why a lesson did not open */
@@ -52,6 +62,39 @@ static bool is_lesson_name(const char *name)
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The name an ORDER line gives, trimmed, with its comment left out ("" for none). */
+static char *order_name(char *line)
+{
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    while (*line == ' ' || *line == '\t') line++;
+    size_t n = strlen(line);
+    while (n > 0 && strchr(" \t\r\n", line[n - 1])) line[--n] = '\0';
+    return line;
+}
+
+/* Puts names (n, sorted) in dir's teaching order: those its ORDER file names first, as it
+ * lists them, then the rest as they were. */
+static void apply_order(const char *dir, char **names, size_t n)
+{
+    char path[PATH_MAX], line[PATH_MAX];
+    snprintf(path, sizeof path, "%s/ORDER", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    size_t placed = 0;
+    while (placed < n && fgets(line, sizeof line, f)) {
+        const char *name = order_name(line);
+        for (size_t i = placed; *name && i < n; i++)
+            if (strcmp(names[i], name) == 0) {   /* moved up to the next place, others kept */
+                char *found = names[i];
+                memmove(names + placed + 1, names + placed, (i - placed) * sizeof *names);
+                names[placed++] = found;
+                break;
+            }
+    }
+    fclose(f);
 }
 
 /* Reads one lesson's title and about line; a lesson that does not load is listed with why. */
@@ -95,6 +138,7 @@ static bool scan_dir(picker_screen *p, const char *dir)
     }
     closedir(d);
     if (n > 0) qsort(names, n, sizeof *names, by_name);
+    if (ok) apply_order(dir, names, n);
     for (size_t i = 0; i < n; i++) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -151,25 +195,54 @@ static void close_screen(ui_screen *s)
 /* The lesson drawn at screen row y, or -1. */
 static int hit(const picker_screen *p, int y)
 {
-    int i = p->top + (y - FIRST_ENTRY_ROW) / 2;
-    return y >= FIRST_ENTRY_ROW && i < p->count && i < p->top + (LINES - 4) / 2 ? i : -1;
+    for (int k = 0; k < p->shown; k++)
+        if (y >= p->shown_y[k] && y < p->shown_y[k + 1]) return p->top + k;
+    return -1;
 }
 
-/* Each lesson takes two lines: its title, then its about line (or why it does not load). */
-static void draw_entry(const picker_screen *p, int i, int y, const ui_style *st)
+/* The text under a lesson's title: its about in full, or why it does not load. */
+static void entry_text(const lesson_entry *e, char *text, size_t size)
+{
+    if (e->error) snprintf(text, size, "does not load: %s", e->error);
+    else snprintf(text, size, "%s", e->about ? e->about : "");
+}
+
+/* Rows a lesson takes: its title, its text wrapped, and a blank row between lessons. */
+static int entry_height(const lesson_entry *e, const ui_style *st)
+{
+    char text[4096];
+    entry_text(e, text, sizeof text);
+    return 1 + (text[0] ? ui_lines_needed(text, COLS - 5, st) : 0) + 1;
+}
+
+/* Each lesson: its title, then its about wrapped in full (or why it does not load), cut at
+ * the bottom row given. Returns the row after it. */
+static int draw_entry(const picker_screen *p, int i, int y, int bottom, const ui_style *st)
 {
     const lesson_entry *e = &p->items[i];
     bool selected = i == p->selected;
-    char text[512];
+    char text[4096];
     const char *slash = strrchr(e->path, '/');
     snprintf(text, sizeof text, "%s %s", selected ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
              e->title ? e->title : slash ? slash + 1 : e->path);
     ui_put(y, 1, COLS - 2, text, st, selected ? A_BOLD | A_REVERSE : A_BOLD, 0);
-    if (e->error) snprintf(text, sizeof text, "   does not load: %s", e->error);
-    else snprintf(text, sizeof text, "   %s", e->about ? e->about : "");
-    char *newline = strchr(text, '\n');
-    if (newline) *newline = '\0';
-    ui_put(y + 1, 1, COLS - 2, text, st, A_DIM, 0);
+    entry_text(e, text, sizeof text);
+    int lines = text[0] ? ui_lines_needed(text, COLS - 5, st) : 0;
+    if (lines > bottom - y - 1) lines = bottom - y - 1;
+    if (lines > 0) ui_put_wrapped(y + 1, 4, COLS - 5, lines, text, st, A_DIM);
+    return y + 1 + lines + 1;
+}
+
+/* Scrolls so the selected lesson is drawn whole (or from its top, when taller than the room). */
+static void scroll_to_selected(picker_screen *p, int room, const ui_style *st)
+{
+    if (p->selected < p->top) p->top = p->selected;
+    for (;;) {
+        int used = 0;
+        for (int i = p->top; i <= p->selected; i++) used += entry_height(&p->items[i], st);
+        if (used - 1 <= room || p->top == p->selected) return;
+        p->top++;
+    }
 }
 
 static void draw(ui_screen *s, const ui_style *st)
@@ -185,11 +258,14 @@ static void draw(ui_screen *s, const ui_style *st)
                  "lesson files, or give one: attnstep LESSON.yaml", p->searched);
         ui_put(2, 1, COLS - 2, text, st, A_NORMAL, 0);
     }
-    int visible = (LINES - 4) / 2;
-    if (p->selected < p->top) p->top = p->selected;
-    if (p->selected >= p->top + visible) p->top = p->selected - visible + 1;
-    for (int i = p->top; i < p->count && i < p->top + visible; i++)
-        draw_entry(p, i, FIRST_ENTRY_ROW + 2 * (i - p->top), st);
+    int bottom = LINES - 3;   /* less the status line and the key bar, and a blank row */
+    scroll_to_selected(p, bottom - FIRST_ENTRY_ROW, st);
+    p->shown = 0;
+    for (int i = p->top, y = FIRST_ENTRY_ROW; i < p->count && y < bottom && p->shown < MAX_SHOWN; i++) {
+        p->shown_y[p->shown++] = y;
+        y = draw_entry(p, i, y, bottom, st);
+        p->shown_y[p->shown] = y > bottom ? bottom : y;
+    }
     const char *status = p->message[0] ? p->message : p->count ? p->items[p->selected].path : "";
     ui_put(LINES - 2, 1, COLS - 2, status, st, p->message[0] ? A_BOLD : A_DIM, 0);
     ui_draw_bar(UI_IN_PICKER, st);
