@@ -225,6 +225,7 @@ bool ui_view_open_at(ui_view *v, const trace_cell *cell)
     if (step >= 0) {
         ui_view_goto(v, step);
     } else {   /* no step left behind: n goes to the script's first */
+        leave(v, true, v->step);
         show(v, 0, true, shown);
         v->before_step = true;
     }
