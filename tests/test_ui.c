@@ -607,6 +607,51 @@ static void test_rebuild_keeps_the_place(void **state)
     trace_free(&t2);
 }
 
+/* A reload keeps the place by name: the same stage and head, and the same tokens selected
+ * (the same repeat of a repeated token) when a token is inserted before them; off the script
+ * stays off. */
+static void test_rebuild_keeps_tokens_by_name(void **state)
+{
+    (void)state;
+    static const char *const before[] = {"the", "bank", "the", "river"};
+    static const char *const after[] = {"a", "the", "bank", "the", "river"};
+    static const double e4[] = {1, 0, 0.5, -1, 0, 1, 0, 0.5, 1, 0, 0.5, -1, 0.5, 0.5, 1, 0};
+    static const double e5[] = {0, 0, 1, 1, 1, 0, 0.5, -1, 0, 1, 0, 0.5, 1, 0, 0.5, -1,
+                                0.5, 0.5, 1, 0};
+    attention_input a = two_head_input(), b = two_head_input();
+    a.n_tokens = a.n_source = 4, a.tokens = before, a.embeddings = e4;
+    b.n_tokens = b.n_source = 5, b.tokens = after, b.embeddings = e5;
+    trace t1, t2;
+    assert_int_equal(trace_compute(&a, NULL, &t1, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&b, NULL, &t2, NULL), TRACE_OK);
+    lesson_step narration[] = {
+        {.stage = STAGE_SCORES, .head = 1, .focus_row = -1, .focus_col = -1, .say = "one"},
+        {.stage = STAGE_WEIGHTS, .head = 2, .focus_row = -1, .focus_col = -1, .say = "two"},
+    };
+    lesson l = {.steps = narration, .n_steps = 2};
+    ui_view v;
+    assert_true(ui_view_init(&v, &t1, &l));
+    ui_view_goto(&v, 1);   /* weights, head 2: the second "the" looks at river */
+    v.row = 2;
+    v.col = 3;
+    assert_true(ui_view_rebuild(&v, &t2, &l));
+    assert_int_equal(v.step, 1);
+    assert_int_equal(ui_view_current(&v)->head, 2);
+    assert_int_equal(v.row, 3);   /* the second "the", one further down */
+    assert_int_equal(v.col, 4);   /* river */
+    ui_view_open_stage(&v, STAGE_CONTEXT, 2);   /* off the script, head 2 */
+    v.row = 1;                                  /* the first "the" */
+    assert_true(ui_view_rebuild(&v, &t1, &l));
+    assert_true(v.off_script);
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_CONTEXT);
+    assert_int_equal(ui_view_current(&v)->head, 2);
+    assert_int_equal(v.row, 0);
+    assert_int_equal(v.step, 1);   /* n still goes on from the step left */
+    ui_view_free(&v);
+    trace_free(&t1);
+    trace_free(&t2);
+}
+
 /* The file stamp notices a save that changes size or mtime, and a file that vanishes. */
 static void test_file_stamp_sees_changes(void **state)
 {
@@ -787,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_choice_question_hides_then_judges),
         cmocka_unit_test(test_numeric_question_typed_and_right),
         cmocka_unit_test(test_rebuild_keeps_the_place),
+        cmocka_unit_test(test_rebuild_keeps_tokens_by_name),
         cmocka_unit_test(test_file_stamp_sees_changes),
         cmocka_unit_test(test_overlays_close_as_they_say),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
