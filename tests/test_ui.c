@@ -369,6 +369,13 @@ static void test_off_the_script_and_back(void **state)
     assert_int_equal(v.walk.count, 3);   /* the author's order, the revisit kept */
     assert_int_equal(v.walk.steps[1].stage, STAGE_SCORES);
     assert_string_equal(ui_view_here(&v)->say, "first");
+    ui_view_apply(&v, UI_ACT_STAGE_NEXT, 0);   /* ] the pipeline's next: weights, head 2 */
+    assert_true(v.off_script);
+    assert_int_equal(ui_view_current(&v)->stage, STAGE_WEIGHTS);
+    assert_int_equal(ui_view_current(&v)->head, 2);
+    ui_view_apply(&v, UI_ACT_STAGE_PREV, 0);   /* [ back: the step left, on the script */
+    assert_false(v.off_script);
+    assert_int_equal(v.step, 0);
     ui_view_open_stage(&v, STAGE_V, 1);
     assert_true(v.off_script);
     assert_int_equal(v.step, 0);

@@ -35,9 +35,10 @@ typedef struct {
 /* Timings, for `make bench`: when the environment variable ATTNSTEP_KEY_TIMES names a file,
  * ui_run appends to it one line per key handled in a lesson, "KEY<TAB>KIND<TAB>MICROSECONDS":
  * the key's ASCII name (as in --help-keys), what it did (move-left, move-down, move-up,
- * move-right, stage-next, stage-prev, head, step-in, cell-next, cell-prev, step-out, heatmap,
- * first, last, help, help-key (a key while the help is shown), redraw, quit (to the score),
- * question (a key of a waiting question), none (an unbound key); "+scroll" appended when the
+ * move-right, stage-next, stage-prev, stage-open (] or [: a stage off the script), head,
+ * step-in, cell-next, cell-prev, step-out, heatmap, first, last, help, help-key (a key
+ * while the help is shown), redraw, quit (to the score), question (a key of a waiting
+ * question), none (an unbound key); "+scroll" appended when the
  * matrix scrolled), and the CLOCK_MONOTONIC wall time from the key being read to the end of
  * drawing its frame, refresh() included (headless: curses' update of its virtual screen and
  * the escape codes written to /dev/null). A key that quits has no line.

@@ -50,6 +50,9 @@ static const ui_binding bindings[] = {
      "step in: fill the stage cell by cell, with the arithmetic", 0},
     {UI_ACT_STEP_OUT, UI_IN_LESSON, {'o'}, "out", "step out to the whole stage", 0},
     {UI_ACT_HEATMAP, UI_IN_LESSON, {'a'}, "heatmap", "heatmap or plain numbers", 0},
+    {UI_ACT_STAGE_NEXT, UI_IN_LESSON, {']'}, NULL,
+     "next stage or head, off the script (n goes back to it)", 0},
+    {UI_ACT_STAGE_PREV, UI_IN_LESSON, {'['}, NULL, "previous stage or head, off the script", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
 };

@@ -255,6 +255,23 @@ static void switch_head(ui_view *v, int head)
     }
 }
 
+/* ] and [: the next or previous stage and head of the pipeline, as the step list opens them,
+ * keeping the selected cell where the new stage has it. */
+static void step_stage(ui_view *v, int delta)
+{
+    int target = v->shown + delta, row = v->row, col = v->col;
+    if (target < 0 || target >= v->pipeline.count) {
+        snprintf(v->message, sizeof v->message, "%s", target < 0 ? "this is the first stage" :
+                 "this is the last stage");
+        return;
+    }
+    ui_view_open_stage(v, v->pipeline.steps[target].stage, v->pipeline.steps[target].head);
+    if (v->off_script) {
+        v->row = ui_clamp(row, 0, ui_view_rows(v) - 1);
+        v->col = ui_clamp(col, 0, ui_view_cols(v) - 1);
+    }
+}
+
 /* Moves the selection (and, stepped in, the cell being filled). */
 static void move(ui_view *v, int drow, int dcol)
 {
@@ -659,6 +676,8 @@ ui_view_outcome ui_view_apply(ui_view *v, ui_action action, int arg)
         break;
     }
     case UI_ACT_HEAD_NUMBER: switch_head(v, arg + 1); break;
+    case UI_ACT_STAGE_NEXT: step_stage(v, 1); break;
+    case UI_ACT_STAGE_PREV: step_stage(v, -1); break;
     case UI_ACT_MOVE: {
         static const int rows[] = {0, 1, -1, 0}, cols[] = {-1, 0, 0, 1};
         move(v, rows[arg % 4], cols[arg % 4]);
@@ -689,6 +708,7 @@ const char *ui_view_key_kind(const ui_view *v, int key)
     case UI_ACT_FIRST: return "first";
     case UI_ACT_LAST: return "last";
     case UI_ACT_HEAD_NEXT: case UI_ACT_HEAD_PREV: case UI_ACT_HEAD_NUMBER: return "head";
+    case UI_ACT_STAGE_NEXT: case UI_ACT_STAGE_PREV: return "stage-open";
     case UI_ACT_STEP_IN: return v->stepped_in ? "cell-next" : "step-in";
     case UI_ACT_STEP_OUT: return "step-out";
     case UI_ACT_HEATMAP: return "heatmap";
