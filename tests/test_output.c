@@ -77,6 +77,59 @@ static int count(const char *text, const char *piece)
     return n;
 }
 
+/* The explanation of a cell of a shipped lesson, every term or not, to be freed. */
+static char *explained(const char *path, const char *spec, bool full)
+{
+    lesson l;
+    lesson_diagnostics d;
+    assert_int_equal(lesson_load(path, &l, &d), LESSON_OK);
+    trace t;
+    assert_int_equal(trace_compute(&l.input, NULL, &t, NULL), TRACE_OK);
+    trace_cell cell;
+    char error[256];
+    assert_true(trace_cell_parse(&t, spec, 1, &cell, error, sizeof error));
+    int (*explain)(const trace *, const trace_cell *, int, char *, size_t) =
+        full ? trace_cell_explain_full : trace_cell_explain;
+    int length = explain(&t, &cell, 4, NULL, 0);
+    char *text = malloc((size_t)length + 1);
+    assert_non_null(text);
+    assert_int_equal(explain(&t, &cell, 4, text, (size_t)length + 1), length);
+    trace_free(&t);
+    lesson_free(&l);
+    return text;
+}
+
+/* bank_loan's context[bank,0] is made by one term of eight (river's weight × 1.0), the last
+ * of those the old first-three-and-last shortening showed. */
+static void test_a_long_sum_shows_its_largest_terms(void **state)
+{
+    (void)state;
+    char *text = explained("lessons/bank_loan.yaml", "context[bank,0]", false);
+    assert_non_null(strstr(text, " + (0.7073 × 1.0) + … 4 more terms, each 0 … = 0.7073"));
+    assert_int_equal(count(text, " × "), 1 + 4);  /* Σ_j weights × v_j, then four terms */
+    free(text);
+    text = explained("lessons/bank_loan.yaml", "context[bank,0]", true);
+    assert_int_equal(count(text, " × "), 1 + 8);
+    assert_null(strstr(text, "more terms"));
+    free(text);
+    /* the softmax's sum: the largest left out, 0.05917, is rounded up so that the bound holds */
+    text = explained("lessons/bank_loan.yaml", "weights[bank,river]", false);
+    assert_non_null(strstr(text, "exp(2.8284 − 2.8284) + … 4 more terms, each |term| ≤ 0.0592 …)"));
+    free(text);
+}
+
+/* A sum short enough is written whole, with or without --full. */
+static void test_a_short_sum_is_written_whole(void **state)
+{
+    (void)state;
+    char *text = explained("lessons/bank_loan.yaml", "Q[bank,0]", false);
+    char *full = explained("lessons/bank_loan.yaml", "Q[bank,0]", true);
+    assert_string_equal(text, full);
+    assert_int_equal(count(text, " × "), 4);
+    free(text);
+    free(full);
+}
+
 static void test_steps_are_numbered_by_the_walk(void **state)
 {
     fixture *f = *state;
@@ -195,6 +248,8 @@ static void test_writers_stop_after_the_first_failure(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_long_sum_shows_its_largest_terms),
+        cmocka_unit_test(test_a_short_sum_is_written_whole),
         cmocka_unit_test(test_steps_are_numbered_by_the_walk),
         cmocka_unit_test(test_narration_of_every_head_is_written),
         cmocka_unit_test(test_json_keeps_one_entry_per_stage_and_head),
