@@ -50,6 +50,8 @@ static const ui_binding bindings[] = {
      "step in: fill the stage cell by cell, with the arithmetic", 0},
     {UI_ACT_STEP_OUT, UI_IN_LESSON, {'o'}, "out", "step out to the whole stage", 0},
     {UI_ACT_HEATMAP, UI_IN_LESSON, {'a'}, "heatmap", "heatmap or plain numbers", 0},
+    {UI_ACT_SUM, UI_IN_LESSON, {'e'}, "every term",
+     "the selected cell's sum with every term, in a pane", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
 };
