@@ -6,6 +6,7 @@
 #include "support.h"
 #include "lesson.h"
 #include "output.h"
+#include "text.h"
 #include "trace.h"
 #include "walk.h"
 
@@ -181,7 +182,8 @@ static void test_json_keeps_one_entry_per_stage_and_head(void **state)
 static void test_lesson_text_is_escaped_everywhere(void **state)
 {
     fixture *f = *state;
-    const output_format *formats[] = { &output_plain, &output_markdown, &output_json };
+    const output_format *formats[] = { &output_plain, &output_markdown, &output_worksheet,
+                                       &output_json };
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
         char *text = written(f, formats[i]);
         assert_null(strchr(text, '\x1b'));
@@ -193,6 +195,8 @@ static void test_lesson_text_is_escaped_everywhere(void **state)
     free(json);
     char *markdown = written(f, &output_markdown);
     assert_non_null(strstr(markdown, "| a\\|b |"));   /* '|' kept out of the cell structure */
+    /* the control escape's backslash is escaped for Markdown, so it shows */
+    assert_non_null(strstr(markdown, "# two \\\\x1b\\[31mheads\\\\u202e\n"));
     free(markdown);
     char *csv = NULL;
     size_t size = 0;
@@ -206,10 +210,29 @@ static void test_lesson_text_is_escaped_everywhere(void **state)
 }
 
 /* A stream that cannot be written: every format says EXIT_STATUS_IO, never OK. */
+/* One escaping function for all Markdown: HTML as entities, Markdown's syntax backslashed,
+ * line breaks kept only when asked. */
+static void test_markdown_escaping(void **state)
+{
+    (void)state;
+    char text[256];
+    const char *source = "<s> *a* `x` # h [x](javascript:y) a|b & _c_ 1. \\ \x1b\n";
+    text_escape_markdown(source, false, text, sizeof text);
+    assert_string_equal(text, "&lt;s&gt; \\*a\\* \\`x\\` \\# h \\[x\\]\\(javascript\\:y\\) a\\|b "
+                              "&amp; \\_c\\_ 1\\. \\\\ \\\\x1b\\\\x0a");
+    text_escape_markdown("one\ntwo, three; four? five/six", true, text, sizeof text);
+    assert_string_equal(text, "one\ntwo, three; four? five/six");
+    /* as snprintf: the length wanted, the text cut to the buffer */
+    char tiny[4];
+    assert_int_equal(text_escape_markdown("<a>", false, tiny, sizeof tiny), 9);
+    assert_string_equal(tiny, "&lt");
+}
+
 static void test_a_failed_write_is_reported(void **state)
 {
     fixture *f = *state;
-    const output_format *formats[] = { &output_plain, &output_markdown, &output_json };
+    const output_format *formats[] = { &output_plain, &output_markdown, &output_worksheet,
+                                       &output_json };
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
         FILE *full = fopen("/dev/full", "w");
         assert_non_null(full);
@@ -254,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_narration_of_every_head_is_written),
         cmocka_unit_test(test_json_keeps_one_entry_per_stage_and_head),
         cmocka_unit_test(test_lesson_text_is_escaped_everywhere),
+        cmocka_unit_test(test_markdown_escaping),
         cmocka_unit_test(test_a_failed_write_is_reported),
         cmocka_unit_test(test_writers_stop_after_the_first_failure),
     };

@@ -63,7 +63,8 @@ static int written(int status)
 /* --plain, --json, --markdown: the whole trace in the mode's format. */
 static int write_format(const options *o, const lesson *l, const trace *t)
 {
-    return written(output_write(o->mode->format, l, t, o->precision, stdout));
+    const output_format *format = o->worksheet ? &output_worksheet : o->mode->format;
+    return written(output_write(format, l, t, o->precision, stdout));
 }
 
 static int write_csv(const options *o, const lesson *l, const trace *t)
