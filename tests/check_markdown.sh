@@ -8,7 +8,8 @@ binary=./attnstep
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 [ -x "$binary" ] || { echo "check_markdown: $binary is not built"; exit 1; }
-command -v pandoc >/dev/null || { echo "check_markdown: pandoc is missing (bash .ci/install-deps test)"; exit 1; }
+command -v pandoc >/dev/null \
+    || { echo "check_markdown: pandoc is missing (bash .ci/install-deps test)"; exit 1; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -17,7 +18,8 @@ run() {
     local want=$1; shift
     "$binary" "$@" >"$scratch/out" 2>"$scratch/err"
     local status=$?
-    [ "$status" -eq "$want" ] || fail "attnstep $* exited $status, not $want: $(head -c 300 "$scratch/err")"
+    [ "$status" -eq "$want" ] \
+        || fail "attnstep $* exited $status, not $want: $(head -c 300 "$scratch/err")"
 }
 
 # ---- lesson text that Markdown or HTML would read as syntax renders as written ----
@@ -54,7 +56,7 @@ grep -qF 'Here <eos> looks at *a* | `x`; # not a heading' "$scratch/plain" \
 # as HTML: no element and no link comes from the lesson, only text
 pandoc -f markdown -t html "$scratch/out" >"$scratch/html" || fail "pandoc could not write HTML"
 grep -qiE '<(script|b|s|eos|em|a)[ >]' "$scratch/html" \
-    && fail "lesson text became HTML elements: $(grep -oiE '<(script|b|s|eos|em|code|a)[ >][^<]*' "$scratch/html" | head -3)"
+    && fail "lesson text became HTML: $(grep -oiE '<(script|b|s|eos|em|a)[ >][^<]*' "$scratch/html")"
 grep -q '^<h1' "$scratch/html" && [ "$(grep -c '<h1' "$scratch/html")" -eq 1 ] \
     || fail "the handout should have exactly one top heading (the title)"
 # the table keeps its columns: the header row has every token as its own cell
@@ -80,7 +82,8 @@ python3 tests/worksheet_answers.py handout "$scratch/handout.txt" >/dev/null \
 
 # --worksheet belongs to --markdown, --full to --explain
 run 64 --worksheet --plain lessons/cat_sat.yaml
-grep -q -- '--worksheet goes with --markdown' "$scratch/err" || fail "--worksheet --plain: no reason"
+grep -q -- '--worksheet goes with --markdown' "$scratch/err" \
+    || fail "--worksheet --plain: no reason"
 run 64 --full lessons/cat_sat.yaml
 grep -q -- '--full goes with --explain' "$scratch/err" || fail "--full without --explain: no reason"
 
@@ -89,7 +92,8 @@ run 0 --explain 'context[bank,0]' lessons/bank_loan.yaml
 grep -qF '(0.7073 × 1.0) + … 4 more terms, each 0 … = 0.7073' "$scratch/out" \
     || fail "--explain context[bank,0] hides river's term: $(cat "$scratch/out")"
 run 0 --explain 'context[bank,0]' --full lessons/bank_loan.yaml
-[ "$(grep -o ') + (' "$scratch/out" | wc -l)" -eq 7 ] || fail "--full does not write 8 terms: $(cat "$scratch/out")"
+[ "$(grep -o ') + (' "$scratch/out" | wc -l)" -eq 7 ] \
+    || fail "--full does not write 8 terms: $(cat "$scratch/out")"
 
 echo "markdown: handouts rendered, $worksheets worksheets checked"
 exit $failed

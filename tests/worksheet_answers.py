@@ -42,7 +42,8 @@ for q, (at, start) in enumerate(zip(asked, parts)):
     step_end = next((i for i in range(at + 1, len(body))
                      if re.match(r"^\d+\. .* — \d+×\d+$", body[i])), len(body))
     part, before = key[start:end], body[:at] + body[at + 1:step_end]
-    worked = [m for line in part for m in [re.match(r"^\s+(\w+\[(.+?),.*?\])( \(head \d+\))? = ", line)] if m]
+    cell_line = re.compile(r"^\s+(\w+\[(.+?),.*?\])( \(head \d+\))? = ")
+    worked = [m for line in part for m in [cell_line.match(line)] if m]
     if not worked:
         problems.append(f"question {q + 1}: its worked arithmetic is not in the key")
         continue
@@ -52,7 +53,8 @@ for q, (at, start) in enumerate(zip(asked, parts)):
     value = re.search(r"= (-?\d+\.\d+)$", worked[-1].string)
     if value:
         absent(q + 1, body[at + 1:step_end], value.group(1), "the value", True)
-    rows = [line.strip() for line in part if re.match(r"^  " + re.escape(row_label) + r"\s+-?\d+\.\d{4}\b", line)]
+    row_line = re.compile(r"^  " + re.escape(row_label) + r"\s+-?\d+\.\d{4}\b")
+    rows = [line.strip() for line in part if row_line.match(line)]
     if not rows:
         problems.append(f"question {q + 1}: the row {row_label} of its table is not in the key")
     for row in rows:

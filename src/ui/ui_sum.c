@@ -56,7 +56,8 @@ static void draw(ui_screen *s, const ui_style *st)
     p->shown = line - p->top > 0 ? line - p->top : 1;
     char footer[160], up[32], down[32];
     snprintf(footer, sizeof footer, "lines %d–%d of %d · %s %s scroll, any other key closes",
-             p->top + 1, line, p->count, ui_key_label(UI_KEY(KEY_DOWN), st->utf8, down, sizeof down),
+             p->top + 1, line, p->count,
+             ui_key_label(UI_KEY(KEY_DOWN), st->utf8, down, sizeof down),
              ui_key_label(UI_KEY(KEY_UP), st->utf8, up, sizeof up));
     ui_put(y0 + height - 2, x0 + 2, inner, footer, st, A_DIM, 0);
 }
@@ -127,7 +128,8 @@ ui_screen *ui_sum_screen_new(const ui_view *v, const ui_style *st)
     int length = trace_cell_explain_full(v->t, &cell, st->precision, NULL, 0);
     sum_screen *p = length >= 0 ? calloc(1, sizeof *p) : NULL;
     if (p) p->text = malloc((size_t)length + 1);
-    if (p && p->text) trace_cell_explain_full(v->t, &cell, st->precision, p->text, (size_t)length + 1);
+    if (p && p->text)
+        trace_cell_explain_full(v->t, &cell, st->precision, p->text, (size_t)length + 1);
     if (!p || !p->text || !cut_lines(p)) {
         if (p) free(p->text);
         free(p);
