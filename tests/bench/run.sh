@@ -70,6 +70,10 @@ previous_ms() {
 }
 prev_date=$( [ -f tests/BENCH.md ] && sed -n 's/^Written by .* on \([0-9-]* [0-9:]* UTC\).*/\1/p' tests/BENCH.md | head -n 1 || true)
 prev_ker=$(previous_ms "core, kernels, 1 thread")
+# the runs before 2026-12-01 timed every trace with its allocation and page faults
+prev_method="the same method"
+grep -qs "a whole trace_compute on fresh memory" tests/BENCH.md \
+    || prev_method="another method (the allocation and page faults timed with the computation), so the core's figures are not comparable"
 prev_np2=$(previous_ms "numpy $(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)' 2>/dev/null), 2 threads (OpenBLAS default)")
 # the second frame of top: CPU use over the last half second, not since each process started
 busiest() {
@@ -291,7 +295,8 @@ textbook sums bit for bit; their softmax is within 2 ulp of libm's exp (tests/te
 Compared with the run before (${prev_date:-none}), on the best times at n = 512:
 core, kernels, 1 thread $(ms "$prev_ker") then, $(ms "$ker") now ($(moved "$ker" "$prev_ker"), $(within "$ker" "$prev_ker"));
 numpy, 2 threads $(ms "$prev_np2") then, $(ms "$np2") now ($(moved "$np2" "$prev_np2"), $(within "$np2" "$prev_np2")).
-A run before this change of method (allocation timed) is not comparable with one after it.
+That run used $prev_method. Each run measures under the load recorded above; a figure
+that moved by more than 20 % between two runs is more likely the load than the program.
 
 ## Peak memory at n = 1024, d_model = 512, 8 heads
 
