@@ -300,9 +300,9 @@ that moved by more than 20 % between two runs is more likely the load than the p
 
 ## Peak memory at n = 1024, d_model = 512, 8 heads
 
-Peak resident memory (ru_maxrss) of a process that builds random inputs, computes a trace (three
-whole traces before it, each freed) and runs its stages again into one scratch matrix; the time
-is that of the stages run again, as above:
+Peak resident memory (ru_maxrss) of a process that builds random inputs and computes a trace
+(three whole traces before it, each freed), taken before the timing's scratch matrix; the time is
+that of the stages run again, as above:
 
 | core | peak memory | time of the trace |
 | --- | --- | --- |
