@@ -291,7 +291,11 @@ static void worksheet_end(output *o)
     int step = o->step, questions = 0;
     for (int k = 0; k < o->walk->count; k++)
         questions += question_at(o, k) != NULL;
-    output_printf(o, "\n## Answer key\n\n%d question%s.\n", questions, questions == 1 ? "" : "s");
+    output_puts(o, "\n## Answer key\n\n");
+    if (questions == 0)
+        output_puts(o, "This lesson asks no questions: every table is shown above.\n");
+    else
+        output_printf(o, "%d question%s.\n", questions, questions == 1 ? "" : "s");
     for (o->step = 0; o->step < o->walk->count && o->status == EXIT_STATUS_OK; o->step++)
         if (question_at(o, o->step))
             output_narrated_step(o, current(o), &narrator);
