@@ -87,7 +87,7 @@ for row in rows[1:]:
     assert [float(x) for x in row[1:]] == want[row[0]], (row, want[row[0]])
 ' "$lesson"
 check "--csv of an unknown stage exits 64" expect_status 64 ./attnstep --csv weight "$lesson"
-check "--markdown has a title and tables" bash -c "./attnstep --markdown $lesson | grep -q '^| cat | 0.6296 | 0.3704 |$' && ./attnstep --markdown $lesson | grep -q '^# cat sat, hand-worked$'"
+check "--markdown has a title and tables" bash -c "./attnstep --markdown $lesson | grep -q '^| cat | 0.6296 | 0.3704 |$' && ./attnstep --markdown $lesson | grep -qF '# cat sat, hand\\-worked'"
 check "--template is a lesson that passes --check" bash -c "./attnstep --template >$tmp/template.yaml && ./attnstep --check $tmp/template.yaml"
 check "overflow is an error naming the stage and cell" output_is \
     "tests/cli/overflow.yaml: error: a number grew too large to represent (overflow) in scores[a,a] of head 1" \

@@ -449,10 +449,10 @@ static void test_explanations_of_hidden_cells_and_long_sums(void **state)
     trace_cell cell = { STAGE_SCORES, 1, 7, 7 };
     char text[2048];
     trace_cell_explain(&t, &cell, 2, text, sizeof text);
-    assert_non_null(strstr(text, " + … (4 more terms) … + ("));
+    assert_non_null(strstr(text, " + … 4 more terms, each |term| ≤ "));
     cell.stage = STAGE_WEIGHTS;
     trace_cell_explain(&t, &cell, 2, text, sizeof text);
-    assert_non_null(strstr(text, " + … (4 more terms) … + exp("));
+    assert_non_null(strstr(text, " + … 4 more terms, each |term| ≤ "));
     /* a short buffer is cut, and the length wanted is still reported */
     char tiny[8];
     int wanted = trace_cell_explain(&t, &cell, 2, tiny, sizeof tiny);

@@ -6,6 +6,7 @@
 #include "support.h"
 #include "lesson.h"
 #include "output.h"
+#include "text.h"
 #include "trace.h"
 #include "walk.h"
 
@@ -77,6 +78,59 @@ static int count(const char *text, const char *piece)
     return n;
 }
 
+/* The explanation of a cell of a shipped lesson, every term or not, to be freed. */
+static char *explained(const char *path, const char *spec, bool full)
+{
+    lesson l;
+    lesson_diagnostics d;
+    assert_int_equal(lesson_load(path, &l, &d), LESSON_OK);
+    trace t;
+    assert_int_equal(trace_compute(&l.input, NULL, &t, NULL), TRACE_OK);
+    trace_cell cell;
+    char error[256];
+    assert_true(trace_cell_parse(&t, spec, 1, &cell, error, sizeof error));
+    int (*explain)(const trace *, const trace_cell *, int, char *, size_t) =
+        full ? trace_cell_explain_full : trace_cell_explain;
+    int length = explain(&t, &cell, 4, NULL, 0);
+    char *text = malloc((size_t)length + 1);
+    assert_non_null(text);
+    assert_int_equal(explain(&t, &cell, 4, text, (size_t)length + 1), length);
+    trace_free(&t);
+    lesson_free(&l);
+    return text;
+}
+
+/* bank_loan's context[bank,0] is made by one term of eight (river's weight × 1.0), the last
+ * of those the old first-three-and-last shortening showed. */
+static void test_a_long_sum_shows_its_largest_terms(void **state)
+{
+    (void)state;
+    char *text = explained("lessons/bank_loan.yaml", "context[bank,0]", false);
+    assert_non_null(strstr(text, " + (0.7073 × 1.0) + … 4 more terms, each 0 … = 0.7073"));
+    assert_int_equal(count(text, " × "), 1 + 4);  /* Σ_j weights × v_j, then four terms */
+    free(text);
+    text = explained("lessons/bank_loan.yaml", "context[bank,0]", true);
+    assert_int_equal(count(text, " × "), 1 + 8);
+    assert_null(strstr(text, "more terms"));
+    free(text);
+    /* the softmax's sum: the largest left out, 0.05917, is rounded up so that the bound holds */
+    text = explained("lessons/bank_loan.yaml", "weights[bank,river]", false);
+    assert_non_null(strstr(text, "exp(2.8284 − 2.8284) + … 4 more terms, each |term| ≤ 0.0592 …)"));
+    free(text);
+}
+
+/* A sum short enough is written whole, with or without --full. */
+static void test_a_short_sum_is_written_whole(void **state)
+{
+    (void)state;
+    char *text = explained("lessons/bank_loan.yaml", "Q[bank,0]", false);
+    char *full = explained("lessons/bank_loan.yaml", "Q[bank,0]", true);
+    assert_string_equal(text, full);
+    assert_int_equal(count(text, " × "), 4);
+    free(text);
+    free(full);
+}
+
 static void test_steps_are_numbered_by_the_walk(void **state)
 {
     fixture *f = *state;
@@ -128,7 +182,8 @@ static void test_json_keeps_one_entry_per_stage_and_head(void **state)
 static void test_lesson_text_is_escaped_everywhere(void **state)
 {
     fixture *f = *state;
-    const output_format *formats[] = { &output_plain, &output_markdown, &output_json };
+    const output_format *formats[] = { &output_plain, &output_markdown, &output_worksheet,
+                                       &output_json };
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
         char *text = written(f, formats[i]);
         assert_null(strchr(text, '\x1b'));
@@ -140,6 +195,8 @@ static void test_lesson_text_is_escaped_everywhere(void **state)
     free(json);
     char *markdown = written(f, &output_markdown);
     assert_non_null(strstr(markdown, "| a\\|b |"));   /* '|' kept out of the cell structure */
+    /* the control escape's backslash is escaped for Markdown, so it shows */
+    assert_non_null(strstr(markdown, "# two \\\\x1b\\[31mheads\\\\u202e\n"));
     free(markdown);
     char *csv = NULL;
     size_t size = 0;
@@ -153,10 +210,29 @@ static void test_lesson_text_is_escaped_everywhere(void **state)
 }
 
 /* A stream that cannot be written: every format says EXIT_STATUS_IO, never OK. */
+/* One escaping function for all Markdown: HTML as entities, Markdown's syntax backslashed,
+ * line breaks kept only when asked. */
+static void test_markdown_escaping(void **state)
+{
+    (void)state;
+    char text[256];
+    const char *source = "<s> *a* `x` # h [x](javascript:y) a|b & _c_ 1. \\ \x1b\n";
+    text_escape_markdown(source, false, text, sizeof text);
+    assert_string_equal(text, "&lt;s&gt; \\*a\\* \\`x\\` \\# h \\[x\\]\\(javascript\\:y\\) a\\|b "
+                              "&amp; \\_c\\_ 1\\. \\\\ \\\\x1b\\\\x0a");
+    text_escape_markdown("one\ntwo, three; four? five/six", true, text, sizeof text);
+    assert_string_equal(text, "one\ntwo, three; four? five/six");
+    /* as snprintf: the length wanted, the text cut to the buffer */
+    char tiny[4];
+    assert_int_equal(text_escape_markdown("<a>", false, tiny, sizeof tiny), 9);
+    assert_string_equal(tiny, "&lt");
+}
+
 static void test_a_failed_write_is_reported(void **state)
 {
     fixture *f = *state;
-    const output_format *formats[] = { &output_plain, &output_markdown, &output_json };
+    const output_format *formats[] = { &output_plain, &output_markdown, &output_worksheet,
+                                       &output_json };
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
         FILE *full = fopen("/dev/full", "w");
         assert_non_null(full);
@@ -195,10 +271,13 @@ static void test_writers_stop_after_the_first_failure(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_long_sum_shows_its_largest_terms),
+        cmocka_unit_test(test_a_short_sum_is_written_whole),
         cmocka_unit_test(test_steps_are_numbered_by_the_walk),
         cmocka_unit_test(test_narration_of_every_head_is_written),
         cmocka_unit_test(test_json_keeps_one_entry_per_stage_and_head),
         cmocka_unit_test(test_lesson_text_is_escaped_everywhere),
+        cmocka_unit_test(test_markdown_escaping),
         cmocka_unit_test(test_a_failed_write_is_reported),
         cmocka_unit_test(test_writers_stop_after_the_first_failure),
     };

@@ -242,6 +242,62 @@ static void test_cost_refuses_what_exceeds_the_limit(void **state)
     free(text);
 }
 
+/* Seconds from a time as --cost writes it ("8.41 µs", "137 ms", "1.59 s", "850 ns"). */
+static double seconds_of(const char *number, const char *unit)
+{
+    double value = atof(number);
+    if (strcmp(unit, "s") == 0)
+        return value;
+    if (strcmp(unit, "ms") == 0)
+        return value * 1e-3;
+    if (strcmp(unit, "µs") == 0)
+        return value * 1e-6;
+    assert_string_equal(unit, "ns");
+    return value * 1e-9;
+}
+
+/* The ratio --cost states for the attention's time is the one its own figures give: the
+ * geometric mean per doubling from the first size to the last, read back from the plot's times
+ * (each rounded to three digits, hence the 2 % allowed). */
+static void test_cost_states_the_ratio_of_its_own_table(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_non_null(out);
+    assert_int_equal(stats_cost(8, 2, NULL, out), 0);
+    fclose(out);
+    double first = 0.0, last = 0.0;
+    int sizes = 0;
+    for (const char *line = strstr(text, "\n  n = "); line; line = strstr(line + 1, "\n  n = ")) {
+        const char *end = strchr(line + 1, '\n');
+        char number[32], unit[8];
+        const char *space = end - 1;
+        while (*space != ' ')
+            space--;
+        snprintf(unit, sizeof unit, "%.*s", (int)(end - space - 1), space + 1);
+        const char *before = space - 1;
+        while (*before != ' ')
+            before--;
+        snprintf(number, sizeof number, "%.*s", (int)(space - before - 1), before + 1);
+        last = seconds_of(number, unit);
+        if (sizes++ == 0)
+            first = last;
+    }
+    assert_int_equal(sizes, 8);  /* n = 16 … 2048 */
+    const char *stated = strstr(text, "scores, softmax and context ×");
+    assert_non_null(stated);
+    double ratio = atof(stated + strlen("scores, softmax and context ×"));
+    double from_table = pow(last / first, 1.0 / 7.0);
+    if (fabs(ratio / from_table - 1.0) > 0.02)
+        fail_msg("--cost states ×%.2f per doubling, its figures give ×%.3f", ratio, from_table);
+    assert_non_null(strstr(stated, "from n = 16 to 2048"));
+    /* the counts' ratios are exact, and said to be */
+    assert_non_null(strstr(text, "×4.00 of\nthe count columns are exact"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_times_are_measured_and_add_up),
         cmocka_unit_test(test_printed_table_names_each_stage_once),
         cmocka_unit_test(test_cost_refuses_what_exceeds_the_limit),
+        cmocka_unit_test(test_cost_states_the_ratio_of_its_own_table),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }

@@ -34,6 +34,8 @@ struct options {
     const char *explain;   /* the cell of --explain */
     const char *csv_stage; /* the stage of --csv */
     int head;              /* --head, 0 when not given */
+    bool full;             /* --full: every term of --explain's sums */
+    bool worksheet;        /* --worksheet: --markdown's questions without answers, then a key */
     int precision;
     int d_model, heads;    /* the shape of --cost */
     ui_options ui;
@@ -61,7 +63,8 @@ static int written(int status)
 /* --plain, --json, --markdown: the whole trace in the mode's format. */
 static int write_format(const options *o, const lesson *l, const trace *t)
 {
-    return written(output_write(o->mode->format, l, t, o->precision, stdout));
+    const output_format *format = o->worksheet ? &output_worksheet : o->mode->format;
+    return written(output_write(format, l, t, o->precision, stdout));
 }
 
 static int write_csv(const options *o, const lesson *l, const trace *t)
@@ -82,11 +85,13 @@ static int write_explanation(const options *o, const lesson *l, const trace *t)
     char error[512];
     if (!trace_cell_parse(t, o->explain, o->head ? o->head : 1, &cell, error, sizeof error))
         return usage_error(error, NULL);
-    int length = trace_cell_explain(t, &cell, o->precision, NULL, 0);
+    int (*explain)(const trace *, const trace_cell *, int, char *, size_t) =
+        o->full ? trace_cell_explain_full : trace_cell_explain;
+    int length = explain(t, &cell, o->precision, NULL, 0);
     char *text = malloc((size_t)length + 1);
     if (!text)
         return written(EXIT_STATUS_SOFTWARE);
-    trace_cell_explain(t, &cell, o->precision, text, (size_t)length + 1);
+    explain(t, &cell, o->precision, text, (size_t)length + 1);
     puts(text);
     free(text);
     return written(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_STATUS_OK : EXIT_STATUS_IO);
@@ -174,6 +179,13 @@ static bool set_at(options *o, const char *arg) { o->ui.at = arg; return true; }
 static bool set_keys(options *o, const char *arg) { o->ui.key_script = arg; return true; }
 static bool set_explain(options *o, const char *arg) { o->explain = arg; return true; }
 static bool set_csv(options *o, const char *arg) { o->csv_stage = arg; return true; }
+static bool set_full(options *o, const char *arg) { (void)arg; o->full = true; return true; }
+static bool set_worksheet(options *o, const char *arg)
+{
+    (void)arg;
+    o->worksheet = true;
+    return true;
+}
 
 static bool set_color(options *o, const char *arg)
 {
@@ -227,12 +239,18 @@ static const option_row option_table[] = {
       "every intermediate as JSON, numbers bit-exact", &mode_json, NULL, NULL, NULL },
     { "markdown", 0, no_argument, NULL,
       "a handout: narration, every stage as a Markdown table", &mode_markdown, NULL, NULL, NULL },
+    { "worksheet", 0, no_argument, NULL,
+      "with --markdown: the questions without their answers or the\n"
+      "tables that give them away, then an answer key", NULL, set_worksheet, NULL, NULL },
     { "csv", 0, required_argument, "--csv STAGE",
       "one stage's matrix as CSV (with --head for per-head stages)", &mode_csv, set_csv, NULL,
       NULL },
     { "explain", 0, required_argument, "--explain 'STAGE[ROW,COL]'",
       "the arithmetic of one cell; ROW and COL are token names or\n"
       "0-based indices, e.g. --explain 'weights[cat,sat]'", &mode_explain, set_explain, NULL,
+      NULL },
+    { "full", 0, no_argument, NULL,
+      "with --explain: every term of a long sum, not only the largest", NULL, set_full, NULL,
       NULL },
     { "check", 0, no_argument, "--check LESSON...",
       "validate lessons only; print every problem found", &mode_check, NULL, NULL, NULL },
@@ -359,6 +377,10 @@ static int parse_options(int argc, char **argv, options *o)
         if (row->set && !row->set(o, optarg))
             return usage_error(row->refusal, optarg);
     }
+    if (o->full && o->mode != &mode_explain)
+        return usage_error("--full goes with --explain", NULL);
+    if (o->worksheet && o->mode != &mode_markdown)
+        return usage_error("--worksheet goes with --markdown", NULL);
     o->ui.head = o->head;
     o->ui.precision = o->precision;
     return -1;

@@ -9,8 +9,9 @@
 #include "number.h"
 #include "stage_functions.h"
 
-/* Sums with more terms than this are shortened to their first terms, "…", and the last. */
-enum { SUM_TERMS_SHOWN = 6, SUM_TERMS_LEADING = 3 };
+/* A sum of more than SUM_TERMS_SHOWN terms shows only its SUM_TERMS_KEPT terms of largest
+ * magnitude (in their order) and says what it left out, unless every term is asked for. */
+enum { SUM_TERMS_SHOWN = 6, SUM_TERMS_KEPT = 4 };
 
 static void put(explain_text *out, const char *format, ...)
 {
@@ -23,12 +24,17 @@ static void put(explain_text *out, const char *format, ...)
         out->length += (size_t)wrote;
 }
 
-static void put_number(explain_text *out, double x)
+static void put_number_at(explain_text *out, double x, int precision)
 {
     char number[NUMBER_MAX];
-    number_write(x, &(number_format){ NUMBER_SHORT, out->precision, 0, false }, number,
+    number_write(x, &(number_format){ NUMBER_SHORT, precision, 0, false }, number,
                  sizeof number);
     put(out, "%s", number);
+}
+
+static void put_number(explain_text *out, double x)
+{
+    put_number_at(out, x, out->precision);
 }
 
 /* What a product-sum reads: term i is left(i) × right(i). */
@@ -37,19 +43,111 @@ typedef struct {
     size_t left_stride, right_stride;
 } products;
 
+/* The terms of a sum: how many, which are left out of it (masked), the value of each and how
+ * it is written. */
+typedef struct sum_terms sum_terms;
+struct sum_terms {
+    int count;
+    bool (*absent)(const sum_terms *s, int i);   /* NULL: every term is in the sum */
+    double (*value)(const sum_terms *s, int i);
+    void (*put_term)(explain_text *out, const sum_terms *s, int i);
+    const trace *t;
+    const trace_cell *cell;
+    products p;
+    double shift;                                /* the softmax's row max */
+};
+
+static bool term_present(const sum_terms *s, int i)
+{
+    return !s->absent || !s->absent(s, i);
+}
+
+/* Whether term i is one of the kept ones. */
+static bool is_kept(const int *kept, int count, int i)
+{
+    for (int k = 0; k < count; k++)
+        if (kept[k] == i)
+            return true;
+    return false;
+}
+
+/* Fills kept[] with the SUM_TERMS_KEPT present terms of largest magnitude (the first of equal
+ * ones); returns the largest magnitude of the present terms not kept. */
+static double choose_terms(const sum_terms *s, int kept[SUM_TERMS_KEPT])
+{
+    for (int k = 0; k < SUM_TERMS_KEPT; k++) {
+        kept[k] = -1;
+        for (int i = 0; i < s->count; i++)
+            if (term_present(s, i) && !is_kept(kept, k, i)
+                && (kept[k] < 0 || fabs(s->value(s, i)) > fabs(s->value(s, kept[k]))))
+                kept[k] = i;
+    }
+    double left_out = 0.0;
+    for (int i = 0; i < s->count; i++)
+        if (term_present(s, i) && !is_kept(kept, SUM_TERMS_KEPT, i)
+            && fabs(s->value(s, i)) > left_out)
+            left_out = fabs(s->value(s, i));
+    return left_out;
+}
+
+/* How small the terms left out are, at the explanation's precision p: "each 0", "each |term| <
+ * 0.00005" (half a unit of the last decimal: each would be written 0.0), or "each |term| ≤
+ * 0.0592" (the largest of them rounded up to p decimals, so the bound holds). */
+static void put_bound(explain_text *out, double largest)
+{
+    double unit = pow(10.0, -out->precision);
+    if (largest == 0.0)
+        put(out, "each 0");
+    else if (largest < unit / 2) {
+        put(out, "each |term| < ");
+        put_number_at(out, unit / 2, out->precision < 17 ? out->precision + 1 : 17);
+    } else {
+        put(out, "each |term| ≤ ");
+        put_number(out, ceil(largest / unit) * unit);
+    }
+}
+
+/* Writes the sum's present terms joined by " + ": all of them when they fit or when out->full,
+ * else the largest with a note of how many were left out and how small they are. */
+static void put_sum(explain_text *out, const sum_terms *s)
+{
+    int present = 0;
+    for (int i = 0; i < s->count; i++)
+        present += term_present(s, i);
+    bool shorten = !out->full && present > SUM_TERMS_SHOWN;
+    int kept[SUM_TERMS_KEPT];
+    double left_out = shorten ? choose_terms(s, kept) : 0.0;
+    for (int i = 0, shown = 0; i < s->count; i++) {
+        if (!term_present(s, i) || (shorten && !is_kept(kept, SUM_TERMS_KEPT, i)))
+            continue;
+        put(out, shown++ ? " + " : "");
+        s->put_term(out, s, i);
+    }
+    if (shorten) {
+        put(out, " + … %d more terms, ", present - SUM_TERMS_KEPT);
+        put_bound(out, left_out);
+        put(out, " …");
+    }
+}
+
+static double product_value(const sum_terms *s, int i)
+{
+    return s->p.left[(size_t)i * s->p.left_stride] * s->p.right[(size_t)i * s->p.right_stride];
+}
+
+static void put_product(explain_text *out, const sum_terms *s, int i)
+{
+    put(out, "(");
+    put_number(out, s->p.left[(size_t)i * s->p.left_stride]);
+    put(out, " × ");
+    put_number(out, s->p.right[(size_t)i * s->p.right_stride]);
+    put(out, ")");
+}
+
 static void put_product_terms(explain_text *out, const products *p, int count)
 {
-    for (int i = 0; i < count; i++) {
-        if (count > SUM_TERMS_SHOWN && i == SUM_TERMS_LEADING) {
-            put(out, " + … (%d more terms) …", count - SUM_TERMS_LEADING - 1);
-            i = count - 1;
-        }
-        put(out, i ? " + (" : "(");
-        put_number(out, p->left[(size_t)i * p->left_stride]);
-        put(out, " × ");
-        put_number(out, p->right[(size_t)i * p->right_stride]);
-        put(out, ")");
-    }
+    sum_terms s = { .count = count, .value = product_value, .put_term = put_product, .p = *p };
+    put_sum(out, &s);
 }
 
 static const char *row_label(const trace *t, const trace_cell *cell)
@@ -205,6 +303,21 @@ static void put_shifted_exp(explain_text *out, const trace *t, const trace_cell 
     put(out, ")");
 }
 
+static bool softmax_absent(const sum_terms *s, int j)
+{
+    return trace_is_hidden(s->t, s->cell->row, j);
+}
+
+static double softmax_value(const sum_terms *s, int j)
+{
+    return exp(trace_value(s->t, STAGE_MASKED, s->cell->head, s->cell->row, j) - s->shift);
+}
+
+static void put_softmax_term(explain_text *out, const sum_terms *s, int j)
+{
+    put_shifted_exp(out, s->t, s->cell, j, s->shift);
+}
+
 bool explain_weights(explain_text *out, const trace *t, const trace_cell *cell)
 {
     if (trace_is_hidden(t, cell->row, cell->col)) {
@@ -212,25 +325,12 @@ bool explain_weights(explain_text *out, const trace *t, const trace_cell *cell)
         return false;
     }
     double max = masked_row_max(t, cell->head, cell->row);
-    int visible = 0;
-    for (int j = 0; j < t->m; j++)
-        visible += !trace_is_hidden(t, cell->row, j);
     put(out, " = ");
     put_shifted_exp(out, t, cell, cell->col, max);
     put(out, " / (");
-    for (int j = 0, shown = 0; j < t->m; j++) {
-        if (trace_is_hidden(t, cell->row, j))
-            continue;
-        shown++;
-        if (visible > SUM_TERMS_SHOWN && shown == SUM_TERMS_LEADING + 1) {
-            put(out, " + … (%d more terms) …", visible - SUM_TERMS_LEADING - 1);
-            continue;
-        }
-        if (visible > SUM_TERMS_SHOWN && shown > SUM_TERMS_LEADING && shown < visible)
-            continue;
-        put(out, shown > 1 ? " + " : "");
-        put_shifted_exp(out, t, cell, j, max);
-    }
+    sum_terms s = { .count = t->m, .absent = softmax_absent, .value = softmax_value,
+                    .put_term = put_softmax_term, .t = t, .cell = cell, .shift = max };
+    put_sum(out, &s);
     put(out, ")");
     return true;
 }
@@ -252,10 +352,10 @@ bool explain_concat(explain_text *out, const trace *t, const trace_cell *cell)
     return true;
 }
 
-int trace_cell_explain(const trace *t, const trace_cell *cell, int precision,
-                       char *buffer, size_t size)
+static int explain_cell(const trace *t, const trace_cell *cell, int precision, bool full,
+                        char *buffer, size_t size)
 {
-    explain_text out = { buffer, size, 0, precision };
+    explain_text out = { buffer, size, 0, precision, full };
     if (size)
         buffer[0] = '\0';
     put_cell_name(&out, t, cell);
@@ -264,6 +364,18 @@ int trace_cell_explain(const trace *t, const trace_cell *cell, int precision,
         put_number(&out, trace_value(t, cell->stage, cell->head, cell->row, cell->col));
     }
     return out.length > (size_t)INT_MAX ? -1 : (int)out.length;
+}
+
+int trace_cell_explain(const trace *t, const trace_cell *cell, int precision,
+                       char *buffer, size_t size)
+{
+    return explain_cell(t, cell, precision, false, buffer, size);
+}
+
+int trace_cell_explain_full(const trace *t, const trace_cell *cell, int precision,
+                            char *buffer, size_t size)
+{
+    return explain_cell(t, cell, precision, true, buffer, size);
 }
 
 /* Index of the label along an axis: the first token so written, or a 0-based index. */
@@ -304,7 +416,7 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
     name[name_length] = '\0';
     stage_id stage = stage_find(name);
     if (stage == STAGE_COUNT || !trace_has_stage(t, stage)) {
-        explain_text out = { error, error_size, 0, 0 };
+        explain_text out = { error, error_size, 0, 0, false };
         put(&out, "unknown stage '%s' (stages:", name);
         for (int s = 0; s < STAGE_COUNT; s++)
             if (trace_has_stage(t, (stage_id)s))

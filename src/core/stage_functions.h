@@ -10,11 +10,12 @@
 #include "trace.h"
 
 /* An append-only text buffer that, like snprintf, counts what it could not hold; numbers are
- * written with `precision` decimals. */
+ * written with `precision` decimals; long sums are shortened unless `full`. */
 typedef struct {
     char *buffer;
     size_t size, length;
     int precision;
+    bool full;
 } explain_text;
 
 /* The value of one cell of stage (head from 1, 1 for a stage not per head). */

@@ -139,9 +139,14 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
 
 /* Writes the arithmetic that made a cell, e.g.
  *   scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5
- * with numbers to `precision` decimals (trailing zeros trimmed). Long sums are shortened to
- * their first terms, "…", and the last term. Returns the length it wanted (as snprintf). */
+ * with numbers to `precision` decimals (trailing zeros trimmed). A sum of more than six terms
+ * shows its four terms of largest magnitude, in their order, then what it left out:
+ *   "… + … 5 more terms, each |term| < 0.0005 …". Returns the length it wanted (as snprintf). */
 int trace_cell_explain(const trace *t, const trace_cell *cell, int precision,
                        char *buffer, size_t size);
+
+/* The same with every term of every sum written out (--explain --full, the UI's sum pane). */
+int trace_cell_explain_full(const trace *t, const trace_cell *cell, int precision,
+                            char *buffer, size_t size);
 
 #endif

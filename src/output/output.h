@@ -62,6 +62,8 @@ typedef struct {
 extern const output_format output_plain;     /* labelled text tables with the narration */
 extern const output_format output_json;      /* every intermediate, bit-exact (see README) */
 extern const output_format output_markdown;  /* a handout: narration, tables, worked cells */
+extern const output_format output_worksheet; /* the handout's questions without answers or the
+                                                tables that give them, then an answer key */
 extern const output_format output_csv;       /* one matrix, bit-exact */
 
 /* Writes the whole trace in a format, the stream flushed at the end. Returns EXIT_STATUS_OK,

@@ -1,47 +1,57 @@
 /* --markdown: a handout for slides and worksheets — the narration, every step as a Markdown
- * table, and the worked arithmetic of the cells the narration focuses on. */
+ * table, and the worked arithmetic of the cells the narration focuses on; with --worksheet, the
+ * questions without their answers or the tables that give them away, then an answer key. All
+ * lesson text goes through text_escape_markdown, so every token renders as it is written. */
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
+#include "text.h"
 
-/* Untrusted text inside a table cell: escaped like any lesson text, then each '|' of the
- * escaped text written as "\|", since a bare one would end the cell. */
-static void put_cell_text(output *o, const char *utf8)
+/* Untrusted text in Markdown (line breaks kept when keep_lines), table cells included. */
+static void put_markdown(output *o, const char *utf8, bool keep_lines)
 {
-    char *escaped = output_escaped(o, utf8, false);
-    if (!escaped)
+    if (o->status != EXIT_STATUS_OK)
         return;
-    const char *piece = escaped;
-    for (const char *bar; (bar = strchr(piece, '|')) != NULL; piece = bar + 1)
-        output_printf(o, "%.*s\\|", (int)(bar - piece), piece);
-    output_puts(o, piece);
+    int length = text_escape_markdown(utf8, keep_lines, NULL, 0);
+    char *escaped = malloc((size_t)length + 1);
+    if (!escaped) {
+        output_fail(o, EXIT_STATUS_SOFTWARE);
+        return;
+    }
+    text_escape_markdown(utf8, keep_lines, escaped, (size_t)length + 1);
+    output_puts(o, escaped);
     free(escaped);
 }
 
-static void markdown_begin(output *o)
+/* The title, the lesson's about (unless left out), the tokens and the shape. */
+static void put_opening(output *o, bool about)
 {
     const trace *t = o->trace;
     output_puts(o, "# ");
-    output_text(o, o->lesson->title);
+    put_markdown(o, o->lesson->title, false);
     output_puts(o, "\n\n");
-    if (o->lesson->about) {
-        output_text(o, o->lesson->about);
+    if (about && o->lesson->about) {
+        put_markdown(o, o->lesson->about, true);
         output_puts(o, "\n\n");
     }
     output_puts(o, "Tokens:");
     for (int i = 0; i < t->n; i++) {
-        output_puts(o, " `");
-        output_text(o, t->in->tokens[i]);
-        output_puts(o, "`");
+        output_puts(o, i ? " · " : " ");
+        put_markdown(o, t->in->tokens[i], false);
     }
     output_printf(o, "  \nd_model %d, %d head%s, d_k %d.\n", t->d_model, t->heads,
                   t->heads == 1 ? "" : "s", t->d_k);
 }
 
+static void markdown_begin(output *o)
+{
+    put_opening(o, true);
+}
+
 static void put_row(output *o, const char *label, stage_id stage, int head, int row)
 {
     output_puts(o, "| ");
-    put_cell_text(o, label);
+    put_markdown(o, label, false);
     for (int c = 0; c < trace_cols(o->trace, stage); c++) {
         output_puts(o, " | ");
         output_number(o, trace_value(o->trace, stage, head, row, c), NUMBER_FIXED);
@@ -57,7 +67,7 @@ static void put_table(output *o, stage_id stage, int head)
     output_puts(o, "|");
     for (int c = 0; c < trace_cols(t, stage); c++) {
         output_puts(o, " | ");
-        put_cell_text(o, trace_axis_label(t, info->cols, c, buffer, sizeof buffer));
+        put_markdown(o, trace_axis_label(t, info->cols, c, buffer, sizeof buffer), false);
     }
     output_puts(o, " |\n|---|");
     for (int c = 0; c < trace_cols(t, stage); c++)
@@ -70,19 +80,21 @@ static void put_table(output *o, stage_id stage, int head)
 static void ask_markdown(output *o, const char *question, const char *answer)
 {
     output_puts(o, "\n**Question:** ");
-    output_text(o, question);
+    put_markdown(o, question, false);
     output_puts(o, "  \n**Answer:** ");
-    output_text(o, answer);
+    put_markdown(o, answer, false);
     output_putc(o, '\n');
 }
 
 static void say_markdown(output *o, const char *text)
 {
     output_putc(o, '\n');
-    output_text_lines(o, text);
+    put_markdown(o, text, true);
     output_putc(o, '\n');
 }
 
+/* The arithmetic goes in an indented code block, where Markdown reads nothing as syntax: it
+ * is only control-escaped (and never holds a line break). */
 static void focus_markdown(output *o, const char *explanation)
 {
     output_puts(o, "\n    ");
@@ -98,7 +110,7 @@ static void repeated_markdown(output *o, int previous)
 static void header_markdown(output *o, int number, const char *formula, int head, int rows,
                             int cols)
 {
-    output_printf(o, "\n## %d. %s", number, formula);
+    output_printf(o, "\n## %d. %s", number, formula);  /* attnstep's own text, read as is */
     if (head)
         output_printf(o, " (head %d)", head);
     output_printf(o, " — %d×%d\n\n", rows, cols);
@@ -119,3 +131,175 @@ static void markdown_end(output *o)
 }
 
 const output_format output_markdown = { markdown_begin, markdown_step, markdown_end, true };
+
+/* ---- the worksheet ---- */
+
+/* Stages that show the same numbers, or their order: scores, scaled and masked are exact
+ * functions of one another and weights keeps their order in each row (a question on any of
+ * them is answered by the others); concat is the contexts side by side. */
+static int family(stage_id stage)
+{
+    if (stage >= STAGE_SCORES && stage <= STAGE_WEIGHTS)
+        return STAGE_SCORES;
+    if (stage == STAGE_CONCAT)
+        return STAGE_CONTEXT;
+    return (int)stage;
+}
+
+/* Whether a table of stage at head gives away the answer of a question asked on asked at
+ * asked_head: the same family, and the same head unless one of them is for every head. */
+static bool gives_away(stage_id stage, int head, stage_id asked, int asked_head)
+{
+    bool same_head = !stage_get(stage)->per_head || !stage_get(asked)->per_head
+                     || head == asked_head;
+    return same_head && family(stage) == family(asked);
+}
+
+/* The narration item of walk step k, if it asks a question. */
+static const lesson_step *question_at(const output *o, int k)
+{
+    const lesson_step *s = lesson_narration(o->lesson, &o->walk->steps[k]);
+    return s && s->ask ? s : NULL;
+}
+
+/* Whether any question of the lesson is answered by a table of stage at head. */
+static bool answers_a_question(const output *o, stage_id stage, int head)
+{
+    for (int k = 0; k < o->walk->count; k++)
+        if (question_at(o, k)
+            && gives_away(stage, head, o->walk->steps[k].stage, o->walk->steps[k].head))
+            return true;
+    return false;
+}
+
+/* Whether the worked arithmetic of a cell of stage shows such a table's numbers: the stage's
+ * own, or those of a stage it reads (the stage table's inputs, e.g. "weights, V"). */
+static bool arithmetic_answers_a_question(const output *o, stage_id stage, int head)
+{
+    if (answers_a_question(o, stage, head))
+        return true;
+    const char *inputs = stage_get(stage)->inputs;
+    for (const char *item = inputs; *item; ) {
+        char name[32];
+        size_t length = strcspn(item, " ,");
+        snprintf(name, sizeof name, "%.*s", (int)length, item);
+        stage_id read = stage_find(name);
+        if (read != STAGE_COUNT && answers_a_question(o, read, head))
+            return true;
+        item += strcspn(item, ",");
+        item += strspn(item, ", ");
+    }
+    return false;
+}
+
+static const walk_step *current(const output *o)
+{
+    return &o->walk->steps[o->step];
+}
+
+static void withheld(output *o)
+{
+    output_puts(o, "*Table withheld: it would answer a question. It is in the answer key.*\n");
+}
+
+static void worksheet_table(output *o, stage_id stage, int head)
+{
+    if (answers_a_question(o, stage, head))
+        withheld(o);
+    else
+        put_table(o, stage, head);
+}
+
+static void worksheet_repeated(output *o, int previous)
+{
+    if (answers_a_question(o, current(o)->stage, current(o)->head))
+        withheld(o);
+    else
+        repeated_markdown(o, previous);
+}
+
+/* The number of the question at the current step, counting from 1. */
+static int question_number(const output *o)
+{
+    int number = 0;
+    for (int k = 0; k <= o->step; k++)
+        number += question_at(o, k) != NULL;
+    return number;
+}
+
+static void worksheet_ask(output *o, const char *question, const char *answer)
+{
+    (void)answer;
+    output_printf(o, "\n**Question %d:** ", question_number(o));
+    put_markdown(o, question, false);
+    output_puts(o, "  \n**Your answer:** ……………………\n");
+}
+
+/* What the narration says at a question's step follows its answer, so it waits for the key. */
+static void worksheet_say(output *o, const char *text)
+{
+    if (!question_at(o, o->step))
+        say_markdown(o, text);
+}
+
+static void worksheet_focus(output *o, const char *explanation)
+{
+    if (!question_at(o, o->step)
+        && !arithmetic_answers_a_question(o, current(o)->stage, current(o)->head))
+        focus_markdown(o, explanation);
+}
+
+/* The about is left out: it often states what the lesson finds, the answers included. */
+static void worksheet_begin(output *o)
+{
+    put_opening(o, false);
+    output_puts(o, "\n*A worksheet: answer each question where it is asked. The answers, and "
+                "the tables that would give them away, are in the answer key at the end.*\n");
+}
+
+static void worksheet_step(output *o, const walk_step *step)
+{
+    static const output_narrator narrator = {
+        header_markdown, worksheet_table, worksheet_repeated, worksheet_ask, worksheet_say,
+        worksheet_focus,
+    };
+    output_narrated_step(o, step, &narrator);
+}
+
+/* In the key, each question's step again, whole: its table, question and answer, narration and
+ * arithmetic, under a heading that names the question. */
+static void key_header(output *o, int number, const char *formula, int head, int rows,
+                       int cols)
+{
+    output_printf(o, "\n### Question %d, at step %d. %s", question_number(o), number, formula);
+    if (head)
+        output_printf(o, " (head %d)", head);
+    output_printf(o, " — %d×%d\n\n", rows, cols);
+}
+
+static void key_table_again(output *o, int previous)
+{
+    (void)previous;
+    put_table(o, current(o)->stage, current(o)->head);
+}
+
+static void worksheet_end(output *o)
+{
+    static const output_narrator narrator = {
+        key_header, put_table, key_table_again, ask_markdown, say_markdown, focus_markdown,
+    };
+    int step = o->step, questions = 0;
+    for (int k = 0; k < o->walk->count; k++)
+        questions += question_at(o, k) != NULL;
+    output_puts(o, "\n## Answer key\n\n");
+    if (questions == 0)
+        output_puts(o, "This lesson asks no questions: every table is shown above.\n");
+    else
+        output_printf(o, "%d question%s.\n", questions, questions == 1 ? "" : "s");
+    for (o->step = 0; o->step < o->walk->count && o->status == EXIT_STATUS_OK; o->step++)
+        if (question_at(o, o->step))
+            output_narrated_step(o, current(o), &narrator);
+    o->step = step;
+}
+
+const output_format output_worksheet = { worksheet_begin, worksheet_step, worksheet_end, true };

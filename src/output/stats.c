@@ -60,24 +60,49 @@ bool stats_count(const trace *t, stats_table *table)
     return true;
 }
 
-/* Seconds per run of a stage: runs it 1, 2, 4, … times until a batch takes a millisecond, so a
- * 2-token lesson is timed above the clock's resolution, then takes the best of three batches. */
-static double time_stage(const trace *t, const trace_options *options, stage_id stage,
-                         double *scratch)
+/* What one timed run does: stages of t run once each (every head), into scratch. */
+typedef struct {
+    const trace *t;
+    const trace_options *options;
+    const stage_id *stages;
+    int count;
+    double *scratch;
+} timed_work;
+
+static void run_work(const timed_work *w)
 {
+    for (int i = 0; i < w->count; i++)
+        cost_run(w->t, w->options, w->stages[i], w->scratch);
+}
+
+/* Seconds of one batch of runs. */
+static double run_batch(const timed_work *w, long runs)
+{
+    double start = now();
+    for (long r = 0; r < runs; r++)
+        run_work(w);
+    return now() - start;
+}
+
+/* Seconds per run of w, on memory already allocated and touched: one run first (it touches the
+ * scratch and brings the trace's blocks into the caches, so no page fault is timed), then
+ * batches of 1, 2, 4, … runs until a batch takes a millisecond (above the clock's resolution),
+ * then more batches of that size until STATS_MIN_SECONDS and STATS_MIN_BATCHES are reached;
+ * the best batch, the one least disturbed by other work on the machine. */
+static double best_time(const timed_work *w)
+{
+    run_work(w);
     long runs = 1;
-    double best = INFINITY;
-    for (int batch = 0; batch < 3; batch++) {
-        double elapsed;
-        for (;;) {
-            double start = now();
-            for (long r = 0; r < runs; r++)
-                cost_run(t, options, stage, scratch);
-            elapsed = now() - start;
-            if (elapsed >= 1e-3 || runs >= (1L << 20))
-                break;
-            runs *= 2;
-        }
+    double elapsed = run_batch(w, runs), spent = elapsed;
+    while (elapsed < 1e-3 && runs < (1L << 20)) {
+        runs *= 2;
+        elapsed = run_batch(w, runs);
+        spent += elapsed;
+    }
+    double best = elapsed / (double)runs;
+    for (int batch = 1; batch < STATS_MIN_BATCHES || spent < STATS_MIN_SECONDS; batch++) {
+        elapsed = run_batch(w, runs);
+        spent += elapsed;
         if (elapsed / (double)runs < best)
             best = elapsed / (double)runs;
     }
@@ -91,7 +116,8 @@ bool stats_time(const trace *t, const trace_options *options, stats_table *table
         return false;
     table->total.seconds = 0.0;
     for (int s = 0; s < table->count; s++) {
-        table->stages[s].seconds = time_stage(t, options, table->stages[s].stage, scratch);
+        timed_work w = { t, options, &table->stages[s].stage, 1, scratch };
+        table->stages[s].seconds = best_time(&w);
         table->total.seconds += table->stages[s].seconds;
     }
     free(scratch);
@@ -241,55 +267,74 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
             "subtraction counts as an addition). The stages scaled and masked are not stored:\n"
             "they are derived from scores when shown, and their time is what deriving every\n"
             "cell once costs. Each time is the stage run again alone with the core's kernels,\n"
-            "the best of three batches.\n", peak_text, scratch);
+            "on the trace's memory and a scratch matrix already touched (no allocation and no\n"
+            "page fault is timed): the best of batches of runs repeated for at least %.0f ms.\n",
+            peak_text, scratch, STATS_MIN_SECONDS * 1e3);
     return ferror(out) ? -1 : 0;
 }
 
-/* One size of --cost. */
+/* The two parts --cost times apart: the projections, whose work grows as n, and the attention
+ * proper (scores, softmax, context), whose work grows as n². */
+static const stage_id linear_stages[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_OUTPUT };
+static const stage_id quadratic_stages[] = { STAGE_SCORES, STAGE_WEIGHTS, STAGE_CONTEXT };
+enum { LINEAR = 0, QUADRATIC = 1, PARTS = 2 };
+
+static const stage_id *part_stages(int part, int *count)
+{
+    *count = part == LINEAR ? 4 : 3;
+    return part == LINEAR ? linear_stages : quadratic_stages;
+}
+
+/* One size of --cost: for each part, its multiplications and its measured seconds. */
 typedef struct {
     int n;
-    tally multiplications, quadratic;  /* all, and those of scores and context (n² of them) */
-    double seconds;
+    tally multiplications[PARTS];
+    double seconds[PARTS];
     size_t bytes;
 } cost_row;
 
-/* Best time of trace_compute over repeated runs: at least three, so that one run slowed by
- * other work on the machine does not count, and more while under 0.3 s in all. */
-static bool measure(const attention_input *in, const trace_options *options, cost_row *row)
+/* The multiplications of a part, from the counted table. */
+static tally part_multiplications(const stats_table *table, int part)
 {
-    double best = INFINITY, spent = 0.0;
-    for (int run = 0; run < 50 && (run < 3 || spent < 0.3); run++) {
-        trace t;
-        double start = now();
-        if (trace_compute(in, options, &t, NULL) != TRACE_OK)
-            return false;
-        double elapsed = now() - start;
-        spent += elapsed;
-        best = elapsed < best ? elapsed : best;
-        stats_table table;
-        if (run == 0 && !stats_count(&t, &table)) {
-            trace_free(&t);
-            return false;
-        }
-        if (run == 0) {
-            row->multiplications = table.total.counts.multiplications;
-            for (int s = 0; s < table.count; s++)
-                if (table.stages[s].stage == STAGE_SCORES || table.stages[s].stage == STAGE_CONTEXT)
-                    row->quadratic += table.stages[s].counts.multiplications;
-        }
-        trace_free(&t);
-    }
-    row->seconds = best;
-    row->bytes = trace_bytes_needed(in);
-    return true;
+    int count;
+    const stage_id *stages = part_stages(part, &count);
+    tally sum = 0;
+    for (int s = 0; s < table->count; s++)
+        for (int i = 0; i < count; i++)
+            sum += table->stages[s].stage == stages[i] ? table->stages[s].counts.multiplications
+                                                       : 0;
+    return sum;
 }
 
-/* One line of the --cost table: n, then multiplications, those of the n² part, time and memory,
- * each with its ratio to the line before. */
-static void print_cost_line(FILE *out, const char *const fields[9])
+/* Computes the trace of one size once (allocating and touching its memory), then times each
+ * part on it with best_time, into one scratch matrix allocated for the size. */
+static bool measure(const attention_input *in, const trace_options *options, cost_row *row)
 {
-    static const int widths[9] = { 6, 16, 7, 16, 7, 10, 7, 12, 7 };
-    for (int f = 0; f < 9; f++)
+    trace t;
+    if (trace_compute(in, options, &t, NULL) != TRACE_OK)
+        return false;
+    stats_table table;
+    double *scratch = malloc(cost_scratch_doubles(&t) * sizeof(double));
+    bool ok = scratch && stats_count(&t, &table);
+    for (int part = 0; ok && part < PARTS; part++) {
+        timed_work w = { &t, options, NULL, 0, scratch };
+        w.stages = part_stages(part, &w.count);
+        row->multiplications[part] = part_multiplications(&table, part);
+        row->seconds[part] = best_time(&w);
+    }
+    free(scratch);
+    trace_free(&t);
+    row->bytes = trace_bytes_needed(in);
+    return ok;
+}
+
+/* One line of the --cost table: n, then the multiplications of each part, the time of each
+ * part and the memory, each with its ratio to the line before. */
+enum { COST_FIELDS = 11 };
+static void print_cost_line(FILE *out, const char *const fields[COST_FIELDS])
+{
+    static const int widths[COST_FIELDS] = { 6, 13, 7, 13, 7, 11, 7, 11, 7, 11, 7 };
+    for (int f = 0; f < COST_FIELDS; f++)
         put_field(out, fields[f], widths[f], false);
     fputc('\n', out);
 }
@@ -310,20 +355,77 @@ static int marks_for(double seconds, double first)
     return 1 + (int)lround(3.0 * (doublings > 0 ? doublings : 0));
 }
 
-/* Bars on a log₂ scale, so that a quadrupling (what doubling n does to the n² part) always adds
- * six marks, whatever the sizes. */
+/* Bars on a log₂ scale, so that a quadrupling (what doubling n does to the n² work) always
+ * adds six marks, whatever the sizes. */
 static void plot(FILE *out, const cost_row *rows, int count)
 {
-    fprintf(out, "\nTime on a log scale (every ▮▮▮ more is twice the time, so ×4 adds six):\n");
+    fprintf(out, "\nTime of scores, softmax and context on a log scale (every ▮▮▮ more is "
+            "twice the time,\nso ×4 adds six):\n");
     for (int r = 0; r < count; r++) {
-        int marks = marks_for(rows[r].seconds, rows[0].seconds);
+        int marks = marks_for(rows[r].seconds[QUADRATIC], rows[0].seconds[QUADRATIC]);
         fprintf(out, "  n = %5d ", rows[r].n);
         for (int i = 0; i < marks; i++)
             fputs("▮", out);
         char time[32];
-        format_seconds(rows[r].seconds, time, sizeof time);
+        format_seconds(rows[r].seconds[QUADRATIC], time, sizeof time);
         fprintf(out, " %s\n", time);
     }
+}
+
+static void print_cost_row(FILE *out, const cost_row *row, const cost_row *before)
+{
+    char counts[PARTS][32], times[PARTS][32], memory[32], ratios[5][16], size[16];
+    for (int part = 0; part < PARTS; part++) {
+        format_count(row->multiplications[part], counts[part], sizeof counts[part]);
+        format_seconds(row->seconds[part], times[part], sizeof times[part]);
+        format_ratio((double)row->multiplications[part],
+                     before ? (double)before->multiplications[part] : 0, ratios[part],
+                     sizeof ratios[part]);
+        format_ratio(row->seconds[part], before ? before->seconds[part] : 0, ratios[2 + part],
+                     sizeof ratios[2 + part]);
+    }
+    format_bytes(row->bytes, memory, sizeof memory);
+    format_ratio((double)row->bytes, before ? (double)before->bytes : 0, ratios[4],
+                 sizeof ratios[4]);
+    snprintf(size, sizeof size, "%d", row->n);
+    const char *const line[COST_FIELDS] = { size, counts[LINEAR], ratios[0], counts[QUADRATIC],
+                                            ratios[1], times[LINEAR], ratios[2],
+                                            times[QUADRATIC], ratios[3], memory, ratios[4] };
+    print_cost_line(out, line);
+}
+
+/* The mean ratio per doubling of a part's time from row `from` to the last: the geometric mean
+ * of the ratios in its column, (last / first)^(1 / doublings). */
+static double ratio_per_doubling(const cost_row *rows, int from, int count, int part)
+{
+    return pow(rows[count - 1].seconds[part] / rows[from].seconds[part],
+               1.0 / (double)(count - 1 - from));
+}
+
+/* What the table shows, in words: the counts' exact ratios, and the measured ratios computed
+ * from the table itself (so the text cannot contradict it). */
+static void summarize(FILE *out, const cost_row *rows, int count)
+{
+    fprintf(out, "\nCounted: doubling n doubles the projections' multiplications "
+            "(4·n·d_model²) and\nquadruples those of QKᵀ and weights·V (2·n²·d_model): the "
+            "×2.00 and ×4.00 of\nthe count columns are exact, on any machine.\n");
+    if (count < 2)
+        return;
+    int late = 0;  /* the first row from n = 256 on, when it leaves two rows or more */
+    while (late < count - 2 && rows[late].n < 256)
+        late++;
+    fprintf(out, "Measured here, per doubling of n on average (the geometric mean of the "
+            "ratios above):\nscores, softmax and context ×%.2f from n = %d to %d",
+            ratio_per_doubling(rows, 0, count, QUADRATIC), rows[0].n, rows[count - 1].n);
+    if (late > 0)
+        fprintf(out, " (×%.2f from n = %d)", ratio_per_doubling(rows, late, count, QUADRATIC),
+                rows[late].n);
+    fprintf(out, ";\nthe projections ×%.2f", ratio_per_doubling(rows, 0, count, LINEAR));
+    if (late > 0)
+        fprintf(out, " (×%.2f from n = %d)", ratio_per_doubling(rows, late, count, LINEAR),
+                rows[late].n);
+    fprintf(out, ". Times depend on the machine and\non what else runs on it: compare them "
+            "only between runs on a quiet machine.\n");
 }
 
 int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
@@ -358,12 +460,18 @@ int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
     for (int i = 0; i < last; i++)
         tokens[i] = "w";
     fprintf(out, "How attention's cost grows with the sentence: d_model = %d, %d head%s of "
-            "d_k = %d,\nrandom embeddings and weights, no mask, each time the best of repeated "
-            "runs of the whole trace.\n\n", d_model, heads, heads == 1 ? "" : "s",
-            d_model / heads);
-    static const char *const heading[] = { "n", "multiplications", "", "in QKᵀ and W·V", "",
-                                           "time", "", "memory held", "" };
-    print_cost_line(out, heading);
+            "d_k = %d,\nrandom embeddings and weights, no mask. The projections (Q, K, V, "
+            "output) and the\nattention proper (scores, softmax, context) are timed apart, "
+            "each on a trace computed\nonce per size (no allocation or page fault is timed): "
+            "the best of batches of runs\nrepeated for at least %.0f ms.\n\n", d_model, heads,
+            heads == 1 ? "" : "s", d_model / heads, STATS_MIN_SECONDS * 1e3);
+    static const char *const heading1[COST_FIELDS] = { "", "", "", "multiplications", "", "",
+                                                       "", "time", "", "memory", "" };
+    static const char *const heading2[COST_FIELDS] = { "n", "projections", "", "QKᵀ, W·V", "",
+                                                       "projections", "", "attention", "",
+                                                       "held", "" };
+    print_cost_line(out, heading1);
+    print_cost_line(out, heading2);
     cost_row rows[16];
     int count = 0, status = 0;
     for (int n = STATS_COST_FIRST_N; n <= last; n *= 2) {
@@ -387,31 +495,13 @@ int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
             status = -1;
             break;
         }
-        char mults[32], quadratic[32], time[32], memory[32], r1[16], r2[16], r3[16], r4[16];
-        format_count(row->multiplications, mults, sizeof mults);
-        format_count(row->quadratic, quadratic, sizeof quadratic);
-        format_seconds(row->seconds, time, sizeof time);
-        format_bytes(row->bytes, memory, sizeof memory);
-        const cost_row *before = count > 0 ? &rows[count - 1] : NULL;
-        format_ratio((double)row->multiplications, before ? (double)before->multiplications : 0,
-                     r1, sizeof r1);
-        format_ratio((double)row->quadratic, before ? (double)before->quadratic : 0, r2,
-                     sizeof r2);
-        format_ratio(row->seconds, before ? before->seconds : 0, r3, sizeof r3);
-        format_ratio((double)row->bytes, before ? (double)before->bytes : 0, r4, sizeof r4);
-        char size[16];
-        snprintf(size, sizeof size, "%d", n);
-        const char *const line[] = { size, mults, r1, quadratic, r2, time, r3, memory, r4 };
-        print_cost_line(out, line);
+        print_cost_row(out, row, count > 0 ? &rows[count - 1] : NULL);
         fflush(out);
         count++;
     }
     if (count > 0) {
         plot(out, rows, count);
-        fprintf(out, "\nScores (Q·Kᵀ) and context (weights·V) take 2·n²·d_model multiplications:"
-                " doubling n\nquadruples them (×4.00 above), while the projections "
-                "(4·n·d_model²) only double.\nOnce n is well past d_model the n² part dominates,"
-                " and time and memory grow\nabout ×4 per doubling too.\n");
+        summarize(out, rows, count);
     }
     free(embeddings);
     free(weights);

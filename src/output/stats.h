@@ -32,7 +32,9 @@ bool stats_count(const trace *t, stats_table *table);
 
 /* Measures each stage by running its row's compute function again, alone, on the trace's own
  * blocks into scratch memory, with the kernels as options say (NULL: defaults), and stores the
- * seconds (and their total) in table. Derived stages are timed as reading every cell.
+ * seconds (and their total) in table. Derived stages are timed as reading every cell. Each time
+ * is taken on memory already allocated and touched (a first run warms it up), as the best of
+ * batches of runs repeated for at least STATS_MIN_SECONDS (and STATS_MIN_BATCHES batches).
  * Returns false when the scratch memory cannot be had. */
 bool stats_time(const trace *t, const trace_options *options, stats_table *table);
 
@@ -48,6 +50,11 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
  * note, before a size whose trace would exceed TRACE_MAX_BYTES. Returns 0, or -1 when the
  * shape is impossible, memory runs out or writing fails. options as for trace_compute. */
 int stats_cost(int d_model, int heads, const trace_options *options, FILE *out);
+
+/* How long each time of --stats and --cost is measured for, at least, and in how many batches:
+ * long enough that the best batch is stable from one run to the next. */
+#define STATS_MIN_SECONDS 0.05
+#define STATS_MIN_BATCHES 3
 
 /* The n of --cost's rows: 16 doubled up to 2048; the shape when --d-model and --heads are not
  * given (small enough that the n² part dominates from a few hundred tokens on). */

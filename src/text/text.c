@@ -1,6 +1,7 @@
 /* UTF-8 display width and escaping of untrusted text, without depending on the locale. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <utf8proc.h>
 #include "text.h"
 
@@ -87,4 +88,53 @@ int text_escape(const char *utf8, char *buffer, size_t size)
 int text_escape_lines(const char *utf8, char *buffer, size_t size)
 {
     return escape(utf8, buffer, size, true);
+}
+
+/* Appends piece to buffer at *length, as snprintf would, counting what does not fit. */
+static void append_piece(char *buffer, size_t size, size_t *length, const char *piece)
+{
+    for (; *piece; piece++, (*length)++)
+        if (*length + 1 < size)
+            buffer[*length] = *piece;
+}
+
+/* One character's Markdown form: an entity, a backslash escape, or the character itself
+ * (escaped first by text_escape when it is a control character or an invalid byte, whose
+ * backslash is then escaped too). */
+static void markdown_piece(const char *utf8, int bytes, bool keep_lines, char piece[32])
+{
+    unsigned char c = (unsigned char)utf8[0];
+    if (c == '<' || c == '>' || c == '&') {
+        snprintf(piece, 32, "%s", c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&amp;");
+        return;
+    }
+    /* ASCII punctuation but , ; ? and /, which no Markdown reads as syntax */
+    if (bytes == 1 && c != '\0' && strchr("!\"#$%'()*+-.:=@[\\]^_`{|}~", c)) {
+        snprintf(piece, 32, "\\%c", c);
+        return;
+    }
+    if (bytes == 1 && c == '\n' && keep_lines) {
+        snprintf(piece, 32, "\n");
+        return;
+    }
+    char one[8], escaped[24];
+    snprintf(one, sizeof one, "%.*s", bytes, utf8);
+    text_escape(one, escaped, sizeof escaped);
+    snprintf(piece, 32, "%s%s", escaped[0] == '\\' ? "\\" : "", escaped);
+}
+
+int text_escape_markdown(const char *utf8, bool keep_lines, char *buffer, size_t size)
+{
+    size_t length = 0;
+    while (*utf8) {
+        unsigned c;
+        int bytes = text_decode(utf8, &c);
+        char piece[32];
+        markdown_piece(utf8, bytes ? bytes : 1, keep_lines, piece);
+        append_piece(buffer, size, &length, piece);
+        utf8 += bytes ? bytes : 1;
+    }
+    if (size)
+        buffer[length < size ? length : size - 1] = '\0';
+    return (int)length;
 }

@@ -53,6 +53,8 @@ static const ui_binding bindings[] = {
     {UI_ACT_STAGE_NEXT, UI_IN_LESSON, {']'}, NULL,
      "next stage or head, off the script (n goes back to it)", 0},
     {UI_ACT_STAGE_PREV, UI_IN_LESSON, {'['}, NULL, "previous stage or head, off the script", 0},
+    {UI_ACT_SUM, UI_IN_LESSON, {'e'}, "every term",
+     "the selected cell's sum with every term, in a pane", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
 };

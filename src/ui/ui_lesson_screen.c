@@ -295,6 +295,7 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
     ui_action action = ui_key_action(k, ui_view_context(v), &arg);
     if (action == UI_ACT_NONE) { explain_unbound(v, k, st); return UI_STAY; }
     if (action == UI_ACT_HELP) { v->message[0] = '\0'; return open_overlay(v, ui_help_screen_new()); }
+    if (action == UI_ACT_SUM) return open_overlay(v, ui_sum_screen_new(v, st));
     if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
     switch (ui_view_apply(v, action, arg)) {
     case UI_VIEW_SCORE: return open_overlay(v, ui_summary_screen_new(v, false));

@@ -65,6 +65,10 @@ ui_screen *ui_picker_screen_new(const char *folders, const trace_options *comput
  * any other key or a click closes it). NULL when out of memory. */
 ui_screen *ui_help_screen_new(void);
 
+/* The sum pane over a lesson (v is its view): the selected cell's arithmetic with every term,
+ * one a line, scrolled with the move keys; any other key closes it. NULL when out of memory. */
+ui_screen *ui_sum_screen_new(const ui_view *v, const ui_style *st);
+
 /* The score box over a lesson (v is its view): any key dismisses it; with leaving (it came
  * from quit) or on the quit key it leaves the lesson too. NULL when out of memory. */
 ui_screen *ui_summary_screen_new(const ui_view *v, bool leaving);

@@ -60,8 +60,21 @@ ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { printf 
           || echo "—"; }
 mib() { [ -n "$1" ] && awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }' || echo "—"; }
 
-# 2. what else is running, before
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# 2. what else is running, before; and the figures of the run before, to see if they reproduce
+load_before=$(cut -d' ' -f1-3 /proc/loadavg) uptime_before=$(uptime)
+# a figure "| name | 12.3 ms |" of the previous tests/BENCH.md, in seconds ("" when absent)
+previous_ms() {
+    [ -f tests/BENCH.md ] || return 0
+    grep -F "| $1 | " tests/BENCH.md | head -n 1 | sed -n 's/^| [^|]* | \([0-9.]*\) ms |.*/\1/p' \
+        | awk 'NF { printf "%.6f", $1 / 1000 }'
+}
+prev_date=$( [ -f tests/BENCH.md ] && sed -n 's/^Written by .* on \([0-9-]* [0-9:]* UTC\).*/\1/p' tests/BENCH.md | head -n 1 || true)
+prev_ker=$(previous_ms "core, kernels, 1 thread")
+# the runs before 2026-12-01 timed every trace with its allocation and page faults
+prev_method="the same method"
+grep -qs "a whole trace_compute on fresh memory" tests/BENCH.md \
+    || prev_method="another method (the allocation and page faults timed with the computation), so the core's figures are not comparable"
+prev_np2=$(previous_ms "numpy $(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)' 2>/dev/null), 2 threads (OpenBLAS default)")
 # the second frame of top: CPU use over the last half second, not since each process started
 busiest() {
     top -b -n 2 -d 0.5 -o %CPU -w 200 2>/dev/null | awk '/^top -/ { frame++ } frame == 2 && $1 ~ /^[0-9]+$/ \
@@ -74,6 +87,7 @@ ref_best=() ker_best=() kerN_best=() np1_best=() np2_best=() torch_best=()
 ker_medians="" kerN_medians="" np2_medians="" torch_medians=""
 np1_cores="" np2_cores="" torch_cores=""
 ker_med=() kerN_med=() np1_med=() np2_med=() torch_med=()
+ker_alloc=() ker_faults=""
 threads=$(nproc)
 for round in $(seq 1 "$rounds"); do
     echo "round $round of $rounds" >&2
@@ -86,6 +100,8 @@ for round in $(seq 1 "$rounds"); do
         ker_best+=("$(value "$out/kernels.txt" best_s)")
         ker_medians="$ker_medians $(ms "$(value "$out/kernels.txt" median_s)")"
         ker_med+=("$(value "$out/kernels.txt" median_s)")
+        ker_alloc+=("$(value "$out/kernels.txt" alloc_best_s)")
+        ker_faults="$ker_faults $(value "$out/kernels.txt" faults_per_trace)"
         ATTNSTEP_THREADS=$threads "$out/bench_kernels" 512 512 8 11 | tr ' ' '\n' \
             > "$out/kernels_threads.txt"
         kerN_best+=("$(value "$out/kernels_threads.txt" best_s)")
@@ -110,6 +126,7 @@ for round in $(seq 1 "$rounds"); do
     fi
 done
 ref=$(smallest "${ref_best[@]:-}") ker=$(smallest "${ker_best[@]:-}")
+ker_a=$(smallest "${ker_alloc[@]:-}")
 kerN=$(smallest "${kerN_best[@]:-}")
 ker_m=$(middle "${ker_med[@]:-}") kerN_m=$(middle "${kerN_med[@]:-}")
 np1_m=$(middle "${np1_med[@]:-}") np2_m=$(middle "${np2_med[@]:-}")
@@ -201,7 +218,10 @@ under() { # $1 measured µs, $2 bound µs
     [ "$1" -lt "$2" ] && echo "met" || echo "not met"
 }
 
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+load_after=$(cut -d' ' -f1-3 /proc/loadavg) uptime_after=$(uptime)
+# how far a figure moved from the run before: "+12 %" (empty when either is missing)
+moved() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.0f %%", (a / b - 1) * 100 }' || echo "—"; }
+within() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { r = a / b; print (r >= 0.8 && r <= 1.2 ? "within 20 %" : "not within 20 %") }' || echo "not compared"; }
 others_after=$(busiest)
 verdict() { # $1 measured, $2 bound: "met" when $1 <= $2
     [ -n "$1" ] && [ -n "$2" ] || { echo "not measured"; return; }
@@ -213,27 +233,38 @@ cat > tests/BENCH.md <<EOF
 # Benchmarks
 
 Written by \`make bench\` (tests/bench/run.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'); rerun it to
-refresh. Every figure of the core is the best of repeated runs, measured in one run of the script;
-the UI's keypresses and start-up are given as median and worst.
+refresh. Every figure of the core is the best of repeated runs, measured in one run of the script,
+on memory already allocated and touched (a whole trace_compute, with its allocation and page
+faults, is given apart); the UI's keypresses and start-up are given as median and worst.
+
+The machine is shared: the load below was recorded as it was. Figures taken under load are
+slower and noisier than on a quiet machine; regenerate this file on a quiet machine before
+comparing it with another.
 
 ## Machine
 
 - $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(free -g | awk '/^Mem:/ { print $2 " GiB" }') memory
 - $($CC --version | head -n 1), flags \`$flags\`
+- command: \`make bench\` (BENCH_ROUNDS=$rounds)
+- \`uptime\` before: $uptime_before
+- \`uptime\` after: $uptime_after
 - load average before: $load_before; after: $load_after
 - other processes using ≥ 5% of a core, at the start: ${others_before:-none}; at the end: ${others_after:-none}
 - vector units: $(grep -o -w -E 'avx2|avx512f|fma' /proc/cpuinfo | sort -u | tr '\n' ' ')(the kernels run their AVX2 build)
 
 ## The whole trace at n = 512, d_model = 512, 8 heads
 
-The core computes every stage (Q, K, V, per-head scores, softmax, context, concat, output) and
-checks the trace for overflow; numpy does the same products as 2-D BLAS calls and the same stable
-softmax; PyTorch runs \`nn.MultiheadAttention\` (float64, no bias, weights returned per head).
+The core computes every stored stage (input, Q, K, V, per-head scores, softmax, context, concat,
+output) again on the memory of a trace computed once, after a warm-up run (each stage into one
+scratch matrix, as \`--stats\` does): no allocation and no page fault is timed. numpy does the same
+products as 2-D BLAS calls and the same stable softmax, allocating its arrays as numpy does;
+PyTorch runs \`nn.MultiheadAttention\` (float64, no bias, weights returned per head).
 
 | what | best | ratio to numpy (2 threads) | median of the rounds' medians | ratio |
 | --- | --- | --- | --- | --- |
 | core, reference loops (1 thread) | $(ms "$ref") | $(ratio "$ref" "$np2") | | |
 | core, kernels, 1 thread | $(ms "$ker") | $(ratio "$ker" "$np2") | $(ms "$ker_m") | $(ratio "$ker_m" "$np2_m") |
+| core, kernels, 1 thread, a whole trace_compute on fresh memory | $(ms "$ker_a") | $(ratio "$ker_a" "$np2") | | |
 | core, kernels, $threads threads | $(ms "$kerN") | $(ratio "$kerN" "$np2") | $(ms "$kerN_m") | $(ratio "$kerN_m" "$np2_m") |
 | numpy $numpy_version, 1 thread | $(ms "$np1") | $(ratio "$np1" "$np2") | $(ms "$np1_m") | $(ratio "$np1_m" "$np2_m") |
 | numpy $numpy_version, 2 threads (OpenBLAS default) | $(ms "$np2") | 1.00 | $(ms "$np2_m") | 1.00 |
@@ -241,6 +272,8 @@ softmax; PyTorch runs \`nn.MultiheadAttention\` (float64, no bias, weights retur
 
 Medians per round: kernels, 1 thread$ker_medians; kernels, $threads threads$kerN_medians;
 numpy (2 threads)$np2_medians; PyTorch$torch_medians.
+Minor page faults of one whole trace_compute on fresh memory, per round:$ker_faults (the memory
+the computation above runs on was touched before it is timed).
 CPU time over wall time per round (cores really used): numpy 1 thread$np1_cores; numpy 2 threads$np2_cores;
 PyTorch$torch_cores.
 
@@ -257,9 +290,19 @@ textbook sums bit for bit; their softmax is within 2 ulp of libm's exp (tests/te
 - target "less than PyTorch (1 thread)", on the best times: $(verdict "$ker" "$torch") with 1 thread, $(verdict "$kerN" "$torch") with $threads;
   on the medians: $(verdict "$ker_m" "$torch_m") with 1 thread, $(verdict "$kerN_m" "$torch_m") with $threads
 
+## Does it reproduce?
+
+Compared with the run before (${prev_date:-none}), on the best times at n = 512:
+core, kernels, 1 thread $(ms "$prev_ker") then, $(ms "$ker") now ($(moved "$ker" "$prev_ker"), $(within "$ker" "$prev_ker"));
+numpy, 2 threads $(ms "$prev_np2") then, $(ms "$np2") now ($(moved "$np2" "$prev_np2"), $(within "$np2" "$prev_np2")).
+That run used $prev_method. Each run measures under the load recorded above; a figure
+that moved by more than 20 % between two runs is more likely the load than the program.
+
 ## Peak memory at n = 1024, d_model = 512, 8 heads
 
-Peak resident memory (ru_maxrss) of a process that builds random inputs and computes one trace:
+Peak resident memory (ru_maxrss) of a process that builds random inputs and computes a trace
+(three whole traces before it, each freed), taken before the timing's scratch matrix; the time is
+that of the stages run again, as above:
 
 | core | peak memory | time of the trace |
 | --- | --- | --- |

@@ -1,0 +1,140 @@
+/* The sum pane: the selected cell's arithmetic with every term (trace_cell_explain_full), one
+ * term a line in a box over the lesson, scrolled with the move keys; any other key closes it. */
+#include "ui_curses.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ui_screen.h"
+#include "ui_util.h"
+
+typedef struct {
+    ui_screen base;
+    char *text;                  /* the whole explanation, cut into lines at each " + " */
+    const char **lines;          /* where each line starts in text */
+    int count;                   /* lines */
+    int top;                     /* the first line shown */
+    int shown;                   /* lines the last frame had room for (the page of PgDn) */
+} sum_screen;
+
+static sum_screen *sum_of(ui_screen *s)
+{
+    return (sum_screen *)s;
+}
+
+/* Rows a line takes when wrapped to width, with at least one. */
+static int rows_of(const char *line, int width, const ui_style *st)
+{
+    int rows = ui_lines_needed(line, width, st);
+    return rows > 0 ? rows : 1;
+}
+
+/* The last first line: from it on, the remaining lines fill the room (or all of them fit). */
+static int last_top(const sum_screen *p, int width, int room, const ui_style *st)
+{
+    int top = p->count, used = 0;
+    while (top > 0 && used + rows_of(p->lines[top - 1], width, st) <= room)
+        used += rows_of(p->lines[--top], width, st);
+    return top < p->count ? top : p->count - 1;
+}
+
+static void draw(ui_screen *s, const ui_style *st)
+{
+    sum_screen *p = sum_of(s);
+    int width = COLS - 2, inner = width - 4, needed = 0;
+    for (int i = 0; i < p->count; i++) needed += rows_of(p->lines[i], inner, st);
+    int height = ui_clamp(needed + 4, 5, LINES - 2), room = height - 4;
+    int y0 = (LINES - height) / 2, x0 = (COLS - width) / 2, y = y0 + 1;
+    p->top = ui_clamp(p->top, 0, last_top(p, inner, room, st));
+    ui_draw_box(y0, x0, height, width, st);
+    ui_put(y0, x0 + 2, inner, " every term ", st, A_BOLD, 0);
+    int line = p->top;
+    for (; line < p->count && y - y0 - 1 < room; line++) {
+        int rows = ui_clamp(rows_of(p->lines[line], inner, st), 1, room - (y - y0 - 1));
+        ui_put_wrapped(y, x0 + 2, inner, rows, p->lines[line], st, A_NORMAL);
+        y += rows;
+    }
+    p->shown = line - p->top > 0 ? line - p->top : 1;
+    char footer[160], up[32], down[32];
+    snprintf(footer, sizeof footer, "lines %d–%d of %d · %s %s scroll, any other key closes",
+             p->top + 1, line, p->count,
+             ui_key_label(UI_KEY(KEY_DOWN), st->utf8, down, sizeof down),
+             ui_key_label(UI_KEY(KEY_UP), st->utf8, up, sizeof up));
+    ui_put(y0 + height - 2, x0 + 2, inner, footer, st, A_DIM, 0);
+}
+
+/* Down and up move a line, next and previous a page; Ctrl-L redraws; any other key closes. */
+static ui_outcome key(ui_screen *s, int k, const ui_style *st)
+{
+    (void)st;
+    sum_screen *p = sum_of(s);
+    int arg = 0;
+    ui_action action = ui_key_action(k, UI_IN_LESSON, &arg);
+    if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_DOWN) p->top++;
+    else if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_UP) p->top--;
+    else if (action == UI_ACT_NEXT) p->top += p->shown;
+    else if (action == UI_ACT_PREV) p->top -= p->shown;
+    else if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
+    else return (ui_outcome){1, NULL};
+    p->top = ui_clamp(p->top, 0, p->count - 1);  /* draw keeps the last page full */
+    return UI_STAY;
+}
+
+/* A click anywhere closes the pane, like a key. */
+static ui_outcome click(ui_screen *s, int x, int y)
+{
+    (void)s, (void)x, (void)y;
+    return (ui_outcome){1, NULL};
+}
+
+/* Keys on the pane are timed where the lesson beneath times its keys. */
+static const char *key_kind(const ui_screen *s, int k)
+{
+    const ui_screen *under = s->under;
+    return under->ops->key_kind && under->ops->key_kind(under, k) ? "sum-key" : NULL;
+}
+
+static void close_screen(ui_screen *s)
+{
+    sum_screen *p = sum_of(s);
+    free(p->lines);
+    free(p->text);
+    free(p);
+}
+
+static const ui_screen_ops sum_ops = {
+    .overlay = true, .draw = draw, .key = key, .click = click,
+    .context = ui_screen_context_beneath, .key_kind = key_kind, .close = close_screen,
+};
+
+/* Cuts p->text before every " + " (the term keeps its "+"), recording where each line starts. */
+static bool cut_lines(sum_screen *p)
+{
+    int count = 1;
+    for (const char *at = p->text; (at = strstr(at, " + ")) != NULL; at += 3) count++;
+    p->lines = malloc((size_t)count * sizeof *p->lines);
+    if (!p->lines) return false;
+    p->lines[p->count++] = p->text;
+    for (char *at = p->text; (at = strstr(at, " + ")) != NULL; at += 3) {
+        *at = '\0';
+        p->lines[p->count++] = at + 1;
+    }
+    return true;
+}
+
+ui_screen *ui_sum_screen_new(const ui_view *v, const ui_style *st)
+{
+    const walk_step *step = ui_view_current(v);
+    trace_cell cell = {step->stage, step->head, v->row, v->col};
+    int length = trace_cell_explain_full(v->t, &cell, st->precision, NULL, 0);
+    sum_screen *p = length >= 0 ? calloc(1, sizeof *p) : NULL;
+    if (p) p->text = malloc((size_t)length + 1);
+    if (p && p->text)
+        trace_cell_explain_full(v->t, &cell, st->precision, p->text, (size_t)length + 1);
+    if (!p || !p->text || !cut_lines(p)) {
+        if (p) free(p->text);
+        free(p);
+        return NULL;
+    }
+    p->base.ops = &sum_ops;
+    return &p->base;
+}
