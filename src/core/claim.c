@@ -415,44 +415,62 @@ static bool render_one(const trace *t, const char *inside, int head, char *value
     return true;
 }
 
+bool claim_placeholder_find(const char *text, size_t from, size_t *open, size_t *length)
+{
+    for (size_t i = from; text[i]; i++) {
+        if (text[i] != '{')
+            continue;
+        if (text[i + 1] == '{') {
+            i++;
+            continue;
+        }
+        const char *close = strchr(text + i, '}');
+        size_t line = strcspn(text + i, "\n");
+        *open = i;
+        *length = close && (size_t)(close - (text + i)) < line ? (size_t)(close - (text + i)) + 1
+                                                               : line;
+        return true;
+    }
+    return false;
+}
+
+/* Literal text, in which each "{{" stands for one brace. */
+static void put_literal(builder *b, const char *text, size_t length)
+{
+    for (size_t i = 0; i < length; i++) {
+        put_bytes(b, text + i, 1);
+        if (text[i] == '{' && i + 1 < length && text[i + 1] == '{')
+            i++;
+    }
+}
+
 int claim_render(const trace *t, const char *text, int head, char *out, size_t size,
                  claim_text_error *error)
 {
     builder b = { out, size, 0 };
     if (size)
         out[0] = '\0';
-    int index = 0;
-    for (const char *p = text; *p;) {
-        const char *open = strchr(p, '{');
-        if (!open) {
-            put_bytes(&b, p, strlen(p));
-            break;
-        }
-        put_bytes(&b, p, (size_t)(open - p));
-        if (open[1] == '{') {
-            put_bytes(&b, "{", 1);
-            p = open + 2;
-            continue;
-        }
-        error->offset = (size_t)(open - text);
-        error->index = index++;
-        const char *close = strchr(open, '}');
-        size_t line = strcspn(open, "\n");
-        if (!close) {
+    size_t from = 0, open = 0, length = 0;
+    for (int index = 0; claim_placeholder_find(text, from, &open, &length); index++) {
+        put_literal(&b, text + from, open - from);
+        error->offset = open;
+        error->index = index;
+        if (text[open + length - 1] != '}') {
             snprintf(error->message, sizeof error->message, "placeholder '%.*s' has no closing "
-                     "'}' (write {{ for a brace)", (int)(line > 60 ? 60 : line), open);
+                     "'}' (write {{ for a brace)", (int)(length > 60 ? 60 : length), text + open);
             return -1;
         }
         char inside[400], value[NUMBER_MAX + 256], why[CLAIM_MESSAGE_MAX - 100];
-        copy_span(open + 1, close, inside, sizeof inside);
+        copy_span(text + open + 1, text + open + length - 1, inside, sizeof inside);
         if (!render_one(t, inside, head, value, sizeof value, why, sizeof why)) {
             snprintf(error->message, sizeof error->message, "placeholder '{%.80s}': %s", inside,
                      why);
             return -1;
         }
         put_bytes(&b, value, strlen(value));
-        p = close + 1;
+        from = open + length;
     }
+    put_literal(&b, text + from, strlen(text + from));
     return (int)b.length;
 }
 

@@ -64,6 +64,11 @@ typedef struct {
     char message[CLAIM_MESSAGE_MAX];
 } claim_text_error;
 
+/* Finds the first placeholder of text at or after byte `from` ("{{" is a literal brace, not
+ * one): true with the offset of its '{' in *open and its length in *length, through its '}' or,
+ * when it has none, to the end of its line. */
+bool claim_placeholder_find(const char *text, size_t from, size_t *open, size_t *length);
+
 /* Writes text with its placeholders replaced by live numbers:
  *   {CELL}     the cell's value, CLAIM_TEXT_PRECISION decimals, trailing zeros trimmed;
  *   {CELL:N}   with exactly N decimals (0 … 17);

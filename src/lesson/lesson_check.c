@@ -1,0 +1,196 @@
+/* Checking a loaded lesson against its numbers (lesson_check in lesson.h): answers, `expect:`
+ * claims and live numbers in text, and questions whose answer the script already showed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "claim.h"
+#include "lesson.h"
+#include "lesson_diag.h"
+#include "lesson_text.h"
+#include "number.h"
+#include "text.h"
+
+/* The head a step's cells default to: its own, else the first. */
+static int step_head(const lesson_step *step) {
+    return step->head > 0 ? step->head : 1;
+}
+
+static bool has_focus(const lesson_step *step) {
+    return step->focus_row >= 0 && step->focus_col >= 0;
+}
+
+static trace_cell focus_cell(const lesson_step *step) {
+    return (trace_cell){ step->stage, stage_get(step->stage)->per_head ? step_head(step) : 1,
+                         step->focus_row, step->focus_col };
+}
+
+/* Untrusted text (a claim, a message naming tokens) made harmless for a message, not cut. */
+#define SHOWN_MAX 1024
+static const char *escaped(const char *text, char *buffer) {
+    text_escape(text, buffer, SHOWN_MAX);
+    return buffer;
+}
+
+static void write_number(double x, char *buffer, size_t size) {
+    number_format f = { NUMBER_SHORT, 4, 0, false };
+    number_write(x, &f, buffer, size);
+}
+
+/* ---- answers ---- */
+
+static void check_choice(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    char label[32], name[CLAIM_MESSAGE_MAX], shown[LESSON_ESCAPED_MAX];
+    const char *column = trace_axis_label(t, stage_get(step->stage)->cols, cell.col, label,
+                                          sizeof label);
+    const char *answer = step->choices[step->answer_choice];
+    if (strcmp(answer, column) == 0) return;
+    /* only an answer that names a column of the stage is a claim about the focus */
+    stage_axis axis = stage_get(step->stage)->cols;
+    for (int col = 0; col < trace_cols(t, step->stage); col++) {
+        char other[32];
+        if (strcmp(trace_axis_label(t, axis, col, other, sizeof other), answer) != 0) continue;
+        claim_cell_name(t, &cell, name, sizeof name);
+        lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_CHOICE,
+                      lesson_escape(answer, strlen(answer), shown), name);
+        return;
+    }
+}
+
+static void check_number(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    double value = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
+    if (fabs(step->answer - value) <= step->tolerance * (1.0 + 1e-9) + 1e-15) return;
+    char name[CLAIM_MESSAGE_MAX], number[NUMBER_MAX], tolerance[NUMBER_MAX];
+    char shown[LESSON_ESCAPED_MAX];
+    claim_cell_name(t, &cell, name, sizeof name);
+    write_number(value, number, sizeof number);
+    write_number(step->tolerance, tolerance, sizeof tolerance);
+    const char *answer = step->answer_text ? step->answer_text : "?";
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_ANSWER,
+                  lesson_escape(answer, strlen(answer), shown), name, number, tolerance);
+}
+
+/* `answer: auto`: the focus cell's value, or the choice that names the focus cell's column. */
+static void take_answer(lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    if (step->n_choices == 0) {
+        step->answer = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
+        return;
+    }
+    char label[32], shown[LESSON_ESCAPED_MAX];
+    const char *column = trace_axis_label(t, stage_get(step->stage)->cols, cell.col, label,
+                                          sizeof label);
+    for (int i = 0; i < step->n_choices; i++)
+        if (strcmp(step->choices[i], column) == 0) {
+            step->answer_choice = i;
+            return;
+        }
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_AUTO_NO_CHOICE,
+                  lesson_escape(column, strlen(column), shown));
+}
+
+static void check_answer(lesson_step *step, const trace *t, bool warnings,
+                         lesson_diagnostics *d) {
+    if (!step->ask) return;
+    if (!has_focus(step)) {
+        char shown[LESSON_ESCAPED_MAX];
+        const char *answer = step->answer_text ? step->answer_text : "?";
+        if (step->answer_auto)
+            lesson_report(d, step->answer_at.line, step->answer_at.col,
+                          LESSON_ERROR_AUTO_NO_FOCUS);
+        else if (warnings && step->n_choices == 0)
+            lesson_warn(d, step->answer_at.line, step->answer_at.col,
+                        LESSON_ERROR_UNCHECKED_ANSWER, lesson_escape(answer, strlen(answer),
+                                                                     shown));
+        return;
+    }
+    if (step->answer_auto) take_answer(step, t, d);
+    else if (step->n_choices > 0 && step->answer_choice >= 0) check_choice(step, t, d);
+    else if (step->n_choices == 0) check_number(step, t, d);
+}
+
+/* ---- claims ---- */
+
+static void check_claims(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    for (int i = 0; i < step->n_expect; i++) {
+        const lesson_claim *written = &step->expect[i];
+        char shown[SHOWN_MAX], why[CLAIM_MESSAGE_MAX], why_shown[SHOWN_MAX];
+        escaped(written->text, shown);
+        claim c;
+        if (!claim_parse(t, written->text, step_head(step), &c, why, sizeof why)) {
+            lesson_report(d, written->at.line, written->at.col, LESSON_ERROR_BAD_CLAIM, shown,
+                          escaped(why, why_shown));
+        } else if (!claim_holds(t, &c, why, sizeof why)) {
+            lesson_report(d, written->at.line, written->at.col, LESSON_ERROR_FALSE_CLAIM, shown,
+                          escaped(why, why_shown));
+        }
+    }
+}
+
+/* ---- live numbers ---- */
+
+/* Replaces *text by its rendering, or reports the first bad placeholder at its place. */
+static void render(char **text, lesson_written *w, int head, const trace *t,
+                   lesson_diagnostics *d) {
+    /* once only: the rendering's "{" (from "{{") is no placeholder */
+    if (!*text || w->rendered || !strchr(*text, '{')) return;
+    w->rendered = true;
+    claim_text_error error;
+    int length = claim_render(t, *text, head, NULL, 0, &error);
+    if (length < 0) {
+        lesson_place at = error.index < w->count ? w->marks[error.index] : w->at;
+        char shown[SHOWN_MAX];
+        lesson_report(d, at.line, at.col, LESSON_ERROR_BAD_PLACEHOLDER,
+                      escaped(error.message, shown));
+        return;
+    }
+    char *rendered = malloc((size_t)length + 1);
+    if (!rendered) {
+        lesson_report(d, w->at.line, w->at.col, LESSON_ERROR_NO_MEMORY);
+        return;
+    }
+    claim_render(t, *text, head, rendered, (size_t)length + 1, &error);
+    free(*text);
+    *text = rendered;
+}
+
+/* ---- questions the script already answered ---- */
+
+/* Whether step `earlier` shows the matrix that question `asked` asks about. */
+static bool shows_matrix_of(const lesson_step *earlier, const lesson_step *asked) {
+    if (earlier->stage != asked->stage) return false;
+    return !stage_get(asked->stage)->per_head || step_head(earlier) == step_head(asked);
+}
+
+static void warn_leaks(const lesson *l, lesson_diagnostics *d) {
+    for (int k = 0; k < l->n_steps; k++) {
+        const lesson_step *asked = &l->steps[k];
+        if (!asked->ask || asked->stage == STAGE_COUNT) continue;
+        for (int j = 0; j < k; j++) {
+            if (!shows_matrix_of(&l->steps[j], asked)) continue;
+            char head[32] = "";
+            if (stage_get(asked->stage)->per_head)
+                snprintf(head, sizeof head, " of head %d", step_head(asked));
+            lesson_warn(d, asked->ask_at.line, asked->ask_at.col, LESSON_ERROR_QUESTION_LEAK,
+                        j + 1, l->steps[j].line, stage_get(asked->stage)->name, head);
+            break;
+        }
+    }
+}
+
+lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
+                           lesson_diagnostics *diagnostics) {
+    *diagnostics = (lesson_diagnostics){ .path = strdup(l->path ? l->path : "") };
+    for (int i = 0; i < l->n_steps; i++) {
+        lesson_step *step = &l->steps[i];
+        check_answer(step, t, warnings, diagnostics);
+        check_claims(step, t, diagnostics);
+        render(&step->say, &step->say_written, step_head(step), t, diagnostics);
+        render(&step->ask, &step->ask_written, step_head(step), t, diagnostics);
+    }
+    render(&l->about, &l->about_written, 1, t, diagnostics);
+    if (warnings) warn_leaks(l, diagnostics);
+    lesson_report_finish(diagnostics);
+    return lesson_error_count(diagnostics) > 0 ? LESSON_INVALID : LESSON_OK;
+}
