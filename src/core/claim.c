@@ -356,6 +356,12 @@ bool claim_holds(const trace *t, const claim *c, char *detail, size_t detail_siz
         used += (size_t)snprintf(detail + used, detail_size - used, "%s%s is %s",
                                  used ? ", " : "", sides[i]->text, number);
     }
+    bool near = c->op == CLAIM_ABOUT || (c->op == CLAIM_EQUAL && c->tolerance > 0);
+    if (near && used < detail_size) {
+        char tolerance[NUMBER_MAX];
+        write_number(c->tolerance, 10, tolerance, sizeof tolerance);
+        snprintf(detail + used, detail_size - used, ", not within \u00b1 %s", tolerance);
+    }
     return false;
 }
 
