@@ -86,6 +86,9 @@ static void test_comparisons(void **state) {
     assert_true(holds(t, "scores[cat,cat] = scores[cat,mat]", 1));
     assert_true(holds(t, "scores[cat,sat] = 0.5", 2));
     assert_true(holds(t, "input[cat,1] == 0.5", 1));
+    /* = is equality, not rounding: 0.5 is not "= 0" nor "= 0.50001" */
+    assert_false(holds(t, "scores[cat,sat] = 0", 2));
+    assert_false(holds(t, "scores[cat,sat] = 0.50001", 2));
 }
 
 static void test_about_takes_its_tolerance_from_the_decimals(void **state) {

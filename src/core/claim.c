@@ -9,9 +9,9 @@
 #include "claim.h"
 #include "number.h"
 
-/* Two cells "=" each other when they agree to this much (sums in another order differ in the
- * last bits). */
-#define CLAIM_CELL_EQUAL 1e-12
+/* "=" holds when the two sides agree to this much, relative to the larger (sums in another
+ * order differ in the last bits; a number written in decimal is not exact in binary). */
+#define CLAIM_EQUAL_DIGITS 1e-12
 
 static bool fail(char *error, size_t size, const char *format, ...)
 {
@@ -252,11 +252,11 @@ bool claim_parse(const trace *t, const char *text, int head, claim *out, char *e
         return false;
     if (!out->left.is_cell && !out->right.is_cell)
         return fail(error, error_size, "a claim compares at least one cell");
-    if (out->tolerance < 0 && (out->op == CLAIM_ABOUT || out->op == CLAIM_EQUAL)) {
+    if (out->tolerance < 0 && out->op == CLAIM_ABOUT) {
         const claim_operand *number = out->left.is_cell ? &out->right : &out->left;
-        if (number->is_cell && out->op == CLAIM_ABOUT)
+        if (number->is_cell)
             return fail(error, error_size, "≈ between two cells needs its tolerance: ± T");
-        out->tolerance = number->is_cell ? 0.0 : implied_tolerance(number);
+        out->tolerance = implied_tolerance(number);
     }
     return true;
 }
@@ -275,7 +275,7 @@ static bool within(double a, double b, double tolerance)
     return fabs(a - b) <= tolerance * (1.0 + 1e-9) + 1e-15;
 }
 
-static bool compare(claim_op op, double a, double b, double tolerance, bool two_cells)
+static bool compare(claim_op op, double a, double b, double tolerance)
 {
     switch (op) {
     case CLAIM_LESS: return a < b;
@@ -283,9 +283,7 @@ static bool compare(claim_op op, double a, double b, double tolerance, bool two_
     case CLAIM_GREATER: return a > b;
     case CLAIM_GREATER_EQUAL: return a >= b;
     case CLAIM_EQUAL:
-        if (two_cells)
-            return fabs(a - b) <= CLAIM_CELL_EQUAL * fmax(1.0, fmax(fabs(a), fabs(b)));
-        return within(a, b, tolerance);
+        return fabs(a - b) <= CLAIM_EQUAL_DIGITS * fmax(1.0, fmax(fabs(a), fabs(b)));
     case CLAIM_ABOUT: return within(a, b, tolerance);
     }
     assert(!"unknown claim operator");
@@ -344,7 +342,7 @@ bool claim_holds(const trace *t, const claim *c, char *detail, size_t detail_siz
     if (c->kind != CLAIM_COMPARE)
         return extreme_holds(t, c, detail, detail_size);
     double a = operand_value(t, &c->left), b = operand_value(t, &c->right);
-    if (compare(c->op, a, b, c->tolerance, c->left.is_cell && c->right.is_cell))
+    if (compare(c->op, a, b, c->tolerance))
         return true;
     size_t used = 0;
     const claim_operand *sides[] = { &c->left, &c->right };
@@ -356,8 +354,7 @@ bool claim_holds(const trace *t, const claim *c, char *detail, size_t detail_siz
         used += (size_t)snprintf(detail + used, detail_size - used, "%s%s is %s",
                                  used ? ", " : "", sides[i]->text, number);
     }
-    bool near = c->op == CLAIM_ABOUT || (c->op == CLAIM_EQUAL && c->tolerance > 0);
-    if (near && used < detail_size) {
+    if (c->op == CLAIM_ABOUT && used < detail_size) {
         char tolerance[NUMBER_MAX];
         write_number(c->tolerance, 10, tolerance, sizeof tolerance);
         snprintf(detail + used, detail_size - used, ", not within \u00b1 %s", tolerance);

@@ -34,15 +34,15 @@ typedef struct {
     claim_op op;                  /* CLAIM_COMPARE */
     claim_operand left, right;    /* CLAIM_COMPARE; for argmax/argmin, left is the row (its
                                      cell's col is 0) */
-    double tolerance;             /* CLAIM_ABOUT and CLAIM_EQUAL: how far apart still holds */
+    double tolerance;             /* CLAIM_ABOUT: how far apart still holds */
     int column;                   /* argmax/argmin: the column claimed */
 } claim;
 
 /* Parses one claim:
  *   CELL OP VALUE, VALUE OP CELL or CELL OP CELL, with OP one of < <= > >= = ≈ ~
  *     (≈ and ~ hold within half a unit of the last decimal written, or "± T" / "+- T";
- *      = holds when the value rounds to the number as written, or for two cells when they agree
- *      to 1e-12);
+ *      = and == hold when the two sides agree to 12 significant digits: "weights[a,b] = 0"
+ *      means exactly 0, not "rounds to 0");
  *   argmax ROW = LABEL, argmin ROW = LABEL, with ROW written STAGE[ROW];
  * where CELL is STAGE[ROW,COL] (trace_cell_parse) with an optional "@H" naming its head, else
  * head. Returns true and fills out, or false with a one-line reason in error. */
