@@ -333,6 +333,22 @@ static void test_check_warns_of_answered_questions(void **state) {
     release(&f);
 }
 
+/* The picker shows about with its live numbers without checking the lesson. */
+static void test_about_shown_without_check(void **state) {
+    (void)state;
+    fixture f;
+    assert_int_equal(load(LESSON_TEXT "about: 'cat gives {weights[cat,sat]@2:2} to sat'\n", &f),
+                     LESSON_OK);
+    char *about = lesson_about_shown(&f.l);
+    assert_string_equal(about, "cat gives 0.39 to sat");
+    free(about);
+    assert_string_equal(f.l.about, "cat gives {weights[cat,sat]@2:2} to sat");
+    release(&f);
+    assert_int_equal(load(LESSON_TEXT, &f), LESSON_OK);
+    assert_null(lesson_about_shown(&f.l));
+    release(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_comparisons, setup, teardown),
@@ -348,6 +364,7 @@ int main(void) {
         cmocka_unit_test(test_check_answer_auto_with_choices),
         cmocka_unit_test(test_check_refuses_wrong_answers),
         cmocka_unit_test(test_check_warns_of_answered_questions),
+        cmocka_unit_test(test_about_shown_without_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,6 +124,13 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
                            lesson_diagnostics *diagnostics);
 
+/* The lesson's `about` with its live numbers written, for a list of lessons that does not
+ * compute each one (the UI's picker), or NULL when it has none. The trace is computed here when
+ * it needs at most LESSON_ABOUT_TRACE_MAX bytes; a larger lesson, or one whose placeholders
+ * are wrong, gets the text as written. Free it. */
+#define LESSON_ABOUT_TRACE_MAX ((size_t)64 << 20)
+char *lesson_about_shown(const lesson *l);
+
 /* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message"), or
  * "warning:" for a warning. */
 void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);

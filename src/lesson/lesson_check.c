@@ -130,6 +130,17 @@ static void check_claims(const lesson_step *step, const trace *t, lesson_diagnos
 
 /* ---- live numbers ---- */
 
+/* text with its live numbers written (claim_render), or NULL: out of memory, or a bad
+ * placeholder (error says which; error->message is empty when memory ran out). */
+static char *rendered_copy(const trace *t, const char *text, int head,
+                           claim_text_error *error) {
+    error->message[0] = '\0';
+    int length = claim_render(t, text, head, NULL, 0, error);
+    char *out = length < 0 ? NULL : malloc((size_t)length + 1);
+    if (out) claim_render(t, text, head, out, (size_t)length + 1, error);
+    return out;
+}
+
 /* Replaces *text by its rendering, or reports the first bad placeholder at its place. */
 static void render(char **text, lesson_written *w, int head, const trace *t,
                    lesson_diagnostics *d) {
@@ -137,20 +148,18 @@ static void render(char **text, lesson_written *w, int head, const trace *t,
     if (!*text || w->rendered || !strchr(*text, '{')) return;
     w->rendered = true;
     claim_text_error error;
-    int length = claim_render(t, *text, head, NULL, 0, &error);
-    if (length < 0) {
+    char *rendered = rendered_copy(t, *text, head, &error);
+    if (!rendered && error.message[0]) {
         lesson_place at = error.index < w->count ? w->marks[error.index] : w->at;
         char shown[SHOWN_MAX];
         lesson_report(d, at.line, at.col, LESSON_ERROR_BAD_PLACEHOLDER,
                       escaped(error.message, shown));
         return;
     }
-    char *rendered = malloc((size_t)length + 1);
     if (!rendered) {
         lesson_report(d, w->at.line, w->at.col, LESSON_ERROR_NO_MEMORY);
         return;
     }
-    claim_render(t, *text, head, rendered, (size_t)length + 1, &error);
     free(*text);
     *text = rendered;
 }
@@ -193,4 +202,17 @@ lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
     if (warnings) warn_leaks(l, diagnostics);
     lesson_report_finish(diagnostics);
     return lesson_error_count(diagnostics) > 0 ? LESSON_INVALID : LESSON_OK;
+}
+
+char *lesson_about_shown(const lesson *l) {
+    if (!l->about) return NULL;
+    trace t;
+    if (!strchr(l->about, '{') || l->about_written.rendered
+        || trace_bytes_needed(&l->input) > LESSON_ABOUT_TRACE_MAX
+        || trace_compute(&l->input, NULL, &t, NULL) != TRACE_OK)
+        return strdup(l->about);
+    claim_text_error error;
+    char *shown = rendered_copy(&t, l->about, 1, &error);
+    trace_free(&t);
+    return shown ? shown : strdup(l->about);
 }
