@@ -235,7 +235,9 @@ static const option_row option_table[] = {
       "0-based indices, e.g. --explain 'weights[cat,sat]'", &mode_explain, set_explain, NULL,
       NULL },
     { "check", 0, no_argument, "--check LESSON...",
-      "validate lessons only; print every problem found", &mode_check, NULL, NULL, NULL },
+      "validate lessons and prove their answers, expect: claims and\n"
+      "live numbers; print every problem found (warnings: exit 0)", &mode_check, NULL, NULL,
+      NULL },
     { "template", 0, no_argument, NULL,
       "print a commented starter lesson", NULL, NULL, NULL, print_template },
     { "stats", 0, no_argument, "--stats LESSON",
