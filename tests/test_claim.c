@@ -105,6 +105,11 @@ static void test_about_takes_its_tolerance_from_the_decimals(void **state) {
     snprintf(claim_text, sizeof claim_text, "weights[cat,sat] ~ %.3f +- 0.003", w + 0.004);
     assert_false(holds(t, claim_text, 2));
     assert_true(holds(t, "weights[cat,sat] ≈ 0.4", 2));   /* ± 0.05 */
+    assert_true(holds(t, "weights[cat,sat] ≈ 391e-3", 2));   /* ± 0.0005 */
+    assert_false(holds(t, "weights[cat,sat] ≈ 392e-3", 2));
+    assert_true(holds(t, "weights[cat,sat] < 4E-1", 2));
+    assert_true(holds(t, "scores[cat,sat] > −1", 2));   /* the typeset minus, U+2212 */
+    assert_true(holds(t, "scores[cat,sat] > -1e9", 2));
     assert_true(holds(t, "weights[cat,sat] ≈ weights[cat,cat] ± 0.1", 2));
     assert_false(holds(t, "weights[cat,sat] ≈ weights[cat,cat] ± 0.01", 2));
 }

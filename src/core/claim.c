@@ -41,13 +41,19 @@ static void copy_span(const char *begin, const char *end, char *out, size_t size
 
 /* ---- numbers and cells ---- */
 
-/* A decimal number [+-]digits[.digits], read without the locale. */
+/* The minus sign of typeset text, U+2212, which lessons write in their prose. */
+#define CLAIM_MINUS "\xe2\x88\x92"
+
+/* A decimal number [+-−]digits[.digits][e[+-]digits], read without the locale; *decimals is
+ * the place of its last digit written (2 for 0.25 and for 25e-3, -1 for 3e1). */
 static const char *parse_number(const char *p, double *value, int *decimals)
 {
-    const char *start = p;
-    bool negative = *p == '-';
-    if (*p == '-' || *p == '+')
+    bool negative = *p == '-' || strncmp(p, CLAIM_MINUS, 3) == 0;
+    if (strncmp(p, CLAIM_MINUS, 3) == 0)
+        p += 3;
+    else if (*p == '-' || *p == '+')
         p++;
+    const char *start = p;
     char digits[40];
     size_t used = 0;
     int after_point = -1;
@@ -65,10 +71,21 @@ static const char *parse_number(const char *p, double *value, int *decimals)
     if (used == 0 || p == start)
         return NULL;
     digits[used] = '\0';
+    int place = after_point > 0 ? after_point : 0;
+    if ((*p == 'e' || *p == 'E') && (p[1] == '-' || p[1] == '+' || (p[1] >= '0' && p[1] <= '9'))) {
+        char *end;
+        long exponent = strtol(p + 1, &end, 10);
+        if (end == p + 1 || exponent < -400 || exponent > 400)
+            return NULL;
+        place -= (int)exponent;
+        p = end;
+    }
     /* digits alone (no point) read the same in every locale */
-    double x = strtod(digits, NULL) / pow(10.0, after_point > 0 ? after_point : 0);
+    /* dividing by an exact power of ten rounds once: 0.25 reads as the double nearest 0.25 */
+    double x = place >= 0 ? strtod(digits, NULL) / pow(10.0, place)
+                          : strtod(digits, NULL) * pow(10.0, -place);
     *value = negative ? -x : x;
-    *decimals = after_point > 0 ? after_point : 0;
+    *decimals = place;
     return p;
 }
 

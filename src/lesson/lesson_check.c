@@ -40,7 +40,7 @@ static void write_number(double x, char *buffer, size_t size) {
 
 static void check_choice(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
-    char label[32], name[CLAIM_MESSAGE_MAX], shown[LESSON_ESCAPED_MAX];
+    char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], shown[LESSON_ESCAPED_MAX];
     const char *column = trace_axis_label(t, stage_get(step->stage)->cols, cell.col, label,
                                           sizeof label);
     const char *answer = step->choices[step->answer_choice];
@@ -52,7 +52,7 @@ static void check_choice(const lesson_step *step, const trace *t, lesson_diagnos
         if (strcmp(trace_axis_label(t, axis, col, other, sizeof other), answer) != 0) continue;
         claim_cell_name(t, &cell, name, sizeof name);
         lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_CHOICE,
-                      lesson_escape(answer, strlen(answer), shown), name);
+                      lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown));
         return;
     }
 }
@@ -61,14 +61,15 @@ static void check_number(const lesson_step *step, const trace *t, lesson_diagnos
     trace_cell cell = focus_cell(step);
     double value = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
     if (fabs(step->answer - value) <= step->tolerance * (1.0 + 1e-9) + 1e-15) return;
-    char name[CLAIM_MESSAGE_MAX], number[NUMBER_MAX], tolerance[NUMBER_MAX];
-    char shown[LESSON_ESCAPED_MAX];
+    char name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], number[NUMBER_MAX];
+    char tolerance[NUMBER_MAX], shown[LESSON_ESCAPED_MAX];
     claim_cell_name(t, &cell, name, sizeof name);
     write_number(value, number, sizeof number);
     write_number(step->tolerance, tolerance, sizeof tolerance);
     const char *answer = step->answer_text ? step->answer_text : "?";
     lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_ANSWER,
-                  lesson_escape(answer, strlen(answer), shown), name, number, tolerance);
+                  lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown), number,
+                  tolerance);
 }
 
 /* `answer: auto`: the focus cell's value, or the choice that names the focus cell's column. */
