@@ -98,8 +98,9 @@ check "--check computes the trace: overflow exits 65 naming the cell" output_is 
     ./attnstep --check tests/cli/overflow.yaml
 check "--check of an overflowing lesson exits 65" expect_status 65 ./attnstep --check tests/cli/overflow.yaml
 check "--check warns of a question answered before it is asked, and exits 0" output_is \
-    "tests/cli/question_answered.yaml:23:5: warning: the answer to this question is already on screen: step 1 (line 12) shows weights of head 1; ask it at or before the first step that shows it
-tests/cli/question_answered.yaml:27:13: warning: answer 1 cannot be checked: the step has no focus (or write 'answer: auto' with a focus)" \
+    "tests/cli/question_answered.yaml:19:5: warning: the answer to this question is already on screen: the about text (line 6) writes weights[cat,sat]@2; tell it after the question, in its step's say
+tests/cli/question_answered.yaml:25:5: warning: the answer to this question is already on screen: step 1 (line 14) shows weights of head 1; ask it at or before the first step that shows it
+tests/cli/question_answered.yaml:29:13: warning: answer 1 cannot be checked: the step has no focus (or write 'answer: auto' with a focus)" \
     ./attnstep --check tests/cli/question_answered.yaml
 check "--check with warnings only exits 0" expect_status 0 ./attnstep --check tests/cli/question_answered.yaml
 check "--plain shows no warning" output_is "" bash -c "./attnstep --plain tests/cli/question_answered.yaml >/dev/null"

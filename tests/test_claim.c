@@ -230,6 +230,21 @@ static void test_bad_placeholders(void **state) {
     assert_false(claim_placeholder_find("{{a}", 0, &open, &length));
 }
 
+static void test_text_names_a_cell(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    trace_cell cell = { STAGE_WEIGHTS, 2, 0, 1 };   /* weights[cat,sat]@2 */
+    assert_true(claim_text_names(t, "x {weights[cat,sat]} y", 2, &cell, false));
+    assert_true(claim_text_names(t, "{weights[cat,sat]@2:1}", 1, &cell, false));
+    assert_false(claim_text_names(t, "{weights[cat,sat]}", 1, &cell, false));   /* head 1 */
+    assert_false(claim_text_names(t, "{weights[cat,mat]} {{weights[cat,sat]}", 2, &cell,
+                                  false));
+    assert_false(claim_text_names(t, "{argmax weights[cat]}", 2, &cell, false));
+    assert_true(claim_text_names(t, "{argmax weights[cat]}", 2, &cell, true));
+    assert_true(claim_text_names(t, "{argmin weights[cat]@2}", 1, &cell, true));
+    assert_false(claim_text_names(t, "{argmax weights[sat]}", 2, &cell, true));
+    assert_false(claim_text_names(t, "{weights[cat,dog]} {weights[cat", 2, &cell, true));
+}
+
 /* ---- lesson_check ---- */
 
 /* Loads LESSON_TEXT with steps, checks it, and compares the printed diagnostics. */
@@ -263,13 +278,13 @@ static void test_check_writes_live_numbers(void **state) {
     assert_int_equal(checked("  - stage: weights\n"
                              "    head: 2\n"
                              "    say: cat gives {weights[cat,sat]} to sat, {{sic}\n"
-                             "    ask: 'About {weights[cat,sat]:1}?'\n"
+                             "    ask: 'Cat keeps {weights[cat,cat]:1}; and for sat?'\n"
                              "    focus: [cat, sat]\n"
                              "    answer: auto\n"
                              "    expect: argmax weights[cat] = sat\n", true, "", &f),
                      LESSON_OK);
     assert_string_equal(f.l.steps[0].say, "cat gives 0.391 to sat, {sic}");
-    assert_string_equal(f.l.steps[0].ask, "About 0.4?");
+    assert_string_equal(f.l.steps[0].ask, "Cat keeps 0.3; and for sat?");
     assert_true(f.l.steps[0].answer_auto);
     assert_true(fabs(f.l.steps[0].answer - exp(0.5) / (2 * exp(0.25) + exp(0.5))) < 1e-15);
     release(&f);
@@ -365,6 +380,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_unreadable_claims, setup, teardown),
         cmocka_unit_test_setup_teardown(test_placeholders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_placeholders, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_names_a_cell, setup, teardown),
         cmocka_unit_test(test_check_writes_live_numbers),
         cmocka_unit_test(test_check_answer_auto_with_choices),
         cmocka_unit_test(test_check_refuses_wrong_answers),

@@ -396,43 +396,64 @@ static void put_bytes(builder *b, const char *text, size_t length)
     b->length += length;
 }
 
-/* The value of one placeholder's inside (without its braces), written into value. */
-static bool render_one(const trace *t, const char *inside, int head, char *value, size_t size,
-                       char *error, size_t error_size)
+/* One placeholder's inside (without its braces), read: a cell and how to write its value, or
+ * (kind CLAIM_ARGMAX / CLAIM_ARGMIN) a row whose extreme column's label to write. */
+typedef struct {
+    claim_kind kind;       /* CLAIM_COMPARE for a cell's value */
+    trace_cell cell;       /* for a row, its col is 0 */
+    number_format format;
+} placeholder;
+
+static bool parse_placeholder(const trace *t, const char *inside, int head, placeholder *out,
+                              char *error, size_t error_size)
 {
-    claim_kind kind;
-    const char *p = parse_extreme_word(inside, &kind);
-    trace_cell cell;
+    out->kind = CLAIM_COMPARE;
+    out->format = (number_format){ NUMBER_SHORT, CLAIM_TEXT_PRECISION, 0, false };
+    const char *p = parse_extreme_word(inside, &out->kind);
     if (p) {
-        const char *end = parse_cell(t, skip_spaces(p), ",0", head, &cell, error, error_size);
-        if (!end)
-            return false;
-        if (*skip_spaces(end) != '\0')
+        const char *end = parse_cell(t, skip_spaces(p), ",0", head, &out->cell, error,
+                                     error_size);
+        if (end && *skip_spaces(end) != '\0')
             return fail(error, error_size, "unexpected '%s' after the row", skip_spaces(end));
-        int col = claim_extreme(t, cell.stage, cell.head, cell.row, kind == CLAIM_ARGMAX);
-        char label[32];
-        snprintf(value, size, "%s",
-                 trace_axis_label(t, stage_get(cell.stage)->cols, col, label, sizeof label));
-        return true;
+        return end != NULL;
     }
-    const char *start = skip_spaces(inside);
-    const char *end = parse_cell(t, start, "", head, &cell, error, error_size);
+    const char *end = parse_cell(t, skip_spaces(inside), "", head, &out->cell, error,
+                                 error_size);
     if (!end)
         return false;
     end = skip_spaces(end);
-    number_format f = { NUMBER_SHORT, CLAIM_TEXT_PRECISION, 0, false };
     if (*end == ':') {
         char *after;
         long decimals = strtol(end + 1, &after, 10);
         if (after == end + 1 || decimals < 0 || decimals > 17 || *skip_spaces(after) != '\0')
             return fail(error, error_size, "'%s' is not a number of decimals from 0 to 17",
                         end + 1);
-        f = (number_format){ NUMBER_FIXED, (int)decimals, 0, false };
+        out->format = (number_format){ NUMBER_FIXED, (int)decimals, 0, false };
     } else if (*end != '\0') {
         return fail(error, error_size, "unexpected '%s' after the cell", end);
     }
-    number_write(trace_value(t, cell.stage, cell.head, cell.row, cell.col), &f, value, size);
     return true;
+}
+
+/* The text one placeholder stands for, written into value. */
+static void render_one(const trace *t, const placeholder *ph, char *value, size_t size)
+{
+    const trace_cell *c = &ph->cell;
+    if (ph->kind == CLAIM_COMPARE) {
+        number_write(trace_value(t, c->stage, c->head, c->row, c->col), &ph->format, value, size);
+        return;
+    }
+    int col = claim_extreme(t, c->stage, c->head, c->row, ph->kind == CLAIM_ARGMAX);
+    char label[32];
+    snprintf(value, size, "%s",
+             trace_axis_label(t, stage_get(c->stage)->cols, col, label, sizeof label));
+}
+
+/* The inside of the placeholder at text + open (length bytes, braces included). */
+static void placeholder_inside(const char *text, size_t open, size_t length, char *inside,
+                               size_t size)
+{
+    copy_span(text + open + 1, text + open + length - 1, inside, size);
 }
 
 bool claim_placeholder_find(const char *text, size_t from, size_t *open, size_t *length)
@@ -481,17 +502,39 @@ int claim_render(const trace *t, const char *text, int head, char *out, size_t s
             return -1;
         }
         char inside[400], value[NUMBER_MAX + 256], why[CLAIM_MESSAGE_MAX - 100];
-        copy_span(text + open + 1, text + open + length - 1, inside, sizeof inside);
-        if (!render_one(t, inside, head, value, sizeof value, why, sizeof why)) {
+        placeholder_inside(text, open, length, inside, sizeof inside);
+        placeholder ph;
+        if (!parse_placeholder(t, inside, head, &ph, why, sizeof why)) {
             snprintf(error->message, sizeof error->message, "placeholder '{%.80s}': %s", inside,
                      why);
             return -1;
         }
+        render_one(t, &ph, value, sizeof value);
         put_bytes(&b, value, strlen(value));
         from = open + length;
     }
     put_literal(&b, text + from, strlen(text + from));
     return (int)b.length;
+}
+
+bool claim_text_names(const trace *t, const char *text, int head, const trace_cell *cell,
+                      bool row)
+{
+    size_t from = 0, open = 0, length = 0;
+    for (; claim_placeholder_find(text, from, &open, &length); from = open + length) {
+        char inside[400], why[CLAIM_MESSAGE_MAX];
+        placeholder ph;
+        if (text[open + length - 1] != '}')
+            break;
+        placeholder_inside(text, open, length, inside, sizeof inside);
+        if (!parse_placeholder(t, inside, head, &ph, why, sizeof why))
+            continue;
+        const trace_cell *c = &ph.cell;
+        bool same_row = c->stage == cell->stage && c->head == cell->head && c->row == cell->row;
+        if (same_row && (ph.kind == CLAIM_COMPARE ? c->col == cell->col : row))
+            return true;
+    }
+    return false;
 }
 
 int claim_cell_name(const trace *t, const trace_cell *cell, char *buffer, size_t size)

@@ -80,6 +80,12 @@ bool claim_placeholder_find(const char *text, size_t from, size_t *open, size_t 
 int claim_render(const trace *t, const char *text, int head, char *out, size_t size,
                  claim_text_error *error);
 
+/* Whether a placeholder of text (read as claim_render does) writes the value of cell or, with
+ * row, the label of the largest or smallest column of cell's row: text that tells a question's
+ * answer. Placeholders that cannot be read name nothing. */
+bool claim_text_names(const trace *t, const char *text, int head, const trace_cell *cell,
+                      bool row);
+
 /* Writes a cell's name, "weights[bank,river]", with "@H" after it for a per-head stage at a head
  * other than 1. Returns the length it wanted. */
 int claim_cell_name(const trace *t, const trace_cell *cell, char *buffer, size_t size);

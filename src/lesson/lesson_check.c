@@ -166,6 +166,7 @@ static void render(char **text, lesson_written *w, int head, const trace *t,
 }
 
 /* ---- questions the script already answered ---- */
+/* (before the live numbers are written into the texts, which this reads) */
 
 /* Whether step `earlier` shows the matrix that question `asked` asks about. */
 static bool shows_matrix_of(const lesson_step *earlier, const lesson_step *asked) {
@@ -173,10 +174,42 @@ static bool shows_matrix_of(const lesson_step *earlier, const lesson_step *asked
     return !stage_get(asked->stage)->per_head || step_head(earlier) == step_head(asked);
 }
 
-static void warn_leaks(const lesson *l, lesson_diagnostics *d) {
+/* Whether text (shown at `where`, its placeholders in head `head`) tells the answer of question
+ * `asked` through a live number: its focus cell's value, or for a choice the extreme of its
+ * row; if so, warns and returns true. */
+static bool told(const trace *t, const char *text, int head, const char *where, int line,
+                 const lesson_step *asked, lesson_diagnostics *d) {
+    if (!text || !has_focus(asked)) return false;
+    trace_cell cell = focus_cell(asked);
+    if (!claim_text_names(t, text, head, &cell, asked->n_choices > 0)) return false;
+    char name[CLAIM_MESSAGE_MAX], shown[SHOWN_MAX];
+    claim_cell_name(t, &cell, name, sizeof name);
+    lesson_warn(d, asked->ask_at.line, asked->ask_at.col, LESSON_ERROR_QUESTION_TOLD, where, line,
+                escaped(name, shown));
+    return true;
+}
+
+/* A question's answer told by a live number before it is answered: in the about text, the
+ * narration or question of an earlier step, or the question itself. */
+static bool warn_told(const lesson *l, const trace *t, int k, lesson_diagnostics *d) {
+    const lesson_step *asked = &l->steps[k];
+    if (told(t, l->about, 1, "the about text", l->about_written.at.line, asked, d)) return true;
+    for (int j = 0; j < k; j++) {
+        const lesson_step *s = &l->steps[j];
+        char where[64];
+        snprintf(where, sizeof where, "the narration of step %d", j + 1);
+        if (told(t, s->say, step_head(s), where, s->say_written.at.line, asked, d)) return true;
+        snprintf(where, sizeof where, "the question of step %d", j + 1);
+        if (told(t, s->ask, step_head(s), where, s->ask_at.line, asked, d)) return true;
+    }
+    return told(t, asked->ask, step_head(asked), "the question itself", asked->ask_at.line,
+                asked, d);
+}
+
+static void warn_leaks(const lesson *l, const trace *t, lesson_diagnostics *d) {
     for (int k = 0; k < l->n_steps; k++) {
         const lesson_step *asked = &l->steps[k];
-        if (!asked->ask || asked->stage == STAGE_COUNT) continue;
+        if (!asked->ask || asked->stage == STAGE_COUNT || warn_told(l, t, k, d)) continue;
         for (int j = 0; j < k; j++) {
             if (!shows_matrix_of(&l->steps[j], asked)) continue;
             char head[32] = "";
@@ -192,6 +225,8 @@ static void warn_leaks(const lesson *l, lesson_diagnostics *d) {
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
                            lesson_diagnostics *diagnostics) {
     *diagnostics = (lesson_diagnostics){ .path = strdup(l->path ? l->path : "") };
+    /* before the live numbers are written: it reads the placeholders */
+    if (warnings) warn_leaks(l, t, diagnostics);
     for (int i = 0; i < l->n_steps; i++) {
         lesson_step *step = &l->steps[i];
         check_answer(step, t, warnings, diagnostics);
@@ -200,7 +235,6 @@ lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
         render(&step->ask, &step->ask_written, step_head(step), t, diagnostics);
     }
     render(&l->about, &l->about_written, 1, t, diagnostics);
-    if (warnings) warn_leaks(l, diagnostics);
     lesson_report_finish(diagnostics);
     return lesson_error_count(diagnostics) > 0 ? LESSON_INVALID : LESSON_OK;
 }

@@ -69,6 +69,8 @@
     X(BAD_PLACEHOLDER,   "%s") \
     X(QUESTION_LEAK,     "the answer to this question is already on screen: step %d (line %d) " \
                          "shows %s%s; ask it at or before the first step that shows it") \
+    X(QUESTION_TOLD,     "the answer to this question is already on screen: %s (line %d) " \
+                         "writes %s; tell it after the question, in its step's say") \
     X(TOO_MANY_ERRORS,   "too many problems; only the first %d are shown")
 
 typedef enum {
