@@ -165,8 +165,7 @@ static void render(char **text, lesson_written *w, int head, const trace *t,
     *text = rendered;
 }
 
-/* ---- questions the script already answered ---- */
-/* (before the live numbers are written into the texts, which this reads) */
+/* ---- questions the script already answered (read before the live numbers are written) ---- */
 
 /* Whether step `earlier` shows the matrix that question `asked` asks about. */
 static bool shows_matrix_of(const lesson_step *earlier, const lesson_step *asked) {
