@@ -52,7 +52,8 @@ typedef struct {
     char *ask;             /* the question, or NULL when the step asks none */
     int n_choices;         /* 0 for a numeric question (or none) */
     char **choices;        /* (n_choices) the possible answers, as written; NULL when none */
-    int answer_choice;     /* index of the right choice; -1 for a numeric question (or none) */
+    int answer_choice;     /* index of the right choice; -1 for a numeric question (or none),
+                              and for `answer: auto` until lesson_check has taken it */
     double answer;         /* the right number, for a numeric question */
     double tolerance;      /* a numeric answer counts when |given − answer| ≤ tolerance (0.005
                               unless the lesson says otherwise) */
