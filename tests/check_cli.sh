@@ -93,6 +93,22 @@ check "overflow is an error naming the stage and cell" output_is \
     "tests/cli/overflow.yaml: error: a number grew too large to represent (overflow) in scores[a,a] of head 1" \
     ./attnstep --json tests/cli/overflow.yaml
 check "overflow exits 65 with no output" bash -c "out=\$(./attnstep --plain tests/cli/overflow.yaml 2>/dev/null); [ \$? -eq 65 ] && [ -z \"\$out\" ]"
+check "--check computes the trace: overflow exits 65 naming the cell" output_is \
+    "tests/cli/overflow.yaml: error: a number grew too large to represent (overflow) in scores[a,a] of head 1" \
+    ./attnstep --check tests/cli/overflow.yaml
+check "--check of an overflowing lesson exits 65" expect_status 65 ./attnstep --check tests/cli/overflow.yaml
+check "--check warns of a question answered before it is asked, and exits 0" output_is \
+    "tests/cli/question_answered.yaml:19:5: warning: the answer to this question is already on screen: the about text (line 6) writes weights[cat,sat]@2; tell it after the question, in its step's say
+tests/cli/question_answered.yaml:25:5: warning: the answer to this question is already on screen: step 1 (line 14) shows weights of head 1; ask it at or before the first step that shows it
+tests/cli/question_answered.yaml:29:13: warning: answer 1 cannot be checked: the step has no focus (or write 'answer: auto' with a focus)" \
+    ./attnstep --check tests/cli/question_answered.yaml
+check "--check with warnings only exits 0" expect_status 0 ./attnstep --check tests/cli/question_answered.yaml
+check "--plain shows no warning" output_is "" bash -c "./attnstep --plain tests/cli/question_answered.yaml >/dev/null"
+check "--check proves every shipped lesson, silently" output_is "" ./attnstep --check lessons/*.yaml
+check "--plain writes live numbers into the narration" bash -c \
+    "./attnstep --plain tests/cli/live_numbers.yaml | grep -qxF '  | cat gives 0.391 to sat (0.39), most to sat; {Braces} stay.'"
+check "a false claim stops --plain too, with exit 65 and nothing on stdout" bash -c \
+    "out=\$(./attnstep --plain tests/bad/claim_false.yaml 2>/dev/null); [ \$? -eq 65 ] && [ -z \"\$out\" ]"
 check "TERM=dumb on a terminal prints the plain trace with a note" bash -c \
     "TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null | grep -qF '(TERM is unset or dumb); printing the plain trace' && TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null | grep -q '^cat  0.6296  0.3704.$'"
 check "--stats lists every stage with its counts" bash -c "./attnstep --stats $lesson >$tmp/stats && grep -q '^scores  *2×2  *8  *4 ' $tmp/stats && [ \$(grep -cE '^(input|Q|K|V|scores|scaled|masked|weights|context|concat|output) ' $tmp/stats) -eq 11 ] && grep -q '^total ' $tmp/stats && grep -q 'Peak memory' $tmp/stats"

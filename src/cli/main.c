@@ -104,24 +104,24 @@ static int write_stats(const options *o, const lesson *l, const trace *t)
                                                                           : EXIT_STATUS_IO);
 }
 
+static int load_traced(const options *o, const char *path, bool checking, lesson *l, trace *t);
+
+/* Each lesson loaded, computed and checked against its numbers (lesson_check), with warnings. */
 static int check_lessons(const options *o, int count, char **paths)
 {
-    (void)o;
     if (count == 0)
         return usage_error("--check needs a lesson", NULL);
     int status = EXIT_STATUS_OK;
     for (int i = 0; i < count; i++) {
         lesson l;
-        lesson_diagnostics diagnostics;
-        lesson_status loaded = lesson_load(paths[i], &l, &diagnostics);
-        if (loaded == LESSON_OK) {
+        trace t;
+        int one = load_traced(o, paths[i], true, &l, &t);
+        if (one == EXIT_STATUS_OK) {
+            trace_free(&t);
             lesson_free(&l);
-            continue;
+        } else if (status == EXIT_STATUS_OK || one == EXIT_STATUS_NO_INPUT) {
+            status = one;
         }
-        lesson_diagnostics_print(&diagnostics, stderr);
-        lesson_diagnostics_free(&diagnostics);
-        if (status != EXIT_STATUS_NO_INPUT)
-            status = loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
     }
     return status;
 }
@@ -253,7 +253,9 @@ static const option_row option_table[] = {
       "with --explain: every term of a long sum, not only the largest", NULL, set_full, NULL,
       NULL },
     { "check", 0, no_argument, "--check LESSON...",
-      "validate lessons only; print every problem found", &mode_check, NULL, NULL, NULL },
+      "validate lessons and prove their answers, expect: claims and\n"
+      "live numbers; print every problem found (warnings: exit 0)", &mode_check, NULL, NULL,
+      NULL },
     { "template", 0, no_argument, NULL,
       "print a commented starter lesson", NULL, NULL, NULL, print_template },
     { "stats", 0, no_argument, "--stats LESSON",
@@ -404,28 +406,46 @@ static int report_trace_failure(const char *path, const trace *t, const trace_fa
     return f->status == TRACE_ERROR_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
 }
 
-/* Loads, computes and hands one lesson's trace to a mode. */
-static int run_with_trace(const options *o, const char *path)
+/* Loads, computes and checks one lesson against its numbers (lesson_check: answers, claims,
+ * live numbers; warnings only when checking). On EXIT_STATUS_OK l and t are filled (free them);
+ * otherwise every problem went to standard error and nothing is left to free. */
+static int load_traced(const options *o, const char *path, bool checking, lesson *l, trace *t)
 {
-    lesson l;
     lesson_diagnostics diagnostics;
-    lesson_status loaded = lesson_load(path, &l, &diagnostics);
+    lesson_status loaded = lesson_load(path, l, &diagnostics);
     if (loaded != LESSON_OK) {
         lesson_diagnostics_print(&diagnostics, stderr);
         lesson_diagnostics_free(&diagnostics);
         return loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
     }
-    trace t;
     trace_failure failure;
-    int status;
-    if (trace_compute(&l.input, &o->ui.compute, &t, &failure) != TRACE_OK) {
+    if (trace_compute(&l->input, &o->ui.compute, t, &failure) != TRACE_OK) {
         /* the failure names cells by the input's labels, which outlive the failed trace */
-        trace labels = { .in = &l.input, .n = l.input.n_tokens, .d_model = l.input.d_model };
-        status = report_trace_failure(path, &labels, &failure);
-    } else {
-        status = o->mode->with_trace(o, &l, &t);
-        trace_free(&t);
+        trace labels = { .in = &l->input, .n = l->input.n_tokens, .d_model = l->input.d_model };
+        int status = report_trace_failure(path, &labels, &failure);
+        lesson_free(l);
+        return status;
     }
+    lesson_status checked = lesson_check(l, t, checking, &diagnostics);
+    lesson_diagnostics_print(&diagnostics, stderr);
+    lesson_diagnostics_free(&diagnostics);
+    if (checked == LESSON_OK)
+        return EXIT_STATUS_OK;
+    trace_free(t);
+    lesson_free(l);
+    return EXIT_STATUS_DATA;
+}
+
+/* Loads, computes and hands one lesson's trace to a mode. */
+static int run_with_trace(const options *o, const char *path)
+{
+    lesson l;
+    trace t;
+    int status = load_traced(o, path, false, &l, &t);
+    if (status != EXIT_STATUS_OK)
+        return status;
+    status = o->mode->with_trace(o, &l, &t);
+    trace_free(&t);
     lesson_free(&l);
     return status;
 }

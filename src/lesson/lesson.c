@@ -8,6 +8,7 @@
 #include "lesson_diag.h"
 #include "lesson_text.h"
 #include "lesson_yaml.h"
+#include "claim.h"
 #include "random.h"
 
 #define DEFAULT_TOLERANCE 0.005
@@ -21,7 +22,7 @@
 #define RANDOM_KEYS(X) X(RANDOM, "random") X(SEED, "seed") X(SCALE, "scale")
 #define STEP_KEYS(X) \
     X(STAGE, "stage") X(HEAD, "head") X(FOCUS, "focus") X(SAY, "say") X(ASK, "ask") \
-    X(CHOICES, "choices") X(ANSWER, "answer") X(TOLERANCE, "tolerance")
+    X(CHOICES, "choices") X(ANSWER, "answer") X(TOLERANCE, "tolerance") X(EXPECT, "expect")
 
 #define TOP_ENUM(id, name) TOP_##id,
 #define RANDOM_ENUM(id, name) RANDOM_##id,
@@ -56,6 +57,8 @@ typedef struct {
 
 typedef struct {
     const lesson_tree *t;
+    const char *data;         /* the file's text (NUL-terminated at data[size]), for places */
+    size_t size;
     lesson_diagnostics *d;
     int keys[TOP_COUNT];
     token_list tokens, source;
@@ -622,6 +625,73 @@ static void read_head(checker *c, int node, lesson_step *step) {
     step->head = 0;
 }
 
+/* ---- text with live numbers, and claims ---- */
+
+static lesson_place place_of(const checker *c, int node) {
+    return (lesson_place){ node_at(c, node)->line, node_at(c, node)->col };
+}
+
+static size_t offset_of(const checker *c, int node) {
+    return lesson_position_offset(c->data, c->size, node_at(c, node)->line, node_at(c, node)->col);
+}
+
+/* Where each placeholder of a text is written: found as written in the file between the text's
+ * value and the next node; a placeholder the file writes otherwise (folded across lines, or
+ * with escapes in a quoted string) is placed at the value itself. */
+static void read_written(checker *c, int node, lesson_written *w) {
+    w->at = place_of(c, node);
+    const char *text = lesson_node_text(c->t, node);
+    size_t from = offset_of(c, node);
+    size_t bound = node + 1 < c->t->n_nodes ? offset_of(c, node + 1) : c->size;
+    size_t open = 0, length = 0, count = 0;
+    for (size_t at = 0; claim_placeholder_find(text, at, &open, &length); at = open + length)
+        count++;
+    if (count == 0 || !(w->marks = calloc(count, sizeof *w->marks))) return;
+    for (size_t at = 0; claim_placeholder_find(text, at, &open, &length); at = open + length) {
+        lesson_place *mark = &w->marks[w->count++];
+        *mark = w->at;
+        for (size_t i = from; i + length <= bound; i++)
+            if (memcmp(c->data + i, text + open, length) == 0) {
+                lesson_offset_position(c->data, c->size, i, &mark->line, &mark->col);
+                from = i + length;
+                break;
+            }
+    }
+}
+
+static char *read_written_text(checker *c, int node, const char *what, lesson_written *w) {
+    char *text = read_text(c, node, what);
+    if (text) read_written(c, node, w);
+    return text;
+}
+
+static void add_claim(checker *c, int node, lesson_step *step) {
+    char *text = read_text(c, node, "a claim");
+    if (!text) return;
+    step->expect[step->n_expect++] = (lesson_claim){ text, place_of(c, node) };
+}
+
+/* expect: one claim, or a list of them. */
+static void read_expect(checker *c, int node, lesson_step *step) {
+    if (!usable(c, node)) return;
+    bool list = node_at(c, node)->kind == LESSON_NODE_LIST;
+    int count = list ? node_at(c, node)->count : 1;
+    if (list && count == 0) {
+        REPORT(c, node, EMPTY_LIST, "expect");
+        return;
+    }
+    step->expect = calloc((size_t)count, sizeof *step->expect);
+    if (!step->expect) return;
+    if (!list) {
+        add_claim(c, node, step);
+        return;
+    }
+    LESSON_FOR_EACH_CHILD(c->t, node, item)
+        add_claim(c, item, step);
+}
+
+/* ---- questions ---- */
+
 static void read_choices(checker *c, int node, lesson_step *step) {
     if (!expect_kind(c, node, LESSON_NODE_LIST, "choices", "a list of answers")) return;
     if (node_at(c, node)->count == 0) {
@@ -638,6 +708,15 @@ static void read_choices(checker *c, int node, lesson_step *step) {
 
 static void read_answer(checker *c, int node, bool with_choices, lesson_step *step) {
     if (with_choices && !step->choices) return;  /* the choices themselves were wrong */
+    step->answer_at = place_of(c, node);
+    if (node_at(c, node)->kind == LESSON_NODE_SCALAR) {
+        step->answer_text = strdup(lesson_node_text(c->t, node));
+        /* auto: lesson_check takes it from the trace (unless a choice is called "auto") */
+        step->answer_auto = strcmp(step->answer_text, "auto") == 0;
+        for (int i = 0; step->answer_auto && i < step->n_choices; i++)
+            step->answer_auto = strcmp(step->choices[i], "auto") != 0;
+        if (step->answer_auto) return;
+    }
     if (with_choices) {
         if (!expect_scalar(c, node, "answer", "one of the choices")) return;
         for (int i = 0; i < step->n_choices && step->answer_choice < 0; i++)
@@ -652,7 +731,8 @@ static void read_answer(checker *c, int node, bool with_choices, lesson_step *st
 
 /* ask, choices, answer and tolerance: a question asked before the step's stage is shown. */
 static void read_question(checker *c, const int *keys, lesson_step *step) {
-    step->ask = read_text(c, keys[STEP_ASK], "ask");
+    step->ask = read_written_text(c, keys[STEP_ASK], "ask", &step->ask_written);
+    if (keys[STEP_ASK] >= 0) step->ask_at = place_of(c, keys[STEP_ASK] - 1);
     if (keys[STEP_CHOICES] >= 0) read_choices(c, keys[STEP_CHOICES], step);
     if (keys[STEP_ANSWER] >= 0) read_answer(c, keys[STEP_ANSWER], keys[STEP_CHOICES] >= 0, step);
     if (keys[STEP_ASK] < 0) {
@@ -686,8 +766,9 @@ static void read_step(checker *c, int node, lesson_step *step) {
     if (keys[STEP_STAGE] >= 0) step->stage = read_stage(c, keys[STEP_STAGE]);
     if (keys[STEP_HEAD] >= 0) read_head(c, keys[STEP_HEAD], step);
     if (keys[STEP_FOCUS] >= 0) read_focus(c, keys[STEP_FOCUS], step);
-    step->say = read_text(c, keys[STEP_SAY], "say");
+    step->say = read_written_text(c, keys[STEP_SAY], "say", &step->say_written);
     read_question(c, keys, step);
+    if (keys[STEP_EXPECT] >= 0) read_expect(c, keys[STEP_EXPECT], step);
 }
 
 static void read_steps(checker *c, int node) {
@@ -873,7 +954,10 @@ static lesson_status build(checker *c, int root, lesson *l) {
         return LESSON_INVALID;
     }
     l->title = strdup(lesson_node_text(c->t, c->keys[TOP_TITLE]));
-    if (c->keys[TOP_ABOUT] >= 0) l->about = strdup(lesson_node_text(c->t, c->keys[TOP_ABOUT]));
+    if (c->keys[TOP_ABOUT] >= 0) {
+        l->about = strdup(lesson_node_text(c->t, c->keys[TOP_ABOUT]));
+        read_written(c, c->keys[TOP_ABOUT], &l->about_written);
+    }
     l->steps = c->steps;
     l->n_steps = c->n_steps;
     c->steps = NULL;
@@ -892,6 +976,11 @@ static lesson_status build(checker *c, int root, lesson *l) {
 static void free_step(lesson_step *step) {
     free(step->say);
     free(step->ask);
+    free(step->answer_text);
+    for (int i = 0; i < step->n_expect; i++) free(step->expect[i].text);
+    free(step->expect);
+    free(step->say_written.marks);
+    free(step->ask_written.marks);
     for (int i = 0; i < step->n_choices; i++) free(step->choices[i]);
     free(step->choices);
 }
@@ -909,14 +998,15 @@ static void checker_free(checker *c) {
     free(c->steps);
 }
 
-static lesson_status check_and_build(const lesson_tree *tree, lesson *out,
-                                     lesson_diagnostics *d) {
+static lesson_status check_and_build(const lesson_tree *tree, const char *data, size_t size,
+                                     lesson *out, lesson_diagnostics *d) {
     if (tree->nodes[0].kind != LESSON_NODE_MAP) {
         lesson_report(d, tree->nodes[0].line, tree->nodes[0].col, LESSON_ERROR_NOT_A_LESSON,
                       lesson_node_describe(tree, 0));
         return LESSON_INVALID;
     }
-    checker c = { .t = tree, .d = d, .d_model = -1, .mask_node = -1 };
+    checker c = { .t = tree, .data = data, .size = size, .d = d, .d_model = -1,
+                  .mask_node = -1 };
     check_lesson(&c, 0);
     lesson_status status = failed(&c) ? LESSON_INVALID : build(&c, 0, out);
     checker_free(&c);
@@ -945,7 +1035,7 @@ static lesson_status load_text(const char *data, size_t size, lesson *out,
     if (d->count > 0) return LESSON_INVALID;
     lesson_tree tree;
     lesson_status status = lesson_tree_parse(data, size, &tree, d)
-                         ? check_and_build(&tree, out, d) : LESSON_INVALID;
+                         ? check_and_build(&tree, data, size, out, d) : LESSON_INVALID;
     lesson_tree_free(&tree);
     return status;
 }
@@ -1046,6 +1136,7 @@ void lesson_free(lesson *l) {
     free(l->path);
     free(l->title);
     free(l->about);
+    free(l->about_written.marks);
     for (int i = 0; l->tokens && i < l->n_tokens; i++) free(l->tokens[i]);
     free(l->tokens);
     for (int i = 0; l->source && i < l->n_source; i++) free(l->source[i]);

@@ -18,6 +18,26 @@
 #define LESSON_MAX_DEPTH 32                      /* nested lists and mappings */
 #define LESSON_MAX_NODES 2000000                 /* values of every kind in one file */
 
+/* A place in the lesson file, from 1. */
+typedef struct {
+    int line, col;
+} lesson_place;
+
+/* A text that may hold live numbers ({weights[bank,river]}; claim.h): where its value is written
+ * and where each of its placeholders is, in order, so that a bad one is reported at its place. */
+typedef struct {
+    lesson_place at;
+    int count;
+    lesson_place *marks;   /* (count) */
+    bool rendered;         /* lesson_check has written its live numbers into the text */
+} lesson_written;
+
+/* One claim of a step's `expect:` list, as written (claim.h is its language). */
+typedef struct {
+    char *text;
+    lesson_place at;
+} lesson_claim;
+
 /* One item of the lesson's narration script. A step with `ask` is a question put to the
  * student before the step's stage is shown: either multiple choice (choices and answer_choice)
  * or numeric (answer, accepted within ± tolerance). */
@@ -32,16 +52,24 @@ typedef struct {
     char *ask;             /* the question, or NULL when the step asks none */
     int n_choices;         /* 0 for a numeric question (or none) */
     char **choices;        /* (n_choices) the possible answers, as written; NULL when none */
-    int answer_choice;     /* index of the right choice; -1 for a numeric question (or none) */
+    int answer_choice;     /* index of the right choice; -1 for a numeric question (or none),
+                              and for `answer: auto` until lesson_check has taken it */
     double answer;         /* the right number, for a numeric question */
     double tolerance;      /* a numeric answer counts when |given − answer| ≤ tolerance (0.005
                               unless the lesson says otherwise) */
+    bool answer_auto;      /* `answer: auto`: lesson_check takes the answer from the trace */
+    char *answer_text;     /* the answer as written, for messages; NULL without one */
+    lesson_place answer_at, ask_at;
+    int n_expect;
+    lesson_claim *expect;  /* (n_expect) the claims lesson_check proves; NULL when none */
+    lesson_written say_written, ask_written;  /* the placeholders of say and ask */
 } lesson_step;
 
 typedef struct {
     char *path;
     char *title;
     char *about;                 /* NULL when the lesson has none */
+    lesson_written about_written;
     int n_tokens;
     char **tokens;               /* (n_tokens) as written, repeats kept */
     int n_source;                /* 0 in self-attention (input.n_source is then n_tokens) */
@@ -61,6 +89,7 @@ typedef struct {
 typedef struct {
     int line, col;               /* from 1; 0 when the problem has no place (unreadable file) */
     char *message;
+    bool warning;                /* a warning (only lesson_check gives them), not an error */
 } lesson_diagnostic;
 
 typedef struct {
@@ -85,7 +114,26 @@ lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *dia
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics);
 
-/* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message"). */
+/* Checks a loaded lesson against its trace t (computed from l->input), as every mode that shows
+ * a lesson does after trace_compute: each answer against the focus cell (filling `answer: auto`),
+ * each `expect:` claim, and each placeholder of say, ask and about, whose live numbers it then
+ * writes into that text (claim_render). With warnings, also warns of a question whose answer an
+ * earlier step of the script already showed: an earlier step at the question's stage (and, for
+ * a per-head stage, its head). Returns LESSON_OK when no error was found (warnings may have
+ * been), else LESSON_INVALID; either way diagnostics holds what was found (free with
+ * lesson_diagnostics_free). */
+lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
+                           lesson_diagnostics *diagnostics);
+
+/* The lesson's `about` with its live numbers written, for a list of lessons that does not
+ * compute each one (the UI's picker), or NULL when it has none. The trace is computed here when
+ * it needs at most LESSON_ABOUT_TRACE_MAX bytes; a larger lesson, or one whose placeholders
+ * are wrong, gets the text as written. Free it. */
+#define LESSON_ABOUT_TRACE_MAX ((size_t)64 << 20)
+char *lesson_about_shown(const lesson *l);
+
+/* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message"), or
+ * "warning:" for a warning. */
 void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);
 
 /* The walk of the lesson's trace t (computed from l->input), with each narration item of

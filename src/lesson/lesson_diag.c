@@ -31,7 +31,8 @@ static int insertion_point(const lesson_diagnostics *d, int line, int col) {
     return i;
 }
 
-void lesson_report(lesson_diagnostics *d, int line, int col, lesson_error error, ...) {
+static void record(lesson_diagnostics *d, int line, int col, bool warning, lesson_error error,
+                   va_list args) {
     if (d->count >= LESSON_MAX_DIAGNOSTICS) {
         d->dropped++;
         return;
@@ -40,15 +41,32 @@ void lesson_report(lesson_diagnostics *d, int line, int col, lesson_error error,
         d->items = calloc(LESSON_MAX_DIAGNOSTICS + 1, sizeof *d->items);
         if (!d->items) return;
     }
-    va_list args;
-    va_start(args, error);
     char *message = format_message(error, args);
-    va_end(args);
     if (!message) return;  /* out of memory: the other diagnostics still say what they can */
     int at = insertion_point(d, line, col);
     memmove(d->items + at + 1, d->items + at, (size_t)(d->count - at) * sizeof *d->items);
-    d->items[at] = (lesson_diagnostic){ line, col, message };
+    d->items[at] = (lesson_diagnostic){ line, col, message, warning };
     d->count++;
+}
+
+void lesson_report(lesson_diagnostics *d, int line, int col, lesson_error error, ...) {
+    va_list args;
+    va_start(args, error);
+    record(d, line, col, false, error, args);
+    va_end(args);
+}
+
+void lesson_warn(lesson_diagnostics *d, int line, int col, lesson_error error, ...) {
+    va_list args;
+    va_start(args, error);
+    record(d, line, col, true, error, args);
+    va_end(args);
+}
+
+int lesson_error_count(const lesson_diagnostics *d) {
+    int errors = d->dropped;
+    for (int i = 0; i < d->count; i++) errors += !d->items[i].warning;
+    return errors;
 }
 
 static char *message_of(lesson_error error, ...) {
@@ -63,7 +81,7 @@ void lesson_report_finish(lesson_diagnostics *d) {
     if (d->dropped == 0 || !d->items) return;
     /* The allocation keeps room for this line; it goes last, after every positioned one. */
     char *message = message_of(LESSON_ERROR_TOO_MANY_ERRORS, LESSON_MAX_DIAGNOSTICS);
-    if (message) d->items[d->count++] = (lesson_diagnostic){ 0, 0, message };
+    if (message) d->items[d->count++] = (lesson_diagnostic){ 0, 0, message, false };
     d->dropped = 0;
 }
 
@@ -75,11 +93,12 @@ void lesson_diagnostics_print(const lesson_diagnostics *d, FILE *stream) {
     if (shown) text_escape(path, shown, size);
     for (int i = 0; i < d->count; i++) {
         const lesson_diagnostic *item = &d->items[i];
+        const char *kind = item->warning ? "warning" : "error";
         if (item->line > 0)
-            fprintf(stream, "%s:%d:%d: error: %s\n", shown ? shown : "?", item->line, item->col,
-                    item->message);
+            fprintf(stream, "%s:%d:%d: %s: %s\n", shown ? shown : "?", item->line, item->col,
+                    kind, item->message);
         else
-            fprintf(stream, "%s: error: %s\n", shown ? shown : "?", item->message);
+            fprintf(stream, "%s: %s: %s\n", shown ? shown : "?", kind, item->message);
     }
     free(shown);
 }

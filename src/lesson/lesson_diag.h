@@ -57,6 +57,20 @@
     X(NOT_A_CHOICE,      "answer '%s' is not one of the choices") \
     X(NEEDS,             "'%s' needs %s") \
     X(NO_MEMORY,         "not enough memory to load this lesson") \
+    X(BAD_CLAIM,         "claim '%s' cannot be read: %s") \
+    X(FALSE_CLAIM,       "claim '%s' is false: %s") \
+    X(WRONG_ANSWER,      "answer %s is not %s (%s \u00b1 %s)") \
+    X(WRONG_CHOICE,      "answer '%s' is not the column of the focus %s; a choice that names " \
+                         "a column is the right one only at the focus") \
+    X(AUTO_NO_FOCUS,     "'answer: auto' needs a focus: the cell to take the answer from") \
+    X(AUTO_NO_CHOICE,    "'answer: auto': no choice is '%s', the focus cell's column") \
+    X(UNCHECKED_ANSWER,  "answer %s cannot be checked: the step has no focus (or write " \
+                         "'answer: auto' with a focus)") \
+    X(BAD_PLACEHOLDER,   "%s") \
+    X(QUESTION_LEAK,     "the answer to this question is already on screen: step %d (line %d) " \
+                         "shows %s%s; ask it at or before the first step that shows it") \
+    X(QUESTION_TOLD,     "the answer to this question is already on screen: %s (line %d) " \
+                         "writes %s; tell it after the question, in its step's say") \
     X(TOO_MANY_ERRORS,   "too many problems; only the first %d are shown")
 
 typedef enum {
@@ -72,6 +86,12 @@ typedef enum {
 /* Records a problem at line:col (from 1; 0:0 for the file as a whole), keeping the list in
  * order of position. The arguments follow the error's format in the table. */
 void lesson_report(lesson_diagnostics *diagnostics, int line, int col, lesson_error error, ...);
+
+/* The same for a warning: printed as "warning:", and not an error (lesson_error_count). */
+void lesson_warn(lesson_diagnostics *diagnostics, int line, int col, lesson_error error, ...);
+
+/* The diagnostics that are errors (the dropped ones counted as errors). */
+int lesson_error_count(const lesson_diagnostics *diagnostics);
 
 /* Adds the closing "too many problems" line if some were dropped. */
 void lesson_report_finish(lesson_diagnostics *diagnostics);

@@ -51,6 +51,17 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
         free(o);
         return ts == TRACE_ERROR_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
     }
+    /* answers, claims and live numbers against the numbers, as --check does (lesson.h) */
+    bool checked = lesson_check(&o->l, &o->t, false, &d) == LESSON_OK;
+    if (!checked) {
+        if (report) lesson_diagnostics_print(&d, stderr);
+        first_diagnostic(&d, path, error, size);
+    }
+    lesson_diagnostics_free(&d);
+    if (!checked) {
+        ui_lesson_close(o);
+        return EXIT_STATUS_DATA;
+    }
     *out = o;
     return EXIT_STATUS_OK;
 }

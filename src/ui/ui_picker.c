@@ -109,7 +109,7 @@ static bool add_entry(picker_screen *p, const char *path)
     lesson_diagnostics d = {0};
     if (lesson_load(path, &l, &d) == LESSON_OK) {
         e->title = copy(l.title);
-        e->about = copy(l.about);
+        e->about = lesson_about_shown(&l);  /* with its live numbers (lesson.h) */
         lesson_free(&l);
     } else {
         char message[512];

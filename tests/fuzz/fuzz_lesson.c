@@ -1,5 +1,5 @@
-/* libFuzzer target: any bytes through the lesson loader, the core, every text output and the
- * explanation of cells. Run with `make fuzz` (FUZZ_SECONDS=N); crashes become regression files
+/* libFuzzer target: any bytes through the lesson loader, the core, lesson_check (claims and live
+ * numbers), every text output and the explanation of cells. Run with `make fuzz` (FUZZ_SECONDS=N); crashes become regression files
  * in tests/bad/. */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,9 +47,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     trace t;
     if (trace_bytes_needed(&l.input) <= FUZZ_MAX_TRACE_BYTES
         && trace_compute(&l.input, NULL, &t, NULL) == TRACE_OK) {
-        output_write(&output_plain, &l, &t, 4, sink);
-        output_write(&output_json, &l, &t, 4, sink);
-        output_write(&output_markdown, &l, &t, 2, sink);
+        /* answers, claims and live numbers: untrusted text parsed against the trace; as in
+         * every mode, a lesson that fails its check is not shown */
+        bool checked = lesson_check(&l, &t, true, &diagnostics) == LESSON_OK;
+        lesson_diagnostics_print(&diagnostics, sink);
+        lesson_diagnostics_free(&diagnostics);
+        if (checked) {
+            output_write(&output_plain, &l, &t, 4, sink);
+            output_write(&output_json, &l, &t, 4, sink);
+            output_write(&output_markdown, &l, &t, 2, sink);
+        }
         explain_corners(&t);
         trace_free(&t);
     }

@@ -1,0 +1,252 @@
+/* Checking a loaded lesson against its numbers (lesson_check in lesson.h): answers, `expect:`
+ * claims and live numbers in text, and questions whose answer the script already showed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "claim.h"
+#include "lesson.h"
+#include "lesson_diag.h"
+#include "lesson_text.h"
+#include "number.h"
+#include "text.h"
+
+/* The head a step's cells default to: its own, else the first. */
+static int step_head(const lesson_step *step) {
+    return step->head > 0 ? step->head : 1;
+}
+
+static bool has_focus(const lesson_step *step) {
+    return step->focus_row >= 0 && step->focus_col >= 0;
+}
+
+static trace_cell focus_cell(const lesson_step *step) {
+    return (trace_cell){ step->stage, stage_get(step->stage)->per_head ? step_head(step) : 1,
+                         step->focus_row, step->focus_col };
+}
+
+/* Untrusted text (a claim, a message naming tokens) made harmless for a message, not cut. */
+#define SHOWN_MAX 1024
+static const char *escaped(const char *text, char *buffer) {
+    text_escape(text, buffer, SHOWN_MAX);
+    return buffer;
+}
+
+static void write_number(double x, char *buffer, size_t size) {
+    number_format f = { NUMBER_SHORT, 4, 0, false };
+    number_write(x, &f, buffer, size);
+}
+
+/* ---- answers ---- */
+
+static void check_choice(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], shown[LESSON_ESCAPED_MAX];
+    const char *column = trace_axis_label(t, stage_get(step->stage)->cols, cell.col, label,
+                                          sizeof label);
+    const char *answer = step->choices[step->answer_choice];
+    if (strcmp(answer, column) == 0) return;
+    /* only an answer that names a column of the stage is a claim about the focus */
+    stage_axis axis = stage_get(step->stage)->cols;
+    for (int col = 0; col < trace_cols(t, step->stage); col++) {
+        char other[32];
+        if (strcmp(trace_axis_label(t, axis, col, other, sizeof other), answer) != 0) continue;
+        claim_cell_name(t, &cell, name, sizeof name);
+        lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_CHOICE,
+                      lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown));
+        return;
+    }
+}
+
+static void check_number(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    double value = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
+    if (fabs(step->answer - value) <= step->tolerance * (1.0 + 1e-9) + 1e-15) return;
+    char name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], number[NUMBER_MAX];
+    char tolerance[NUMBER_MAX], shown[LESSON_ESCAPED_MAX];
+    claim_cell_name(t, &cell, name, sizeof name);
+    write_number(value, number, sizeof number);
+    write_number(step->tolerance, tolerance, sizeof tolerance);
+    const char *answer = step->answer_text ? step->answer_text : "?";
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_ANSWER,
+                  lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown), number,
+                  tolerance);
+}
+
+/* `answer: auto`: the focus cell's value, or the choice that names the focus cell's column. */
+static void take_answer(lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    if (step->n_choices == 0) {
+        step->answer = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
+        return;
+    }
+    char label[32], shown[LESSON_ESCAPED_MAX];
+    const char *column = trace_axis_label(t, stage_get(step->stage)->cols, cell.col, label,
+                                          sizeof label);
+    for (int i = 0; i < step->n_choices; i++)
+        if (strcmp(step->choices[i], column) == 0) {
+            step->answer_choice = i;
+            return;
+        }
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_AUTO_NO_CHOICE,
+                  lesson_escape(column, strlen(column), shown));
+}
+
+static void check_answer(lesson_step *step, const trace *t, bool warnings,
+                         lesson_diagnostics *d) {
+    if (!step->ask) return;
+    if (!has_focus(step)) {
+        char shown[LESSON_ESCAPED_MAX];
+        const char *answer = step->answer_text ? step->answer_text : "?";
+        if (step->answer_auto)
+            lesson_report(d, step->answer_at.line, step->answer_at.col,
+                          LESSON_ERROR_AUTO_NO_FOCUS);
+        else if (warnings && step->n_choices == 0)
+            lesson_warn(d, step->answer_at.line, step->answer_at.col,
+                        LESSON_ERROR_UNCHECKED_ANSWER, lesson_escape(answer, strlen(answer),
+                                                                     shown));
+        return;
+    }
+    if (step->answer_auto) take_answer(step, t, d);
+    else if (step->n_choices > 0 && step->answer_choice >= 0) check_choice(step, t, d);
+    else if (step->n_choices == 0) check_number(step, t, d);
+}
+
+/* ---- claims ---- */
+
+static void check_claims(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    for (int i = 0; i < step->n_expect; i++) {
+        const lesson_claim *written = &step->expect[i];
+        char shown[SHOWN_MAX], why[CLAIM_MESSAGE_MAX], why_shown[SHOWN_MAX];
+        escaped(written->text, shown);
+        claim c;
+        if (!claim_parse(t, written->text, step_head(step), &c, why, sizeof why)) {
+            lesson_report(d, written->at.line, written->at.col, LESSON_ERROR_BAD_CLAIM, shown,
+                          escaped(why, why_shown));
+        } else if (!claim_holds(t, &c, why, sizeof why)) {
+            lesson_report(d, written->at.line, written->at.col, LESSON_ERROR_FALSE_CLAIM, shown,
+                          escaped(why, why_shown));
+        }
+    }
+}
+
+/* ---- live numbers ---- */
+
+/* text with its live numbers written (claim_render), or NULL: out of memory, or a bad
+ * placeholder (error says which; error->message is empty when memory ran out). */
+static char *rendered_copy(const trace *t, const char *text, int head,
+                           claim_text_error *error) {
+    error->message[0] = '\0';
+    int length = claim_render(t, text, head, NULL, 0, error);
+    char *out = length < 0 ? NULL : malloc((size_t)length + 1);
+    if (out) claim_render(t, text, head, out, (size_t)length + 1, error);
+    return out;
+}
+
+/* Replaces *text by its rendering, or reports the first bad placeholder at its place. */
+static void render(char **text, lesson_written *w, int head, const trace *t,
+                   lesson_diagnostics *d) {
+    /* once only: the rendering's "{" (from "{{") is no placeholder */
+    if (!*text || w->rendered || !strchr(*text, '{')) return;
+    w->rendered = true;
+    claim_text_error error;
+    char *rendered = rendered_copy(t, *text, head, &error);
+    if (!rendered && error.message[0]) {
+        lesson_place at = error.index < w->count ? w->marks[error.index] : w->at;
+        char shown[SHOWN_MAX];
+        lesson_report(d, at.line, at.col, LESSON_ERROR_BAD_PLACEHOLDER,
+                      escaped(error.message, shown));
+        return;
+    }
+    if (!rendered) {
+        lesson_report(d, w->at.line, w->at.col, LESSON_ERROR_NO_MEMORY);
+        return;
+    }
+    free(*text);
+    *text = rendered;
+}
+
+/* ---- questions the script already answered (read before the live numbers are written) ---- */
+
+/* Whether step `earlier` shows the matrix that question `asked` asks about. */
+static bool shows_matrix_of(const lesson_step *earlier, const lesson_step *asked) {
+    if (earlier->stage != asked->stage) return false;
+    return !stage_get(asked->stage)->per_head || step_head(earlier) == step_head(asked);
+}
+
+/* Whether text (shown at `where`, its placeholders in head `head`) tells the answer of question
+ * `asked` through a live number: its focus cell's value, or for a choice the extreme of its
+ * row; if so, warns and returns true. */
+static bool told(const trace *t, const char *text, int head, const char *where, int line,
+                 const lesson_step *asked, lesson_diagnostics *d) {
+    if (!text || !has_focus(asked)) return false;
+    trace_cell cell = focus_cell(asked);
+    if (!claim_text_names(t, text, head, &cell, asked->n_choices > 0)) return false;
+    char name[CLAIM_MESSAGE_MAX], shown[SHOWN_MAX];
+    claim_cell_name(t, &cell, name, sizeof name);
+    lesson_warn(d, asked->ask_at.line, asked->ask_at.col, LESSON_ERROR_QUESTION_TOLD, where, line,
+                escaped(name, shown));
+    return true;
+}
+
+/* A question's answer told by a live number before it is answered: in the about text, the
+ * narration or question of an earlier step, or the question itself. */
+static bool warn_told(const lesson *l, const trace *t, int k, lesson_diagnostics *d) {
+    const lesson_step *asked = &l->steps[k];
+    if (told(t, l->about, 1, "the about text", l->about_written.at.line, asked, d)) return true;
+    for (int j = 0; j < k; j++) {
+        const lesson_step *s = &l->steps[j];
+        char where[64];
+        snprintf(where, sizeof where, "the narration of step %d", j + 1);
+        if (told(t, s->say, step_head(s), where, s->say_written.at.line, asked, d)) return true;
+        snprintf(where, sizeof where, "the question of step %d", j + 1);
+        if (told(t, s->ask, step_head(s), where, s->ask_at.line, asked, d)) return true;
+    }
+    return told(t, asked->ask, step_head(asked), "the question itself", asked->ask_at.line,
+                asked, d);
+}
+
+static void warn_leaks(const lesson *l, const trace *t, lesson_diagnostics *d) {
+    for (int k = 0; k < l->n_steps; k++) {
+        const lesson_step *asked = &l->steps[k];
+        if (!asked->ask || asked->stage == STAGE_COUNT || warn_told(l, t, k, d)) continue;
+        for (int j = 0; j < k; j++) {
+            if (!shows_matrix_of(&l->steps[j], asked)) continue;
+            char head[32] = "";
+            if (stage_get(asked->stage)->per_head)
+                snprintf(head, sizeof head, " of head %d", step_head(asked));
+            lesson_warn(d, asked->ask_at.line, asked->ask_at.col, LESSON_ERROR_QUESTION_LEAK,
+                        j + 1, l->steps[j].line, stage_get(asked->stage)->name, head);
+            break;
+        }
+    }
+}
+
+lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
+                           lesson_diagnostics *diagnostics) {
+    *diagnostics = (lesson_diagnostics){ .path = strdup(l->path ? l->path : "") };
+    /* before the live numbers are written: it reads the placeholders */
+    if (warnings) warn_leaks(l, t, diagnostics);
+    for (int i = 0; i < l->n_steps; i++) {
+        lesson_step *step = &l->steps[i];
+        check_answer(step, t, warnings, diagnostics);
+        check_claims(step, t, diagnostics);
+        render(&step->say, &step->say_written, step_head(step), t, diagnostics);
+        render(&step->ask, &step->ask_written, step_head(step), t, diagnostics);
+    }
+    render(&l->about, &l->about_written, 1, t, diagnostics);
+    lesson_report_finish(diagnostics);
+    return lesson_error_count(diagnostics) > 0 ? LESSON_INVALID : LESSON_OK;
+}
+
+char *lesson_about_shown(const lesson *l) {
+    if (!l->about) return NULL;
+    trace t;
+    if (!strchr(l->about, '{') || l->about_written.rendered
+        || trace_bytes_needed(&l->input) > LESSON_ABOUT_TRACE_MAX
+        || trace_compute(&l->input, NULL, &t, NULL) != TRACE_OK)
+        return strdup(l->about);
+    claim_text_error error;
+    char *shown = rendered_copy(&t, l->about, 1, &error);
+    trace_free(&t);
+    return shown ? shown : strdup(l->about);
+}

@@ -1,0 +1,391 @@
+/* Claims and live numbers (src/core/claim.h) on a small two-head trace whose values are known by
+ * hand, and lesson_check, which applies them to a lesson: answers, `answer: auto`, claims,
+ * placeholders written into the text, and the warning for a question the script answered. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "claim.h"
+#include "lesson.h"
+
+/* cat [1, 0.5], sat [0, 1], mat [1, 0.5], W = identity, 2 heads (d_k = 1). Head 1 scores are
+ * the products of column 0: cat row [1, 0, 1]; head 2 of column 1: cat row [0.25, 0.5, 0.25]. */
+#define LESSON_TEXT \
+    "title: t\n" \
+    "tokens: [cat, sat, mat]\n" \
+    "embeddings:\n" \
+    "  cat: [1.0, 0.5]\n" \
+    "  sat: [0.0, 1.0]\n" \
+    "  mat: [1.0, 0.5]\n" \
+    "heads: 2\n"
+
+typedef struct {
+    lesson l;
+    trace t;
+} fixture;
+
+static lesson_status load(const char *text, fixture *f) {
+    lesson_diagnostics d;
+    lesson_status status = lesson_load_buffer("t.yaml", text, strlen(text), &f->l, &d);
+    if (status != LESSON_OK) lesson_diagnostics_print(&d, stderr);
+    lesson_diagnostics_free(&d);
+    if (status == LESSON_OK) assert_int_equal(trace_compute(&f->l.input, NULL, &f->t, NULL),
+                                              TRACE_OK);
+    return status;
+}
+
+static int setup(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    assert_int_equal(load(LESSON_TEXT, f), LESSON_OK);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture *f = *state;
+    trace_free(&f->t);
+    lesson_free(&f->l);
+    free(f);
+    return 0;
+}
+
+/* Whether a claim holds; it must parse. */
+static bool holds(const trace *t, const char *text, int head) {
+    claim c;
+    char error[CLAIM_MESSAGE_MAX], detail[CLAIM_MESSAGE_MAX];
+    if (!claim_parse(t, text, head, &c, error, sizeof error)) {
+        fprintf(stderr, "'%s': %s\n", text, error);
+        fail();
+    }
+    return claim_holds(t, &c, detail, sizeof detail);
+}
+
+/* The reason a claim does not parse. */
+static void refused(const trace *t, const char *text, const char *expected) {
+    claim c;
+    char error[CLAIM_MESSAGE_MAX];
+    assert_false(claim_parse(t, text, 1, &c, error, sizeof error));
+    assert_string_equal(error, expected);
+}
+
+/* ---- claims ---- */
+
+static void test_comparisons(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    assert_true(holds(t, "scores[cat,cat] > 0.9", 1));
+    assert_false(holds(t, "scores[cat,cat] > 1", 1));
+    assert_true(holds(t, "scores[cat,cat] >= 1", 1));
+    assert_true(holds(t, "scores[cat,sat] < 0.1", 1));
+    assert_true(holds(t, "scores[cat,sat] <= 0", 1));
+    assert_false(holds(t, "scores[cat,sat] < 0", 1));
+    assert_true(holds(t, "0.9 < scores[cat,cat]", 1));
+    assert_true(holds(t, "scores[cat,sat] < scores[cat,cat]", 1));
+    assert_false(holds(t, "scores[cat,cat] < scores[cat,mat]", 1));
+    assert_true(holds(t, "scores[cat,cat] = scores[cat,mat]", 1));
+    assert_true(holds(t, "scores[cat,sat] = 0.5", 2));
+    assert_true(holds(t, "input[cat,1] == 0.5", 1));
+    /* = is equality, not rounding: 0.5 is not "= 0" nor "= 0.50001" */
+    assert_false(holds(t, "scores[cat,sat] = 0", 2));
+    assert_false(holds(t, "scores[cat,sat] = 0.50001", 2));
+}
+
+static void test_about_takes_its_tolerance_from_the_decimals(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    /* weights[cat,sat]@2 = e^0.5 / (2 e^0.25 + e^0.5) */
+    double w = exp(0.5) / (2 * exp(0.25) + exp(0.5));
+    char claim_text[128];
+    snprintf(claim_text, sizeof claim_text, "weights[cat,sat] ≈ %.2f", w + 0.004);
+    assert_true(holds(t, claim_text, 2));
+    snprintf(claim_text, sizeof claim_text, "weights[cat,sat] ≈ %.3f", w + 0.004);
+    assert_false(holds(t, claim_text, 2));
+    snprintf(claim_text, sizeof claim_text, "weights[cat,sat] ~ %.3f ± 0.005", w + 0.004);
+    assert_true(holds(t, claim_text, 2));
+    snprintf(claim_text, sizeof claim_text, "weights[cat,sat] ~ %.3f +- 0.003", w + 0.004);
+    assert_false(holds(t, claim_text, 2));
+    assert_true(holds(t, "weights[cat,sat] ≈ 0.4", 2));   /* ± 0.05 */
+    assert_true(holds(t, "weights[cat,sat] ≈ 391e-3", 2));   /* ± 0.0005 */
+    assert_false(holds(t, "weights[cat,sat] ≈ 392e-3", 2));
+    assert_true(holds(t, "weights[cat,sat] < 4E-1", 2));
+    assert_true(holds(t, "scores[cat,sat] > −1", 2));   /* the typeset minus, U+2212 */
+    assert_true(holds(t, "scores[cat,sat] > -1e9", 2));
+    assert_true(holds(t, "weights[cat,sat] ≈ weights[cat,cat] ± 0.1", 2));
+    assert_false(holds(t, "weights[cat,sat] ≈ weights[cat,cat] ± 0.01", 2));
+}
+
+static void test_heads(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    assert_true(holds(t, "scores[cat,cat] = 1", 1));
+    assert_true(holds(t, "scores[cat,cat] = 0.25", 2));
+    assert_true(holds(t, "scores[cat,cat]@2 = 0.25", 1));
+    assert_true(holds(t, "scores[cat,cat]@1 > scores[cat,cat]@2", 2));
+}
+
+static void test_argmax_and_argmin(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    assert_true(holds(t, "argmax weights[cat] = sat", 2));
+    assert_false(holds(t, "argmax weights[cat] = cat", 2));
+    assert_true(holds(t, "argmin weights[cat] = cat", 2));
+    assert_true(holds(t, "argmin weights[cat] = mat", 2));   /* a tie with the least holds */
+    assert_true(holds(t, "argmax weights[cat]@1 = mat", 2));
+    assert_true(holds(t, "argmax  scores[sat]  =  sat ", 2));
+    assert_int_equal(claim_extreme(t, STAGE_WEIGHTS, 1, 0, true), 0);  /* ties: the first */
+    claim c;
+    char error[CLAIM_MESSAGE_MAX], detail[CLAIM_MESSAGE_MAX];
+    assert_true(claim_parse(t, "argmax weights[cat] = cat", 2, &c, error, sizeof error));
+    assert_false(claim_holds(t, &c, detail, sizeof detail));
+    assert_string_equal(detail, "argmax of weights[cat] is sat (0.391; cat is 0.3045)");
+}
+
+static void test_false_claims_say_the_numbers(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    claim c;
+    char error[CLAIM_MESSAGE_MAX], detail[CLAIM_MESSAGE_MAX];
+    assert_true(claim_parse(t, "weights[cat,sat] > 0.6", 2, &c, error, sizeof error));
+    assert_false(claim_holds(t, &c, detail, sizeof detail));
+    assert_string_equal(detail, "weights[cat,sat] is 0.391");
+    assert_true(claim_parse(t, "weights[cat,sat] < weights[cat,cat]", 2, &c, error,
+                            sizeof error));
+    assert_false(claim_holds(t, &c, detail, sizeof detail));
+    assert_string_equal(detail, "weights[cat,sat] is 0.391, weights[cat,cat] is 0.3045");
+    assert_true(claim_parse(t, "weights[cat,sat] ≈ 0.392", 2, &c, error, sizeof error));
+    assert_false(claim_holds(t, &c, detail, sizeof detail));
+    assert_string_equal(detail, "weights[cat,sat] is 0.391, not within ± 0.0005");
+    assert_true(claim_parse(t, "weights[cat,sat] ≈ 0.39112", 2, &c, error, sizeof error));
+    assert_false(claim_holds(t, &c, detail, sizeof detail));
+    assert_string_equal(detail, "weights[cat,sat] is 0.390991, not within ± 0.000005");
+}
+
+static void test_unreadable_claims(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    refused(t, "weights[cat,sat] 0.6", "expected one of < <= > >= = ≈ ~ after 'weights[cat,sat]'");
+    refused(t, "weights[cat,dog] < 1", "no such cell 'weights[cat,dog]': name the row and "
+            "column by token or by 0-based index");
+    refused(t, "weights[cat,sat]@3 < 1", "head 3 does not exist: this lesson has 2 heads");
+    refused(t, "weights[cat,sat] ≈ weights[cat,cat]",
+            "≈ between two cells needs its tolerance: ± T");
+    refused(t, "argmax weights[cat] = dog", "'dog' is not a column of weights");
+    refused(t, "argmax weights[cat] sat", "write argmax weights[cat] = LABEL");
+    refused(t, "1 < 2", "a claim compares at least one cell");
+    refused(t, "weights[cat,sat] < 1 ± 0.1", "a tolerance (±) goes with ≈ only");
+    refused(t, "weights[cat,sat] ≈ 1 ± x", "± needs a number of at least 0");
+    refused(t, "weights[cat,sat] < 1 and more", "unexpected 'and more' after the claim");
+    refused(t, "cat < 1", "'cat < 1' is not a cell: write STAGE[ROW,COL], optionally @HEAD");
+    refused(t, "wieghts[cat,sat] < 1", "unknown stage 'wieghts' (stages: input Q K V scores "
+            "scaled masked weights context concat output)");
+}
+
+/* ---- live numbers ---- */
+
+static void rendered(const trace *t, const char *text, int head, const char *expected) {
+    claim_text_error error;
+    char out[256];
+    int length = claim_render(t, text, head, out, sizeof out, &error);
+    if (length < 0) fprintf(stderr, "'%s': %s\n", text, error.message);
+    assert_int_equal(length, (int)strlen(expected));
+    assert_string_equal(out, expected);
+    assert_int_equal(claim_render(t, text, head, NULL, 0, &error), length);
+}
+
+static void test_placeholders(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    rendered(t, "no braces", 1, "no braces");
+    rendered(t, "cat gives {weights[cat,sat]} to sat", 2, "cat gives 0.391 to sat");
+    rendered(t, "{weights[cat,sat]:2} and {weights[cat,sat]:6}", 2, "0.39 and 0.390991");
+    rendered(t, "{scores[cat,cat]:2}, {scores[cat,cat]}", 1, "1.00, 1.0");
+    rendered(t, "{argmax weights[cat]} {argmin weights[cat]@2}", 2, "sat cat");
+    rendered(t, "{scores[cat,sat]@2}", 1, "0.5");
+    rendered(t, "{{literal} {{{scores[cat,sat]}}", 1, "{literal} {0.0}");
+}
+
+static void bad_placeholder(const trace *t, const char *text, size_t offset, int index,
+                            const char *message) {
+    claim_text_error error;
+    char out[256];
+    assert_int_equal(claim_render(t, text, 1, out, sizeof out, &error), -1);
+    assert_int_equal(error.offset, offset);
+    assert_int_equal(error.index, index);
+    assert_string_equal(error.message, message);
+}
+
+static void test_bad_placeholders(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    bad_placeholder(t, "a {scores[cat,sat]} b {scores[cat,dog]}", 22, 1,
+                    "placeholder '{scores[cat,dog]}': no such cell 'scores[cat,dog]': name the "
+                    "row and column by token or by 0-based index");
+    bad_placeholder(t, "{{ {scores[cat,sat]\nnext}", 3, 0,
+                    "placeholder '{scores[cat,sat]' has no closing '}' (write {{ for a brace)");
+    bad_placeholder(t, "{scores[cat,sat]:x}", 0, 0,
+                    "placeholder '{scores[cat,sat]:x}': 'x' is not a number of decimals from 0 "
+                    "to 17");
+    bad_placeholder(t, "{scores[cat,sat] sat}", 0, 0,
+                    "placeholder '{scores[cat,sat] sat}': unexpected 'sat' after the cell");
+    bad_placeholder(t, "{}", 0, 0, "placeholder '{}': '' is not a cell: write STAGE[ROW,COL], "
+                    "optionally @HEAD");
+    size_t open = 0, length = 0;
+    assert_true(claim_placeholder_find("{{a} {b}", 0, &open, &length));
+    assert_int_equal(open, 5);
+    assert_int_equal(length, 3);
+    assert_false(claim_placeholder_find("{{a}", 0, &open, &length));
+}
+
+static void test_text_names_a_cell(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    trace_cell cell = { STAGE_WEIGHTS, 2, 0, 1 };   /* weights[cat,sat]@2 */
+    assert_true(claim_text_names(t, "x {weights[cat,sat]} y", 2, &cell, false));
+    assert_true(claim_text_names(t, "{weights[cat,sat]@2:1}", 1, &cell, false));
+    assert_false(claim_text_names(t, "{weights[cat,sat]}", 1, &cell, false));   /* head 1 */
+    assert_false(claim_text_names(t, "{weights[cat,mat]} {{weights[cat,sat]}", 2, &cell,
+                                  false));
+    assert_false(claim_text_names(t, "{argmax weights[cat]}", 2, &cell, false));
+    assert_true(claim_text_names(t, "{argmax weights[cat]}", 2, &cell, true));
+    assert_true(claim_text_names(t, "{argmin weights[cat]@2}", 1, &cell, true));
+    assert_false(claim_text_names(t, "{argmax weights[sat]}", 2, &cell, true));
+    assert_false(claim_text_names(t, "{weights[cat,dog]} {weights[cat", 2, &cell, true));
+}
+
+/* ---- lesson_check ---- */
+
+/* Loads LESSON_TEXT with steps, checks it, and compares the printed diagnostics. */
+static lesson_status checked(const char *steps, bool warnings, const char *expected,
+                             fixture *f) {
+    char text[4096];
+    snprintf(text, sizeof text, "%ssteps:\n%s", LESSON_TEXT, steps);
+    assert_int_equal(load(text, f), LESSON_OK);
+    lesson_diagnostics d;
+    lesson_status status = lesson_check(&f->l, &f->t, warnings, &d);
+    char *printed = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&printed, &size);
+    assert_non_null(stream);
+    lesson_diagnostics_print(&d, stream);
+    fclose(stream);
+    assert_string_equal(printed, expected);
+    free(printed);
+    lesson_diagnostics_free(&d);
+    return status;
+}
+
+static void release(fixture *f) {
+    trace_free(&f->t);
+    lesson_free(&f->l);
+}
+
+static void test_check_writes_live_numbers(void **state) {
+    (void)state;
+    fixture f;
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    head: 2\n"
+                             "    say: cat gives {weights[cat,sat]} to sat, {{sic}\n"
+                             "    ask: 'Cat keeps {weights[cat,cat]:1}; and for sat?'\n"
+                             "    focus: [cat, sat]\n"
+                             "    answer: auto\n"
+                             "    expect: argmax weights[cat] = sat\n", true, "", &f),
+                     LESSON_OK);
+    assert_string_equal(f.l.steps[0].say, "cat gives 0.391 to sat, {sic}");
+    assert_string_equal(f.l.steps[0].ask, "Cat keeps 0.3; and for sat?");
+    assert_true(f.l.steps[0].answer_auto);
+    assert_true(fabs(f.l.steps[0].answer - exp(0.5) / (2 * exp(0.25) + exp(0.5))) < 1e-15);
+    release(&f);
+}
+
+static void test_check_answer_auto_with_choices(void **state) {
+    (void)state;
+    fixture f;
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    head: 2\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word does cat look at most?\n"
+                             "    choices: [cat, sat, mat]\n"
+                             "    answer: auto\n", true, "", &f), LESSON_OK);
+    assert_int_equal(f.l.steps[0].answer_choice, 1);
+    release(&f);
+}
+
+static void test_check_refuses_wrong_answers(void **state) {
+    (void)state;
+    fixture f;
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    head: 2\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: How much?\n"
+                             "    answer: 0.38\n"
+                             "  - stage: context\n"
+                             "    head: 2\n"
+                             "    focus: [cat, \"0\"]\n"
+                             "    ask: And here?\n"
+                             "    answer: 0.6\n"
+                             "    tolerance: 0.01\n", false,
+                             "t.yaml:13:13: error: answer 0.38 is not weights[cat,sat]@2 "
+                             "(0.391 ± 0.005)\n"
+                             "t.yaml:18:13: error: answer 0.6 is not context[cat,0]@2 "
+                             "(0.6955 ± 0.01)\n", &f),
+                     LESSON_INVALID);
+    release(&f);
+}
+
+static void test_check_warns_of_answered_questions(void **state) {
+    (void)state;
+    fixture f;
+    /* head 1's weights shown first: the question about head 2 is fine, head 1's is not */
+    assert_int_equal(checked("  - stage: weights\n"
+                             "  - stage: weights\n"
+                             "    head: 2\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: sat\n"
+                             "  - stage: weights\n"
+                             "    head: 1\n"
+                             "    focus: [cat, cat]\n"
+                             "    ask: How much?\n"
+                             "    answer: auto\n"
+                             "  - stage: concat\n"
+                             "    ask: How much, without a focus?\n"
+                             "    answer: 0.5\n", true,
+                             "t.yaml:19:5: warning: the answer to this question is already on "
+                             "screen: step 1 (line 9) shows weights of head 1; ask it at or "
+                             "before the first step that shows it\n"
+                             "t.yaml:23:13: warning: answer 0.5 cannot be checked: the step "
+                             "has no focus (or write 'answer: auto' with a focus)\n", &f),
+                     LESSON_OK);
+    release(&f);
+}
+
+/* The picker shows about with its live numbers without checking the lesson. */
+static void test_about_shown_without_check(void **state) {
+    (void)state;
+    fixture f;
+    assert_int_equal(load(LESSON_TEXT "about: 'cat gives {weights[cat,sat]@2:2} to sat'\n", &f),
+                     LESSON_OK);
+    char *about = lesson_about_shown(&f.l);
+    assert_string_equal(about, "cat gives 0.39 to sat");
+    free(about);
+    assert_string_equal(f.l.about, "cat gives {weights[cat,sat]@2:2} to sat");
+    release(&f);
+    assert_int_equal(load(LESSON_TEXT, &f), LESSON_OK);
+    assert_null(lesson_about_shown(&f.l));
+    release(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_comparisons, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_about_takes_its_tolerance_from_the_decimals, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_heads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_argmax_and_argmin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_false_claims_say_the_numbers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_claims, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_placeholders, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_placeholders, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_names_a_cell, setup, teardown),
+        cmocka_unit_test(test_check_writes_live_numbers),
+        cmocka_unit_test(test_check_answer_auto_with_choices),
+        cmocka_unit_test(test_check_refuses_wrong_answers),
+        cmocka_unit_test(test_check_warns_of_answered_questions),
+        cmocka_unit_test(test_about_shown_without_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
