@@ -136,9 +136,9 @@ char *lesson_about_shown(const lesson *l);
  * "warning:" for a warning. */
 void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);
 
-/* The walk of the lesson's trace t (computed from l->input), with each narration item of
- * l->steps placed at its stage and head (lesson_narration finds it again). Returns false when
- * out of memory. */
+/* The walk of the lesson's trace t (computed from l->input): the author's script, one step per
+ * item of l->steps in the author's order (lesson_narration finds the item again), or the
+ * pipeline when the lesson has no steps. Returns false when out of memory. */
 bool lesson_walk(const lesson *l, const trace *t, walk *w);
 
 /* The narration item told at a step of lesson_walk (its say, focus and question), or NULL for a
