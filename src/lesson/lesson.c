@@ -713,10 +713,30 @@ static void read_sizes(checker *c) {
                  ? (int)value : -1;
 }
 
+/* "1, 2 or 4": the numbers of heads that divide d_model, within the limit on heads. */
+static void list_divisors(int d_model, char *out, size_t size) {
+    int count = 0, last = 0;
+    out[0] = '\0';
+    for (int h = 1; h <= d_model && h <= LESSON_MAX_HEADS; h++) {
+        if (d_model % h != 0) continue;
+        if (last) {
+            size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%d", count > 1 ? ", " : "", last);
+        }
+        last = h;
+        count++;
+    }
+    size_t used = strlen(out);
+    snprintf(out + used, size - used, "%s%d", count > 1 ? " or " : "", last);
+}
+
 static void check_heads(checker *c) {
     int node = c->keys[TOP_HEADS];
     if (node >= 0 && c->heads > 0 && c->d_model > 0 && c->d_model % c->heads != 0) {
-        REPORT(c, node, HEADS_DIVIDE, c->heads, c->d_model);
+        char divisors[512];
+        list_divisors(c->d_model, divisors, sizeof divisors);
+        lesson_hint(REPORT(c, node, HEADS_DIVIDE, c->heads, c->d_model), LESSON_HINT_USE_HEADS,
+                    divisors);
         c->heads = -1;
     }
     if (c->d_model > LESSON_MAX_D_MODEL) {
@@ -983,7 +1003,13 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
         memcpy(copy, data, size);
         copy[size] = '\0';
         status = load_text(copy, size, out, diagnostics);
-        free(copy);
+        lesson_diagnostics_quote(diagnostics, copy, size);
+        if (status == LESSON_OK) {
+            out->text = copy;  /* kept, so that checks after loading can quote it too */
+            out->text_size = size;
+        } else {
+            free(copy);
+        }
     } else {
         lesson_report(diagnostics, 0, 0, LESSON_ERROR_NO_MEMORY);
     }
@@ -1044,6 +1070,7 @@ const lesson_step *lesson_narration(const lesson *l, const walk_step *step) {
 
 void lesson_free(lesson *l) {
     free(l->path);
+    free(l->text);
     free(l->title);
     free(l->about);
     for (int i = 0; l->tokens && i < l->n_tokens; i++) free(l->tokens[i]);

@@ -40,6 +40,9 @@ typedef struct {
 
 typedef struct {
     char *path;
+    char *text;                  /* the file as loaded (NUL-terminated at text[text_size]), so that
+                                    later checks can quote its lines */
+    size_t text_size;
     char *title;
     char *about;                 /* NULL when the lesson has none */
     int n_tokens;
@@ -58,9 +61,18 @@ typedef struct {
     attention_input input;
 } lesson;
 
+typedef enum {
+    LESSON_SEVERITY_ERROR,       /* the lesson is refused */
+    LESSON_SEVERITY_WARNING      /* said, but the lesson is still usable */
+} lesson_severity;
+
 typedef struct {
     int line, col;               /* from 1; 0 when the problem has no place (unreadable file) */
+    lesson_severity severity;    /* an error unless the check that found it says otherwise */
     char *message;
+    char *hint;                  /* how to fix it ("use 1, 2 or 4"), or NULL */
+    char *source;                /* the file's line `line` as written (raw lesson text: escape it
+                                    before showing), or NULL when not quoted */
 } lesson_diagnostic;
 
 typedef struct {
@@ -85,8 +97,19 @@ lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *dia
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics);
 
-/* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message"). */
+/* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message";
+ * "warning" for a warning), then, when it is quoted, its source line (escaped) with a caret
+ * under the column, then "hint: ..." when it has a hint — the one printer of every mode:
+ *     lesson.yaml:5:8: error: heads (3) must divide d_model (4)
+ *         5 | heads: 3
+ *           |        ^
+ *     hint: use 1, 2 or 4 */
 void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);
+
+/* Gives each diagnostic that has a line but no quote yet its line of data (the file's text,
+ * size bytes, NUL-terminated at data[size]), for the printer. The loader does this itself;
+ * checks run after loading pass the lesson's text (lesson.text). */
+void lesson_diagnostics_quote(lesson_diagnostics *diagnostics, const char *data, size_t size);
 
 /* The walk of the lesson's trace t (computed from l->input), with each narration item of
  * l->steps placed at its stage and head (lesson_narration finds it again). Returns false when

@@ -1,8 +1,10 @@
-/* Recording and printing the lesson loader's diagnostics (the table is in lesson_diag.h). */
+/* Recording, quoting and printing the lesson loader's diagnostics (the tables are in
+ * lesson_diag.h): one printer for every mode, clang-style with the source line and a caret. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lesson_diag.h"
+#include "lesson_text.h"
 #include "text.h"
 
 static const char *const formats[] = {
@@ -11,14 +13,22 @@ static const char *const formats[] = {
 #undef LESSON_ERROR_FORMAT
 };
 
-static char *format_message(lesson_error error, va_list args) {
+static const char *const hint_formats[] = {
+#define LESSON_HINT_FORMAT(id, format) format,
+    LESSON_HINT_TABLE(LESSON_HINT_FORMAT)
+#undef LESSON_HINT_FORMAT
+};
+
+static const char *const severity_names[] = { "error", "warning" };
+
+static char *format_text(const char *format, va_list args) {
     va_list copy;
     va_copy(copy, args);
-    int length = vsnprintf(NULL, 0, formats[error], copy);
+    int length = vsnprintf(NULL, 0, format, copy);
     va_end(copy);
-    char *message = length < 0 ? NULL : malloc((size_t)length + 1);
-    if (message) vsnprintf(message, (size_t)length + 1, formats[error], args);
-    return message;
+    char *text = length < 0 ? NULL : malloc((size_t)length + 1);
+    if (text) vsnprintf(text, (size_t)length + 1, format, args);
+    return text;
 }
 
 /* Index at which a diagnostic at line:col goes: after every one at or before that place, so
@@ -31,30 +41,58 @@ static int insertion_point(const lesson_diagnostics *d, int line, int col) {
     return i;
 }
 
-void lesson_report(lesson_diagnostics *d, int line, int col, lesson_error error, ...) {
+static lesson_diagnostic *record(lesson_diagnostics *d, int line, int col,
+                                 lesson_severity severity, lesson_error error, va_list args) {
     if (d->count >= LESSON_MAX_DIAGNOSTICS) {
         d->dropped++;
-        return;
+        return NULL;
     }
     if (!d->items) {
         d->items = calloc(LESSON_MAX_DIAGNOSTICS + 1, sizeof *d->items);
-        if (!d->items) return;
+        if (!d->items) return NULL;
     }
-    va_list args;
-    va_start(args, error);
-    char *message = format_message(error, args);
-    va_end(args);
-    if (!message) return;  /* out of memory: the other diagnostics still say what they can */
+    char *message = format_text(formats[error], args);
+    if (!message) return NULL;  /* out of memory: the other diagnostics still say what they can */
     int at = insertion_point(d, line, col);
     memmove(d->items + at + 1, d->items + at, (size_t)(d->count - at) * sizeof *d->items);
-    d->items[at] = (lesson_diagnostic){ line, col, message };
+    d->items[at] = (lesson_diagnostic){ .line = line, .col = col, .severity = severity,
+                                        .message = message };
     d->count++;
+    return &d->items[at];
+}
+
+lesson_diagnostic *lesson_report(lesson_diagnostics *d, int line, int col, lesson_error error,
+                                 ...) {
+    va_list args;
+    va_start(args, error);
+    lesson_diagnostic *item = record(d, line, col, LESSON_SEVERITY_ERROR, error, args);
+    va_end(args);
+    return item;
+}
+
+lesson_diagnostic *lesson_report_warning(lesson_diagnostics *d, int line, int col,
+                                         lesson_error error, ...) {
+    va_list args;
+    va_start(args, error);
+    lesson_diagnostic *item = record(d, line, col, LESSON_SEVERITY_WARNING, error, args);
+    va_end(args);
+    return item;
+}
+
+void lesson_hint(lesson_diagnostic *item, lesson_hint_id hint, ...) {
+    if (!item) return;
+    va_list args;
+    va_start(args, hint);
+    char *text = format_text(hint_formats[hint], args);
+    va_end(args);
+    free(item->hint);
+    item->hint = text;
 }
 
 static char *message_of(lesson_error error, ...) {
     va_list args;
     va_start(args, error);
-    char *message = format_message(error, args);
+    char *message = format_text(formats[error], args);
     va_end(args);
     return message;
 }
@@ -63,8 +101,76 @@ void lesson_report_finish(lesson_diagnostics *d) {
     if (d->dropped == 0 || !d->items) return;
     /* The allocation keeps room for this line; it goes last, after every positioned one. */
     char *message = message_of(LESSON_ERROR_TOO_MANY_ERRORS, LESSON_MAX_DIAGNOSTICS);
-    if (message) d->items[d->count++] = (lesson_diagnostic){ 0, 0, message };
+    if (message) d->items[d->count++] = (lesson_diagnostic){ .message = message };
     d->dropped = 0;
+}
+
+void lesson_diagnostics_quote(lesson_diagnostics *d, const char *data, size_t size) {
+    size_t start = lesson_first_line(data, size), next = 0;
+    int line = 1;
+    for (int i = 0; i < d->count; i++) {
+        lesson_diagnostic *item = &d->items[i];
+        if (item->line <= 0 || item->source) continue;
+        if (item->line < line) {  /* not in order of lines: start again from the top */
+            start = lesson_first_line(data, size);
+            line = 1;
+        }
+        size_t end = lesson_line_end(data, size, start, &next);
+        for (; line < item->line && next < size; line++) {
+            start = next;
+            end = lesson_line_end(data, size, start, &next);
+        }
+        if (line != item->line) continue;  /* past the end of the file */
+        item->source = malloc(end - start + 1);
+        if (!item->source) continue;
+        memcpy(item->source, data + start, end - start);
+        item->source[end - start] = '\0';
+    }
+}
+
+/* Escapes bytes [from, to) of line into a new string (NULL when out of memory). */
+static char *escape_slice(const char *line, size_t from, size_t to) {
+    char *raw = strndup(line + from, to - from);
+    /* An escape takes at most 6 bytes per input byte. */
+    size_t size = (to - from) * 6 + 1;
+    char *shown = raw ? malloc(size) : NULL;
+    if (shown) text_escape(raw, shown, size);
+    free(raw);
+    return shown;
+}
+
+/* The byte offset of the character `chars` characters into line (or its end). */
+static size_t skip_chars(const char *line, size_t from, size_t chars) {
+    size_t i = from;
+    for (size_t n = 0; n < chars && line[i]; n++) {
+        unsigned cp = 0;
+        int length = text_decode(line + i, &cp);
+        i += length > 0 ? (size_t)length : 1;
+    }
+    return i;
+}
+
+/* Prints the quoted source line of item and a caret under its column. A long line is shown as
+ * a window around the column, cut with "…", so one huge line does not flood the terminal. */
+static void print_quote(const lesson_diagnostic *item, FILE *stream) {
+    enum { BEFORE = 40, WINDOW = 120 };
+    const char *line = item->source;
+    size_t caret = item->col > 0 ? (size_t)item->col - 1 : 0;       /* in characters */
+    size_t first = caret > BEFORE + 20 ? caret - BEFORE : 0;        /* in characters */
+    size_t from = skip_chars(line, 0, first), at = skip_chars(line, from, caret - first);
+    size_t to = skip_chars(line, from, WINDOW);
+    char *shown = escape_slice(line, from, to), *before = escape_slice(line, from, at);
+    if (shown && before) {
+        char number[16];
+        int digits = snprintf(number, sizeof number, "%d", item->line);
+        int width = digits < 5 ? 5 : digits;
+        const char *cut = "\xe2\x80\xa6";
+        fprintf(stream, "%*s | %s%s%s\n", width, number, from > 0 ? cut : "", shown,
+                line[to] ? cut : "");
+        fprintf(stream, "%*s | %*s^\n", width, "", text_width(before) + (from > 0), "");
+    }
+    free(shown);
+    free(before);
 }
 
 void lesson_diagnostics_print(const lesson_diagnostics *d, FILE *stream) {
@@ -75,17 +181,24 @@ void lesson_diagnostics_print(const lesson_diagnostics *d, FILE *stream) {
     if (shown) text_escape(path, shown, size);
     for (int i = 0; i < d->count; i++) {
         const lesson_diagnostic *item = &d->items[i];
+        const char *severity = severity_names[item->severity];
         if (item->line > 0)
-            fprintf(stream, "%s:%d:%d: error: %s\n", shown ? shown : "?", item->line, item->col,
-                    item->message);
+            fprintf(stream, "%s:%d:%d: %s: %s\n", shown ? shown : "?", item->line, item->col,
+                    severity, item->message);
         else
-            fprintf(stream, "%s: error: %s\n", shown ? shown : "?", item->message);
+            fprintf(stream, "%s: %s: %s\n", shown ? shown : "?", severity, item->message);
+        if (item->source) print_quote(item, stream);
+        if (item->hint) fprintf(stream, "hint: %s\n", item->hint);
     }
     free(shown);
 }
 
 void lesson_diagnostics_free(lesson_diagnostics *d) {
-    for (int i = 0; i < d->count; i++) free(d->items[i].message);
+    for (int i = 0; i < d->count; i++) {
+        free(d->items[i].message);
+        free(d->items[i].hint);
+        free(d->items[i].source);
+    }
     free(d->items);
     free(d->path);
     *d = (lesson_diagnostics){ 0 };

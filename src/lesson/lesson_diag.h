@@ -66,12 +66,35 @@ typedef enum {
     LESSON_ERROR_COUNT
 } lesson_error;
 
+/* X(ID, printf format of the hint): how to fix a problem, printed as "hint: ..." after it. */
+#define LESSON_HINT_TABLE(X) \
+    X(USE_HEADS,         "use %s") \
+    X(VECTOR_MAJORITY,   "the other %ss have %d numbers")
+
+typedef enum {
+#define LESSON_HINT_ENUM(id, format) LESSON_HINT_##id,
+    LESSON_HINT_TABLE(LESSON_HINT_ENUM)
+#undef LESSON_HINT_ENUM
+    LESSON_HINT_COUNT
+} lesson_hint_id;
+
 /* At most this many diagnostics are kept; one more line then says that there were more. */
 #define LESSON_MAX_DIAGNOSTICS 100
 
-/* Records a problem at line:col (from 1; 0:0 for the file as a whole), keeping the list in
- * order of position. The arguments follow the error's format in the table. */
-void lesson_report(lesson_diagnostics *diagnostics, int line, int col, lesson_error error, ...);
+/* Records an error at line:col (from 1; 0:0 for the file as a whole), keeping the list in
+ * order of position. The arguments follow the error's format in the table. Returns the
+ * diagnostic recorded, valid until the next report (to give it a hint), or NULL when it was
+ * dropped (too many, or out of memory). */
+lesson_diagnostic *lesson_report(lesson_diagnostics *diagnostics, int line, int col,
+                                 lesson_error error, ...);
+
+/* The same for a warning: said, but the lesson stays usable. */
+lesson_diagnostic *lesson_report_warning(lesson_diagnostics *diagnostics, int line, int col,
+                                         lesson_error error, ...);
+
+/* Gives item (from lesson_report; NULL is allowed and ignored) the hint of the table, its
+ * arguments following the hint's format. */
+void lesson_hint(lesson_diagnostic *item, lesson_hint_id hint, ...);
 
 /* Adds the closing "too many problems" line if some were dropped. */
 void lesson_report_finish(lesson_diagnostics *diagnostics);

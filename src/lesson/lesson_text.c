@@ -104,27 +104,46 @@ lesson_text_status lesson_check_text(const char *data, size_t size, size_t *offs
     return LESSON_TEXT_OK;
 }
 
+/* Bytes of the line break at data[i] (0 when there is none): libyaml's breaks are CR LF (one
+ * break), CR, LF, NEL, LS and PS. */
+static size_t break_length(const char *data, size_t size, size_t i) {
+    const unsigned char *p = (const unsigned char *)data;
+    if (i >= size) return 0;
+    if (p[i] == '\r') return i + 1 < size && p[i + 1] == '\n' ? 2 : 1;
+    if (p[i] == '\n') return 1;
+    unsigned cp = 0;
+    size_t length = (size_t)text_decode(data + i, &cp);
+    return length > 0 && (cp == 0x85 || cp == 0x2028 || cp == 0x2029) ? length : 0;
+}
+
+/* Bytes of the character at data[i]: an invalid byte counts as one character. */
+static size_t char_length(const char *data, size_t i) {
+    unsigned cp = 0;
+    int length = text_decode(data + i, &cp);
+    return length > 0 ? (size_t)length : 1;
+}
+
+size_t lesson_first_line(const char *data, size_t size) {
+    return size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
 /* Walks data from its start, counting lines and columns as libyaml does, until the byte offset
  * `until` or the place line:col, whichever comes first. Returns the offset reached. */
 static size_t walk(const char *data, size_t size, size_t until, int line, int col, int *l,
                    int *c) {
-    const unsigned char *p = (const unsigned char *)data;
-    size_t i = size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;  /* libyaml skips a BOM */
+    size_t i = lesson_first_line(data, size);
     *l = 1;
     *c = 1;
     while (i < until && i < size && (*l < line || (*l == line && *c < col))) {
-        unsigned cp = 0;
-        size_t length = (size_t)text_decode(data + i, &cp);
-        if (length == 0) { cp = p[i]; length = 1; }
-        /* libyaml's line breaks: CR LF (one break), CR, LF, NEL, LS, PS. */
-        bool crlf = cp == '\r' && i + 1 < size && p[i + 1] == '\n';
-        if (!crlf && (cp == '\r' || cp == '\n' || cp == 0x85 || cp == 0x2028 || cp == 0x2029)) {
+        size_t line_break = break_length(data, size, i);
+        if (line_break) {
             ++*l;
             *c = 1;
-        } else if (!crlf) {
+            i += line_break;
+        } else {
             ++*c;
+            i += char_length(data, i);
         }
-        i += length;
     }
     return i;
 }
@@ -136,6 +155,13 @@ void lesson_offset_position(const char *data, size_t size, size_t offset, int *l
 size_t lesson_position_offset(const char *data, size_t size, int line, int col) {
     int l, c;
     return walk(data, size, SIZE_MAX, line, col, &l, &c);
+}
+
+size_t lesson_line_end(const char *data, size_t size, size_t offset, size_t *next) {
+    size_t i = offset;
+    while (i < size && !break_length(data, size, i)) i += char_length(data, i);
+    if (next) *next = i + break_length(data, size, i);
+    return i;
 }
 
 char *lesson_escape(const char *text, size_t length, char *out) {
