@@ -17,6 +17,18 @@
     X(CONTROL_CHAR,      "control character %s is not allowed in a lesson") \
     X(YAML_SYNTAX,       "YAML syntax error: %s") \
     X(YAML_TAB,          "YAML syntax error: a tab here; YAML indents with spaces only") \
+    X(MISSING_SPACE,     "missing space after ':': YAML reads '%s' as text, not as a key " \
+                         "and its value") \
+    X(COLON_IN_TEXT,     "quote the text: a ': ' inside unquoted text starts a mapping") \
+    X(KEY_TOO_DEEP,      "'%s' is indented deeper than the key above it, so YAML reads it " \
+                         "as more of that key's text") \
+    X(NOT_KEY_VALUE,     "this line is neither 'key: value' nor more of the text above it") \
+    X(UNCLOSED_QUOTE,    "this quote (%s) is never closed: the quoted text runs to the end " \
+                         "of the file") \
+    X(UNCLOSED_BRACKET,  "this '%s' is never closed") \
+    X(AFTER_CLOSING,     "more text after the closing %s") \
+    X(WRONG_INDENT,      "wrong indentation: this line starts in column %d, but the %s it " \
+                         "belongs to start in column %d (line %d)") \
     X(TOO_DEEP,          "nesting deeper than %d levels; the limit is %d") \
     X(TOO_MANY_NODES,    "more than %d YAML values; the limit is %d") \
     X(ANCHOR,            "YAML anchors are not allowed (&%s)") \
@@ -69,6 +81,19 @@ typedef enum {
 /* X(ID, printf format of the hint): how to fix a problem, printed as "hint: ..." after it. */
 #define LESSON_HINT_TABLE(X) \
     X(USE_HEADS,         "use %s") \
+    X(SPACE_AFTER_COLON, "put a space after ':', as in '%s'") \
+    X(QUOTE_LINE,        "write it as \"%s\"") \
+    X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
+    X(LINE_UP_KEY,       "line it up with the key on line %d, or quote the text if it is not " \
+                         "a key") \
+    X(CONTINUE_TEXT,     "to continue a text, indent the line deeper than its key; otherwise " \
+                         "write 'key: value'") \
+    X(CLOSE_QUOTE,       "end the text with a closing %s") \
+    X(CLOSE_BRACKET,     "end the %s with '%s'") \
+    X(INSIDE_CLOSING,    "put all of the text inside the %s") \
+    X(LINE_UP,           "start it in column %d, or deeper to put it inside the value above") \
+    X(LINE_UP_ITEM,      "to continue the item of line %d, start it in column %d, under its " \
+                         "first key") \
     X(VECTOR_MAJORITY,   "the other %ss have %d numbers")
 
 typedef enum {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <yaml.h>
 #include "lesson_diag.h"
+#include "lesson_syntax.h"
 #include "lesson_text.h"
 #include "lesson_yaml.h"
 
@@ -147,31 +148,6 @@ static bool handle_event(builder *b, const yaml_event_t *event, int *documents) 
     }
 }
 
-static void report_parser_error(builder *b, const yaml_parser_t *parser, const char *data,
-                                size_t size) {
-    if (parser->error == YAML_MEMORY_ERROR || !parser->problem) {
-        lesson_report(b->diagnostics, 0, 0, LESSON_ERROR_NO_MEMORY);
-        return;
-    }
-    int line = (int)parser->problem_mark.line + 1, col = (int)parser->problem_mark.column + 1;
-    /* Reader errors (bad encoding) carry only a byte offset. */
-    if (parser->error == YAML_READER_ERROR)
-        lesson_offset_position(data, size, parser->problem_offset, &line, &col);
-    if (data[lesson_position_offset(data, size, line, col)] == '\t') {
-        /* libyaml only says "found character that cannot start any token". */
-        lesson_report(b->diagnostics, line, col, LESSON_ERROR_YAML_TAB);
-        return;
-    }
-    char message[512];
-    const char *problem = parser->problem;
-    if (parser->context)
-        snprintf(message, sizeof message, "%s %s started at line %d", problem,
-                 parser->context, (int)parser->context_mark.line + 1);
-    else
-        snprintf(message, sizeof message, "%s", problem);
-    lesson_report(b->diagnostics, line, col, LESSON_ERROR_YAML_SYNTAX, message);
-}
-
 const char *lesson_node_describe(const lesson_tree *tree, int node) {
     switch (tree->nodes[node].kind) {
     case LESSON_NODE_LIST: return "a list";
@@ -229,7 +205,7 @@ bool lesson_tree_parse(const char *data, size_t size, lesson_tree *tree,
     while (going) {
         yaml_event_t event;
         if (!yaml_parser_parse(&parser, &event)) {
-            report_parser_error(&b, &parser, data, size);
+            lesson_syntax_report(&parser, data, size, diagnostics);
             break;
         }
         complete = event.type == YAML_STREAM_END_EVENT
