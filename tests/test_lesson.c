@@ -359,6 +359,38 @@ static void test_untrusted_text_is_escaped(void **state) {
                   "      |              ^\n");
 }
 
+/* Decimal commas are found by how each ',' is written, through a byte order mark, CR LF line
+ * breaks and multi-byte characters; a list broken over lines after its commas is not mixed. */
+static void test_decimal_commas(void **state) {
+    (void)state;
+    expect_errors("\xef\xbb\xbftitle: t\r\ntokens: [caf\xc3\xa9, b]\r\nembeddings:\r\n"
+                  "  caf\xc3\xa9: [1,5, 0,5]\r\n  b: [1,\r\n    2]\r\n",
+                  "t.yaml:4:11: error: the embedding of 'caf\xc3\xa9': probable decimal commas: "
+                  "the list mixes ', ' and ',' between numbers\n"
+                  "    4 |   caf\xc3\xa9: [1,5, 0,5]\n"
+                  "      |           ^\n"
+                  "hint: write decimals with a point: [1.5, 0.5]\n");
+    lesson l;
+    load_ok("title: t\ntokens: [a]\nembeddings: {a: [1,5,0,5]}\n", &l);  /* not mixed */
+    assert_int_equal(l.input.d_model, 4);
+    lesson_free(&l);
+}
+
+/* Without d_model, the length most vectors have decides which one is wrong; a tie keeps the
+ * first one's length and claims no majority. */
+static void test_short_vector_is_blamed(void **state) {
+    (void)state;
+    expect_errors("title: t\ntokens: a b c\nembeddings:\n  a: [1]\n  b: [1, 2]\n  c: [3, 4]\n",
+                  "t.yaml:4:6: error: the embedding of 'a': expected 2 numbers, found 1\n"
+                  "    4 |   a: [1]\n"
+                  "      |      ^\n"
+                  "hint: most embeddings here have 2 numbers\n");
+    expect_errors("title: t\ntokens: a b\nembeddings:\n  a: [1]\n  b: [1, 2]\n",
+                  "t.yaml:5:6: error: the embedding of 'b': expected 1 numbers, found 2\n"
+                  "    5 |   b: [1, 2]\n"
+                  "      |      ^\n");
+}
+
 /* Every way a diagnostic is printed: a warning says so, a long line is shown as a window
  * around the column, and a problem without a place has no quote. */
 static void test_diagnostic_printing(void **state) {
@@ -564,6 +596,8 @@ int main(void) {
         cmocka_unit_test(test_every_problem_is_reported),
         cmocka_unit_test(test_untrusted_text_is_escaped),
         cmocka_unit_test(test_diagnostic_printing),
+        cmocka_unit_test(test_decimal_commas),
+        cmocka_unit_test(test_short_vector_is_blamed),
         cmocka_unit_test(test_unreadable_file),
         cmocka_unit_test(test_size_limits_of_buffers),
         cmocka_unit_test(test_many_problems_are_capped),

@@ -202,17 +202,66 @@ static bool read_integer(checker *c, int node, const char *what, uint64_t min, u
     return true;
 }
 
-/* Reads a list of numbers into values (when not NULL). expected < 0 accepts any length.
- * Returns the length found, or -1 when node is not a list. */
-static int read_vector(checker *c, int node, int expected, const char *what, double *values) {
+/* Whether the flow list node mixes "1,5" and "1, 5" between its items: probable decimal
+ * commas. */
+static bool mixes_commas(const checker *c, int node) {
+    bool tight = false, spaced = false;
+    LESSON_FOR_EACH_CHILD(c->t, node, item) {
+        tight = tight || node_at(c, item)->comma == LESSON_COMMA_TIGHT;
+        spaced = spaced || node_at(c, item)->comma == LESSON_COMMA_SPACED;
+    }
+    return tight && spaced;
+}
+
+/* The list as it was probably meant, each tight comma a decimal point: "[1.5, 0.5]"; false when
+ * that reading is not one number per group either ("1,5,2"). out holds LESSON_ESCAPED_MAX. */
+static bool decimal_reading(const checker *c, int node, char *out) {
+    char raw[LESSON_ESCAPED_MAX] = "[";
+    int in_group = 0;
+    LESSON_FOR_EACH_CHILD(c->t, node, item) {
+        bool tight = node_at(c, item)->comma == LESSON_COMMA_TIGHT;
+        in_group = tight ? in_group + 1 : 1;
+        if (in_group > 2 || node_at(c, item)->kind != LESSON_NODE_SCALAR) return false;
+        size_t used = strlen(raw);
+        snprintf(raw + used, sizeof raw - used, "%s%s",
+                 item == node + 1 ? "" : tight ? "." : ", ", lesson_node_text(c->t, item));
+    }
+    size_t used = strlen(raw);
+    snprintf(raw + used, sizeof raw - used, "]");
+    lesson_escape(raw, strlen(raw), out);
+    return true;
+}
+
+/* Reports probable decimal commas in the list node, at its first tight comma. */
+static void report_decimal_commas(checker *c, int node, const char *what) {
+    int item = node + 1;
+    while (node_at(c, item)->comma != LESSON_COMMA_TIGHT) item = lesson_node_next(c->t, item);
+    char meant[LESSON_ESCAPED_MAX];
+    lesson_diagnostic *d = lesson_report(c->d, node_at(c, item)->line, node_at(c, item)->col - 1,
+                                         LESSON_ERROR_DECIMAL_COMMAS, what);
+    if (decimal_reading(c, node, meant)) lesson_hint(d, LESSON_HINT_DECIMAL_POINT, meant);
+    else lesson_hint(d, LESSON_HINT_SEPARATE_NUMBERS);
+}
+
+/* Reads a list of numbers into values (when not NULL). expected < 0 accepts any length; when
+ * `most` is not NULL, expected is the length most of the lists that are `most` have, which a
+ * hint then says. Returns the length found, or -1 when node is not a usable list. */
+static int read_vector(checker *c, int node, int expected, const char *what, const char *most,
+                       double *values) {
     if (!expect_kind(c, node, LESSON_NODE_LIST, what, "a list of numbers")) return -1;
+    if (mixes_commas(c, node)) {
+        report_decimal_commas(c, node, what);
+        return -1;
+    }
     int count = node_at(c, node)->count;
-    if (count == 0 && expected < 0) {
-        REPORT(c, node, EMPTY_LIST, what);
+    if (count == 0) {
+        lesson_diagnostic *d = REPORT(c, node, EMPTY_LIST, what);
+        if (most && expected > 0) lesson_hint(d, LESSON_HINT_MOST_HAVE, most, expected);
         return 0;
     }
     if (expected >= 0 && count != expected) {
-        REPORT(c, node, WRONG_SIZE, what, expected, "numbers", count);
+        lesson_diagnostic *d = REPORT(c, node, WRONG_SIZE, what, expected, "numbers", count);
+        if (most) lesson_hint(d, LESSON_HINT_MOST_HAVE, most, expected);
         values = NULL;
     }
     int i = 0;
@@ -220,6 +269,55 @@ static int read_vector(checker *c, int node, int expected, const char *what, dou
          item = lesson_node_next(c->t, item), i++)
         read_number(c, item, what, values ? &values[i] : NULL);
     return count;
+}
+
+static int compare_ints(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* How many of sorted[0 … count-1] equal value. */
+static int occurrences(const int *sorted, int count, int value) {
+    int low = 0, high = count;
+    while (low < high) {
+        int middle = low + (high - low) / 2;
+        if (sorted[middle] < value) low = middle + 1;
+        else high = middle;
+    }
+    int first = low;
+    while (low < count && sorted[low] == value) low++;
+    return low - first;
+}
+
+/* The length most of the lists vectors[0 … count-1] have (of equally common lengths, the first
+ * one's, and then *most is false), so that the one odd vector is blamed whichever it is; -1
+ * when none is a non-empty list of numbers. */
+static int common_length(const checker *c, const int *vectors, int count, bool *most) {
+    int *lengths = malloc((size_t)(count > 0 ? count : 1) * sizeof *lengths);
+    int *sorted = malloc((size_t)(count > 0 ? count : 1) * sizeof *sorted);
+    int n = 0, best = -1, best_count = 0;
+    *most = false;
+    for (int i = 0; lengths && sorted && i < count; i++) {
+        int v = vectors[i];
+        bool list = usable(c, v) && node_at(c, v)->kind == LESSON_NODE_LIST
+                 && node_at(c, v)->count > 0 && !mixes_commas(c, v);
+        lengths[i] = list ? node_at(c, v)->count : -1;
+        if (list) sorted[n++] = lengths[i];
+    }
+    if (lengths && sorted) qsort(sorted, (size_t)n, sizeof *sorted, compare_ints);
+    for (int i = 0; lengths && sorted && i < count; i++) {
+        int times = lengths[i] < 0 ? 0 : occurrences(sorted, n, lengths[i]);
+        if (times > best_count) {
+            best = lengths[i];
+            best_count = times;
+            *most = true;
+        } else if (times == best_count && lengths[i] != best) {
+            *most = false;
+        }
+    }
+    free(lengths);
+    free(sorted);
+    return best;
 }
 
 /* ---- the words of fixed vocabularies ---- */
@@ -413,15 +511,33 @@ static void embedding_label(const checker *c, int key, char *label, size_t size)
     snprintf(label, size, "the embedding of '%s'", shown(c, key, text));
 }
 
-/* Reads the token → vector map, learning d_model from the first vector when it is not given. */
+/* The nodes of the children of node (every value, for a mapping), in a new array; NULL when
+ * out of memory. */
+static int *children(const checker *c, int node, int *count) {
+    bool map = node_at(c, node)->kind == LESSON_NODE_MAP;
+    int n = node_at(c, node)->count, *nodes = malloc((size_t)(n > 0 ? n : 1) * sizeof *nodes);
+    *count = 0;
+    int i = 0;
+    LESSON_FOR_EACH_CHILD(c->t, node, child)
+        if (nodes && (!map || i++ % 2 == 1)) nodes[(*count)++] = child;
+    return nodes;
+}
+
+/* Reads the token → vector map. Without d_model given, d_model is the length most vectors
+ * have, so that a short vector is blamed itself even when it comes first. */
 static void read_embedding_map(checker *c, int map) {
     c->embeddings.form = FORM_LIST;
+    bool most = false;
+    if (c->d_model < 0) {
+        int count = 0, *vectors = children(c, map, &count);
+        if (vectors) c->d_model = common_length(c, vectors, count, &most);
+        free(vectors);
+    }
     for (int key = map + 1; key < lesson_node_next(c->t, map);) {
         int value = lesson_node_next(c->t, key);
         char label[LESSON_ESCAPED_MAX + 32];
         embedding_label(c, key, label, sizeof label);
-        int length = read_vector(c, value, c->d_model, label, NULL);
-        if (c->d_model < 0 && length > 0) c->d_model = length;
+        read_vector(c, value, c->d_model, label, most ? "embeddings" : NULL, NULL);
         int id = node_at(c, key)->kind == LESSON_NODE_SCALAR
                ? distinct_id(c, lesson_node_text(c->t, key)) : -1;
         if (id >= 0 && c->distinct_vector[id] < 0) c->distinct_vector[id] = value;
@@ -481,12 +597,14 @@ static void read_matrix(checker *c, int node, const char *name, matrix_spec *spe
         REPORT(c, node, WRONG_SIZE, name, c->d_model, "rows (d_model)", rows);
     char label[64];
     snprintf(label, sizeof label, "a row of %s", name);
-    /* Without d_model, rows must at least agree with the first one. */
-    int width = c->d_model;
-    LESSON_FOR_EACH_CHILD(c->t, node, row) {
-        int found = read_vector(c, row, width, label, NULL);
-        if (width < 0) width = found;
-    }
+    /* Without d_model, rows must at least agree with one another: the odd one is blamed. */
+    int width = c->d_model, count = 0, *vectors = NULL;
+    bool most = false;
+    if (width < 0 && (vectors = children(c, node, &count)) != NULL)
+        width = common_length(c, vectors, count, &most);
+    free(vectors);
+    LESSON_FOR_EACH_CHILD(c->t, node, row)
+        read_vector(c, row, width, label, most ? "rows" : NULL, NULL);
 }
 
 /* ---- mask ---- */
@@ -781,7 +899,7 @@ static void fill_matrix(checker *c, const matrix_spec *spec, int rows, int cols,
         int r = 0;
         for (int row = spec->node + 1; row < lesson_node_next(c->t, spec->node);
              row = lesson_node_next(c->t, row), r++)
-            read_vector(c, row, cols, "", values + (size_t)r * (size_t)cols);
+            read_vector(c, row, cols, "", NULL, values + (size_t)r * (size_t)cols);
     } else {
         memset(values, 0, count * sizeof *values);
         for (int i = 0; i < rows && i < cols; i++)
@@ -807,7 +925,8 @@ static bool build_embeddings(checker *c, lesson *l) {
         fill_matrix(c, &c->embeddings, c->n_distinct, d, vectors);
     } else {
         for (int id = 0; id < c->n_distinct; id++)
-            read_vector(c, c->distinct_vector[id], d, "", vectors + (size_t)id * (size_t)d);
+            read_vector(c, c->distinct_vector[id], d, "", NULL,
+                        vectors + (size_t)id * (size_t)d);
     }
     bool cross = c->keys[TOP_SOURCE] >= 0;
     l->embeddings = expand_rows(vectors, c->distinct_of, l->n_tokens, d);

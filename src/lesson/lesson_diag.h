@@ -53,6 +53,8 @@
     X(EMPTY_TOKEN,       "empty token in %s") \
     X(TOKEN_TOO_LONG,    "token of %zu bytes; the limit is 256 bytes") \
     X(WRONG_SIZE,        "%s: expected %d %s, found %d") \
+    X(DECIMAL_COMMAS,    "%s: probable decimal commas: the list mixes ', ' and ',' between " \
+                         "numbers") \
     X(HEADS_DIVIDE,      "heads (%d) must divide d_model (%d)") \
     X(NEEDS_D_MODEL,     "random embeddings need 'd_model: N' beside them") \
     X(NO_EMBEDDING,      "token '%s' has no embedding") \
@@ -94,7 +96,9 @@ typedef enum {
     X(LINE_UP,           "start it in column %d, or deeper to put it inside the value above") \
     X(LINE_UP_ITEM,      "to continue the item of line %d, start it in column %d, under its " \
                          "first key") \
-    X(VECTOR_MAJORITY,   "the other %ss have %d numbers")
+    X(MOST_HAVE,         "most %s here have %d numbers") \
+    X(DECIMAL_POINT,     "write decimals with a point: %s") \
+    X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers")
 
 typedef enum {
 #define LESSON_HINT_ENUM(id, format) LESSON_HINT_##id,

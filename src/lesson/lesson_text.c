@@ -127,13 +127,11 @@ size_t lesson_first_line(const char *data, size_t size) {
     return size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
 }
 
-/* Walks data from its start, counting lines and columns as libyaml does, until the byte offset
- * `until` or the place line:col, whichever comes first. Returns the offset reached. */
-static size_t walk(const char *data, size_t size, size_t until, int line, int col, int *l,
-                   int *c) {
-    size_t i = lesson_first_line(data, size);
-    *l = 1;
-    *c = 1;
+/* Walks data from offset i, at line *l and column *c, counting lines and columns as libyaml
+ * does, until the byte offset `until` or the place line:col, whichever comes first. Returns the
+ * offset reached. */
+static size_t walk_from(const char *data, size_t size, size_t i, size_t until, int line, int col,
+                        int *l, int *c) {
     while (i < until && i < size && (*l < line || (*l == line && *c < col))) {
         size_t line_break = break_length(data, size, i);
         if (line_break) {
@@ -146,6 +144,22 @@ static size_t walk(const char *data, size_t size, size_t until, int line, int co
         }
     }
     return i;
+}
+
+static size_t walk(const char *data, size_t size, size_t until, int line, int col, int *l,
+                   int *c) {
+    *l = 1;
+    *c = 1;
+    return walk_from(data, size, lesson_first_line(data, size), until, line, col, l, c);
+}
+
+size_t lesson_cursor_move(lesson_cursor *cursor, const char *data, size_t size, int line,
+                          int col) {
+    if (cursor->line < 1 || line < cursor->line || (line == cursor->line && col < cursor->col))
+        *cursor = (lesson_cursor){ lesson_first_line(data, size), 1, 1 };
+    cursor->offset = walk_from(data, size, cursor->offset, SIZE_MAX, line, col, &cursor->line,
+                               &cursor->col);
+    return cursor->offset;
 }
 
 void lesson_offset_position(const char *data, size_t size, size_t offset, int *line, int *col) {

@@ -49,6 +49,17 @@ void lesson_offset_position(const char *data, size_t size, size_t offset, int *l
  * size when the place is past the end. */
 size_t lesson_position_offset(const char *data, size_t size, int line, int col);
 
+/* A place in a text, for finding many places in order in linear time: start it zeroed. */
+typedef struct {
+    size_t offset;
+    int line, col;
+} lesson_cursor;
+
+/* The byte offset of line:col (as lesson_position_offset), moving cursor there: from where it
+ * was when the place is not before it, else from the top. */
+size_t lesson_cursor_move(lesson_cursor *cursor, const char *data, size_t size, int line,
+                          int col);
+
 /* Where libyaml's first line starts in data: after a UTF-8 byte order mark, which it skips. */
 size_t lesson_first_line(const char *data, size_t size);
 
