@@ -125,19 +125,26 @@ static char *read_text(checker *c, int node, const char *what) {
 
 /* ---- mappings with fixed keys ---- */
 
-static void report_unknown_key(checker *c, int key, const char *const *names, int count) {
-    char key_shown[LESSON_ESCAPED_MAX];
-    const char *near = lesson_nearest(lesson_node_text(c->t, key), names, count);
-    if (near) {
-        REPORT(c, key, UNKNOWN_KEY, shown(c, key, key_shown), near);
+/* The one report of a word (the text of node) that is not one of words[]: the diagnostic item
+ * says so, then "; did you mean 'X'?" follows when one of them is near the word, or else (for
+ * a short fixed vocabulary) the hint `all` lists them. */
+static void report_unknown(checker *c, lesson_diagnostic *item, int node,
+                           const char *const *words, int count, lesson_hint_id all) {
+    if (lesson_suggest(item, lesson_node_text(c->t, node), words, count)
+        || all == LESSON_HINT_COUNT)
         return;
-    }
     char list[512] = "";
     for (int i = 0; i < count; i++) {
-        strcat(list, names[i]);
-        if (i + 1 < count) strcat(list, ", ");
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", words[i]);
     }
-    REPORT(c, key, UNKNOWN_KEY_LIST, shown(c, key, key_shown), list);
+    lesson_hint(item, all, list);
+}
+
+static void report_unknown_key(checker *c, int key, const char *const *names, int count) {
+    char key_shown[LESSON_ESCAPED_MAX];
+    report_unknown(c, REPORT(c, key, UNKNOWN_KEY, shown(c, key, key_shown)), key, names, count,
+                   LESSON_HINT_KEYS_HERE);
 }
 
 /* Finds the value of each of names[] in map (-1 when absent), reporting unknown keys. Keys that
@@ -329,7 +336,8 @@ static int read_word(checker *c, int node, const char *what, const char *const *
     for (int i = 0; i < count; i++)
         if (strcmp(lesson_node_text(c->t, node), words[i]) == 0) return i;
     char text[LESSON_ESCAPED_MAX];
-    REPORT(c, node, BAD_VALUE, what, expected, shown(c, node, text));
+    report_unknown(c, REPORT(c, node, BAD_VALUE, what, expected, shown(c, node, text)), node,
+                   words, count, LESSON_HINT_COUNT);
     return -1;
 }
 
@@ -680,11 +688,17 @@ static int read_focus_part(checker *c, int node, stage_id stage, bool row) {
     const stage_info *info = stage_get(stage);
     const char *what = row ? "a focus row" : "a focus column";
     if (!expect_scalar(c, node, what, "a token or an index")) return -1;
-    int at = resolve_label(c, row ? info->rows : info->cols, lesson_node_text(c->t, node));
+    stage_axis axis = row ? info->rows : info->cols;
+    int at = resolve_label(c, axis, lesson_node_text(c->t, node));
     char text[LESSON_ESCAPED_MAX];
-    if (at == -1)
-        REPORT(c, node, BAD_FOCUS, row ? "row" : "column", shown(c, node, text),
-               row ? "row" : "column", info->name);
+    if (at != -1) return at;
+    lesson_diagnostic *item = REPORT(c, node, BAD_FOCUS, row ? "row" : "column",
+                                     shown(c, node, text), row ? "row" : "column", info->name);
+    const token_list *list = axis == AXIS_SOURCE && c->keys[TOP_SOURCE] >= 0 ? &c->source
+                                                                             : &c->tokens;
+    if (axis == AXIS_TOKENS || axis == AXIS_SOURCE)
+        report_unknown(c, item, node, (const char *const *)list->text, list->count,
+                       LESSON_HINT_COUNT);
     return at;
 }
 
@@ -710,15 +724,10 @@ static stage_id read_stage(checker *c, int node) {
     }
     if (stage != STAGE_COUNT) return stage;
     const char *names[STAGE_COUNT];
-    char list[512] = "", text[LESSON_ESCAPED_MAX];
-    for (int i = 0; i < STAGE_COUNT; i++) {
-        names[i] = stage_get((stage_id)i)->name;
-        strcat(list, names[i]);
-        if (i + 1 < STAGE_COUNT) strcat(list, ", ");
-    }
-    const char *near = lesson_nearest(name, names, STAGE_COUNT);
-    if (near) REPORT(c, node, UNKNOWN_STAGE, shown(c, node, text), near);
-    else REPORT(c, node, UNKNOWN_STAGE_LIST, shown(c, node, text), list);
+    char text[LESSON_ESCAPED_MAX];
+    for (int i = 0; i < STAGE_COUNT; i++) names[i] = stage_get((stage_id)i)->name;
+    report_unknown(c, REPORT(c, node, UNKNOWN_STAGE, shown(c, node, text)), node, names,
+                   STAGE_COUNT, LESSON_HINT_STAGES_ARE);
     return STAGE_COUNT;
 }
 

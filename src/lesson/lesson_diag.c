@@ -79,6 +79,22 @@ lesson_diagnostic *lesson_report_warning(lesson_diagnostics *d, int line, int co
     return item;
 }
 
+bool lesson_suggest(lesson_diagnostic *item, const char *word, const char *const *words,
+                    int count) {
+    const char *near = item ? lesson_nearest(word, words, count) : NULL;
+    if (!near) return false;
+    char shown[LESSON_ESCAPED_MAX];
+    lesson_escape(near, strlen(near), shown);
+    const char *format = "%s; did you mean '%s'?";
+    size_t size = strlen(item->message) + strlen(shown) + strlen(format);
+    char *longer = malloc(size);
+    if (!longer) return false;
+    snprintf(longer, size, format, item->message, shown);
+    free(item->message);
+    item->message = longer;
+    return true;
+}
+
 void lesson_hint(lesson_diagnostic *item, lesson_hint_id hint, ...) {
     if (!item) return;
     va_list args;

@@ -39,8 +39,7 @@
     X(NOT_A_LESSON,      "a lesson is a mapping of keys (title:, tokens:, ...), not %s") \
     X(KEY_NOT_TEXT,      "a key must be text, not %s") \
     X(DUPLICATE_KEY,     "duplicate key '%s' (first given at line %d)") \
-    X(UNKNOWN_KEY,       "unknown key '%s'; did you mean '%s'?") \
-    X(UNKNOWN_KEY_LIST,  "unknown key '%s'; the keys here are: %s") \
+    X(UNKNOWN_KEY,       "unknown key '%s'") \
     X(MISSING_KEY,       "missing key '%s'") \
     X(WRONG_TYPE,        "%s must be %s, not %s") \
     X(BAD_VALUE,         "%s must be %s, not '%s'") \
@@ -61,8 +60,7 @@
     X(MASK_ROW_HIDDEN,   "the mask row of '%s' hides every key; each token must see at least one") \
     X(CAUSAL_CROSS,      "a causal mask needs self-attention, but this lesson has a source") \
     X(TRACE_TOO_LARGE,   "the trace would need %s; the limit is 1 GiB") \
-    X(UNKNOWN_STAGE,     "unknown stage '%s'; did you mean '%s'?") \
-    X(UNKNOWN_STAGE_LIST, "unknown stage '%s'; the stages are: %s") \
+    X(UNKNOWN_STAGE,     "unknown stage '%s'") \
     X(NO_SOURCE_STAGE,   "stage 'source_input' exists only in cross-attention (with 'source')") \
     X(NO_SUCH_HEAD,      "head %d does not exist; this lesson has %d") \
     X(HEAD_NOT_PER_HEAD, "stage '%s' is one matrix for all heads, so it takes no 'head'; " \
@@ -83,6 +81,8 @@ typedef enum {
 /* X(ID, printf format of the hint): how to fix a problem, printed as "hint: ..." after it. */
 #define LESSON_HINT_TABLE(X) \
     X(USE_HEADS,         "use %s") \
+    X(KEYS_HERE,         "the keys here are: %s") \
+    X(STAGES_ARE,        "the stages are: %s") \
     X(SPACE_AFTER_COLON, "put a space after ':', as in '%s'") \
     X(QUOTE_LINE,        "write it as \"%s\"") \
     X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
@@ -120,6 +120,11 @@ lesson_diagnostic *lesson_report(lesson_diagnostics *diagnostics, int line, int 
 /* The same for a warning: said, but the lesson stays usable. */
 lesson_diagnostic *lesson_report_warning(lesson_diagnostics *diagnostics, int line, int col,
                                          lesson_error error, ...);
+
+/* Adds "; did you mean 'X'?" to the message of item (from lesson_report; NULL is ignored)
+ * when X, one of words[0 … count-1], is near word. Returns whether it did. */
+bool lesson_suggest(lesson_diagnostic *item, const char *word, const char *const *words,
+                    int count);
 
 /* Gives item (from lesson_report; NULL is allowed and ignored) the hint of the table, its
  * arguments following the hint's format. */

@@ -223,13 +223,28 @@ static int edit_distance(const char *a, const char *b) {
     return d[la][lb];
 }
 
+/* Whether a and b differ at most in the case of ASCII letters ("Sat" and "sat"). */
+static bool same_but_case(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+        if (x != y) return false;
+    }
+    return *a == *b;
+}
+
 const char *lesson_nearest(const char *word, const char *const *words, int count) {
     const char *best = NULL;
     int best_distance = 0;
+    for (int i = 0; i < count; i++)
+        if (same_but_case(word, words[i])) return words[i];  /* nearer than any other */
     for (int i = 0; i < count; i++) {
         int distance = edit_distance(word, words[i]);
         int allowed = (int)strlen(words[i]) / 3;
         if (allowed < 1) allowed = 1;
+        /* Not a word that shares nothing with this one ('x' for 'y', '2' for '1'). */
+        int shorter = (int)(strlen(word) < strlen(words[i]) ? strlen(word) : strlen(words[i]));
+        if (distance >= shorter) continue;
         if (distance <= allowed && (!best || distance < best_distance)) {
             best = words[i];
             best_distance = distance;
