@@ -125,6 +125,8 @@ static bool explain_colon(const syntax *s) {
     int line, col, start_line = (int)text.start.line + 1;
     position_of(s, colon, &line, &col);
     size_t key = skip_blanks(s, line_start(s, s->parser->problem_mark));
+    while (key + 1 < colon && s->data[key] == '-' && is_blank(s->data[key + 1]))
+        key = skip_blanks(s, key + 1);  /* "- stage:": the key of a list item */
     char shown[LESSON_ESCAPED_MAX];
     if (line > start_line && key < colon && !memchr(s->data + key, ' ', colon - key)) {
         lesson_hint(lesson_report(s->d, line, col, LESSON_ERROR_KEY_TOO_DEEP,
