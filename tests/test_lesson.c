@@ -116,6 +116,9 @@ static void test_byte_order_mark(void **state) {
     lesson l;
     load_ok("\xef\xbb\xbf" CAT_SAT, &l);
     assert_string_equal(l.title, "cat sat");
+    /* the lesson keeps its text as loaded, for checks after loading to quote */
+    assert_int_equal(l.text_size, strlen(CAT_SAT) + 3);
+    assert_string_equal(l.text, "\xef\xbb\xbf" CAT_SAT);
     lesson_free(&l);
     /* the mark takes no column */
     expect_errors("\xef\xbb\xbftitle: t\ntokens: [a, b]\nembeddings: {a: [1]}\n",

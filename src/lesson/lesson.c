@@ -170,6 +170,20 @@ static void require(checker *c, int map, int value, const char *name) {
 
 /* ---- numbers ---- */
 
+/* A hint for text that is a number written with a decimal comma ("1,5"): the number with a
+ * point instead. */
+static void hint_decimal_comma(checker *c, lesson_diagnostic *item, int node) {
+    const char *text = lesson_node_text(c->t, node), *comma = strchr(text, ',');
+    double x = 0.0;
+    if (!comma || strchr(comma + 1, ',') || node_at(c, node)->length >= LESSON_ESCAPED_MAX)
+        return;
+    char pointed[LESSON_ESCAPED_MAX], shown_text[LESSON_ESCAPED_MAX];
+    snprintf(pointed, sizeof pointed, "%.*s.%s", (int)(comma - text), text, comma + 1);
+    if (lesson_parse_number(pointed, &x) == LESSON_NUMBER_OK)
+        lesson_hint(item, LESSON_HINT_DECIMAL_POINT,
+                    lesson_escape(pointed, strlen(pointed), shown_text));
+}
+
 static bool read_number(checker *c, int node, const char *what, double *value) {
     if (!expect_scalar(c, node, what, "a number")) return false;
     double x = 0.0;
@@ -185,7 +199,7 @@ static bool read_number(checker *c, int node, const char *what, double *value) {
         REPORT(c, node, OUT_OF_RANGE, what, shown(c, node, text));
         return false;
     default:
-        REPORT(c, node, NOT_A_NUMBER, what, shown(c, node, text));
+        hint_decimal_comma(c, REPORT(c, node, NOT_A_NUMBER, what, shown(c, node, text)), node);
         return false;
     }
 }
