@@ -106,6 +106,12 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
  *     hint: use 1, 2 or 4 */
 void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);
 
+/* The first line of the diagnostic item of diagnostics, as the printer writes it: "path:line:col:
+ * error: message" (or "path: error: message"; "warning" for a warning), the path escaped, cut
+ * to fit in out (size bytes). For a view with room for one line, such as a status line. */
+void lesson_diagnostic_headline(const lesson_diagnostics *diagnostics,
+                                const lesson_diagnostic *item, char *out, size_t size);
+
 /* Gives each diagnostic that has a line but no quote yet its line of data (the file's text,
  * size bytes, NUL-terminated at data[size]), for the printer. The loader does this itself;
  * checks run after loading pass the lesson's text (lesson.text). */

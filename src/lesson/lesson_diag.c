@@ -189,24 +189,34 @@ static void print_quote(const lesson_diagnostic *item, FILE *stream) {
     free(before);
 }
 
-void lesson_diagnostics_print(const lesson_diagnostics *d, FILE *stream) {
+void lesson_diagnostic_headline(const lesson_diagnostics *d, const lesson_diagnostic *item,
+                                char *out, size_t size) {
     const char *path = d->path ? d->path : "";
     /* File names are untrusted text too; an escape takes at most 6 bytes per input byte. */
-    size_t size = strlen(path) * 6 + 1;
-    char *shown = malloc(size);
-    if (shown) text_escape(path, shown, size);
+    size_t path_size = strlen(path) * 6 + 1;
+    char *shown = malloc(path_size);
+    if (shown) text_escape(path, shown, path_size);
+    const char *severity = severity_names[item->severity];
+    if (item->line > 0)
+        snprintf(out, size, "%s:%d:%d: %s: %s", shown ? shown : "?", item->line, item->col,
+                 severity, item->message);
+    else
+        snprintf(out, size, "%s: %s: %s", shown ? shown : "?", severity, item->message);
+    free(shown);
+}
+
+void lesson_diagnostics_print(const lesson_diagnostics *d, FILE *stream) {
     for (int i = 0; i < d->count; i++) {
         const lesson_diagnostic *item = &d->items[i];
-        const char *severity = severity_names[item->severity];
-        if (item->line > 0)
-            fprintf(stream, "%s:%d:%d: %s: %s\n", shown ? shown : "?", item->line, item->col,
-                    severity, item->message);
-        else
-            fprintf(stream, "%s: %s: %s\n", shown ? shown : "?", severity, item->message);
+        /* Room for all of it: an escape takes at most 6 bytes per byte of the path. */
+        size_t size = (d->path ? strlen(d->path) * 6 : 0) + strlen(item->message) + 64;
+        char *headline = malloc(size);
+        if (headline) lesson_diagnostic_headline(d, item, headline, size);
+        fprintf(stream, "%s\n", headline ? headline : item->message);
+        free(headline);
         if (item->source) print_quote(item, stream);
         if (item->hint) fprintf(stream, "hint: %s\n", item->hint);
     }
-    free(shown);
 }
 
 void lesson_diagnostics_free(lesson_diagnostics *d) {
