@@ -72,7 +72,9 @@ typedef struct {
     char *message;
     char *hint;                  /* how to fix it ("use 1, 2 or 4"), or NULL */
     char *source;                /* the file's line `line` as written (raw lesson text: escape it
-                                    before showing), or NULL when not quoted */
+                                    before showing), or NULL when not quoted; a long line is cut
+                                    to a window around col, marked with "…" */
+    int source_col;              /* where col is in source (from 1, in characters) */
 } lesson_diagnostic;
 
 typedef struct {

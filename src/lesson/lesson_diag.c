@@ -1,6 +1,7 @@
 /* Recording, quoting and printing the lesson loader's diagnostics (the tables are in
  * lesson_diag.h): one printer for every mode, clang-style with the source line and a caret. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lesson_diag.h"
@@ -121,6 +122,35 @@ void lesson_report_finish(lesson_diagnostics *d) {
     d->dropped = 0;
 }
 
+/* The byte offset `chars` characters after from in data, or end if that comes first. */
+static size_t skip_chars(const char *data, size_t from, size_t end, size_t chars) {
+    size_t i = from;
+    for (size_t n = 0; n < chars && i < end; n++) {
+        unsigned cp = 0;
+        int length = text_decode(data + i, &cp);
+        i += length > 0 ? (size_t)length : 1;
+    }
+    return i < end ? i : end;
+}
+
+/* Gives item the part of the line [start, end) of data around its column: all of it when it is
+ * short, else a window cut with "…", so that one huge line (a 4 MiB list) is neither copied for
+ * each of its problems nor printed whole. */
+static void quote_line(lesson_diagnostic *item, const char *data, size_t start, size_t end) {
+    enum { BEFORE = 40, WINDOW = 120 };
+    static const char cut[] = "\xe2\x80\xa6";
+    size_t caret = item->col > 0 ? (size_t)item->col - 1 : 0;   /* in characters */
+    size_t first = caret > BEFORE + 20 ? caret - BEFORE : 0;   /* in characters */
+    size_t from = skip_chars(data, start, end, first), to = skip_chars(data, from, end, WINDOW);
+    bool cut_before = from > start, cut_after = to < end;
+    size_t length = to - from, size = length + 2 * sizeof cut;
+    item->source = malloc(size);
+    if (!item->source) return;
+    snprintf(item->source, size, "%s%.*s%s", cut_before ? cut : "", (int)length, data + from,
+             cut_after ? cut : "");
+    item->source_col = (int)(caret - first) + 1 + (cut_before ? 1 : 0);
+}
+
 void lesson_diagnostics_quote(lesson_diagnostics *d, const char *data, size_t size) {
     size_t start = lesson_first_line(data, size), next = 0;
     int line = 1;
@@ -136,54 +166,32 @@ void lesson_diagnostics_quote(lesson_diagnostics *d, const char *data, size_t si
             start = next;
             end = lesson_line_end(data, size, start, &next);
         }
-        if (line != item->line) continue;  /* past the end of the file */
-        item->source = malloc(end - start + 1);
-        if (!item->source) continue;
-        memcpy(item->source, data + start, end - start);
-        item->source[end - start] = '\0';
+        if (line == item->line) quote_line(item, data, start, end);  /* else past the end */
     }
 }
 
-/* Escapes bytes [from, to) of line into a new string (NULL when out of memory). */
-static char *escape_slice(const char *line, size_t from, size_t to) {
-    char *raw = strndup(line + from, to - from);
-    /* An escape takes at most 6 bytes per input byte. */
-    size_t size = (to - from) * 6 + 1;
+/* Escapes the first `chars` characters of text (all of it for SIZE_MAX) into a new string;
+ * NULL when out of memory. */
+static char *escape_prefix(const char *text, size_t chars) {
+    char *raw = strndup(text, skip_chars(text, 0, strlen(text), chars));
+    size_t size = raw ? strlen(raw) * 6 + 1 : 0;  /* an escape takes at most 6 bytes per byte */
     char *shown = raw ? malloc(size) : NULL;
     if (shown) text_escape(raw, shown, size);
     free(raw);
     return shown;
 }
 
-/* The byte offset of the character `chars` characters into line (or its end). */
-static size_t skip_chars(const char *line, size_t from, size_t chars) {
-    size_t i = from;
-    for (size_t n = 0; n < chars && line[i]; n++) {
-        unsigned cp = 0;
-        int length = text_decode(line + i, &cp);
-        i += length > 0 ? (size_t)length : 1;
-    }
-    return i;
-}
-
-/* Prints the quoted source line of item and a caret under its column. A long line is shown as
- * a window around the column, cut with "…", so one huge line does not flood the terminal. */
+/* Prints the quoted source line of item (escaped: it is lesson text) and a caret under its
+ * column, counted in the columns the escaped text takes on a terminal. */
 static void print_quote(const lesson_diagnostic *item, FILE *stream) {
-    enum { BEFORE = 40, WINDOW = 120 };
-    const char *line = item->source;
-    size_t caret = item->col > 0 ? (size_t)item->col - 1 : 0;       /* in characters */
-    size_t first = caret > BEFORE + 20 ? caret - BEFORE : 0;        /* in characters */
-    size_t from = skip_chars(line, 0, first), at = skip_chars(line, from, caret - first);
-    size_t to = skip_chars(line, from, WINDOW);
-    char *shown = escape_slice(line, from, to), *before = escape_slice(line, from, at);
+    char *shown = escape_prefix(item->source, SIZE_MAX);
+    char *before = escape_prefix(item->source, (size_t)(item->source_col - 1));
     if (shown && before) {
         char number[16];
         int digits = snprintf(number, sizeof number, "%d", item->line);
         int width = digits < 5 ? 5 : digits;
-        const char *cut = "\xe2\x80\xa6";
-        fprintf(stream, "%*s | %s%s%s\n", width, number, from > 0 ? cut : "", shown,
-                line[to] ? cut : "");
-        fprintf(stream, "%*s | %*s^\n", width, "", text_width(before) + (from > 0), "");
+        fprintf(stream, "%*s | %s\n", width, number, shown);
+        fprintf(stream, "%*s | %*s^\n", width, "", text_width(before), "");
     }
     free(shown);
     free(before);
