@@ -1,6 +1,6 @@
-/* The lesson loader's diagnostics: every kind of problem with its message format, in one table,
- * and the function that records one. Messages never contain raw untrusted text: callers pass
- * token names and keys through lesson_escape first. */
+/* The lesson loader's diagnostics: every kind of problem with its message format in one table,
+ * every hint (how to fix one) in another, and the functions that record them. Messages and hints
+ * never contain raw untrusted text: callers pass token names and keys through lesson_escape. */
 #ifndef ATTNSTEP_LESSON_DIAG_H
 #define ATTNSTEP_LESSON_DIAG_H
 
