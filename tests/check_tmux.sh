@@ -213,7 +213,7 @@ live_reload() {   # edits of the open lesson show within a second or two; broken
     sed -i 's/cat: \[1.0, 0.5\]/cat: [3.0, 0.5]/' "$lesson"
     wait_for "[0.0021]" "weights · step 8 of 11" || return 1
     sed -i 's/cat: \[3.0, 0.5\]/cat: [3.0, 0.5/' "$lesson"   # half-way through an edit
-    wait_for "lesson.yaml:7:6: error: YAML syntax error" "[0.0021]" || return 1
+    wait_for "lesson.yaml:6:8: error: this '[' is never closed" "[0.0021]" || return 1
     sed -i 's/cat: \[3.0, 0.5$/cat: [1.0, 0.5]/' "$lesson"
     wait_for "[0.3704]" "about this stage" || return 1
     wait_gone "error:" || return 1

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "support.h"
 #include "lesson.h"
+#include "lesson_diag.h"
 #include "lesson_text.h"
 #include "random.h"
 
@@ -115,10 +116,22 @@ static void test_byte_order_mark(void **state) {
     lesson l;
     load_ok("\xef\xbb\xbf" CAT_SAT, &l);
     assert_string_equal(l.title, "cat sat");
+    /* the lesson keeps its text as loaded, for checks after loading to quote */
+    assert_int_equal(l.text_size, strlen(CAT_SAT) + 3);
+    assert_string_equal(l.text, "\xef\xbb\xbf" CAT_SAT);
     lesson_free(&l);
     /* the mark takes no column */
     expect_errors("\xef\xbb\xbftitle: t\ntokens: [a, b]\nembeddings: {a: [1]}\n",
-                  "t.yaml:2:13: error: token 'b' has no embedding\n");
+                  "t.yaml:2:13: error: token 'b' has no embedding\n"
+                  "    2 | tokens: [a, b]\n"
+                  "      |             ^\n");
+    /* the quote of line 1 leaves the mark out, and the caret still finds its column */
+    expect_errors("\xef\xbb\xbftitle: t\ntokens: [a]\nembeddings: {a: [1, 2]}\nheads: 4\n"
+                  "d_model: 2\n",
+                  "t.yaml:4:8: error: heads (4) must divide d_model (2)\n"
+                  "    4 | heads: 4\n"
+                  "      |        ^\n"
+                  "hint: use 1 or 2\n");
     int line, col;
     lesson_offset_position("\xef\xbb\xbf" "ab", 5, 4, &line, &col);
     assert_int_equal(col, 2);
@@ -312,18 +325,115 @@ static void test_every_problem_is_reported(void **state) {
     expect_errors("title: t\ntoken: [cat]\nembeddings:\n  cat: [1, 2]\n  sat: [1]\nheads: 3\n"
                   "W_K: [[1, 0], [0, nan]]\nscale: yes\n",
                   "t.yaml:1:1: error: missing key 'tokens'\n"
+                  "    1 | title: t\n"
+                  "      | ^\n"
                   "t.yaml:2:1: error: unknown key 'token'; did you mean 'tokens'?\n"
+                  "    2 | token: [cat]\n"
+                  "      | ^\n"
                   "t.yaml:5:8: error: the embedding of 'sat': expected 2 numbers, found 1\n"
+                  "    5 |   sat: [1]\n"
+                  "      |        ^\n"
                   "t.yaml:6:8: error: heads (3) must divide d_model (2)\n"
+                  "    6 | heads: 3\n"
+                  "      |        ^\n"
+                  "hint: use 1 or 2\n"
                   "t.yaml:7:19: error: a row of W_K: 'nan' is not a finite number\n"
-                  "t.yaml:8:8: error: scale must be true or false, not 'yes'\n");
+                  "    7 | W_K: [[1, 0], [0, nan]]\n"
+                  "      |                   ^\n"
+                  "t.yaml:8:8: error: scale must be true or false, not 'yes'\n"
+                  "    8 | scale: yes\n"
+                  "      |        ^\n");
 }
 
 static void test_untrusted_text_is_escaped(void **state) {
     (void)state;
     expect_errors("title: t\ntokens: [\"\\e[2J\", \"\\u202Eab\"]\nembeddings: {x: [1]}\n",
                   "t.yaml:2:10: error: token '\\x1b[2J' has no embedding\n"
-                  "t.yaml:2:19: error: token '\\u202eab' has no embedding\n");
+                  "    2 | tokens: [\"\\e[2J\", \"\\u202Eab\"]\n"
+                  "      |          ^\n"
+                  "t.yaml:2:19: error: token '\\u202eab' has no embedding\n"
+                  "    2 | tokens: [\"\\e[2J\", \"\\u202Eab\"]\n"
+                  "      |                   ^\n");
+    /* The quoted line is lesson text too: a raw bidi override in it is escaped, and the caret
+     * counts columns on the screen (a wide character takes two, an escape its length). */
+    expect_errors("title: t\ntokens: [\xe7\x8c\xab, \xe2\x80\xaeq]\nembeddings: {\xe7\x8c\xab: [1]}\n",
+                  "t.yaml:2:13: error: token '\\u202eq' has no embedding\n"
+                  "    2 | tokens: [\xe7\x8c\xab, \\u202eq]\n"
+                  "      |              ^\n");
+}
+
+/* Decimal commas are found by how each ',' is written, through a byte order mark, CR LF line
+ * breaks and multi-byte characters; a list broken over lines after its commas is not mixed. */
+static void test_decimal_commas(void **state) {
+    (void)state;
+    expect_errors("\xef\xbb\xbftitle: t\r\ntokens: [caf\xc3\xa9, b]\r\nembeddings:\r\n"
+                  "  caf\xc3\xa9: [1,5, 0,5]\r\n  b: [1,\r\n    2]\r\n",
+                  "t.yaml:4:11: error: the embedding of 'caf\xc3\xa9': probable decimal commas: "
+                  "the list mixes ', ' and ',' between numbers\n"
+                  "    4 |   caf\xc3\xa9: [1,5, 0,5]\n"
+                  "      |           ^\n"
+                  "hint: write decimals with a point: [1.5, 0.5]\n");
+    lesson l;
+    load_ok("title: t\ntokens: [a]\nembeddings: {a: [1,5,0,5]}\n", &l);  /* not mixed */
+    assert_int_equal(l.input.d_model, 4);
+    lesson_free(&l);
+}
+
+/* Without d_model, the length most vectors have decides which one is wrong; a tie keeps the
+ * first one's length and claims no majority. */
+static void test_short_vector_is_blamed(void **state) {
+    (void)state;
+    expect_errors("title: t\ntokens: a b c\nembeddings:\n  a: [1]\n  b: [1, 2]\n  c: [3, 4]\n",
+                  "t.yaml:4:6: error: the embedding of 'a': expected 2 numbers, found 1\n"
+                  "    4 |   a: [1]\n"
+                  "      |      ^\n"
+                  "hint: most embeddings here have 2 numbers\n");
+    expect_errors("title: t\ntokens: a b\nembeddings:\n  a: [1]\n  b: [1, 2]\n",
+                  "t.yaml:5:6: error: the embedding of 'b': expected 1 numbers, found 2\n"
+                  "    5 |   b: [1, 2]\n"
+                  "      |      ^\n");
+}
+
+/* Every way a diagnostic is printed: a warning says so, a long line is shown as a window
+ * around the column, and a problem without a place has no quote. */
+static void test_diagnostic_printing(void **state) {
+    (void)state;
+    char line[401];
+    memset(line, 'x', 400);
+    memcpy(line, "title: ", 7);
+    line[400] = '\0';
+    lesson_diagnostics d = { .path = strdup("t.yaml") };
+    char data[420];  /* a CR LF line, then one of 400 characters */
+    snprintf(data, sizeof data, "a: 1\r\n%s\n", line);
+    lesson_hint(lesson_report_warning(&d, 1, 4, LESSON_ERROR_MISSING_KEY, "b"),
+                LESSON_HINT_USE_HEADS, "2");
+    lesson_report(&d, 2, 250, LESSON_ERROR_EMPTY_LIST, "x");
+    lesson_report(&d, 3, 1, LESSON_ERROR_EMPTY_LIST, "past the end");
+    lesson_report(&d, 0, 0, LESSON_ERROR_FILE_EMPTY);
+    lesson_diagnostics_quote(&d, data, strlen(data));
+    char *printed = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&printed, &size);
+    assert_non_null(stream);
+    lesson_diagnostics_print(&d, stream);
+    fclose(stream);
+    char expected[2048], window[200];
+    memset(window, 'x', 120);
+    window[120] = '\0';
+    snprintf(expected, sizeof expected,
+             "t.yaml: error: the file is empty; a lesson needs at least title, tokens and "
+             "embeddings\n"
+             "t.yaml:1:4: warning: missing key 'b'\n"
+             "    1 | a: 1\n"
+             "      |    ^\n"
+             "hint: use 2\n"
+             "t.yaml:2:250: error: x must not be empty\n"
+             "    2 | \xe2\x80\xa6%s\xe2\x80\xa6\n"
+             "      | %41s^\n"
+             "t.yaml:3:1: error: past the end must not be empty\n", window, "");
+    assert_string_equal(printed, expected);
+    free(printed);
+    lesson_diagnostics_free(&d);
 }
 
 static void test_unreadable_file(void **state) {
@@ -438,6 +548,17 @@ static void test_escape_and_positions(void **state) {
     assert_string_equal(lesson_nearest("token", keys, 3), "tokens");
     assert_string_equal(lesson_nearest("tilte", keys, 3), "title");
     assert_null(lesson_nearest("mask", keys, 3));
+    /* a difference of case only beats any other near word; a one-letter word has no near one */
+    const char *tokens[] = { "cat", "sat", "a", "b" };
+    assert_string_equal(lesson_nearest("Sat", tokens, 4), "sat");
+    assert_string_equal(lesson_nearest("cta", tokens, 4), "cat");
+    assert_null(lesson_nearest("c", tokens, 4));
+    assert_null(lesson_nearest("dog", tokens, 4));
+    /* the cursor finds places in order, and again after going back */
+    lesson_cursor cursor = { 0 };
+    assert_int_equal(lesson_cursor_move(&cursor, text, sizeof text - 1, 2, 5), 9);
+    assert_int_equal(lesson_cursor_move(&cursor, text, sizeof text - 1, 3, 1), 12);
+    assert_int_equal(lesson_cursor_move(&cursor, text, sizeof text - 1, 1, 1), 0);
 }
 
 /* Many distinct keys in one mapping: the duplicate check stays linear (this would take
@@ -488,6 +609,9 @@ int main(void) {
         cmocka_unit_test(test_random_embeddings_follow_first_appearance),
         cmocka_unit_test(test_every_problem_is_reported),
         cmocka_unit_test(test_untrusted_text_is_escaped),
+        cmocka_unit_test(test_diagnostic_printing),
+        cmocka_unit_test(test_decimal_commas),
+        cmocka_unit_test(test_short_vector_is_blamed),
         cmocka_unit_test(test_unreadable_file),
         cmocka_unit_test(test_size_limits_of_buffers),
         cmocka_unit_test(test_many_problems_are_capped),

@@ -128,19 +128,26 @@ static char *read_text(checker *c, int node, const char *what) {
 
 /* ---- mappings with fixed keys ---- */
 
-static void report_unknown_key(checker *c, int key, const char *const *names, int count) {
-    char key_shown[LESSON_ESCAPED_MAX];
-    const char *near = lesson_nearest(lesson_node_text(c->t, key), names, count);
-    if (near) {
-        REPORT(c, key, UNKNOWN_KEY, shown(c, key, key_shown), near);
+/* The one report of a word (the text of node) that is not one of words[]: the diagnostic item
+ * says so, then "; did you mean 'X'?" follows when one of them is near the word, or else (for
+ * a short fixed vocabulary) the hint `all` lists them. */
+static void report_unknown(checker *c, lesson_diagnostic *item, int node,
+                           const char *const *words, int count, lesson_hint_id all) {
+    if (lesson_suggest(item, lesson_node_text(c->t, node), words, count)
+        || all == LESSON_HINT_COUNT)
         return;
-    }
     char list[512] = "";
     for (int i = 0; i < count; i++) {
-        strcat(list, names[i]);
-        if (i + 1 < count) strcat(list, ", ");
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", words[i]);
     }
-    REPORT(c, key, UNKNOWN_KEY_LIST, shown(c, key, key_shown), list);
+    lesson_hint(item, all, list);
+}
+
+static void report_unknown_key(checker *c, int key, const char *const *names, int count) {
+    char key_shown[LESSON_ESCAPED_MAX];
+    report_unknown(c, REPORT(c, key, UNKNOWN_KEY, shown(c, key, key_shown)), key, names, count,
+                   LESSON_HINT_KEYS_HERE);
 }
 
 /* Finds the value of each of names[] in map (-1 when absent), reporting unknown keys. Keys that
@@ -166,6 +173,20 @@ static void require(checker *c, int map, int value, const char *name) {
 
 /* ---- numbers ---- */
 
+/* A hint for text that is a number written with a decimal comma ("1,5"): the number with a
+ * point instead. */
+static void hint_decimal_comma(checker *c, lesson_diagnostic *item, int node) {
+    const char *text = lesson_node_text(c->t, node), *comma = strchr(text, ',');
+    double x = 0.0;
+    if (!comma || strchr(comma + 1, ',') || node_at(c, node)->length >= LESSON_ESCAPED_MAX)
+        return;
+    char pointed[LESSON_ESCAPED_MAX], shown_text[LESSON_ESCAPED_MAX];
+    snprintf(pointed, sizeof pointed, "%.*s.%s", (int)(comma - text), text, comma + 1);
+    if (lesson_parse_number(pointed, &x) == LESSON_NUMBER_OK)
+        lesson_hint(item, LESSON_HINT_DECIMAL_POINT,
+                    lesson_escape(pointed, strlen(pointed), shown_text));
+}
+
 static bool read_number(checker *c, int node, const char *what, double *value) {
     if (!expect_scalar(c, node, what, "a number")) return false;
     double x = 0.0;
@@ -181,7 +202,7 @@ static bool read_number(checker *c, int node, const char *what, double *value) {
         REPORT(c, node, OUT_OF_RANGE, what, shown(c, node, text));
         return false;
     default:
-        REPORT(c, node, NOT_A_NUMBER, what, shown(c, node, text));
+        hint_decimal_comma(c, REPORT(c, node, NOT_A_NUMBER, what, shown(c, node, text)), node);
         return false;
     }
 }
@@ -205,17 +226,66 @@ static bool read_integer(checker *c, int node, const char *what, uint64_t min, u
     return true;
 }
 
-/* Reads a list of numbers into values (when not NULL). expected < 0 accepts any length.
- * Returns the length found, or -1 when node is not a list. */
-static int read_vector(checker *c, int node, int expected, const char *what, double *values) {
+/* Whether the flow list node mixes "1,5" and "1, 5" between its items: probable decimal
+ * commas. */
+static bool mixes_commas(const checker *c, int node) {
+    bool tight = false, spaced = false;
+    LESSON_FOR_EACH_CHILD(c->t, node, item) {
+        tight = tight || node_at(c, item)->comma == LESSON_COMMA_TIGHT;
+        spaced = spaced || node_at(c, item)->comma == LESSON_COMMA_SPACED;
+    }
+    return tight && spaced;
+}
+
+/* The list as it was probably meant, each tight comma a decimal point: "[1.5, 0.5]"; false when
+ * that reading is not one number per group either ("1,5,2"). out holds LESSON_ESCAPED_MAX. */
+static bool decimal_reading(const checker *c, int node, char *out) {
+    char raw[LESSON_ESCAPED_MAX] = "[";
+    int in_group = 0;
+    LESSON_FOR_EACH_CHILD(c->t, node, item) {
+        bool tight = node_at(c, item)->comma == LESSON_COMMA_TIGHT;
+        in_group = tight ? in_group + 1 : 1;
+        if (in_group > 2 || node_at(c, item)->kind != LESSON_NODE_SCALAR) return false;
+        size_t used = strlen(raw);
+        snprintf(raw + used, sizeof raw - used, "%s%s",
+                 item == node + 1 ? "" : tight ? "." : ", ", lesson_node_text(c->t, item));
+    }
+    size_t used = strlen(raw);
+    snprintf(raw + used, sizeof raw - used, "]");
+    lesson_escape(raw, strlen(raw), out);
+    return true;
+}
+
+/* Reports probable decimal commas in the list node, at its first tight comma. */
+static void report_decimal_commas(checker *c, int node, const char *what) {
+    int item = node + 1;
+    while (node_at(c, item)->comma != LESSON_COMMA_TIGHT) item = lesson_node_next(c->t, item);
+    char meant[LESSON_ESCAPED_MAX];
+    lesson_diagnostic *d = lesson_report(c->d, node_at(c, item)->line, node_at(c, item)->col - 1,
+                                         LESSON_ERROR_DECIMAL_COMMAS, what);
+    if (decimal_reading(c, node, meant)) lesson_hint(d, LESSON_HINT_DECIMAL_POINT, meant);
+    else lesson_hint(d, LESSON_HINT_SEPARATE_NUMBERS);
+}
+
+/* Reads a list of numbers into values (when not NULL). expected < 0 accepts any length; when
+ * `most` is not NULL, expected is the length most of the lists that are `most` have, which a
+ * hint then says. Returns the length found, or -1 when node is not a usable list. */
+static int read_vector(checker *c, int node, int expected, const char *what, const char *most,
+                       double *values) {
     if (!expect_kind(c, node, LESSON_NODE_LIST, what, "a list of numbers")) return -1;
+    if (mixes_commas(c, node)) {
+        report_decimal_commas(c, node, what);
+        return -1;
+    }
     int count = node_at(c, node)->count;
-    if (count == 0 && expected < 0) {
-        REPORT(c, node, EMPTY_LIST, what);
+    if (count == 0) {
+        lesson_diagnostic *d = REPORT(c, node, EMPTY_LIST, what);
+        if (most && expected > 0) lesson_hint(d, LESSON_HINT_MOST_HAVE, most, expected);
         return 0;
     }
     if (expected >= 0 && count != expected) {
-        REPORT(c, node, WRONG_SIZE, what, expected, "numbers", count);
+        lesson_diagnostic *d = REPORT(c, node, WRONG_SIZE, what, expected, "numbers", count);
+        if (most) lesson_hint(d, LESSON_HINT_MOST_HAVE, most, expected);
         values = NULL;
     }
     int i = 0;
@@ -223,6 +293,55 @@ static int read_vector(checker *c, int node, int expected, const char *what, dou
          item = lesson_node_next(c->t, item), i++)
         read_number(c, item, what, values ? &values[i] : NULL);
     return count;
+}
+
+static int compare_ints(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* How many of sorted[0 … count-1] equal value. */
+static int occurrences(const int *sorted, int count, int value) {
+    int low = 0, high = count;
+    while (low < high) {
+        int middle = low + (high - low) / 2;
+        if (sorted[middle] < value) low = middle + 1;
+        else high = middle;
+    }
+    int first = low;
+    while (low < count && sorted[low] == value) low++;
+    return low - first;
+}
+
+/* The length most of the lists vectors[0 … count-1] have (of equally common lengths, the first
+ * one's, and then *most is false), so that the one odd vector is blamed whichever it is; -1
+ * when none is a non-empty list of numbers. */
+static int common_length(const checker *c, const int *vectors, int count, bool *most) {
+    int *lengths = malloc((size_t)(count > 0 ? count : 1) * sizeof *lengths);
+    int *sorted = malloc((size_t)(count > 0 ? count : 1) * sizeof *sorted);
+    int n = 0, best = -1, best_count = 0;
+    *most = false;
+    for (int i = 0; lengths && sorted && i < count; i++) {
+        int v = vectors[i];
+        bool list = usable(c, v) && node_at(c, v)->kind == LESSON_NODE_LIST
+                 && node_at(c, v)->count > 0 && !mixes_commas(c, v);
+        lengths[i] = list ? node_at(c, v)->count : -1;
+        if (list) sorted[n++] = lengths[i];
+    }
+    if (lengths && sorted) qsort(sorted, (size_t)n, sizeof *sorted, compare_ints);
+    for (int i = 0; lengths && sorted && i < count; i++) {
+        int times = lengths[i] < 0 ? 0 : occurrences(sorted, n, lengths[i]);
+        if (times > best_count) {
+            best = lengths[i];
+            best_count = times;
+            *most = true;
+        } else if (times == best_count && lengths[i] != best) {
+            *most = false;
+        }
+    }
+    free(lengths);
+    free(sorted);
+    return best;
 }
 
 /* ---- the words of fixed vocabularies ---- */
@@ -234,7 +353,8 @@ static int read_word(checker *c, int node, const char *what, const char *const *
     for (int i = 0; i < count; i++)
         if (strcmp(lesson_node_text(c->t, node), words[i]) == 0) return i;
     char text[LESSON_ESCAPED_MAX];
-    REPORT(c, node, BAD_VALUE, what, expected, shown(c, node, text));
+    report_unknown(c, REPORT(c, node, BAD_VALUE, what, expected, shown(c, node, text)), node,
+                   words, count, LESSON_HINT_COUNT);
     return -1;
 }
 
@@ -416,15 +536,33 @@ static void embedding_label(const checker *c, int key, char *label, size_t size)
     snprintf(label, size, "the embedding of '%s'", shown(c, key, text));
 }
 
-/* Reads the token → vector map, learning d_model from the first vector when it is not given. */
+/* The nodes of the children of node (every value, for a mapping), in a new array; NULL when
+ * out of memory. */
+static int *children(const checker *c, int node, int *count) {
+    bool map = node_at(c, node)->kind == LESSON_NODE_MAP;
+    int n = node_at(c, node)->count, *nodes = malloc((size_t)(n > 0 ? n : 1) * sizeof *nodes);
+    *count = 0;
+    int i = 0;
+    LESSON_FOR_EACH_CHILD(c->t, node, child)
+        if (nodes && (!map || i++ % 2 == 1)) nodes[(*count)++] = child;
+    return nodes;
+}
+
+/* Reads the token → vector map. Without d_model given, d_model is the length most vectors
+ * have, so that a short vector is blamed itself even when it comes first. */
 static void read_embedding_map(checker *c, int map) {
     c->embeddings.form = FORM_LIST;
+    bool most = false;
+    if (c->d_model < 0) {
+        int count = 0, *vectors = children(c, map, &count);
+        if (vectors) c->d_model = common_length(c, vectors, count, &most);
+        free(vectors);
+    }
     for (int key = map + 1; key < lesson_node_next(c->t, map);) {
         int value = lesson_node_next(c->t, key);
         char label[LESSON_ESCAPED_MAX + 32];
         embedding_label(c, key, label, sizeof label);
-        int length = read_vector(c, value, c->d_model, label, NULL);
-        if (c->d_model < 0 && length > 0) c->d_model = length;
+        read_vector(c, value, c->d_model, label, most ? "embeddings" : NULL, NULL);
         int id = node_at(c, key)->kind == LESSON_NODE_SCALAR
                ? distinct_id(c, lesson_node_text(c->t, key)) : -1;
         if (id >= 0 && c->distinct_vector[id] < 0) c->distinct_vector[id] = value;
@@ -484,12 +622,14 @@ static void read_matrix(checker *c, int node, const char *name, matrix_spec *spe
         REPORT(c, node, WRONG_SIZE, name, c->d_model, "rows (d_model)", rows);
     char label[64];
     snprintf(label, sizeof label, "a row of %s", name);
-    /* Without d_model, rows must at least agree with the first one. */
-    int width = c->d_model;
-    LESSON_FOR_EACH_CHILD(c->t, node, row) {
-        int found = read_vector(c, row, width, label, NULL);
-        if (width < 0) width = found;
-    }
+    /* Without d_model, rows must at least agree with one another: the odd one is blamed. */
+    int width = c->d_model, count = 0, *vectors = NULL;
+    bool most = false;
+    if (width < 0 && (vectors = children(c, node, &count)) != NULL)
+        width = common_length(c, vectors, count, &most);
+    free(vectors);
+    LESSON_FOR_EACH_CHILD(c->t, node, row)
+        read_vector(c, row, width, label, most ? "rows" : NULL, NULL);
 }
 
 /* ---- mask ---- */
@@ -565,11 +705,17 @@ static int read_focus_part(checker *c, int node, stage_id stage, bool row) {
     const stage_info *info = stage_get(stage);
     const char *what = row ? "a focus row" : "a focus column";
     if (!expect_scalar(c, node, what, "a token or an index")) return -1;
-    int at = resolve_label(c, row ? info->rows : info->cols, lesson_node_text(c->t, node));
+    stage_axis axis = row ? info->rows : info->cols;
+    int at = resolve_label(c, axis, lesson_node_text(c->t, node));
     char text[LESSON_ESCAPED_MAX];
-    if (at == -1)
-        REPORT(c, node, BAD_FOCUS, row ? "row" : "column", shown(c, node, text),
-               row ? "row" : "column", info->name);
+    if (at != -1) return at;
+    lesson_diagnostic *item = REPORT(c, node, BAD_FOCUS, row ? "row" : "column",
+                                     shown(c, node, text), row ? "row" : "column", info->name);
+    const token_list *list = axis == AXIS_SOURCE && c->keys[TOP_SOURCE] >= 0 ? &c->source
+                                                                             : &c->tokens;
+    if (axis == AXIS_TOKENS || axis == AXIS_SOURCE)
+        report_unknown(c, item, node, (const char *const *)list->text, list->count,
+                       LESSON_HINT_COUNT);
     return at;
 }
 
@@ -595,15 +741,10 @@ static stage_id read_stage(checker *c, int node) {
     }
     if (stage != STAGE_COUNT) return stage;
     const char *names[STAGE_COUNT];
-    char list[512] = "", text[LESSON_ESCAPED_MAX];
-    for (int i = 0; i < STAGE_COUNT; i++) {
-        names[i] = stage_get((stage_id)i)->name;
-        strcat(list, names[i]);
-        if (i + 1 < STAGE_COUNT) strcat(list, ", ");
-    }
-    const char *near = lesson_nearest(name, names, STAGE_COUNT);
-    if (near) REPORT(c, node, UNKNOWN_STAGE, shown(c, node, text), near);
-    else REPORT(c, node, UNKNOWN_STAGE_LIST, shown(c, node, text), list);
+    char text[LESSON_ESCAPED_MAX];
+    for (int i = 0; i < STAGE_COUNT; i++) names[i] = stage_get((stage_id)i)->name;
+    report_unknown(c, REPORT(c, node, UNKNOWN_STAGE, shown(c, node, text)), node, names,
+                   STAGE_COUNT, LESSON_HINT_STAGES_ARE);
     return STAGE_COUNT;
 }
 
@@ -794,10 +935,30 @@ static void read_sizes(checker *c) {
                  ? (int)value : -1;
 }
 
+/* "1, 2 or 4": the numbers of heads that divide d_model, within the limit on heads. */
+static void list_divisors(int d_model, char *out, size_t size) {
+    int count = 0, last = 0;
+    out[0] = '\0';
+    for (int h = 1; h <= d_model && h <= LESSON_MAX_HEADS; h++) {
+        if (d_model % h != 0) continue;
+        if (last) {
+            size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%d", count > 1 ? ", " : "", last);
+        }
+        last = h;
+        count++;
+    }
+    size_t used = strlen(out);
+    snprintf(out + used, size - used, "%s%d", count > 1 ? " or " : "", last);
+}
+
 static void check_heads(checker *c) {
     int node = c->keys[TOP_HEADS];
     if (node >= 0 && c->heads > 0 && c->d_model > 0 && c->d_model % c->heads != 0) {
-        REPORT(c, node, HEADS_DIVIDE, c->heads, c->d_model);
+        char divisors[512];
+        list_divisors(c->d_model, divisors, sizeof divisors);
+        lesson_hint(REPORT(c, node, HEADS_DIVIDE, c->heads, c->d_model), LESSON_HINT_USE_HEADS,
+                    divisors);
         c->heads = -1;
     }
     if (c->d_model > LESSON_MAX_D_MODEL) {
@@ -842,7 +1003,7 @@ static void fill_matrix(checker *c, const matrix_spec *spec, int rows, int cols,
         int r = 0;
         for (int row = spec->node + 1; row < lesson_node_next(c->t, spec->node);
              row = lesson_node_next(c->t, row), r++)
-            read_vector(c, row, cols, "", values + (size_t)r * (size_t)cols);
+            read_vector(c, row, cols, "", NULL, values + (size_t)r * (size_t)cols);
     } else {
         memset(values, 0, count * sizeof *values);
         for (int i = 0; i < rows && i < cols; i++)
@@ -868,7 +1029,8 @@ static bool build_embeddings(checker *c, lesson *l) {
         fill_matrix(c, &c->embeddings, c->n_distinct, d, vectors);
     } else {
         for (int id = 0; id < c->n_distinct; id++)
-            read_vector(c, c->distinct_vector[id], d, "", vectors + (size_t)id * (size_t)d);
+            read_vector(c, c->distinct_vector[id], d, "", NULL,
+                        vectors + (size_t)id * (size_t)d);
     }
     bool cross = c->keys[TOP_SOURCE] >= 0;
     l->embeddings = expand_rows(vectors, c->distinct_of, l->n_tokens, d);
@@ -1073,7 +1235,13 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
         memcpy(copy, data, size);
         copy[size] = '\0';
         status = load_text(copy, size, out, diagnostics);
-        free(copy);
+        lesson_diagnostics_quote(diagnostics, copy, size);
+        if (status == LESSON_OK) {
+            out->text = copy;  /* kept, so that checks after loading can quote it too */
+            out->text_size = size;
+        } else {
+            free(copy);
+        }
     } else {
         lesson_report(diagnostics, 0, 0, LESSON_ERROR_NO_MEMORY);
     }
@@ -1134,6 +1302,7 @@ const lesson_step *lesson_narration(const lesson *l, const walk_step *step) {
 
 void lesson_free(lesson *l) {
     free(l->path);
+    free(l->text);
     free(l->title);
     free(l->about);
     free(l->about_written.marks);

@@ -67,6 +67,9 @@ typedef struct {
 
 typedef struct {
     char *path;
+    char *text;                  /* the file as loaded (NUL-terminated at text[text_size]), so that
+                                    later checks can quote its lines */
+    size_t text_size;
     char *title;
     char *about;                 /* NULL when the lesson has none */
     lesson_written about_written;
@@ -86,10 +89,20 @@ typedef struct {
     attention_input input;
 } lesson;
 
+typedef enum {
+    LESSON_SEVERITY_ERROR,       /* the lesson is refused */
+    LESSON_SEVERITY_WARNING      /* said, but the lesson is still usable */
+} lesson_severity;
+
 typedef struct {
     int line, col;               /* from 1; 0 when the problem has no place (unreadable file) */
+    lesson_severity severity;    /* an error unless the check that found it says otherwise */
     char *message;
-    bool warning;                /* a warning (only lesson_check gives them), not an error */
+    char *hint;                  /* how to fix it ("use 1, 2 or 4"), or NULL */
+    char *source;                /* the file's line `line` as written (raw lesson text: escape it
+                                    before showing), or NULL when not quoted; a long line is cut
+                                    to a window around col, marked with "…" */
+    int source_col;              /* where col is in source (from 1, in characters) */
 } lesson_diagnostic;
 
 typedef struct {
@@ -132,9 +145,25 @@ lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
 #define LESSON_ABOUT_TRACE_MAX ((size_t)64 << 20)
 char *lesson_about_shown(const lesson *l);
 
-/* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message"), or
- * "warning:" for a warning. */
+/* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message";
+ * "warning" for a warning), then, when it is quoted, its source line (escaped) with a caret
+ * under the column, then "hint: ..." when it has a hint — the one printer of every mode:
+ *     lesson.yaml:5:8: error: heads (3) must divide d_model (4)
+ *         5 | heads: 3
+ *           |        ^
+ *     hint: use 1, 2 or 4 */
 void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);
+
+/* The first line of the diagnostic item of diagnostics, as the printer writes it: "path:line:col:
+ * error: message" (or "path: error: message"; "warning" for a warning), the path escaped, cut
+ * to fit in out (size bytes). For a view with room for one line, such as a status line. */
+void lesson_diagnostic_headline(const lesson_diagnostics *diagnostics,
+                                const lesson_diagnostic *item, char *out, size_t size);
+
+/* Gives each diagnostic that has a line but no quote yet its line of data (the file's text,
+ * size bytes, NUL-terminated at data[size]), for the printer. The loader does this itself;
+ * checks run after loading pass the lesson's text (lesson.text). */
+void lesson_diagnostics_quote(lesson_diagnostics *diagnostics, const char *data, size_t size);
 
 /* The walk of the lesson's trace t (computed from l->input): the author's script, one step per
  * item of l->steps in the author's order (lesson_narration finds the item again), or the

@@ -101,9 +101,9 @@ static void check_answer(lesson_step *step, const trace *t, bool warnings,
             lesson_report(d, step->answer_at.line, step->answer_at.col,
                           LESSON_ERROR_AUTO_NO_FOCUS);
         else if (warnings && step->n_choices == 0)
-            lesson_warn(d, step->answer_at.line, step->answer_at.col,
-                        LESSON_ERROR_UNCHECKED_ANSWER, lesson_escape(answer, strlen(answer),
-                                                                     shown));
+            lesson_report_warning(d, step->answer_at.line, step->answer_at.col,
+                                  LESSON_ERROR_UNCHECKED_ANSWER,
+                                  lesson_escape(answer, strlen(answer), shown));
         return;
     }
     if (step->answer_auto) take_answer(step, t, d);
@@ -183,8 +183,8 @@ static bool told(const trace *t, const char *text, int head, const char *where, 
     if (!claim_text_names(t, text, head, &cell, asked->n_choices > 0)) return false;
     char name[CLAIM_MESSAGE_MAX], shown[SHOWN_MAX];
     claim_cell_name(t, &cell, name, sizeof name);
-    lesson_warn(d, asked->ask_at.line, asked->ask_at.col, LESSON_ERROR_QUESTION_TOLD, where, line,
-                escaped(name, shown));
+    lesson_report_warning(d, asked->ask_at.line, asked->ask_at.col, LESSON_ERROR_QUESTION_TOLD,
+                          where, line, escaped(name, shown));
     return true;
 }
 
@@ -214,8 +214,9 @@ static void warn_leaks(const lesson *l, const trace *t, lesson_diagnostics *d) {
             char head[32] = "";
             if (stage_get(asked->stage)->per_head)
                 snprintf(head, sizeof head, " of head %d", step_head(asked));
-            lesson_warn(d, asked->ask_at.line, asked->ask_at.col, LESSON_ERROR_QUESTION_LEAK,
-                        j + 1, l->steps[j].line, stage_get(asked->stage)->name, head);
+            lesson_report_warning(d, asked->ask_at.line, asked->ask_at.col,
+                                  LESSON_ERROR_QUESTION_LEAK, j + 1, l->steps[j].line,
+                                  stage_get(asked->stage)->name, head);
             break;
         }
     }
@@ -235,6 +236,7 @@ lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
     }
     render(&l->about, &l->about_written, 1, t, diagnostics);
     lesson_report_finish(diagnostics);
+    if (l->text) lesson_diagnostics_quote(diagnostics, l->text, l->text_size);
     return lesson_error_count(diagnostics) > 0 ? LESSON_INVALID : LESSON_OK;
 }
 

@@ -1,6 +1,6 @@
-/* The lesson loader's diagnostics: every kind of problem with its message format, in one table,
- * and the function that records one. Messages never contain raw untrusted text: callers pass
- * token names and keys through lesson_escape first. */
+/* The lesson loader's diagnostics: every kind of problem with its message format in one table,
+ * every hint (how to fix one) in another, and the functions that record them. Messages and hints
+ * never contain raw untrusted text: callers pass token names and keys through lesson_escape. */
 #ifndef ATTNSTEP_LESSON_DIAG_H
 #define ATTNSTEP_LESSON_DIAG_H
 
@@ -17,6 +17,18 @@
     X(CONTROL_CHAR,      "control character %s is not allowed in a lesson") \
     X(YAML_SYNTAX,       "YAML syntax error: %s") \
     X(YAML_TAB,          "YAML syntax error: a tab here; YAML indents with spaces only") \
+    X(MISSING_SPACE,     "missing space after ':': YAML reads '%s' as text, not as a key " \
+                         "and its value") \
+    X(COLON_IN_TEXT,     "quote the text: a ': ' inside unquoted text starts a mapping") \
+    X(KEY_TOO_DEEP,      "'%s' is indented deeper than the key above it, so YAML reads it " \
+                         "as more of that key's text") \
+    X(NOT_KEY_VALUE,     "this line is neither 'key: value' nor more of the text above it") \
+    X(UNCLOSED_QUOTE,    "this quote (%s) is never closed: the quoted text runs to the end " \
+                         "of the file") \
+    X(UNCLOSED_BRACKET,  "this '%s' is never closed") \
+    X(AFTER_CLOSING,     "more text after the closing %s") \
+    X(WRONG_INDENT,      "wrong indentation: this line starts in column %d, but the %s it " \
+                         "belongs to start in column %d (line %d)") \
     X(TOO_DEEP,          "nesting deeper than %d levels; the limit is %d") \
     X(TOO_MANY_NODES,    "more than %d YAML values; the limit is %d") \
     X(ANCHOR,            "YAML anchors are not allowed (&%s)") \
@@ -27,8 +39,7 @@
     X(NOT_A_LESSON,      "a lesson is a mapping of keys (title:, tokens:, ...), not %s") \
     X(KEY_NOT_TEXT,      "a key must be text, not %s") \
     X(DUPLICATE_KEY,     "duplicate key '%s' (first given at line %d)") \
-    X(UNKNOWN_KEY,       "unknown key '%s'; did you mean '%s'?") \
-    X(UNKNOWN_KEY_LIST,  "unknown key '%s'; the keys here are: %s") \
+    X(UNKNOWN_KEY,       "unknown key '%s'") \
     X(MISSING_KEY,       "missing key '%s'") \
     X(WRONG_TYPE,        "%s must be %s, not %s") \
     X(BAD_VALUE,         "%s must be %s, not '%s'") \
@@ -41,14 +52,15 @@
     X(EMPTY_TOKEN,       "empty token in %s") \
     X(TOKEN_TOO_LONG,    "token of %zu bytes; the limit is 256 bytes") \
     X(WRONG_SIZE,        "%s: expected %d %s, found %d") \
+    X(DECIMAL_COMMAS,    "%s: probable decimal commas: the list mixes ', ' and ',' between " \
+                         "numbers") \
     X(HEADS_DIVIDE,      "heads (%d) must divide d_model (%d)") \
     X(NEEDS_D_MODEL,     "random embeddings need 'd_model: N' beside them") \
     X(NO_EMBEDDING,      "token '%s' has no embedding") \
     X(MASK_ROW_HIDDEN,   "the mask row of '%s' hides every key; each token must see at least one") \
     X(CAUSAL_CROSS,      "a causal mask needs self-attention, but this lesson has a source") \
     X(TRACE_TOO_LARGE,   "the trace would need %s; the limit is 1 GiB") \
-    X(UNKNOWN_STAGE,     "unknown stage '%s'; did you mean '%s'?") \
-    X(UNKNOWN_STAGE_LIST, "unknown stage '%s'; the stages are: %s") \
+    X(UNKNOWN_STAGE,     "unknown stage '%s'") \
     X(NO_SOURCE_STAGE,   "stage 'source_input' exists only in cross-attention (with 'source')") \
     X(NO_SUCH_HEAD,      "head %d does not exist; this lesson has %d") \
     X(HEAD_NOT_PER_HEAD, "stage '%s' is one matrix for all heads, so it takes no 'head'; " \
@@ -80,15 +92,58 @@ typedef enum {
     LESSON_ERROR_COUNT
 } lesson_error;
 
+/* X(ID, printf format of the hint): how to fix a problem, printed as "hint: ..." after it. */
+#define LESSON_HINT_TABLE(X) \
+    X(USE_HEADS,         "use %s") \
+    X(KEYS_HERE,         "the keys here are: %s") \
+    X(STAGES_ARE,        "the stages are: %s") \
+    X(SPACE_AFTER_COLON, "put a space after ':', as in '%s'") \
+    X(QUOTE_LINE,        "write it as \"%s\"") \
+    X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
+    X(LINE_UP_KEY,       "line it up with the key on line %d, or quote the text if it is not " \
+                         "a key") \
+    X(CONTINUE_TEXT,     "to continue a text, indent the line deeper than its key; otherwise " \
+                         "write 'key: value'") \
+    X(CLOSE_QUOTE,       "end the text with a closing %s") \
+    X(CLOSE_BRACKET,     "end the %s with '%s'") \
+    X(INSIDE_CLOSING,    "put all of the text inside the %s") \
+    X(LINE_UP,           "start it in column %d, or deeper to put it inside the value above") \
+    X(LINE_UP_ITEM,      "to continue the item of line %d, start it in column %d, under its " \
+                         "first key") \
+    X(MOST_HAVE,         "most %s here have %d numbers") \
+    X(DECIMAL_POINT,     "write decimals with a point: %s") \
+    X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers")
+
+typedef enum {
+#define LESSON_HINT_ENUM(id, format) LESSON_HINT_##id,
+    LESSON_HINT_TABLE(LESSON_HINT_ENUM)
+#undef LESSON_HINT_ENUM
+    LESSON_HINT_COUNT
+} lesson_hint_id;
+
 /* At most this many diagnostics are kept; one more line then says that there were more. */
 #define LESSON_MAX_DIAGNOSTICS 100
 
-/* Records a problem at line:col (from 1; 0:0 for the file as a whole), keeping the list in
- * order of position. The arguments follow the error's format in the table. */
-void lesson_report(lesson_diagnostics *diagnostics, int line, int col, lesson_error error, ...);
+/* Records an error at line:col (from 1; 0:0 for the file as a whole), keeping the list in
+ * order of position. The arguments follow the error's format in the table. Returns the
+ * diagnostic recorded, valid until the next report (to give it a hint), or NULL when it was
+ * dropped (too many, or out of memory). */
+lesson_diagnostic *lesson_report(lesson_diagnostics *diagnostics, int line, int col,
+                                 lesson_error error, ...);
 
-/* The same for a warning: printed as "warning:", and not an error (lesson_error_count). */
-void lesson_warn(lesson_diagnostics *diagnostics, int line, int col, lesson_error error, ...);
+/* The same for a warning: printed as "warning:", and not an error (lesson_error_count); the
+ * lesson stays usable. */
+lesson_diagnostic *lesson_report_warning(lesson_diagnostics *diagnostics, int line, int col,
+                                         lesson_error error, ...);
+
+/* Adds "; did you mean 'X'?" to the message of item (from lesson_report; NULL is ignored)
+ * when X, one of words[0 … count-1], is near word. Returns whether it did. */
+bool lesson_suggest(lesson_diagnostic *item, const char *word, const char *const *words,
+                    int count);
+
+/* Gives item (from lesson_report; NULL is allowed and ignored) the hint of the table, its
+ * arguments following the hint's format. */
+void lesson_hint(lesson_diagnostic *item, lesson_hint_id hint, ...);
 
 /* The diagnostics that are errors (the dropped ones counted as errors). */
 int lesson_error_count(const lesson_diagnostics *diagnostics);

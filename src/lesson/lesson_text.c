@@ -104,29 +104,62 @@ lesson_text_status lesson_check_text(const char *data, size_t size, size_t *offs
     return LESSON_TEXT_OK;
 }
 
-/* Walks data from its start, counting lines and columns as libyaml does, until the byte offset
- * `until` or the place line:col, whichever comes first. Returns the offset reached. */
-static size_t walk(const char *data, size_t size, size_t until, int line, int col, int *l,
-                   int *c) {
+/* Bytes of the line break at data[i] (0 when there is none): libyaml's breaks are CR LF (one
+ * break), CR, LF, NEL, LS and PS. */
+static size_t break_length(const char *data, size_t size, size_t i) {
     const unsigned char *p = (const unsigned char *)data;
-    size_t i = size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;  /* libyaml skips a BOM */
-    *l = 1;
-    *c = 1;
+    if (i >= size) return 0;
+    if (p[i] == '\r') return i + 1 < size && p[i + 1] == '\n' ? 2 : 1;
+    if (p[i] == '\n') return 1;
+    unsigned cp = 0;
+    size_t length = (size_t)text_decode(data + i, &cp);
+    return length > 0 && (cp == 0x85 || cp == 0x2028 || cp == 0x2029) ? length : 0;
+}
+
+/* Bytes of the character at data[i]: an invalid byte counts as one character. */
+static size_t char_length(const char *data, size_t i) {
+    unsigned cp = 0;
+    int length = text_decode(data + i, &cp);
+    return length > 0 ? (size_t)length : 1;
+}
+
+size_t lesson_first_line(const char *data, size_t size) {
+    return size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
+/* Walks data from offset i, at line *l and column *c, counting lines and columns as libyaml
+ * does, until the byte offset `until` or the place line:col, whichever comes first. Returns the
+ * offset reached. */
+static size_t walk_from(const char *data, size_t size, size_t i, size_t until, int line, int col,
+                        int *l, int *c) {
     while (i < until && i < size && (*l < line || (*l == line && *c < col))) {
-        unsigned cp = 0;
-        size_t length = (size_t)text_decode(data + i, &cp);
-        if (length == 0) { cp = p[i]; length = 1; }
-        /* libyaml's line breaks: CR LF (one break), CR, LF, NEL, LS, PS. */
-        bool crlf = cp == '\r' && i + 1 < size && p[i + 1] == '\n';
-        if (!crlf && (cp == '\r' || cp == '\n' || cp == 0x85 || cp == 0x2028 || cp == 0x2029)) {
+        size_t line_break = break_length(data, size, i);
+        if (line_break) {
             ++*l;
             *c = 1;
-        } else if (!crlf) {
+            i += line_break;
+        } else {
             ++*c;
+            i += char_length(data, i);
         }
-        i += length;
     }
     return i;
+}
+
+static size_t walk(const char *data, size_t size, size_t until, int line, int col, int *l,
+                   int *c) {
+    *l = 1;
+    *c = 1;
+    return walk_from(data, size, lesson_first_line(data, size), until, line, col, l, c);
+}
+
+size_t lesson_cursor_move(lesson_cursor *cursor, const char *data, size_t size, int line,
+                          int col) {
+    if (cursor->line < 1 || line < cursor->line || (line == cursor->line && col < cursor->col))
+        *cursor = (lesson_cursor){ lesson_first_line(data, size), 1, 1 };
+    cursor->offset = walk_from(data, size, cursor->offset, SIZE_MAX, line, col, &cursor->line,
+                               &cursor->col);
+    return cursor->offset;
 }
 
 void lesson_offset_position(const char *data, size_t size, size_t offset, int *line, int *col) {
@@ -136,6 +169,13 @@ void lesson_offset_position(const char *data, size_t size, size_t offset, int *l
 size_t lesson_position_offset(const char *data, size_t size, int line, int col) {
     int l, c;
     return walk(data, size, SIZE_MAX, line, col, &l, &c);
+}
+
+size_t lesson_line_end(const char *data, size_t size, size_t offset, size_t *next) {
+    size_t i = offset;
+    while (i < size && !break_length(data, size, i)) i += char_length(data, i);
+    if (next) *next = i + break_length(data, size, i);
+    return i;
 }
 
 char *lesson_escape(const char *text, size_t length, char *out) {
@@ -183,13 +223,28 @@ static int edit_distance(const char *a, const char *b) {
     return d[la][lb];
 }
 
+/* Whether a and b differ at most in the case of ASCII letters ("Sat" and "sat"). */
+static bool same_but_case(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+        if (x != y) return false;
+    }
+    return *a == *b;
+}
+
 const char *lesson_nearest(const char *word, const char *const *words, int count) {
     const char *best = NULL;
     int best_distance = 0;
+    for (int i = 0; i < count; i++)
+        if (same_but_case(word, words[i])) return words[i];  /* nearer than any other */
     for (int i = 0; i < count; i++) {
         int distance = edit_distance(word, words[i]);
         int allowed = (int)strlen(words[i]) / 3;
         if (allowed < 1) allowed = 1;
+        /* Not a word that shares nothing with this one ('x' for 'y', '2' for '1'). */
+        int shorter = (int)(strlen(word) < strlen(words[i]) ? strlen(word) : strlen(words[i]));
+        if (distance >= shorter) continue;
         if (distance <= allowed && (!best || distance < best_distance)) {
             best = words[i];
             best_distance = distance;

@@ -49,7 +49,28 @@ void lesson_offset_position(const char *data, size_t size, size_t offset, int *l
  * size when the place is past the end. */
 size_t lesson_position_offset(const char *data, size_t size, int line, int col);
 
-/* The word of words[0 … count-1] nearest to word in edit distance, or NULL when none is near. */
+/* A place in a text, for finding many places in order in linear time: start it zeroed. */
+typedef struct {
+    size_t offset;
+    int line, col;
+} lesson_cursor;
+
+/* The byte offset of line:col (as lesson_position_offset), moving cursor there: from where it
+ * was when the place is not before it, else from the top. */
+size_t lesson_cursor_move(lesson_cursor *cursor, const char *data, size_t size, int line,
+                          int col);
+
+/* Where libyaml's first line starts in data: after a UTF-8 byte order mark, which it skips. */
+size_t lesson_first_line(const char *data, size_t size);
+
+/* The end (the offset of its line break, or size) of the line of data that starts at byte
+ * offset, with libyaml's line breaks (CR LF, CR, LF, NEL, LS, PS); *next (when not NULL) is
+ * where the next line starts. */
+size_t lesson_line_end(const char *data, size_t size, size_t offset, size_t *next);
+
+/* The word of words[0 … count-1] nearest to word: one that differs only in the case of ASCII
+ * letters, else the first nearest in edit distance (within a third of its length, and sharing
+ * some letters with word), or NULL when none is near. */
 const char *lesson_nearest(const char *word, const char *const *words, int count);
 
 /* Looking up strings among many, in O(log n) whatever the strings are: a sorted array rather

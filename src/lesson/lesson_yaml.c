@@ -4,6 +4,7 @@
 #include <string.h>
 #include <yaml.h>
 #include "lesson_diag.h"
+#include "lesson_syntax.h"
 #include "lesson_text.h"
 #include "lesson_yaml.h"
 
@@ -12,6 +13,13 @@ typedef struct {
     lesson_diagnostics *diagnostics;
     int stack[LESSON_MAX_DEPTH];  /* the open lists and mappings */
     int depth;
+    /* For telling "1,5" from "1, 5": the text, a cursor moving forward through it, and for each
+     * open collection whether it is a flow list and where its last item ended. */
+    const char *data;
+    size_t size;
+    lesson_cursor cursor;
+    bool flow_list[LESSON_MAX_DEPTH], has_item[LESSON_MAX_DEPTH];
+    yaml_mark_t item_end[LESSON_MAX_DEPTH];
 } builder;
 
 static bool grow(void **items, int *capacity, int needed, size_t item_size) {
@@ -29,6 +37,29 @@ static void report_at(builder *b, yaml_mark_t mark, lesson_error error, const ch
     lesson_report(b->diagnostics, (int)mark.line + 1, (int)mark.column + 1, error, detail);
 }
 
+static size_t offset_of(builder *b, yaml_mark_t mark) {
+    return lesson_cursor_move(&b->cursor, b->data, b->size, (int)mark.line + 1,
+                              (int)mark.column + 1);
+}
+
+/* How the ',' between the end of the open list's last item and `start` is written. */
+static lesson_comma comma_before(builder *b, yaml_mark_t start) {
+    int list = b->depth - 1;
+    if (list < 0 || !b->flow_list[list] || !b->has_item[list]) return LESSON_COMMA_NONE;
+    size_t from = offset_of(b, b->item_end[list]), to = offset_of(b, start);
+    const char *comma = from < to ? memchr(b->data + from, ',', to - from) : NULL;
+    if (!comma) return LESSON_COMMA_NONE;
+    return comma + 1 < b->data + to && strchr(" \t\r\n", comma[1]) ? LESSON_COMMA_SPACED
+                                                                   : LESSON_COMMA_TIGHT;
+}
+
+/* Notes where the item just read ended, in the collection that holds it. */
+static void item_ended(builder *b, yaml_mark_t end) {
+    if (b->depth == 0) return;
+    b->has_item[b->depth - 1] = true;
+    b->item_end[b->depth - 1] = end;
+}
+
 /* Appends a node that starts at mark; returns its index, or -1 after reporting why not. */
 static int add_node(builder *b, lesson_node_kind kind, yaml_mark_t mark) {
     lesson_tree *t = b->tree;
@@ -43,7 +74,8 @@ static int add_node(builder *b, lesson_node_kind kind, yaml_mark_t mark) {
     }
     if (b->depth > 0) t->nodes[b->stack[b->depth - 1]].count++;
     t->nodes[t->n_nodes] = (lesson_node){ .kind = (uint8_t)kind, .line = (int)mark.line + 1,
-                                          .col = (int)mark.column + 1, .size = 1 };
+                                          .col = (int)mark.column + 1, .size = 1,
+                                          .comma = (uint8_t)comma_before(b, mark) };
     return t->n_nodes++;
 }
 
@@ -93,13 +125,17 @@ static bool open_collection(builder *b, const yaml_event_t *event, lesson_node_k
     }
     int at = add_node(b, kind, event->start_mark);
     if (at < 0) return false;
+    b->flow_list[b->depth] = event->type == YAML_SEQUENCE_START_EVENT
+                          && event->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+    b->has_item[b->depth] = false;
     b->stack[b->depth++] = at;
     return true;
 }
 
-static void close_collection(builder *b) {
+static void close_collection(builder *b, yaml_mark_t end) {
     int at = b->stack[--b->depth];
     b->tree->nodes[at].size = b->tree->n_nodes - at;
+    item_ended(b, end);
 }
 
 static void report_escaped(builder *b, yaml_mark_t mark, lesson_error error, const char *name) {
@@ -126,50 +162,31 @@ static bool handle_event(builder *b, const yaml_event_t *event, int *documents) 
         if (++*documents == 1) return true;
         report_at(b, event->start_mark, LESSON_ERROR_SECOND_DOCUMENT, NULL);
         return false;
-    case YAML_SCALAR_EVENT:
-        return add_scalar(b, event);
-    case YAML_ALIAS_EVENT:
+    case YAML_SCALAR_EVENT: {
+        bool added = add_scalar(b, event);
+        item_ended(b, event->end_mark);
+        return added;
+    }
+    case YAML_ALIAS_EVENT: {
         report_escaped(b, event->start_mark, LESSON_ERROR_ALIAS,
                        (const char *)event->data.alias.anchor);
-        return add_node(b, LESSON_NODE_BAD, event->start_mark) >= 0;
+        bool added = add_node(b, LESSON_NODE_BAD, event->start_mark) >= 0;
+        item_ended(b, event->end_mark);
+        return added;
+    }
     case YAML_SEQUENCE_START_EVENT:
         return open_collection(b, event, LESSON_NODE_LIST);
     case YAML_MAPPING_START_EVENT:
         return open_collection(b, event, LESSON_NODE_MAP);
     case YAML_SEQUENCE_END_EVENT:
     case YAML_MAPPING_END_EVENT:
-        close_collection(b);
+        close_collection(b, event->end_mark);
         return true;
     case YAML_STREAM_END_EVENT:
         return false;
     default:
         return true;
     }
-}
-
-static void report_parser_error(builder *b, const yaml_parser_t *parser, const char *data,
-                                size_t size) {
-    if (parser->error == YAML_MEMORY_ERROR || !parser->problem) {
-        lesson_report(b->diagnostics, 0, 0, LESSON_ERROR_NO_MEMORY);
-        return;
-    }
-    int line = (int)parser->problem_mark.line + 1, col = (int)parser->problem_mark.column + 1;
-    /* Reader errors (bad encoding) carry only a byte offset. */
-    if (parser->error == YAML_READER_ERROR)
-        lesson_offset_position(data, size, parser->problem_offset, &line, &col);
-    if (data[lesson_position_offset(data, size, line, col)] == '\t') {
-        /* libyaml only says "found character that cannot start any token". */
-        lesson_report(b->diagnostics, line, col, LESSON_ERROR_YAML_TAB);
-        return;
-    }
-    char message[512];
-    const char *problem = parser->problem;
-    if (parser->context)
-        snprintf(message, sizeof message, "%s %s started at line %d", problem,
-                 parser->context, (int)parser->context_mark.line + 1);
-    else
-        snprintf(message, sizeof message, "%s", problem);
-    lesson_report(b->diagnostics, line, col, LESSON_ERROR_YAML_SYNTAX, message);
 }
 
 const char *lesson_node_describe(const lesson_tree *tree, int node) {
@@ -218,7 +235,7 @@ static void check_map(const lesson_tree *t, int map, lesson_diagnostics *d) {
 bool lesson_tree_parse(const char *data, size_t size, lesson_tree *tree,
                        lesson_diagnostics *diagnostics) {
     *tree = (lesson_tree){ 0 };
-    builder b = { .tree = tree, .diagnostics = diagnostics };
+    builder b = { .tree = tree, .diagnostics = diagnostics, .data = data, .size = size };
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) return false;
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
@@ -229,7 +246,7 @@ bool lesson_tree_parse(const char *data, size_t size, lesson_tree *tree,
     while (going) {
         yaml_event_t event;
         if (!yaml_parser_parse(&parser, &event)) {
-            report_parser_error(&b, &parser, data, size);
+            lesson_syntax_report(&parser, data, size, diagnostics);
             break;
         }
         complete = event.type == YAML_STREAM_END_EVENT

@@ -16,11 +16,20 @@ typedef enum {
     LESSON_NODE_BAD      /* already reported (an alias, an over-long string): checks skip it */
 } lesson_node_kind;
 
+/* How the ',' before an item of a flow list is written: "1,5" (tight) or "1, 5" (spaced). A
+ * list that mixes both probably holds decimal commas. */
+typedef enum {
+    LESSON_COMMA_NONE,   /* the first item, or not in a flow list */
+    LESSON_COMMA_TIGHT,
+    LESSON_COMMA_SPACED
+} lesson_comma;
+
 /* Nodes are stored in document order, so a node's children follow it: the first child is at
  * index + 1 and each next sibling at (child index + that child's size). */
 typedef struct {
     uint8_t kind;        /* lesson_node_kind */
     bool plain;          /* a scalar written without quotes: only then can it mean null */
+    uint8_t comma;       /* lesson_comma: the separator before this item */
     int line, col;       /* from 1 */
     int size;            /* nodes in this subtree, this one included */
     int count;           /* children: the items of a list; keys and values (2 per pair) of a map */
