@@ -99,8 +99,14 @@ check "--check computes the trace: overflow exits 65 naming the cell" output_is 
 check "--check of an overflowing lesson exits 65" expect_status 65 ./attnstep --check tests/cli/overflow.yaml
 check "--check warns of a question answered before it is asked, and exits 0" output_is \
     "tests/cli/question_answered.yaml:19:5: warning: the answer to this question is already on screen: the about text (line 6) writes weights[cat,sat]@2; tell it after the question, in its step's say
+   19 |     ask: In head 2, which word does cat look at most?
+      |     ^
 tests/cli/question_answered.yaml:25:5: warning: the answer to this question is already on screen: step 1 (line 14) shows weights of head 1; ask it at or before the first step that shows it
-tests/cli/question_answered.yaml:29:13: warning: answer 1 cannot be checked: the step has no focus (or write 'answer: auto' with a focus)" \
+   25 |     ask: In head 1, how much does cat give to itself?
+      |     ^
+tests/cli/question_answered.yaml:29:13: warning: answer 1 cannot be checked: the step has no focus (or write 'answer: auto' with a focus)
+   29 |     answer: 1
+      |             ^" \
     ./attnstep --check tests/cli/question_answered.yaml
 check "--check with warnings only exits 0" expect_status 0 ./attnstep --check tests/cli/question_answered.yaml
 check "--plain shows no warning" output_is "" bash -c "./attnstep --plain tests/cli/question_answered.yaml >/dev/null"

@@ -319,8 +319,12 @@ static void test_check_refuses_wrong_answers(void **state) {
                              "    tolerance: 0.01\n", false,
                              "t.yaml:13:13: error: answer 0.38 is not weights[cat,sat]@2 "
                              "(0.391 ± 0.005)\n"
+                             "   13 |     answer: 0.38\n"
+                             "      |             ^\n"
                              "t.yaml:18:13: error: answer 0.6 is not context[cat,0]@2 "
-                             "(0.6955 ± 0.01)\n", &f),
+                             "(0.6955 ± 0.01)\n"
+                             "   18 |     answer: 0.6\n"
+                             "      |             ^\n", &f),
                      LESSON_INVALID);
     release(&f);
 }
@@ -347,8 +351,12 @@ static void test_check_warns_of_answered_questions(void **state) {
                              "t.yaml:19:5: warning: the answer to this question is already on "
                              "screen: step 1 (line 9) shows weights of head 1; ask it at or "
                              "before the first step that shows it\n"
+                             "   19 |     ask: How much?\n"
+                             "      |     ^\n"
                              "t.yaml:23:13: warning: answer 0.5 cannot be checked: the step "
-                             "has no focus (or write 'answer: auto' with a focus)\n", &f),
+                             "has no focus (or write 'answer: auto' with a focus)\n"
+                             "   23 |     answer: 0.5\n"
+                             "      |             ^\n", &f),
                      LESSON_OK);
     release(&f);
 }
