@@ -46,7 +46,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
-.PHONY: all run test test-asan fuzz install uninstall bench deps update-golden clean
+.PHONY: all run test test-asan fuzz install uninstall bench deps update-golden mutants clean
 all: attnstep $(BUILD)/attnstep.1
 
 deps:
@@ -131,6 +131,11 @@ uninstall:
 # Times the core against numpy and PyTorch (when installed) and rewrites tests/BENCH.md.
 bench: attnstep
 	@bash tests/bench/run.sh
+
+# The mutation test: each bug of tests/mutants/list put in, built, tested and reverted in a copy
+# of the tree; prints the score (tests/RELIABILITY.md). Minutes, so not part of `make test`.
+mutants:
+	@bash tests/mutants/run.sh
 
 # Rewrites every golden file from the current program; read `git diff` before committing.
 update-golden: attnstep

@@ -191,5 +191,17 @@ done
 check "--csv --head beyond the lesson's heads exits 64" \
     expect_status 64 ./attnstep --csv weights --head 5 lessons/four_heads.yaml
 
+# --check over several lessons: every problem is printed; 66 (a lesson it cannot read) wins over
+# 65 (a lesson with errors), in either order; 65 alone when every file was read.
+bad=tests/bad/anchors_aliases.yaml
+check "--check: a bad lesson then a missing one exits 66" \
+    expect_status 66 ./attnstep --check "$bad" tests/no-such-lesson.yaml
+check "--check: a missing lesson then a bad one exits 66" \
+    expect_status 66 ./attnstep --check tests/no-such-lesson.yaml "$bad" "$lesson"
+check "--check: a good lesson and a bad one exits 65" expect_status 65 ./attnstep --check "$lesson" "$bad"
+check "--check names every lesson's problem" bash -c \
+    "./attnstep --check $bad tests/no-such-lesson.yaml 2>$tmp/both; [ \$? -eq 66 ] &&
+     grep -q '^$bad:1:8: error: YAML anchors' $tmp/both && grep -q '^tests/no-such-lesson.yaml: error: cannot read' $tmp/both"
+
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]
