@@ -32,7 +32,8 @@ LAYER_FLAGS_lesson := -Isrc/lesson -Isrc/core -Isrc/text $(YAML_CFLAGS)
 LAYER_FLAGS_output := -Isrc/output -Isrc/core -Isrc/text -Isrc/lesson
 LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output $(CURSES_CFLAGS) \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
-LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui
+LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui \
+                      -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
 LAYERS   := core text lesson output ui
 ALL_INCLUDES := $(LAYER_FLAGS_ui) $(YAML_CFLAGS)
 LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc 2>/dev/null) -lm -lpthread
@@ -47,7 +48,7 @@ SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
 .PHONY: all run test test-asan fuzz install uninstall bench deps update-golden mutants clean
-all: attnstep $(BUILD)/attnstep.1
+all: attnstep $(BUILD)/attnstep.1 $(BUILD)/attnstep.man
 
 deps:
 	@bash .ci/install-deps test
@@ -55,12 +56,17 @@ deps:
 attnstep: $(BUILD)/cli/main.o $(BUILD)/libattnstep.a
 	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
 
-# The manual page's KEYS section comes from the UI's key table, like the help overlay.
-$(BUILD)/attnstep.1: src/cli/attnstep.1.in attnstep
+# The manual page: OPTIONS, ENVIRONMENT and EXIT STATUS come from main.c's tables, like --help;
+# KEYS from the UI's key table, like the help overlay. attnstep.man keeps @LESSONDIR@, which
+# attnstep.1 (and make install, for the folder it installs to) replaces.
+$(BUILD)/attnstep.man: src/cli/attnstep.1.in attnstep
+	./attnstep --help=man >$@.options
 	./attnstep --help-keys=man >$@.keys
-	sed -e '/^@KEYS@$$/{r $@.keys' -e 'd}' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@LESSONDIR@|$(LESSONDIR)|' src/cli/attnstep.1.in >$@
-	rm -f $@.keys
+	sed -e '/^@OPTIONS@$$/{r $@.options' -e 'd}' -e '/^@KEYS@$$/{r $@.keys' -e 'd}' \
+	    -e 's|@VERSION@|$(VERSION)|' src/cli/attnstep.1.in >$@
+	rm -f $@.options $@.keys
+$(BUILD)/attnstep.1: $(BUILD)/attnstep.man
+	sed 's|@LESSONDIR@|$(LESSONDIR)|' $< >$@
 
 $(BUILD)/libattnstep.a: $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -117,12 +123,16 @@ fuzz: $(BUILD)/fuzz/fuzz_lesson
 	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
 	    corpus $(CURDIR)/lessons $(CURDIR)/tests/reference $(wildcard $(CURDIR)/tests/bad)
 
-# The lessons go where the lesson picker looks for them (ATTNSTEP_LESSON_DIR, built in).
+# The lessons go beside the program, where it looks for them (<prefix>/bin/attnstep finds
+# <prefix>/share/attnstep/lessons), so one build installs to any PREFIX and the installed tree
+# may move; the folder built in (ATTNSTEP_LESSON_DIR) is only a fallback. The manual page names
+# the folder of this install.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LESSONDIR) $(DESTDIR)$(MANDIR)
 	install -m 755 attnstep $(DESTDIR)$(BINDIR)/attnstep
 	install -m 644 lessons/*.yaml lessons/README.md $(DESTDIR)$(LESSONDIR)/
-	install -m 644 $(BUILD)/attnstep.1 $(DESTDIR)$(MANDIR)/attnstep.1
+	sed 's|@LESSONDIR@|$(LESSONDIR)|' $(BUILD)/attnstep.man >$(DESTDIR)$(MANDIR)/attnstep.1
+	chmod 644 $(DESTDIR)$(MANDIR)/attnstep.1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/attnstep $(DESTDIR)$(MANDIR)/attnstep.1
