@@ -393,9 +393,9 @@ static const struct {
     { "explain", "ROW and COL name a token (the first so written) or a 0-based index." },
     { "check", "Each problem is printed as path:line:col: error: message; a YAML syntax error "
       "stops the reading of its file, so no other problem of that file is reported, before or "
-      "after it. Every weight matrix is read and checked, though no trace is computed: a lesson "
-      "with d_model 4096 holds four 4096 x 4096 matrices of doubles (512 MiB) and takes "
-      "seconds." },
+      "after it. Every weight matrix is made (random ones drawn) and checked, though no trace is "
+      "computed: a lesson with d_model 4096 holds four 4096 x 4096 matrices of doubles, "
+      "512 MiB, and takes a second or two." },
     { "keys", "For tests and for scripted demonstrations; the format is under KEY SCRIPTS." },
 };
 
