@@ -324,7 +324,8 @@ static const struct {
     { "70", "internal error", "Internal error: out of memory, or no terminal for the UI." },
     { "74", "output error", "The output could not be written (a full disk, a closed pipe)." },
     { "130", "Ctrl-C", "Interrupted by Ctrl-C (SIGINT): the UI restores the terminal and exits "
-      "128 + the signal's number; the other modes stop at once with the same status." },
+      "with 128 + the signal's number; the other modes are stopped by the signal, which the "
+      "shell reports as the same number." },
     { "143", "SIGTERM", "Terminated by SIGTERM, as above." },
     { "129", "SIGHUP", "The terminal hung up (SIGHUP), as above." },
 };
@@ -416,9 +417,9 @@ static void print_manual(void)
             size_t length = strcspn(word, " =,");
             char text[64];
             snprintf(text, sizeof text, "%.*s", (int)length, word);
-            printf(word[0] == '-' ? "\\fB" : "\\fI");
+            fputs(word[0] == '-' ? "\\fB" : "\\fI", stdout);
             put_troff(text);
-            printf("\\fR");
+            fputs("\\fR", stdout);
             word += length;
             size_t gap = strspn(word, " =,");
             printf("%.*s", (int)gap, word);
@@ -649,12 +650,9 @@ static const char *default_lesson_folders(options *o, const char *argv0)
     return o->lesson_folders;
 }
 
-/* Every environment variable attnstep heeds, read here once and handed down as options:
- * ATTNSTEP_THREADS (threads for the kernels; unset or 0: every core), ATTNSTEP_PORTABLE (set and
- * not "0": never the AVX2 code), NO_COLOR (no colour unless --color=always), ATTNSTEP_LESSONS
- * (the picker's folders, ':' between them; unset or empty: default_lesson_folders), PATH (to find
- * the program when /proc and argv[0] cannot), ATTNSTEP_KEY_TIMES (the UI's timing file, for make
- * bench). */
+/* Every environment variable attnstep heeds (environment_table says what each does; a new one
+ * goes there too, or tests/check_docs.sh fails), read here once and handed down as options;
+ * PATH only through default_lesson_folders, LANG and LC_ALL through setlocale. */
 static void read_environment(options *o, const char *argv0)
 {
     const char *threads = getenv("ATTNSTEP_THREADS");
