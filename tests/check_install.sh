@@ -19,7 +19,7 @@ picker_lists() {
     local prefix=$1 out status
     mkdir -p "$tmp/elsewhere"
     out=$(cd "$tmp/elsewhere" && env -u ATTNSTEP_LESSONS LANG=C.UTF-8 \
-          "$prefix/bin/attnstep" --keys "$tmp/picker.keys" --screen 100x24)
+          "$prefix/bin/attnstep" --keys "$tmp/picker.keys" --screen 300x24)
     status=$?
     [ $status -eq 0 ] || { echo "  exit status $status"; return 1; }
     grep -q "bank of the river: a query finds its key" <<<"$out" &&
