@@ -295,8 +295,9 @@ enum { OPTION_COUNT = (int)(sizeof option_table / sizeof option_table[0]) };
 static const struct {
     const char *name, *help;
 } environment_table[] = {
-    { "ATTNSTEP_LESSONS", "the folders the lesson picker lists, ':' between them; unset: the "
-      "lessons installed with attnstep (found beside the program, see FILES), then ./lessons" },
+    { "ATTNSTEP_LESSONS", "the folders the lesson picker lists, ':' between them; unset or "
+      "empty: the lessons installed beside the program, then those of the PREFIX it was built "
+      "with, then ./lessons (see FILES)" },
     { "ATTNSTEP_THREADS", "threads for the core's large products and softmaxes (at most 8); "
       "unset or 0: one per processor; no number depends on it" },
     { "ATTNSTEP_PORTABLE", "set and not 0: never the AVX2 code; the softmax then takes libm's "
@@ -379,25 +380,38 @@ static void put_troff(const char *text)
     }
 }
 
+/* Writes a --help text as a sentence for troff: a capital first, a full stop last. */
+static void put_sentence(const char *help)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s", help);
+    text[0] = (char)toupper((unsigned char)text[0]);
+    put_troff(text);
+    putchar('.');
+}
+
 /* The manual page's longer word on an option, where its --help line is not the whole story. */
 static const struct {
     const char *name, *text;
 } option_details[] = {
-    { "plain", "With the lesson's narration, its questions and answers, and the worked arithmetic "
-      "of the cells the narration focuses on." },
-    { "json", "Numbers have 17 significant digits and read back bit-exact; the hidden cells of "
-      "masked are null; --precision does not apply." },
+    { "plain", "Each question comes with its answer, and each cell the narration focuses on with "
+      "its worked arithmetic." },
+    { "json", "Numbers have 17 significant digits, so they read back to the same doubles; the "
+      "hidden cells of masked are null; --precision does not apply." },
     { "csv", "STAGE is a stage name as --json writes it (input, Q, K, V, scores, scaled, masked, "
       "weights, context, concat, output; source_input in cross-attention). Numbers have 17 "
       "significant digits whatever --precision says. A per-head stage needs --head beyond head "
       "1; a head the lesson does not have exits 64." },
-    { "explain", "ROW and COL name a token (the first so written) or a 0-based index." },
+    { "explain", "A token written more than once is named by its first occurrence." },
     { "check", "Each problem is printed as path:line:col: error: message; a YAML syntax error "
       "stops the reading of its file, so no other problem of that file is reported, before or "
       "after it. Every weight matrix is made (random ones drawn) and checked, though no trace is "
       "computed: a lesson with d_model 4096 holds four 4096 x 4096 matrices of doubles, "
       "512 MiB, and takes a second or two." },
     { "keys", "For tests and for scripted demonstrations; the format is under KEY SCRIPTS." },
+    { "help-keys", "--help-keys=man writes them as troff, for the KEYS section of this page." },
+    { "help", "--help=man writes the OPTIONS, ENVIRONMENT and EXIT STATUS sections of this page "
+      "as troff." },
 };
 
 /* Writes the OPTIONS, ENVIRONMENT and EXIT STATUS sections of the manual page from the tables:
@@ -426,11 +440,7 @@ static void print_manual(void)
             word += gap;
         }
         putchar('\n');
-        char text[512];
-        snprintf(text, sizeof text, "%s", row->help);
-        text[0] = (char)toupper((unsigned char)text[0]);
-        put_troff(text);
-        printf(".");
+        put_sentence(row->help);
         for (size_t d = 0; d < sizeof option_details / sizeof option_details[0]; d++)
             if (strcmp(option_details[d].name, row->name) == 0) {
                 putchar(' ');
@@ -443,8 +453,8 @@ static void print_manual(void)
         printf(".TP\n.B ");
         put_troff(environment_table[i].name);
         putchar('\n');
-        put_troff(environment_table[i].help);
-        printf(".\n");
+        put_sentence(environment_table[i].help);
+        putchar('\n');
     }
     printf(".SH \"EXIT STATUS\"\n");
     for (size_t i = 0; i < sizeof exit_table / sizeof exit_table[0]; i++) {
