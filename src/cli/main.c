@@ -297,7 +297,7 @@ static const struct {
 } environment_table[] = {
     { "ATTNSTEP_LESSONS", "the folders the lesson picker lists, ':' between them; unset or "
       "empty: the lessons installed beside the program, then those of the PREFIX it was built "
-      "with, then ./lessons (see FILES)" },
+      "with, then ./lessons" },
     { "ATTNSTEP_THREADS", "threads for the core's large products and softmaxes (at most 8); "
       "unset or 0: one per processor; no number depends on it" },
     { "ATTNSTEP_PORTABLE", "set and not 0: never the AVX2 code; the softmax then takes libm's "
