@@ -188,6 +188,35 @@ for s in doc["stages"]:
         assert row[0] == label and got == want, (args, label, row, want)
 ' "$multi"
 done
+# Every --markdown table has the rows and columns its heading says (R×C): R rows under the two
+# header lines, C numbers in each; the headings of the heads of a per-head stage all have one.
+for multi in lessons/four_heads.yaml tests/reference/cross_two_heads.yaml; do
+    check "--markdown tables of $multi have the rows and columns their headings say" /usr/bin/python3 -c '
+import re, subprocess, sys
+run = subprocess.run(["./attnstep", "--markdown", sys.argv[1]], capture_output=True, text=True)
+assert run.returncode == 0, run.stderr
+headings, tables, heads = 0, 0, set()
+lines = run.stdout.splitlines() + ["## end"]
+for i, line in enumerate(lines):
+    m = re.match(r"^## \d+\. .*?(?: \(head (\d+)\))? — (\d+)×(\d+)$", line)
+    if not m:
+        continue
+    headings += 1
+    heads.add(m.group(1))
+    rows, cols = int(m.group(2)), int(m.group(3))
+    block = []
+    for after in lines[i + 1:]:
+        if after.startswith("## "):
+            break
+        if after.startswith("|"):
+            block.append(after)
+    if block:
+        tables += 1
+        assert len(block) == rows + 2, (line, len(block))
+        assert all(row.count(" | ") == cols for row in block[2:]), line
+assert headings > 10 and tables > 10 and len(heads - {None}) >= 2, (headings, tables, heads)
+' "$multi"
+done
 check "--csv --head beyond the lesson's heads exits 64" \
     expect_status 64 ./attnstep --csv weights --head 5 lessons/four_heads.yaml
 
