@@ -513,6 +513,11 @@ static void test_numbers_are_strict(void **state) {
         assert_true(x == 1.5);
         assert_int_equal(lesson_parse_number("1,5", &x), LESSON_NUMBER_SYNTAX);
         setlocale(LC_NUMERIC, "C");
+    } else {  /* said, and a failure in CI, where .ci/install-deps generates de_DE */
+        const char *ci = getenv("CI");
+        print_message("SKIP the decimal comma check: no de_DE.UTF-8 or fr_FR.UTF-8 locale\n");
+        if (ci && strcmp(ci, "true") == 0)
+            fail_msg("CI=true and no de_DE.UTF-8 or fr_FR.UTF-8 locale to test with");
     }
     assert_int_equal(lesson_parse_number("1e400", &x), LESSON_NUMBER_RANGE);
     assert_int_equal(lesson_parse_number("-1e-400", &x), LESSON_NUMBER_RANGE);
