@@ -106,13 +106,13 @@ for row in rows[1:]:
 ' "$lesson"
 check "--csv of an unknown stage exits 64" expect_status 64 ./attnstep --csv weight "$lesson"
 check "--markdown has a table" prints '^| cat | 0.6296 | 0.3704 |$' -- ./attnstep --markdown "$lesson"
-check "--markdown has a title" prints '^# cat sat, hand\\-worked$' -- ./attnstep --markdown "$lesson"
+check "--markdown has a title" prints '^# cat sat, hand-worked$' -- ./attnstep --markdown "$lesson"
 check "--template is a lesson that passes --check" bash -c "./attnstep --template >$tmp/template.yaml && ./attnstep --check $tmp/template.yaml"
 check "overflow is an error naming the stage and cell" output_is -s 65 \
     "tests/cli/overflow.yaml: error: a number grew too large to represent (overflow) in scores[a,a] of head 1" \
     ./attnstep --json tests/cli/overflow.yaml
 check "overflow exits 65 with no output" bash -c "out=\$(./attnstep --plain tests/cli/overflow.yaml 2>/dev/null); [ \$? -eq 65 ] && [ -z \"\$out\" ]"
-check "--check computes the trace: overflow exits 65 naming the cell" output_is \
+check "--check computes the trace: overflow exits 65 naming the cell" output_is -s 65 \
     "tests/cli/overflow.yaml: error: a number grew too large to represent (overflow) in scores[a,a] of head 1" \
     ./attnstep --check tests/cli/overflow.yaml
 check "--check of an overflowing lesson exits 65" expect_status 65 ./attnstep --check tests/cli/overflow.yaml
@@ -236,7 +236,7 @@ for i, line in enumerate(lines):
         tables += 1
         assert len(block) == rows + 2, (line, len(block))
         assert all(row.count(" | ") == cols for row in block[2:]), line
-assert headings > 10 and tables > 10 and len(heads - {None}) >= 2, (headings, tables, heads)
+assert headings >= 8 and tables >= 8 and len(heads - {None}) >= 2, (headings, tables, heads)
 ' "$multi"
 done
 check "--csv --head beyond the lesson's heads exits 64" \

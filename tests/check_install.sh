@@ -22,8 +22,10 @@ picker_lists() {
           "$prefix/bin/attnstep" --keys "$tmp/picker.keys" --screen 300x24)
     status=$?
     [ $status -eq 0 ] || { echo "  exit status $status"; return 1; }
+    # the installed ORDER puts cat_sat first, so the picker opens on it and shows its path
+    [ -f "$prefix/share/attnstep/lessons/ORDER" ] || { echo "  ORDER was not installed"; return 1; }
     grep -q "bank of the river: a query finds its key" <<<"$out" &&
-        grep -qF "$prefix/share/attnstep/lessons/animal_it.yaml" <<<"$out" ||
+        grep -qF "$prefix/share/attnstep/lessons/cat_sat.yaml" <<<"$out" ||
         { echo "  the picker showed:"; sed 's/^/  | /' <<<"$out"; return 1; }
 }
 
