@@ -15,6 +15,7 @@ typedef struct {
     int head;                  /* --head: the head to open at (from 1), 0 when not given */
     ui_color color;            /* --color */
     int precision;             /* decimals shown in cells and explanations (negative: 4) */
+    bool present;              /* --present: lessons open in the presentation preset */
     /* Headless mode for tests: keys are read from key_script (one key name per line) and the
      * screen is drawn in memory at screen_cols x screen_rows (80x24 when 0), then dumped as
      * text to stdout wherever the script says "dump" and at its end. NULL for a real terminal.
