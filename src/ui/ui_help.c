@@ -38,7 +38,7 @@ static void draw(ui_screen *s, const ui_style *st)
         ui_binding_keys(&b[i], st->utf8, keys, sizeof keys);
         if (b[i].contexts & context) keys_w = ui_clamp(ui_width(keys, st), keys_w, 24);
     }
-    int width = COLS - 2 < 76 ? COLS - 2 : 76;
+    int width = COLS - 2 < 100 ? COLS - 2 : 100;   /* wider only where the screen is */
     keys_w = keys_w < width / 3 ? keys_w : width / 3;
     /* descriptions wrap beside the keys, so nothing is cut at any width */
     int help_w = width - keys_w - 5, lines = help_lines(b, count, context, help_w, st);

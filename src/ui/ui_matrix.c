@@ -237,7 +237,7 @@ int ui_matrix_height(const ui_view *v)
 bool ui_matrix_fits(ui_view *v, int width, const ui_style *st)
 {
     layout L = lay_out(v, width, st);
-    return L.vis_cols == ui_view_cols(v) && L.full_labels;
+    return L.vis_cols == ui_view_cols(v) && L.full_labels && L.pad == 2;
 }
 
 /* Screen column where visible column c (0 = the first shown) starts: a separator column

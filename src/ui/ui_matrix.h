@@ -29,7 +29,8 @@ void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_st
 /* Rows the pane needs to show the whole current matrix (header, legend, heads, labels). */
 int ui_matrix_height(const ui_view *v);
 
-/* Whether every column of the current matrix fits in width columns with its full label. */
+/* Whether every column of the current matrix fits in width columns with its full label and a
+ * blank on both sides of its numbers. */
 bool ui_matrix_fits(ui_view *v, int width, const ui_style *st);
 
 /* The bucket (0 … n-1) of a position 0…1 on a ramp of n colours: bucket i holds [i/n,
