@@ -178,9 +178,9 @@ static int head_group(const ui_view *v)
 }
 
 /* How the pane is laid out: a cell is a blank column, the number (as wide as the widest
- * number and, when the screen has room, the widest column label), shade glyphs when the
- * heatmap has no colour, and a second blank when every column fits with it. The selected
- * cell's brackets sit in the blank columns around it. */
+ * number and, when the screen has room, the widest column label), a second blank (left out
+ * when that lets every column fit) and shade glyphs when the heatmap has no colour. The
+ * selected cell's brackets sit in the blank columns around its number. */
 typedef struct {
     int label_w;                 /* row labels */
     int cw, cell_w, glyph_w;     /* number field, whole cell, shade glyphs */
@@ -218,7 +218,7 @@ static layout lay_out(ui_view *v, int width, const ui_style *st)
     /* a blank on both sides of every number, unless one blank lets every column fit where two
      * do not (the selected cell's closing bracket then takes the next cell's blank) */
     int seps = separators(cols, L.group) + 1;
-    L.pad = n * (numbers + 2 + L.glyph_w) + seps > avail && n * (numbers + 1 + L.glyph_w) + seps <= avail ? 1 : 2;
+    L.pad = !L.glyph_w && n * (numbers + 2) + seps > avail && n * (numbers + 1) + seps <= avail ? 1 : 2;
     int per_col = (avail - 1 - separators(cols, L.group)) / n - L.pad - L.glyph_w;
     int label_room = cols_full < per_col ? cols_full : per_col;
     L.cw = numbers > label_room ? numbers : label_room;
@@ -300,9 +300,9 @@ static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int 
         }
     }
     ui_field(y, x, L->cw + 1, text, st, attr, pair, UI_RIGHT);
-    if (L->pad > 1) ui_field(y, x + 1 + L->cw + L->glyph_w, 1, "", st, attr, pair, UI_LEFT);
-    for (int i = 0; i < L->glyph_w; i++)
-        ui_field(y, x + 1 + L->cw + i, 1, glyph, st, A_NORMAL, 0, UI_LEFT);
+    if (L->pad > 1) ui_field(y, x + 1 + L->cw, 1, "", st, attr, pair, UI_LEFT);
+    for (int i = 0; i < L->glyph_w; i++)   /* after the closing bracket's blank */
+        ui_field(y, x + 2 + L->cw + i, 1, glyph, st, A_NORMAL, 0, UI_LEFT);
     return pair;
 }
 
@@ -493,7 +493,7 @@ static void draw_row(const ui_view *v, const ui_style *st, const layout *L,
     if (frame < 0) return;
     int fx = col_x(grid, frame);
     ui_put(ry, fx, 1, "[", st, A_BOLD, pair);
-    ui_put(ry, fx + 1 + L->cw + L->glyph_w, 1, "]", st, A_BOLD, pair);
+    ui_put(ry, fx + 1 + L->cw, 1, "]", st, A_BOLD, pair);
 }
 
 void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_style *st,
