@@ -731,19 +731,25 @@ static void test_overlays_close_as_they_say(void **state)
  * the characters, attributes and colour pairs of its cells. */
 typedef struct { SCREEN *screen; FILE *out, *in; } memory_screen;
 
-static ui_style open_memory_screen(memory_screen *m, int cols, int rows)
+static ui_style open_memory_screen_as(memory_screen *m, const char *term, int cols, int rows)
 {
     m->out = fopen("/dev/null", "w");
     m->in = fopen("/dev/null", "r");
     assert_non_null(m->out);
     assert_non_null(m->in);
-    m->screen = newterm("xterm-256color", m->out, m->in);
+    m->screen = newterm(term, m->out, m->in);
     assert_non_null(m->screen);
     set_term(m->screen);
     resizeterm(rows, cols);
     ui_style st = {.utf8 = true, .colors = ui_colors_init(UI_COLOR_ALWAYS), .precision = 4};
-    assert_int_equal(st.colors, 256);
     ui_matrix_colors_init(st.colors);
+    return st;
+}
+
+static ui_style open_memory_screen(memory_screen *m, int cols, int rows)
+{
+    ui_style st = open_memory_screen_as(m, "xterm-256color", cols, rows);
+    assert_int_equal(st.colors, 256);
     return st;
 }
 
@@ -829,6 +835,28 @@ static void test_heatmap_buckets_by_value(void **state)
     assert_int_equal(ui_matrix_bucket(1.0, 5), 4);
     assert_int_equal(ui_matrix_bucket(-0.5, 5), 0);
     assert_int_equal(ui_matrix_bucket(0.5, 11), 5);   /* 0 on a diverging ramp: the middle */
+}
+
+/* With 8 colours the weights' legend gives the edge of every bucket between its swatches. */
+static void test_eight_colour_legend_has_bucket_edges(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen_as(&m, "xterm", 80, 24);
+    assert_int_equal(st.colors, 8);
+    attention_input in = cat_sat_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
+    draw_pane(&v, &st);
+    wchar_t line[81];
+    assert_true(mvinnwstr(1, 0, line, 80) > 0);
+    assert_non_null(wcsstr(line, L"0.0    0.2    0.4    0.6    0.8    1.0"));
+    ui_view_free(&v);
+    trace_free(&t);
+    close_memory_screen(&m);
 }
 
 /* Masked cells of weights are drawn with their own mark and colour, not as a small weight,
@@ -1087,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_overlays_close_as_they_say),
         cmocka_unit_test(test_selected_cell_keeps_its_heat_colour),
         cmocka_unit_test(test_heatmap_buckets_by_value),
+        cmocka_unit_test(test_eight_colour_legend_has_bucket_edges),
         cmocka_unit_test(test_masked_cells_have_their_own_mark),
         cmocka_unit_test(test_heads_are_grouped_in_q),
         cmocka_unit_test(test_columns_fit_their_labels),

@@ -36,7 +36,7 @@ static void draw(ui_screen *s, const ui_style *st)
     for (int i = 0; i < count; i++) {
         char keys[96];
         ui_binding_keys(&b[i], st->utf8, keys, sizeof keys);
-        if (b[i].contexts & context) keys_w = ui_clamp(ui_width(keys, st), keys_w, 24);
+        if (b[i].contexts & context) keys_w = ui_clamp(ui_width(keys, st), keys_w, 32);
     }
     int width = COLS - 2 < 100 ? COLS - 2 : 100;   /* wider only where the screen is */
     keys_w = keys_w < width / 3 ? keys_w : width / 3;
@@ -53,9 +53,10 @@ static void draw(ui_screen *s, const ui_style *st)
         int first = *top > line ? *top - line : 0;   /* lines of it scrolled off the top */
         if (first < n) {
             int y = y0 + 1 + line + first - *top, room = ui_clamp(shown - (line + first - *top), 0, n - first);
-            char keys[96];
+            char keys[96], cut[128];
             ui_binding_keys(&b[i], st->utf8, keys, sizeof keys);
-            if (first == 0) ui_put(y, x0 + 2, keys_w, keys, st, A_BOLD, 0);
+            ui_cut_text(keys, keys_w, st, cut, sizeof cut);
+            if (first == 0) ui_put(y, x0 + 2, keys_w, cut, st, A_BOLD, 0);
             ui_put_wrapped_from(y, x0 + 3 + keys_w, help_w, room, first, b[i].help, st, A_NORMAL);
         }
         line += n;

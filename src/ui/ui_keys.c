@@ -62,7 +62,7 @@ static const ui_binding bindings[] = {
     {UI_ACT_STEP_LIST, UI_IN_LESSON, {'L'}, NULL, "hide or show the step list (room for the matrix)", 0},
     {UI_ACT_PALETTE, UI_IN_LESSON, {'c'}, NULL,
      "heatmap colours: viridis and blue-orange, or inferno and purple-green", 0},
-    {UI_ACT_NARRATION_SCROLL, UI_IN_LESSON, {'J', 'K'}, NULL,
+    {UI_ACT_NARRATION_SCROLL, UI_IN_LESSON | QUESTION, {'J', 'K'}, NULL,
      "scroll the narration down or up when it is longer than its pane", 0},
     {UI_ACT_PRESENT, UI_IN_LESSON, {'P'}, NULL,
      "presentation: no step list, a larger matrix, the most decimals that fit", 0},
