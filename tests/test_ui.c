@@ -1044,7 +1044,7 @@ static void test_key_times_one_line_per_key(void **state)
     char out[] = "/tmp/attnstep-test-out-XXXXXX";
     int kfd = mkstemp(keys), tfd = mkstemp(times), ofd = mkstemp(out);
     assert_true(kfd >= 0 && tfd >= 0 && ofd >= 0);
-    const char script[] = "j\nl\nn\ns\nn\no\na\nG\ng\nq\n";
+    const char script[] = "j\nl\nn\ns\nn\no\na\nG\ng\n+\nq\n";
     assert_int_equal(write(kfd, script, sizeof script - 1), (ssize_t)(sizeof script - 1));
     close(kfd);
     close(tfd);
@@ -1063,6 +1063,7 @@ static void test_key_times_one_line_per_key(void **state)
     static const char *const expected[][2] = {
         {"j", "move-down"}, {"l", "move-right"}, {"n", "stage-next"}, {"s", "step-in"},
         {"n", "cell-next"}, {"o", "step-out"}, {"a", "heatmap"}, {"G", "last"}, {"g", "first"},
+        {"+", "display"},
     };
     FILE *f = fopen(times, "r");
     assert_non_null(f);

@@ -440,9 +440,14 @@ static unsigned context(const ui_screen *s)
     return ui_view_context(&lesson_const(s)->v);
 }
 
+/* The display keys (decimals, step list, palette, narration, presentation) are the screen's
+ * own, so the screen names them; the view model names the rest. */
 static const char *key_kind(const ui_screen *s, int k)
 {
-    return ui_view_key_kind(&lesson_const(s)->v, k);
+    const ui_view *v = &lesson_const(s)->v;
+    ui_action action = ui_key_action(k, ui_view_context(v), NULL);
+    if (action >= UI_ACT_MORE_DECIMALS && action <= UI_ACT_PRESENT) return "display";
+    return ui_view_key_kind(v, k);
 }
 
 /* A move that made the matrix scroll is told apart in the timings: it redraws every cell. */
