@@ -52,7 +52,8 @@ static const ramp_table ramps[UI_PALETTE_COUNT][2][2] = {
     [UI_PALETTE_INFERNO] = {{RAMP(inferno8), RAMP(purple_green8)},
                             {RAMP(inferno256), RAMP(purple_green256)}},
 };
-/* Masked cells: grey, a colour no ramp uses, with their own glyph. */
+/* Masked cells: grey, a colour no ramp uses, with their own glyph; a masked weight is written
+ * "0", exactly, unlike any small weight. */
 static const ramp_colour mask256 = {238, 15}, mask8 = {COLOR_BLACK, COLOR_WHITE};
 
 /* Shade glyphs stand in for colour, so nothing is lost on a monochrome screen. */
@@ -279,7 +280,7 @@ static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int 
          * reads from the back of the room */
         *masked = true;
         if (s->stage == STAGE_MASKED) ui_number(-INFINITY, NUMBER_FIXED, L->cw, st, text, sizeof text);
-        else snprintf(text, sizeof text, "%s", st->utf8 ? "\xc3\x97" : "x");
+        else snprintf(text, sizeof text, "0");   /* exactly 0, unlike any small weight */
         attr |= A_BOLD;
         pair = L->heat && st->colors ? PAIR_MASK : 0;
         glyph = st->utf8 ? "\xe2\x95\xb3" : "x";
@@ -383,8 +384,15 @@ static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, b
     }
     used += ui_put(y, x + used, width - used, steps, st, A_BOLD, 0);
     text[0] = '\0';
-    if (masked)
-        snprintf(text, sizeof text, "  %s masked", st->utf8 ? "\xc3\x97" : "x");
+    if (masked) {   /* the masked cells' own swatch (or glyph) */
+        used += 2;
+        if (st->colors && used + 2 <= width) {
+            ui_field(y, x + used, 2, "", st, A_NORMAL, PAIR_MASK, UI_LEFT);
+            used += 2;
+        } else if (!st->colors)
+            used += ui_put(y, x + used, width - used, st->utf8 ? "\xe2\x95\xb3" : "x", st, A_BOLD, 0);
+        snprintf(text, sizeof text, " masked");
+    }
     else if (L->diverging) {
         char min[NUMBER_MAX], max[NUMBER_MAX];
         ui_number(ui_view_range(v)->lo, NUMBER_SHORT, 0, st, min, sizeof min);
@@ -429,8 +437,7 @@ static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int 
         strcat(text, part);
     }
     if (ui_view_marks_selection(v)) {
-        snprintf(part, sizeof part, "  %s%s %s%s", st->utf8 ? "\xe2\x96\xb8" : ">",
-                 axis_label(v, true, v->row, row, sizeof row), st->utf8 ? "\xe2\x96\xbe" : "v",
+        snprintf(part, sizeof part, "  row %s, column %s", axis_label(v, true, v->row, row, sizeof row),
                  axis_label(v, false, v->col, col, sizeof col));
         strcat(text, part);
     }
