@@ -257,8 +257,27 @@ static void narration_text(const ui_view *v, const ui_style *st, char *text, siz
     else add(text, size, "%s, made from %s.", formula, info->inputs);
 }
 
+/* Where a narration that does not fit its pane is, and the keys that scroll it:
+ * " 3–5 of 19 · J↓ K↑ ". */
+static void scroll_note(const display *d, int shown, int needed, int most, const ui_style *st,
+                        char *text, size_t size)
+{
+    const ui_binding *b = NULL;
+    int count;
+    for (const ui_binding *all = ui_bindings(&count); count-- > 0; all++)
+        if (all->action == UI_ACT_NARRATION_SCROLL) b = all;
+    assert(b);
+    char down[32], up[32];
+    snprintf(text, size, " %d%s%d of %d \xc2\xb7 %s%s %s%s ", d->narration_top + 1,
+             st->utf8 ? "\xe2\x80\x93" : "-", d->narration_top + shown, needed,
+             ui_key_label(b->keys[0], st->utf8, down, sizeof down),
+             d->narration_top < most ? (st->utf8 ? "\xe2\x86\x93" : "v") : "",
+             ui_key_label(b->keys[1], st->utf8, up, sizeof up),
+             d->narration_top > 0 ? (st->utf8 ? "\xe2\x86\x91" : "^") : "");
+}
+
 /* The narration under its rule; when it is longer than its pane it scrolls (J and K), and the
- * rule says which lines are shown. */
+ * rule's right end says which lines are shown (unless a remark about the last key is there). */
 static void draw_narration(const ui_view *v, display *d, const regions *r, const char *text,
                            const ui_style *st)
 {
@@ -267,37 +286,26 @@ static void draw_narration(const ui_view *v, display *d, const regions *r, const
     int needed = ui_lines_needed(text, COLS - 2, st);
     int most = needed > r->narration_h ? needed - r->narration_h : 0;
     d->narration_top = ui_clamp(d->narration_top, 0, most);
-    const char *name = ui_view_question_open(v) ? "question" :
-                       v->off_script ? "off the script" :
-                       ui_view_here(v) && ui_view_here(v)->say ? "narration" : "about this stage";
-    char label[sizeof v->reload_error + 8], down[32], up[32];
+    const char *label = ui_view_question_open(v) ? " question " :
+                        v->off_script ? " off the script " :
+                        ui_view_here(v) && ui_view_here(v)->say ? " narration " :
+                        " about this stage ";
+    char cut[sizeof v->reload_error], reload[sizeof cut + 4];
     if (v->reload_error[0]) {   /* the lesson's file did not reload: say why, until it does */
-        char cut[sizeof v->reload_error];
         ui_cut_text(v->reload_error, COLS - 6, st, cut, sizeof cut);
-        snprintf(label, sizeof label, " %s ", cut);
-    } else if (most > 0) {   /* more than fits: where we are, and the keys that scroll */
-        const ui_binding *b = NULL;
-        int count;
-        for (const ui_binding *all = ui_bindings(&count); count-- > 0; all++)
-            if (all->action == UI_ACT_NARRATION_SCROLL) b = all;
-        assert(b);
-        snprintf(label, sizeof label, " %s \xc2\xb7 %d%s%d of %d \xc2\xb7 %s%s %s%s ", name,
-                 d->narration_top + 1, st->utf8 ? "\xe2\x80\x93" : "-",
-                 d->narration_top + r->narration_h, needed,
-                 ui_key_label(b->keys[0], st->utf8, down, sizeof down),
-                 d->narration_top < most ? (st->utf8 ? "\xe2\x86\x93" : "v") : "",
-                 ui_key_label(b->keys[1], st->utf8, up, sizeof up),
-                 d->narration_top > 0 ? (st->utf8 ? "\xe2\x86\x91" : "^") : "");
-    } else
-        snprintf(label, sizeof label, " %s ", name);
-    int used = 2 + ui_put(sep, 2, COLS - 4, label, st, A_BOLD, v->reload_error[0] ? accent : 0);
-    if (v->message[0]) {   /* a remark about the last key, until the next one */
-        char remark[sizeof v->message + 4];
-        snprintf(remark, sizeof remark, " %s ", v->message);
-        int w = ui_width(remark, st), room = COLS - used - 2;
-        if (room > 2)
-            ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, remark, st, A_BOLD, accent);
+        snprintf(reload, sizeof reload, " %s ", cut);
+        label = reload;
     }
+    int used = 2 + ui_put(sep, 2, COLS - 4, label, st, A_BOLD, v->reload_error[0] ? accent : 0);
+    char right[sizeof v->message + 4] = "";
+    if (v->message[0])   /* a remark about the last key, until the next one */
+        snprintf(right, sizeof right, " %s ", v->message);
+    else if (most > 0)
+        scroll_note(d, r->narration_h, needed, most, st, right, sizeof right);
+    int w = ui_width(right, st), room = COLS - used - 2;
+    if (w > 0 && room > 2)
+        ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, right, st, A_BOLD,
+               v->message[0] ? accent : 0);
     ui_put_wrapped_from(r->narration_y, 1, COLS - 2, r->narration_h, d->narration_top, text, st,
                         A_NORMAL);
 }
