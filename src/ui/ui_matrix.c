@@ -423,12 +423,12 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
     return w;
 }
 
-/* The formula, the shape, the head and the selected row's and column's full labels (the
- * matrix may have to cut them). */
+/* The formula, the shape and the head, and at the right the selected row's and column's full
+ * labels (the matrix may have to cut them): where both do not fit, the formula is cut first. */
 static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
 {
     const walk_step *s = ui_view_current(v);
-    char text[640], part[160], formula[256], row[32], col[32];
+    char text[640], part[160], formula[256], row[32], col[32], cut[sizeof text + 8];
     trace_stage_formula(v->t, s->stage, formula, sizeof formula);
     snprintf(text, sizeof text, "%s  %d%s%d", formula, ui_view_rows(v),
              st->utf8 ? "\xc3\x97" : "x", ui_view_cols(v));
@@ -436,14 +436,17 @@ static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int 
         snprintf(part, sizeof part, "  head %d of %d", s->head, v->t->heads);
         strcat(text, part);
     }
+    int selection_w = 0;
     if (ui_view_marks_selection(v)) {
-        snprintf(part, sizeof part, "  row %s, column %s", axis_label(v, true, v->row, row, sizeof row),
+        snprintf(part, sizeof part, "row %s, column %s", axis_label(v, true, v->row, row, sizeof row),
                  axis_label(v, false, v->col, col, sizeof col));
-        strcat(text, part);
+        ui_cut_text(part, width / 2, st, cut, sizeof cut);
+        selection_w = ui_width(cut, st);
+        ui_put(y, x + width - selection_w, selection_w, cut, st, A_BOLD, 0);
     }
-    char cut[sizeof text + 8];
-    ui_cut_text(text, width, st, cut, sizeof cut);
-    ui_put(y, x, width, cut, st, A_BOLD, 0);
+    int room = width - (selection_w ? selection_w + 2 : 0);
+    ui_cut_text(text, room, st, cut, sizeof cut);
+    ui_put(y, x, room, cut, st, A_BOLD, 0);
 }
 
 /* The heads over their columns (the selected cell's head in reverse) and a separator line
