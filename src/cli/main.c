@@ -181,6 +181,7 @@ static bool set_d_model(options *o, const char *arg) { return parse_int(arg, 1, 
 static bool set_heads(options *o, const char *arg) { return parse_int(arg, 1, 4096, &o->heads); }
 static bool set_at(options *o, const char *arg) { o->ui.at = arg; return true; }
 static bool set_keys(options *o, const char *arg) { o->ui.key_script = arg; return true; }
+static bool set_present(options *o, const char *arg) { (void)arg; o->ui.present = true; return true; }
 static bool set_explain(options *o, const char *arg) { o->explain = arg; return true; }
 static bool set_csv(options *o, const char *arg) { o->csv_stage = arg; return true; }
 static bool set_full(options *o, const char *arg) { (void)arg; o->full = true; return true; }
@@ -296,6 +297,9 @@ static const option_row option_table[] = {
       "--color takes auto, always or never", NULL },
     { "colour", 0, required_argument, "", NULL, NULL, set_color,
       "--colour takes auto, always or never", NULL },
+    { "present", 0, no_argument, "--present",
+      "the UI for a projector: no step list, a larger matrix, the\n"
+      "most decimals that fit (P switches it in the UI)", NULL, set_present, NULL, NULL },
     { "keys", 0, required_argument, "--keys FILE",
       "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL },
     { "screen", 0, required_argument, "--screen COLSxROWS",
