@@ -43,6 +43,7 @@
  * lanes). */
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
+typedef unsigned long long v4u __attribute__((vector_size(32)));
 
 /* The vector code is compiled for x86-64's AVX2 (with FMA) and AVX-512 by target attributes and
  * chosen at run time (__builtin_cpu_supports): -O2 alone assumes only SSE2. Elsewhere, or on a
@@ -522,19 +523,52 @@ void kernels_context(double *context, const double *weights, const double *V, in
                  (size_t)d_k, config);
 }
 
+#ifdef KERNELS_X86
+/* *p = *p · *r + *c rounded once, four lanes, by the FMA instruction. Not always_inline: the
+ * portable build of the softmax names it too (in a branch it never takes), where it cannot be
+ * inlined. Vectors go by pointer, which keeps the calling convention out of it. */
+AVX2_FMA static inline void fused4_fma(v4d *p, const v4d *r, const v4d *c)
+{
+    *p = _mm256_fmadd_pd(*p, *r, *c);
+}
+#endif
+
+/* *p = *p · *r + *c rounded once, four lanes: the FMA instruction when hardware (a constant in
+ * each build), else libm's fma, lane by lane; the same bits either way. */
+static inline __attribute__((always_inline))
+void fused4(v4d *p, const v4d *r, const v4d *c, bool hardware)
+{
+#ifdef KERNELS_X86
+    if (hardware) {
+        fused4_fma(p, r, c);
+        return;
+    }
+#endif
+    (void)hardware;
+    for (int lane = 0; lane < 4; lane++)
+        (*p)[lane] = fma((*p)[lane], (*r)[lane], (*c)[lane]);
+}
+
 /* exp(x) for x ≤ 0, four at a time; x < −745.2 (below the smallest subnormal, and −∞) gives 0.
  * x = k·ln 2 + r with |r| ≤ ln 2 / 2, exp(r) by its Taylor series to r¹³ (the next term is below
- * 2⁻⁵⁶ of the result), then 2^k built in the exponent field. 2^k is applied in two halves so that
- * results in the subnormal range still scale exactly until the final rounding. Within 2 ulp of
- * the correctly rounded exp (tests/test_kernels.c checks it against libm's). Every step is a
- * plain IEEE operation, none fused, so it gives the same bits wherever it runs: the portable
- * softmax runs this very code (lowered to two-double or scalar operations), not libm's exp, so a
+ * 2⁻⁵⁶ of the result) in fused Horner steps, then 2^k built in the exponent field. 2^k is applied
+ * in two halves so that results in the subnormal range still scale exactly until the final
+ * rounding. Within 2 ulp of the correctly rounded exp (tests/test_kernels.c checks it against
+ * libm's). Every step is an IEEE operation with one rounding, so it gives the same bits wherever
+ * it runs: the portable softmax runs this very code (hardware false), not libm's exp, so a
  * trace's weights do not depend on the processor. */
-static inline __attribute__((always_inline)) void exp_nonpositive(v4d *out, const v4d *in)
+static inline __attribute__((always_inline))
+void exp_nonpositive(v4d *out, const v4d *in, bool hardware)
 {
     const double log2e = 0x1.71547652b82fep0, shifter = 0x1.8p52;
     /* ln 2 split so that k·ln2_hi is exact for |k| < 2^21 (Cody and Waite's reduction) */
     const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
+    /* 1/13!, 1/12!, …, 1/2!, 1, 1: the Taylor coefficients, highest first */
+    static const double taylor[] = {
+        1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
+        1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0,
+        1.0 / 6.0, 0.5, 1.0, 1.0,
+    };
     v4d x = *in;
     v4i underflow = x < -745.2;
     x = (v4d)((v4i)x & ~underflow); /* 0 in those lanes: −∞ would make NaN on the way */
@@ -542,23 +576,18 @@ static inline __attribute__((always_inline)) void exp_nonpositive(v4d *out, cons
     v4d t = x * log2e + shifter;
     v4d k = t - shifter;
     v4d r = (x - k * ln2_hi) - k * ln2_lo;
-    v4d p = r * (1.0 / 6227020800.0) + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    /* the low bits of t hold k; 2^k1 · 2^k2 with k1 = ⌊k/2⌋ keeps both factors normal */
+    v4d p = { taylor[0], taylor[0], taylor[0], taylor[0] };
+#pragma GCC unroll 16
+    for (size_t i = 1; i < sizeof taylor / sizeof taylor[0]; i++) {
+        v4d c = { taylor[i], taylor[i], taylor[i], taylor[i] };
+        fused4(&p, &r, &c, hardware);
+    }
+    /* the low bits of t hold k; 2^k1 · 2^k2 with k1 = ⌊k/2⌋ keeps both factors normal (k is in
+     * [−1075, 0]: the shift is done on k + 2048, non-negative, which needs no arithmetic shift,
+     * an instruction AVX2 lacks) */
     v4d shift = { shifter, shifter, shifter, shifter };
     v4i ki = (v4i)t - (v4i)shift;
-    v4i k1 = ki >> 1, k2 = ki - k1;
+    v4i k1 = (v4i)((v4u)(ki + 2048) >> 1) - 1024, k2 = ki - k1;
     v4d scale1 = (v4d)((k1 + 1023) << 52), scale2 = (v4d)((k2 + 1023) << 52);
     v4d result = p * scale1 * scale2;
     *out = (v4d)((v4i)result & ~underflow);
@@ -568,7 +597,7 @@ static inline __attribute__((always_inline)) void exp_nonpositive(v4d *out, cons
  * w holds the masked, scaled scores on entry and the weights on return. Written once and
  * compiled twice (softmax_row_avx2, softmax_row_portable): the same operations in the same order,
  * so the same bits. */
-static inline __attribute__((always_inline)) void softmax_row(double *w, int m)
+static inline __attribute__((always_inline)) void softmax_row(double *w, int m, bool hardware)
 {
     int j = 0;
     /* pass 1: the row max (four running maxima, then the largest of them: max is exact, so the
@@ -595,7 +624,7 @@ static inline __attribute__((always_inline)) void softmax_row(double *w, int m)
         v4d x, e;
         LOAD(x, w + j);
         x -= row_max;
-        exp_nonpositive(&e, &x);
+        exp_nonpositive(&e, &x, hardware);
         STORE(w + j, e);
         sums += e;
     }
@@ -603,7 +632,7 @@ static inline __attribute__((always_inline)) void softmax_row(double *w, int m)
         v4d x = { -INFINITY, -INFINITY, -INFINITY, -INFINITY }, e;
         memcpy(&x, w + j, (size_t)(m - j) * sizeof *w);
         x -= row_max;
-        exp_nonpositive(&e, &x);
+        exp_nonpositive(&e, &x, hardware);
         memcpy(w + j, &e, (size_t)(m - j) * sizeof *w);
         sums += e;
     }
@@ -620,13 +649,28 @@ static inline __attribute__((always_inline)) void softmax_row(double *w, int m)
 }
 
 /* Every score of every row, scaled: the core's score / sqrt(d_k), which sqrt's correct rounding
- * makes bit-for-bit the same as its own; IEEE division is exact-rounded in vectors too. */
+ * makes bit-for-bit the same as its own; IEEE division is exact-rounded in vectors too. When
+ * the divisor is a power of two (d_k = 1, 4, 16, 64, …) its reciprocal is exact, and x · (1/2^e)
+ * is the same real number as x / 2^e, so rounded the same: the much cheaper multiplication. */
 static inline __attribute__((always_inline))
 void scale_rows(double *w, const double *s, size_t count, bool scale, double divisor)
 {
     size_t j = 0;
     if (!scale) {
         memcpy(w, s, count * sizeof *w);
+        return;
+    }
+    int exponent;
+    if (frexp(divisor, &exponent) == 0.5) {
+        double reciprocal = 1.0 / divisor;
+        for (; j + 4 <= count; j += 4) {
+            v4d x;
+            LOAD(x, s + j);
+            x *= reciprocal;
+            STORE(w + j, x);
+        }
+        for (; j < count; j++)
+            w[j] = s[j] * reciprocal;
         return;
     }
     for (; j + 4 <= count; j += 4) {
@@ -639,14 +683,16 @@ void scale_rows(double *w, const double *s, size_t count, bool scale, double div
         w[j] = s[j] / divisor;
 }
 
-AVX2 static void softmax_row_avx2(double *w, int m)
+#ifdef KERNELS_X86
+AVX2_FMA static void softmax_row_avx2(double *w, int m)
 {
-    softmax_row(w, m);
+    softmax_row(w, m, true);
 }
+#endif
 
 static void softmax_row_portable(double *w, int m)
 {
-    softmax_row(w, m);
+    softmax_row(w, m, false);
 }
 
 AVX2 static void scale_rows_avx2(double *w, const double *s, size_t count, bool scale,
@@ -659,6 +705,40 @@ static void scale_rows_portable(double *w, const double *s, size_t count, bool s
                                 double divisor)
 {
     scale_rows(w, s, count, scale, divisor);
+}
+
+/* The exponential over an array, four at a time (the tail padded with −∞); built twice, as the
+ * softmax is. */
+static inline __attribute__((always_inline))
+void exp_array(double *out, const double *in, size_t count, bool hardware)
+{
+    for (size_t i = 0; i < count; i += 4) {
+        size_t lanes = count - i < 4 ? count - i : 4;
+        v4d x = { -INFINITY, -INFINITY, -INFINITY, -INFINITY }, e;
+        memcpy(&x, in + i, lanes * sizeof *in);
+        exp_nonpositive(&e, &x, hardware);
+        memcpy(out + i, &e, lanes * sizeof *out);
+    }
+}
+
+#ifdef KERNELS_X86
+AVX2_FMA static void exp_array_avx2(double *out, const double *in, size_t count)
+{
+    exp_array(out, in, count, true);
+}
+#endif
+
+void kernels_exp_nonpositive(double *out, const double *in, size_t count,
+                             const kernels_config *config)
+{
+#ifdef KERNELS_X86
+    if (product_path(config) != PATH_PORTABLE) {
+        exp_array_avx2(out, in, count);
+        return;
+    }
+#endif
+    (void)config;
+    exp_array(out, in, count, false);
 }
 
 static bool all_finite_portable(const double *x, size_t count)
@@ -674,7 +754,7 @@ typedef struct {
     const double *scores;
     int n, m;
     const kernels_softmax_rule *rule;
-    bool wide;  /* AVX2 is there */
+    bool wide;  /* AVX2 and FMA are there */
 } softmax_job;
 
 /* Rows in one chunk of a softmax: enough to make taking a chunk cheap beside computing it. */
@@ -705,14 +785,18 @@ static void softmax_work(void *argument, int chunk, double *scratch)
                 if (rule->allowed[(size_t)i * row + (size_t)j] == 0)
                     w[j] = -INFINITY;
         /* pass 3: the row's stable softmax */
+#ifdef KERNELS_X86
         (wide ? softmax_row_avx2 : softmax_row_portable)(w, x->m);
+#else
+        softmax_row_portable(w, x->m);
+#endif
     }
 }
 
 void kernels_softmax(double *weights, const double *scores, int n, int m,
                      const kernels_softmax_rule *rule, const kernels_config *config)
 {
-    softmax_job job = { weights, scores, n, m, rule, have_avx2(config) };
+    softmax_job job = { weights, scores, n, m, rule, product_path(config) != PATH_PORTABLE };
     /* an exponential costs about as much as twenty multiply-adds */
     run_shared(softmax_work, &job, (n + SOFTMAX_ROWS - 1) / SOFTMAX_ROWS, NULL, 0,
                20.0 * (double)n * (double)m, config);

@@ -69,6 +69,12 @@ typedef struct {
 void kernels_softmax(double *weights, const double *scores, int n, int m,
                      const kernels_softmax_rule *rule, const kernels_config *config);
 
+/* out[i] = exp(in[i]) for in[i] ≤ 0 (or −∞), by the softmax's own exponential, so that the tests
+ * can hold it to its contract: within 2 ulp of the correctly rounded exp, 0 below −745.2, and the
+ * same bits on every path. out may be in. */
+void kernels_exp_nonpositive(double *out, const double *in, size_t count,
+                             const kernels_config *config);
+
 /* Whether every one of the count numbers at x is finite (no ±∞, no NaN): a fast scan, so that
  * the core walks cell by cell only to name an overflow it knows is there. */
 bool kernels_all_finite(const double *x, size_t count, const kernels_config *config);
