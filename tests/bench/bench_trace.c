@@ -3,7 +3,8 @@
  * allocated and touched (every stored stage run again, as --stats does, after a first trace and
  * a warm-up run), apart from them the best time of a whole trace_compute with its allocation and
  * its page faults (minor faults per trace), and the peak RSS once the trace is computed (before
- * the timing's scratch matrix). ATTNSTEP_THREADS and
+ * the timing's scratch matrix), and the code the products ran on (path=avx512, avx2+fma or
+ * portable). ATTNSTEP_THREADS and
  * ATTNSTEP_PORTABLE set the core's options, as they do for attnstep. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "cost.h"
+#include "kernels.h"
 #include "random.h"
 #include "trace.h"
 
@@ -102,9 +104,10 @@ int main(int argc, char **argv)
     }
     checksum = scratch[0] + trace_block(&t, STAGE_OUTPUT, 1)[nd - 1];
     qsort(times, (size_t)done, sizeof *times, by_value);
+    kernels_config kernels = { .threads = options.threads, .portable = options.portable };
     printf("best_s=%.6f median_s=%.6f alloc_best_s=%.6f faults_per_trace=%.0f peak_rss_kb=%ld "
-           "checksum=%.17g\n", times[0], times[done / 2], alloc_best, faults_per_trace,
-           peak_kb, checksum);
+           "checksum=%.17g path=%s\n", times[0], times[done / 2], alloc_best, faults_per_trace,
+           peak_kb, checksum, kernels_path_name(&kernels));
     free(scratch);
     trace_free(&t);
     free(times);
