@@ -563,12 +563,16 @@ void exp_nonpositive(v4d *out, const v4d *in, bool hardware)
     const double log2e = 0x1.71547652b82fep0, shifter = 0x1.8p52;
     /* ln 2 split so that k·ln2_hi is exact for |k| < 2^21 (Cody and Waite's reduction) */
     const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
-    /* 1/13!, 1/12!, …, 1/2!, 1, 1: the Taylor coefficients, highest first */
-    static const double taylor[] = {
-        1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
-        1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0,
-        1.0 / 6.0, 0.5, 1.0, 1.0,
+    /* 1/13!, 1/12!, …, 1/2!, 1, 1: the Taylor coefficients, highest first, each in four lanes
+     * (so that each step reads its vector straight from memory) */
+#define SPLAT(c) { (c), (c), (c), (c) }
+    static const v4d taylor[] = {
+        SPLAT(1.0 / 6227020800.0), SPLAT(1.0 / 479001600.0), SPLAT(1.0 / 39916800.0),
+        SPLAT(1.0 / 3628800.0), SPLAT(1.0 / 362880.0), SPLAT(1.0 / 40320.0),
+        SPLAT(1.0 / 5040.0), SPLAT(1.0 / 720.0), SPLAT(1.0 / 120.0), SPLAT(1.0 / 24.0),
+        SPLAT(1.0 / 6.0), SPLAT(0.5), SPLAT(1.0), SPLAT(1.0),
     };
+#undef SPLAT
     v4d x = *in;
     v4i underflow = x < -745.2;
     x = (v4d)((v4i)x & ~underflow); /* 0 in those lanes: −∞ would make NaN on the way */
@@ -576,12 +580,10 @@ void exp_nonpositive(v4d *out, const v4d *in, bool hardware)
     v4d t = x * log2e + shifter;
     v4d k = t - shifter;
     v4d r = (x - k * ln2_hi) - k * ln2_lo;
-    v4d p = { taylor[0], taylor[0], taylor[0], taylor[0] };
+    v4d p = taylor[0];
 #pragma GCC unroll 16
-    for (size_t i = 1; i < sizeof taylor / sizeof taylor[0]; i++) {
-        v4d c = { taylor[i], taylor[i], taylor[i], taylor[i] };
-        fused4(&p, &r, &c, hardware);
-    }
+    for (size_t i = 1; i < sizeof taylor / sizeof taylor[0]; i++)
+        fused4(&p, &r, &taylor[i], hardware);
     /* the low bits of t hold k; 2^k1 · 2^k2 with k1 = ⌊k/2⌋ keeps both factors normal (k is in
      * [−1075, 0]: the shift is done on k + 2048, non-negative, which needs no arithmetic shift,
      * an instruction AVX2 lacks) */
@@ -712,12 +714,18 @@ static void scale_rows_portable(double *w, const double *s, size_t count, bool s
 static inline __attribute__((always_inline))
 void exp_array(double *out, const double *in, size_t count, bool hardware)
 {
-    for (size_t i = 0; i < count; i += 4) {
-        size_t lanes = count - i < 4 ? count - i : 4;
-        v4d x = { -INFINITY, -INFINITY, -INFINITY, -INFINITY }, e;
-        memcpy(&x, in + i, lanes * sizeof *in);
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        v4d x, e;
+        LOAD(x, in + i);
         exp_nonpositive(&e, &x, hardware);
-        memcpy(out + i, &e, lanes * sizeof *out);
+        STORE(out + i, e);
+    }
+    if (i < count) {
+        v4d x = { -INFINITY, -INFINITY, -INFINITY, -INFINITY }, e;
+        memcpy(&x, in + i, (count - i) * sizeof *in);
+        exp_nonpositive(&e, &x, hardware);
+        memcpy(out + i, &e, (count - i) * sizeof *out);
     }
 }
 
