@@ -48,7 +48,8 @@ typedef unsigned long long v4u __attribute__((vector_size(32)));
 /* The vector code is compiled for x86-64's AVX2 (with FMA) and AVX-512 by target attributes and
  * chosen at run time (__builtin_cpu_supports): -O2 alone assumes only SSE2. Elsewhere, or on a
  * processor without them, the portable code runs: the same arithmetic, one fma() at a time. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) \
+    && !defined(KERNELS_PORTABLE_ONLY) /* -DKERNELS_PORTABLE_ONLY: build as for another processor */
 #if __has_attribute(target)
 #define KERNELS_X86
 #endif
