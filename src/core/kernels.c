@@ -587,10 +587,11 @@ void exp_nonpositive(v4d *out, const v4d *in, bool hardware)
         fused4(&p, &r, &taylor[i], hardware);
     /* the low bits of t hold k; 2^k1 · 2^k2 with k1 = ⌊k/2⌋ keeps both factors normal (k is in
      * [−1075, 0]: the shift is done on k + 2048, non-negative, which needs no arithmetic shift,
-     * an instruction AVX2 lacks) */
+     * an instruction AVX2 lacks). Unsigned lanes: the same bits as two's complement, and a NaN
+     * lane's nonsense wraps around instead of overflowing. */
     v4d shift = { shifter, shifter, shifter, shifter };
-    v4i ki = (v4i)t - (v4i)shift;
-    v4i k1 = (v4i)((v4u)(ki + 2048) >> 1) - 1024, k2 = ki - k1;
+    v4u ki = (v4u)t - (v4u)shift;
+    v4u k1 = ((ki + 2048) >> 1) - 1024, k2 = ki - k1;
     v4d scale1 = (v4d)((k1 + 1023) << 52), scale2 = (v4d)((k2 + 1023) << 52);
     v4d result = p * scale1 * scale2;
     *out = (v4d)((v4i)result & ~underflow);
