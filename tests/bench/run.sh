@@ -88,7 +88,7 @@ others_before=$(busiest)
 # 3. the rounds at n = 512
 ref_best=() ker_best=() kerN_best=() np1_best=() np2_best=() torch_best=()
 ker_medians="" kerN_medians="" np1_medians="" np2_medians="" torch_medians=""
-np1_cores="" np2_cores="" torch_cores=""
+np1_cores="" np2_cores="" torch_cores="" ker_cores="" kerN_cores=""
 ker_med=() kerN_med=() np1_med=() np2_med=() torch_med=()
 ker_alloc=() ker_faults="" ker_path=""
 threads=2   # the targets compare two threads with numpy's two
@@ -111,6 +111,8 @@ for round in $(seq 1 "$rounds"); do
         kerN_best+=("$(value "$out/kernels_threads.txt" best_s)")
         kerN_medians="$kerN_medians $(ms "$(value "$out/kernels_threads.txt" median_s)")"
         kerN_med+=("$(value "$out/kernels_threads.txt" median_s)")
+        ker_cores="$ker_cores $(value "$out/kernels.txt" cores)"
+        kerN_cores="$kerN_cores $(value "$out/kernels_threads.txt" cores)"
     fi
     if [ -x "$python" ]; then
         "$python" tests/bench/compare.py numpy 512 512 8 11 > "$out/python.txt" 2>&1 || true
@@ -295,8 +297,8 @@ Medians per round: kernels, 1 thread$ker_medians; kernels, $threads threads$kerN
 numpy (1 thread)$np1_medians; numpy (2 threads)$np2_medians; PyTorch$torch_medians.
 Minor page faults of one whole trace_compute on fresh memory, per round:$ker_faults (the memory
 the computation above runs on was touched before it is timed).
-CPU time over wall time per round (cores really used): numpy 1 thread$np1_cores; numpy 2 threads$np2_cores;
-PyTorch$torch_cores.
+CPU time over wall time per round (cores really used): kernels, 1 thread$ker_cores; kernels,
+$threads threads$kerN_cores; numpy 1 thread$np1_cores; numpy 2 threads$np2_cores; PyTorch$torch_cores.
 
 Reading these figures: the programs run in alternation, round after round, so that other work on
 the machine (listed above) slows each alike; "best" is the least disturbed run, and the medians
