@@ -77,12 +77,16 @@ static void check_gemm(int rows, int cols, int inner)
         double *fast = numbers((size_t)rows * ldc, 3), *slow = malloc((size_t)rows * ldc * sizeof *slow);
         assert_non_null(slow);
         memcpy(slow, fast, (size_t)rows * ldc * sizeof *slow); /* same padding in both */
-        kernels_gemm(rows, cols, inner, A, lda, B, ldb, transposed, fast, ldc, &config);
         textbook_gemm(rows, cols, inner, A, lda, B, ldb, transposed, slow, ldc);
-        char what[96];
-        snprintf(what, sizeof what, "gemm %dx%dx%d%s", rows, inner, cols,
-                 transposed ? " (B transposed)" : "");
-        assert_bits_equal(what, slow, fast, (size_t)rows * ldc);
+        for (int threads = 1; threads <= 2; threads++) { /* large products split into two */
+            kernels_config split = config;
+            split.threads = threads;
+            kernels_gemm(rows, cols, inner, A, lda, B, ldb, transposed, fast, ldc, &split);
+            char what[96];
+            snprintf(what, sizeof what, "gemm %dx%dx%d%s, %d threads", rows, inner, cols,
+                     transposed ? " (B transposed)" : "", threads);
+            assert_bits_equal(what, slow, fast, (size_t)rows * ldc);
+        }
         free(A);
         free(B);
         free(fast);
@@ -100,7 +104,7 @@ static void test_gemm_odd_sizes(void **state)
 }
 
 /* Shapes on either side of the 6×8 and 6×16 register tiles, the 96-row and 256-deep cache blocks
- * and the 512-column B block. */
+ * and the 512-column B block, and two large enough to be shared by threads. */
 static void test_gemm_block_edges(void **state)
 {
     (void)state;
@@ -110,6 +114,7 @@ static void test_gemm_block_edges(void **state)
         { 193, 5, 513 }, { 6, 511, 6 }, { 7, 512, 9 }, { 3, 513, 257 }, { 1, 1, 600 },
         { 100, 1, 1 }, { 1, 600, 1 }, { 6, 15, 7 }, { 6, 16, 8 }, { 11, 17, 31 },
         { 12, 31, 33 }, { 13, 32, 64 }, { 5, 33, 65 }, { 97, 527, 257 }, { 96, 528, 256 },
+        { 301, 203, 97 }, { 512, 64, 64 }, /* enough work to be split across two threads */
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         check_gemm(shapes[s][0], shapes[s][1], shapes[s][2]);
