@@ -71,12 +71,16 @@ static kernels_path product_path(const kernels_config *config)
     if (config && config->portable)
         return PATH_PORTABLE;
 #ifdef KERNELS_X86
+    /* (the softmax of both vector paths is the AVX2+FMA build; GCC's checks include the
+     * operating system's support for the wider registers) */
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        return PATH_PORTABLE;
     if (!(config && config->no_avx512) && __builtin_cpu_supports("avx512f"))
         return PATH_AVX512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return PATH_AVX2_FMA;
-#endif
+    return PATH_AVX2_FMA;
+#else
     return PATH_PORTABLE;
+#endif
 }
 
 const char *kernels_path_name(const kernels_config *config)
@@ -85,8 +89,8 @@ const char *kernels_path_name(const kernels_config *config)
     return names[product_path(config)];
 }
 
-/* Whether the softmax and the finite scan run their AVX2 build (no FMA in them): the processor
- * has AVX2 and the caller did not ask for the portable code. Their results do not depend on it. */
+/* Whether the finite scan runs its AVX2 build: the processor has AVX2 and the caller did not ask
+ * for the portable code. Its result does not depend on it. */
 static bool have_avx2(const kernels_config *config)
 {
     if (config && config->portable)
