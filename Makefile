@@ -6,7 +6,7 @@
 CC      ?= cc
 WARN    := -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion
 CFLAGS  ?= -O2 -g
-BASE_CFLAGS = -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L $(CFLAGS)
+BASE_CFLAGS = -std=c11 -ffp-contract=off $(WARN) -D_POSIX_C_SOURCE=200809L $(CFLAGS)
 BUILD   ?= build
 DEFAULT_LESSON := lessons/cat_sat.yaml
 VERSION := $(shell sed -n 's/^\#define ATTNSTEP_VERSION "\(.*\)"/\1/p' src/cli/main.c)

@@ -1,5 +1,6 @@
-/* The fast kernels against plain textbook loops written here: every product and the softmax on
- * odd sizes (1, 3, 17, 65, 130) and on the edges of the kernels' register tiles and cache blocks. */
+/* The fast kernels against plain textbook loops written here: every product (fused multiply-add
+ * in k order, bit for bit) and the softmax on odd sizes (1, 3, 17, 65, 130) and on the edges of
+ * the kernels' register tiles and cache blocks, on every path the processor has. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 
 #define TOLERANCE 1e-12
 
-/* How the kernels run in the current group: the fastest code, then the portable code. */
+/* How the kernels run in the current group: the fastest code, the AVX2 code (the fastest too on a
+ * processor without AVX-512), then the portable code. */
 static kernels_config config;
 
 static const int odd_sizes[] = { 1, 3, 17, 65, 130 };
@@ -33,7 +35,8 @@ static double *numbers(size_t count, unsigned seed)
     return x;
 }
 
-/* The textbook product: each cell a dot product over k = 0 … inner-1, in that order. */
+/* The textbook product: each cell a dot product over k = 0 … inner-1, in that order, each step
+ * one fused multiply-add. */
 static void textbook_gemm(int rows, int cols, int inner, const double *A, size_t lda,
                           const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc)
 {
@@ -43,15 +46,27 @@ static void textbook_gemm(int rows, int cols, int inner, const double *A, size_t
             for (int k = 0; k < inner; k++) {
                 double b = b_transposed ? B[(size_t)j * ldb + (size_t)k]
                                         : B[(size_t)k * ldb + (size_t)j];
-                sum += A[(size_t)i * lda + (size_t)k] * b;
+                sum = fma(A[(size_t)i * lda + (size_t)k], b, sum);
             }
             C[(size_t)i * ldc + (size_t)j] = sum;
         }
 }
 
+/* Whether fast is slow to the bit; says where it is not. */
+static void assert_bits_equal(const char *what, const double *slow, const double *fast,
+                              size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (memcmp(&slow[i], &fast[i], sizeof slow[i]) != 0) {
+            print_error("%s: cell %zu is %.17g, not the textbook's %.17g (path %s)\n", what, i,
+                        fast[i], slow[i], kernels_path_name(&config));
+            fail();
+        }
+}
+
 /* Runs kernels_gemm and the textbook on one shape, with padded strides (so the kernels must not
- * touch the padding), both B layouts; the results must agree to 1e-12 and, since both sum in k
- * order without fused multiply-add, bit for bit. */
+ * touch the padding), both B layouts; since both take fused steps in k order, the results (and
+ * the padding) must agree bit for bit. */
 static void check_gemm(int rows, int cols, int inner)
 {
     for (int transposed = 0; transposed <= 1; transposed++) {
@@ -62,18 +77,16 @@ static void check_gemm(int rows, int cols, int inner)
         double *fast = numbers((size_t)rows * ldc, 3), *slow = malloc((size_t)rows * ldc * sizeof *slow);
         assert_non_null(slow);
         memcpy(slow, fast, (size_t)rows * ldc * sizeof *slow); /* same padding in both */
-        kernels_gemm(rows, cols, inner, A, lda, B, ldb, transposed, fast, ldc, &config);
         textbook_gemm(rows, cols, inner, A, lda, B, ldb, transposed, slow, ldc);
-        char what[96];
-        snprintf(what, sizeof what, "gemm %dx%dx%d%s", rows, inner, cols,
-                 transposed ? " (B transposed)" : "");
-        support_assert_close(what, slow, fast, (size_t)rows * ldc, TOLERANCE);
-#ifndef KERNELS_FMA /* fused steps round differently from the textbook's */
-        if (memcmp(slow, fast, (size_t)rows * ldc * sizeof *slow) != 0) {
-            print_error("%s: not bit-for-bit the textbook sum\n", what);
-            fail();
+        for (int threads = 1; threads <= 2; threads++) { /* large products split into two */
+            kernels_config split = config;
+            split.threads = threads;
+            kernels_gemm(rows, cols, inner, A, lda, B, ldb, transposed, fast, ldc, &split);
+            char what[96];
+            snprintf(what, sizeof what, "gemm %dx%dx%d%s, %d threads", rows, inner, cols,
+                     transposed ? " (B transposed)" : "", threads);
+            assert_bits_equal(what, slow, fast, (size_t)rows * ldc);
         }
-#endif
         free(A);
         free(B);
         free(fast);
@@ -90,8 +103,8 @@ static void test_gemm_odd_sizes(void **state)
                 check_gemm(odd_sizes[a], odd_sizes[b], odd_sizes[c]);
 }
 
-/* Shapes on either side of the 6×8 register tile, the 96-row and 256-deep cache blocks and the
- * 512-column B block. */
+/* Shapes on either side of the 6×8 and 6×16 register tiles, the 96-row and 256-deep cache blocks
+ * and the 512-column B block, and two large enough to be shared by threads. */
 static void test_gemm_block_edges(void **state)
 {
     (void)state;
@@ -99,7 +112,9 @@ static void test_gemm_block_edges(void **state)
         { 5, 7, 1 }, { 6, 8, 2 }, { 7, 9, 3 }, { 12, 16, 4 }, { 13, 17, 5 },
         { 95, 8, 255 }, { 96, 16, 256 }, { 97, 24, 257 }, { 191, 7, 511 }, { 192, 9, 512 },
         { 193, 5, 513 }, { 6, 511, 6 }, { 7, 512, 9 }, { 3, 513, 257 }, { 1, 1, 600 },
-        { 100, 1, 1 }, { 1, 600, 1 },
+        { 100, 1, 1 }, { 1, 600, 1 }, { 6, 15, 7 }, { 6, 16, 8 }, { 11, 17, 31 },
+        { 12, 31, 33 }, { 13, 32, 64 }, { 5, 33, 65 }, { 97, 527, 257 }, { 96, 528, 256 },
+        { 301, 203, 97 }, { 512, 64, 64 }, /* enough work to be split across two threads */
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         check_gemm(shapes[s][0], shapes[s][1], shapes[s][2]);
@@ -113,14 +128,15 @@ static void test_matmul_is_the_contiguous_product(void **state)
     double *fast = numbers((size_t)rows * (size_t)cols, 6), *slow = numbers((size_t)rows * (size_t)cols, 7);
     kernels_matmul(fast, A, B, rows, inner, cols, &config);
     textbook_gemm(rows, cols, inner, A, (size_t)inner, B, (size_t)cols, false, slow, (size_t)cols);
-    support_assert_close("matmul", slow, fast, (size_t)rows * (size_t)cols, TOLERANCE);
+    assert_bits_equal("matmul", slow, fast, (size_t)rows * (size_t)cols);
     free(A);
     free(B);
     free(fast);
     free(slow);
 }
 
-/* Scores and context of every head, against the loops of a textbook multi-head attention. */
+/* Scores and context of every head, against the fused loops of a textbook multi-head attention,
+ * bit for bit. */
 static void test_scores_and_context_per_head(void **state)
 {
     (void)state;
@@ -142,21 +158,21 @@ static void test_scores_and_context_per_head(void **state)
                         for (int j = 0; j < m; j++) {
                             double dot = 0.0;
                             for (int k = 0; k < d_k; k++)
-                                dot += Q[(size_t)i * (size_t)d + (size_t)(offset + k)]
-                                     * K[(size_t)j * (size_t)d + (size_t)(offset + k)];
+                                dot = fma(Q[(size_t)i * (size_t)d + (size_t)(offset + k)],
+                                          K[(size_t)j * (size_t)d + (size_t)(offset + k)], dot);
                             slow[(size_t)i * (size_t)m + (size_t)j] = dot;
                         }
-                    support_assert_close("scores", slow, fast, nm, TOLERANCE);
+                    assert_bits_equal("scores", slow, fast, nm);
                     kernels_context(fast, W, V, n, m, d_k, d, offset, &config);
                     for (int i = 0; i < n; i++)
                         for (int k = 0; k < d_k; k++) {
                             double sum = 0.0;
                             for (int j = 0; j < m; j++)
-                                sum += W[(size_t)i * (size_t)m + (size_t)j]
-                                     * V[(size_t)j * (size_t)d + (size_t)(offset + k)];
+                                sum = fma(W[(size_t)i * (size_t)m + (size_t)j],
+                                          V[(size_t)j * (size_t)d + (size_t)(offset + k)], sum);
                             slow[(size_t)i * (size_t)d_k + (size_t)k] = sum;
                         }
-                    support_assert_close("context", slow, fast, (size_t)n * (size_t)d_k, TOLERANCE);
+                    assert_bits_equal("context", slow, fast, (size_t)n * (size_t)d_k);
                 }
                 free(Q);
                 free(K);
@@ -306,6 +322,55 @@ static void test_softmax_of_huge_unmasked_scores(void **state)
     }
 }
 
+/* How many units in the last place apart two positive doubles are. */
+static double ulps_apart(double a, double b)
+{
+    double unit = nextafter(fmax(a, b), INFINITY) - fmax(a, b);
+    return fabs(a - b) / unit;
+}
+
+/* The softmax's exponential itself, at 400,000 points over [−745.2, 0] and every tail length: within 2
+ * ulp of libm's (glibc's exp is within 1 ulp of the correctly rounded one) while the result is
+ * normal, within one subnormal step below, exactly 0 under −745.2 and for −∞; and, whatever the
+ * path, the same bits as the portable code. */
+static void test_exponential_within_two_ulp_on_every_path(void **state)
+{
+    (void)state;
+    size_t count = 400003;
+    double *x = malloc(count * sizeof *x), *e = malloc(count * sizeof *e);
+    double *portable = malloc(count * sizeof *portable);
+    assert_true(x && e && portable);
+    for (size_t i = 0; i < count; i++)
+        x[i] = -745.2 * (double)i / (double)(count - 1);
+    x[count - 1] = -INFINITY;
+    x[count - 2] = -745.3;
+    kernels_exp_nonpositive(e, x, count, &config);
+    kernels_exp_nonpositive(portable, x, count, &(kernels_config){ .portable = true });
+    assert_memory_equal(e, portable, count * sizeof *e);
+    double worst = 0.0;
+    for (size_t i = 0; i < count - 2; i++) {
+        double want = exp(x[i]);
+        double apart = want >= 0x1p-1022 ? ulps_apart(want, e[i]) : fabs(want - e[i]) / 0x1p-1074;
+        if (apart > worst)
+            worst = apart;
+    }
+    if (worst > 2.0) {
+        print_error("the exponential is %.2f ulp from libm's\n", worst);
+        fail();
+    }
+    assert_true(e[count - 1] == 0.0 && e[count - 2] == 0.0);
+    for (size_t tail = 1; tail <= 4; tail++) { /* out may be in; counts not a multiple of 4 */
+        double y[4] = { -1.0, -2.0, -3.0, -4.0 };
+        kernels_exp_nonpositive(y, y, tail, &config);
+        for (size_t i = 0; i < 4; i++)
+            assert_true(i < tail ? ulps_apart(y[i], exp(-(double)(i + 1))) <= 2.0
+                                 : y[i] == -(double)(i + 1));
+    }
+    free(x);
+    free(e);
+    free(portable);
+}
+
 /* Rows of four and more cells go through the vector passes; their sums must still be 1. */
 static void test_softmax_rows_sum_to_one(void **state)
 {
@@ -359,14 +424,15 @@ static void test_threads_do_not_change_results(void **state)
     double *C[3], *W[3];
     kernels_softmax_rule rule = { true, 64, true, NULL };
     for (int t = 0; t < 3; t++) {
-        kernels_config threads = { t + 1, config.portable };
+        kernels_config threads = config;
+        threads.threads = t + 1;
         assert_int_equal(kernels_threads(&threads), t + 1);
         C[t] = numbers((size_t)rows * (size_t)cols, 24);
         W[t] = numbers((size_t)rows * (size_t)rows, 25);
         kernels_matmul(C[t], A, B, rows, inner, cols, &threads);
         kernels_softmax(W[t], scores, rows, rows, &rule, &threads);
     }
-    kernels_config defaults = { 0, false };
+    kernels_config defaults = { .threads = 0 };
     assert_true(kernels_threads(&defaults) >= 1 && kernels_threads(NULL) <= 8);
     for (int t = 1; t < 3; t++) {
         assert_memory_equal(C[0], C[t], (size_t)rows * (size_t)cols * sizeof(double));
@@ -397,18 +463,25 @@ static void test_huge_page_advice_keeps_contents(void **state)
     }
 }
 
-/* Every test once more on the portable versions (no AVX2). */
+/* Every test once more on the AVX2 code and on the portable code. */
 static int use_portable(void **state)
 {
     (void)state;
-    config.portable = true;
+    config = (kernels_config){ .portable = true };
+    return 0;
+}
+
+static int use_avx2(void **state)
+{
+    (void)state;
+    config = (kernels_config){ .no_avx512 = true };
     return 0;
 }
 
 static int use_fastest(void **state)
 {
     (void)state;
-    config.portable = false;
+    config = (kernels_config){ .threads = 0 };
     return 0;
 }
 
@@ -424,11 +497,13 @@ int main(void)
         cmocka_unit_test(test_softmax_exponential_over_its_range),
         cmocka_unit_test(test_softmax_rows_sum_to_one),
         cmocka_unit_test(test_softmax_of_huge_unmasked_scores),
+        cmocka_unit_test(test_exponential_within_two_ulp_on_every_path),
         cmocka_unit_test(test_all_finite_finds_any_non_finite_number),
         cmocka_unit_test(test_threads_do_not_change_results),
         cmocka_unit_test(test_huge_page_advice_keeps_contents),
     };
-    int failed = cmocka_run_group_tests_name("fast kernels", tests, use_fastest, NULL);
+    int failed = cmocka_run_group_tests_name("fastest kernels", tests, use_fastest, NULL);
+    failed += cmocka_run_group_tests_name("AVX2 kernels", tests, use_avx2, use_fastest);
     failed += cmocka_run_group_tests_name("portable kernels", tests, use_portable, use_fastest);
     return failed;
 }

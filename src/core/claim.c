@@ -303,7 +303,7 @@ static bool compare(claim_op op, double a, double b, double tolerance)
         return fabs(a - b) <= CLAIM_EQUAL_DIGITS * fmax(1.0, fmax(fabs(a), fabs(b)));
     case CLAIM_ABOUT: return within(a, b, tolerance);
     }
-    assert(!"unknown claim operator");
+    assert(0 && "unknown claim operator");
     return false;
 }
 

@@ -37,7 +37,11 @@ static void put_number(explain_text *out, double x)
     put_number_at(out, x, out->precision);
 }
 
-/* What a product-sum reads: term i is left(i) × right(i). */
+/* What a product-sum reads: term i is left(i) × right(i). The total the explanation ends with is
+ * the trace's own cell: these terms summed as the kernels sum them, in this order, each step one
+ * fused multiply-add (total = fma(left(i), right(i), total)), so the sum shown is the sum the
+ * trace holds to the bit (tests/test_kernels.c and tests/reference_attention.py hold the kernels
+ * to that definition). */
 typedef struct {
     const double *left, *right;
     size_t left_stride, right_stride;

@@ -1,6 +1,6 @@
 /* Fast kernels for the attention core: a cache-blocked, register-tiled matrix product (packed
- * panels, 6×8 tiles in vector registers) and the stable row softmax, split by rows across threads
- * when large. See kernels.h. */
+ * panels, 6×8 or 6×16 tiles in vector registers, fused multiply-add) and the stable row softmax,
+ * split by rows across threads when large. See kernels.h. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE 1  /* madvise's MADV_HUGEPAGE */
 #endif
@@ -13,12 +13,23 @@
 #include <unistd.h>
 #include "kernels.h"
 
-/* Register tile: MR rows of A times NR columns of B are summed in MR·NR/4 vector accumulators
- * (12 of the 16 AVX registers, leaving room for two B vectors and one broadcast A value). */
+/* Every multiply-add that is meant to be fused is written as one (fma or an intrinsic); no other
+ * a·b + c may be fused by the compiler, or the softmax would differ between the vector and the
+ * portable code (GCC's -std=c11 already keeps contraction off; Clang needs telling). */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* Register tile: MR rows of A times nr columns of B (NR_AVX2 = 8 or NR_AVX512 = 16) are summed in
+ * MR·nr/4 or MR·nr/8 vector accumulators: 12 registers of the 16 (AVX2) or 32 (AVX-512), leaving
+ * room for two B vectors and one broadcast A value. The portable code uses 6×8 tiles. */
 #define MR 6
-#define NR 8
-/* Cache blocks: a KC×NR panel of packed B (16 KiB) stays in L1 while MC×KC of packed A (192 KiB)
- * streams from L2; NC columns at a time keep a KC×NC block of packed B (1 MiB) within L2. */
+#define NR_AVX2 8
+#define NR_AVX512 16
+#define NR_MAX NR_AVX512
+/* Cache blocks: a KC×nr panel of packed B (16 or 32 KiB) stays in L1 while MC×KC of packed A
+ * (192 KiB) streams from L2; NC columns at a time keep a KC×NC block of packed B (1 MiB) within
+ * L2. */
 #define KC 256
 #define MC 96
 #define NC 512
@@ -27,34 +38,59 @@
 #define MAX_THREADS 8
 #define SPLIT_WORK (1 << 21)
 
-/* Four doubles as one value; GCC and Clang lower it to whatever vector width the target has.
- * v4i is the same 256 bits seen as integers (comparisons give all-ones or zero lanes). */
+/* Four doubles as one value, for the softmax; GCC and Clang lower it to whatever vector width
+ * the target has. v4i is the same 256 bits seen as integers (comparisons give all-ones or zero
+ * lanes). */
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
-typedef double v2d __attribute__((vector_size(16)));
+typedef unsigned long long v4u __attribute__((vector_size(32)));
 
-/* Four-double vectors are only fast where the processor has 256-bit registers: on x86-64 with
- * AVX2 (checked at run time), the hot loops are compiled for it (-O2 alone assumes only SSE2,
- * where GCC's four-double code runs about 30 times slower). Elsewhere the portable versions run:
- * two-double vectors, native to SSE2 and NEON, and libm's exp. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+/* The vector code is compiled for x86-64's AVX2 (with FMA) and AVX-512 by target attributes and
+ * chosen at run time (__builtin_cpu_supports): -O2 alone assumes only SSE2. Elsewhere, or on a
+ * processor without them, the portable code runs: the same arithmetic, one fma() at a time. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) \
+    && !defined(KERNELS_PORTABLE_ONLY) /* -DKERNELS_PORTABLE_ONLY: build as for another processor */
 #if __has_attribute(target)
 #define KERNELS_X86
 #endif
 #endif
-#if defined(KERNELS_X86) && defined(KERNELS_FMA)
-/* -DKERNELS_FMA: fused multiply-add in the AVX2 versions, about 8% faster on the whole trace at
- * n = 512 on the machine of tests/BENCH.md, but each sum is then rounded differently from the
- * textbook loop (still within 1e-12) */
-#define AVX2 __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
-#elif defined(KERNELS_X86)
+#ifdef KERNELS_X86
+#include <immintrin.h>
 #define AVX2 __attribute__((target("avx2")))
+#define AVX2_FMA __attribute__((target("avx2,fma")))
+#define AVX512 __attribute__((target("avx512f")))
 #else
 #define AVX2
 #endif
 
-/* Whether the AVX2 versions run: the processor has AVX2 and the caller did not ask for the
- * portable versions (the tests ask, to check those too). */
+/* Which code computes the products: the results are the same bits on every one. */
+typedef enum { PATH_PORTABLE, PATH_AVX2_FMA, PATH_AVX512 } kernels_path;
+
+static kernels_path product_path(const kernels_config *config)
+{
+    if (config && config->portable)
+        return PATH_PORTABLE;
+#ifdef KERNELS_X86
+    /* (the softmax of both vector paths is the AVX2+FMA build; GCC's checks include the
+     * operating system's support for the wider registers) */
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        return PATH_PORTABLE;
+    if (!(config && config->no_avx512) && __builtin_cpu_supports("avx512f"))
+        return PATH_AVX512;
+    return PATH_AVX2_FMA;
+#else
+    return PATH_PORTABLE;
+#endif
+}
+
+const char *kernels_path_name(const kernels_config *config)
+{
+    static const char *const names[] = { "portable", "avx2+fma", "avx512" };
+    return names[product_path(config)];
+}
+
+/* Whether the finite scan runs its AVX2 build: the processor has AVX2 and the caller did not ask
+ * for the portable code. Its result does not depend on it. */
 static bool have_avx2(const kernels_config *config)
 {
     if (config && config->portable)
@@ -70,8 +106,6 @@ static bool have_avx2(const kernels_config *config)
  * and strict-aliasing assumptions. */
 #define LOAD(v, p) memcpy(&(v), (p), sizeof(v4d))
 #define STORE(p, v) memcpy((p), &(v), sizeof(v4d))
-#define LOAD2(v, p) memcpy(&(v), (p), sizeof(v2d))
-#define STORE2(p, v) memcpy((p), &(v), sizeof(v2d))
 
 typedef struct {
     const double *base;
@@ -108,134 +142,158 @@ static void pack_a(double *out, const double *A, size_t lda, int rows, int i0, i
     }
 }
 
-/* Copies rows [p0, p0+kc) × columns [j0, j0+nc) of B into panels of NR columns, each stored row by
- * row (panel[p·NR + c]); columns past the end are zero. */
-static void pack_b(double *out, const matrix_b *b, int cols, int j0, int nc, int p0, int kc)
+/* Copies rows [p0, p0+kc) × columns [j0, j0+nc) of B into panels of nr columns, each stored row by
+ * row (panel[p·nr + c]); columns past the end are zero. */
+static void pack_b(double *out, const matrix_b *b, int cols, int j0, int nc, int p0, int kc,
+                   int nr)
 {
-    for (int t = 0; t < nc; t += NR, out += (size_t)NR * (size_t)kc) {
-        int valid = nc - t < NR ? nc - t : NR;
+    for (int t = 0; t < nc; t += nr, out += (size_t)nr * (size_t)kc) {
+        int valid = nc - t < nr ? nc - t : nr;
         if (j0 + t + valid > cols)
             valid = cols - j0 - t;
-        if (valid < NR)
-            for (size_t x = 0; x < (size_t)NR * (size_t)kc; x++)
+        if (valid < nr)
+            for (size_t x = 0; x < (size_t)nr * (size_t)kc; x++)
                 out[x] = 0.0;
         if (b->transposed) /* B's columns are stored as rows: read each along p */
             for (int c = 0; c < valid; c++) {
                 const double *src = b->base + (size_t)(j0 + t + c) * b->ld + (size_t)p0;
                 for (int p = 0; p < kc; p++)
-                    out[(size_t)p * NR + (size_t)c] = src[p];
+                    out[(size_t)p * (size_t)nr + (size_t)c] = src[p];
             }
-        else if (valid == NR) /* a constant size, which compilers copy inline */
-            for (int p = 0; p < kc; p++)
-                memcpy(out + (size_t)p * NR, b->base + (size_t)(p0 + p) * b->ld + (size_t)(j0 + t),
-                       NR * sizeof *out);
         else
             for (int p = 0; p < kc; p++)
-                memcpy(out + (size_t)p * NR, b->base + (size_t)(p0 + p) * b->ld + (size_t)(j0 + t),
+                memcpy(out + (size_t)p * (size_t)nr,
+                       b->base + (size_t)(p0 + p) * b->ld + (size_t)(j0 + t),
                        (size_t)valid * sizeof *out);
     }
 }
 
-/* C tile (MR×NR, row stride ldc) = (first ? 0 : C tile) + packed A tile · packed B panel, over
- * kc steps. Each accumulator adds one product per step, in k order, from 0 or from what earlier
- * k blocks left in C, so the sum is the textbook one bit for bit (no fused multiply-add:
- * -std=c11 leaves contraction off). */
-static inline __attribute__((always_inline))
-void tile_kernel(int kc, const double *a, const double *b, double *c, size_t ldc, bool first)
-{
-    v4d c00 = { 0 }, c01 = { 0 }, c10 = { 0 }, c11 = { 0 }, c20 = { 0 }, c21 = { 0 };
-    v4d c30 = { 0 }, c31 = { 0 }, c40 = { 0 }, c41 = { 0 }, c50 = { 0 }, c51 = { 0 };
-    if (!first) {
-        LOAD(c00, c + 0 * ldc); LOAD(c01, c + 0 * ldc + 4);
-        LOAD(c10, c + 1 * ldc); LOAD(c11, c + 1 * ldc + 4);
-        LOAD(c20, c + 2 * ldc); LOAD(c21, c + 2 * ldc + 4);
-        LOAD(c30, c + 3 * ldc); LOAD(c31, c + 3 * ldc + 4);
-        LOAD(c40, c + 4 * ldc); LOAD(c41, c + 4 * ldc + 4);
-        LOAD(c50, c + 5 * ldc); LOAD(c51, c + 5 * ldc + 4);
-    }
-    for (int p = 0; p < kc; p++, a += MR, b += NR) {
-        v4d b0, b1;
-        LOAD(b0, b);
-        LOAD(b1, b + 4);
-        c00 += a[0] * b0; c01 += a[0] * b1;
-        c10 += a[1] * b0; c11 += a[1] * b1;
-        c20 += a[2] * b0; c21 += a[2] * b1;
-        c30 += a[3] * b0; c31 += a[3] * b1;
-        c40 += a[4] * b0; c41 += a[4] * b1;
-        c50 += a[5] * b0; c51 += a[5] * b1;
-    }
-    STORE(c + 0 * ldc, c00); STORE(c + 0 * ldc + 4, c01);
-    STORE(c + 1 * ldc, c10); STORE(c + 1 * ldc + 4, c11);
-    STORE(c + 2 * ldc, c20); STORE(c + 2 * ldc + 4, c21);
-    STORE(c + 3 * ldc, c30); STORE(c + 3 * ldc + 4, c31);
-    STORE(c + 4 * ldc, c40); STORE(c + 4 * ldc + 4, c41);
-    STORE(c + 5 * ldc, c50); STORE(c + 5 * ldc + 4, c51);
-}
+/* A register tile: C tile (MR×nr, row stride ldc) = (first ? 0 : C tile) + packed A tile · packed
+ * B panel, over kc steps. Each cell's accumulator takes one fused multiply-add per step, acc =
+ * fma(a[r,p], b[p,c], acc), in k order, from 0 or from what earlier k blocks left in C: the
+ * textbook fused sum bit for bit, whichever tile computes it. */
+typedef void tile_function(int kc, const double *a, const double *b, double *c, size_t ldc,
+                           bool first);
 
-/* The same tile with two-double vectors, four columns at a time, so that twelve accumulators fit
- * the sixteen registers of SSE2 (or NEON); the same sums in the same order. Written out a second
- * time on purpose: the twelve named accumulators are what keeps each in a register, and a macro
- * generic over the vector width would hide exactly that (test_kernels holds both to the
- * textbook loop, bit for bit). */
-static inline __attribute__((always_inline))
-void tile_kernel_portable(int kc, const double *a, const double *b, double *c, size_t ldc,
+/* The portable tile: one libm fma per step and cell (the hardware instruction where the processor
+ * has one; glibc emulates it exactly, and slowly, where it has not). */
+static void tile_portable(int kc, const double *a, const double *b, double *c, size_t ldc,
                           bool first)
 {
-    for (int half = 0; half < NR; half += 4) {
-        const double *ap = a, *bp = b + half;
-        double *cp = c + half;
-        v2d c00 = { 0 }, c01 = { 0 }, c10 = { 0 }, c11 = { 0 }, c20 = { 0 }, c21 = { 0 };
-        v2d c30 = { 0 }, c31 = { 0 }, c40 = { 0 }, c41 = { 0 }, c50 = { 0 }, c51 = { 0 };
-        if (!first) {
-            LOAD2(c00, cp + 0 * ldc); LOAD2(c01, cp + 0 * ldc + 2);
-            LOAD2(c10, cp + 1 * ldc); LOAD2(c11, cp + 1 * ldc + 2);
-            LOAD2(c20, cp + 2 * ldc); LOAD2(c21, cp + 2 * ldc + 2);
-            LOAD2(c30, cp + 3 * ldc); LOAD2(c31, cp + 3 * ldc + 2);
-            LOAD2(c40, cp + 4 * ldc); LOAD2(c41, cp + 4 * ldc + 2);
-            LOAD2(c50, cp + 5 * ldc); LOAD2(c51, cp + 5 * ldc + 2);
-        }
-        for (int p = 0; p < kc; p++, ap += MR, bp += NR) {
-            v2d b0, b1;
-            LOAD2(b0, bp);
-            LOAD2(b1, bp + 2);
-            c00 += ap[0] * b0; c01 += ap[0] * b1;
-            c10 += ap[1] * b0; c11 += ap[1] * b1;
-            c20 += ap[2] * b0; c21 += ap[2] * b1;
-            c30 += ap[3] * b0; c31 += ap[3] * b1;
-            c40 += ap[4] * b0; c41 += ap[4] * b1;
-            c50 += ap[5] * b0; c51 += ap[5] * b1;
-        }
-        STORE2(cp + 0 * ldc, c00); STORE2(cp + 0 * ldc + 2, c01);
-        STORE2(cp + 1 * ldc, c10); STORE2(cp + 1 * ldc + 2, c11);
-        STORE2(cp + 2 * ldc, c20); STORE2(cp + 2 * ldc + 2, c21);
-        STORE2(cp + 3 * ldc, c30); STORE2(cp + 3 * ldc + 2, c31);
-        STORE2(cp + 4 * ldc, c40); STORE2(cp + 4 * ldc + 2, c41);
-        STORE2(cp + 5 * ldc, c50); STORE2(cp + 5 * ldc + 2, c51);
+    double acc[MR][NR_AVX2];
+    for (int r = 0; r < MR; r++)
+        for (int j = 0; j < NR_AVX2; j++)
+            acc[r][j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
+    for (int p = 0; p < kc; p++, a += MR, b += NR_AVX2)
+        for (int r = 0; r < MR; r++)
+            for (int j = 0; j < NR_AVX2; j++)
+                acc[r][j] = fma(a[r], b[j], acc[r][j]);
+    for (int r = 0; r < MR; r++)
+        memcpy(c + (size_t)r * ldc, acc[r], sizeof acc[r]);
+}
+
+#ifdef KERNELS_X86
+/* 6×8 in twelve 4-double registers; the loops over rows are unrolled so each accumulator stays in
+ * its register. */
+AVX2_FMA static void tile_avx2_fma(int kc, const double *a, const double *b, double *c,
+                                   size_t ldc, bool first)
+{
+    __m256d acc[MR][2];
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; r++) {
+        acc[r][0] = first ? _mm256_setzero_pd() : _mm256_loadu_pd(c + (size_t)r * ldc);
+        acc[r][1] = first ? _mm256_setzero_pd() : _mm256_loadu_pd(c + (size_t)r * ldc + 4);
     }
+    for (int p = 0; p < kc; p++, a += MR, b += NR_AVX2) {
+        __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; r++) {
+            __m256d x = _mm256_broadcast_sd(a + r);
+            acc[r][0] = _mm256_fmadd_pd(x, b0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_pd(x, b1, acc[r][1]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; r++) {
+        _mm256_storeu_pd(c + (size_t)r * ldc, acc[r][0]);
+        _mm256_storeu_pd(c + (size_t)r * ldc + 4, acc[r][1]);
+    }
+}
+
+/* 6×16 in twelve 8-double registers, the same way. */
+AVX512 static void tile_avx512(int kc, const double *a, const double *b, double *c, size_t ldc,
+                               bool first)
+{
+    __m512d acc[MR][2];
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; r++) {
+        acc[r][0] = first ? _mm512_setzero_pd() : _mm512_loadu_pd(c + (size_t)r * ldc);
+        acc[r][1] = first ? _mm512_setzero_pd() : _mm512_loadu_pd(c + (size_t)r * ldc + 8);
+    }
+    for (int p = 0; p < kc; p++, a += MR, b += NR_AVX512) {
+        __m512d b0 = _mm512_loadu_pd(b), b1 = _mm512_loadu_pd(b + 8);
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; r++) {
+            __m512d x = _mm512_set1_pd(a[r]);
+            acc[r][0] = _mm512_fmadd_pd(x, b0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_pd(x, b1, acc[r][1]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; r++) {
+        _mm512_storeu_pd(c + (size_t)r * ldc, acc[r][0]);
+        _mm512_storeu_pd(c + (size_t)r * ldc + 8, acc[r][1]);
+    }
+}
+#endif
+
+/* A path's tile and its width. */
+typedef struct {
+    tile_function *tile;
+    int nr;
+} tile_kind;
+
+static tile_kind tile_of(kernels_path path)
+{
+#ifdef KERNELS_X86
+    if (path == PATH_AVX512)
+        return (tile_kind){ tile_avx512, NR_AVX512 };
+    if (path == PATH_AVX2_FMA)
+        return (tile_kind){ tile_avx2_fma, NR_AVX2 };
+#endif
+    (void)path;
+    return (tile_kind){ tile_portable, NR_AVX2 };
+}
+
+/* The doubles a packed block of nc columns and kc rows takes: whole panels of nr columns. */
+static size_t packed_b_size(int nc, int kc, int nr)
+{
+    return ((size_t)nc + (size_t)nr - 1) / (size_t)nr * (size_t)nr * (size_t)kc;
 }
 
 /* Every block of B, packed once, in the order gemm_chunk reads them: for each NC-wide column
- * block, each KC-deep row block, as panels of NR columns (see pack_b). */
-static void pack_all_b(double *out, const matrix_b *b, int cols, int inner)
+ * block, each KC-deep row block, as panels of nr columns (see pack_b). */
+static void pack_all_b(double *out, const matrix_b *b, int cols, int inner, int nr)
 {
     for (int jc = 0; jc < cols; jc += NC) {
         int nc = cols - jc < NC ? cols - jc : NC;
         for (int pc = 0; pc < inner; pc += KC) {
             int kc = inner - pc < KC ? inner - pc : KC;
-            pack_b(out, b, cols, jc, nc, pc, kc);
-            out += ((size_t)nc + NR - 1) / NR * NR * (size_t)kc;
+            pack_b(out, b, cols, jc, nc, pc, kc, nr);
+            out += packed_b_size(nc, kc, nr);
         }
     }
 }
 
-/* Rows [ic, ic + mc) of C (mc ≤ MC) from packed B (bpack, as pack_all_b writes it), packing A's
- * rows into apack (MC×KC rounded up to whole tiles). inner ≥ 1; the first k block writes C, the
- * later ones add to it. */
-static inline __attribute__((always_inline))
-void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, size_t lda,
-                const double *bpack, double *C, size_t ldc, double *apack, int rows, bool wide)
+/* Rows [ic, ic + mc) of C (mc ≤ MC) from packed B (bpack, as pack_all_b writes it for kind's
+ * width), packing A's rows into apack (MC×KC rounded up to whole tiles). inner ≥ 1; the first
+ * k block writes C, the later ones add to it. */
+static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, size_t lda,
+                       const double *bpack, double *C, size_t ldc, double *apack, int rows,
+                       tile_kind kind)
 {
-    double edge[MR * NR] = { 0 };
+    double edge[MR * NR_MAX] = { 0 };
+    int width = kind.nr;
     for (int jc = 0; jc < cols; jc += NC) {
         int nc = cols - jc < NC ? cols - jc : NC;
         for (int pc = 0; pc < inner; pc += KC) {
@@ -244,56 +302,42 @@ void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, size_t lda
             pack_a(apack, A, lda, rows, ic, mc, pc, kc);
             /* pass 2: every tile, B panel outermost so it stays in L1; partial tiles at the
              * edges go through a full-size scratch tile */
-            for (int jr = 0; jr < nc; jr += NR) {
+            for (int jr = 0; jr < nc; jr += width) {
                 const double *bp = bpack + (size_t)jr * (size_t)kc;
-                int nr = nc - jr < NR ? nc - jr : NR;
+                int nr = nc - jr < width ? nc - jr : width;
                 for (int ir = 0; ir < mc; ir += MR) {
                     const double *ap = apack + (size_t)ir * (size_t)kc;
                     int mr = mc - ir < MR ? mc - ir : MR;
                     double *c = C + (size_t)(ic + ir) * ldc + (size_t)(jc + jr);
-                    bool full = mr == MR && nr == NR;
+                    bool full = mr == MR && nr == width;
                     double *target = full ? c : edge;
-                    size_t ld = full ? ldc : NR;
+                    size_t ld = full ? ldc : (size_t)width;
                     for (int r = 0; r < mr && pc > 0 && !full; r++)
-                        memcpy(edge + r * NR, c + (size_t)r * ldc, (size_t)nr * sizeof *c);
-                    if (wide)
-                        tile_kernel(kc, ap, bp, target, ld, pc == 0);
-                    else
-                        tile_kernel_portable(kc, ap, bp, target, ld, pc == 0);
+                        memcpy(edge + r * width, c + (size_t)r * ldc, (size_t)nr * sizeof *c);
+                    kind.tile(kc, ap, bp, target, ld, pc == 0);
                     if (full)
                         continue;
                     for (int r = 0; r < mr; r++)
-                        memcpy(c + (size_t)r * ldc, edge + r * NR, (size_t)nr * sizeof *c);
+                        memcpy(c + (size_t)r * ldc, edge + r * width, (size_t)nr * sizeof *c);
                 }
             }
-            bpack += ((size_t)nc + NR - 1) / NR * NR * (size_t)kc;
+            bpack += packed_b_size(nc, kc, width);
         }
     }
 }
 
-AVX2 static void gemm_chunk_avx2(int ic, int mc, int cols, int inner, const double *A,
-                                 size_t lda, const double *bpack, double *C, size_t ldc,
-                                 double *apack, int rows)
-{
-    gemm_chunk(ic, mc, cols, inner, A, lda, bpack, C, ldc, apack, rows, true);
-}
-
-static void gemm_chunk_portable(int ic, int mc, int cols, int inner, const double *A,
-                                size_t lda, const double *bpack, double *C, size_t ldc,
-                                double *apack, int rows)
-{
-    gemm_chunk(ic, mc, cols, inner, A, lda, bpack, C, ldc, apack, rows, false);
-}
-
-/* The same product without packing, for when the packing buffers cannot be allocated. */
+/* The same product without packing, for when the packing buffers cannot be allocated: C starts
+ * at 0 and each cell takes its fused steps in k order. */
 static void gemm_plain(int rows, int cols, int inner, const double *A, size_t lda,
                        const matrix_b *b, double *C, size_t ldc)
 {
     for (int i = 0; i < rows; i++)
         for (int k = 0; k < inner; k++) {
             double a = A[(size_t)i * lda + (size_t)k];
-            for (int j = 0; j < cols; j++)
-                C[(size_t)i * ldc + (size_t)j] += a * b_at(b, k, j);
+            for (int j = 0; j < cols; j++) {
+                double *c = C + (size_t)i * ldc + (size_t)j;
+                *c = fma(a, b_at(b, k, j), *c);
+            }
         }
 }
 
@@ -418,19 +462,15 @@ typedef struct {
     const double *bpack;
     double *C;
     size_t ldc;
-    bool wide;  /* AVX2 is there */
+    tile_kind kind;
 } gemm_job;
 
 static void gemm_work(void *argument, int chunk, double *apack)
 {
     const gemm_job *g = argument;
     int ic = chunk * MC, mc = g->rows - ic < MC ? g->rows - ic : MC;
-    if (g->wide)
-        gemm_chunk_avx2(ic, mc, g->cols, g->inner, g->A, g->lda, g->bpack, g->C, g->ldc, apack,
-                        g->rows);
-    else
-        gemm_chunk_portable(ic, mc, g->cols, g->inner, g->A, g->lda, g->bpack, g->C, g->ldc,
-                            apack, g->rows);
+    gemm_chunk(ic, mc, g->cols, g->inner, g->A, g->lda, g->bpack, g->C, g->ldc, apack, g->rows,
+               g->kind);
 }
 
 void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
@@ -447,13 +487,14 @@ void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
     matrix_b b = { B, ldb, b_transposed };
     /* B is packed once, whole (inner × cols rounded up to whole panels), for every thread; the
      * calling thread packs A's blocks into apack */
+    tile_kind kind = tile_of(product_path(config));
     size_t kc = (size_t)(inner < KC ? inner : KC);
     size_t a_bytes = round_up(round_up(MC, MR) * kc * sizeof(double), 64);
-    size_t b_bytes = round_up(round_up((size_t)cols, NR) * (size_t)inner * sizeof(double), 64);
+    size_t b_bytes = round_up(round_up((size_t)cols, (size_t)kind.nr) * (size_t)inner * sizeof(double), 64);
     double *bpack = aligned_alloc(64, b_bytes), *apack = aligned_alloc(64, a_bytes);
     if (bpack && apack) {
-        pack_all_b(bpack, &b, cols, inner);
-        gemm_job g = { rows, cols, inner, A, lda, bpack, C, ldc, have_avx2(config) };
+        pack_all_b(bpack, &b, cols, inner, kind.nr);
+        gemm_job g = { rows, cols, inner, A, lda, bpack, C, ldc, kind };
         run_shared(gemm_work, &g, (rows + MC - 1) / MC, apack, a_bytes,
                    (double)rows * (double)cols * (double)inner, config);
     } else { /* out of memory for packing: the plain loops need none */
@@ -487,16 +528,56 @@ void kernels_context(double *context, const double *weights, const double *V, in
                  (size_t)d_k, config);
 }
 
+#ifdef KERNELS_X86
+/* *p = *p · *r + *c rounded once, four lanes, by the FMA instruction. Not always_inline: the
+ * portable build of the softmax names it too (in a branch it never takes), where it cannot be
+ * inlined. Vectors go by pointer, which keeps the calling convention out of it. */
+AVX2_FMA static inline void fused4_fma(v4d *p, const v4d *r, const v4d *c)
+{
+    *p = _mm256_fmadd_pd(*p, *r, *c);
+}
+#endif
+
+/* *p = *p · *r + *c rounded once, four lanes: the FMA instruction when hardware (a constant in
+ * each build), else libm's fma, lane by lane; the same bits either way. */
+static inline __attribute__((always_inline))
+void fused4(v4d *p, const v4d *r, const v4d *c, bool hardware)
+{
+#ifdef KERNELS_X86
+    if (hardware) {
+        fused4_fma(p, r, c);
+        return;
+    }
+#endif
+    (void)hardware;
+    for (int lane = 0; lane < 4; lane++)
+        (*p)[lane] = fma((*p)[lane], (*r)[lane], (*c)[lane]);
+}
+
 /* exp(x) for x ≤ 0, four at a time; x < −745.2 (below the smallest subnormal, and −∞) gives 0.
  * x = k·ln 2 + r with |r| ≤ ln 2 / 2, exp(r) by its Taylor series to r¹³ (the next term is below
- * 2⁻⁵⁶ of the result), then 2^k built in the exponent field. 2^k is applied in two halves so that
- * results in the subnormal range still scale exactly until the final rounding. Within 2 ulp of
- * the correctly rounded exp. */
-static inline __attribute__((always_inline)) void exp_nonpositive(v4d *out, const v4d *in)
+ * 2⁻⁵⁶ of the result) in fused Horner steps, then 2^k built in the exponent field. 2^k is applied
+ * in two halves so that results in the subnormal range still scale exactly until the final
+ * rounding. Within 2 ulp of the correctly rounded exp (tests/test_kernels.c checks it against
+ * libm's). Every step is an IEEE operation with one rounding, so it gives the same bits wherever
+ * it runs: the portable softmax runs this very code (hardware false), not libm's exp, so a
+ * trace's weights do not depend on the processor. */
+static inline __attribute__((always_inline))
+void exp_nonpositive(v4d *out, const v4d *in, bool hardware)
 {
     const double log2e = 0x1.71547652b82fep0, shifter = 0x1.8p52;
     /* ln 2 split so that k·ln2_hi is exact for |k| < 2^21 (Cody and Waite's reduction) */
     const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
+    /* 1/13!, 1/12!, …, 1/2!, 1, 1: the Taylor coefficients, highest first, each in four lanes
+     * (so that each step reads its vector straight from memory) */
+#define SPLAT(c) { (c), (c), (c), (c) }
+    static const v4d taylor[] = {
+        SPLAT(1.0 / 6227020800.0), SPLAT(1.0 / 479001600.0), SPLAT(1.0 / 39916800.0),
+        SPLAT(1.0 / 3628800.0), SPLAT(1.0 / 362880.0), SPLAT(1.0 / 40320.0),
+        SPLAT(1.0 / 5040.0), SPLAT(1.0 / 720.0), SPLAT(1.0 / 120.0), SPLAT(1.0 / 24.0),
+        SPLAT(1.0 / 6.0), SPLAT(0.5), SPLAT(1.0), SPLAT(1.0),
+    };
+#undef SPLAT
     v4d x = *in;
     v4i underflow = x < -745.2;
     x = (v4d)((v4i)x & ~underflow); /* 0 in those lanes: −∞ would make NaN on the way */
@@ -504,31 +585,27 @@ static inline __attribute__((always_inline)) void exp_nonpositive(v4d *out, cons
     v4d t = x * log2e + shifter;
     v4d k = t - shifter;
     v4d r = (x - k * ln2_hi) - k * ln2_lo;
-    v4d p = r * (1.0 / 6227020800.0) + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    /* the low bits of t hold k; 2^k1 · 2^k2 with k1 = ⌊k/2⌋ keeps both factors normal */
+    v4d p = taylor[0];
+#pragma GCC unroll 16
+    for (size_t i = 1; i < sizeof taylor / sizeof taylor[0]; i++)
+        fused4(&p, &r, &taylor[i], hardware);
+    /* the low bits of t hold k; 2^k1 · 2^k2 with k1 = ⌊k/2⌋ keeps both factors normal (k is in
+     * [−1075, 0]: the shift is done on k + 2048, non-negative, which needs no arithmetic shift,
+     * an instruction AVX2 lacks). Unsigned lanes: the same bits as two's complement, and a NaN
+     * lane's nonsense wraps around instead of overflowing. */
     v4d shift = { shifter, shifter, shifter, shifter };
-    v4i ki = (v4i)t - (v4i)shift;
-    v4i k1 = ki >> 1, k2 = ki - k1;
+    v4u ki = (v4u)t - (v4u)shift;
+    v4u k1 = ((ki + 2048) >> 1) - 1024, k2 = ki - k1;
     v4d scale1 = (v4d)((k1 + 1023) << 52), scale2 = (v4d)((k2 + 1023) << 52);
     v4d result = p * scale1 * scale2;
     *out = (v4d)((v4i)result & ~underflow);
 }
 
 /* One row's softmax, for MASK_NONE rows and for rows whose hidden cells are already −∞ in w.
- * w holds the masked, scaled scores on entry and the weights on return. */
-AVX2 static void softmax_row_avx2(double *w, int m)
+ * w holds the masked, scaled scores on entry and the weights on return. Written once and
+ * compiled twice (softmax_row_avx2, softmax_row_portable): the same operations in the same order,
+ * so the same bits. */
+static inline __attribute__((always_inline)) void softmax_row(double *w, int m, bool hardware)
 {
     int j = 0;
     /* pass 1: the row max (four running maxima, then the largest of them: max is exact, so the
@@ -555,7 +632,7 @@ AVX2 static void softmax_row_avx2(double *w, int m)
         v4d x, e;
         LOAD(x, w + j);
         x -= row_max;
-        exp_nonpositive(&e, &x);
+        exp_nonpositive(&e, &x, hardware);
         STORE(w + j, e);
         sums += e;
     }
@@ -563,7 +640,7 @@ AVX2 static void softmax_row_avx2(double *w, int m)
         v4d x = { -INFINITY, -INFINITY, -INFINITY, -INFINITY }, e;
         memcpy(&x, w + j, (size_t)(m - j) * sizeof *w);
         x -= row_max;
-        exp_nonpositive(&e, &x);
+        exp_nonpositive(&e, &x, hardware);
         memcpy(w + j, &e, (size_t)(m - j) * sizeof *w);
         sums += e;
     }
@@ -580,13 +657,28 @@ AVX2 static void softmax_row_avx2(double *w, int m)
 }
 
 /* Every score of every row, scaled: the core's score / sqrt(d_k), which sqrt's correct rounding
- * makes bit-for-bit the same as its own; IEEE division is exact-rounded in vectors too. */
-AVX2 static void scale_rows_avx2(double *w, const double *s, size_t count, bool scale,
-                                 double divisor)
+ * makes bit-for-bit the same as its own; IEEE division is exact-rounded in vectors too. When
+ * the divisor is a power of two (d_k = 1, 4, 16, 64, …) its reciprocal is exact, and x · (1/2^e)
+ * is the same real number as x / 2^e, so rounded the same: the much cheaper multiplication. */
+static inline __attribute__((always_inline))
+void scale_rows(double *w, const double *s, size_t count, bool scale, double divisor)
 {
     size_t j = 0;
     if (!scale) {
         memcpy(w, s, count * sizeof *w);
+        return;
+    }
+    int exponent;
+    if (frexp(divisor, &exponent) == 0.5) {
+        double reciprocal = 1.0 / divisor;
+        for (; j + 4 <= count; j += 4) {
+            v4d x;
+            LOAD(x, s + j);
+            x *= reciprocal;
+            STORE(w + j, x);
+        }
+        for (; j < count; j++)
+            w[j] = s[j] * reciprocal;
         return;
     }
     for (; j + 4 <= count; j += 4) {
@@ -599,30 +691,68 @@ AVX2 static void scale_rows_avx2(double *w, const double *s, size_t count, bool 
         w[j] = s[j] / divisor;
 }
 
-/* The same row one number at a time, with libm's exp: for processors without AVX2. */
+#ifdef KERNELS_X86
+AVX2_FMA static void softmax_row_avx2(double *w, int m)
+{
+    softmax_row(w, m, true);
+}
+#endif
+
 static void softmax_row_portable(double *w, int m)
 {
-    /* pass 1: the row max */
-    double row_max = -INFINITY;
-    for (int j = 0; j < m; j++)
-        row_max = w[j] > row_max ? w[j] : row_max;
-    /* pass 2: exponentials shifted by the row max (the stability trick, as above); hidden
-     * cells, −∞, give exactly 0 */
-    double sum = 0.0;
-    for (int j = 0; j < m; j++) {
-        w[j] = w[j] == -INFINITY ? 0.0 : exp(w[j] - row_max);
-        sum += w[j];
-    }
-    /* pass 3: normalise */
-    for (int j = 0; j < m; j++)
-        w[j] /= sum;
+    softmax_row(w, m, false);
+}
+
+AVX2 static void scale_rows_avx2(double *w, const double *s, size_t count, bool scale,
+                                 double divisor)
+{
+    scale_rows(w, s, count, scale, divisor);
 }
 
 static void scale_rows_portable(double *w, const double *s, size_t count, bool scale,
                                 double divisor)
 {
-    for (size_t j = 0; j < count; j++)
-        w[j] = scale ? s[j] / divisor : s[j];
+    scale_rows(w, s, count, scale, divisor);
+}
+
+/* The exponential over an array, four at a time (the tail padded with −∞); built twice, as the
+ * softmax is. */
+static inline __attribute__((always_inline))
+void exp_array(double *out, const double *in, size_t count, bool hardware)
+{
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        v4d x, e;
+        LOAD(x, in + i);
+        exp_nonpositive(&e, &x, hardware);
+        STORE(out + i, e);
+    }
+    if (i < count) {
+        v4d x = { -INFINITY, -INFINITY, -INFINITY, -INFINITY }, e;
+        memcpy(&x, in + i, (count - i) * sizeof *in);
+        exp_nonpositive(&e, &x, hardware);
+        memcpy(out + i, &e, (count - i) * sizeof *out);
+    }
+}
+
+#ifdef KERNELS_X86
+AVX2_FMA static void exp_array_avx2(double *out, const double *in, size_t count)
+{
+    exp_array(out, in, count, true);
+}
+#endif
+
+void kernels_exp_nonpositive(double *out, const double *in, size_t count,
+                             const kernels_config *config)
+{
+#ifdef KERNELS_X86
+    if (product_path(config) != PATH_PORTABLE) {
+        exp_array_avx2(out, in, count);
+        return;
+    }
+#endif
+    (void)config;
+    exp_array(out, in, count, false);
 }
 
 static bool all_finite_portable(const double *x, size_t count)
@@ -638,7 +768,7 @@ typedef struct {
     const double *scores;
     int n, m;
     const kernels_softmax_rule *rule;
-    bool wide;  /* AVX2 is there */
+    bool wide;  /* AVX2 and FMA are there */
 } softmax_job;
 
 /* Rows in one chunk of a softmax: enough to make taking a chunk cheap beside computing it. */
@@ -669,14 +799,18 @@ static void softmax_work(void *argument, int chunk, double *scratch)
                 if (rule->allowed[(size_t)i * row + (size_t)j] == 0)
                     w[j] = -INFINITY;
         /* pass 3: the row's stable softmax */
+#ifdef KERNELS_X86
         (wide ? softmax_row_avx2 : softmax_row_portable)(w, x->m);
+#else
+        softmax_row_portable(w, x->m);
+#endif
     }
 }
 
 void kernels_softmax(double *weights, const double *scores, int n, int m,
                      const kernels_softmax_rule *rule, const kernels_config *config)
 {
-    softmax_job job = { weights, scores, n, m, rule, have_avx2(config) };
+    softmax_job job = { weights, scores, n, m, rule, product_path(config) != PATH_PORTABLE };
     /* an exponential costs about as much as twenty multiply-adds */
     run_shared(softmax_work, &job, (n + SOFTMAX_ROWS - 1) / SOFTMAX_ROWS, NULL, 0,
                20.0 * (double)n * (double)m, config);

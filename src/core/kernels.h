@@ -1,20 +1,28 @@
 /* Fast double-precision kernels for the attention core: cache-blocked matrix products and the
- * stable row softmax. The core's textbook loops remain the reference the tests compare against. */
+ * stable row softmax, bit-for-bit the textbook loops the tests keep (tests/test_kernels.c). */
 #ifndef ATTNSTEP_KERNELS_H
 #define ATTNSTEP_KERNELS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* How the kernels run; results never depend on it. Every kernel takes one (NULL = defaults).
- * The vector code runs where the processor has AVX2 (x86-64); elsewhere, or with portable set,
- * portable versions run: the same sums in the same order with two-double vectors, and libm's
- * exp in the softmax. */
+/* How the kernels run; results never depend on it, to the bit. Every kernel takes one (NULL =
+ * defaults). The products run vector code with fused multiply-add where the processor has it
+ * (x86-64: AVX-512, else AVX2 with FMA, chosen at run time), the softmax its AVX2 build where the
+ * processor has AVX2; elsewhere, or with portable set, the portable code runs: the same
+ * arithmetic with libm's fma() (the hardware instruction where there is one, an exact and slow
+ * emulation where there is not) and the same exponential. */
 typedef struct {
-    int threads;    /* threads a large product or softmax is split across; 0 = the online
-                       processors; 1 keeps all work on the calling thread */
-    bool portable;  /* never the AVX2 code */
+    int threads;     /* threads a large product or softmax is split across; 0 = the online
+                        processors; 1 keeps all work on the calling thread */
+    bool portable;   /* never the vector code */
+    bool no_avx512;  /* the AVX2 code even where the processor has AVX-512 (the tests compare
+                        every path) */
 } kernels_config;
+
+/* The code the products run on this processor under config: "avx512", "avx2+fma" or "portable"
+ * (a static string, for benchmarks and reports; results never depend on it). */
+const char *kernels_path_name(const kernels_config *config);
 
 /* The threads config asks for, or the online processors; at least 1, at most 8. Results do not
  * depend on it: each cell is computed the same way by whichever thread. */
@@ -22,9 +30,9 @@ int kernels_threads(const kernels_config *config);
 
 /* C (rows×cols, row stride ldc) = A (rows×inner, row stride lda) · B. B is inner×cols with row
  * stride ldb, or, when b_transposed, B's transpose is what is stored: cols×inner, row stride ldb.
- * Every cell is summed over k = 0, 1, … in order, without fused multiply-add, so the result is
- * bit-for-bit the textbook loop `c = 0; for k: c += a[i,k] * b[k,j]` (unless built with
- * -DKERNELS_FMA, which fuses each step on AVX2 machines). */
+ * Every cell is summed over k = 0, 1, … in order, each step one fused multiply-add (a single
+ * rounding, as IEEE 754 defines it), so the result is bit-for-bit the textbook loop
+ * `c = 0; for k: c = fma(a[i,k], b[k,j], c)` on every machine and path. */
 void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
                   const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc,
                   const kernels_config *config);
@@ -56,9 +64,16 @@ typedef struct {
 
 /* weights (n×m) = row softmax of the masked, scaled scores (n×m), both contiguous. Every row must
  * have at least one visible cell (the core checks that before computing). weights may not alias
- * scores. */
+ * scores. The exponential is the kernels' own (within 2 ulp of the correctly rounded exp, the
+ * same bits on every path); sums and the division are plain IEEE operations. */
 void kernels_softmax(double *weights, const double *scores, int n, int m,
                      const kernels_softmax_rule *rule, const kernels_config *config);
+
+/* out[i] = exp(in[i]) for in[i] ≤ 0 (or −∞), by the softmax's own exponential, so that the tests
+ * can hold it to its contract: within 2 ulp of the correctly rounded exp, 0 below −745.2, and the
+ * same bits on every path. out may be in. */
+void kernels_exp_nonpositive(double *out, const double *in, size_t count,
+                             const kernels_config *config);
 
 /* Whether every one of the count numbers at x is finite (no ±∞, no NaN): a fast scan, so that
  * the core walks cell by cell only to name an overflow it knows is there. */

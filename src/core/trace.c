@@ -161,8 +161,8 @@ static void fill_positional(double *pe, int positions, int d_model)
 
 kernels_config trace_kernels_config(const trace_options *options)
 {
-    return options ? (kernels_config){ options->threads, options->portable }
-                   : (kernels_config){ 0, false };
+    return options ? (kernels_config){ .threads = options->threads, .portable = options->portable }
+                   : (kernels_config){ .threads = 0 };
 }
 
 stage_id trace_source_stage(const trace *t)

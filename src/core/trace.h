@@ -50,12 +50,12 @@ typedef struct {
     double *block[STAGE_COUNT];  /* each stored stage's matrices, as above */
 } trace;
 
-/* How trace_compute runs. NULL means the defaults (all zero). The thread count never changes a
- * bit; the portable kernels sum in the same order but take libm's exp in the softmax, within
- * 2 ulp of the vector one (so weights may differ in the last bits, well within 1e-12). */
+/* How trace_compute runs. NULL means the defaults (all zero). Neither changes a bit: every dot
+ * product is fused multiply-add in k order and the softmax's exponential is the kernels' own, on
+ * the vector and the portable code alike (kernels.h; tests/test_paths.c compares them). */
 typedef struct {
     int threads;    /* threads for large products and softmaxes; 0 = the online processors */
-    bool portable;  /* never the AVX2 code, even where the processor has it */
+    bool portable;  /* never the vector code (AVX-512, AVX2+FMA), even where the processor has it */
 } trace_options;
 
 typedef enum {

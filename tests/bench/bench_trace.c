@@ -3,7 +3,9 @@
  * allocated and touched (every stored stage run again, as --stats does, after a first trace and
  * a warm-up run), apart from them the best time of a whole trace_compute with its allocation and
  * its page faults (minor faults per trace), and the peak RSS once the trace is computed (before
- * the timing's scratch matrix). ATTNSTEP_THREADS and
+ * the timing's scratch matrix), and the code the products ran on (path=avx512, avx2+fma or
+ * portable) with the CPU time over the wall time of the timed runs (cores=, how many cores it
+ * really had). ATTNSTEP_THREADS and
  * ATTNSTEP_PORTABLE set the core's options, as they do for attnstep. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "cost.h"
+#include "kernels.h"
 #include "random.h"
 #include "trace.h"
 
@@ -18,6 +21,14 @@ static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of the whole process (every thread), in seconds. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -84,7 +95,7 @@ int main(int argc, char **argv)
     double *times = malloc((size_t)repeats * sizeof *times);
     if (!scratch || !times)
         return 70;
-    double spent = 0.0;
+    double spent = 0.0, cpu_start = cpu_seconds(), wall_start = now();
     int done = 0;
     for (int r = -1; r < repeats || (spent < 0.05 && done < 1000); r++) {  /* r = -1: warm-up */
         double start = now();
@@ -100,11 +111,13 @@ int main(int argc, char **argv)
         else if (elapsed < times[0])
             times[0] = elapsed;   /* past REPEATS (under 50 ms in all): only a better best */
     }
+    double cores = (cpu_seconds() - cpu_start) / (now() - wall_start);
     checksum = scratch[0] + trace_block(&t, STAGE_OUTPUT, 1)[nd - 1];
     qsort(times, (size_t)done, sizeof *times, by_value);
+    kernels_config kernels = { .threads = options.threads, .portable = options.portable };
     printf("best_s=%.6f median_s=%.6f alloc_best_s=%.6f faults_per_trace=%.0f peak_rss_kb=%ld "
-           "checksum=%.17g\n", times[0], times[done / 2], alloc_best, faults_per_trace,
-           peak_kb, checksum);
+           "checksum=%.17g path=%s cores=%.2f\n", times[0], times[done / 2], alloc_best,
+           faults_per_trace, peak_kb, checksum, kernels_path_name(&kernels), cores);
     free(scratch);
     trace_free(&t);
     free(times);
