@@ -7,6 +7,7 @@ file and compares every number of every stage within 1e-12 (relative to the valu
 Usage: reference_attention.py ATTNSTEP LESSON...   Exit status 0 when all agree.
 """
 import json
+import cmath
 import math
 import subprocess
 import sys
@@ -122,6 +123,32 @@ def positional(positions, d):
     return pe
 
 
+def rotate(matrix, d_k, base):
+    """RoPE written with complex numbers: within each head, the pair (2p, 2p+1) of row pos is
+    the complex number x + iy, multiplied by e^(i·pos·base^(−2p/d_k))."""
+    out = []
+    for pos, row in enumerate(matrix):
+        new = list(row)
+        for start in range(0, len(row), d_k):
+            for p in range(d_k // 2):
+                c = 2 * p + start
+                z = complex(row[c], row[c + 1]) * cmath.exp(1j * pos * base ** (-2 * p / d_k))
+                new[c], new[c + 1] = z.real, z.imag
+        out.append(new)
+    return out
+
+
+def alibi_slopes(heads):
+    """The slopes as the ALiBi paper's code writes them (Press et al., get_slopes)."""
+    def power_of_two(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start ** i for i in range(n)]
+    if math.log2(heads).is_integer():
+        return power_of_two(heads)
+    closest = 2 ** math.floor(math.log2(heads))
+    return power_of_two(closest) + alibi_slopes(2 * closest)[0::2][:heads - closest]
+
+
 def as_tokens(value):
     return value.split(" ") if isinstance(value, str) else list(value)
 
@@ -155,6 +182,9 @@ def load(path):
         "heads": int(lesson.get("heads", "1")), "vectors": vectors, "weights": weights,
         "mask": lesson.get("mask", "none"),
         "positional": lesson.get("positional", "none") == "sinusoidal",
+        "rope": lesson.get("positional", "none") == "rope",
+        "rope_base": number(lesson.get("rope_base", "10000")),
+        "alibi": lesson.get("bias", "none") == "alibi",
         "scale": lesson.get("scale", "true") == "true",
     }
 
@@ -178,6 +208,10 @@ def compute(lesson):
     stages[("input", None)] = x
     q, k, v = matmul(x, w["W_Q"]), matmul(xs, w["W_K"]), matmul(xs, w["W_V"])
     stages[("Q", None)], stages[("K", None)], stages[("V", None)] = q, k, v
+    if lesson["rope"]:
+        q, k = rotate(q, d_k, lesson["rope_base"]), rotate(k, d_k, lesson["rope_base"])
+        stages[("Q_rotated", None)], stages[("K_rotated", None)] = q, k
+    slopes = alibi_slopes(heads) if lesson["alibi"] else None
     mask = lesson["mask"]
 
     def visible(i, j):
@@ -185,6 +219,8 @@ def compute(lesson):
             return True
         if mask == "causal":
             return j <= i
+        if isinstance(mask, dict):
+            return i - int(mask["window"]) < j <= i
         return mask[i][j] == "1"
 
     concat = [[0.0] * d for _ in range(n)]
@@ -192,7 +228,12 @@ def compute(lesson):
         cols = range(h * d_k, (h + 1) * d_k)
         scores = [[sum(q[i][c] * k[j][c] for c in cols) for j in range(m)] for i in range(n)]
         scaled = [[s / math.sqrt(d_k) if lesson["scale"] else s for s in row] for row in scores]
-        masked = [[scaled[i][j] if visible(i, j) else -math.inf for j in range(m)]
+        unmasked = scaled
+        if slopes:
+            unmasked = [[scaled[i][j] - slopes[h] * abs(i - j) for j in range(m)]
+                        for i in range(n)]
+            stages[("biased", h + 1)] = unmasked
+        masked = [[unmasked[i][j] if visible(i, j) else -math.inf for j in range(m)]
                   for i in range(n)]
         weights = []
         for row in masked:
@@ -218,6 +259,19 @@ def close(expected, actual, tolerance=TOLERANCE):
     if actual is None:
         return False
     return abs(expected - actual) <= tolerance * max(1.0, abs(expected), abs(actual))
+
+
+def check_options(lesson, got):
+    """The top-level fields that say how the stages were made, where the lesson sets them."""
+    mask = lesson["mask"]
+    want = {
+        "positional": "rope" if lesson["rope"] else "sinusoidal" if lesson["positional"] else None,
+        "rope_base": lesson["rope_base"] if lesson["rope"] else None,
+        "bias": "alibi" if lesson["alibi"] else None,
+        "window": int(mask["window"]) if isinstance(mask, dict) else None,
+    }
+    return [f"top-level {key}: expected {value!r}, got {got.get(key)!r}"
+            for key, value in want.items() if got.get(key) != value]
 
 
 def check(program, path):
@@ -257,6 +311,7 @@ def check(program, path):
     for key in expected:
         if key not in seen:
             problems.append(f"missing stage {key}")
+    problems += check_options(lesson, got)
     for p in problems:
         print(f"{path}: {p}")
     return not problems

@@ -2,6 +2,7 @@
  * matrix from the trace's earlier blocks, by the fast kernels (tests/test_kernels.c holds them
  * to the textbook loops). trace_compute runs them into the trace; --stats into scratch. */
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 #include "stage_functions.h"
 
@@ -74,8 +75,40 @@ void compute_scores(const trace *t, stage_id stage, int head, double *out,
                     const kernels_config *config)
 {
     (void)stage;
-    kernels_scores(out, trace_block(t, STAGE_Q, 1), trace_block(t, STAGE_K, 1), t->n, t->m,
+    kernels_scores(out, trace_block(t, trace_query_stage(t), 1),
+                   trace_block(t, trace_key_stage(t), 1), t->n, t->m,
                    t->d_k, t->d_model, head_offset(t, head), config);
+}
+
+/* Q_rotated and K_rotated (RoPE): within each head's d_k columns of Q or K, the pair
+ * (2p, 2p+1) of row pos turned by the angle pos · base^(−2p/d_k), as RoFormer and llama2.c do.
+ * Keys in cross-attention take their index in the source. */
+void compute_rotated(const trace *t, stage_id stage, int head, double *out,
+                     const kernels_config *config)
+{
+    (void)head, (void)config;
+    const double *from = trace_block(t, stage == STAGE_Q_ROTATED ? STAGE_Q : STAGE_K, 1);
+    size_t d = (size_t)t->d_model;
+    for (int pos = 0; pos < trace_rows(t, stage); pos++)
+        for (int h = 1; h <= t->heads; h++)
+            for (int p = 0; p < t->d_k / 2; p++) {
+                size_t at = (size_t)pos * d + (size_t)head_offset(t, h) + 2 * (size_t)p;
+                double angle = trace_rope_angle(t, pos, p), c = cos(angle), s = sin(angle);
+                out[at] = from[at] * c - from[at + 1] * s;
+                out[at + 1] = from[at] * s + from[at + 1] * c;
+            }
+}
+
+/* biased (ALiBi) = scaled − m_h·|i − j|: a penalty growing with distance, steeper in heads with
+ * a larger slope. */
+void compute_biased(const trace *t, stage_id stage, int head, double *out,
+                    const kernels_config *config)
+{
+    (void)stage, (void)config;
+    for (int i = 0; i < t->n; i++)
+        for (int j = 0; j < t->m; j++)
+            out[(size_t)i * (size_t)t->m + (size_t)j] =
+                trace_value(t, STAGE_SCALED, head, i, j) - trace_alibi_bias(t, head, i, j);
 }
 
 /* The softmax rule carries the core's scaling and mask, so the `scaled` and `masked` that
@@ -84,11 +117,13 @@ void compute_weights(const trace *t, stage_id stage, int head, double *out,
                      const kernels_config *config)
 {
     (void)stage;
+    bool alibi = t->in->alibi;  /* then the softmax reads biased, already scaled */
     kernels_softmax_rule rule = {
-        .scale = t->in->scale, .d_k = t->d_k, .causal = t->in->mask == MASK_CAUSAL,
-        .allowed = t->in->mask == MASK_EXPLICIT ? t->in->mask_cells : NULL,
+        .scale = t->in->scale && !alibi, .d_k = t->d_k, .causal = t->in->mask == MASK_CAUSAL,
+        .allowed = t->in->mask == MASK_EXPLICIT ? t->in->mask_cells : t->visible,
     };
-    kernels_softmax(out, trace_block(t, STAGE_SCORES, head), t->n, t->m, &rule, config);
+    kernels_softmax(out, trace_block(t, alibi ? STAGE_BIASED : STAGE_SCORES, head), t->n, t->m,
+                    &rule, config);
 }
 
 void compute_context(const trace *t, stage_id stage, int head, double *out,

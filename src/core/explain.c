@@ -237,9 +237,10 @@ static size_t head_offset(const trace *t, int head)
 bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
 {
     size_t d = (size_t)t->d_model, offset = head_offset(t, cell->head);
-    products p = { trace_block(t, STAGE_Q, 1) + (size_t)cell->row * d + offset,
-                   trace_block(t, STAGE_K, 1) + (size_t)cell->col * d + offset, 1, 1 };
-    put(out, " = q_%s · k_%s", row_label(t, cell), source_label(t, cell->col));
+    products p = { trace_block(t, trace_query_stage(t), 1) + (size_t)cell->row * d + offset,
+                   trace_block(t, trace_key_stage(t), 1) + (size_t)cell->col * d + offset, 1, 1 };
+    put(out, t->in->rope ? " = rotated q_%s · rotated k_%s" : " = q_%s · k_%s", row_label(t, cell),
+        source_label(t, cell->col));
     if (t->heads > 1)
         put(out, " over dims %zu…%zu", offset, offset + (size_t)t->d_k - 1);
     put(out, " = ");
@@ -276,8 +277,54 @@ bool explain_masked(explain_text *out, const trace *t, const trace_cell *cell)
         return false;
     }
     put(out, " = ");
-    put_source_cell(out, t, "scaled", cell);
+    put_source_cell(out, t, stage_get(trace_unmasked_stage(t))->name, cell);
     put(out, " (%s)", t->in->mask == MASK_NONE ? "no mask" : "may attend");
+    return true;
+}
+
+/* Q_rotated and K_rotated: the pair the cell belongs to, turned by its angle, with numbers:
+ *   Q_rotated[cat,2] = Q[cat,2]·cos θ − Q[cat,3]·sin θ, θ = 1 × 10000^(−2/4) = 0.01 (pair 1 of
+ *   head 1) = (0.5 × 0.99995) − (1 × 0.0099998) */
+bool explain_rotated(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id from = cell->stage == STAGE_Q_ROTATED ? STAGE_Q : STAGE_K;
+    const char *name = stage_get(from)->name;
+    int in_head = cell->col % t->d_k, pair = in_head / 2, first = cell->col - in_head % 2;
+    bool second = in_head % 2 == 1;
+    double angle = trace_rope_angle(t, cell->row, pair);
+    double x = trace_value(t, from, 1, cell->row, first);
+    double y = trace_value(t, from, 1, cell->row, first + 1);
+    const char *row = row_label(t, cell);
+    if (second)
+        put(out, " = %s[%s,%d]·sin θ + %s[%s,%d]·cos θ", name, row, first, name, row, first + 1);
+    else
+        put(out, " = %s[%s,%d]·cos θ − %s[%s,%d]·sin θ", name, row, first, name, row, first + 1);
+    put(out, ", θ = %d × ", cell->row);
+    put_number(out, t->in->rope_base);
+    put(out, "^(−%d/%d) = ", 2 * pair, t->d_k);
+    put_number(out, angle);
+    put(out, " (pair %d of head %d) = (", pair, cell->col / t->d_k + 1);
+    put_number(out, x);
+    put(out, " × ");
+    put_number(out, second ? sin(angle) : cos(angle));
+    put(out, second ? ") + (" : ") − (");
+    put_number(out, y);
+    put(out, " × ");
+    put_number(out, second ? cos(angle) : sin(angle));
+    put(out, ")");
+    return true;
+}
+
+/* biased: scaled minus the head's slope times the distance, with numbers. */
+bool explain_biased(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    put(out, " = ");
+    put_source_cell(out, t, "scaled", cell);
+    put(out, " − m_%d·|%d − %d| = ", cell->head, cell->row, cell->col);
+    put_number(out, trace_value(t, STAGE_SCALED, cell->head, cell->row, cell->col));
+    put(out, " − ");
+    put_number(out, trace_alibi_slope(cell->head, t->heads));
+    put(out, " × %d", abs(cell->row - cell->col));
     return true;
 }
 

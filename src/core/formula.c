@@ -56,8 +56,33 @@ int formula_output(const trace *t, char *buffer, size_t size)
 
 int formula_scores(const trace *t, char *buffer, size_t size)
 {
+    return snprintf(buffer, size, "%s", t->in->rope ? "scores = Q_rotated_h · K_rotated_hᵀ"
+                                                    : "scores = Q_h · K_hᵀ");
+}
+
+/* "Q_rotated = Q, …": what RoPE does to the rows of `from`. */
+static int rotated(stage_id stage, stage_id from, char *buffer, size_t size)
+{
+    return snprintf(buffer, size, "%s = %s with each head's pairs (2p, 2p+1) turned by "
+                    "pos · base^(−2p/d_k) (RoPE)", stage_get(stage)->name, stage_get(from)->name);
+}
+
+int formula_q_rotated(const trace *t, char *buffer, size_t size)
+{
     (void)t;
-    return snprintf(buffer, size, "scores = Q_h · K_hᵀ");
+    return rotated(STAGE_Q_ROTATED, STAGE_Q, buffer, size);
+}
+
+int formula_k_rotated(const trace *t, char *buffer, size_t size)
+{
+    (void)t;
+    return rotated(STAGE_K_ROTATED, STAGE_K, buffer, size);
+}
+
+int formula_biased(const trace *t, char *buffer, size_t size)
+{
+    (void)t;
+    return snprintf(buffer, size, "biased = scaled − m_h·|i − j| (ALiBi)");
 }
 
 int formula_scaled(const trace *t, char *buffer, size_t size)
@@ -68,13 +93,17 @@ int formula_scaled(const trace *t, char *buffer, size_t size)
 
 int formula_masked(const trace *t, char *buffer, size_t size)
 {
-    static const char *const formulas[] = {
-        [MASK_NONE] = "masked = scaled (no mask: nothing hidden)",
-        [MASK_CAUSAL] = "masked = scaled, later tokens −∞ (causal mask)",
-        [MASK_EXPLICIT] = "masked = scaled, cells the lesson's mask hides −∞",
+    static const char *const hidden[] = {
+        [MASK_NONE] = " (no mask: nothing hidden)",
+        [MASK_CAUSAL] = ", later tokens −∞ (causal mask)",
+        [MASK_EXPLICIT] = ", cells the lesson's mask hides −∞",
     };
-    assert((size_t)t->in->mask < sizeof formulas / sizeof formulas[0]);
-    return snprintf(buffer, size, "%s", formulas[t->in->mask]);
+    const char *from = stage_get(trace_unmasked_stage(t))->name;
+    if (t->in->mask == MASK_WINDOW)
+        return snprintf(buffer, size, "masked = %s, keys j ≤ i − %d and j > i −∞ (sliding window)",
+                        from, t->in->window);
+    assert((size_t)t->in->mask < sizeof hidden / sizeof hidden[0]);
+    return snprintf(buffer, size, "masked = %s%s", from, hidden[t->in->mask]);
 }
 
 int formula_weights(const trace *t, char *buffer, size_t size)

@@ -52,12 +52,21 @@ typedef enum {
     X(V, "V", false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
       trace_read_stored, compute_v, explain_v, cost_projection, formula_v, \
       "input, W_V") \
+    X(Q_ROTATED, "Q_rotated", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_rotated, explain_rotated, cost_rotated, formula_q_rotated, \
+      "Q, positions") \
+    X(K_ROTATED, "K_rotated", false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_rotated, explain_rotated, cost_rotated, formula_k_rotated, \
+      "K, positions") \
     X(SCORES, "scores", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       trace_read_stored, compute_scores, explain_scores, cost_scores, formula_scores, \
       "Q, K") \
     X(SCALED, "scaled", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
       trace_read_scaled, compute_derived, explain_scaled, cost_scaled, formula_scaled, \
       "scores") \
+    X(BIASED, "biased", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      trace_read_stored, compute_biased, explain_biased, cost_biased, formula_biased, \
+      "scaled, ALiBi slopes") \
     X(MASKED, "masked", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
       trace_read_masked, compute_derived, explain_masked, cost_nothing, formula_masked, \
       "scaled, mask") \

@@ -10,8 +10,17 @@
 typedef enum {
     MASK_NONE,      /* every query sees every key */
     MASK_CAUSAL,    /* query i sees keys 0 … i (self-attention only) */
-    MASK_EXPLICIT   /* the lesson's own 0/1 matrix */
+    MASK_EXPLICIT,  /* the lesson's own 0/1 matrix */
+    MASK_WINDOW     /* query i sees keys j with i − window < j ≤ i (self-attention only) */
 } mask_kind;
+
+/* How positions enter: added to the embeddings (sinusoidal), or rotating each head's query
+ * and key pairs (RoPE, RoFormer): Q_rotated and K_rotated, which the scores then read. */
+typedef enum {
+    POSITIONAL_NONE,
+    POSITIONAL_SINUSOIDAL,
+    POSITIONAL_ROPE
+} positional_kind;
 
 /* What the core computes from. The caller owns every array; the core only reads them.
  * n = n_tokens query tokens, m = n_source key/value tokens (m = n and source = NULL in
@@ -30,6 +39,12 @@ typedef struct {
     const unsigned char *mask_cells;    /* (n, m) 1 = may attend, 0 = hidden; NULL unless MASK_EXPLICIT */
     bool positional;                    /* add the sinusoidal positional encoding */
     bool scale;                         /* divide scores by √d_k */
+    bool rope;                          /* rotate Q and K by position (RoPE); d_k must be even,
+                                           and positional must be false */
+    double rope_base;                   /* RoPE's base (10000 in RoFormer and LLaMA); > 0 */
+    bool alibi;                         /* ALiBi: the stage `biased` = scaled − m_h·|i − j|
+                                           (self-attention only) */
+    int window;                         /* for MASK_WINDOW: how many keys a query sees (≥ 1) */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
@@ -48,6 +63,8 @@ typedef struct {
     double *positional;          /* (max(n, m), d_model) PE[pos, i], or NULL without positional
                                     encoding */
     double *block[STAGE_COUNT];  /* each stored stage's matrices, as above */
+    unsigned char *visible;      /* (n, m) 1 = may attend, for a window mask (the softmax's
+                                    rule reads cells); NULL otherwise */
 } trace;
 
 /* How trace_compute runs. NULL means the defaults (all zero). The thread count never changes a
@@ -113,6 +130,21 @@ double trace_value(const trace *t, stage_id stage, int head, int row, int col);
 /* The stored matrix of a stage at head (trace_rows × trace_cols, row-major), or NULL for the
  * stages derived when shown (scaled, masked): for readers that scan a whole stage. */
 const double *trace_block(const trace *t, stage_id stage, int head);
+
+/* How positions enter this input. */
+positional_kind trace_positional_kind(const attention_input *in);
+
+/* The positional kind's word, as a lesson writes it: "none", "sinusoidal" or "rope". */
+const char *trace_positional_word(positional_kind kind);
+
+/* ALiBi's slope m_h of head (from 1) among heads: 2^(−8h/heads) when heads is a power of two;
+ * otherwise the slopes of the largest power of two p below heads, then every other slope of
+ * 2p heads (Press et al., 2022). */
+double trace_alibi_slope(int head, int heads);
+
+/* RoPE's angle for the pair (2p, 2p+1) of a head's d_k columns at position pos:
+ * pos · base^(−2p/d_k). */
+double trace_rope_angle(const trace *t, int pos, int pair);
 
 /* The mask's name in prose: "no mask", "causal mask" or "lesson's mask". */
 const char *trace_mask_name(mask_kind mask);

@@ -18,21 +18,25 @@
     X(TITLE, "title") X(ABOUT, "about") X(TOKENS, "tokens") X(EMBEDDINGS, "embeddings") \
     X(D_MODEL, "d_model") X(HEADS, "heads") X(W_Q, "W_Q") X(W_K, "W_K") X(W_V, "W_V") \
     X(W_O, "W_O") X(MASK, "mask") X(POSITIONAL, "positional") X(SCALE, "scale") \
-    X(SOURCE, "source") X(STEPS, "steps")
+    X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias")
 #define RANDOM_KEYS(X) X(RANDOM, "random") X(SEED, "seed") X(SCALE, "scale")
+#define MASK_KEYS(X) X(WINDOW, "window")
 #define STEP_KEYS(X) \
     X(STAGE, "stage") X(HEAD, "head") X(FOCUS, "focus") X(SAY, "say") X(ASK, "ask") \
     X(CHOICES, "choices") X(ANSWER, "answer") X(TOLERANCE, "tolerance") X(EXPECT, "expect")
 
 #define TOP_ENUM(id, name) TOP_##id,
 #define RANDOM_ENUM(id, name) RANDOM_##id,
+#define MASK_ENUM(id, name) MASK_KEY_##id,
 #define STEP_ENUM(id, name) STEP_##id,
 #define KEY_NAME(id, name) name,
 enum { TOP_KEYS(TOP_ENUM) TOP_COUNT };
 enum { RANDOM_KEYS(RANDOM_ENUM) RANDOM_COUNT };
+enum { MASK_KEYS(MASK_ENUM) MASK_KEY_COUNT };
 enum { STEP_KEYS(STEP_ENUM) STEP_COUNT };
 static const char *const top_keys[] = { TOP_KEYS(KEY_NAME) };
 static const char *const random_keys[] = { RANDOM_KEYS(KEY_NAME) };
+static const char *const mask_keys[] = { MASK_KEYS(KEY_NAME) };
 static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
 
 /* How a matrix (or the set of embeddings) is given. */
@@ -75,7 +79,10 @@ typedef struct {
     matrix_spec embeddings, W[4];
     mask_kind mask;
     int mask_node;
+    int window;               /* for a window mask */
     bool positional, scale;
+    bool rope, alibi;
+    double rope_base;
     int n_steps;
     lesson_step *steps;
 } checker;
@@ -658,11 +665,29 @@ static void check_mask_rows(checker *c, int node, int n, int m) {
     }
 }
 
+/* mask: {window: W}: each query sees itself and the W − 1 keys before it. */
+static void read_window(checker *c, int map) {
+    int keys[MASK_KEY_COUNT];
+    uint64_t window = 0;
+    read_keys(c, map, mask_keys, MASK_KEY_COUNT, keys);
+    require(c, map, keys[MASK_KEY_WINDOW], "window");
+    if (keys[MASK_KEY_WINDOW] < 0
+        || !read_integer(c, keys[MASK_KEY_WINDOW], "window", 1, LESSON_MAX_TOKENS, &window))
+        return;
+    c->mask = MASK_WINDOW;
+    c->window = (int)window;
+    if (c->keys[TOP_SOURCE] >= 0) REPORT(c, map, SELF_ONLY, "a sliding window");
+}
+
 static void read_mask(checker *c, int node) {
     static const char *const words[] = { "none", "causal" };
     c->mask = MASK_NONE;
     c->mask_node = node;
     if (!usable(c, node)) return;
+    if (node_at(c, node)->kind == LESSON_NODE_MAP) {
+        read_window(c, node);
+        return;
+    }
     if (node_at(c, node)->kind == LESSON_NODE_LIST) {
         c->mask = MASK_EXPLICIT;
         bool cross = c->keys[TOP_SOURCE] >= 0;
@@ -674,7 +699,8 @@ static void read_mask(checker *c, int node) {
             check_mask_rows(c, node, n, m);
         return;
     }
-    int word = read_word(c, node, "mask", words, 2, "none, causal or a list of rows");
+    int word = read_word(c, node, "mask", words, 2,
+                         "none, causal, {window: W} or a list of rows");
     if (word == 1) {
         c->mask = MASK_CAUSAL;
         if (c->keys[TOP_SOURCE] >= 0) REPORT(c, node, CAUSAL_CROSS, NULL);
@@ -737,6 +763,13 @@ static stage_id read_stage(checker *c, int node) {
     stage_id stage = stage_find(name);
     if (stage == STAGE_SOURCE_INPUT && c->keys[TOP_SOURCE] < 0) {
         REPORT(c, node, NO_SOURCE_STAGE, NULL);
+        return STAGE_COUNT;
+    }
+    const char *needs = (stage == STAGE_Q_ROTATED || stage == STAGE_K_ROTATED) && !c->rope
+                        ? "positional: rope" : stage == STAGE_BIASED && !c->alibi
+                        ? "bias: alibi" : NULL;
+    if (needs) {
+        REPORT(c, node, STAGE_NEEDS, name, needs);
         return STAGE_COUNT;
     }
     if (stage != STAGE_COUNT) return stage;
@@ -967,8 +1000,42 @@ static void check_heads(checker *c) {
     }
 }
 
+/* positional: none, sinusoidal or rope, and rope_base: with rope. */
+static void read_positional(checker *c) {
+    static const char *const words[] = { "none", "sinusoidal", "rope" };
+    int node = c->keys[TOP_POSITIONAL], base = c->keys[TOP_ROPE_BASE];
+    int word = node >= 0 ? read_word(c, node, "positional", words, 3,
+                                     "none, sinusoidal or rope") : 0;
+    c->positional = word == 1;
+    c->rope = word == 2;
+    c->rope_base = 10000.0;
+    if (base >= 0 && !c->rope) {
+        REPORT(c, base - 1, NEEDS, "rope_base", "'positional: rope'");
+    } else if (base >= 0 && read_number(c, base, "rope_base", &c->rope_base)
+               && !(c->rope_base > 0.0)) {
+        char text[LESSON_ESCAPED_MAX];
+        REPORT(c, base, BAD_VALUE, "rope_base", "a number greater than 0", shown(c, base, text));
+    }
+    int d_k = c->d_model > 0 && c->heads > 0 ? c->d_model / c->heads : 0;
+    if (c->rope && d_k % 2 != 0) {
+        lesson_diagnostic *item = REPORT(c, node, ROPE_ODD_D_K, d_k);
+        for (int h = 1; h <= c->d_model && h <= LESSON_MAX_HEADS; h++)
+            if (c->d_model % h == 0 && (c->d_model / h) % 2 == 0) {
+                lesson_hint(item, LESSON_HINT_EVEN_D_K, h);
+                break;
+            }
+    }
+}
+
+/* bias: none or alibi (self-attention only). */
+static void read_bias(checker *c) {
+    static const char *const words[] = { "none", "alibi" };
+    int node = c->keys[TOP_BIAS];
+    c->alibi = node >= 0 && read_word(c, node, "bias", words, 2, "none or alibi") == 1;
+    if (c->alibi && c->keys[TOP_SOURCE] >= 0) REPORT(c, node, SELF_ONLY, "bias: alibi");
+}
+
 static void check_lesson(checker *c, int root) {
-    static const char *const positional[] = { "none", "sinusoidal" };
     int *k = c->keys;
     read_keys(c, root, top_keys, TOP_COUNT, k);
     require(c, root, k[TOP_TITLE], "title");
@@ -985,8 +1052,8 @@ static void check_lesson(checker *c, int root) {
     const char *names[] = { "W_Q", "W_K", "W_V", "W_O" };
     for (int i = 0; i < 4; i++) read_matrix(c, k[TOP_W_Q + i], names[i], &c->W[i]);
     read_mask(c, k[TOP_MASK]);
-    c->positional = k[TOP_POSITIONAL] >= 0
-        && read_word(c, k[TOP_POSITIONAL], "positional", positional, 2, "none or sinusoidal") == 1;
+    read_positional(c);
+    read_bias(c);
     c->scale = read_bool(c, k[TOP_SCALE], "scale", true);
     read_steps(c, k[TOP_STEPS]);
 }
@@ -1047,10 +1114,11 @@ static bool build_mask(checker *c, lesson *l) {
     int n = l->n_tokens, m = l->source ? l->n_source : n;
     l->mask_cells = malloc((size_t)n * (size_t)m);
     if (!l->mask_cells) return false;
-    if (c->mask == MASK_CAUSAL) {
+    if (c->mask == MASK_CAUSAL || c->mask == MASK_WINDOW) {
         unsigned char *cell = l->mask_cells;
+        int window = c->mask == MASK_WINDOW ? c->window : n;
         for (int row = 0; row < n; row++)
-            for (int col = 0; col < m; col++) *cell++ = col <= row;
+            for (int col = 0; col < m; col++) *cell++ = col <= row && col > row - window;
         return true;
     }
     size_t i = 0;
@@ -1076,7 +1144,8 @@ static void describe_input(const checker *c, lesson *l) {
         .n_source = cross ? l->n_source : l->n_tokens,
         .source = cross ? (const char *const *)l->source : NULL,
         .d_model = c->d_model, .heads = c->heads, .mask = c->mask,
-        .positional = c->positional, .scale = c->scale };
+        .positional = c->positional, .scale = c->scale, .rope = c->rope,
+        .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window };
 }
 
 static void format_bytes(size_t bytes, char *out, size_t size) {
