@@ -63,8 +63,8 @@ int formula_scores(const trace *t, char *buffer, size_t size)
 /* "Q_rotated = Q, …": what RoPE does to the rows of `from`. */
 static int rotated(stage_id stage, stage_id from, char *buffer, size_t size)
 {
-    return snprintf(buffer, size, "%s = %s with each head's pairs (2p, 2p+1) turned by "
-                    "pos · base^(−2p/d_k) (RoPE)", stage_get(stage)->name, stage_get(from)->name);
+    return snprintf(buffer, size, "%s = %s with pair p turned by pos · base^(−2p/d_k)",
+                    stage_get(stage)->name, stage_get(from)->name);
 }
 
 int formula_q_rotated(const trace *t, char *buffer, size_t size)
