@@ -85,10 +85,10 @@ def portable_cos_turns(u):
     return (cos_x, -sin_x, -cos_x, sin_x)[k & 3]
 
 
-def random_matrix(spec, rows, cols):
+def random_matrix(spec, rows, cols, d_model):
     generator = Generator(int(spec["seed"]))
     scale = number(spec.get("scale", "1"))
-    a = math.sqrt(6.0 / (2 * cols))
+    a = math.sqrt(3.0 / d_model)
     values = []
     for _ in range(rows * cols):
         if spec["random"] == "xavier":
@@ -163,23 +163,27 @@ def load(path):
     if "random" in embeddings:
         d = int(lesson["d_model"])
         distinct = list(dict.fromkeys(tokens + (source or [])))
-        rows = random_matrix(embeddings, len(distinct), d)
+        rows = random_matrix(embeddings, len(distinct), d, d)
         vectors = dict(zip(distinct, rows))
     else:
         vectors = {t: [number(x) for x in v] for t, v in embeddings.items()}
         d = len(next(iter(vectors.values())))
+    heads = int(lesson.get("heads", "1"))
+    kv_heads = int(lesson.get("kv_heads", heads))
     weights = {}
     for name in ("W_Q", "W_K", "W_V", "W_O"):
+        cols = d // heads * kv_heads if name in ("W_K", "W_V") else d
         spec = lesson.get(name, "identity")
         if spec == "identity":
             weights[name] = identity(d)
         elif isinstance(spec, dict):
-            weights[name] = random_matrix(spec, d, d)
+            weights[name] = random_matrix(spec, d, cols, d)
         else:
             weights[name] = [[number(x) for x in row] for row in spec]
     return {
         "title": lesson["title"], "tokens": tokens, "random_embeddings": "random" in embeddings, "source": source, "d": d,
-        "heads": int(lesson.get("heads", "1")), "vectors": vectors, "weights": weights,
+        "heads": heads, "kv_heads": kv_heads, "kv_heads_given": "kv_heads" in lesson,
+        "vectors": vectors, "weights": weights,
         "mask": lesson.get("mask", "none"),
         "positional": lesson.get("positional", "none") == "sinusoidal",
         "rope": lesson.get("positional", "none") == "rope",
@@ -224,9 +228,13 @@ def compute(lesson):
         return mask[i][j] == "1"
 
     concat = [[0.0] * d for _ in range(n)]
+    per_group = heads // lesson["kv_heads"]
     for h in range(heads):
         cols = range(h * d_k, (h + 1) * d_k)
-        scores = [[sum(q[i][c] * k[j][c] for c in cols) for j in range(m)] for i in range(n)]
+        group = h // per_group  # repeat_kv: consecutive query heads share a key/value head
+        kv_cols = range(group * d_k, (group + 1) * d_k)
+        scores = [[sum(q[i][c] * k[j][e] for c, e in zip(cols, kv_cols)) for j in range(m)]
+                  for i in range(n)]
         scaled = [[s / math.sqrt(d_k) if lesson["scale"] else s for s in row] for row in scores]
         unmasked = scaled
         if slopes:
@@ -241,7 +249,7 @@ def compute(lesson):
             e = [math.exp(s - top) if s != -math.inf else 0.0 for s in row]
             total = sum(e)
             weights.append([x / total for x in e])
-        context = [[sum(weights[i][j] * v[j][c] for j in range(m)) for c in cols]
+        context = [[sum(weights[i][j] * v[j][c] for j in range(m)) for c in kv_cols]
                    for i in range(n)]
         for i in range(n):
             concat[i][h * d_k:(h + 1) * d_k] = context[i]
@@ -269,6 +277,7 @@ def check_options(lesson, got):
         "rope_base": lesson["rope_base"] if lesson["rope"] else None,
         "bias": "alibi" if lesson["alibi"] else None,
         "window": int(mask["window"]) if isinstance(mask, dict) else None,
+        "kv_heads": lesson["kv_heads"] if lesson["kv_heads_given"] else None,
     }
     return [f"top-level {key}: expected {value!r}, got {got.get(key)!r}"
             for key, value in want.items() if got.get(key) != value]

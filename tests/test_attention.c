@@ -588,7 +588,7 @@ static void test_every_stage_row_is_complete(void **state)
 
 /* The fixtures that between them have every stage, all with two heads: a causal self-attention
  * one and a cross-attention one with an explicit mask, both with positional encoding; and a
- * self-attention one with RoPE, ALiBi and a sliding window. */
+ * self-attention one with RoPE, ALiBi, a sliding window and one key/value head. */
 enum { FIXTURE_CAUSAL, FIXTURE_CROSS, FIXTURE_MODERN, FIXTURE_KINDS };
 
 static fixture table_fixture(int kind)
@@ -601,6 +601,7 @@ static fixture table_fixture(int kind)
         f.in.rope_base = 10000.0;
         f.in.mask = MASK_WINDOW;
         f.in.window = 2;
+        f.in.kv_heads = 1;  /* W_K, W_V read as 4 × 2 */
     } else if (cross) {
         f.mask = malloc(12);
         for (int i = 0; i < 12; i++)

@@ -217,6 +217,94 @@ static void test_refused_combinations(void **state)
     }
 }
 
+/* ---- grouped-query attention ---- */
+
+/* Query head h reads group ⌈h·G/H⌉: consecutive heads share one. */
+static void test_kv_groups(void **state)
+{
+    (void)state;
+    trace t = { .heads = 8, .kv_heads = 2 };
+    int two[] = { 1, 1, 1, 1, 2, 2, 2, 2 };
+    for (int h = 1; h <= 8; h++) {
+        assert_int_equal(trace_kv_group(&t, h), two[h - 1]);
+        assert_int_equal(trace_kv_group(&t, h), (h * 2 + 7) / 8);
+    }
+    t.kv_heads = 1;
+    for (int h = 1; h <= 8; h++)
+        assert_int_equal(trace_kv_group(&t, h), 1);
+    t.kv_heads = 8;
+    for (int h = 1; h <= 8; h++)
+        assert_int_equal(trace_kv_group(&t, h), h);
+}
+
+/* Multi-query attention with RoPE: 2 query heads of d_k 2 read one key/value head, so K and V
+ * have 2 columns (W_K, W_V are 4 × 2); head h's scores are Q_rotated_h · K_rotatedᵀ and its
+ * context weights · V, for both heads. */
+static void test_gqa_matches_direct_computation(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, 5, 0, 2, 21);  /* W_K, W_V read as 4 × 2 from their first 8 numbers */
+    f.in.kv_heads = 1;
+    f.in.rope = true;
+    trace t;
+    compute_ok(&f.in, &t);
+    assert_int_equal(trace_cols(&t, STAGE_K), 2);
+    assert_int_equal(trace_cols(&t, STAGE_V), 2);
+    assert_int_equal(trace_cols(&t, STAGE_K_ROTATED), 2);
+    double k[5 * 2];
+    for (int i = 0; i < 5; i++)
+        for (int c = 0; c < 2; c++) {
+            k[i * 2 + c] = 0;
+            for (int e = 0; e < 4; e++)
+                k[i * 2 + c] += f.x[i * 4 + e] * f.w[1][e * 2 + c];
+            assert_true(fabs(k[i * 2 + c] - trace_value(&t, STAGE_K, 1, i, c)) < 1e-15);
+        }
+    for (int i = 0; i < 5; i++) {  /* the one pair of the key head, turned by i radians */
+        double x = k[i * 2], y = k[i * 2 + 1];
+        k[i * 2] = x * cos(i) - y * sin(i);
+        k[i * 2 + 1] = x * sin(i) + y * cos(i);
+    }
+    support_assert_close("K_rotated", k, trace_block(&t, STAGE_K_ROTATED, 1), 10, 1e-15);
+    const double *q = trace_block(&t, STAGE_Q_ROTATED, 1), *v = trace_block(&t, STAGE_V, 1);
+    for (int h = 1; h <= 2; h++)
+        for (int i = 0; i < 5; i++) {
+            for (int j = 0; j < 5; j++) {
+                double score = q[i * 4 + 2 * (h - 1)] * k[j * 2]
+                             + q[i * 4 + 2 * (h - 1) + 1] * k[j * 2 + 1];
+                assert_true(fabs(score - trace_value(&t, STAGE_SCORES, h, i, j)) < 1e-14);
+            }
+            for (int c = 0; c < 2; c++) {
+                double context = 0;
+                for (int j = 0; j < 5; j++)
+                    context += trace_value(&t, STAGE_WEIGHTS, h, i, j) * v[j * 2 + c];
+                assert_true(fabs(context - trace_value(&t, STAGE_CONTEXT, h, i, c)) < 1e-15);
+            }
+        }
+    trace_free(&t);
+}
+
+/* kv_heads = heads is multi-head attention, bit for bit; kv_heads not dividing heads is
+ * refused. */
+static void test_gqa_with_every_head_is_multi_head(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, 4, 0, 2, 33);
+    trace plain, grouped;
+    compute_ok(&f.in, &plain);
+    f.in.kv_heads = 2;
+    compute_ok(&f.in, &grouped);
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (plain.block[s])
+            assert_memory_equal(plain.block[s], grouped.block[s],
+                                trace_stage_bytes(&plain, (stage_id)s));
+    trace_free(&plain);
+    trace_free(&grouped);
+    f.in.kv_heads = 3;
+    assert_int_equal(trace_compute(&f.in, NULL, &plain, NULL), TRACE_ERROR_SHAPE);
+}
+
 /* ---- explanations and costs ---- */
 
 static void assert_explained(const trace *t, const char *spec, int head, const char *expected)
@@ -321,6 +409,16 @@ static void test_lesson_keys(void **state)
     static const unsigned char cells[] = { 1, 0, 0, 1, 1, 0, 0, 1, 1 };
     assert_memory_equal(l.mask_cells, cells, sizeof cells);
     lesson_free(&l);
+    load_ok(TWO_TOKENS "heads: 2\nkv_heads: 1\nW_K: [[1, 0], [0, 1], [1, 1], [0, 0]]\n"
+            "W_V: {random: normal, seed: 3}\n", &l);
+    assert_int_equal(l.input.kv_heads, 1);
+    static const double w_k[] = { 1, 0, 0, 1, 1, 1, 0, 0 };
+    assert_memory_equal(l.W_K, w_k, sizeof w_k);
+    trace t;
+    compute_ok(&l.input, &t);
+    assert_int_equal(trace_cols(&t, STAGE_V), 2);
+    trace_free(&t);
+    lesson_free(&l);
     load_ok(TWO_TOKENS "positional: sinusoidal\nbias: none\n", &l);
     assert_true(l.input.positional && !l.input.rope && !l.input.alibi);
     lesson_free(&l);
@@ -335,6 +433,9 @@ int main(void)
         cmocka_unit_test(test_alibi_biases_the_softmax),
         cmocka_unit_test(test_window_mask),
         cmocka_unit_test(test_refused_combinations),
+        cmocka_unit_test(test_kv_groups),
+        cmocka_unit_test(test_gqa_matches_direct_computation),
+        cmocka_unit_test(test_gqa_with_every_head_is_multi_head),
         cmocka_unit_test(test_explanations),
         cmocka_unit_test(test_costs),
         cmocka_unit_test(test_lesson_keys),

@@ -196,13 +196,14 @@ bool explain_input(explain_text *out, const trace *t, const trace_cell *cell)
     return true;
 }
 
-/* Q, K, V and output: a row of stage `from` times a column of the weight matrix. */
+/* Q, K, V and output: a row of stage `from` times a column of the weight matrix, which has as
+ * many columns as the stage (d_model, or kv_heads · d_k for K and V). */
 static bool explain_projection(explain_text *out, const trace *t, const trace_cell *cell,
                                stage_id from, const char *matrix, const double *weights)
 {
-    size_t d = (size_t)t->d_model;
+    size_t d = (size_t)t->d_model, cols = (size_t)trace_cols(t, cell->stage);
     products p = { trace_block(t, from, 1) + (size_t)cell->row * d, weights + (size_t)cell->col,
-                   1, d };
+                   1, cols };
     put(out, " = %s_%s · %s[:,%d] = ", stage_get(from)->name, row_label(t, cell), matrix,
         cell->col);
     put_product_terms(out, &p, t->d_model);
@@ -234,15 +235,33 @@ static size_t head_offset(const trace *t, int head)
     return (size_t)(head - 1) * (size_t)t->d_k;
 }
 
+/* The first column of the key/value group that head reads, in K and V. */
+static size_t group_offset(const trace *t, int head)
+{
+    return (size_t)(trace_kv_group(t, head) - 1) * (size_t)t->d_k;
+}
+
+/* " of group 2" after a key or value that grouped-query attention shares; nothing otherwise. */
+static void put_group(explain_text *out, const trace *t, int head)
+{
+    if (t->kv_heads < t->heads)
+        put(out, " of group %d", trace_kv_group(t, head));
+}
+
 bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
 {
     size_t d = (size_t)t->d_model, offset = head_offset(t, cell->head);
+    size_t kv = (size_t)trace_cols(t, STAGE_K);
     products p = { trace_block(t, trace_query_stage(t), 1) + (size_t)cell->row * d + offset,
-                   trace_block(t, trace_key_stage(t), 1) + (size_t)cell->col * d + offset, 1, 1 };
+                   trace_block(t, trace_key_stage(t), 1) + (size_t)cell->col * kv
+                   + group_offset(t, cell->head), 1, 1 };
     put(out, t->in->rope ? " = rotated q_%s · rotated k_%s" : " = q_%s · k_%s", row_label(t, cell),
         source_label(t, cell->col));
     if (t->heads > 1)
         put(out, " over dims %zu…%zu", offset, offset + (size_t)t->d_k - 1);
+    if (t->kv_heads < t->heads)
+        put(out, " of Q, %zu…%zu of K (group %d)", group_offset(t, cell->head),
+            group_offset(t, cell->head) + (size_t)t->d_k - 1, trace_kv_group(t, cell->head));
     put(out, " = ");
     put_product_terms(out, &p, t->d_k);
     return true;
@@ -303,7 +322,8 @@ bool explain_rotated(explain_text *out, const trace *t, const trace_cell *cell)
     put_number(out, t->in->rope_base);
     put(out, "^(−%d/%d) = ", 2 * pair, t->d_k);
     put_number(out, angle);
-    put(out, " (pair %d of head %d) = (", pair, cell->col / t->d_k + 1);
+    bool grouped = cell->stage == STAGE_K_ROTATED && t->kv_heads < t->heads;
+    put(out, " (pair %d of %s %d) = (", pair, grouped ? "group" : "head", cell->col / t->d_k + 1);
     put_number(out, x);
     put(out, " × ");
     put_number(out, second ? sin(angle) : cos(angle));
@@ -384,10 +404,12 @@ bool explain_weights(explain_text *out, const trace *t, const trace_cell *cell)
 
 bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)
 {
-    size_t offset = head_offset(t, cell->head) + (size_t)cell->col;
+    size_t offset = group_offset(t, cell->head) + (size_t)cell->col;
     products p = { trace_block(t, STAGE_WEIGHTS, cell->head) + (size_t)cell->row * (size_t)t->m,
-                   trace_block(t, STAGE_V, 1) + offset, 1, (size_t)t->d_model };
-    put(out, " = Σ_j weights[%s,j] × v_j[%zu] = ", row_label(t, cell), offset);
+                   trace_block(t, STAGE_V, 1) + offset, 1, (size_t)trace_cols(t, STAGE_V) };
+    put(out, " = Σ_j weights[%s,j] × v_j[%zu]", row_label(t, cell), offset);
+    put_group(out, t, cell->head);
+    put(out, " = ");
     put_product_terms(out, &p, t->m);
     return true;
 }
@@ -429,7 +451,8 @@ int trace_cell_explain_full(const trace *t, const trace_cell *cell, int precisio
 static int find_index(const trace *t, stage_axis axis, const char *label, size_t length)
 {
     int count = axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
-              : axis == AXIS_MODEL_DIMS ? t->d_model : t->d_k;
+              : axis == AXIS_MODEL_DIMS ? t->d_model
+              : axis == AXIS_KV_DIMS ? t->kv_heads * t->d_k : t->d_k;
     char buffer[32];
     for (int i = 0; i < count && axis <= AXIS_SOURCE; i++) {
         const char *name = trace_axis_label(t, axis, i, buffer, sizeof buffer);

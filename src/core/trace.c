@@ -32,7 +32,8 @@ static trace shape_of(const attention_input *in)
 {
     int heads = in->heads > 0 ? in->heads : 1;
     return (trace){ .in = in, .n = in->n_tokens, .m = source_count(in), .d_model = in->d_model,
-                    .heads = in->heads, .d_k = in->d_model / heads };
+                    .heads = in->heads, .d_k = in->d_model / heads,
+                    .kv_heads = in->kv_heads > 0 ? in->kv_heads : in->heads };
 }
 
 static int axis_length(const trace *t, stage_axis axis)
@@ -41,6 +42,7 @@ static int axis_length(const trace *t, stage_axis axis)
     case AXIS_TOKENS: return t->n;
     case AXIS_SOURCE: return t->m;
     case AXIS_MODEL_DIMS: return t->d_model;
+    case AXIS_KV_DIMS: return t->kv_heads * t->d_k;
     case AXIS_HEAD_DIMS: return t->d_k;
     }
     return 0;
@@ -126,7 +128,8 @@ static trace_status check_shape(const attention_input *in)
         || (in->mask == MASK_WINDOW && in->window < 1)
         || (in->rope && (in->positional || (in->d_model / in->heads) % 2 != 0
                          || !(in->rope_base > 0.0) || !isfinite(in->rope_base)))
-        || (in->alibi && in->source))
+        || (in->alibi && in->source)
+        || in->kv_heads < 0 || (in->kv_heads > 0 && in->heads % in->kv_heads != 0))
         return TRACE_ERROR_SHAPE;
     return TRACE_OK;
 }
@@ -198,6 +201,12 @@ double trace_alibi_slope(int head, int heads)
         return power_of_two_slope(head, below);
     /* every other slope of 2·below heads, from the first: k = 1, 3, 5, … */
     return power_of_two_slope(2 * (head - below) - 1, 2 * below);
+}
+
+int trace_kv_group(const trace *t, int head)
+{
+    assert(head >= 1 && head <= t->heads);
+    return (head - 1) / (t->heads / t->kv_heads) + 1;
 }
 
 double trace_rope_angle(const trace *t, int pos, int pair)
@@ -456,6 +465,7 @@ const char *trace_axis_label(const trace *t, stage_axis axis, int i, char *buffe
     case AXIS_SOURCE:
         return t->in->source ? t->in->source[i] : t->in->tokens[i];
     case AXIS_MODEL_DIMS:
+    case AXIS_KV_DIMS:
     case AXIS_HEAD_DIMS:
         break;
     }

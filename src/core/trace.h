@@ -34,7 +34,8 @@ typedef struct {
     int heads;                          /* divides d_model; d_k = d_model / heads */
     const double *embeddings;           /* (n, d_model) one row per token, repeats repeated */
     const double *source_embeddings;    /* (m, d_model); NULL in self-attention */
-    const double *W_Q, *W_K, *W_V, *W_O; /* (d_model, d_model) each */
+    const double *W_Q, *W_O;            /* (d_model, d_model) each */
+    const double *W_K, *W_V;            /* (d_model, kv_heads · d_k) each */
     mask_kind mask;
     const unsigned char *mask_cells;    /* (n, m) 1 = may attend, 0 = hidden; NULL unless MASK_EXPLICIT */
     bool positional;                    /* add the sinusoidal positional encoding */
@@ -45,6 +46,8 @@ typedef struct {
     bool alibi;                         /* ALiBi: the stage `biased` = scaled − m_h·|i − j|
                                            (self-attention only) */
     int window;                         /* for MASK_WINDOW: how many keys a query sees (≥ 1) */
+    int kv_heads;                       /* grouped-query attention: heads of keys and values, a
+                                           divisor of heads (1: multi-query); 0 means heads */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
@@ -59,6 +62,7 @@ typedef struct {
 typedef struct {
     const attention_input *in;  /* borrowed: must outlive the trace */
     int n, m, d_model, heads, d_k;
+    int kv_heads;                /* heads of K and V: heads, or fewer, shared (GQA) */
     double *memory;              /* the one allocation: the positional table, then the blocks */
     double *positional;          /* (max(n, m), d_model) PE[pos, i], or NULL without positional
                                     encoding */
@@ -130,6 +134,10 @@ double trace_value(const trace *t, stage_id stage, int head, int row, int col);
 /* The stored matrix of a stage at head (trace_rows × trace_cols, row-major), or NULL for the
  * stages derived when shown (scaled, masked): for readers that scan a whole stage. */
 const double *trace_block(const trace *t, stage_id stage, int head);
+
+/* The key/value group (from 1) that query head `head` (from 1) reads: consecutive heads share
+ * one, heads / kv_heads of them each, as repeat_kv lays them out. */
+int trace_kv_group(const trace *t, int head);
 
 /* How positions enter this input. */
 positional_kind trace_positional_kind(const attention_input *in);

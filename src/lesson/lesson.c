@@ -18,7 +18,8 @@
     X(TITLE, "title") X(ABOUT, "about") X(TOKENS, "tokens") X(EMBEDDINGS, "embeddings") \
     X(D_MODEL, "d_model") X(HEADS, "heads") X(W_Q, "W_Q") X(W_K, "W_K") X(W_V, "W_V") \
     X(W_O, "W_O") X(MASK, "mask") X(POSITIONAL, "positional") X(SCALE, "scale") \
-    X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias")
+    X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
+    X(KV_HEADS, "kv_heads")
 #define RANDOM_KEYS(X) X(RANDOM, "random") X(SEED, "seed") X(SCALE, "scale")
 #define MASK_KEYS(X) X(WINDOW, "window")
 #define STEP_KEYS(X) \
@@ -76,6 +77,7 @@ typedef struct {
     int *distinct_vector;     /* the node of its embedding, or -1 */
     int d_model;              /* -1 while unknown */
     int heads;                /* -1 when invalid */
+    int kv_heads;             /* 0 when not given, -1 when invalid */
     matrix_spec embeddings, W[4];
     mask_kind mask;
     int mask_node;
@@ -602,7 +604,16 @@ static void read_embeddings(checker *c, int node) {
 }
 
 /* Reads W_Q, W_K, W_V or W_O: identity, a list of rows, or the random form. */
-static void read_matrix(checker *c, int node, const char *name, matrix_spec *spec) {
+/* Columns of W_K and W_V, K and V: kv_heads · d_k with grouped-query attention, d_model
+ * otherwise; -1 while unknown. */
+static int kv_columns(const checker *c) {
+    if (c->kv_heads == 0 || c->d_model < 1) return c->d_model;
+    if (c->kv_heads < 0 || c->heads < 1) return -1;
+    return c->d_model / c->heads * c->kv_heads;
+}
+
+/* A matrix of d_model rows and `cols` columns (-1: unknown). */
+static void read_matrix(checker *c, int node, const char *name, int cols, matrix_spec *spec) {
     static const char *const words[] = { "identity" };
     *spec = (matrix_spec){ .form = FORM_IDENTITY, .node = node };
     if (!usable(c, node)) return;
@@ -630,7 +641,7 @@ static void read_matrix(checker *c, int node, const char *name, matrix_spec *spe
     char label[64];
     snprintf(label, sizeof label, "a row of %s", name);
     /* Without d_model, rows must at least agree with one another: the odd one is blamed. */
-    int width = c->d_model, count = 0, *vectors = NULL;
+    int width = c->d_model >= 0 ? cols : -1, count = 0, *vectors = NULL;
     bool most = false;
     if (width < 0 && (vectors = children(c, node, &count)) != NULL)
         width = common_length(c, vectors, count, &most);
@@ -716,6 +727,7 @@ static int resolve_label(const checker *c, stage_axis axis, const char *text) {
     const token_list *list = axis == AXIS_SOURCE && cross ? &c->source : &c->tokens;
     int d_k = c->heads > 0 && c->d_model > 0 ? c->d_model / c->heads : -1;
     int count = axis == AXIS_MODEL_DIMS ? c->d_model
+              : axis == AXIS_KV_DIMS ? kv_columns(c)
               : axis == AXIS_HEAD_DIMS ? d_k
               : list->valid ? list->count : -1;
     if (count < 0) return -2;
@@ -1035,6 +1047,36 @@ static void read_bias(checker *c) {
     if (c->alibi && c->keys[TOP_SOURCE] >= 0) REPORT(c, node, SELF_ONLY, "bias: alibi");
 }
 
+/* kv_heads: G key/value heads shared by heads / G query heads each (grouped-query attention;
+ * 1 is multi-query). */
+static void read_kv_heads(checker *c) {
+    int node = c->keys[TOP_KV_HEADS];
+    uint64_t value = 0;
+    c->kv_heads = 0;
+    if (node < 0) return;
+    if (!read_integer(c, node, "kv_heads", 1, LESSON_MAX_HEADS, &value)) {
+        c->kv_heads = -1;
+        return;
+    }
+    c->kv_heads = (int)value;
+    if (c->heads > 0 && c->heads % c->kv_heads != 0) {
+        char divisors[512];
+        list_divisors(c->heads, divisors, sizeof divisors);
+        lesson_hint(REPORT(c, node, KV_HEADS_DIVIDE, c->kv_heads, c->heads), LESSON_HINT_USE_HEADS,
+                    divisors);
+        c->kv_heads = -1;
+    }
+}
+
+/* Identity (given, or by default) only fits a square W_K or W_V. */
+static void check_kv_identity(checker *c, int i, const char *name) {
+    int cols = kv_columns(c);
+    if (c->W[i].form != FORM_IDENTITY || cols < 1 || cols == c->d_model) return;
+    int node = c->keys[TOP_W_Q + i] >= 0 ? c->keys[TOP_W_Q + i] : c->keys[TOP_KV_HEADS];
+    lesson_hint(REPORT(c, node, IDENTITY_NOT_SQUARE, name, c->kv_heads, cols, c->d_model),
+                LESSON_HINT_KV_MATRIX, name, c->d_model, cols);
+}
+
 static void check_lesson(checker *c, int root) {
     int *k = c->keys;
     read_keys(c, root, top_keys, TOP_COUNT, k);
@@ -1050,7 +1092,12 @@ static void check_lesson(checker *c, int root) {
     if (k[TOP_EMBEDDINGS] >= 0) read_embeddings(c, k[TOP_EMBEDDINGS]);
     check_heads(c);
     const char *names[] = { "W_Q", "W_K", "W_V", "W_O" };
-    for (int i = 0; i < 4; i++) read_matrix(c, k[TOP_W_Q + i], names[i], &c->W[i]);
+    read_kv_heads(c);
+    for (int i = 0; i < 4; i++)
+        read_matrix(c, k[TOP_W_Q + i], names[i], i == 1 || i == 2 ? kv_columns(c) : c->d_model,
+                    &c->W[i]);
+    check_kv_identity(c, 1, "W_K");
+    check_kv_identity(c, 2, "W_V");
     read_mask(c, k[TOP_MASK]);
     read_positional(c);
     read_bias(c);
@@ -1065,7 +1112,8 @@ static void fill_matrix(checker *c, const matrix_spec *spec, int rows, int cols,
     if (spec->form == FORM_RANDOM) {
         random_state state;
         random_seed(&state, spec->seed);
-        random_fill(&state, spec->kind, 2 * cols, spec->scale, values, count);
+        /* xavier's a = √(3 / d_model) for every matrix, as lessons/README.md defines it */
+        random_fill(&state, spec->kind, 2 * c->d_model, spec->scale, values, count);
     } else if (spec->form == FORM_LIST) {
         int r = 0;
         for (int row = spec->node + 1; row < lesson_node_next(c->t, spec->node);
@@ -1145,7 +1193,8 @@ static void describe_input(const checker *c, lesson *l) {
         .source = cross ? (const char *const *)l->source : NULL,
         .d_model = c->d_model, .heads = c->heads, .mask = c->mask,
         .positional = c->positional, .scale = c->scale, .rope = c->rope,
-        .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window };
+        .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window,
+        .kv_heads = c->kv_heads };
 }
 
 static void format_bytes(size_t bytes, char *out, size_t size) {
@@ -1176,9 +1225,10 @@ static lesson_status build(checker *c, int root, lesson *l) {
     double **W[] = { &l->W_Q, &l->W_K, &l->W_V, &l->W_O };
     bool ok = build_embeddings(c, l) && build_mask(c, l);
     for (int i = 0; ok && i < 4; i++) {
-        *W[i] = malloc((size_t)d * (size_t)d * sizeof **W[i]);
+        int cols = i == 1 || i == 2 ? kv_columns(c) : d;
+        *W[i] = malloc((size_t)d * (size_t)cols * sizeof **W[i]);
         ok = *W[i] != NULL;
-        if (ok) fill_matrix(c, &c->W[i], d, d, *W[i]);
+        if (ok) fill_matrix(c, &c->W[i], d, cols, *W[i]);
     }
     if (!ok) {
         REPORT(c, root, NO_MEMORY, NULL);

@@ -38,7 +38,7 @@ static void put_labels(output *o, const char *key, stage_axis axis, int count)
 }
 
 /* The configuration that changes what the stages are, where the lesson sets it: how positions
- * enter, ALiBi, the sliding window. */
+ * enter, ALiBi, the sliding window, the key/value heads. */
 static void put_options(output *o, const attention_input *in)
 {
     positional_kind positional = trace_positional_kind(in);
@@ -53,6 +53,8 @@ static void put_options(output *o, const attention_input *in)
         output_puts(o, "  \"bias\": \"alibi\",\n");
     if (in->mask == MASK_WINDOW)
         output_printf(o, "  \"window\": %d,\n", in->window);
+    if (in->kv_heads > 0)
+        output_printf(o, "  \"kv_heads\": %d,\n", in->kv_heads);
 }
 
 static void json_begin(output *o)
