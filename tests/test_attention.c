@@ -755,14 +755,15 @@ static void test_formulas_follow_the_configuration(void **state)
     trace_free(&t);
     free_fixture(&cross);
 
-    fixture modern = table_fixture(FIXTURE_MODERN);  /* RoPE, ALiBi, a window of 2 */
+    fixture modern = table_fixture(FIXTURE_MODERN);  /* RoPE, ALiBi, a window of 2, MQA */
     compute_ok(&modern.in, &t);
     assert_formula(&t, STAGE_INPUT, "input = embeddings");
     assert_formula(&t, STAGE_Q_ROTATED, "Q_rotated = Q with pair p turned by pos · base^(−2p/d_k)");
     assert_formula(&t, STAGE_K_ROTATED, "K_rotated = K with pair p turned by pos · base^(−2p/d_k)");
-    assert_formula(&t, STAGE_SCORES, "scores = Q_rotated_h · K_rotated_hᵀ");
+    assert_formula(&t, STAGE_SCORES, "scores = Q_rotated_h · K_rotated_gᵀ");
     assert_formula(&t, STAGE_BIASED, "biased = scaled − m_h·|i − j| (ALiBi)");
     assert_formula(&t, STAGE_MASKED, "masked = biased, keys j ≤ i − 2 and j > i −∞ (sliding window)");
+    assert_formula(&t, STAGE_CONTEXT, "context = weights · V_g");
     trace_free(&t);
     free_fixture(&modern);
 }

@@ -54,10 +54,16 @@ int formula_output(const trace *t, char *buffer, size_t size)
     return projection(STAGE_OUTPUT, STAGE_CONCAT, "W_O", buffer, size);
 }
 
+/* "h" in multi-head attention; "g" (the head's key/value group) when heads share keys (GQA). */
+static const char *key_index(const trace *t)
+{
+    return t->kv_heads < t->heads ? "g" : "h";
+}
+
 int formula_scores(const trace *t, char *buffer, size_t size)
 {
-    return snprintf(buffer, size, "%s", t->in->rope ? "scores = Q_rotated_h · K_rotated_hᵀ"
-                                                    : "scores = Q_h · K_hᵀ");
+    const char *rotated = t->in->rope ? "_rotated" : "";
+    return snprintf(buffer, size, "scores = Q%s_h · K%s_%sᵀ", rotated, rotated, key_index(t));
 }
 
 /* "Q_rotated = Q, …": what RoPE does to the rows of `from`. */
@@ -114,8 +120,7 @@ int formula_weights(const trace *t, char *buffer, size_t size)
 
 int formula_context(const trace *t, char *buffer, size_t size)
 {
-    (void)t;
-    return snprintf(buffer, size, "context = weights · V_h");
+    return snprintf(buffer, size, "context = weights · V_%s", key_index(t));
 }
 
 int formula_concat(const trace *t, char *buffer, size_t size)
