@@ -139,10 +139,12 @@ def rotate(matrix, d_k, base):
 
 
 def alibi_slopes(heads):
-    """The slopes as the ALiBi paper's code writes them (Press et al., get_slopes)."""
+    """The slopes by the rule of the ALiBi paper's code (Press et al., get_slopes): for n a power
+    of two the geometric sequence 2^(−8/n), 2^(−16/n), …, 2^(−8); otherwise that of the power of
+    two below, then every other slope of twice as many. (Each slope is written 2^(−8k/n) rather
+    than the paper's start · start^i, which can differ from it in the last bit.)"""
     def power_of_two(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        return [start * start ** i for i in range(n)]
+        return [2 ** (-8 * k / n) for k in range(1, n + 1)]
     if math.log2(heads).is_integer():
         return power_of_two(heads)
     closest = 2 ** math.floor(math.log2(heads))

@@ -43,7 +43,7 @@ static void compute_ok(const attention_input *in, trace *t)
 /* ---- ALiBi's slopes ---- */
 
 /* The paper's numbers: 2^(−8h/H) for a power of two; for 6 heads those of 4, then 2^-1, 2^-3;
- * for 3 heads those of 2, then 2^-2. */
+ * for 3 heads those of 2, then 2^-2; for 12 those of 8, then four of 16's odd ones. */
 static void test_alibi_slopes(void **state)
 {
     (void)state;
@@ -56,6 +56,8 @@ static void test_alibi_slopes(void **state)
     for (int h = 1; h <= 3; h++)
         assert_true(trace_alibi_slope(h, 3) == three[h - 1]);
     assert_true(trace_alibi_slope(1, 1) == ldexp(1.0, -8));
+    for (int h = 1; h <= 12; h++)  /* 8's slopes, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5 of 16's */
+        assert_true(trace_alibi_slope(h, 12) == (h <= 8 ? ldexp(1.0, -h) : pow(2.0, 8.5 - h)));
 }
 
 /* ---- RoPE ---- */
