@@ -299,5 +299,45 @@ signals() {   # Ctrl-C, then SIGTERM and SIGHUP from outside: the process dies, 
 }
 check "Ctrl-C, SIGTERM and SIGHUP restore the terminal" signals
 
+# ---- in front of a class (issue 12) ----
+
+# The selected cell in a real 256-colour terminal: its brackets and number keep a ramp
+# background, and nothing between them is in reverse video.
+heat_frame() {
+    start TERM=xterm-256color "$binary" --at "'weights[cat,sat]'" lessons/cat_sat.yaml
+    wait_for "[0.3704]" || return 1
+    local cell
+    cell=$(screen -e | grep -aoP '\e\[48;5;\d+m\[.*?0\.3704.*?\]' | head -1)
+    [ -n "$cell" ] || { echo "  the selected cell has no ramp background"; return 1; }
+    grep -qP '\e\[(\d+;)*7(;\d+)*m' <<< "$cell" && { echo "  the selected cell is in reverse video"; return 1; }
+    send -          # one decimal fewer, live
+    wait_for "[0.370]" "3 decimals" || return 1
+    send +
+    wait_for "[0.3704]" "4 decimals" || return 1
+    send q
+    ended_cleanly 0
+}
+check "the selected heatmap cell keeps its colour; + and - change the decimals" heat_frame
+
+# --present on an 80x24 projector terminal: no step list and every column of four_heads'
+# weights with its full label (no scroll note); P gives the step list back.
+present() {
+    "${tmux[@]}" resize-window -t "$pane" -x 80 -y 24
+    start TERM=xterm-256color "$binary" --present --at "'weights[fox,dog]'" --head 4 lessons/four_heads.yaml
+    wait_for "which word will fox look at most" || return 1
+    skip_question || return 1
+    wait_for "quick" "brown" "jumps" "lazy" "[0.5859]" || return 1
+    screen | grep -qF "cols " && { echo "  --present scrolls the columns at 80x24"; return 1; }
+    screen | grep -qF "head 1      │" && { echo "  --present shows the step list"; return 1; }
+    send P
+    wait_for "presentation off" "  scores        │" || return 1
+    send q
+    ended_cleanly 0
+    local status=$?
+    "${tmux[@]}" resize-window -t "$pane" -x 100 -y 30
+    return $status
+}
+check "--present at 80x24 shows every column with full labels; P switches it off" present
+
 echo "tmux checks: $failures failed"
 [ "$failures" -eq 0 ]

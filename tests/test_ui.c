@@ -12,8 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "ui.h"
+#include "ui_curses.h"
 #include "ui_keys.h"
 #include "ui_lesson.h"
+#include "ui_matrix.h"
 #include "ui_screen.h"
 #include "ui_text.h"
 #include "ui_util.h"
@@ -723,6 +725,276 @@ static void test_overlays_close_as_they_say(void **state)
     screen->ops->close(screen);
 }
 
+/* ---- the matrix pane, drawn into a curses screen in memory ---- */
+
+/* A 256-colour curses screen that writes to /dev/null, so a test can draw a pane and read back
+ * the characters, attributes and colour pairs of its cells. */
+typedef struct { SCREEN *screen; FILE *out, *in; } memory_screen;
+
+static ui_style open_memory_screen_as(memory_screen *m, const char *term, int cols, int rows)
+{
+    m->out = fopen("/dev/null", "w");
+    m->in = fopen("/dev/null", "r");
+    assert_non_null(m->out);
+    assert_non_null(m->in);
+    m->screen = newterm(term, m->out, m->in);
+    assert_non_null(m->screen);
+    set_term(m->screen);
+    resizeterm(rows, cols);
+    ui_style st = {.utf8 = true, .colors = ui_colors_init(UI_COLOR_ALWAYS), .precision = 4};
+    ui_matrix_colors_init(st.colors);
+    return st;
+}
+
+static ui_style open_memory_screen(memory_screen *m, int cols, int rows)
+{
+    ui_style st = open_memory_screen_as(m, "xterm-256color", cols, rows);
+    assert_int_equal(st.colors, 256);
+    return st;
+}
+
+static void close_memory_screen(memory_screen *m)
+{
+    endwin();
+    delscreen(m->screen);
+    fclose(m->out);
+    fclose(m->in);
+}
+
+/* The character at y, x with its attributes and colour pair. */
+static wchar_t cell_at(int y, int x, attr_t *attrs, short *pair)
+{
+    cchar_t c;
+    wchar_t text[CCHARW_MAX + 1] = {0};
+    assert_int_equal(mvin_wch(y, x, &c), OK);
+    getcchar(&c, text, attrs, pair, NULL);
+    return text[0];
+}
+
+/* Draws v's matrix at the top left of a 60x12 pane. */
+static ui_matrix_grid draw_pane(ui_view *v, const ui_style *st)
+{
+    ui_matrix_grid grid = {0};
+    erase();
+    ui_matrix_draw(v, 0, 0, 60, 12, st, &grid);
+    assert_true(grid.cell_w > 0);
+    return grid;
+}
+
+/* The selected cell keeps its heat colour (no reverse video, which made the key cell the
+ * darkest of its row) and is framed by brackets in that colour: the pair of weights[cat,sat]
+ * is the same selected or not. */
+static void test_selected_cell_keeps_its_heat_colour(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 80, 24);
+    attention_input in = cat_sat_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
+    assert_true(ui_view_heatmap(&v));
+    v.row = 0, v.col = 1;
+    ui_matrix_grid grid = draw_pane(&v, &st);
+    int x = grid.grid_x + grid.cell_w, y = grid.grid_y;   /* weights[cat,sat]'s blank column */
+    attr_t attrs;
+    short selected_pair, pair;
+    wchar_t digit = cell_at(y, x + 6, &attrs, &selected_pair);   /* the last digit of 0.3704 */
+    assert_int_equal(digit, L'4');
+    assert_int_equal(attrs & A_REVERSE, 0);
+    assert_true(selected_pair >= UI_PAIR_FREE);
+    assert_int_equal(cell_at(y, x, &attrs, &pair), L'[');
+    assert_int_equal(pair, selected_pair);
+    assert_int_equal(cell_at(y, x + 7, &attrs, &pair), L']');
+    assert_int_equal(pair, selected_pair);
+    v.row = 1, v.col = 0;   /* select another cell: weights[cat,sat] keeps its colour */
+    draw_pane(&v, &st);
+    assert_int_equal(cell_at(y, x + 6, &attrs, &pair), L'4');
+    assert_int_equal(pair, selected_pair);
+    assert_int_equal(cell_at(y, x, &attrs, &pair), L' ');
+    /* weights[cat,cat] = 0.6296 and weights[cat,sat] = 0.3704 fall in different buckets */
+    short other;
+    cell_at(y, grid.grid_x + 6, &attrs, &other);
+    assert_true(other >= UI_PAIR_FREE && other != pair);
+    ui_view_free(&v);
+    trace_free(&t);
+    close_memory_screen(&m);
+}
+
+/* Buckets hold [i/n, (i+1)/n): values that look alike share a colour (0.1193 and 0.1250 were
+ * blue and magenta when the level was rounded), and the legend's edges are exact. */
+static void test_heatmap_buckets_by_value(void **state)
+{
+    (void)state;
+    assert_int_equal(ui_matrix_bucket(0.1193, 5), ui_matrix_bucket(0.1250, 5));
+    assert_int_equal(ui_matrix_bucket(0.1999, 5), 0);
+    assert_int_equal(ui_matrix_bucket(0.2, 5), 1);
+    assert_int_equal(ui_matrix_bucket(0.0, 5), 0);
+    assert_int_equal(ui_matrix_bucket(1.0, 5), 4);
+    assert_int_equal(ui_matrix_bucket(-0.5, 5), 0);
+    assert_int_equal(ui_matrix_bucket(0.5, 11), 5);   /* 0 on a diverging ramp: the middle */
+}
+
+/* With 8 colours the weights' legend gives the edge of every bucket between its swatches. */
+static void test_eight_colour_legend_has_bucket_edges(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen_as(&m, "xterm", 80, 24);
+    assert_int_equal(st.colors, 8);
+    attention_input in = cat_sat_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
+    draw_pane(&v, &st);
+    wchar_t line[81];
+    assert_true(mvinnwstr(1, 0, line, 80) > 0);
+    assert_non_null(wcsstr(line, L"0.0    0.2    0.4    0.6    0.8    1.0"));
+    ui_view_free(&v);
+    trace_free(&t);
+    close_memory_screen(&m);
+}
+
+/* Masked cells of weights are drawn as an exact 0 in their own colour, not as a small weight,
+ * and −∞ in masked is bold. */
+static void test_masked_cells_have_their_own_mark(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 80, 24);
+    attention_input in = cat_sat_input();
+    in.mask = MASK_CAUSAL;
+    trace t;
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
+    v.row = 1, v.col = 0;
+    ui_matrix_grid grid = draw_pane(&v, &st);
+    int x = grid.grid_x + grid.cell_w, y = grid.grid_y;   /* weights[cat,sat]: masked */
+    attr_t attrs;
+    short pair, weight_pair;
+    assert_int_equal(cell_at(y, x + grid.cell_w - 2, &attrs, &pair), L'0');
+    assert_int_equal(cell_at(y, x + grid.cell_w - 3, &attrs, &pair), L' ');   /* not 0.0000 */
+    assert_true(attrs & A_BOLD);
+    cell_at(y + 1, x + grid.cell_w - 2, &attrs, &weight_pair);   /* weights[sat,sat] */
+    assert_true(pair >= UI_PAIR_FREE && pair != weight_pair);
+    ui_view_open_stage(&v, STAGE_MASKED, 1);
+    grid = draw_pane(&v, &st);
+    x = grid.grid_x + grid.cell_w;
+    assert_int_equal(cell_at(y, x + grid.cell_w - 2, &attrs, &pair), L'\u221e');
+    assert_true(attrs & A_BOLD);
+    ui_view_free(&v);
+    trace_free(&t);
+    close_memory_screen(&m);
+}
+
+/* Q of a two-head lesson: the heads' columns are grouped under "head 1" and "head 2" with a
+ * separator line between them, and a click on either side of it selects the right column. */
+static void test_heads_are_grouped_in_q(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 80, 24);
+    attention_input in = two_head_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_Q, 1);
+    ui_matrix_grid grid = draw_pane(&v, &st);
+    assert_int_equal(grid.group, 2);
+    assert_int_equal(grid.vis_cols, 4);
+    wchar_t line[81];
+    assert_true(mvinnwstr(grid.grid_y - 2, 0, line, 80) > 0);
+    wchar_t *one = wcsstr(line, L"head 1"), *two = wcsstr(line, L"head 2");
+    assert_non_null(one);
+    assert_non_null(two);
+    assert_true(one < two);
+    int separator = grid.grid_x + 2 * grid.cell_w;   /* before column 2, head 2's first */
+    attr_t attrs;
+    short pair;
+    wchar_t c = cell_at(grid.grid_y, separator, &attrs, &pair);
+    assert_true(c == L'\u2502' || (attrs & A_ALTCHARSET));
+    int row, col;
+    assert_true(ui_matrix_hit(&grid, &v, separator + 1, grid.grid_y + 1, &row, &col));
+    assert_int_equal(row, 1);
+    assert_int_equal(col, 2);
+    assert_true(ui_matrix_hit(&grid, &v, separator - 1, grid.grid_y, &row, &col));
+    assert_int_equal(col, 1);
+    assert_false(ui_matrix_hit(&grid, &v, separator, grid.grid_y, &row, &col));
+    ui_view_free(&v);
+    trace_free(&t);
+    close_memory_screen(&m);
+}
+
+/* Columns are as wide as their labels when the screen has room, and as narrow as their numbers
+ * when it has not; fewer decimals make more columns fit. */
+static void test_columns_fit_their_labels(void **state)
+{
+    (void)state;
+    static const char *const long_tokens[] = {"because", "of"};
+    attention_input in = cat_sat_input();
+    in.tokens = long_tokens;
+    trace t;
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
+    ui_style st = {.utf8 = true, .precision = 4};
+    assert_true(ui_matrix_fits(&v, 40, &st));    /* because|0.xxxx columns of 8 */
+    assert_false(ui_matrix_fits(&v, 20, &st));   /* "because" would be cut */
+    ui_view_free(&v);
+    trace_free(&t);
+    in = two_head_input();
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_Q, 1);
+    assert_false(ui_matrix_fits(&v, 36, &st));   /* four columns of -1.0000 do not fit */
+    st.precision = 1;
+    assert_true(ui_matrix_fits(&v, 36, &st));    /* of -1.0 they do */
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+/* The display keys of the lesson screen: + and - change the decimals (and say so), c the
+ * palette, P the presentation preset; none of them moves the lesson. */
+static void test_display_keys_change_only_the_display(void **state)
+{
+    (void)state;
+    ui_opened *o = NULL;
+    char error[512];
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, &o, false, error,
+                                    sizeof error), EXIT_STATUS_OK);
+    ui_screen *screen = ui_lesson_screen_new(o);
+    assert_non_null(screen);
+    ui_view *v = ui_lesson_screen_view(screen);
+    const ui_style st = {.utf8 = true, .precision = 4};
+    int step = v->step;
+    assert_int_equal(screen->ops->key(screen, '+', &st).close, 0);
+    assert_string_equal(v->message, "5 decimals");
+    screen->ops->key(screen, '-', &st);
+    screen->ops->key(screen, '-', &st);
+    assert_string_equal(v->message, "3 decimals");
+    screen->ops->key(screen, 'c', &st);
+    assert_non_null(strstr(v->message, "inferno"));
+    screen->ops->key(screen, 'c', &st);
+    assert_non_null(strstr(v->message, "viridis"));
+    screen->ops->key(screen, 'P', &st);
+    assert_string_equal(v->message, "presentation on");
+    screen->ops->key(screen, 'P', &st);
+    assert_string_equal(v->message, "presentation off");
+    screen->ops->key(screen, 'L', &st);
+    screen->ops->key(screen, 'J', &st);
+    screen->ops->key(screen, 'K', &st);
+    assert_int_equal(v->step, step);
+    screen->ops->close(screen);
+}
+
 /* ---- one whole headless run through ui_run ---- */
 
 static void test_headless_run_dumps_the_screen(void **state)
@@ -773,7 +1045,7 @@ static void test_key_times_one_line_per_key(void **state)
     char out[] = "/tmp/attnstep-test-out-XXXXXX";
     int kfd = mkstemp(keys), tfd = mkstemp(times), ofd = mkstemp(out);
     assert_true(kfd >= 0 && tfd >= 0 && ofd >= 0);
-    const char script[] = "j\nl\nn\ns\nn\no\na\nG\ng\nq\n";
+    const char script[] = "j\nl\nn\ns\nn\no\na\nG\ng\n+\nq\n";
     assert_int_equal(write(kfd, script, sizeof script - 1), (ssize_t)(sizeof script - 1));
     close(kfd);
     close(tfd);
@@ -792,6 +1064,7 @@ static void test_key_times_one_line_per_key(void **state)
     static const char *const expected[][2] = {
         {"j", "move-down"}, {"l", "move-right"}, {"n", "stage-next"}, {"s", "step-in"},
         {"n", "cell-next"}, {"o", "step-out"}, {"a", "heatmap"}, {"G", "last"}, {"g", "first"},
+        {"+", "display"},
     };
     FILE *f = fopen(times, "r");
     assert_non_null(f);
@@ -842,6 +1115,13 @@ int main(void)
         cmocka_unit_test(test_rebuild_keeps_tokens_by_name),
         cmocka_unit_test(test_file_stamp_sees_changes),
         cmocka_unit_test(test_overlays_close_as_they_say),
+        cmocka_unit_test(test_selected_cell_keeps_its_heat_colour),
+        cmocka_unit_test(test_heatmap_buckets_by_value),
+        cmocka_unit_test(test_eight_colour_legend_has_bucket_edges),
+        cmocka_unit_test(test_masked_cells_have_their_own_mark),
+        cmocka_unit_test(test_heads_are_grouped_in_q),
+        cmocka_unit_test(test_columns_fit_their_labels),
+        cmocka_unit_test(test_display_keys_change_only_the_display),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
     };

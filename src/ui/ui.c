@@ -462,6 +462,7 @@ int ui_run(const ui_options *options)
                  .headless = options->key_script != NULL, .started = now_seconds()};
     setlocale(LC_CTYPE, "");   /* wide characters; numbers stay in the "C" locale */
     s.st.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    s.st.present = options->present;
     if (s.headless) {
         char error[512];
         exit_status status = ui_script_load(options->key_script, &s.script, &s.script_len, error,

@@ -15,6 +15,7 @@ typedef struct {
     int head;                  /* --head: the head to open at (from 1), 0 when not given */
     ui_color color;            /* --color */
     int precision;             /* decimals shown in cells and explanations (negative: 4) */
+    bool present;              /* --present: lessons open in the presentation preset */
     /* Headless mode for tests: keys are read from key_script (one key name per line) and the
      * screen is drawn in memory at screen_cols x screen_rows (80x24 when 0), then dumped as
      * text to stdout wherever the script says "dump" and at its end. NULL for a real terminal.
@@ -38,7 +39,8 @@ typedef struct {
  * move-right, stage-next, stage-prev, stage-open (] or [: a stage off the script), head,
  * step-in, cell-next, cell-prev, step-out, heatmap, first, last, help, help-key (a key
  * while the help is shown), redraw, quit (to the score), question (a key of a waiting
- * question), none (an unbound key); "+scroll" appended when the
+ * question), display (+ - L c J K P: how the lesson is shown), none (an unbound key);
+ * "+scroll" appended when the
  * matrix scrolled), and the CLOCK_MONOTONIC wall time from the key being read to the end of
  * drawing its frame, refresh() included (headless: curses' update of its virtual screen and
  * the escape codes written to /dev/null). A key that quits has no line.

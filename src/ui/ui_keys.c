@@ -55,6 +55,17 @@ static const ui_binding bindings[] = {
     {UI_ACT_STAGE_PREV, UI_IN_LESSON, {'['}, NULL, "previous stage or head, off the script", 0},
     {UI_ACT_SUM, UI_IN_LESSON, {'e'}, "every term",
      "the selected cell's sum with every term, in a pane", 0},
+    /* In front of a class: room, decimals, colours and the narration (the lesson screen's own
+     * display settings; the view model never sees them). */
+    {UI_ACT_MORE_DECIMALS, UI_IN_LESSON, {'+', '='}, NULL, "one more decimal (wider columns)", 0},
+    {UI_ACT_FEWER_DECIMALS, UI_IN_LESSON, {'-'}, NULL, "one decimal fewer (narrower columns)", 0},
+    {UI_ACT_STEP_LIST, UI_IN_LESSON, {'L'}, NULL, "hide or show the step list (room for the matrix)", 0},
+    {UI_ACT_PALETTE, UI_IN_LESSON, {'c'}, NULL,
+     "heatmap colours: viridis and blue-orange, or inferno and purple-green", 0},
+    {UI_ACT_NARRATION_SCROLL, UI_IN_LESSON | QUESTION, {'J', 'K'}, NULL,
+     "scroll the narration down or up when it is longer than its pane", 0},
+    {UI_ACT_PRESENT, UI_IN_LESSON, {'P'}, NULL,
+     "presentation: no step list, a larger matrix, the most decimals that fit", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
 };

@@ -11,6 +11,7 @@
 #include "ui_util.h"
 
 #define TEXT_MAX 4096
+#define UI_MAX_DECIMALS 8
 
 /* The stage list as drawn, so that a click on a line opens its stage and head. */
 typedef struct {
@@ -19,6 +20,19 @@ typedef struct {
     walk_step opens[256];        /* the stage and head each line opens */
 } stage_list;
 
+/* How the lesson is shown, changed by keys in front of a class: the screen's own settings,
+ * taken from the run's style when the screen is first drawn. */
+typedef struct {
+    bool set;                    /* taken from the run's style yet */
+    int precision;               /* decimals (+ and -) */
+    int palette;                 /* the heatmap's colours (c) */
+    bool list_hidden;            /* the step list hidden (L) */
+    bool present;                /* the presentation preset (P, --present) */
+    bool auto_precision;         /* presenting: the most decimals that fit, until + or - */
+    int narration_top;           /* the narration's first line shown (J and K) */
+    unsigned long narration_of;  /* the matrix and step that narration_top belongs to */
+} display;
+
 typedef struct {
     ui_screen base;
     ui_opened *o;
@@ -26,6 +40,7 @@ typedef struct {
     ui_matrix_grid grid;
     stage_list list;
     ui_file_stamp seen;          /* the lesson's file when last looked at */
+    display d;
 } lesson_screen;
 
 static lesson_screen *lesson_of(ui_screen *s)
@@ -44,15 +59,17 @@ typedef struct {
     int explain_y, explain_h, narration_y, narration_h;
 } regions;
 
-/* Shares the rows out between the matrix (its rows, up to two thirds of the screen), the
- * explanation (up to three lines) and the narration; what is left goes to the matrix. */
-static regions split_screen(const ui_view *v, const char *explanation, const char *narration,
-                            const ui_style *st)
+/* Shares the rows out between the matrix (all its rows, up to two thirds of the screen, or
+ * all but three rows for the explanation and the narration when presenting), the explanation
+ * (up to three lines, two when presenting) and the narration; what is left goes to the matrix. */
+static regions split_screen(const ui_view *v, const display *d, const char *explanation,
+                            const char *narration, const ui_style *st)
 {
     regions r;
     int avail = LINES - 3;   /* less the title, the narration's rule and the key bar */
-    int body = ui_clamp(ui_view_rows(v) + 3, 4, avail * 2 / 3 > 4 ? avail * 2 / 3 : 4);
-    r.explain_h = ui_clamp(ui_lines_needed(explanation, COLS - 2, st), 1, 3);
+    int most = d->present ? avail - 3 : avail * 2 / 3;
+    int body = ui_clamp(ui_matrix_height(v), 4, most > 4 ? most : 4);
+    r.explain_h = ui_clamp(ui_lines_needed(explanation, COLS - 2, st), 1, d->present ? 2 : 3);
     if (body + r.explain_h + 1 > avail) r.explain_h = avail - body - 1 > 1 ? avail - body - 1 : 1;
     if (body + r.explain_h + 1 > avail) body = avail - r.explain_h - 1;
     r.narration_h = ui_clamp(ui_lines_needed(narration, COLS - 2, st), 1, avail - body - r.explain_h);
@@ -60,10 +77,29 @@ static regions split_screen(const ui_view *v, const char *explanation, const cha
     r.explain_y = r.narration_y - 1 - r.explain_h;
     r.body_y = 1;
     r.body_h = r.explain_y - r.body_y;
-    r.list_w = COLS >= 60 ? 16 : 0;
+    r.list_w = COLS >= 60 && !d->list_hidden && !d->present ? 16 : 0;
     r.mat_x = r.list_w ? r.list_w + 1 : 0;
     r.mat_w = COLS - r.mat_x;
     return r;
+}
+
+/* The style the screen draws with: the run's, with the screen's decimals and palette; when
+ * presenting, the most decimals (up to 6) with which every column of the matrix fits. */
+static ui_style style_of(lesson_screen *ls, const ui_style *st)
+{
+    display *d = &ls->d;
+    if (!d->set)
+        *d = (display){.set = true, .precision = st->precision, .palette = st->palette,
+                       .present = st->present, .auto_precision = st->present};
+    ui_style mine = *st;
+    mine.precision = d->precision;
+    mine.palette = d->palette;
+    if (d->present && d->auto_precision) {
+        for (mine.precision = 6; mine.precision > 1; mine.precision--)
+            if (ui_matrix_fits(&ls->v, COLS, &mine)) break;
+        if (!ui_matrix_fits(&ls->v, COLS, &mine)) mine.precision = d->precision;
+    }
+    return mine;
 }
 
 /* Appends formatted text to text (of size), keeping it terminated. */
@@ -109,8 +145,10 @@ static void draw_title(const ui_view *v, const char *title, const ui_style *st)
         snprintf(right, sizeof right, "%sstep %d/%d ", v->off_script ? "off " : "", v->step + 1,
                  v->walk.count);
     int right_w = ui_width(right, st);
+    char cut[sizeof left + 8];
+    ui_cut_text(left, COLS - right_w - 2, st, cut, sizeof cut);   /* a long title ends in … */
     ui_field(0, 0, COLS, "", st, A_REVERSE, 0, UI_LEFT);
-    ui_put(0, 0, COLS - right_w - 2, left, st, A_REVERSE | A_BOLD, 0);
+    ui_put(0, 0, COLS - right_w - 2, cut, st, A_REVERSE | A_BOLD, 0);
     ui_put(0, COLS - right_w, right_w, right, st, A_REVERSE, 0);
 }
 
@@ -219,11 +257,35 @@ static void narration_text(const ui_view *v, const ui_style *st, char *text, siz
     else add(text, size, "%s, made from %s.", formula, info->inputs);
 }
 
-static void draw_narration(const ui_view *v, const regions *r, const char *text,
+/* Where a narration that does not fit its pane is, and the keys that scroll it:
+ * " 3–5 of 19 · J↓ K↑ ". */
+static void scroll_note(const display *d, int shown, int needed, int most, const ui_style *st,
+                        char *text, size_t size)
+{
+    const ui_binding *b = NULL;
+    int count;
+    for (const ui_binding *all = ui_bindings(&count); count-- > 0; all++)
+        if (all->action == UI_ACT_NARRATION_SCROLL) b = all;
+    assert(b);
+    char down[32], up[32];
+    snprintf(text, size, " %d%s%d of %d \xc2\xb7 %s%s %s%s ", d->narration_top + 1,
+             st->utf8 ? "\xe2\x80\x93" : "-", d->narration_top + shown, needed,
+             ui_key_label(b->keys[0], st->utf8, down, sizeof down),
+             d->narration_top < most ? (st->utf8 ? "\xe2\x86\x93" : "v") : "",
+             ui_key_label(b->keys[1], st->utf8, up, sizeof up),
+             d->narration_top > 0 ? (st->utf8 ? "\xe2\x86\x91" : "^") : "");
+}
+
+/* The narration under its rule; when it is longer than its pane it scrolls (J and K), and the
+ * rule's right end says which lines are shown (unless a remark about the last key is there). */
+static void draw_narration(const ui_view *v, display *d, const regions *r, const char *text,
                            const ui_style *st)
 {
     int sep = r->narration_y - 1, accent = UI_PAIR_ACCENT * (st->colors > 0);
     ui_draw_hline(sep, 0, COLS, st);
+    int needed = ui_lines_needed(text, COLS - 2, st);
+    int most = needed > r->narration_h ? needed - r->narration_h : 0;
+    d->narration_top = ui_clamp(d->narration_top, 0, most);
     const char *label = ui_view_question_open(v) ? " question " :
                         v->off_script ? " off the script " :
                         ui_view_here(v) && ui_view_here(v)->say ? " narration " :
@@ -235,17 +297,20 @@ static void draw_narration(const ui_view *v, const regions *r, const char *text,
         label = reload;
     }
     int used = 2 + ui_put(sep, 2, COLS - 4, label, st, A_BOLD, v->reload_error[0] ? accent : 0);
-    if (v->message[0]) {   /* a remark about the last key, until the next one */
-        char remark[sizeof v->message + 4];
-        snprintf(remark, sizeof remark, " %s ", v->message);
-        int w = ui_width(remark, st), room = COLS - used - 2;
-        if (room > 2)
-            ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, remark, st, A_BOLD, accent);
-    }
-    ui_put_wrapped(r->narration_y, 1, COLS - 2, r->narration_h, text, st, A_NORMAL);
+    char right[sizeof v->message + 4] = "";
+    if (v->message[0])   /* a remark about the last key, until the next one */
+        snprintf(right, sizeof right, " %s ", v->message);
+    else if (most > 0)
+        scroll_note(d, r->narration_h, needed, most, st, right, sizeof right);
+    int w = ui_width(right, st), room = COLS - used - 2;
+    if (w > 0 && room > 2)
+        ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, right, st, A_BOLD,
+               v->message[0] ? accent : 0);
+    ui_put_wrapped_from(r->narration_y, 1, COLS - 2, r->narration_h, d->narration_top, text, st,
+                        A_NORMAL);
 }
 
-static void draw(ui_screen *s, const ui_style *st)
+static void draw(ui_screen *s, const ui_style *run_style)
 {
     lesson_screen *ls = lesson_of(s);
     ui_view *v = &ls->v;
@@ -253,14 +318,20 @@ static void draw(ui_screen *s, const ui_style *st)
     ls->grid = (ui_matrix_grid){0};
     ls->list = (stage_list){0};
     erase();
+    ui_style mine = style_of(ls, run_style);
+    const ui_style *st = &mine;
+    /* a new matrix or step starts its narration at the top */
+    unsigned long here = (unsigned long)v->shown << 20 ^ (unsigned long)v->step << 1 ^ v->off_script;
+    if (here != ls->d.narration_of) ls->d.narration_top = 0;
+    ls->d.narration_of = here;
     explanation_text(v, st, explanation, sizeof explanation);
     narration_text(v, st, narration, sizeof narration);
-    regions r = split_screen(v, explanation, narration, st);
+    regions r = split_screen(v, &ls->d, explanation, narration, st);
     draw_title(v, ls->o->l.title, st);
     if (r.list_w) draw_stage_list(v, &r, st, &ls->list);
     ui_matrix_draw(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, &ls->grid);
     ui_put_wrapped(r.explain_y, 1, COLS - 2, r.explain_h, explanation, st, A_NORMAL);
-    draw_narration(v, &r, narration, st);
+    draw_narration(v, &ls->d, &r, narration, st);
     ui_draw_bar(ui_view_context(v), st);
 }
 
@@ -287,6 +358,41 @@ static void explain_unbound(ui_view *v, int key, const ui_style *st)
                  ui_action_key(UI_ACT_HELP, UI_IN_LESSON, st->utf8, help, sizeof help));
 }
 
+/* The keys that change how the lesson is shown, not where it is: true when action was one. */
+static bool display_key(lesson_screen *ls, ui_action action, int arg, const ui_style *st)
+{
+    static const char *const palettes[] = {"viridis, and blue-orange for signed values",
+                                           "inferno, and purple-green for signed values"};
+    display *d = &ls->d;
+    char *message = ls->v.message;
+    int shown = style_of(ls, st).precision;   /* what + and - start from, presenting or not */
+    switch (action) {
+    case UI_ACT_MORE_DECIMALS:
+    case UI_ACT_FEWER_DECIMALS:
+        d->precision = ui_clamp(shown + (action == UI_ACT_MORE_DECIMALS ? 1 : -1), 0, UI_MAX_DECIMALS);
+        d->auto_precision = false;
+        snprintf(message, sizeof ls->v.message, "%d decimal%s", d->precision, d->precision == 1 ? "" : "s");
+        return true;
+    case UI_ACT_STEP_LIST:
+        d->list_hidden = !d->list_hidden && !d->present;
+        d->present = false;
+        return true;
+    case UI_ACT_PALETTE:
+        d->palette = (d->palette + 1) % UI_PALETTE_COUNT;
+        snprintf(message, sizeof ls->v.message, "heatmap colours: %s", palettes[d->palette]);
+        return true;
+    case UI_ACT_NARRATION_SCROLL:
+        d->narration_top += arg == 0 ? 1 : -1;   /* drawing keeps it within the text */
+        return true;
+    case UI_ACT_PRESENT:
+        d->present = d->auto_precision = !d->present;
+        snprintf(message, sizeof ls->v.message, "presentation %s", d->present ? "on" : "off");
+        return true;
+    default:
+        return false;
+    }
+}
+
 static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     ui_view *v = &lesson_of(s)->v;
@@ -294,8 +400,13 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
     /* A question waiting for its answer has keys of its own (its context in the table). */
     ui_action action = ui_key_action(k, ui_view_context(v), &arg);
     if (action == UI_ACT_NONE) { explain_unbound(v, k, st); return UI_STAY; }
+    v->message[0] = '\0';
+    if (display_key(lesson_of(s), action, arg, st)) return UI_STAY;
     if (action == UI_ACT_HELP) { v->message[0] = '\0'; return open_overlay(v, ui_help_screen_new()); }
-    if (action == UI_ACT_SUM) return open_overlay(v, ui_sum_screen_new(v, st));
+    if (action == UI_ACT_SUM) {   /* the pane writes its numbers with the screen's decimals */
+        ui_style mine = style_of(lesson_of(s), st);
+        return open_overlay(v, ui_sum_screen_new(v, &mine));
+    }
     if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
     switch (ui_view_apply(v, action, arg)) {
     case UI_VIEW_SCORE: return open_overlay(v, ui_summary_screen_new(v, false));
@@ -337,9 +448,14 @@ static unsigned context(const ui_screen *s)
     return ui_view_context(&lesson_const(s)->v);
 }
 
+/* The display keys (decimals, step list, palette, narration, presentation) are the screen's
+ * own, so the screen names them; the view model names the rest. */
 static const char *key_kind(const ui_screen *s, int k)
 {
-    return ui_view_key_kind(&lesson_const(s)->v, k);
+    const ui_view *v = &lesson_const(s)->v;
+    ui_action action = ui_key_action(k, ui_view_context(v), NULL);
+    if (action >= UI_ACT_MORE_DECIMALS && action <= UI_ACT_PRESENT) return "display";
+    return ui_view_key_kind(v, k);
 }
 
 /* A move that made the matrix scroll is told apart in the timings: it redraws every cell. */

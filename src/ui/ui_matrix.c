@@ -11,21 +11,50 @@
 #include "ui_matrix.h"
 #include "ui_util.h"
 
-enum { PAIR_SEQ = UI_PAIR_FREE, PAIR_DIV = UI_PAIR_FREE + 16 };
+enum { PAIR_SEQ = UI_PAIR_FREE, PAIR_DIV = UI_PAIR_FREE + 16, PAIR_MASK = UI_PAIR_FREE + 28 };
 
-/* Colour ramps (background, text): sequential for weights (dark = 0, bright = 1), diverging
- * blue-white-red for signed matrices (white = 0). */
+/* Colour ramps (background, text), dark to light, approximated in xterm's 256 colours, and an
+ * 8-colour version of each. Sequential ramps are for weights (0 … 1); diverging ramps for
+ * signed matrices, with 0 in the light middle bucket. Both palettes stay ordered by lightness
+ * for the common colour-vision deficiencies: viridis with blue-orange, inferno with
+ * purple-green. */
 typedef struct { short bg, fg; } ramp_colour;
-static const ramp_colour seq256[] = {{54, 15}, {60, 15}, {24, 15}, {30, 15}, {36, 15},
-                                     {35, 0},  {71, 0},  {107, 0}, {148, 0}, {184, 0}};
-static const ramp_colour div256[] = {{19, 15}, {26, 15}, {32, 15}, {74, 0}, {117, 0}, {255, 0},
-                                     {217, 0}, {210, 0}, {203, 0}, {160, 15}, {124, 15}};
-static const ramp_colour seq8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_MAGENTA, COLOR_WHITE},
-                                   {COLOR_CYAN, COLOR_BLACK}, {COLOR_GREEN, COLOR_BLACK},
-                                   {COLOR_YELLOW, COLOR_BLACK}};
-static const ramp_colour div8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
-                                   {COLOR_WHITE, COLOR_BLACK}, {COLOR_YELLOW, COLOR_BLACK},
-                                   {COLOR_RED, COLOR_WHITE}};
+typedef struct { const ramp_colour *colours; int n; } ramp_table;
+
+#define RAMP(a) {a, UI_COUNT(a)}
+static const ramp_colour viridis256[] = {{53, 15}, {54, 15}, {61, 15}, {24, 15}, {30, 15},
+                                         {36, 0},  {71, 0},  {113, 0}, {148, 0}, {220, 0}};
+static const ramp_colour blue_orange256[] = {{18, 15}, {25, 15}, {32, 15}, {75, 0}, {153, 0},
+                                             {255, 0}, {223, 0}, {215, 0}, {208, 0},
+                                             {166, 15}, {130, 15}};
+static const ramp_colour inferno256[] = {{16, 15}, {53, 15}, {89, 15}, {125, 15}, {161, 15},
+                                         {167, 0}, {202, 0}, {208, 0}, {220, 0}, {229, 0}};
+static const ramp_colour purple_green256[] = {{54, 15}, {97, 15}, {140, 0}, {183, 0},
+                                              {225, 0}, {255, 0}, {194, 0}, {151, 0},
+                                              {108, 0}, {65, 15}, {22, 15}};
+static const ramp_colour viridis8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
+                                       {COLOR_GREEN, COLOR_BLACK}, {COLOR_YELLOW, COLOR_BLACK},
+                                       {COLOR_WHITE, COLOR_BLACK}};
+static const ramp_colour blue_orange8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
+                                           {COLOR_WHITE, COLOR_BLACK},
+                                           {COLOR_YELLOW, COLOR_BLACK}, {COLOR_RED, COLOR_WHITE}};
+static const ramp_colour inferno8[] = {{COLOR_BLACK, COLOR_WHITE}, {COLOR_MAGENTA, COLOR_WHITE},
+                                       {COLOR_RED, COLOR_WHITE}, {COLOR_YELLOW, COLOR_BLACK},
+                                       {COLOR_WHITE, COLOR_BLACK}};
+static const ramp_colour purple_green8[] = {{COLOR_MAGENTA, COLOR_WHITE},
+                                            {COLOR_RED, COLOR_WHITE}, {COLOR_WHITE, COLOR_BLACK},
+                                            {COLOR_CYAN, COLOR_BLACK},
+                                            {COLOR_GREEN, COLOR_BLACK}};
+/* [palette][256 colours?][diverging?] */
+static const ramp_table ramps[UI_PALETTE_COUNT][2][2] = {
+    [UI_PALETTE_VIRIDIS] = {{RAMP(viridis8), RAMP(blue_orange8)},
+                            {RAMP(viridis256), RAMP(blue_orange256)}},
+    [UI_PALETTE_INFERNO] = {{RAMP(inferno8), RAMP(purple_green8)},
+                            {RAMP(inferno256), RAMP(purple_green256)}},
+};
+/* Masked cells: grey, a colour no ramp uses, with their own glyph; a masked weight is written
+ * "0", exactly, unlike any small weight. */
+static const ramp_colour mask256 = {238, 15}, mask8 = {COLOR_BLACK, COLOR_WHITE};
 
 /* Shade glyphs stand in for colour, so nothing is lost on a monochrome screen. */
 static const char *const shades_utf8[] = {" ", "\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93",
@@ -36,20 +65,38 @@ typedef struct { const ramp_colour *colours; int n, first_pair; } ramp;
 
 static ramp ramp_for(const ui_style *st, bool diverging)
 {
-    if (st->colors >= 256)
-        return diverging ? (ramp){div256, UI_COUNT(div256), PAIR_DIV} : (ramp){seq256, UI_COUNT(seq256), PAIR_SEQ};
-    return diverging ? (ramp){div8, UI_COUNT(div8), PAIR_DIV} : (ramp){seq8, UI_COUNT(seq8), PAIR_SEQ};
+    int palette = st->palette >= 0 && st->palette < UI_PALETTE_COUNT ? st->palette : 0;
+    ramp_table t = ramps[palette][st->colors >= 256][diverging];
+    return (ramp){t.colours, t.n, diverging ? PAIR_DIV : PAIR_SEQ};
+}
+
+/* The palette whose pairs are set up now: init_pair recolours what is on screen, so a switch
+ * of palette only needs the pairs set again before the next frame. */
+static int pairs_palette = -1, pairs_colors = 0;
+
+static void set_pairs(const ui_style *st)
+{
+    if (st->colors == 0 || (st->palette == pairs_palette && st->colors == pairs_colors)) return;
+    for (int d = 0; d < 2; d++) {
+        ramp r = ramp_for(st, d == 1);
+        for (int i = 0; i < r.n; i++)
+            init_pair((short)(r.first_pair + i), r.colours[i].fg, r.colours[i].bg);
+    }
+    ramp_colour mask = st->colors >= 256 ? mask256 : mask8;
+    init_pair(PAIR_MASK, mask.fg, mask.bg);
+    pairs_palette = st->palette;
+    pairs_colors = st->colors;
 }
 
 void ui_matrix_colors_init(int colors)
 {
-    if (colors == 0) return;
-    ui_style st = {.colors = colors};
-    for (int d = 0; d < 2; d++) {
-        ramp r = ramp_for(&st, d == 1);
-        for (int i = 0; i < r.n; i++)
-            init_pair((short)(r.first_pair + i), r.colours[i].fg, r.colours[i].bg);
-    }
+    pairs_palette = -1;
+    set_pairs(&(ui_style){.colors = colors, .palette = UI_PALETTE_VIRIDIS});
+}
+
+int ui_matrix_bucket(double position, int n)
+{
+    return ui_clamp((int)floor(position * n), 0, n - 1);
 }
 
 /* Position 0…1 of x on its ramp: weights as they are, signed values with 0 in the middle. */
@@ -59,23 +106,19 @@ static double ramp_position(double x, bool diverging, double absmax)
     return absmax > 0 ? (x / absmax + 1) / 2 : 0.5;
 }
 
-static int ramp_level(double position, int n)
+/* The value at the lower edge of bucket i of n (i = n: the top of the ramp). */
+static double bucket_edge(int i, int n, bool diverging, double absmax)
 {
-    return ui_clamp((int)lround(position * (n - 1)), 0, n - 1);
+    double position = (double)i / n;
+    return diverging ? (2 * position - 1) * absmax : position;
 }
 
 /* The shade glyph for a position; on a diverging ramp it shows the distance from 0. */
 static const char *shade(const ui_style *st, double position, bool diverging)
 {
     double strength = diverging ? fabs(position * 2 - 1) : position;
-    if (st->utf8) return shades_utf8[ramp_level(strength, UI_COUNT(shades_utf8))];
-    return shades_ascii[ramp_level(strength, UI_COUNT(shades_ascii))];
-}
-
-/* The current matrix's extremes, measured for every matrix when the view was built. */
-static const ui_range *extremes(const ui_view *v)
-{
-    return ui_view_range(v);
+    if (st->utf8) return shades_utf8[ui_matrix_bucket(strength, UI_COUNT(shades_utf8))];
+    return shades_ascii[ui_matrix_bucket(strength, UI_COUNT(shades_ascii))];
 }
 
 /* Columns of x written as a cell. */
@@ -90,7 +133,8 @@ static int number_columns_of(double x, const ui_style *st)
  * decimals, so the widest are the extremes (and −∞ where the mask hides cells). */
 static int number_width(const ui_view *v, const ui_style *st)
 {
-    int lo = number_columns_of(extremes(v)->lo, st), hi = number_columns_of(extremes(v)->hi, st);
+    int lo = number_columns_of(ui_view_range(v)->lo, st);
+    int hi = number_columns_of(ui_view_range(v)->hi, st);
     int width = lo > hi ? lo : hi;
     if (ui_view_current(v)->stage == STAGE_MASKED) {
         int inf = number_columns_of(-INFINITY, st);
@@ -105,13 +149,14 @@ static const char *axis_label(const ui_view *v, bool rows, int i, char *buffer, 
     return trace_axis_label(v->t, rows ? info->rows : info->cols, i, buffer, size);
 }
 
-/* Columns of the widest label along the rows (or columns) of the current stage, at most cap.
- * Each axis is measured once, on the first frame that shows it: the labels of 1024 tokens are
- * too many to measure on every key. */
-static int widest_label(ui_view *v, bool rows, int count, const ui_style *st, int cap)
+/* Columns of the widest label along the rows (or columns) of the current stage. Each axis is
+ * measured once, on the first frame that shows it: the labels of 1024 tokens are too many to
+ * measure on every key. */
+static int widest_label(ui_view *v, bool rows, const ui_style *st)
 {
     const stage_info *info = stage_get(ui_view_current(v)->stage);
     int *widest = &v->label_w[rows ? info->rows : info->cols];
+    int count = rows ? ui_view_rows(v) : ui_view_cols(v);
     if (*widest == 0) {
         *widest = 1;
         for (int i = 0; i < count; i++) {
@@ -120,21 +165,106 @@ static int widest_label(ui_view *v, bool rows, int count, const ui_style *st, in
             *widest = w > *widest ? w : *widest;
         }
     }
-    return *widest < cap ? *widest : cap;
+    return *widest;
 }
 
+/* Columns per head where the columns of a matrix are the heads' side by side (Q, K, V and
+ * concat of a lesson with heads), else 0. */
+static int head_group(const ui_view *v)
+{
+    stage_id stage = ui_view_current(v)->stage;
+    int heads = v->t->heads, cols = ui_view_cols(v);
+    bool split = stage == STAGE_Q || stage == STAGE_K || stage == STAGE_V || stage == STAGE_CONCAT;
+    return split && heads > 1 && cols % heads == 0 ? cols / heads : 0;
+}
+
+/* How the pane is laid out: a cell is a blank column, the number (as wide as the widest
+ * number and, when the screen has room, the widest column label), a second blank (left out
+ * when that lets every column fit) and shade glyphs when the heatmap has no colour. The
+ * selected cell's brackets sit in the blank columns around its number. */
 typedef struct {
+    int label_w;                 /* row labels */
     int cw, cell_w, glyph_w;     /* number field, whole cell, shade glyphs */
+    int pad;                     /* blank columns around the number: 1 or 2 */
+    int group;                   /* columns per head, 0 when not grouped */
+    int vis_cols;                /* columns that fit, wherever the scroll starts */
+    bool full_labels;            /* no column label is cut */
     bool heat, diverging;
     double absmax;
-} cell_style;
+} layout;
 
-static void draw_cell(const ui_view *v, const ui_style *st, const cell_style *cs, int y, int x,
-                      int row, int col)
+/* Separator columns k consecutive columns may cross, at most. */
+static int separators(int k, int group)
+{
+    return group && k > 1 ? (k - 2) / group + 1 : 0;
+}
+
+/* Columns k cells take: their cells, the separators they may cross, the closing bracket. */
+static int cells_width(const layout *L, int k)
+{
+    return k * L->cell_w + separators(k, L->group) + 1;
+}
+
+static layout lay_out(ui_view *v, int width, const ui_style *st)
+{
+    layout L = {.heat = ui_view_heatmap(v), .diverging = ui_view_current(v)->stage != STAGE_WEIGHTS};
+    int cols = ui_view_cols(v);
+    L.absmax = fmax(fabs(ui_view_range(v)->lo), fabs(ui_view_range(v)->hi));
+    L.glyph_w = L.heat && !st->colors ? 2 : 0;
+    L.group = head_group(v);
+    int rows_full = widest_label(v, true, st), cols_full = widest_label(v, false, st);
+    L.label_w = ui_clamp(rows_full, 1, width / 4 > 6 ? width / 4 : 6);
+    int avail = width - 2 - L.label_w;   /* less the row marker, the labels and a blank */
+    int numbers = number_width(v, st), n = cols > 0 ? cols : 1;
+    /* a blank on both sides of every number, unless one blank lets every column fit where two
+     * do not (the selected cell's closing bracket then takes the next cell's blank) */
+    int seps = separators(cols, L.group) + 1;
+    L.pad = !L.glyph_w && n * (numbers + 2) + seps > avail && n * (numbers + 1) + seps <= avail ? 1 : 2;
+    int per_col = (avail - 1 - separators(cols, L.group)) / n - L.pad - L.glyph_w;
+    int label_room = cols_full < per_col ? cols_full : per_col;
+    L.cw = numbers > label_room ? numbers : label_room;
+    L.cell_w = L.cw + L.pad + L.glyph_w;
+    L.full_labels = L.cw >= cols_full;
+    L.vis_cols = 0;
+    while (L.vis_cols < cols && cells_width(&L, L.vis_cols + 1) <= avail) L.vis_cols++;
+    return L;
+}
+
+int ui_matrix_height(const ui_view *v)
+{
+    return ui_view_rows(v) + 3 + (head_group(v) > 0);
+}
+
+bool ui_matrix_fits(ui_view *v, int width, const ui_style *st)
+{
+    layout L = lay_out(v, width, st);
+    return L.vis_cols == ui_view_cols(v) && L.full_labels && L.pad == 2;
+}
+
+/* Screen column where visible column c (0 = the first shown) starts: a separator column
+ * before each head's first column but the first one shown. */
+static int col_x(const ui_matrix_grid *grid, int c)
+{
+    int seps = grid->group ? (grid->left + c) / grid->group - grid->left / grid->group : 0;
+    return grid->grid_x + c * grid->cell_w + seps;
+}
+
+static bool is_masked(const ui_view *v, int row, int col)
+{
+    const walk_step *s = ui_view_current(v);
+    if (s->stage != STAGE_MASKED && s->stage != STAGE_WEIGHTS) return false;
+    if (!trace_has_stage(v->t, STAGE_MASKED)) return false;
+    double x = trace_value(v->t, STAGE_MASKED, s->head, row, col);
+    return isinf(x) && x < 0;
+}
+
+/* Draws one cell; returns its colour pair (the selected cell's frame takes it) and notes a
+ * masked cell in *masked. */
+static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int y, int x,
+                     int row, int col, bool *masked)
 {
     const walk_step *s = ui_view_current(v);
     bool marked = ui_view_marks_selection(v);
-    bool selected = marked && row == v->row && col == v->col;
     bool cross = marked && (row == v->row || col == v->col);
     /* The selected cell's query row and key column form an underlined crosshair, so "which
      * word does this one look at?" is read along one row. */
@@ -145,77 +275,132 @@ static void draw_cell(const ui_view *v, const ui_style *st, const cell_style *cs
     if (!ui_view_is_filled(v, row, col)) {
         snprintf(text, sizeof text, "%s", st->utf8 ? "\xc2\xb7" : ".");
         attr = A_DIM;
+    } else if (is_masked(v, row, col) && (L->heat || s->stage == STAGE_MASKED)) {
+        /* a masked cell is no small weight: its own mark, colour and glyph, and −∞ bold so it
+         * reads from the back of the room */
+        *masked = true;
+        if (s->stage == STAGE_MASKED) ui_number(-INFINITY, NUMBER_FIXED, L->cw, st, text, sizeof text);
+        else snprintf(text, sizeof text, "0");   /* exactly 0, unlike any small weight */
+        attr |= A_BOLD;
+        pair = L->heat && st->colors ? PAIR_MASK : 0;
+        glyph = st->utf8 ? "\xe2\x95\xb3" : "x";
     } else {
         double value = trace_value(v->t, s->stage, s->head, row, col);
         /* a fixed count of decimals, so that a column's decimal points line up (0.1770 under
          * 0.2919); a number wider than the field switches to exponent form, never cut */
-        ui_number(value, NUMBER_FIXED, cs->cw, st, text, sizeof text);
-        if (!isfinite(value)) attr |= A_DIM;
-        else if (cs->heat) {
-            double position = ramp_position(value, cs->diverging, cs->absmax);
+        ui_number(value, NUMBER_FIXED, L->cw, st, text, sizeof text);
+        if (!isfinite(value)) attr |= A_BOLD;
+        else if (L->heat) {
+            double position = ramp_position(value, L->diverging, L->absmax);
             if (st->colors) {
-                ramp r = ramp_for(st, cs->diverging);
-                pair = r.first_pair + ramp_level(position, r.n);
+                ramp r = ramp_for(st, L->diverging);
+                pair = r.first_pair + ui_matrix_bucket(position, r.n);
             } else {
-                glyph = shade(st, position, cs->diverging);
+                glyph = shade(st, position, L->diverging);
             }
         }
     }
-    /* Brackets mark the selected cell on every screen, colour or not, and in screen dumps. */
-    char shown[80];
-    snprintf(shown, sizeof shown, selected ? "[%s]" : "%s ", text);
-    if (selected) attr |= A_REVERSE | A_BOLD;
-    ui_field(y, x, cs->cw + 2, shown, st, attr, pair, UI_RIGHT);
-    for (int i = 0; i < cs->glyph_w; i++)
-        ui_field(y, x + 2 + cs->cw + i, 1, glyph, st, A_NORMAL, 0, UI_LEFT);
+    ui_field(y, x, L->cw + 1, text, st, attr, pair, UI_RIGHT);
+    if (L->pad > 1) ui_field(y, x + 1 + L->cw, 1, "", st, attr, pair, UI_LEFT);
+    for (int i = 0; i < L->glyph_w; i++)   /* after the closing bracket's blank */
+        ui_field(y, x + 2 + L->cw + i, 1, glyph, st, A_NORMAL, 0, UI_LEFT);
+    return pair;
 }
 
-/* The ramp as a strip of swatches, for the legend. */
-static int draw_swatches(int y, int x, const ui_style *st, bool diverging)
+/* The ramp's swatches, each `each` columns wide, with the value at every bucket edge between
+ * them ("0 ██ 0.2 ██ 0.4 … 1") when edges is true, else only at both ends. Returns the columns
+ * used (0 when the edges do not fit). */
+static int draw_ramp(int y, int x, int width, const ui_style *st, const layout *L, bool edges,
+                     bool draw)
 {
-    ramp r = ramp_for(st, diverging);
-    int n = st->colors ? r.n : st->utf8 ? UI_COUNT(shades_utf8) : UI_COUNT(shades_ascii);
-    if (!st->colors && diverging) n = 2 * n - 1;   /* shades grow both ways from 0 */
+    ramp r = ramp_for(st, L->diverging);
+    ui_style edge_style = *st;
+    edge_style.precision = st->precision < 2 ? st->precision : 2;
+    int used = 0;
+    for (int i = 0; i <= r.n; i++) {
+        if (edges || i == 0 || i == r.n) {
+            char edge[NUMBER_MAX];
+            ui_number(bucket_edge(i, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, &edge_style,
+                      edge, sizeof edge);
+            int w = ui_width(edge, st);
+            if (used + w > width) return 0;
+            if (draw) ui_put(y, x + used, w, edge, st, A_BOLD, 0);
+            used += w + (i < r.n);   /* a blank before the next swatch */
+        }
+        if (i == r.n) break;
+        int each = edges ? 2 : 1;
+        if (used + each > width) return 0;
+        if (draw) ui_field(y, x + used, each, "", st, A_NORMAL, r.first_pair + i, UI_LEFT);
+        used += each + (edges || i == r.n - 1);   /* a blank before the next edge */
+    }
+    return used;
+}
+
+/* The shades as a strip, for the legend without colour. */
+static int draw_shades(int y, int x, const ui_style *st, bool diverging)
+{
+    int n = st->utf8 ? UI_COUNT(shades_utf8) : UI_COUNT(shades_ascii);
+    if (diverging) n = 2 * n - 1;   /* shades grow both ways from 0 */
     for (int i = 0; i < n; i++) {
         double position = n > 1 ? (double)i / (n - 1) : 0;
-        if (st->colors) ui_field(y, x + i, 1, "", st, A_NORMAL, r.first_pair + i, UI_LEFT);
-        else ui_field(y, x + i, 1, shade(st, position, diverging), st, A_NORMAL, 0, UI_LEFT);
+        ui_field(y, x + i, 1, shade(st, position, diverging), st, A_NORMAL, 0, UI_LEFT);
     }
     return n;
 }
 
-static void draw_legend(const ui_view *v, const ui_style *st, const cell_style *cs, int y, int x,
-                        int width)
+static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, bool masked,
+                        int y, int x, int width)
 {
-    char lo[NUMBER_MAX], hi[NUMBER_MAX], key[32], text[160];
+    char key[32], text[200];
     if (ui_view_question_open(v)) {   /* the range would give answers away */
-        ui_put(y, x, width, "numbers hidden until the question is answered", st, A_DIM, 0);
+        ui_put(y, x, width, "numbers hidden until the question is answered", st, A_BOLD, 0);
         return;
     }
-    if (!cs->heat) {
+    if (!L->heat) {
         snprintf(text, sizeof text, "numbers \xc2\xb7 %s: heatmap",
                  ui_action_key(UI_ACT_HEATMAP, UI_IN_LESSON, st->utf8, key, sizeof key));
-        ui_put(y, x, width, text, st, A_DIM, 0);
+        ui_put(y, x, width, text, st, A_BOLD, 0);
         return;
     }
-    if (cs->diverging) {   /* the ramp runs from -max|x| to +max|x|, white (or blank) at 0 */
-        ui_number(-cs->absmax, NUMBER_SHORT, 0, st, lo, sizeof lo);
-        ui_number(cs->absmax, NUMBER_SHORT, 0, st, hi, sizeof hi);
+    int used;
+    char steps[64] = "";
+    if (st->colors) {   /* the edge of every bucket on a short ramp, where they fit */
+        ramp r = ramp_for(st, L->diverging);
+        bool edges = r.n <= 5 && draw_ramp(y, x, width, st, L, true, false) > 0;
+        used = draw_ramp(y, x, width, st, L, edges, true);
+        if (!edges) {
+            char step[NUMBER_MAX];
+            ui_number(bucket_edge(1, r.n, L->diverging, L->absmax) -
+                      bucket_edge(0, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, st, step, sizeof step);
+            snprintf(steps, sizeof steps, " (%d steps of %s)", r.n, step);
+        }
     } else {
-        snprintf(lo, sizeof lo, "0");
-        snprintf(hi, sizeof hi, "1");
+        char lo[NUMBER_MAX], hi[NUMBER_MAX];
+        ui_number(L->diverging ? -L->absmax : 0, NUMBER_SHORT, 0, st, lo, sizeof lo);
+        ui_number(L->diverging ? L->absmax : 1, NUMBER_SHORT, 0, st, hi, sizeof hi);
+        used = ui_put(y, x, width, lo, st, A_BOLD, 0) + 1;
+        used += draw_shades(y, x + used, st, L->diverging) + 1;
+        used += ui_put(y, x + used, width - used, hi, st, A_BOLD, 0);
     }
-    int used = ui_put(y, x, width, lo, st, A_NORMAL, 0) + 1;
-    used += draw_swatches(y, x + used, st, cs->diverging) + 1;
-    used += ui_put(y, x + used, width - used, hi, st, A_NORMAL, 0);
-    if (cs->diverging) {
+    used += ui_put(y, x + used, width - used, steps, st, A_BOLD, 0);
+    text[0] = '\0';
+    if (masked) {   /* the masked cells' own swatch (or glyph) */
+        used += 2;
+        if (st->colors && used + 2 <= width) {
+            ui_field(y, x + used, 2, "", st, A_NORMAL, PAIR_MASK, UI_LEFT);
+            used += 2;
+        } else if (!st->colors)
+            used += ui_put(y, x + used, width - used, st->utf8 ? "\xe2\x95\xb3" : "x", st, A_BOLD, 0);
+        snprintf(text, sizeof text, " masked");
+    }
+    else if (L->diverging) {
         char min[NUMBER_MAX], max[NUMBER_MAX];
-        ui_number(extremes(v)->lo, NUMBER_SHORT, 0, st, min, sizeof min);
-        ui_number(extremes(v)->hi, NUMBER_SHORT, 0, st, max, sizeof max);
+        ui_number(ui_view_range(v)->lo, NUMBER_SHORT, 0, st, min, sizeof min);
+        ui_number(ui_view_range(v)->hi, NUMBER_SHORT, 0, st, max, sizeof max);
         snprintf(text, sizeof text, "  values %s \xe2\x80\xa6 %s", min, max);
     } else
         snprintf(text, sizeof text, "  0 = no attention, 1 = all of it");
-    ui_put(y, x + used, width - used, text, st, A_DIM, 0);
+    ui_put(y, x + used, width - used, text, st, A_BOLD, 0);
 }
 
 /* "rows 3–14 of 40, cols 1–6 of 40" when the matrix does not fit, so scrolling is visible. */
@@ -234,14 +419,16 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
         strcat(text, part);
     }
     int w = ui_width(text, st);
-    if (w > 0) ui_put(y, right - w, w, text, st, A_DIM, 0);
+    if (w > 0) ui_put(y, right - w, w, text, st, A_BOLD, 0);
     return w;
 }
 
+/* The formula, the shape and the head, and at the right the selected row's and column's full
+ * labels (the matrix may have to cut them): where both do not fit, the formula is cut first. */
 static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
 {
     const walk_step *s = ui_view_current(v);
-    char text[512], part[64], formula[256];
+    char text[640], part[160], formula[256], row[32], col[32], cut[sizeof text + 8];
     trace_stage_formula(v->t, s->stage, formula, sizeof formula);
     snprintf(text, sizeof text, "%s  %d%s%d", formula, ui_view_rows(v),
              st->utf8 ? "\xc3\x97" : "x", ui_view_cols(v));
@@ -249,64 +436,116 @@ static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int 
         snprintf(part, sizeof part, "  head %d of %d", s->head, v->t->heads);
         strcat(text, part);
     }
-    ui_put(y, x, width, text, st, A_BOLD, 0);
+    int selection_w = 0;
+    if (ui_view_marks_selection(v)) {
+        snprintf(part, sizeof part, "row %s, column %s", axis_label(v, true, v->row, row, sizeof row),
+                 axis_label(v, false, v->col, col, sizeof col));
+        ui_cut_text(part, width / 2, st, cut, sizeof cut);
+        selection_w = ui_width(cut, st);
+        ui_put(y, x + width - selection_w, selection_w, cut, st, A_BOLD, 0);
+    }
+    int room = width - (selection_w ? selection_w + 2 : 0);
+    ui_cut_text(text, room, st, cut, sizeof cut);
+    ui_put(y, x, room, cut, st, A_BOLD, 0);
+}
+
+/* The heads over their columns (the selected cell's head in reverse) and a separator line
+ * between heads, from the head row down to the last visible row. */
+static void draw_heads(const ui_view *v, const ui_style *st, const ui_matrix_grid *grid, int y,
+                       int bottom)
+{
+    int selected = ui_view_marks_selection(v) ? v->col / grid->group : -1;
+    for (int c = 0; c < grid->vis_cols;) {
+        int col = grid->left + c, head = col / grid->group;
+        int last = ui_clamp((head + 1) * grid->group - grid->left, c + 1, grid->vis_cols);
+        int x0 = col_x(grid, c), x1 = col_x(grid, last - 1) + grid->cell_w;
+        char label[32];
+        snprintf(label, sizeof label, "head %d", head + 1);
+        ui_field(y, x0 + 1, x1 - x0 - 1, label, st, head == selected ? A_BOLD | A_REVERSE : A_BOLD,
+                 0, UI_CENTER);
+        if (c > 0) ui_draw_vline(y, x0 - 1, bottom - y, st);
+        c = last;
+    }
+}
+
+static void draw_column_labels(const ui_view *v, const ui_style *st, const layout *L,
+                               const ui_matrix_grid *grid)
+{
+    char buffer[32], label[64];
+    for (int c = 0; c < grid->vis_cols; c++) {
+        int col = grid->left + c, cx = col_x(grid, c);
+        bool sel = col == v->col && ui_view_marks_selection(v);
+        bool head = L->group && ui_view_marks_selection(v) && col / L->group == v->col / L->group;
+        ui_cut_text(axis_label(v, false, col, buffer, sizeof buffer), L->cw, st, label, sizeof label);
+        int lx = cx + 1 + L->cw - ui_width(label, st);   /* right-aligned over the numbers */
+        unsigned attr = sel ? A_BOLD | A_REVERSE : head ? A_BOLD | A_UNDERLINE : A_BOLD;
+        ui_put(grid->grid_y - 1, lx, L->cw, label, st, attr, 0);
+        if (sel) ui_put(grid->grid_y - 1, lx - 1, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
+    }
+}
+
+/* One row: its marker and label (cut with … when too long), its cells, and the selected
+ * cell's brackets in the blank columns on either side, in the cell's own colour. */
+static void draw_row(const ui_view *v, const ui_style *st, const layout *L,
+                     const ui_matrix_grid *grid, int x, int i, bool *masked)
+{
+    int row = v->top + i, ry = grid->grid_y + i;
+    bool sel = row == v->row && ui_view_marks_selection(v);
+    char buffer[32], label[64];
+    if (sel) ui_put(ry, x, 1, st->utf8 ? "\xe2\x96\xb8" : ">", st, A_BOLD, 0);
+    ui_cut_text(axis_label(v, true, row, buffer, sizeof buffer), L->label_w, st, label, sizeof label);
+    ui_put(ry, x + 1, L->label_w, label, st, sel ? A_BOLD | A_REVERSE : A_BOLD, 0);
+    int frame = -1, pair = 0;
+    for (int c = 0; c < grid->vis_cols; c++) {
+        int p = draw_cell(v, st, L, ry, col_x(grid, c), row, grid->left + c, masked);
+        if (sel && grid->left + c == v->col) { frame = c; pair = p; }
+    }
+    if (frame < 0) return;
+    int fx = col_x(grid, frame);
+    ui_put(ry, fx, 1, "[", st, A_BOLD, pair);
+    ui_put(ry, fx + 1 + L->cw, 1, "]", st, A_BOLD, pair);
 }
 
 void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_style *st,
                     ui_matrix_grid *grid)
 {
     int bottom = y + height;
-    cell_style cs = {.heat = ui_view_heatmap(v), .diverging = ui_view_current(v)->stage != STAGE_WEIGHTS};
-    cs.absmax = fmax(fabs(extremes(v)->lo), fabs(extremes(v)->hi));
-    cs.glyph_w = cs.heat && !st->colors ? 2 : 0;
-    int label_w = widest_label(v, true, ui_view_rows(v), st, 12);
-    int numbers = number_width(v, st);
-    int col_labels = widest_label(v, false, ui_view_cols(v), st, numbers > 6 ? numbers : 6);
-    cs.cw = numbers > col_labels ? numbers : col_labels;
-    cs.cell_w = cs.cw + 2 + cs.glyph_w;
-    bool legend = height >= 5;
-    grid->grid_y = y + 1 + legend + 1;
-    grid->grid_x = x + label_w + 2;
-    grid->cell_w = cs.cell_w;
+    set_pairs(st);
+    layout L = lay_out(v, width, st);
+    bool legend = height >= 5, heads = L.group && height >= 6;
+    grid->grid_y = y + 1 + legend + heads + 1;
+    grid->grid_x = x + 2 + L.label_w;
+    grid->cell_w = L.cell_w;
+    grid->group = L.group;
     grid->vis_rows = ui_clamp(bottom - grid->grid_y, 0, ui_view_rows(v));
-    grid->vis_cols = ui_clamp((x + width - grid->grid_x) / cs.cell_w, 0, ui_view_cols(v));
+    grid->vis_cols = L.vis_cols;
     draw_header(v, st, y, x, width);
     if (grid->vis_rows < 1 || grid->vis_cols < 1) {
         ui_put(y + 1, x, width, "(no room to show the matrix)", st, A_DIM, 0);
+        grid->cell_w = 0;
         return;
     }
     ui_view_scroll(v, grid->vis_rows, grid->vis_cols);
+    grid->left = v->left;
+    if (heads) draw_heads(v, st, grid, grid->grid_y - 2, grid->grid_y + grid->vis_rows);
+    draw_column_labels(v, st, &L, grid);
+    bool masked = false;
+    for (int i = 0; i < grid->vis_rows; i++) draw_row(v, st, &L, grid, x, i, &masked);
     if (legend) {
         int note = draw_scroll_note(v, st, y + 1, x + width, grid->vis_rows, grid->vis_cols);
-        draw_legend(v, st, &cs, y + 1, x, width - note - (note ? 2 : 0));
-    }
-    char buffer[32];
-    for (int c = 0; c < grid->vis_cols; c++) {
-        int col = v->left + c, cx = grid->grid_x + c * cs.cell_w;
-        bool sel = col == v->col && ui_view_marks_selection(v);
-        char label[64];
-        ui_cut_text(axis_label(v, false, col, buffer, sizeof buffer), cs.cw, st, label, sizeof label);
-        int lx = cx + 1 + cs.cw - ui_width(label, st);   /* right-aligned over the numbers */
-        ui_put(grid->grid_y - 1, lx, cs.cw, label, st, sel ? A_BOLD | A_REVERSE : A_BOLD, 0);
-        if (sel) ui_put(grid->grid_y - 1, lx - 1, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
-    }
-    for (int i = 0; i < grid->vis_rows; i++) {
-        int row = v->top + i, ry = grid->grid_y + i;
-        bool sel = row == v->row && ui_view_marks_selection(v);
-        if (sel) ui_put(ry, x, 1, st->utf8 ? "\xe2\x96\xb8" : ">", st, A_BOLD, 0);
-        ui_put(ry, x + 1, label_w, axis_label(v, true, row, buffer, sizeof buffer), st,
-               sel ? A_BOLD | A_REVERSE : A_BOLD, 0);
-        for (int c = 0; c < grid->vis_cols; c++)
-            draw_cell(v, st, &cs, ry, grid->grid_x + c * cs.cell_w, row, v->left + c);
+        draw_legend(v, st, &L, masked, y + 1, x, width - note - (note ? 2 : 0));
     }
 }
 
 bool ui_matrix_hit(const ui_matrix_grid *grid, const ui_view *v, int x, int y, int *row, int *col)
 {
-    if (grid->cell_w <= 0 || x < grid->grid_x || y < grid->grid_y ||
-        (x - grid->grid_x) / grid->cell_w >= grid->vis_cols || y - grid->grid_y >= grid->vis_rows)
-        return false;
-    *row = v->top + (y - grid->grid_y);
-    *col = v->left + (x - grid->grid_x) / grid->cell_w;
-    return true;
+    if (grid->cell_w <= 0 || y < grid->grid_y || y - grid->grid_y >= grid->vis_rows) return false;
+    for (int c = 0; c < grid->vis_cols; c++) {
+        int cx = col_x(grid, c);
+        if (x < cx || x >= cx + grid->cell_w) continue;
+        *row = v->top + (y - grid->grid_y);
+        *col = grid->left + c;
+        return true;
+    }
+    return false;
 }

@@ -13,14 +13,29 @@ typedef struct {
     int grid_y, grid_x;          /* screen position of the first visible cell */
     int cell_w;                  /* columns per cell; 0 when no cell was drawn */
     int vis_rows, vis_cols;      /* cells visible */
+    int left;                    /* the first visible column */
+    int group;                   /* columns per head when heads are grouped (a separator
+                                    column between groups), else 0 */
 } ui_matrix_grid;
 
-/* Sets up the heatmap's colour pairs (from UI_PAIR_FREE on) for colors (0, 8 or 256). */
+/* Sets up the heatmap's colour pairs (from UI_PAIR_FREE on) for colors (0, 8 or 256) in the
+ * default palette; a drawing in another palette sets its pairs up itself. */
 void ui_matrix_colors_init(int colors);
 
 /* Draws the pane in the given rectangle and fills grid; scrolls v to the selection. */
 void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_style *st,
                     ui_matrix_grid *grid);
+
+/* Rows the pane needs to show the whole current matrix (header, legend, heads, labels). */
+int ui_matrix_height(const ui_view *v);
+
+/* Whether every column of the current matrix fits in width columns with its full label and a
+ * blank on both sides of its numbers. */
+bool ui_matrix_fits(ui_view *v, int width, const ui_style *st);
+
+/* The bucket (0 … n-1) of a position 0…1 on a ramp of n colours: bucket i holds [i/n,
+ * (i+1)/n), so the legend's edges are exact and equal-looking values share a colour. */
+int ui_matrix_bucket(double position, int n);
 
 /* The cell drawn at column x, row y of the screen: true with its row and col. */
 bool ui_matrix_hit(const ui_matrix_grid *grid, const ui_view *v, int x, int y, int *row,

@@ -8,6 +8,7 @@
 #include "ui_keys.h"
 #include "ui_paint.h"
 #include "ui_text.h"
+#include "ui_util.h"
 
 #define TEXT_MAX 4096
 
@@ -108,6 +109,24 @@ void ui_put_wrapped(int y, int x, int width, int height, const char *text, const
         if (cut) addnwstr(more, reserve);
         attr_set(A_NORMAL, 0, NULL);
     }
+}
+
+int ui_put_wrapped_from(int y, int x, int width, int height, int first, const char *text,
+                        const ui_style *st, unsigned attr)
+{
+    static wchar_t w[TEXT_MAX];
+    static ui_span lines[TEXT_MAX / 2];
+    if (width < 1) return 0;
+    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    int needed = ui_text_wrap(w, n, width, lines, UI_COUNT(lines));
+    for (int i = 0; i < height && first + i < needed && first + i < UI_COUNT(lines); i++) {
+        const ui_span *line = &lines[first + i];
+        size_t fit = ui_text_fit(w + line->start, line->length, width, NULL);
+        attr_set((attr_t)attr, 0, NULL);
+        mvaddnwstr(y + i, x, w + line->start, (int)fit);
+        attr_set(A_NORMAL, 0, NULL);
+    }
+    return needed;
 }
 
 int ui_lines_needed(const char *text, int width, const ui_style *st)

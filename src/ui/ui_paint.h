@@ -14,7 +14,14 @@ typedef struct {
     bool utf8;      /* the locale shows UTF-8; otherwise ASCII text and ACS/ASCII lines */
     int colors;     /* 0 (no colour: shade glyphs instead), 8 or 256 */
     int precision;  /* decimals of the numbers shown */
+    int palette;    /* the heatmap's colours: UI_PALETTE_VIRIDIS (default) or UI_PALETTE_INFERNO */
+    bool present;   /* open lessons in the presentation preset (--present) */
 } ui_style;
+
+/* Heatmap palettes, both readable with the common colour-vision deficiencies: viridis for
+ * weights with a blue-orange diverging ramp for signed values (the default), or inferno with a
+ * purple-green diverging ramp. */
+enum { UI_PALETTE_VIRIDIS, UI_PALETTE_INFERNO, UI_PALETTE_COUNT };
 
 /* Colour pair of remarks and the current stage; pairs from UI_PAIR_FREE on are the matrix's. */
 enum { UI_PAIR_ACCENT = 1, UI_PAIR_FREE = 8 };
@@ -46,6 +53,10 @@ int ui_put(int y, int x, int width, const char *text, const ui_style *st, unsign
 /* Word-wraps text into height lines at y, x; a text that needs more ends with "…". */
 void ui_put_wrapped(int y, int x, int width, int height, const char *text, const ui_style *st,
                     unsigned attr);
+/* Word-wraps text and draws its lines first … first+height-1 at y, x (a pane that scrolls);
+ * returns how many lines the whole text needs. */
+int ui_put_wrapped_from(int y, int x, int width, int height, int first, const char *text,
+                        const ui_style *st, unsigned attr);
 /* Lines text needs when wrapped to width columns. */
 int ui_lines_needed(const char *text, int width, const ui_style *st);
 /* text cut to width columns, ending in "…" when it had to be cut (a matrix label, a long
