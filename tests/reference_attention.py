@@ -11,6 +11,7 @@ Usage: reference_attention.py ATTNSTEP LESSON...   Exit status 0 when all agree.
 """
 import fractions
 import json
+import cmath
 import math
 import subprocess
 import sys
@@ -88,10 +89,10 @@ def portable_cos_turns(u):
     return (cos_x, -sin_x, -cos_x, sin_x)[k & 3]
 
 
-def random_matrix(spec, rows, cols):
+def random_matrix(spec, rows, cols, d_model):
     generator = Generator(int(spec["seed"]))
     scale = number(spec.get("scale", "1"))
-    a = math.sqrt(6.0 / (2 * cols))
+    a = math.sqrt(3.0 / d_model)
     values = []
     for _ in range(rows * cols):
         if spec["random"] == "xavier":
@@ -135,6 +136,34 @@ def positional(positions, d):
     return pe
 
 
+def rotate(matrix, d_k, base):
+    """RoPE written with complex numbers: within each head, the pair (2p, 2p+1) of row pos is
+    the complex number x + iy, multiplied by e^(i·pos·base^(−2p/d_k))."""
+    out = []
+    for pos, row in enumerate(matrix):
+        new = list(row)
+        for start in range(0, len(row), d_k):
+            for p in range(d_k // 2):
+                c = 2 * p + start
+                z = complex(row[c], row[c + 1]) * cmath.exp(1j * pos * base ** (-2 * p / d_k))
+                new[c], new[c + 1] = z.real, z.imag
+        out.append(new)
+    return out
+
+
+def alibi_slopes(heads):
+    """The slopes by the rule of the ALiBi paper's code (Press et al., get_slopes): for n a power
+    of two the geometric sequence 2^(−8/n), 2^(−16/n), …, 2^(−8); otherwise that of the power of
+    two below, then every other slope of twice as many. (Each slope is written 2^(−8k/n) rather
+    than the paper's start · start^i, which can differ from it in the last bit.)"""
+    def power_of_two(n):
+        return [2 ** (-8 * k / n) for k in range(1, n + 1)]
+    if math.log2(heads).is_integer():
+        return power_of_two(heads)
+    closest = 2 ** math.floor(math.log2(heads))
+    return power_of_two(closest) + alibi_slopes(2 * closest)[0::2][:heads - closest]
+
+
 def as_tokens(value):
     return value.split(" ") if isinstance(value, str) else list(value)
 
@@ -149,25 +178,32 @@ def load(path):
     if "random" in embeddings:
         d = int(lesson["d_model"])
         distinct = list(dict.fromkeys(tokens + (source or [])))
-        rows = random_matrix(embeddings, len(distinct), d)
+        rows = random_matrix(embeddings, len(distinct), d, d)
         vectors = dict(zip(distinct, rows))
     else:
         vectors = {t: [number(x) for x in v] for t, v in embeddings.items()}
         d = len(next(iter(vectors.values())))
+    heads = int(lesson.get("heads", "1"))
+    kv_heads = int(lesson.get("kv_heads", heads))
     weights = {}
     for name in ("W_Q", "W_K", "W_V", "W_O"):
+        cols = d // heads * kv_heads if name in ("W_K", "W_V") else d
         spec = lesson.get(name, "identity")
         if spec == "identity":
             weights[name] = identity(d)
         elif isinstance(spec, dict):
-            weights[name] = random_matrix(spec, d, d)
+            weights[name] = random_matrix(spec, d, cols, d)
         else:
             weights[name] = [[number(x) for x in row] for row in spec]
     return {
         "title": lesson["title"], "tokens": tokens, "random_embeddings": "random" in embeddings, "source": source, "d": d,
-        "heads": int(lesson.get("heads", "1")), "vectors": vectors, "weights": weights,
+        "heads": heads, "kv_heads": kv_heads, "kv_heads_given": "kv_heads" in lesson,
+        "vectors": vectors, "weights": weights,
         "mask": lesson.get("mask", "none"),
         "positional": lesson.get("positional", "none") == "sinusoidal",
+        "rope": lesson.get("positional", "none") == "rope",
+        "rope_base": number(lesson.get("rope_base", "10000")),
+        "alibi": lesson.get("bias", "none") == "alibi",
         "scale": lesson.get("scale", "true") == "true",
     }
 
@@ -191,6 +227,10 @@ def compute(lesson):
     stages[("input", None)] = x
     q, k, v = matmul(x, w["W_Q"]), matmul(xs, w["W_K"]), matmul(xs, w["W_V"])
     stages[("Q", None)], stages[("K", None)], stages[("V", None)] = q, k, v
+    if lesson["rope"]:
+        q, k = rotate(q, d_k, lesson["rope_base"]), rotate(k, d_k, lesson["rope_base"])
+        stages[("Q_rotated", None)], stages[("K_rotated", None)] = q, k
+    slopes = alibi_slopes(heads) if lesson["alibi"] else None
     mask = lesson["mask"]
 
     def visible(i, j):
@@ -198,15 +238,25 @@ def compute(lesson):
             return True
         if mask == "causal":
             return j <= i
+        if isinstance(mask, dict):
+            return i - int(mask["window"]) < j <= i
         return mask[i][j] == "1"
 
     concat = [[0.0] * d for _ in range(n)]
+    per_group = heads // lesson["kv_heads"]
     for h in range(heads):
         cols = range(h * d_k, (h + 1) * d_k)
-        scores = [[dot((q[i][c] for c in cols), (k[j][c] for c in cols)) for j in range(m)]
+        group = h // per_group  # repeat_kv: consecutive query heads share a key/value head
+        kv_cols = range(group * d_k, (group + 1) * d_k)
+        scores = [[dot((q[i][c] for c in cols), (k[j][e] for e in kv_cols)) for j in range(m)]
                   for i in range(n)]
         scaled = [[s / math.sqrt(d_k) if lesson["scale"] else s for s in row] for row in scores]
-        masked = [[scaled[i][j] if visible(i, j) else -math.inf for j in range(m)]
+        unmasked = scaled
+        if slopes:
+            unmasked = [[scaled[i][j] - slopes[h] * abs(i - j) for j in range(m)]
+                        for i in range(n)]
+            stages[("biased", h + 1)] = unmasked
+        masked = [[unmasked[i][j] if visible(i, j) else -math.inf for j in range(m)]
                   for i in range(n)]
         weights = []
         for row in masked:
@@ -214,7 +264,7 @@ def compute(lesson):
             e = [math.exp(s - top) if s != -math.inf else 0.0 for s in row]
             total = sum(e)
             weights.append([x / total for x in e])
-        context = [[dot(weights[i], (v[j][c] for j in range(m))) for c in cols]
+        context = [[dot(weights[i], (v[j][c] for j in range(m))) for c in kv_cols]
                    for i in range(n)]
         for i in range(n):
             concat[i][h * d_k:(h + 1) * d_k] = context[i]
@@ -232,6 +282,20 @@ def close(expected, actual, tolerance=TOLERANCE):
     if actual is None:
         return False
     return abs(expected - actual) <= tolerance * max(1.0, abs(expected), abs(actual))
+
+
+def check_options(lesson, got):
+    """The top-level fields that say how the stages were made, where the lesson sets them."""
+    mask = lesson["mask"]
+    want = {
+        "positional": "rope" if lesson["rope"] else "sinusoidal" if lesson["positional"] else None,
+        "rope_base": lesson["rope_base"] if lesson["rope"] else None,
+        "bias": "alibi" if lesson["alibi"] else None,
+        "window": int(mask["window"]) if isinstance(mask, dict) else None,
+        "kv_heads": lesson["kv_heads"] if lesson["kv_heads_given"] else None,
+    }
+    return [f"top-level {key}: expected {value!r}, got {got.get(key)!r}"
+            for key, value in want.items() if got.get(key) != value]
 
 
 def check(program, path):
@@ -278,6 +342,7 @@ def check(program, path):
     for key in expected:
         if key not in seen:
             problems.append(f"missing stage {key}")
+    problems += check_options(lesson, got)
     for p in problems:
         print(f"{path}: {p}")
     return not problems

@@ -593,13 +593,23 @@ static void test_every_stage_row_is_complete(void **state)
     }
 }
 
-/* A cross-attention fixture with an explicit mask, or a causal self-attention one, both with
- * positional encoding and two heads. */
-static fixture table_fixture(bool cross)
+/* The fixtures that between them have every stage, all with two heads: a causal self-attention
+ * one and a cross-attention one with an explicit mask, both with positional encoding; and a
+ * self-attention one with RoPE, ALiBi, a sliding window and one key/value head. */
+enum { FIXTURE_CAUSAL, FIXTURE_CROSS, FIXTURE_MODERN, FIXTURE_KINDS };
+
+static fixture table_fixture(int kind)
 {
+    bool cross = kind == FIXTURE_CROSS;
     fixture f = make_fixture(3, cross ? 4 : 3, 4, 2, cross, 31);
-    f.in.positional = true;
-    if (cross) {
+    f.in.positional = kind != FIXTURE_MODERN;
+    if (kind == FIXTURE_MODERN) {
+        f.in.rope = f.in.alibi = true;
+        f.in.rope_base = 10000.0;
+        f.in.mask = MASK_WINDOW;
+        f.in.window = 2;
+        f.in.kv_heads = 1;  /* W_K, W_V read as 4 × 2 */
+    } else if (cross) {
         f.mask = malloc(12);
         for (int i = 0; i < 12; i++)
             f.mask[i] = i % 3 != 1;
@@ -647,8 +657,8 @@ static void test_stage_compute_matches_the_trace(void **state)
 {
     (void)state;
     static const trace_options fast = { 1, false }, two = { 2, false }, portable = { 1, true };
-    for (int cross = 0; cross <= 1; cross++) {
-        fixture f = table_fixture(cross);
+    for (int kind = 0; kind < FIXTURE_KINDS; kind++) {
+        fixture f = table_fixture(kind);
         check_stage_compute(&f.in, NULL, &fast);
         check_stage_compute(&f.in, &fast, &two);
         check_stage_compute(&f.in, &portable, &portable);
@@ -661,11 +671,13 @@ static void test_stage_compute_matches_the_trace(void **state)
 static void test_blocks_and_explanations_of_every_stage(void **state)
 {
     (void)state;
-    for (int cross = 0; cross <= 1; cross++) {
-        fixture f = table_fixture(cross);
+    bool seen[STAGE_COUNT] = { false };
+    for (int kind = 0; kind < FIXTURE_KINDS; kind++) {
+        fixture f = table_fixture(kind);
         trace t;
         compute_ok(&f.in, &t);
-        size_t bytes = (size_t)(cross ? 4 : 3) * 4 * sizeof(double);  /* positional table */
+        size_t bytes = !f.in.positional ? 0   /* the positional table */
+                     : (size_t)(kind == FIXTURE_CROSS ? 4 : 3) * 4 * sizeof(double);
         for (int s = 0; s < STAGE_COUNT; s++) {
             stage_id stage = (stage_id)s;
             int heads = stage_get(stage)->per_head ? t.heads : 1;
@@ -677,6 +689,7 @@ static void test_blocks_and_explanations_of_every_stage(void **state)
             bytes += expected;
             if (!trace_has_stage(&t, stage))
                 continue;
+            seen[s] = true;
             char text[1024];
             trace_cell cell = { stage, heads, 1, 0 };
             assert_true(trace_cell_explain(&t, &cell, 4, text, sizeof text) > 0);
@@ -688,6 +701,8 @@ static void test_blocks_and_explanations_of_every_stage(void **state)
         trace_free(&t);
         free_fixture(&f);
     }
+    for (int s = 0; s < STAGE_COUNT; s++)
+        assert_true(seen[s]);
 }
 
 static void assert_formula(const trace *t, stage_id stage, const char *expected)
@@ -702,7 +717,7 @@ static void assert_formula(const trace *t, stage_id stage, const char *expected)
 static void test_formulas_follow_the_configuration(void **state)
 {
     (void)state;
-    fixture f = table_fixture(true);  /* cross, explicit mask, positional, scaled */
+    fixture f = table_fixture(FIXTURE_CROSS);  /* cross, explicit mask, positional, scaled */
     trace t;
     compute_ok(&f.in, &t);
     assert_formula(&t, STAGE_SOURCE_INPUT, "source_input = embeddings(source) + PE");
@@ -720,7 +735,7 @@ static void test_formulas_follow_the_configuration(void **state)
     trace_free(&t);
     free_fixture(&f);
 
-    f = table_fixture(false);  /* self-attention, causal */
+    f = table_fixture(FIXTURE_CAUSAL);  /* self-attention, causal */
     f.in.positional = false;
     f.in.scale = false;
     compute_ok(&f.in, &t);
@@ -740,12 +755,24 @@ static void test_formulas_follow_the_configuration(void **state)
     trace_free(&t);
     free_fixture(&f);
 
-    fixture cross = table_fixture(true);
+    fixture cross = table_fixture(FIXTURE_CROSS);
     cross.in.positional = false;
     compute_ok(&cross.in, &t);
     assert_formula(&t, STAGE_SOURCE_INPUT, "source_input = embeddings(source)");
     trace_free(&t);
     free_fixture(&cross);
+
+    fixture modern = table_fixture(FIXTURE_MODERN);  /* RoPE, ALiBi, a window of 2, MQA */
+    compute_ok(&modern.in, &t);
+    assert_formula(&t, STAGE_INPUT, "input = embeddings");
+    assert_formula(&t, STAGE_Q_ROTATED, "Q_rotated = Q with pair p turned by pos · base^(−2p/d_k)");
+    assert_formula(&t, STAGE_K_ROTATED, "K_rotated = K with pair p turned by pos · base^(−2p/d_k)");
+    assert_formula(&t, STAGE_SCORES, "scores = Q_rotated_h · K_rotated_gᵀ");
+    assert_formula(&t, STAGE_BIASED, "biased = scaled − m_h·|i − j| (ALiBi)");
+    assert_formula(&t, STAGE_MASKED, "masked = biased, keys j ≤ i − 2 and j > i −∞ (sliding window)");
+    assert_formula(&t, STAGE_CONTEXT, "context = weights · V_g");
+    trace_free(&t);
+    free_fixture(&modern);
 }
 
 int main(void)

@@ -2,6 +2,7 @@
  * matrix from the trace's earlier blocks, by the fast kernels (tests/test_kernels.c holds them
  * to the textbook loops). trace_compute runs them into the trace; --stats into scratch. */
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 #include "stage_functions.h"
 
@@ -28,40 +29,41 @@ void compute_input(const trace *t, stage_id stage, int head, double *out,
     add_embeddings(out, t->in->embeddings, t->positional, t->n, t->d_model);
 }
 
-/* A projection: the rows of stage `from` times a d_model × d_model weight matrix. */
-static void project(const trace *t, stage_id from, const double *weights, double *out,
+/* A projection: the rows of stage `from` times a d_model × cols weight matrix (cols: d_model,
+ * or kv_heads · d_k for W_K and W_V). */
+static void project(const trace *t, stage_id from, const double *weights, int cols, double *out,
                     const kernels_config *config)
 {
-    kernels_matmul(out, trace_block(t, from, 1), weights, trace_rows(t, from), t->d_model,
-                   t->d_model, config);
+    kernels_matmul(out, trace_block(t, from, 1), weights, trace_rows(t, from), t->d_model, cols,
+                   config);
 }
 
 void compute_q(const trace *t, stage_id stage, int head, double *out,
                const kernels_config *config)
 {
     (void)stage, (void)head;
-    project(t, STAGE_INPUT, t->in->W_Q, out, config);
+    project(t, STAGE_INPUT, t->in->W_Q, t->d_model, out, config);
 }
 
 void compute_k(const trace *t, stage_id stage, int head, double *out,
                const kernels_config *config)
 {
     (void)stage, (void)head;
-    project(t, trace_source_stage(t), t->in->W_K, out, config);
+    project(t, trace_source_stage(t), t->in->W_K, trace_cols(t, stage), out, config);
 }
 
 void compute_v(const trace *t, stage_id stage, int head, double *out,
                const kernels_config *config)
 {
     (void)stage, (void)head;
-    project(t, trace_source_stage(t), t->in->W_V, out, config);
+    project(t, trace_source_stage(t), t->in->W_V, trace_cols(t, stage), out, config);
 }
 
 void compute_output(const trace *t, stage_id stage, int head, double *out,
                     const kernels_config *config)
 {
     (void)stage, (void)head;
-    project(t, STAGE_CONCAT, t->in->W_O, out, config);
+    project(t, STAGE_CONCAT, t->in->W_O, t->d_model, out, config);
 }
 
 /* The first column of head's d_k columns in Q, K, V and concat. */
@@ -70,12 +72,52 @@ static int head_offset(const trace *t, int head)
     return (head - 1) * t->d_k;
 }
 
+/* The first column of the key/value group that head reads, in K and V. */
+static int group_offset(const trace *t, int head)
+{
+    return (trace_kv_group(t, head) - 1) * t->d_k;
+}
+
 void compute_scores(const trace *t, stage_id stage, int head, double *out,
                     const kernels_config *config)
 {
     (void)stage;
-    kernels_scores(out, trace_block(t, STAGE_Q, 1), trace_block(t, STAGE_K, 1), t->n, t->m,
-                   t->d_k, t->d_model, head_offset(t, head), config);
+    /* Q_h · K_gᵀ: the head's columns of Q against its group's columns of K (the same columns
+     * in multi-head attention) */
+    kernels_gemm(t->n, t->m, t->d_k, trace_block(t, trace_query_stage(t), 1) + head_offset(t, head),
+                 (size_t)t->d_model, trace_block(t, trace_key_stage(t), 1) + group_offset(t, head),
+                 (size_t)trace_cols(t, STAGE_K), true, out, (size_t)t->m, config);
+}
+
+/* Q_rotated and K_rotated (RoPE): within each head's d_k columns of Q or K, the pair
+ * (2p, 2p+1) of row pos turned by the angle pos · base^(−2p/d_k), as RoFormer and llama2.c do.
+ * Keys in cross-attention take their index in the source. */
+void compute_rotated(const trace *t, stage_id stage, int head, double *out,
+                     const kernels_config *config)
+{
+    (void)head, (void)config;
+    const double *from = trace_block(t, stage == STAGE_Q_ROTATED ? STAGE_Q : STAGE_K, 1);
+    int cols = trace_cols(t, stage);  /* heads (or key groups) of d_k columns each */
+    for (int pos = 0; pos < trace_rows(t, stage); pos++)
+        for (int col = 0; col < cols; col += 2) {
+            size_t at = (size_t)pos * (size_t)cols + (size_t)col;
+            double angle = trace_rope_angle(t, pos, col % t->d_k / 2), c = cos(angle),
+                   s = sin(angle);
+            out[at] = from[at] * c - from[at + 1] * s;
+            out[at + 1] = from[at] * s + from[at + 1] * c;
+        }
+}
+
+/* biased (ALiBi) = scaled − m_h·|i − j|: a penalty growing with distance, steeper in heads with
+ * a larger slope. */
+void compute_biased(const trace *t, stage_id stage, int head, double *out,
+                    const kernels_config *config)
+{
+    (void)stage, (void)config;
+    for (int i = 0; i < t->n; i++)
+        for (int j = 0; j < t->m; j++)
+            out[(size_t)i * (size_t)t->m + (size_t)j] =
+                trace_value(t, STAGE_SCALED, head, i, j) - trace_alibi_bias(t, head, i, j);
 }
 
 /* The softmax rule carries the core's scaling and mask, so the `scaled` and `masked` that
@@ -84,11 +126,13 @@ void compute_weights(const trace *t, stage_id stage, int head, double *out,
                      const kernels_config *config)
 {
     (void)stage;
+    bool alibi = t->in->alibi;  /* then the softmax reads biased, already scaled */
     kernels_softmax_rule rule = {
-        .scale = t->in->scale, .d_k = t->d_k, .causal = t->in->mask == MASK_CAUSAL,
-        .allowed = t->in->mask == MASK_EXPLICIT ? t->in->mask_cells : NULL,
+        .scale = t->in->scale && !alibi, .d_k = t->d_k, .causal = t->in->mask == MASK_CAUSAL,
+        .allowed = t->in->mask == MASK_EXPLICIT ? t->in->mask_cells : t->visible,
     };
-    kernels_softmax(out, trace_block(t, STAGE_SCORES, head), t->n, t->m, &rule, config);
+    kernels_softmax(out, trace_block(t, alibi ? STAGE_BIASED : STAGE_SCORES, head), t->n, t->m,
+                    &rule, config);
 }
 
 void compute_context(const trace *t, stage_id stage, int head, double *out,
@@ -96,7 +140,7 @@ void compute_context(const trace *t, stage_id stage, int head, double *out,
 {
     (void)stage;
     kernels_context(out, trace_block(t, STAGE_WEIGHTS, head), trace_block(t, STAGE_V, 1), t->n,
-                    t->m, t->d_k, t->d_model, head_offset(t, head), config);
+                    t->m, t->d_k, trace_cols(t, STAGE_V), group_offset(t, head), config);
 }
 
 void compute_concat(const trace *t, stage_id stage, int head, double *out,

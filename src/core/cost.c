@@ -50,6 +50,23 @@ void cost_scaled(const trace *t, stage_id stage, cost_counts *counts)
         counts->divisions += heads_of(t, stage) * (tally)t->n * (tally)t->m;
 }
 
+/* RoPE: each cell is one side of a 2×2 rotation, two multiplications and one addition (the
+ * angles' sines and cosines are counted as neither). */
+void cost_rotated(const trace *t, stage_id stage, cost_counts *counts)
+{
+    tally cells = (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage);
+    counts->multiplications += 2 * cells;
+    counts->additions += cells;
+}
+
+/* ALiBi: per cell one multiplication (slope × distance) and one subtraction. */
+void cost_biased(const trace *t, stage_id stage, cost_counts *counts)
+{
+    tally cells = heads_of(t, stage) * (tally)t->n * (tally)t->m;
+    counts->multiplications += cells;
+    counts->additions += cells;
+}
+
 /* Comparisons (masked) or copies (concat): no arithmetic. */
 void cost_nothing(const trace *t, stage_id stage, cost_counts *counts)
 {

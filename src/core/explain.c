@@ -200,13 +200,14 @@ bool explain_input(explain_text *out, const trace *t, const trace_cell *cell)
     return true;
 }
 
-/* Q, K, V and output: a row of stage `from` times a column of the weight matrix. */
+/* Q, K, V and output: a row of stage `from` times a column of the weight matrix, which has as
+ * many columns as the stage (d_model, or kv_heads · d_k for K and V). */
 static bool explain_projection(explain_text *out, const trace *t, const trace_cell *cell,
                                stage_id from, const char *matrix, const double *weights)
 {
-    size_t d = (size_t)t->d_model;
+    size_t d = (size_t)t->d_model, cols = (size_t)trace_cols(t, cell->stage);
     products p = { trace_block(t, from, 1) + (size_t)cell->row * d, weights + (size_t)cell->col,
-                   1, d };
+                   1, cols };
     put(out, " = %s_%s · %s[:,%d] = ", stage_get(from)->name, row_label(t, cell), matrix,
         cell->col);
     put_product_terms(out, &p, t->d_model);
@@ -238,14 +239,33 @@ static size_t head_offset(const trace *t, int head)
     return (size_t)(head - 1) * (size_t)t->d_k;
 }
 
+/* The first column of the key/value group that head reads, in K and V. */
+static size_t group_offset(const trace *t, int head)
+{
+    return (size_t)(trace_kv_group(t, head) - 1) * (size_t)t->d_k;
+}
+
+/* " of group 2" after a key or value that grouped-query attention shares; nothing otherwise. */
+static void put_group(explain_text *out, const trace *t, int head)
+{
+    if (t->kv_heads < t->heads)
+        put(out, " of group %d", trace_kv_group(t, head));
+}
+
 bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
 {
     size_t d = (size_t)t->d_model, offset = head_offset(t, cell->head);
-    products p = { trace_block(t, STAGE_Q, 1) + (size_t)cell->row * d + offset,
-                   trace_block(t, STAGE_K, 1) + (size_t)cell->col * d + offset, 1, 1 };
-    put(out, " = q_%s · k_%s", row_label(t, cell), source_label(t, cell->col));
+    size_t kv = (size_t)trace_cols(t, STAGE_K);
+    products p = { trace_block(t, trace_query_stage(t), 1) + (size_t)cell->row * d + offset,
+                   trace_block(t, trace_key_stage(t), 1) + (size_t)cell->col * kv
+                   + group_offset(t, cell->head), 1, 1 };
+    put(out, t->in->rope ? " = rotated q_%s · rotated k_%s" : " = q_%s · k_%s", row_label(t, cell),
+        source_label(t, cell->col));
     if (t->heads > 1)
         put(out, " over dims %zu…%zu", offset, offset + (size_t)t->d_k - 1);
+    if (t->kv_heads < t->heads)
+        put(out, " of Q, %zu…%zu of K (group %d)", group_offset(t, cell->head),
+            group_offset(t, cell->head) + (size_t)t->d_k - 1, trace_kv_group(t, cell->head));
     put(out, " = ");
     put_product_terms(out, &p, t->d_k);
     return true;
@@ -280,8 +300,55 @@ bool explain_masked(explain_text *out, const trace *t, const trace_cell *cell)
         return false;
     }
     put(out, " = ");
-    put_source_cell(out, t, "scaled", cell);
+    put_source_cell(out, t, stage_get(trace_unmasked_stage(t))->name, cell);
     put(out, " (%s)", t->in->mask == MASK_NONE ? "no mask" : "may attend");
+    return true;
+}
+
+/* Q_rotated and K_rotated: the pair the cell belongs to, turned by its angle, with numbers:
+ *   Q_rotated[cat,2] = Q[cat,2]·cos θ − Q[cat,3]·sin θ, θ = 1 × 10000^(−2/4) = 0.01 (pair 1 of
+ *   head 1) = (0.5 × 0.99995) − (1 × 0.0099998) */
+bool explain_rotated(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id from = cell->stage == STAGE_Q_ROTATED ? STAGE_Q : STAGE_K;
+    const char *name = stage_get(from)->name;
+    int in_head = cell->col % t->d_k, pair = in_head / 2, first = cell->col - in_head % 2;
+    bool second = in_head % 2 == 1;
+    double angle = trace_rope_angle(t, cell->row, pair);
+    double x = trace_value(t, from, 1, cell->row, first);
+    double y = trace_value(t, from, 1, cell->row, first + 1);
+    const char *row = row_label(t, cell);
+    if (second)
+        put(out, " = %s[%s,%d]·sin θ + %s[%s,%d]·cos θ", name, row, first, name, row, first + 1);
+    else
+        put(out, " = %s[%s,%d]·cos θ − %s[%s,%d]·sin θ", name, row, first, name, row, first + 1);
+    put(out, ", θ = %d × ", cell->row);
+    put_number(out, t->in->rope_base);
+    put(out, "^(−%d/%d) = ", 2 * pair, t->d_k);
+    put_number(out, angle);
+    bool grouped = cell->stage == STAGE_K_ROTATED && t->kv_heads < t->heads;
+    put(out, " (pair %d of %s %d) = (", pair, grouped ? "group" : "head", cell->col / t->d_k + 1);
+    put_number(out, x);
+    put(out, " × ");
+    put_number(out, second ? sin(angle) : cos(angle));
+    put(out, second ? ") + (" : ") − (");
+    put_number(out, y);
+    put(out, " × ");
+    put_number(out, second ? cos(angle) : sin(angle));
+    put(out, ")");
+    return true;
+}
+
+/* biased: scaled minus the head's slope times the distance, with numbers. */
+bool explain_biased(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    put(out, " = ");
+    put_source_cell(out, t, "scaled", cell);
+    put(out, " − m_%d·|%d − %d| = ", cell->head, cell->row, cell->col);
+    put_number(out, trace_value(t, STAGE_SCALED, cell->head, cell->row, cell->col));
+    put(out, " − ");
+    put_number(out, trace_alibi_slope(cell->head, t->heads));
+    put(out, " × %d", abs(cell->row - cell->col));
     return true;
 }
 
@@ -341,10 +408,12 @@ bool explain_weights(explain_text *out, const trace *t, const trace_cell *cell)
 
 bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)
 {
-    size_t offset = head_offset(t, cell->head) + (size_t)cell->col;
+    size_t offset = group_offset(t, cell->head) + (size_t)cell->col;
     products p = { trace_block(t, STAGE_WEIGHTS, cell->head) + (size_t)cell->row * (size_t)t->m,
-                   trace_block(t, STAGE_V, 1) + offset, 1, (size_t)t->d_model };
-    put(out, " = Σ_j weights[%s,j] × v_j[%zu] = ", row_label(t, cell), offset);
+                   trace_block(t, STAGE_V, 1) + offset, 1, (size_t)trace_cols(t, STAGE_V) };
+    put(out, " = Σ_j weights[%s,j] × v_j[%zu]", row_label(t, cell), offset);
+    put_group(out, t, cell->head);
+    put(out, " = ");
     put_product_terms(out, &p, t->m);
     return true;
 }
@@ -386,7 +455,8 @@ int trace_cell_explain_full(const trace *t, const trace_cell *cell, int precisio
 static int find_index(const trace *t, stage_axis axis, const char *label, size_t length)
 {
     int count = axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
-              : axis == AXIS_MODEL_DIMS ? t->d_model : t->d_k;
+              : axis == AXIS_MODEL_DIMS ? t->d_model
+              : axis == AXIS_KV_DIMS ? t->kv_heads * t->d_k : t->d_k;
     char buffer[32];
     for (int i = 0; i < count && axis <= AXIS_SOURCE; i++) {
         const char *name = trace_axis_label(t, axis, i, buffer, sizeof buffer);

@@ -54,10 +54,41 @@ int formula_output(const trace *t, char *buffer, size_t size)
     return projection(STAGE_OUTPUT, STAGE_CONCAT, "W_O", buffer, size);
 }
 
+/* "h" in multi-head attention; "g" (the head's key/value group) when heads share keys (GQA). */
+static const char *key_index(const trace *t)
+{
+    return t->kv_heads < t->heads ? "g" : "h";
+}
+
 int formula_scores(const trace *t, char *buffer, size_t size)
 {
+    const char *rotated = t->in->rope ? "_rotated" : "";
+    return snprintf(buffer, size, "scores = Q%s_h · K%s_%sᵀ", rotated, rotated, key_index(t));
+}
+
+/* "Q_rotated = Q, …": what RoPE does to the rows of `from`. */
+static int rotated(stage_id stage, stage_id from, char *buffer, size_t size)
+{
+    return snprintf(buffer, size, "%s = %s with pair p turned by pos · base^(−2p/d_k)",
+                    stage_get(stage)->name, stage_get(from)->name);
+}
+
+int formula_q_rotated(const trace *t, char *buffer, size_t size)
+{
     (void)t;
-    return snprintf(buffer, size, "scores = Q_h · K_hᵀ");
+    return rotated(STAGE_Q_ROTATED, STAGE_Q, buffer, size);
+}
+
+int formula_k_rotated(const trace *t, char *buffer, size_t size)
+{
+    (void)t;
+    return rotated(STAGE_K_ROTATED, STAGE_K, buffer, size);
+}
+
+int formula_biased(const trace *t, char *buffer, size_t size)
+{
+    (void)t;
+    return snprintf(buffer, size, "biased = scaled − m_h·|i − j| (ALiBi)");
 }
 
 int formula_scaled(const trace *t, char *buffer, size_t size)
@@ -68,13 +99,17 @@ int formula_scaled(const trace *t, char *buffer, size_t size)
 
 int formula_masked(const trace *t, char *buffer, size_t size)
 {
-    static const char *const formulas[] = {
-        [MASK_NONE] = "masked = scaled (no mask: nothing hidden)",
-        [MASK_CAUSAL] = "masked = scaled, later tokens −∞ (causal mask)",
-        [MASK_EXPLICIT] = "masked = scaled, cells the lesson's mask hides −∞",
+    static const char *const hidden[] = {
+        [MASK_NONE] = " (no mask: nothing hidden)",
+        [MASK_CAUSAL] = ", later tokens −∞ (causal mask)",
+        [MASK_EXPLICIT] = ", cells the lesson's mask hides −∞",
     };
-    assert((size_t)t->in->mask < sizeof formulas / sizeof formulas[0]);
-    return snprintf(buffer, size, "%s", formulas[t->in->mask]);
+    const char *from = stage_get(trace_unmasked_stage(t))->name;
+    if (t->in->mask == MASK_WINDOW)
+        return snprintf(buffer, size, "masked = %s, keys j ≤ i − %d and j > i −∞ (sliding window)",
+                        from, t->in->window);
+    assert((size_t)t->in->mask < sizeof hidden / sizeof hidden[0]);
+    return snprintf(buffer, size, "masked = %s%s", from, hidden[t->in->mask]);
 }
 
 int formula_weights(const trace *t, char *buffer, size_t size)
@@ -85,8 +120,7 @@ int formula_weights(const trace *t, char *buffer, size_t size)
 
 int formula_context(const trace *t, char *buffer, size_t size)
 {
-    (void)t;
-    return snprintf(buffer, size, "context = weights · V_h");
+    return snprintf(buffer, size, "context = weights · V_%s", key_index(t));
 }
 
 int formula_concat(const trace *t, char *buffer, size_t size)

@@ -53,6 +53,16 @@ const stage_functions *stage_functions_get(stage_id stage);
 /* The stage K and V are made from: source_input in cross-attention, input otherwise. */
 stage_id trace_source_stage(const trace *t);
 
+/* What the scores read: Q_rotated and K_rotated with RoPE, Q and K otherwise. */
+stage_id trace_query_stage(const trace *t);
+stage_id trace_key_stage(const trace *t);
+
+/* What the mask hides cells of: biased with ALiBi, scaled otherwise. */
+stage_id trace_unmasked_stage(const trace *t);
+
+/* ALiBi's bias of cell (row, col) at head, before it is subtracted: m_h · |row − col|. */
+double trace_alibi_bias(const trace *t, int head, int row, int col);
+
 /* Bytes of the positional-encoding table (0 without positional encoding). */
 size_t trace_positional_bytes(const trace *t);
 

@@ -11,6 +11,8 @@ typedef enum {
     AXIS_TOKENS,      /* the query tokens, n of them */
     AXIS_SOURCE,      /* the key/value tokens, m of them (m = n, the same tokens, in self-attention) */
     AXIS_MODEL_DIMS,  /* dimensions 0 … d_model-1 */
+    AXIS_KV_DIMS,     /* dimensions 0 … kv_heads·d_k − 1 of keys and values (d_model unless
+                         grouped-query attention shares them between heads) */
     AXIS_HEAD_DIMS    /* dimensions 0 … d_k-1, counted within the head */
 } stage_axis;
 
@@ -46,18 +48,27 @@ typedef enum {
     X(Q, "Q", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       trace_read_stored, compute_q, explain_q, cost_projection, formula_q, \
       "input, W_Q") \
-    X(K, "K", false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
+    X(K, "K", false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
       trace_read_stored, compute_k, explain_k, cost_projection, formula_k, \
       "input, W_K") \
-    X(V, "V", false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
+    X(V, "V", false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
       trace_read_stored, compute_v, explain_v, cost_projection, formula_v, \
       "input, W_V") \
+    X(Q_ROTATED, "Q_rotated", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_rotated, explain_rotated, cost_rotated, formula_q_rotated, \
+      "Q, positions") \
+    X(K_ROTATED, "K_rotated", false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
+      trace_read_stored, compute_rotated, explain_rotated, cost_rotated, formula_k_rotated, \
+      "K, positions") \
     X(SCORES, "scores", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       trace_read_stored, compute_scores, explain_scores, cost_scores, formula_scores, \
       "Q, K") \
     X(SCALED, "scaled", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
       trace_read_scaled, compute_derived, explain_scaled, cost_scaled, formula_scaled, \
       "scores") \
+    X(BIASED, "biased", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      trace_read_stored, compute_biased, explain_biased, cost_biased, formula_biased, \
+      "scaled, ALiBi slopes") \
     X(MASKED, "masked", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
       trace_read_masked, compute_derived, explain_masked, cost_nothing, formula_masked, \
       "scaled, mask") \

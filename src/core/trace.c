@@ -32,7 +32,8 @@ static trace shape_of(const attention_input *in)
 {
     int heads = in->heads > 0 ? in->heads : 1;
     return (trace){ .in = in, .n = in->n_tokens, .m = source_count(in), .d_model = in->d_model,
-                    .heads = in->heads, .d_k = in->d_model / heads };
+                    .heads = in->heads, .d_k = in->d_model / heads,
+                    .kv_heads = in->kv_heads > 0 ? in->kv_heads : in->heads };
 }
 
 static int axis_length(const trace *t, stage_axis axis)
@@ -41,6 +42,7 @@ static int axis_length(const trace *t, stage_axis axis)
     case AXIS_TOKENS: return t->n;
     case AXIS_SOURCE: return t->m;
     case AXIS_MODEL_DIMS: return t->d_model;
+    case AXIS_KV_DIMS: return t->kv_heads * t->d_k;
     case AXIS_HEAD_DIMS: return t->d_k;
     }
     return 0;
@@ -122,7 +124,12 @@ static trace_status check_shape(const attention_input *in)
         || in->d_model % in->heads != 0 || !in->embeddings || !in->W_Q || !in->W_K
         || !in->W_V || !in->W_O || (in->source && !in->source_embeddings)
         || (in->mask == MASK_EXPLICIT && !in->mask_cells)
-        || (in->mask == MASK_CAUSAL && in->source))
+        || ((in->mask == MASK_CAUSAL || in->mask == MASK_WINDOW) && in->source)
+        || (in->mask == MASK_WINDOW && in->window < 1)
+        || (in->rope && (in->positional || (in->d_model / in->heads) % 2 != 0
+                         || !(in->rope_base > 0.0) || !isfinite(in->rope_base)))
+        || (in->alibi && in->source)
+        || in->kv_heads < 0 || (in->kv_heads > 0 && in->heads % in->kv_heads != 0))
         return TRACE_ERROR_SHAPE;
     return TRACE_OK;
 }
@@ -131,6 +138,7 @@ const char *trace_mask_name(mask_kind mask)
 {
     static const char *const names[] = {
         [MASK_NONE] = "no mask", [MASK_CAUSAL] = "causal mask", [MASK_EXPLICIT] = "lesson's mask",
+        [MASK_WINDOW] = "sliding window",
     };
     assert((size_t)mask < sizeof names / sizeof names[0]);
     return names[mask];
@@ -143,6 +151,8 @@ bool trace_is_hidden(const trace *t, int row, int col)
         return col > row;
     case MASK_EXPLICIT:
         return t->in->mask_cells[(size_t)row * (size_t)t->m + (size_t)col] == 0;
+    case MASK_WINDOW:
+        return col > row || col <= row - t->in->window;
     case MASK_NONE:
         break;
     }
@@ -157,6 +167,51 @@ static void fill_positional(double *pe, int positions, int d_model)
             double angle = pos / pow(10000.0, (double)(j - j % 2) / d_model);
             pe[(size_t)pos * (size_t)d_model + (size_t)j] = j % 2 == 0 ? sin(angle) : cos(angle);
         }
+}
+
+positional_kind trace_positional_kind(const attention_input *in)
+{
+    return in->rope ? POSITIONAL_ROPE
+         : in->positional ? POSITIONAL_SINUSOIDAL : POSITIONAL_NONE;
+}
+
+const char *trace_positional_word(positional_kind kind)
+{
+    static const char *const words[] = {
+        [POSITIONAL_NONE] = "none", [POSITIONAL_SINUSOIDAL] = "sinusoidal",
+        [POSITIONAL_ROPE] = "rope",
+    };
+    assert((size_t)kind < sizeof words / sizeof words[0]);
+    return words[kind];
+}
+
+/* Slope k (from 1) of a power-of-two count of heads: 2^(−8k/count). */
+static double power_of_two_slope(int k, int count)
+{
+    return pow(2.0, -8.0 * k / count);
+}
+
+double trace_alibi_slope(int head, int heads)
+{
+    assert(head >= 1 && head <= heads);
+    int below = 1;
+    while (below * 2 <= heads)
+        below *= 2;
+    if (head <= below)
+        return power_of_two_slope(head, below);
+    /* every other slope of 2·below heads, from the first: k = 1, 3, 5, … */
+    return power_of_two_slope(2 * (head - below) - 1, 2 * below);
+}
+
+int trace_kv_group(const trace *t, int head)
+{
+    assert(head >= 1 && head <= t->heads);
+    return (head - 1) / (t->heads / t->kv_heads) + 1;
+}
+
+double trace_rope_angle(const trace *t, int pos, int pair)
+{
+    return pos * pow(t->in->rope_base, -2.0 * pair / t->d_k);
 }
 
 kernels_config trace_kernels_config(const trace_options *options)
@@ -197,11 +252,31 @@ double trace_read_scaled(const trace *t, stage_id stage, int head, int row, int 
     return t->in->scale ? score / sqrt((double)t->d_k) : score;
 }
 
+stage_id trace_query_stage(const trace *t)
+{
+    return t->in->rope ? STAGE_Q_ROTATED : STAGE_Q;
+}
+
+stage_id trace_key_stage(const trace *t)
+{
+    return t->in->rope ? STAGE_K_ROTATED : STAGE_K;
+}
+
+double trace_alibi_bias(const trace *t, int head, int row, int col)
+{
+    return trace_alibi_slope(head, t->heads) * (double)abs(row - col);
+}
+
+stage_id trace_unmasked_stage(const trace *t)
+{
+    return t->in->alibi ? STAGE_BIASED : STAGE_SCALED;
+}
+
 double trace_read_masked(const trace *t, stage_id stage, int head, int row, int col)
 {
     (void)stage;
     return trace_is_hidden(t, row, col) ? -INFINITY
-                                        : trace_read_scaled(t, STAGE_SCALED, head, row, col);
+                                        : trace_value(t, trace_unmasked_stage(t), head, row, col);
 }
 
 /* The one allocation: the positional table, then each stored stage's block in table order. */
@@ -275,6 +350,20 @@ static trace_status fail(trace *t, trace_status status, trace_failure *failure)
     return status;
 }
 
+/* The cells a window mask lets through, for the softmax's rule (which reads cells). */
+static bool fill_visible(trace *t)
+{
+    if (t->in->mask != MASK_WINDOW)
+        return true;
+    t->visible = malloc((size_t)t->n * (size_t)t->m);
+    if (!t->visible)
+        return false;
+    for (int i = 0; i < t->n; i++)
+        for (int j = 0; j < t->m; j++)
+            t->visible[(size_t)i * (size_t)t->m + (size_t)j] = !trace_is_hidden(t, i, j);
+    return true;
+}
+
 static trace_status check_mask_rows(const trace *t, trace_failure *failure)
 {
     for (int i = 0; i < t->n; i++) {
@@ -307,7 +396,7 @@ trace_status trace_compute(const attention_input *in, const trace_options *optio
     assert(out->heads >= 1 && out->d_k * out->heads == out->d_model);
     if ((status = check_mask_rows(out, failure)) != TRACE_OK)
         return fail(out, status, failure);
-    if (!allocate(out))
+    if (!allocate(out) || !fill_visible(out))
         return fail(out, TRACE_ERROR_NO_MEMORY, failure);
 
     /* the forward pass: each stored stage in table order, each of its heads, by its row's
@@ -332,12 +421,19 @@ trace_status trace_compute(const attention_input *in, const trace_options *optio
 void trace_free(trace *t)
 {
     free(t->memory);
+    free(t->visible);
     memset(t, 0, sizeof *t);
 }
 
 bool trace_has_stage(const trace *t, stage_id stage)
 {
-    return stage != STAGE_SOURCE_INPUT || t->in->source != NULL;
+    switch (stage) {
+    case STAGE_SOURCE_INPUT: return t->in->source != NULL;
+    case STAGE_Q_ROTATED:
+    case STAGE_K_ROTATED: return t->in->rope;
+    case STAGE_BIASED: return t->in->alibi;
+    default: return true;
+    }
 }
 
 int trace_rows(const trace *t, stage_id stage)
@@ -369,6 +465,7 @@ const char *trace_axis_label(const trace *t, stage_axis axis, int i, char *buffe
     case AXIS_SOURCE:
         return t->in->source ? t->in->source[i] : t->in->tokens[i];
     case AXIS_MODEL_DIMS:
+    case AXIS_KV_DIMS:
     case AXIS_HEAD_DIMS:
         break;
     }

@@ -10,8 +10,17 @@
 typedef enum {
     MASK_NONE,      /* every query sees every key */
     MASK_CAUSAL,    /* query i sees keys 0 … i (self-attention only) */
-    MASK_EXPLICIT   /* the lesson's own 0/1 matrix */
+    MASK_EXPLICIT,  /* the lesson's own 0/1 matrix */
+    MASK_WINDOW     /* query i sees keys j with i − window < j ≤ i (self-attention only) */
 } mask_kind;
+
+/* How positions enter: added to the embeddings (sinusoidal), or rotating each head's query
+ * and key pairs (RoPE, RoFormer): Q_rotated and K_rotated, which the scores then read. */
+typedef enum {
+    POSITIONAL_NONE,
+    POSITIONAL_SINUSOIDAL,
+    POSITIONAL_ROPE
+} positional_kind;
 
 /* What the core computes from. The caller owns every array; the core only reads them.
  * n = n_tokens query tokens, m = n_source key/value tokens (m = n and source = NULL in
@@ -25,11 +34,20 @@ typedef struct {
     int heads;                          /* divides d_model; d_k = d_model / heads */
     const double *embeddings;           /* (n, d_model) one row per token, repeats repeated */
     const double *source_embeddings;    /* (m, d_model); NULL in self-attention */
-    const double *W_Q, *W_K, *W_V, *W_O; /* (d_model, d_model) each */
+    const double *W_Q, *W_O;            /* (d_model, d_model) each */
+    const double *W_K, *W_V;            /* (d_model, kv_heads · d_k) each */
     mask_kind mask;
     const unsigned char *mask_cells;    /* (n, m) 1 = may attend, 0 = hidden; NULL unless MASK_EXPLICIT */
     bool positional;                    /* add the sinusoidal positional encoding */
     bool scale;                         /* divide scores by √d_k */
+    bool rope;                          /* rotate Q and K by position (RoPE); d_k must be even,
+                                           and positional must be false */
+    double rope_base;                   /* RoPE's base (10000 in RoFormer and LLaMA); > 0 */
+    bool alibi;                         /* ALiBi: the stage `biased` = scaled − m_h·|i − j|
+                                           (self-attention only) */
+    int window;                         /* for MASK_WINDOW: how many keys a query sees (≥ 1) */
+    int kv_heads;                       /* grouped-query attention: heads of keys and values, a
+                                           divisor of heads (1: multi-query); 0 means heads */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
@@ -44,10 +62,13 @@ typedef struct {
 typedef struct {
     const attention_input *in;  /* borrowed: must outlive the trace */
     int n, m, d_model, heads, d_k;
+    int kv_heads;                /* heads of K and V: heads, or fewer, shared (GQA) */
     double *memory;              /* the one allocation: the positional table, then the blocks */
     double *positional;          /* (max(n, m), d_model) PE[pos, i], or NULL without positional
                                     encoding */
     double *block[STAGE_COUNT];  /* each stored stage's matrices, as above */
+    unsigned char *visible;      /* (n, m) 1 = may attend, for a window mask (the softmax's
+                                    rule reads cells); NULL otherwise */
 } trace;
 
 /* How trace_compute runs. NULL means the defaults (all zero). Neither changes a bit: every dot
@@ -113,6 +134,25 @@ double trace_value(const trace *t, stage_id stage, int head, int row, int col);
 /* The stored matrix of a stage at head (trace_rows × trace_cols, row-major), or NULL for the
  * stages derived when shown (scaled, masked): for readers that scan a whole stage. */
 const double *trace_block(const trace *t, stage_id stage, int head);
+
+/* The key/value group (from 1) that query head `head` (from 1) reads: consecutive heads share
+ * one, heads / kv_heads of them each, as repeat_kv lays them out. */
+int trace_kv_group(const trace *t, int head);
+
+/* How positions enter this input. */
+positional_kind trace_positional_kind(const attention_input *in);
+
+/* The positional kind's word, as a lesson writes it: "none", "sinusoidal" or "rope". */
+const char *trace_positional_word(positional_kind kind);
+
+/* ALiBi's slope m_h of head (from 1) among heads: 2^(−8h/heads) when heads is a power of two;
+ * otherwise the slopes of the largest power of two p below heads, then every other slope of
+ * 2p heads (Press et al., 2022). */
+double trace_alibi_slope(int head, int heads);
+
+/* RoPE's angle for the pair (2p, 2p+1) of a head's d_k columns at position pos:
+ * pos · base^(−2p/d_k). */
+double trace_rope_angle(const trace *t, int pos, int pair);
 
 /* The mask's name in prose: "no mask", "causal mask" or "lesson's mask". */
 const char *trace_mask_name(mask_kind mask);

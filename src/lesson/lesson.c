@@ -18,21 +18,26 @@
     X(TITLE, "title") X(ABOUT, "about") X(TOKENS, "tokens") X(EMBEDDINGS, "embeddings") \
     X(D_MODEL, "d_model") X(HEADS, "heads") X(W_Q, "W_Q") X(W_K, "W_K") X(W_V, "W_V") \
     X(W_O, "W_O") X(MASK, "mask") X(POSITIONAL, "positional") X(SCALE, "scale") \
-    X(SOURCE, "source") X(STEPS, "steps")
+    X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
+    X(KV_HEADS, "kv_heads")
 #define RANDOM_KEYS(X) X(RANDOM, "random") X(SEED, "seed") X(SCALE, "scale")
+#define MASK_KEYS(X) X(WINDOW, "window")
 #define STEP_KEYS(X) \
     X(STAGE, "stage") X(HEAD, "head") X(FOCUS, "focus") X(SAY, "say") X(ASK, "ask") \
     X(CHOICES, "choices") X(ANSWER, "answer") X(TOLERANCE, "tolerance") X(EXPECT, "expect")
 
 #define TOP_ENUM(id, name) TOP_##id,
 #define RANDOM_ENUM(id, name) RANDOM_##id,
+#define MASK_ENUM(id, name) MASK_KEY_##id,
 #define STEP_ENUM(id, name) STEP_##id,
 #define KEY_NAME(id, name) name,
 enum { TOP_KEYS(TOP_ENUM) TOP_COUNT };
 enum { RANDOM_KEYS(RANDOM_ENUM) RANDOM_COUNT };
+enum { MASK_KEYS(MASK_ENUM) MASK_KEY_COUNT };
 enum { STEP_KEYS(STEP_ENUM) STEP_COUNT };
 static const char *const top_keys[] = { TOP_KEYS(KEY_NAME) };
 static const char *const random_keys[] = { RANDOM_KEYS(KEY_NAME) };
+static const char *const mask_keys[] = { MASK_KEYS(KEY_NAME) };
 static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
 
 /* How a matrix (or the set of embeddings) is given. */
@@ -72,10 +77,14 @@ typedef struct {
     int *distinct_vector;     /* the node of its embedding, or -1 */
     int d_model;              /* -1 while unknown */
     int heads;                /* -1 when invalid */
+    int kv_heads;             /* 0 when not given, -1 when invalid */
     matrix_spec embeddings, W[4];
     mask_kind mask;
     int mask_node;
+    int window;               /* for a window mask */
     bool positional, scale;
+    bool rope, alibi;
+    double rope_base;
     int n_steps;
     lesson_step *steps;
 } checker;
@@ -599,7 +608,16 @@ static void read_embeddings(checker *c, int node) {
 }
 
 /* Reads W_Q, W_K, W_V or W_O: identity, a list of rows, or the random form. */
-static void read_matrix(checker *c, int node, const char *name, matrix_spec *spec) {
+/* Columns of W_K and W_V, K and V: kv_heads · d_k with grouped-query attention, d_model
+ * otherwise; -1 while unknown. */
+static int kv_columns(const checker *c) {
+    if (c->kv_heads == 0 || c->d_model < 1) return c->d_model;
+    if (c->kv_heads < 0 || c->heads < 1) return -1;
+    return c->d_model / c->heads * c->kv_heads;
+}
+
+/* A matrix of d_model rows and `cols` columns (-1: unknown). */
+static void read_matrix(checker *c, int node, const char *name, int cols, matrix_spec *spec) {
     static const char *const words[] = { "identity" };
     *spec = (matrix_spec){ .form = FORM_IDENTITY, .node = node };
     if (!usable(c, node)) return;
@@ -627,7 +645,7 @@ static void read_matrix(checker *c, int node, const char *name, matrix_spec *spe
     char label[64];
     snprintf(label, sizeof label, "a row of %s", name);
     /* Without d_model, rows must at least agree with one another: the odd one is blamed. */
-    int width = c->d_model, count = 0, *vectors = NULL;
+    int width = c->d_model >= 0 ? cols : -1, count = 0, *vectors = NULL;
     bool most = false;
     if (width < 0 && (vectors = children(c, node, &count)) != NULL)
         width = common_length(c, vectors, count, &most);
@@ -662,11 +680,29 @@ static void check_mask_rows(checker *c, int node, int n, int m) {
     }
 }
 
+/* mask: {window: W}: each query sees itself and the W − 1 keys before it. */
+static void read_window(checker *c, int map) {
+    int keys[MASK_KEY_COUNT];
+    uint64_t window = 0;
+    read_keys(c, map, mask_keys, MASK_KEY_COUNT, keys);
+    require(c, map, keys[MASK_KEY_WINDOW], "window");
+    if (keys[MASK_KEY_WINDOW] < 0
+        || !read_integer(c, keys[MASK_KEY_WINDOW], "window", 1, LESSON_MAX_TOKENS, &window))
+        return;
+    c->mask = MASK_WINDOW;
+    c->window = (int)window;
+    if (c->keys[TOP_SOURCE] >= 0) REPORT(c, map, SELF_ONLY, "a sliding window");
+}
+
 static void read_mask(checker *c, int node) {
     static const char *const words[] = { "none", "causal" };
     c->mask = MASK_NONE;
     c->mask_node = node;
     if (!usable(c, node)) return;
+    if (node_at(c, node)->kind == LESSON_NODE_MAP) {
+        read_window(c, node);
+        return;
+    }
     if (node_at(c, node)->kind == LESSON_NODE_LIST) {
         c->mask = MASK_EXPLICIT;
         bool cross = c->keys[TOP_SOURCE] >= 0;
@@ -678,7 +714,8 @@ static void read_mask(checker *c, int node) {
             check_mask_rows(c, node, n, m);
         return;
     }
-    int word = read_word(c, node, "mask", words, 2, "none, causal or a list of rows");
+    int word = read_word(c, node, "mask", words, 2,
+                         "none, causal, {window: W} or a list of rows");
     if (word == 1) {
         c->mask = MASK_CAUSAL;
         if (c->keys[TOP_SOURCE] >= 0) REPORT(c, node, CAUSAL_CROSS, NULL);
@@ -694,6 +731,7 @@ static int resolve_label(const checker *c, stage_axis axis, const char *text) {
     const token_list *list = axis == AXIS_SOURCE && cross ? &c->source : &c->tokens;
     int d_k = c->heads > 0 && c->d_model > 0 ? c->d_model / c->heads : -1;
     int count = axis == AXIS_MODEL_DIMS ? c->d_model
+              : axis == AXIS_KV_DIMS ? kv_columns(c)
               : axis == AXIS_HEAD_DIMS ? d_k
               : list->valid ? list->count : -1;
     if (count < 0) return -2;
@@ -741,6 +779,13 @@ static stage_id read_stage(checker *c, int node) {
     stage_id stage = stage_find(name);
     if (stage == STAGE_SOURCE_INPUT && c->keys[TOP_SOURCE] < 0) {
         REPORT(c, node, NO_SOURCE_STAGE, NULL);
+        return STAGE_COUNT;
+    }
+    const char *needs = (stage == STAGE_Q_ROTATED || stage == STAGE_K_ROTATED) && !c->rope
+                        ? "positional: rope" : stage == STAGE_BIASED && !c->alibi
+                        ? "bias: alibi" : NULL;
+    if (needs) {
+        REPORT(c, node, STAGE_NEEDS, name, needs);
         return STAGE_COUNT;
     }
     if (stage != STAGE_COUNT) return stage;
@@ -971,8 +1016,72 @@ static void check_heads(checker *c) {
     }
 }
 
+/* positional: none, sinusoidal or rope, and rope_base: with rope. */
+static void read_positional(checker *c) {
+    static const char *const words[] = { "none", "sinusoidal", "rope" };
+    int node = c->keys[TOP_POSITIONAL], base = c->keys[TOP_ROPE_BASE];
+    int word = node >= 0 ? read_word(c, node, "positional", words, 3,
+                                     "none, sinusoidal or rope") : 0;
+    c->positional = word == 1;
+    c->rope = word == 2;
+    c->rope_base = 10000.0;
+    if (base >= 0 && !c->rope) {
+        REPORT(c, base - 1, NEEDS, "rope_base", "'positional: rope'");
+    } else if (base >= 0 && read_number(c, base, "rope_base", &c->rope_base)
+               && !(c->rope_base > 0.0)) {
+        char text[LESSON_ESCAPED_MAX];
+        REPORT(c, base, BAD_VALUE, "rope_base", "a number greater than 0", shown(c, base, text));
+    }
+    int d_k = c->d_model > 0 && c->heads > 0 ? c->d_model / c->heads : 0;
+    if (c->rope && d_k % 2 != 0) {
+        lesson_diagnostic *item = REPORT(c, node, ROPE_ODD_D_K, d_k);
+        for (int h = 1; h <= c->d_model && h <= LESSON_MAX_HEADS; h++)
+            if (c->d_model % h == 0 && (c->d_model / h) % 2 == 0) {
+                lesson_hint(item, LESSON_HINT_EVEN_D_K, h);
+                break;
+            }
+    }
+}
+
+/* bias: none or alibi (self-attention only). */
+static void read_bias(checker *c) {
+    static const char *const words[] = { "none", "alibi" };
+    int node = c->keys[TOP_BIAS];
+    c->alibi = node >= 0 && read_word(c, node, "bias", words, 2, "none or alibi") == 1;
+    if (c->alibi && c->keys[TOP_SOURCE] >= 0) REPORT(c, node, SELF_ONLY, "bias: alibi");
+}
+
+/* kv_heads: G key/value heads shared by heads / G query heads each (grouped-query attention;
+ * 1 is multi-query). */
+static void read_kv_heads(checker *c) {
+    int node = c->keys[TOP_KV_HEADS];
+    uint64_t value = 0;
+    c->kv_heads = 0;
+    if (node < 0) return;
+    if (!read_integer(c, node, "kv_heads", 1, LESSON_MAX_HEADS, &value)) {
+        c->kv_heads = -1;
+        return;
+    }
+    c->kv_heads = (int)value;
+    if (c->heads > 0 && c->heads % c->kv_heads != 0) {
+        char divisors[512];
+        list_divisors(c->heads, divisors, sizeof divisors);
+        lesson_hint(REPORT(c, node, KV_HEADS_DIVIDE, c->kv_heads, c->heads), LESSON_HINT_USE_HEADS,
+                    divisors);
+        c->kv_heads = -1;
+    }
+}
+
+/* Identity (given, or by default) only fits a square W_K or W_V. */
+static void check_kv_identity(checker *c, int i, const char *name) {
+    int cols = kv_columns(c);
+    if (c->W[i].form != FORM_IDENTITY || cols < 1 || cols == c->d_model) return;
+    int node = c->keys[TOP_W_Q + i] >= 0 ? c->keys[TOP_W_Q + i] : c->keys[TOP_KV_HEADS];
+    lesson_hint(REPORT(c, node, IDENTITY_NOT_SQUARE, name, c->kv_heads, cols, c->d_model),
+                LESSON_HINT_KV_MATRIX, name, c->d_model, cols);
+}
+
 static void check_lesson(checker *c, int root) {
-    static const char *const positional[] = { "none", "sinusoidal" };
     int *k = c->keys;
     read_keys(c, root, top_keys, TOP_COUNT, k);
     require(c, root, k[TOP_TITLE], "title");
@@ -987,10 +1096,15 @@ static void check_lesson(checker *c, int root) {
     if (k[TOP_EMBEDDINGS] >= 0) read_embeddings(c, k[TOP_EMBEDDINGS]);
     check_heads(c);
     const char *names[] = { "W_Q", "W_K", "W_V", "W_O" };
-    for (int i = 0; i < 4; i++) read_matrix(c, k[TOP_W_Q + i], names[i], &c->W[i]);
+    read_kv_heads(c);
+    for (int i = 0; i < 4; i++)
+        read_matrix(c, k[TOP_W_Q + i], names[i], i == 1 || i == 2 ? kv_columns(c) : c->d_model,
+                    &c->W[i]);
+    check_kv_identity(c, 1, "W_K");
+    check_kv_identity(c, 2, "W_V");
     read_mask(c, k[TOP_MASK]);
-    c->positional = k[TOP_POSITIONAL] >= 0
-        && read_word(c, k[TOP_POSITIONAL], "positional", positional, 2, "none or sinusoidal") == 1;
+    read_positional(c);
+    read_bias(c);
     c->scale = read_bool(c, k[TOP_SCALE], "scale", true);
     read_steps(c, k[TOP_STEPS]);
 }
@@ -1002,7 +1116,8 @@ static void fill_matrix(checker *c, const matrix_spec *spec, int rows, int cols,
     if (spec->form == FORM_RANDOM) {
         random_state state;
         random_seed(&state, spec->seed);
-        random_fill(&state, spec->kind, 2 * cols, spec->scale, values, count);
+        /* xavier's a = √(3 / d_model) for every matrix, as lessons/README.md defines it */
+        random_fill(&state, spec->kind, 2 * c->d_model, spec->scale, values, count);
     } else if (spec->form == FORM_LIST) {
         int r = 0;
         for (int row = spec->node + 1; row < lesson_node_next(c->t, spec->node);
@@ -1051,10 +1166,11 @@ static bool build_mask(checker *c, lesson *l) {
     int n = l->n_tokens, m = l->source ? l->n_source : n;
     l->mask_cells = malloc((size_t)n * (size_t)m);
     if (!l->mask_cells) return false;
-    if (c->mask == MASK_CAUSAL) {
+    if (c->mask == MASK_CAUSAL || c->mask == MASK_WINDOW) {
         unsigned char *cell = l->mask_cells;
+        int window = c->mask == MASK_WINDOW ? c->window : n;
         for (int row = 0; row < n; row++)
-            for (int col = 0; col < m; col++) *cell++ = col <= row;
+            for (int col = 0; col < m; col++) *cell++ = col <= row && col > row - window;
         return true;
     }
     size_t i = 0;
@@ -1080,7 +1196,9 @@ static void describe_input(const checker *c, lesson *l) {
         .n_source = cross ? l->n_source : l->n_tokens,
         .source = cross ? (const char *const *)l->source : NULL,
         .d_model = c->d_model, .heads = c->heads, .mask = c->mask,
-        .positional = c->positional, .scale = c->scale };
+        .positional = c->positional, .scale = c->scale, .rope = c->rope,
+        .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window,
+        .kv_heads = c->kv_heads };
 }
 
 static void format_bytes(size_t bytes, char *out, size_t size) {
@@ -1111,9 +1229,10 @@ static lesson_status build(checker *c, int root, lesson *l) {
     double **W[] = { &l->W_Q, &l->W_K, &l->W_V, &l->W_O };
     bool ok = build_embeddings(c, l) && build_mask(c, l);
     for (int i = 0; ok && i < 4; i++) {
-        *W[i] = malloc((size_t)d * (size_t)d * sizeof **W[i]);
+        int cols = i == 1 || i == 2 ? kv_columns(c) : d;
+        *W[i] = malloc((size_t)d * (size_t)cols * sizeof **W[i]);
         ok = *W[i] != NULL;
-        if (ok) fill_matrix(c, &c->W[i], d, d, *W[i]);
+        if (ok) fill_matrix(c, &c->W[i], d, cols, *W[i]);
     }
     if (!ok) {
         REPORT(c, root, NO_MEMORY, NULL);

@@ -59,6 +59,13 @@
     X(NO_EMBEDDING,      "token '%s' has no embedding") \
     X(MASK_ROW_HIDDEN,   "the mask row of '%s' hides every key; each token must see at least one") \
     X(CAUSAL_CROSS,      "a causal mask needs self-attention, but this lesson has a source") \
+    X(SELF_ONLY,         "%s needs self-attention, but this lesson has a source") \
+    X(ROPE_ODD_D_K,      "positional: rope turns pairs of dimensions, so d_k (d_model / heads) " \
+                         "must be even; here it is %d") \
+    X(KV_HEADS_DIVIDE,   "kv_heads (%d) must divide heads (%d)") \
+    X(IDENTITY_NOT_SQUARE, "%s cannot be identity: with kv_heads %d it has %d columns " \
+                         "(kv_heads × d_k), not d_model = %d") \
+    X(STAGE_NEEDS,       "stage '%s' exists only with '%s'") \
     X(TRACE_TOO_LARGE,   "the trace would need %s; the limit is 1 GiB") \
     X(UNKNOWN_STAGE,     "unknown stage '%s'") \
     X(NO_SOURCE_STAGE,   "stage 'source_input' exists only in cross-attention (with 'source')") \
@@ -112,6 +119,8 @@ typedef enum {
                          "first key") \
     X(MOST_HAVE,         "most %s here have %d numbers") \
     X(DECIMAL_POINT,     "write decimals with a point: %s") \
+    X(KV_MATRIX,         "write %s as %d rows of %d numbers, or {random: normal, seed: N}") \
+    X(EVEN_D_K,          "use d_model and heads whose quotient is even, e.g. heads: %d") \
     X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers")
 
 typedef enum {

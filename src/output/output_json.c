@@ -37,6 +37,26 @@ static void put_labels(output *o, const char *key, stage_axis axis, int count)
     output_puts(o, "]");
 }
 
+/* The configuration that changes what the stages are, where the lesson sets it: how positions
+ * enter, ALiBi, the sliding window, the key/value heads. */
+static void put_options(output *o, const attention_input *in)
+{
+    positional_kind positional = trace_positional_kind(in);
+    if (positional != POSITIONAL_NONE)
+        output_printf(o, "  \"positional\": \"%s\",\n", trace_positional_word(positional));
+    if (in->rope) {
+        output_puts(o, "  \"rope_base\": ");
+        output_number(o, in->rope_base, NUMBER_EXACT);
+        output_puts(o, ",\n");
+    }
+    if (in->alibi)
+        output_puts(o, "  \"bias\": \"alibi\",\n");
+    if (in->mask == MASK_WINDOW)
+        output_printf(o, "  \"window\": %d,\n", in->window);
+    if (in->kv_heads > 0)
+        output_printf(o, "  \"kv_heads\": %d,\n", in->kv_heads);
+}
+
 static void json_begin(output *o)
 {
     const trace *t = o->trace;
@@ -48,8 +68,10 @@ static void json_begin(output *o)
         output_puts(o, ",\n  ");
         put_labels(o, "source", AXIS_SOURCE, t->m);
     }
-    output_printf(o, ",\n  \"d_model\": %d,\n  \"heads\": %d,\n  \"d_k\": %d,\n"
-                  "  \"stages\": [", t->d_model, t->heads, t->d_k);
+    output_printf(o, ",\n  \"d_model\": %d,\n  \"heads\": %d,\n  \"d_k\": %d,\n",
+                  t->d_model, t->heads, t->d_k);
+    put_options(o, t->in);
+    output_puts(o, "  \"stages\": [");
 }
 
 /* NUMBER_EXACT reads back to the same double; -inf (hidden cells of masked) has no JSON

@@ -60,6 +60,7 @@ static const char *mask_name(mask_kind mask)
 {
     static const char *const names[] = {
         [MASK_NONE] = "none", [MASK_CAUSAL] = "causal", [MASK_EXPLICIT] = "explicit",
+        [MASK_WINDOW] = "window",
     };
     return names[mask];
 }
@@ -85,7 +86,7 @@ static void plain_begin(output *o)
     }
     output_printf(o, "\nd_model %d, heads %d, d_k %d, mask %s, positional %s, %s\n",
             t->d_model, t->heads, t->d_k, mask_name(t->in->mask),
-            t->in->positional ? "sinusoidal" : "none",
+            trace_positional_word(trace_positional_kind(t->in)),
             t->in->scale ? "scores scaled by 1/√d_k" : "scores not scaled (scale: false)");
 }
 

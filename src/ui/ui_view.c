@@ -52,15 +52,18 @@ static void measure_steps(ui_view *v)
         const walk_step *s = &v->pipeline.steps[i];
         ui_range *m = &v->range[i];
         int rows = trace_rows(t, s->stage), cols = trace_cols(t, s->stage);
-        /* the derived stages (scaled, masked) are monotone functions of scores' cells */
+        /* the derived stages (scaled, masked) are monotone functions of scores' cells; with
+         * ALiBi masked shows the cells of biased, a stored stage, instead */
         bool derived = stage_get(s->stage)->storage == STAGE_DERIVED;
+        stage_id source = s->stage == STAGE_MASKED && t->in->alibi ? STAGE_BIASED : STAGE_SCORES;
         bool masking = s->stage == STAGE_MASKED && t->in->mask != MASK_NONE;
         size_t at[2];
-        if (derived && !masking && scores_at && scores_at[s->head - 1][0] != 0) {
+        if (derived && !masking && source == STAGE_SCORES && scores_at
+            && scores_at[s->head - 1][0] != 0) {
             at[0] = scores_at[s->head - 1][0] - 1;
             at[1] = scores_at[s->head - 1][1] - 1;
         } else {
-            find_extremes(t, trace_block(t, derived ? STAGE_SCORES : s->stage, s->head), rows,
+            find_extremes(t, trace_block(t, derived ? source : s->stage, s->head), rows,
                           cols, masking, at);
         }
         if (s->stage == STAGE_SCORES && scores_at && at[0] != SIZE_MAX) {   /* kept plus one */
