@@ -164,6 +164,28 @@ def alibi_slopes(heads):
     return power_of_two(closest) + alibi_slopes(2 * closest)[0::2][:heads - closest]
 
 
+def online_softmax(masked, tile):
+    """FlashAttention's recurrence over tiles of keys, from its definition: after tile t of a
+    row, m_t = max(m_{t-1}, the tile's visible scores) and l_t = l_{t-1}·exp(m_{t-1} − m_t) +
+    Σ exp(s_j − m_t) (a row that has seen only hidden keys keeps m = −∞, l = 0). Returns the
+    running maxima, the running sums, and the weights exp(s_j − m_T) / l_T."""
+    maxima, sums, weights = [], [], []
+    for row in masked:
+        m, l, ms, ls = -math.inf, 0.0, [], []
+        for start in range(0, len(row), tile):
+            part = [s for s in row[start:start + tile] if s != -math.inf]
+            new = max([m] + part)
+            if new != -math.inf:
+                l = l * math.exp(m - new) + sum(math.exp(s - new) for s in part)
+            m = new
+            ms.append(m)
+            ls.append(l)
+        maxima.append(ms)
+        sums.append(ls)
+        weights.append([math.exp(s - m) / l if s != -math.inf else 0.0 for s in row])
+    return maxima, sums, weights
+
+
 def as_tokens(value):
     return value.split(" ") if isinstance(value, str) else list(value)
 
@@ -205,6 +227,7 @@ def load(path):
         "rope_base": number(lesson.get("rope_base", "10000")),
         "alibi": lesson.get("bias", "none") == "alibi",
         "scale": lesson.get("scale", "true") == "true",
+        "tile": int(lesson["tile"]) if lesson.get("softmax") == "online" else None,
     }
 
 
@@ -264,6 +287,9 @@ def compute(lesson):
             e = [math.exp(s - top) if s != -math.inf else 0.0 for s in row]
             total = sum(e)
             weights.append([x / total for x in e])
+        if lesson["tile"]:
+            maxima, sums, weights = online_softmax(masked, lesson["tile"])
+            stages[("running_max", h + 1)], stages[("running_sum", h + 1)] = maxima, sums
         context = [[dot(weights[i], (v[j][c] for j in range(m))) for c in kv_cols]
                    for i in range(n)]
         for i in range(n):
@@ -293,9 +319,16 @@ def check_options(lesson, got):
         "bias": "alibi" if lesson["alibi"] else None,
         "window": int(mask["window"]) if isinstance(mask, dict) else None,
         "kv_heads": lesson["kv_heads"] if lesson["kv_heads_given"] else None,
+        "softmax": "online" if lesson["tile"] else None,
+        "tile": lesson["tile"],
     }
-    return [f"top-level {key}: expected {value!r}, got {got.get(key)!r}"
-            for key, value in want.items() if got.get(key) != value]
+    problems = [f"top-level {key}: expected {value!r}, got {got.get(key)!r}"
+                for key, value in want.items() if got.get(key) != value]
+    # the trace's own measure of how far the recurrence is from the ordinary softmax
+    difference = got.get("online_difference")
+    if lesson["tile"] and not (difference is not None and 0 <= difference <= TOLERANCE):
+        problems.append(f"online_difference {difference!r} is not within {TOLERANCE}")
+    return problems
 
 
 def check(program, path):

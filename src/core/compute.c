@@ -3,6 +3,7 @@
  * to the textbook loops). trace_compute runs them into the trace; --stats into scratch. */
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "stage_functions.h"
 
@@ -122,10 +123,8 @@ void compute_biased(const trace *t, stage_id stage, int head, double *out,
 
 /* The softmax rule carries the core's scaling and mask, so the `scaled` and `masked` that
  * trace_value derives are exactly what the softmax read. */
-void compute_weights(const trace *t, stage_id stage, int head, double *out,
-                     const kernels_config *config)
+static void ordinary_weights(const trace *t, int head, double *out, const kernels_config *config)
 {
-    (void)stage;
     bool alibi = t->in->alibi;  /* then the softmax reads biased, already scaled */
     kernels_softmax_rule rule = {
         .scale = t->in->scale && !alibi, .d_k = t->d_k, .causal = t->in->mask == MASK_CAUSAL,
@@ -135,12 +134,173 @@ void compute_weights(const trace *t, stage_id stage, int head, double *out,
                     &rule, config);
 }
 
+static void ordinary_context(const trace *t, int head, const double *weights, double *out,
+                             const kernels_config *config)
+{
+    kernels_context(out, weights, trace_block(t, STAGE_V, 1), t->n, t->m, t->d_k,
+                    trace_cols(t, STAGE_V), group_offset(t, head), config);
+}
+
+/* ---- the online softmax (FlashAttention's recurrence), tile by tile ---- */
+
+/* exp(x) for x ≤ 0 by the softmax's own exponential, so both softmaxes share one. */
+static double online_exp(double x, const kernels_config *config)
+{
+    double y;
+    kernels_exp_nonpositive(&y, &x, 1, config);
+    return y;
+}
+
+/* m_t = max(m_{t−1}, the largest visible score of tile t); −∞ while only hidden keys were seen. */
+void compute_running_max(const trace *t, stage_id stage, int head, double *out,
+                         const kernels_config *config)
+{
+    (void)stage, (void)config;
+    int tiles = trace_tile_count(t);
+    for (int i = 0; i < t->n; i++) {
+        double max = -INFINITY;
+        for (int b = 0; b < tiles; b++) {
+            int first, end;
+            trace_tile_keys(t, b, &first, &end);
+            for (int j = first; j < end; j++) {
+                double x = trace_value(t, STAGE_MASKED, head, i, j);
+                max = x > max ? x : max;
+            }
+            out[(size_t)i * (size_t)tiles + (size_t)b] = max;
+        }
+    }
+}
+
+/* One tile of one row of the recurrence: rescales what was accumulated (running_sum, and the
+ * context's d_k numbers when context is not NULL) by exp(m_{t−1} − m_t), then adds the tile's
+ * visible keys, each exp(s_j − m_t) (times v_j for the context, by fused multiply-add).
+ * A row whose maximum is still −∞ has seen no visible key and keeps l = 0. */
+static void online_tile(const trace *t, int head, int row, int b, double *sum, double *context,
+                        const kernels_config *config)
+{
+    int tiles = trace_tile_count(t);
+    const double *max = trace_block(t, STAGE_RUNNING_MAX, head) + (size_t)row * (size_t)tiles;
+    if (max[b] == -INFINITY)
+        return;
+    double rescale = online_exp((b > 0 ? max[b - 1] : -INFINITY) - max[b], config);
+    *sum *= rescale;
+    for (int c = 0; context && c < t->d_k; c++)
+        context[c] *= rescale;
+    const double *v = trace_block(t, STAGE_V, 1) + group_offset(t, head);
+    size_t v_cols = (size_t)trace_cols(t, STAGE_V);
+    int first, end;
+    trace_tile_keys(t, b, &first, &end);
+    for (int j = first; j < end; j++) {
+        if (trace_is_hidden(t, row, j))
+            continue;
+        double p = online_exp(trace_value(t, STAGE_MASKED, head, row, j) - max[b], config);
+        *sum += p;
+        for (int c = 0; context && c < t->d_k; c++)
+            context[c] = fma(p, v[(size_t)j * v_cols + (size_t)c], context[c]);
+    }
+}
+
+/* l_t = l_{t−1}·exp(m_{t−1} − m_t) + Σ exp(s_j − m_t) over the tile's visible keys. */
+void compute_running_sum(const trace *t, stage_id stage, int head, double *out,
+                         const kernels_config *config)
+{
+    (void)stage;
+    int tiles = trace_tile_count(t);
+    for (int i = 0; i < t->n; i++) {
+        double sum = 0.0;
+        for (int b = 0; b < tiles; b++) {
+            online_tile(t, head, i, b, &sum, NULL, config);
+            out[(size_t)i * (size_t)tiles + (size_t)b] = sum;
+        }
+    }
+}
+
+/* The last tile's m and l: the row's maximum and its softmax denominator. */
+static void online_final(const trace *t, int head, int row, double *max, double *sum)
+{
+    size_t last = (size_t)row * (size_t)trace_tile_count(t) + (size_t)trace_tile_count(t) - 1;
+    *max = trace_block(t, STAGE_RUNNING_MAX, head)[last];
+    *sum = trace_block(t, STAGE_RUNNING_SUM, head)[last];
+}
+
+/* weights from the recurrence: exp(s_j − m_T) / l_T with the last tile's m and l. */
+static void online_weights(const trace *t, int head, double *out, const kernels_config *config)
+{
+    for (int i = 0; i < t->n; i++) {
+        double max, sum;
+        online_final(t, head, i, &max, &sum);
+        for (int j = 0; j < t->m; j++)
+            out[(size_t)i * (size_t)t->m + (size_t)j] = trace_is_hidden(t, i, j) ? 0.0
+                : online_exp(trace_value(t, STAGE_MASKED, head, i, j) - max, config) / sum;
+    }
+}
+
+/* context from the recurrence, as FlashAttention makes it: the unnormalised sum of
+ * exp(s_j − m_t)·v_j rescaled tile by tile with l, divided by l_T once at the end. */
+static void online_context(const trace *t, int head, double *out, const kernels_config *config)
+{
+    int tiles = trace_tile_count(t);
+    for (int i = 0; i < t->n; i++) {
+        double *row = out + (size_t)i * (size_t)t->d_k, sum = 0.0, max, last;
+        for (int c = 0; c < t->d_k; c++)
+            row[c] = 0.0;
+        for (int b = 0; b < tiles; b++)
+            online_tile(t, head, i, b, &sum, row, config);
+        online_final(t, head, i, &max, &last);
+        assert(sum == last);  /* the same recurrence as running_sum, step for step */
+        for (int c = 0; c < t->d_k; c++)
+            row[c] /= sum;
+    }
+}
+
+void compute_weights(const trace *t, stage_id stage, int head, double *out,
+                     const kernels_config *config)
+{
+    (void)stage;
+    if (t->in->online_softmax)
+        online_weights(t, head, out, config);
+    else
+        ordinary_weights(t, head, out, config);
+}
+
 void compute_context(const trace *t, stage_id stage, int head, double *out,
                      const kernels_config *config)
 {
     (void)stage;
-    kernels_context(out, trace_block(t, STAGE_WEIGHTS, head), trace_block(t, STAGE_V, 1), t->n,
-                    t->m, t->d_k, trace_cols(t, STAGE_V), group_offset(t, head), config);
+    if (t->in->online_softmax)
+        online_context(t, head, out, config);
+    else
+        ordinary_context(t, head, trace_block(t, STAGE_WEIGHTS, head), out, config);
+}
+
+/* The largest |a[i] − b[i]| over count numbers, or at least `so_far`. */
+static double largest_difference(const double *a, const double *b, size_t count, double so_far)
+{
+    for (size_t i = 0; i < count; i++)
+        so_far = fmax(so_far, fabs(a[i] - b[i]));
+    return so_far;
+}
+
+double trace_online_difference(const trace *t)
+{
+    if (!t->in->online_softmax)
+        return 0.0;
+    size_t cells = (size_t)t->n * (size_t)t->m, context_cells = (size_t)t->n * (size_t)t->d_k;
+    double *weights = malloc((cells + context_cells) * sizeof *weights), difference = 0.0;
+    if (!weights)
+        return -1.0;
+    double *context = weights + cells;
+    kernels_config config = trace_kernels_config(NULL);
+    for (int h = 1; h <= t->heads; h++) {
+        ordinary_weights(t, h, weights, &config);
+        ordinary_context(t, h, weights, context, &config);
+        difference = largest_difference(weights, trace_block(t, STAGE_WEIGHTS, h), cells,
+                                        difference);
+        difference = largest_difference(context, trace_block(t, STAGE_CONTEXT, h),
+                                        context_cells, difference);
+    }
+    free(weights);
+    return difference;
 }
 
 void compute_concat(const trace *t, stage_id stage, int head, double *out,

@@ -67,6 +67,33 @@ void cost_biased(const trace *t, stage_id stage, cost_counts *counts)
     counts->additions += cells;
 }
 
+/* Visible keys of every row, over the heads of stage: the cells the online softmax reads. */
+static tally visible_cells(const trace *t, stage_id stage)
+{
+    tally visible = 0;
+    for (int i = 0; i < t->n; i++)
+        for (int j = 0; j < t->m; j++)
+            visible += !trace_is_hidden(t, i, j);
+    return heads_of(t, stage) * visible;
+}
+
+/* running_max: comparisons only, no arithmetic. */
+void cost_running_max(const trace *t, stage_id stage, cost_counts *counts)
+{
+    (void)t, (void)stage, (void)counts;
+}
+
+/* running_sum: per visible key one subtraction, one exponential and one addition; per row and
+ * tile the rescale: one subtraction, one exponential and one multiplication. */
+void cost_running_sum(const trace *t, stage_id stage, cost_counts *counts)
+{
+    tally visible = visible_cells(t, stage);
+    tally rescales = heads_of(t, stage) * (tally)t->n * (tally)trace_tile_count(t);
+    counts->additions += 2 * visible + rescales;
+    counts->exponentials += visible + rescales;
+    counts->multiplications += rescales;
+}
+
 /* Comparisons (masked) or copies (concat): no arithmetic. */
 void cost_nothing(const trace *t, stage_id stage, cost_counts *counts)
 {
@@ -81,7 +108,8 @@ void cost_weights(const trace *t, stage_id stage, cost_counts *counts)
     for (int i = 0; i < t->n; i++)
         for (int j = 0; j < t->m; j++)
             visible += !trace_is_hidden(t, i, j);
-    counts->additions += heads * (2 * visible - (tally)t->n);
+    /* the online softmax took its sums in running_sum: only the shift is left here */
+    counts->additions += heads * (t->in->online_softmax ? visible : 2 * visible - (tally)t->n);
     counts->exponentials += heads * visible;
     counts->divisions += heads * (tally)t->n * (tally)t->m;
 }

@@ -59,6 +59,7 @@ struct sum_terms {
     const trace_cell *cell;
     products p;
     double shift;                                /* the softmax's row max */
+    int first;                                   /* the key of term 0 (a tile's first) */
 };
 
 static bool term_present(const sum_terms *s, int i)
@@ -389,12 +390,29 @@ static void put_softmax_term(explain_text *out, const sum_terms *s, int j)
     put_shifted_exp(out, s->t, s->cell, j, s->shift);
 }
 
+/* A weight of the online softmax: its score against the last tile's running max, over the last
+ * running sum; the whole row of scores is never needed at once. */
+static bool explain_online_weight(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    int last = trace_tile_count(t) - 1;
+    double max = trace_value(t, STAGE_RUNNING_MAX, cell->head, cell->row, last);
+    put(out, " = exp(masked[%s,%s] − running_max[%s,%d]) / running_sum[%s,%d] = ",
+        row_label(t, cell), source_label(t, cell->col), row_label(t, cell), last,
+        row_label(t, cell), last);
+    put_shifted_exp(out, t, cell, cell->col, max);
+    put(out, " / ");
+    put_number(out, trace_value(t, STAGE_RUNNING_SUM, cell->head, cell->row, last));
+    return true;
+}
+
 bool explain_weights(explain_text *out, const trace *t, const trace_cell *cell)
 {
     if (trace_is_hidden(t, cell->row, cell->col)) {
         put(out, " = exp(−∞) / (…) = 0 (hidden by the mask)");
         return false;
     }
+    if (t->in->online_softmax)
+        return explain_online_weight(out, t, cell);
     double max = masked_row_max(t, cell->head, cell->row);
     put(out, " = ");
     put_shifted_exp(out, t, cell, cell->col, max);
@@ -403,6 +421,117 @@ bool explain_weights(explain_text *out, const trace *t, const trace_cell *cell)
                     .put_term = put_softmax_term, .t = t, .cell = cell, .shift = max };
     put_sum(out, &s);
     put(out, ")");
+    return true;
+}
+
+/* ---- the online softmax: running_max and running_sum, tile by tile ---- */
+
+static void put_tile_keys(explain_text *out, const trace *t, const trace_cell *cell,
+                          const char *stage)
+{
+    int first, end;
+    trace_tile_keys(t, cell->col, &first, &end);
+    put(out, "%s[%s,%s", stage, row_label(t, cell), source_label(t, first));
+    if (end - first > 1)
+        put(out, "…%s", source_label(t, end - 1));
+    put(out, "]");
+}
+
+/* running_max[row,b − 1]: the running cell before this one, by name. */
+static void put_previous(explain_text *out, const trace *t, const trace_cell *cell,
+                         const char *stage)
+{
+    put(out, "%s[%s,%d]", stage, row_label(t, cell), cell->col - 1);
+}
+
+/* m_b = max(m_{b−1}, the tile's visible scores), with the tile's largest named. */
+bool explain_running_max(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    int first, end, at = -1;
+    trace_tile_keys(t, cell->col, &first, &end);
+    for (int j = first; j < end; j++)
+        if (!trace_is_hidden(t, cell->row, j)
+            && (at < 0 || trace_value(t, STAGE_MASKED, cell->head, cell->row, j)
+                          > trace_value(t, STAGE_MASKED, cell->head, cell->row, at)))
+            at = j;
+    put(out, " = max(");
+    if (cell->col > 0) {
+        put_previous(out, t, cell, "running_max");
+        put(out, ", ");
+    }
+    put_tile_keys(out, t, cell, "masked");
+    put(out, ") = max(");
+    if (cell->col > 0) {
+        put_number(out, trace_value(t, STAGE_RUNNING_MAX, cell->head, cell->row, cell->col - 1));
+        put(out, ", ");
+    }
+    if (at < 0) {
+        put(out, "−∞: every key of the tile is hidden)");
+    } else {
+        put_number(out, trace_value(t, STAGE_MASKED, cell->head, cell->row, at));
+        put(out, " at masked[%s,%s])", row_label(t, cell), source_label(t, at));
+    }
+    return true;
+}
+
+static bool tile_absent(const sum_terms *s, int i)
+{
+    return trace_is_hidden(s->t, s->cell->row, s->first + i);
+}
+
+static double tile_value(const sum_terms *s, int i)
+{
+    return exp(trace_value(s->t, STAGE_MASKED, s->cell->head, s->cell->row, s->first + i)
+               - s->shift);
+}
+
+static void put_tile_term(explain_text *out, const sum_terms *s, int i)
+{
+    put_shifted_exp(out, s->t, s->cell, s->first + i, s->shift);
+}
+
+/* l_b = l_{b−1} × exp(m_{b−1} − m_b) + Σ exp(s_j − m_b) over the tile's visible keys, with the
+ * rescale factor written out: what the earlier tiles' sum is worth under the new maximum. */
+bool explain_running_sum(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    double max = trace_value(t, STAGE_RUNNING_MAX, cell->head, cell->row, cell->col);
+    if (max == -INFINITY) {
+        put(out, " = 0 (every key so far is hidden: running_max is −∞ and nothing is summed)");
+        return false;
+    }
+    int first, end;
+    trace_tile_keys(t, cell->col, &first, &end);
+    put(out, " = ");
+    if (cell->col > 0) {
+        put_previous(out, t, cell, "running_sum");
+        put(out, " × exp(");
+        put_previous(out, t, cell, "running_max");
+        put(out, " − running_max[%s,%d]) + ", row_label(t, cell), cell->col);
+    }
+    put(out, "Σ exp(masked − running_max[%s,%d]) over ", row_label(t, cell), cell->col);
+    put_tile_keys(out, t, cell, "masked");
+    put(out, " = ");
+    if (cell->col > 0) {
+        double previous = trace_value(t, STAGE_RUNNING_MAX, cell->head, cell->row, cell->col - 1);
+        put_number(out, trace_value(t, STAGE_RUNNING_SUM, cell->head, cell->row, cell->col - 1));
+        put(out, " × ");
+        put_number(out, exp(previous - max));
+        put(out, " (the rescale factor exp(");
+        put_number(out, previous);
+        put(out, " − ");
+        put_number(out, max);
+        put(out, ")) + ");
+    }
+    sum_terms s = { .count = end - first, .absent = tile_absent, .value = tile_value,
+                    .put_term = put_tile_term, .t = t, .cell = cell, .shift = max,
+                    .first = first };
+    int present = 0;
+    for (int i = 0; i < s.count; i++)
+        present += term_present(&s, i);
+    if (present)
+        put_sum(out, &s);
+    else
+        put(out, "0 (every key of the tile is hidden)");
     return true;
 }
 
@@ -456,7 +585,8 @@ static int find_index(const trace *t, stage_axis axis, const char *label, size_t
 {
     int count = axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
               : axis == AXIS_MODEL_DIMS ? t->d_model
-              : axis == AXIS_KV_DIMS ? t->kv_heads * t->d_k : t->d_k;
+              : axis == AXIS_KV_DIMS ? t->kv_heads * t->d_k
+              : axis == AXIS_HEAD_DIMS ? t->d_k : trace_tile_count(t);
     char buffer[32];
     for (int i = 0; i < count && axis <= AXIS_SOURCE; i++) {
         const char *name = trace_axis_label(t, axis, i, buffer, sizeof buffer);

@@ -114,12 +114,30 @@ int formula_masked(const trace *t, char *buffer, size_t size)
 
 int formula_weights(const trace *t, char *buffer, size_t size)
 {
-    (void)t;
+    if (t->in->online_softmax)
+        return snprintf(buffer, size, "weights = exp(masked − m_T) / l_T (the last tile's "
+                        "running_max and running_sum)");
     return snprintf(buffer, size, "weights = softmax(masked)");
+}
+
+int formula_running_max(const trace *t, char *buffer, size_t size)
+{
+    return snprintf(buffer, size, "running_max: m_t = max(m_t−1, max of masked over tile t "
+                    "of %d keys)", t->in->tile);
+}
+
+int formula_running_sum(const trace *t, char *buffer, size_t size)
+{
+    (void)t;
+    return snprintf(buffer, size, "running_sum: l_t = l_t−1 · exp(m_t−1 − m_t) + Σ_tile "
+                    "exp(masked − m_t)");
 }
 
 int formula_context(const trace *t, char *buffer, size_t size)
 {
+    if (t->in->online_softmax)
+        return snprintf(buffer, size, "context = Σ exp(masked − m_t)·V_%s rescaled tile by tile, "
+                        "/ l_T", key_index(t));
     return snprintf(buffer, size, "context = weights · V_%s", key_index(t));
 }
 

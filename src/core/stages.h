@@ -13,7 +13,8 @@ typedef enum {
     AXIS_MODEL_DIMS,  /* dimensions 0 … d_model-1 */
     AXIS_KV_DIMS,     /* dimensions 0 … kv_heads·d_k − 1 of keys and values (d_model unless
                          grouped-query attention shares them between heads) */
-    AXIS_HEAD_DIMS    /* dimensions 0 … d_k-1, counted within the head */
+    AXIS_HEAD_DIMS,   /* dimensions 0 … d_k-1, counted within the head */
+    AXIS_TILES        /* the online softmax's tiles of keys, 0 … ⌈m / tile⌉ − 1 */
 } stage_axis;
 
 /* Where a stage's numbers live. */
@@ -72,6 +73,12 @@ typedef enum {
     X(MASKED, "masked", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
       trace_read_masked, compute_derived, explain_masked, cost_nothing, formula_masked, \
       "scaled, mask") \
+    X(RUNNING_MAX, "running_max", true, AXIS_TOKENS, AXIS_TILES, STAGE_STORED, \
+      trace_read_stored, compute_running_max, explain_running_max, cost_running_max, \
+      formula_running_max, "masked, tile") \
+    X(RUNNING_SUM, "running_sum", true, AXIS_TOKENS, AXIS_TILES, STAGE_STORED, \
+      trace_read_stored, compute_running_sum, explain_running_sum, cost_running_sum, \
+      formula_running_sum, "masked, running_max") \
     X(WEIGHTS, "weights", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       trace_read_stored, compute_weights, explain_weights, cost_weights, formula_weights, \
       "masked") \

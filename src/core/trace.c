@@ -44,6 +44,7 @@ static int axis_length(const trace *t, stage_axis axis)
     case AXIS_MODEL_DIMS: return t->d_model;
     case AXIS_KV_DIMS: return t->kv_heads * t->d_k;
     case AXIS_HEAD_DIMS: return t->d_k;
+    case AXIS_TILES: return trace_tile_count(t);
     }
     return 0;
 }
@@ -128,7 +129,7 @@ static trace_status check_shape(const attention_input *in)
         || (in->mask == MASK_WINDOW && in->window < 1)
         || (in->rope && (in->positional || (in->d_model / in->heads) % 2 != 0
                          || !(in->rope_base > 0.0) || !isfinite(in->rope_base)))
-        || (in->alibi && in->source)
+        || (in->alibi && in->source) || (in->online_softmax && in->tile < 1)
         || in->kv_heads < 0 || (in->kv_heads > 0 && in->heads % in->kv_heads != 0))
         return TRACE_ERROR_SHAPE;
     return TRACE_OK;
@@ -201,6 +202,19 @@ double trace_alibi_slope(int head, int heads)
         return power_of_two_slope(head, below);
     /* every other slope of 2·below heads, from the first: k = 1, 3, 5, … */
     return power_of_two_slope(2 * (head - below) - 1, 2 * below);
+}
+
+int trace_tile_count(const trace *t)
+{
+    return t->in->online_softmax ? (t->m + t->in->tile - 1) / t->in->tile : 0;
+}
+
+void trace_tile_keys(const trace *t, int b, int *first, int *end)
+{
+    assert(b >= 0 && b < trace_tile_count(t));
+    *first = b * t->in->tile;
+    long long end_of_tile = (long long)*first + t->in->tile;  /* tile may be as large as int */
+    *end = end_of_tile < t->m ? (int)end_of_tile : t->m;
 }
 
 int trace_kv_group(const trace *t, int head)
@@ -330,11 +344,18 @@ static bool find_non_finite(const trace *t, stage_id stage, trace_failure *failu
     return false;
 }
 
+/* Whether a stage's non-finite numbers mean overflow: not running_max's, whose −∞ is a row
+ * that has seen only hidden keys (an overflow there reaches running_sum, which is checked). */
+static bool checked_for_overflow(const trace *t, stage_id stage)
+{
+    return t->block[stage] && stage != STAGE_RUNNING_MAX;
+}
+
 /* Whether every stored block holds only finite numbers. */
 static bool blocks_finite(const trace *t, const kernels_config *config)
 {
     for (int s = 0; s < STAGE_COUNT; s++)
-        if (t->block[s]
+        if (checked_for_overflow(t, (stage_id)s)
             && !kernels_all_finite(t->block[s], trace_stage_bytes(t, (stage_id)s) / sizeof(double),
                                    config))
             return false;
@@ -413,7 +434,7 @@ trace_status trace_compute(const attention_input *in, const trace_options *optio
      * there is one, and only then the walk cell by cell names the first. */
     bool finite = blocks_finite(out, &config);
     for (int s = 0; !finite && s < STAGE_COUNT; s++)
-        if (out->block[s] && find_non_finite(out, (stage_id)s, failure))
+        if (checked_for_overflow(out, (stage_id)s) && find_non_finite(out, (stage_id)s, failure))
             return fail(out, TRACE_ERROR_OVERFLOW, failure);
     return TRACE_OK;
 }
@@ -432,6 +453,8 @@ bool trace_has_stage(const trace *t, stage_id stage)
     case STAGE_Q_ROTATED:
     case STAGE_K_ROTATED: return t->in->rope;
     case STAGE_BIASED: return t->in->alibi;
+    case STAGE_RUNNING_MAX:
+    case STAGE_RUNNING_SUM: return t->in->online_softmax;
     default: return true;
     }
 }
@@ -467,6 +490,7 @@ const char *trace_axis_label(const trace *t, stage_axis axis, int i, char *buffe
     case AXIS_MODEL_DIMS:
     case AXIS_KV_DIMS:
     case AXIS_HEAD_DIMS:
+    case AXIS_TILES:
         break;
     }
     snprintf(buffer, size, "%d", i);

@@ -48,6 +48,10 @@ typedef struct {
     int window;                         /* for MASK_WINDOW: how many keys a query sees (≥ 1) */
     int kv_heads;                       /* grouped-query attention: heads of keys and values, a
                                            divisor of heads (1: multi-query); 0 means heads */
+    bool online_softmax;                /* FlashAttention's online softmax: keys in tiles, the
+                                           stages running_max and running_sum, and weights and
+                                           context made from the recurrence */
+    int tile;                           /* with online_softmax: keys per tile (≥ 1) */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
@@ -138,6 +142,18 @@ const double *trace_block(const trace *t, stage_id stage, int head);
 /* The key/value group (from 1) that query head `head` (from 1) reads: consecutive heads share
  * one, heads / kv_heads of them each, as repeat_kv lays them out. */
 int trace_kv_group(const trace *t, int head);
+
+/* Tiles of keys the online softmax walks: ⌈m / tile⌉ (0 without the online softmax). */
+int trace_tile_count(const trace *t);
+
+/* Keys [*first, *end) of tile b of the online softmax. */
+void trace_tile_keys(const trace *t, int b, int *first, int *end);
+
+/* The largest difference between the weights and context the online softmax's recurrence made
+ * and those of the ordinary softmax over the same scores, over every head and cell (0 without
+ * the online softmax; −1 when out of memory). The recurrence is exact in real numbers, so only
+ * rounding separates them: tests hold it below 1e-12. */
+double trace_online_difference(const trace *t);
 
 /* How positions enter this input. */
 positional_kind trace_positional_kind(const attention_input *in);

@@ -19,7 +19,7 @@
     X(D_MODEL, "d_model") X(HEADS, "heads") X(W_Q, "W_Q") X(W_K, "W_K") X(W_V, "W_V") \
     X(W_O, "W_O") X(MASK, "mask") X(POSITIONAL, "positional") X(SCALE, "scale") \
     X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
-    X(KV_HEADS, "kv_heads")
+    X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile")
 #define RANDOM_KEYS(X) X(RANDOM, "random") X(SEED, "seed") X(SCALE, "scale")
 #define MASK_KEYS(X) X(WINDOW, "window")
 #define STEP_KEYS(X) \
@@ -85,6 +85,8 @@ typedef struct {
     bool positional, scale;
     bool rope, alibi;
     double rope_base;
+    bool online_softmax;      /* softmax: online */
+    int tile;                 /* its keys per tile; 0 when not given or invalid */
     int n_steps;
     lesson_step *steps;
 } checker;
@@ -730,9 +732,12 @@ static int resolve_label(const checker *c, stage_axis axis, const char *text) {
     bool cross = c->keys[TOP_SOURCE] >= 0, tokens = axis == AXIS_TOKENS || axis == AXIS_SOURCE;
     const token_list *list = axis == AXIS_SOURCE && cross ? &c->source : &c->tokens;
     int d_k = c->heads > 0 && c->d_model > 0 ? c->d_model / c->heads : -1;
+    const token_list *keys = cross ? &c->source : &c->tokens;
+    int tiles = c->tile > 0 && keys->valid ? (keys->count + c->tile - 1) / c->tile : -1;
     int count = axis == AXIS_MODEL_DIMS ? c->d_model
               : axis == AXIS_KV_DIMS ? kv_columns(c)
               : axis == AXIS_HEAD_DIMS ? d_k
+              : axis == AXIS_TILES ? tiles
               : list->valid ? list->count : -1;
     if (count < 0) return -2;
     if (tokens) {
@@ -783,7 +788,9 @@ static stage_id read_stage(checker *c, int node) {
     }
     const char *needs = (stage == STAGE_Q_ROTATED || stage == STAGE_K_ROTATED) && !c->rope
                         ? "positional: rope" : stage == STAGE_BIASED && !c->alibi
-                        ? "bias: alibi" : NULL;
+                        ? "bias: alibi"
+                        : (stage == STAGE_RUNNING_MAX || stage == STAGE_RUNNING_SUM)
+                          && !c->online_softmax ? "softmax: online" : NULL;
     if (needs) {
         REPORT(c, node, STAGE_NEEDS, name, needs);
         return STAGE_COUNT;
@@ -1051,6 +1058,23 @@ static void read_bias(checker *c) {
     if (c->alibi && c->keys[TOP_SOURCE] >= 0) REPORT(c, node, SELF_ONLY, "bias: alibi");
 }
 
+/* softmax: ordinary or online, and tile: B (keys per tile), which online needs and nothing
+ * else takes. */
+static void read_softmax(checker *c) {
+    static const char *const words[] = { "ordinary", "online" };
+    int node = c->keys[TOP_SOFTMAX], tile = c->keys[TOP_TILE];
+    c->online_softmax = node >= 0
+        && read_word(c, node, "softmax", words, 2, "ordinary or online") == 1;
+    c->tile = 0;
+    uint64_t value = 0;
+    if (tile >= 0 && !c->online_softmax)
+        REPORT(c, tile - 1, NEEDS, "tile", "'softmax: online'");
+    else if (c->online_softmax && tile < 0)
+        REPORT(c, node - 1, NEEDS, "softmax: online", "'tile: B', the keys per tile");
+    else if (tile >= 0 && read_integer(c, tile, "tile", 1, LESSON_MAX_TOKENS, &value))
+        c->tile = (int)value;
+}
+
 /* kv_heads: G key/value heads shared by heads / G query heads each (grouped-query attention;
  * 1 is multi-query). */
 static void read_kv_heads(checker *c) {
@@ -1105,6 +1129,7 @@ static void check_lesson(checker *c, int root) {
     read_mask(c, k[TOP_MASK]);
     read_positional(c);
     read_bias(c);
+    read_softmax(c);
     c->scale = read_bool(c, k[TOP_SCALE], "scale", true);
     read_steps(c, k[TOP_STEPS]);
 }
@@ -1198,7 +1223,7 @@ static void describe_input(const checker *c, lesson *l) {
         .d_model = c->d_model, .heads = c->heads, .mask = c->mask,
         .positional = c->positional, .scale = c->scale, .rope = c->rope,
         .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window,
-        .kv_heads = c->kv_heads };
+        .kv_heads = c->kv_heads, .online_softmax = c->online_softmax, .tile = c->tile };
 }
 
 static void format_bytes(size_t bytes, char *out, size_t size) {

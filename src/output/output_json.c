@@ -55,6 +55,23 @@ static void put_options(output *o, const attention_input *in)
         output_printf(o, "  \"window\": %d,\n", in->window);
     if (in->kv_heads > 0)
         output_printf(o, "  \"kv_heads\": %d,\n", in->kv_heads);
+    if (in->online_softmax)
+        output_printf(o, "  \"softmax\": \"online\",\n  \"tile\": %d,\n", in->tile);
+}
+
+/* With the online softmax: how far its weights and context are from the ordinary softmax's. */
+static void put_online_difference(output *o)
+{
+    if (!o->trace->in->online_softmax)
+        return;
+    double difference = trace_online_difference(o->trace);
+    if (difference < 0) {
+        output_fail(o, EXIT_STATUS_SOFTWARE);
+        return;
+    }
+    output_puts(o, "  \"online_difference\": ");
+    output_number(o, difference, NUMBER_EXACT);
+    output_puts(o, ",\n");
 }
 
 static void json_begin(output *o)
@@ -71,6 +88,7 @@ static void json_begin(output *o)
     output_printf(o, ",\n  \"d_model\": %d,\n  \"heads\": %d,\n  \"d_k\": %d,\n",
                   t->d_model, t->heads, t->d_k);
     put_options(o, t->in);
+    put_online_difference(o);
     output_puts(o, "  \"stages\": [");
 }
 
