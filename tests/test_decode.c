@@ -1,0 +1,256 @@
+/* The online softmax (FlashAttention's recurrence, issue 13): running_max and running_sum
+ * against the recurrence written here from its definition, the weights and context it makes
+ * against the ordinary softmax, its explanations, and the loader's keys and refusals. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "stage_functions.h"
+#include "lesson.h"
+#include "number.h"
+
+enum { N = 7, D = 4 };
+
+static const char *const labels[] = { "a", "b", "c", "d", "e", "f", "g" };
+
+typedef struct {
+    double x[N * D], w[4][D * D];
+    unsigned char cells[N * N];
+    attention_input in;
+} fixture;
+
+/* n = N tokens, d_model = D, two heads, numbers from support_fill scaled up so the maxima move
+ * from tile to tile; mask as given (an explicit one hides a scattered set, never a whole row). */
+static void make_fixture(fixture *f, mask_kind mask, unsigned seed)
+{
+    support_fill(f->x, N * D, seed);
+    for (int i = 0; i < N * D; i++)
+        f->x[i] *= 3.0;
+    for (int i = 0; i < 4; i++)
+        support_fill(f->w[i], D * D, seed + 1 + (unsigned)i);
+    for (int i = 0; i < N * N; i++)
+        f->cells[i] = (i % 3 != 1) || i / N == i % N;
+    f->in = (attention_input){ .n_tokens = N, .tokens = labels, .n_source = N, .d_model = D,
+                               .heads = 2, .embeddings = f->x, .W_Q = f->w[0], .W_K = f->w[1],
+                               .W_V = f->w[2], .W_O = f->w[3], .mask = mask, .scale = true,
+                               .rope_base = 10000.0, .window = 2,
+                               .mask_cells = mask == MASK_EXPLICIT ? f->cells : NULL };
+}
+
+static void compute_ok(const attention_input *in, trace *t)
+{
+    assert_int_equal(trace_compute(in, NULL, t, NULL), TRACE_OK);
+}
+
+/* The recurrence from its definition, for one head and row: m and l after each tile. */
+static void recurrence(const trace *t, int head, int row, int tile, double *m, double *l)
+{
+    double max = -INFINITY, sum = 0.0;
+    for (int b = 0, first = 0; first < t->m; b++, first += tile) {
+        double new_max = max;
+        for (int j = first; j < first + tile && j < t->m; j++)
+            if (!trace_is_hidden(t, row, j))
+                new_max = fmax(new_max, trace_value(t, STAGE_MASKED, head, row, j));
+        if (new_max > -INFINITY) {
+            sum *= exp(max - new_max);
+            for (int j = first; j < first + tile && j < t->m; j++)
+                if (!trace_is_hidden(t, row, j))
+                    sum += exp(trace_value(t, STAGE_MASKED, head, row, j) - new_max);
+        }
+        max = new_max;
+        m[b] = max;
+        l[b] = sum;
+    }
+}
+
+static void assert_near(double expected, double actual, double tolerance)
+{
+    if (isinf(expected)) {
+        assert_true(expected == actual);
+        return;
+    }
+    if (!(fabs(expected - actual) <= tolerance * fmax(1.0, fabs(expected)))) {
+        fprintf(stderr, "expected %.17g, got %.17g\n", expected, actual);
+        fail();
+    }
+}
+
+/* Every mask, every tile size from one key to more than all of them: running_max and
+ * running_sum follow the recurrence, the weights and context agree with the ordinary softmax
+ * within 1e-12, and the trace's reported difference is that largest difference. */
+static void test_online_matches_ordinary(void **state)
+{
+    (void)state;
+    mask_kind masks[] = { MASK_NONE, MASK_CAUSAL, MASK_WINDOW, MASK_EXPLICIT };
+    for (size_t k = 0; k < sizeof masks / sizeof masks[0]; k++)
+        for (int tile = 1; tile <= N + 1; tile++) {
+            fixture f;
+            make_fixture(&f, masks[k], 7 + (unsigned)k);
+            trace ordinary, online;
+            compute_ok(&f.in, &ordinary);
+            assert_false(trace_has_stage(&ordinary, STAGE_RUNNING_SUM));
+            assert_true(trace_online_difference(&ordinary) == 0.0);
+            f.in.online_softmax = true;
+            f.in.tile = tile;
+            compute_ok(&f.in, &online);
+            int tiles = (N + tile - 1) / tile;
+            assert_int_equal(trace_cols(&online, STAGE_RUNNING_MAX), tiles);
+            double largest = 0.0;
+            for (int h = 1; h <= 2; h++)
+                for (int i = 0; i < N; i++) {
+                    double m[N + 1], l[N + 1];
+                    recurrence(&online, h, i, tile, m, l);
+                    for (int b = 0; b < tiles; b++) {
+                        assert_true(m[b] == trace_value(&online, STAGE_RUNNING_MAX, h, i, b));
+                        assert_near(l[b], trace_value(&online, STAGE_RUNNING_SUM, h, i, b), 1e-14);
+                    }
+                    for (int j = 0; j < N; j++) {
+                        double a = trace_value(&ordinary, STAGE_WEIGHTS, h, i, j),
+                               b = trace_value(&online, STAGE_WEIGHTS, h, i, j);
+                        largest = fmax(largest, fabs(a - b));
+                        assert_true(trace_is_hidden(&online, i, j) ? b == 0.0 : b > 0.0);
+                    }
+                    for (int c = 0; c < online.d_k; c++)
+                        largest = fmax(largest, fabs(trace_value(&ordinary, STAGE_CONTEXT, h, i, c)
+                                                     - trace_value(&online, STAGE_CONTEXT, h, i, c)));
+                }
+            assert_true(largest <= 1e-12);
+            assert_true(trace_online_difference(&online) == largest);
+            trace_free(&ordinary);
+            trace_free(&online);
+        }
+}
+
+/* A row that has seen only hidden keys keeps m = −∞ and l = 0: under a window of 2 the last
+ * row's first tiles of 2 are all hidden. */
+static void test_hidden_tiles_keep_minus_infinity(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_WINDOW, 3);
+    f.in.online_softmax = true;
+    f.in.tile = 2;
+    trace t;
+    compute_ok(&f.in, &t);
+    for (int b = 0; b < 2; b++) {
+        assert_true(trace_value(&t, STAGE_RUNNING_MAX, 1, N - 1, b) == -INFINITY);
+        assert_true(trace_value(&t, STAGE_RUNNING_SUM, 1, N - 1, b) == 0.0);
+    }
+    assert_true(isfinite(trace_value(&t, STAGE_RUNNING_MAX, 1, N - 1, 2)));
+    assert_true(trace_value(&t, STAGE_RUNNING_SUM, 1, N - 1, 2) >= 1.0);
+    char text[2048];
+    trace_cell_explain(&t, &(trace_cell){ STAGE_RUNNING_SUM, 1, N - 1, 0 }, 4, text,
+                       sizeof text);
+    assert_non_null(strstr(text, "running_max is −∞"));
+    trace_cell_explain(&t, &(trace_cell){ STAGE_RUNNING_MAX, 1, N - 1, 1 }, 4, text,
+                       sizeof text);
+    assert_non_null(strstr(text, "every key of the tile is hidden"));
+    trace_free(&t);
+}
+
+/* A running_sum cell after the first tile shows the rescale factor with its numbers; a weight
+ * names the last tile's running max and sum. */
+static void test_explanations(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_NONE, 5);
+    f.in.online_softmax = true;
+    f.in.tile = 3;
+    trace t;
+    compute_ok(&f.in, &t);
+    char text[4096], factor[64];
+    trace_cell_explain(&t, &(trace_cell){ STAGE_RUNNING_SUM, 2, 4, 1 }, 4, text, sizeof text);
+    assert_non_null(strstr(text, "running_sum[e,1] (head 2) = running_sum[e,0] × exp("
+                                 "running_max[e,0] − running_max[e,1])"));
+    assert_non_null(strstr(text, "(the rescale factor exp("));
+    double rescale = exp(trace_value(&t, STAGE_RUNNING_MAX, 2, 4, 0)
+                         - trace_value(&t, STAGE_RUNNING_MAX, 2, 4, 1));
+    number_write(rescale, &(number_format){ NUMBER_SHORT, 4, 0, false }, factor, sizeof factor);
+    strcat(factor, " (the rescale factor");
+    assert_non_null(strstr(text, factor));
+    assert_non_null(strstr(text, "over masked[e,d…f]"));
+    trace_cell_explain(&t, &(trace_cell){ STAGE_WEIGHTS, 1, 0, 6 }, 4, text, sizeof text);
+    assert_non_null(strstr(text, "/ running_sum[a,2]"));
+    trace_free(&t);
+}
+
+/* The core refuses a tile below 1. */
+static void test_core_refuses_empty_tiles(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_NONE, 1);
+    f.in.online_softmax = true;
+    f.in.tile = 0;
+    trace t;
+    assert_int_equal(trace_compute(&f.in, NULL, &t, NULL), TRACE_ERROR_SHAPE);
+}
+
+#define TOKENS \
+    "title: t\n" \
+    "tokens: [a, b, a, c]\n" \
+    "embeddings:\n" \
+    "  a: [1, 0]\n" \
+    "  b: [0, 1]\n" \
+    "  c: [1, 1]\n"
+
+/* Loads text and returns its status; the first diagnostic's message goes into message. */
+static lesson_status load(const char *text, lesson *l, char *message, size_t size)
+{
+    lesson_diagnostics d;
+    lesson_status status = lesson_load_buffer("t.yaml", text, strlen(text), l, &d);
+    message[0] = '\0';
+    if (d.count > 0)
+        snprintf(message, size, "%s", d.items[0].message);
+    lesson_diagnostics_free(&d);
+    return status;
+}
+
+static void assert_refused(const char *text, const char *expected)
+{
+    lesson l;
+    char message[512];
+    assert_int_not_equal(load(text, &l, message, sizeof message), LESSON_OK);
+    if (!strstr(message, expected)) {
+        fprintf(stderr, "message: %s\nexpected: %s\n", message, expected);
+        fail();
+    }
+}
+
+static void test_lesson_keys(void **state)
+{
+    (void)state;
+    lesson l;
+    char message[512];
+    assert_int_equal(load(TOKENS "softmax: online\ntile: 3\nsteps:\n  - stage: running_sum\n"
+                          "    focus: [c, 1]\n", &l, message, sizeof message), LESSON_OK);
+    assert_true(l.input.online_softmax);
+    assert_int_equal(l.input.tile, 3);
+    assert_int_equal(l.steps[0].focus_col, 1);
+    lesson_free(&l);
+    assert_int_equal(load(TOKENS "softmax: ordinary\n", &l, message, sizeof message), LESSON_OK);
+    assert_false(l.input.online_softmax);
+    lesson_free(&l);
+    assert_refused(TOKENS "softmax: flash\n", "softmax must be ordinary or online, not 'flash'");
+    assert_refused(TOKENS "tile: 2\n", "'tile' needs 'softmax: online'");
+    assert_refused(TOKENS "softmax: online\n", "'softmax: online' needs 'tile: B'");
+    assert_refused(TOKENS "softmax: online\ntile: 0\n", "tile must be a whole number from 1");
+    assert_refused(TOKENS "steps:\n  - stage: running_max\n",
+                   "stage 'running_max' exists only with 'softmax: online'");
+    assert_refused(TOKENS "softmax: online\ntile: 3\nsteps:\n  - stage: running_sum\n"
+                   "    focus: [c, 2]\n", "focus column '2' is not one of the columns");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_online_matches_ordinary),
+        cmocka_unit_test(test_hidden_tiles_keep_minus_infinity),
+        cmocka_unit_test(test_explanations),
+        cmocka_unit_test(test_core_refuses_empty_tiles),
+        cmocka_unit_test(test_lesson_keys),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
