@@ -595,7 +595,8 @@ static void test_every_stage_row_is_complete(void **state)
 
 /* The fixtures that between them have every stage, all with two heads: a causal self-attention
  * one and a cross-attention one with an explicit mask, both with positional encoding; and a
- * self-attention one with RoPE, ALiBi, a sliding window and one key/value head. */
+ * self-attention one with RoPE, ALiBi, a sliding window, one key/value head and the online
+ * softmax in tiles of 2. */
 enum { FIXTURE_CAUSAL, FIXTURE_CROSS, FIXTURE_MODERN, FIXTURE_KINDS };
 
 static fixture table_fixture(int kind)
@@ -609,6 +610,8 @@ static fixture table_fixture(int kind)
         f.in.mask = MASK_WINDOW;
         f.in.window = 2;
         f.in.kv_heads = 1;  /* W_K, W_V read as 4 × 2 */
+        f.in.online_softmax = true;
+        f.in.tile = 2;      /* two tiles over 3 keys, the second of one key */
     } else if (cross) {
         f.mask = malloc(12);
         for (int i = 0; i < 12; i++)
@@ -762,7 +765,7 @@ static void test_formulas_follow_the_configuration(void **state)
     trace_free(&t);
     free_fixture(&cross);
 
-    fixture modern = table_fixture(FIXTURE_MODERN);  /* RoPE, ALiBi, a window of 2, MQA */
+    fixture modern = table_fixture(FIXTURE_MODERN);  /* RoPE, ALiBi, a window of 2, MQA, online */
     compute_ok(&modern.in, &t);
     assert_formula(&t, STAGE_INPUT, "input = embeddings");
     assert_formula(&t, STAGE_Q_ROTATED, "Q_rotated = Q with pair p turned by pos · base^(−2p/d_k)");
@@ -770,6 +773,17 @@ static void test_formulas_follow_the_configuration(void **state)
     assert_formula(&t, STAGE_SCORES, "scores = Q_rotated_h · K_rotated_gᵀ");
     assert_formula(&t, STAGE_BIASED, "biased = scaled − m_h·|i − j| (ALiBi)");
     assert_formula(&t, STAGE_MASKED, "masked = biased, keys j ≤ i − 2 and j > i −∞ (sliding window)");
+    assert_formula(&t, STAGE_RUNNING_MAX,
+                   "running_max: m_t = max(m_t−1, max of masked over tile t of 2 keys)");
+    assert_formula(&t, STAGE_RUNNING_SUM,
+                   "running_sum: l_t = l_t−1 · exp(m_t−1 − m_t) + Σ_tile exp(masked − m_t)");
+    assert_formula(&t, STAGE_WEIGHTS, "weights = exp(masked − m_T) / l_T (the last tile's "
+                   "running_max and running_sum)");
+    assert_formula(&t, STAGE_CONTEXT, "context = Σ exp(masked − m_t)·V_g rescaled tile by tile, "
+                   "/ l_T");
+    trace_free(&t);
+    modern.in.online_softmax = false;
+    compute_ok(&modern.in, &t);
     assert_formula(&t, STAGE_CONTEXT, "context = weights · V_g");
     trace_free(&t);
     free_fixture(&modern);

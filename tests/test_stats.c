@@ -131,7 +131,8 @@ static void test_rows_follow_the_walk(void **state)
     int present = 0;
     for (int s = 0; s < STAGE_COUNT; s++)
         present += trace_has_stage(&f.t, (stage_id)s);
-    assert_int_equal(present, STAGE_COUNT - 4); /* all but source_input, RoPE's and ALiBi's */
+    /* all but source_input, RoPE's, ALiBi's and the online softmax's */
+    assert_int_equal(present, STAGE_COUNT - 6);
     assert_int_equal(table.count, present);
     walk w;
     assert_true(walk_build(&w, &f.t, NULL, 0));
