@@ -1,6 +1,7 @@
-/* The online softmax (FlashAttention's recurrence, issue 13): running_max and running_sum
- * against the recurrence written here from its definition, the weights and context it makes
- * against the ordinary softmax, its explanations, and the loader's keys and refusals. */
+/* Issue 13's second part. The online softmax (FlashAttention's recurrence): running_max and
+ * running_sum against the recurrence written here from its definition, the weights and context
+ * it makes against the ordinary softmax, its explanations, and the loader's keys and refusals.
+ * Decoding with a KV cache: every decoded row is the causal (or windowed) trace's, bit for bit. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "support.h"
 #include "stage_functions.h"
 #include "lesson.h"
+#include "decode.h"
 #include "number.h"
 
 enum { N = 7, D = 4 };
@@ -188,6 +190,93 @@ static void test_core_refuses_empty_tiles(void **state)
     assert_int_equal(trace_compute(&f.in, NULL, &t, NULL), TRACE_ERROR_SHAPE);
 }
 
+/* ---- decoding with a KV cache ---- */
+
+static void assert_same_bits(double expected, double actual)
+{
+    if (memcmp(&expected, &actual, sizeof expected) != 0) {
+        fprintf(stderr, "expected %.17g, decoded %.17g\n", expected, actual);
+        fail();
+    }
+}
+
+/* Decodes every token of f's input and holds each row to the trace's, bit for bit: the q, k
+ * and v rows, in each head the scores and weights of the keys in the cache (the trace's later
+ * weights are exactly 0) and the context row, the concat and output rows. */
+static void check_decode(const attention_input *in, const trace_options *options)
+{
+    trace t;
+    assert_int_equal(trace_compute(in, options, &t, NULL), TRACE_OK);
+    assert_true(decode_supported(&t));
+    decode_state d;
+    assert_true(decode_begin(&d, &t));
+    kernels_config config = trace_kernels_config(options);
+    stage_id rows[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_CONTEXT, STAGE_CONCAT, STAGE_OUTPUT };
+    for (int p = 0; p < t.n; p++) {
+        decode_token(&d, &config);
+        assert_int_equal(d.length, p + 1);
+        for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+            for (int h = 1; h <= (stage_get(rows[k])->per_head ? t.heads : 1); h++)
+                for (int c = 0; c < trace_cols(&t, rows[k]); c++)
+                    assert_same_bits(trace_value(&t, rows[k], h, p, c),
+                                     decode_value(&d, rows[k], h, p, c));
+        for (int h = 1; h <= t.heads; h++)
+            for (int j = 0; j < t.n; j++) {
+                if (j <= p)
+                    assert_same_bits(trace_value(&t, STAGE_SCORES, h, p, j),
+                                     decode_value(&d, STAGE_SCORES, h, p, j));
+                assert_same_bits(trace_value(&t, STAGE_WEIGHTS, h, p, j),
+                                 j <= p ? decode_value(&d, STAGE_WEIGHTS, h, p, j) : 0.0);
+            }
+    }
+    decode_free(&d);
+    trace_free(&t);
+}
+
+/* Under a causal mask and a window, with and without ALiBi, scaling and shared key/value heads,
+ * on the vector and the portable code: the decoded rows are the trace's. */
+static void test_decode_is_the_causal_trace(void **state)
+{
+    (void)state;
+    static const trace_options fast = { 1, false }, portable = { 1, true };
+    for (int variant = 0; variant < 16; variant++) {
+        fixture f;
+        make_fixture(&f, variant % 2 ? MASK_WINDOW : MASK_CAUSAL, 40 + (unsigned)variant);
+        f.in.alibi = variant / 2 % 2;
+        f.in.scale = variant / 4 % 2;
+        f.in.kv_heads = variant / 8 % 2 ? 1 : 0;
+        if (f.in.kv_heads == 1) {  /* W_K and W_V read as d_model × d_k */
+            f.in.W_K = f.w[1];
+            f.in.W_V = f.w[2];
+        }
+        check_decode(&f.in, &fast);
+        check_decode(&f.in, &portable);
+    }
+}
+
+/* The work of one token with the cache grows by a constant per token (linear); without it, by
+ * a growing amount (quadratic). */
+static void test_decode_counts(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_CAUSAL, 2);
+    trace t;
+    compute_ok(&f.in, &t);
+    /* q, k, v and output: 4 · 4 · 4 multiplications; scores and context: 2 heads × 2 × d_k = 8
+     * per cached key */
+    assert_int_equal(decode_token_multiplications(&t, 0), 64 + 8);
+    assert_int_equal(decode_token_multiplications(&t, 5), 64 + 6 * 8);
+    assert_int_equal(decode_prefix_multiplications(&t, 2), 3 * 64 + (1 + 2 + 3) * 8);
+    fixture cross;
+    make_fixture(&cross, MASK_NONE, 2);
+    trace unmasked;
+    compute_ok(&cross.in, &unmasked);
+    assert_false(decode_supported(&unmasked));
+    trace_free(&unmasked);
+    trace_free(&t);
+}
+
 #define TOKENS \
     "title: t\n" \
     "tokens: [a, b, a, c]\n" \
@@ -251,6 +340,8 @@ int main(void)
         cmocka_unit_test(test_explanations),
         cmocka_unit_test(test_core_refuses_empty_tiles),
         cmocka_unit_test(test_lesson_keys),
+        cmocka_unit_test(test_decode_is_the_causal_trace),
+        cmocka_unit_test(test_decode_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
