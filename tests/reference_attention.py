@@ -228,6 +228,7 @@ def load(path):
         "alibi": lesson.get("bias", "none") == "alibi",
         "scale": lesson.get("scale", "true") == "true",
         "tile": int(lesson["tile"]) if lesson.get("softmax") == "online" else None,
+        "decode": lesson.get("decode", "false") == "true",
     }
 
 
@@ -321,6 +322,8 @@ def check_options(lesson, got):
         "kv_heads": lesson["kv_heads"] if lesson["kv_heads_given"] else None,
         "softmax": "online" if lesson["tile"] else None,
         "tile": lesson["tile"],
+        # decoding changes the order of the work, not a number: the stages are the causal ones
+        "decode": True if lesson["decode"] else None,
     }
     problems = [f"top-level {key}: expected {value!r}, got {got.get(key)!r}"
                 for key, value in want.items() if got.get(key) != value]

@@ -130,6 +130,8 @@ static trace_status check_shape(const attention_input *in)
         || (in->rope && (in->positional || (in->d_model / in->heads) % 2 != 0
                          || !(in->rope_base > 0.0) || !isfinite(in->rope_base)))
         || (in->alibi && in->source) || (in->online_softmax && in->tile < 1)
+        || (in->decode && (in->source || in->rope || in->online_softmax
+                           || (in->mask != MASK_CAUSAL && in->mask != MASK_WINDOW)))
         || in->kv_heads < 0 || (in->kv_heads > 0 && in->heads % in->kv_heads != 0))
         return TRACE_ERROR_SHAPE;
     return TRACE_OK;

@@ -52,6 +52,8 @@ typedef struct {
                                            stages running_max and running_sum, and weights and
                                            context made from the recurrence */
     int tile;                           /* with online_softmax: keys per tile (≥ 1) */
+    bool decode;                        /* decoding with a KV cache (decode.h): causal or window
+                                           mask, self-attention, no RoPE or online softmax */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block

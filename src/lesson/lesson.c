@@ -19,7 +19,8 @@
     X(D_MODEL, "d_model") X(HEADS, "heads") X(W_Q, "W_Q") X(W_K, "W_K") X(W_V, "W_V") \
     X(W_O, "W_O") X(MASK, "mask") X(POSITIONAL, "positional") X(SCALE, "scale") \
     X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
-    X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile")
+    X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile") \
+    X(DECODE, "decode")
 #define RANDOM_KEYS(X) X(RANDOM, "random") X(SEED, "seed") X(SCALE, "scale")
 #define MASK_KEYS(X) X(WINDOW, "window")
 #define STEP_KEYS(X) \
@@ -87,6 +88,7 @@ typedef struct {
     double rope_base;
     bool online_softmax;      /* softmax: online */
     int tile;                 /* its keys per tile; 0 when not given or invalid */
+    bool decode;              /* decode: true */
     int n_steps;
     lesson_step *steps;
 } checker;
@@ -1075,6 +1077,21 @@ static void read_softmax(checker *c) {
         c->tile = (int)value;
 }
 
+/* decode: true (decoding with a KV cache): each new token sees only the tokens before it, so
+ * a causal or window mask, in self-attention. */
+static void read_decode(checker *c) {
+    int node = c->keys[TOP_DECODE];
+    c->decode = read_bool(c, node, "decode", false);
+    if (!c->decode) return;
+    if (c->keys[TOP_SOURCE] >= 0)
+        REPORT(c, node, SELF_ONLY, "decode: true");
+    else if (c->mask != MASK_CAUSAL && c->mask != MASK_WINDOW)
+        REPORT(c, node - 1, NEEDS, "decode: true", "'mask: causal' or 'mask: {window: W}': a "
+               "token being generated sees only the tokens before it");
+    if (c->rope) REPORT(c, node, NOT_WITH, "decode: true", "positional: rope");
+    if (c->online_softmax) REPORT(c, node, NOT_WITH, "decode: true", "softmax: online");
+}
+
 /* kv_heads: G key/value heads shared by heads / G query heads each (grouped-query attention;
  * 1 is multi-query). */
 static void read_kv_heads(checker *c) {
@@ -1130,6 +1147,7 @@ static void check_lesson(checker *c, int root) {
     read_positional(c);
     read_bias(c);
     read_softmax(c);
+    read_decode(c);
     c->scale = read_bool(c, k[TOP_SCALE], "scale", true);
     read_steps(c, k[TOP_STEPS]);
 }
@@ -1223,7 +1241,8 @@ static void describe_input(const checker *c, lesson *l) {
         .d_model = c->d_model, .heads = c->heads, .mask = c->mask,
         .positional = c->positional, .scale = c->scale, .rope = c->rope,
         .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window,
-        .kv_heads = c->kv_heads, .online_softmax = c->online_softmax, .tile = c->tile };
+        .kv_heads = c->kv_heads, .online_softmax = c->online_softmax, .tile = c->tile,
+        .decode = c->decode };
 }
 
 static void format_bytes(size_t bytes, char *out, size_t size) {

@@ -57,6 +57,8 @@ static void put_options(output *o, const attention_input *in)
         output_printf(o, "  \"kv_heads\": %d,\n", in->kv_heads);
     if (in->online_softmax)
         output_printf(o, "  \"softmax\": \"online\",\n  \"tile\": %d,\n", in->tile);
+    if (in->decode)
+        output_puts(o, "  \"decode\": true,\n");
 }
 
 /* With the online softmax: how far its weights and context are from the ordinary softmax's. */
