@@ -10,6 +10,7 @@
 #include "stage_functions.h"
 #include "lesson.h"
 #include "decode.h"
+#include "stats.h"
 #include "number.h"
 
 enum { N = 7, D = 4 };
@@ -210,10 +211,9 @@ static void check_decode(const attention_input *in, const trace_options *options
     assert_true(decode_supported(&t));
     decode_state d;
     assert_true(decode_begin(&d, &t));
-    kernels_config config = trace_kernels_config(options);
     stage_id rows[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_CONTEXT, STAGE_CONCAT, STAGE_OUTPUT };
     for (int p = 0; p < t.n; p++) {
-        decode_token(&d, &config);
+        decode_token(&d, options);
         assert_int_equal(d.length, p + 1);
         for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
             for (int h = 1; h <= (stage_get(rows[k])->per_head ? t.heads : 1); h++)
@@ -274,6 +274,37 @@ static void test_decode_counts(void **state)
     compute_ok(&cross.in, &unmasked);
     assert_false(decode_supported(&unmasked));
     trace_free(&unmasked);
+    trace_free(&t);
+}
+
+/* --stats of a decoding lesson with one key/value head of two: the KV cache against full
+ * multi-head attention, and one row per token of the work with and without the cache. */
+static void test_stats_of_decoding(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_CAUSAL, 9);
+    f.in.kv_heads = 1;
+    f.in.decode = true;
+    trace t;
+    compute_ok(&f.in, &t);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_int_equal(stats_print(&t, NULL, "decoding", out), 0);
+    fclose(out);
+    /* 7 rows of K and V, 2 numbers each: 2 × 7 × 2 × 8 bytes; full: 4 numbers a row */
+    assert_non_null(strstr(text, "KV cache: K and V, 7 rows of 2 numbers each = 224 B;\n"
+                                 "full multi-head attention would keep 4 numbers a row = 448 B "
+                                 "(kv_heads 1 of 2 heads: 1/2)."));
+    char row[128];
+    for (int p = 0; p < N; p++) {
+        snprintf(row, sizeof row, "\n%5d%16llu%24llu\n", p, decode_token_multiplications(&t, p),
+                 decode_prefix_multiplications(&t, p));
+        assert_non_null(strstr(text, row));
+    }
+    assert_non_null(strstr(text, "Measured for the last token (t = 6): "));
+    free(text);
     trace_free(&t);
 }
 
@@ -342,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_lesson_keys),
         cmocka_unit_test(test_decode_is_the_causal_trace),
         cmocka_unit_test(test_decode_counts),
+        cmocka_unit_test(test_stats_of_decoding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

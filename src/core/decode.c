@@ -79,8 +79,9 @@ static void decode_head(decode_state *d, int head, int p, const kernels_config *
     memcpy(d->concat + (size_t)p * (size_t)t->d_model + q_offset, context, d_k * sizeof(double));
 }
 
-void decode_token(decode_state *d, const kernels_config *config)
+void decode_token(decode_state *d, const trace_options *options)
 {
+    kernels_config settings = trace_kernels_config(options), *config = &settings;
     const trace *t = d->t;
     int p = d->length, d_model = t->d_model, kv = kv_cols(t);
     assert(p < t->n);

@@ -5,7 +5,6 @@
 #define ATTNSTEP_DECODE_H
 
 #include <stdbool.h>
-#include "kernels.h"
 #include "trace.h"
 
 /* What decoding has made so far. The rows 0 … length − 1 of each matrix hold numbers; row p of
@@ -37,8 +36,8 @@ bool decode_begin(decode_state *d, const trace *t);
  * the cache, its weights and context rows in each head, and its output row; then d->length
  * grows by one. Each number is computed as trace_compute computes it (fused products in k
  * order, the kernels' softmax over the visible keys), so the rows are the trace's, bit for
- * bit. d->length must be below n. */
-void decode_token(decode_state *d, const kernels_config *config);
+ * bit, whatever options say (NULL: the defaults). d->length must be below n. */
+void decode_token(decode_state *d, const trace_options *options);
 
 /* The decoded value of a cell: stage Q, K, V, scores, weights, context, concat or output, head
  * from 1 for a per-head stage; row below d->length. */

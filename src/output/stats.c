@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "cost.h"
+#include "decode.h"
 #include "random.h"
 #include "stats.h"
 #include "text.h"
@@ -69,44 +70,53 @@ typedef struct {
     double *scratch;
 } timed_work;
 
-static void run_work(const timed_work *w)
+static void run_work(void *context)
 {
+    const timed_work *w = context;
     for (int i = 0; i < w->count; i++)
         cost_run(w->t, w->options, w->stages[i], w->scratch);
 }
 
+/* One run of anything timed: run(context). */
+typedef void timed_run(void *context);
+
 /* Seconds of one batch of runs. */
-static double run_batch(const timed_work *w, long runs)
+static double run_batch(timed_run *run, void *context, long runs)
 {
     double start = now();
     for (long r = 0; r < runs; r++)
-        run_work(w);
+        run(context);
     return now() - start;
 }
 
-/* Seconds per run of w, on memory already allocated and touched: one run first (it touches the
+/* Seconds per run, on memory already allocated and touched: one run first (it touches the
  * scratch and brings the trace's blocks into the caches, so no page fault is timed), then
  * batches of 1, 2, 4, … runs until a batch takes a millisecond (above the clock's resolution),
  * then more batches of that size until STATS_MIN_SECONDS and STATS_MIN_BATCHES are reached;
  * the best batch, the one least disturbed by other work on the machine. */
-static double best_time(const timed_work *w)
+static double best_time_of(timed_run *run, void *context)
 {
-    run_work(w);
+    run(context);
     long runs = 1;
-    double elapsed = run_batch(w, runs), spent = elapsed;
+    double elapsed = run_batch(run, context, runs), spent = elapsed;
     while (elapsed < 1e-3 && runs < (1L << 20)) {
         runs *= 2;
-        elapsed = run_batch(w, runs);
+        elapsed = run_batch(run, context, runs);
         spent += elapsed;
     }
     double best = elapsed / (double)runs;
     for (int batch = 1; batch < STATS_MIN_BATCHES || spent < STATS_MIN_SECONDS; batch++) {
-        elapsed = run_batch(w, runs);
+        elapsed = run_batch(run, context, runs);
         spent += elapsed;
         if (elapsed / (double)runs < best)
             best = elapsed / (double)runs;
     }
     return best;
+}
+
+static double best_time(timed_work *w)
+{
+    return best_time_of(run_work, w);
 }
 
 bool stats_time(const trace *t, const trace_options *options, stats_table *table)
@@ -235,6 +245,89 @@ static void print_stage_row(FILE *out, const char *name, const stats_stage *s, b
     print_stats_line(out, fields);
 }
 
+/* The KV cache a model generating these tokens keeps: K and V, m rows of kv_heads·d_k doubles
+ * each, against full multi-head attention's d_model columns (the same with kv_heads = heads). */
+static void print_kv_cache(FILE *out, const trace *t)
+{
+    size_t rows = (size_t)t->m, kv = (size_t)t->kv_heads * (size_t)t->d_k;
+    char cache[32], full[32];
+    format_bytes(2 * rows * kv * sizeof(double), cache, sizeof cache);
+    format_bytes(2 * rows * (size_t)t->d_model * sizeof(double), full, sizeof full);
+    fprintf(out, "\nKV cache: K and V, %zu rows of %zu numbers each = %s", rows, kv, cache);
+    if (t->kv_heads < t->heads)
+        fprintf(out, ";\nfull multi-head attention would keep %zu numbers a row = %s (kv_heads "
+                "%d of %d heads: 1/%d).\n", (size_t)t->d_model, full, t->kv_heads, t->heads,
+                t->heads / t->kv_heads);
+    else
+        fprintf(out, " (full multi-head attention).\n");
+}
+
+/* A decode to time: tokens 0 … position − 1 decoded, the cache ready for token position. */
+typedef struct {
+    decode_state state;
+    int position;
+    const trace_options *options;
+} timed_decode;
+
+/* One token with the cache: its rows only, against the position cached keys and values. */
+static void run_cached_token(void *context)
+{
+    timed_decode *d = context;
+    d->state.length = d->position;
+    decode_token(&d->state, d->options);
+}
+
+/* The same token without a cache: every row of the prefix 0 … position computed again. */
+static void run_prefix(void *context)
+{
+    timed_decode *d = context;
+    d->state.length = 0;
+    while (d->state.length <= d->position)
+        decode_token(&d->state, d->options);
+}
+
+/* Measures token `position` with the cache and by recomputing its prefix, into seconds[2]. */
+static bool time_decode(const trace *t, const trace_options *options, int position,
+                        double seconds[2])
+{
+    timed_decode d = { .position = position, .options = options };
+    if (!decode_begin(&d.state, t))
+        return false;
+    run_prefix(&d);
+    seconds[0] = best_time_of(run_cached_token, &d);
+    seconds[1] = best_time_of(run_prefix, &d);
+    decode_free(&d.state);
+    return true;
+}
+
+/* decode: true: the work of generating each token, with the cache (linear in t) and by
+ * recomputing its prefix (quadratic), counted for every token and measured for the last. */
+static int print_decode(FILE *out, const trace *t, const trace_options *options)
+{
+    double seconds[2];
+    if (!time_decode(t, options, t->n - 1, seconds))
+        return -1;
+    fprintf(out, "\nDecoding with a KV cache: the multiplications of generating token t\n");
+    fputs("    t  with the cache  recomputing the prefix\n", out);
+    for (int p = 0; p < t->n; p++) {
+        char cached[32], prefix[32];
+        format_count(decode_token_multiplications(t, p), cached, sizeof cached);
+        format_count(decode_prefix_multiplications(t, p), prefix, sizeof prefix);
+        fprintf(out, "%5d", p);
+        put_field(out, cached, 16, false);
+        put_field(out, prefix, 24, false);
+        fputc('\n', out);
+    }
+    char cached_time[32], prefix_time[32];
+    format_seconds(seconds[0], cached_time, sizeof cached_time);
+    format_seconds(seconds[1], prefix_time, sizeof prefix_time);
+    fprintf(out, "Measured for the last token (t = %d): %s with the cache, %s recomputing "
+            "the prefix.\nWith the cache each token adds one row of K and V and one score "
+            "per cached key;\nwithout it every earlier row is computed again.\n", t->n - 1,
+            cached_time, prefix_time);
+    return 0;
+}
+
 int stats_print(const trace *t, const trace_options *options, const char *title, FILE *out)
 {
     stats_table table;
@@ -258,6 +351,9 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
         print_stage_row(out, stage_get(row->stage)->name, row, derived);
     }
     print_stage_row(out, "total", &table.total, false);
+    print_kv_cache(out, t);
+    if (t->in->decode && decode_supported(t) && print_decode(out, t, options) != 0)
+        return -1;
     char peak_text[32], scratch[32];
     format_bytes(peak, peak_text, sizeof peak_text);
     format_bytes(cost_scratch_doubles(t) * sizeof(double), scratch, sizeof scratch);
