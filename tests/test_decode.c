@@ -308,6 +308,34 @@ static void test_stats_of_decoding(void **state)
     trace_free(&t);
 }
 
+/* --cost --decode on a small shape: one row per n from 16 to the last, the counted work of one
+ * token growing less than twice per doubling with the cache and more than twice without. */
+static void test_cost_of_decoding(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_int_equal(stats_cost_decode(8, 2, NULL, out), 0);
+    fclose(out);
+    int rows = 0;
+    for (const char *line = text; line; line = strchr(line, '\n')) {
+        line += *line == '\n';
+        int n;
+        char cached[16], prefix[16];
+        if (sscanf(line, "%d %*s %15s %*s %*s %*s %*s %15s", &n, cached, prefix) == 3 && n > 16) {
+            assert_true(strncmp(cached, "×", strlen("×")) == 0 && strncmp(prefix, "×", strlen("×")) == 0);
+            double with_cache = atof(cached + strlen("×")), without = atof(prefix + strlen("×"));
+            assert_true(with_cache > 1.0 && with_cache < 2.0);
+            assert_true(without > 2.0 && without < 4.0);
+            rows++;
+        }
+    }
+    assert_int_equal(rows, 6);  /* n = 32 … 1024 after n = 16 */
+    assert_non_null(strstr(text, "Measured here, per doubling of n on average: ×"));
+    free(text);
+}
+
 #define TOKENS \
     "title: t\n" \
     "tokens: [a, b, a, c]\n" \
@@ -374,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_decode_is_the_causal_trace),
         cmocka_unit_test(test_decode_counts),
         cmocka_unit_test(test_stats_of_decoding),
+        cmocka_unit_test(test_cost_of_decoding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,7 @@ struct options {
     int head;              /* --head, 0 when not given */
     bool full;             /* --full: every term of --explain's sums */
     bool worksheet;        /* --worksheet: --markdown's questions without answers, then a key */
+    bool decode;           /* --decode: --cost of generating one token, with a KV cache or not */
     int precision;
     int d_model, heads;    /* the shape of --cost */
     ui_options ui;
@@ -137,8 +138,10 @@ static int show_cost(const options *o, int count, char **paths)
         return usage_error("--cost makes its own sentences and takes no lesson", NULL);
     if (o->d_model % o->heads != 0)
         return usage_error("--heads must divide --d-model", NULL);
-    return stats_cost(o->d_model, o->heads, &o->ui.compute, stdout) == 0 ? EXIT_STATUS_OK
-                                                                         : EXIT_STATUS_SOFTWARE;
+    int (*cost)(int, int, const trace_options *, FILE *) = o->decode ? stats_cost_decode
+                                                                      : stats_cost;
+    return cost(o->d_model, o->heads, &o->ui.compute, stdout) == 0 ? EXIT_STATUS_OK
+                                                                   : EXIT_STATUS_SOFTWARE;
 }
 
 static int run_ui(const options *o, int count, char **paths)
@@ -185,6 +188,7 @@ static bool set_present(options *o, const char *arg) { (void)arg; o->ui.present 
 static bool set_explain(options *o, const char *arg) { o->explain = arg; return true; }
 static bool set_csv(options *o, const char *arg) { o->csv_stage = arg; return true; }
 static bool set_full(options *o, const char *arg) { (void)arg; o->full = true; return true; }
+static bool set_decode(options *o, const char *arg) { (void)arg; o->decode = true; return true; }
 static bool set_worksheet(options *o, const char *arg)
 {
     (void)arg;
@@ -277,6 +281,10 @@ static const option_row option_table[] = {
     { "cost", 0, no_argument, NULL,
       "how the cost grows with the sentence: n = 16, 32, … 2048\n"
       "random tokens, measured, with a plot", &mode_cost, NULL, NULL, NULL },
+    { "decode", 0, no_argument, NULL,
+      "with --cost: generating one token with a KV cache (linear in n)\n"
+      "against recomputing its prefix (quadratic), n = 16 … 1024", NULL, set_decode, NULL,
+      NULL },
     { "d-model", 0, required_argument, "--d-model D, --heads H",
       "the shape --cost uses (default 64 and 4)", NULL, set_d_model,
       "--d-model takes a number from 1 to 4096", NULL },
@@ -591,6 +599,8 @@ static int parse_options(int argc, char **argv, options *o)
         return usage_error("--full goes with --explain", NULL);
     if (o->worksheet && o->mode != &mode_markdown)
         return usage_error("--worksheet goes with --markdown", NULL);
+    if (o->decode && o->mode != &mode_cost)
+        return usage_error("--decode goes with --cost", NULL);
     o->ui.head = o->head;
     o->ui.precision = o->precision;
     return -1;

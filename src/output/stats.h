@@ -51,6 +51,12 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
  * shape is impossible, memory runs out or writing fails. options as for trace_compute. */
 int stats_cost(int d_model, int heads, const trace_options *options, FILE *out);
 
+/* `--cost --decode`: for n = 16, 32, … STATS_COST_DECODE_LAST_N random tokens under a causal
+ * mask, the multiplications and measured time of generating the last token with a KV cache
+ * (linear in n) and by recomputing its prefix (quadratic), with their ratios per doubling.
+ * Returns 0, or -1 when the shape is impossible, memory runs out or writing fails. */
+int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE *out);
+
 /* How long each time of --stats and --cost is measured for, at least, and in how many batches:
  * long enough that the best batch is stable from one run to the next. */
 #define STATS_MIN_SECONDS 0.05
@@ -62,5 +68,6 @@ int stats_cost(int d_model, int heads, const trace_options *options, FILE *out);
 #define STATS_COST_LAST_N 2048
 #define STATS_COST_D_MODEL 64
 #define STATS_COST_HEADS 4
+#define STATS_COST_DECODE_LAST_N 1024
 
 #endif
