@@ -11,6 +11,7 @@
 #include "lesson.h"
 #include "decode.h"
 #include "stats.h"
+#include "walk.h"
 #include "number.h"
 
 enum { N = 7, D = 4 };
@@ -277,6 +278,41 @@ static void test_decode_counts(void **state)
     trace_free(&t);
 }
 
+/* The time axis: for each token its q, k, v, each head's scores, weights and context, and its
+ * output, all at its position; K and V show the cache (rows 0 … p), the others row p. */
+static void test_decode_walk(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_CAUSAL, 4);
+    f.in.decode = true;
+    trace t;
+    compute_ok(&f.in, &t);
+    walk w;
+    assert_true(walk_build_decode(&w, &t));
+    assert_int_equal(w.count, N * (3 + 3 * 2 + 1));
+    stage_id order[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_SCORES, STAGE_WEIGHTS, STAGE_CONTEXT,
+                         STAGE_SCORES, STAGE_WEIGHTS, STAGE_CONTEXT, STAGE_OUTPUT };
+    for (int k = 0; k < w.count; k++) {
+        const walk_step *step = &w.steps[k];
+        assert_int_equal(step->stage, order[k % 10]);
+        assert_int_equal(step->position, k / 10);
+        assert_int_equal(step->head, k % 10 >= 6 && k % 10 <= 8 ? 2 : 1);
+        int first, end;
+        walk_step_rows(&t, step, &first, &end);
+        bool cache = step->stage == STAGE_K || step->stage == STAGE_V;
+        assert_int_equal(first, cache ? 0 : step->position);
+        assert_int_equal(end, step->position + 1);
+        assert_false(walk_repeats_matrix(&w, k));
+    }
+    walk_step whole = { STAGE_SCORES, 1, WALK_WHOLE, -1 };
+    int first, end;
+    walk_step_rows(&t, &whole, &first, &end);
+    assert_true(first == 0 && end == N);
+    walk_free(&w);
+    trace_free(&t);
+}
+
 /* --stats of a decoding lesson with one key/value head of two: the KV cache against full
  * multi-head attention, and one row per token of the work with and without the cache. */
 static void test_stats_of_decoding(void **state)
@@ -401,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_lesson_keys),
         cmocka_unit_test(test_decode_is_the_causal_trace),
         cmocka_unit_test(test_decode_counts),
+        cmocka_unit_test(test_decode_walk),
         cmocka_unit_test(test_stats_of_decoding),
         cmocka_unit_test(test_cost_of_decoding),
     };

@@ -44,6 +44,29 @@ static int place_script(const trace *t, const walk_mark *marks, int n_marks, wal
     return count;
 }
 
+/* Decoding: token by token, the stages that make that token's rows. */
+static int place_decode(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
+{
+    (void)marks;
+    (void)n_marks;
+    static const stage_id projections[] = { STAGE_Q, STAGE_K, STAGE_V };
+    static const stage_id per_head[] = { STAGE_SCORES, STAGE_WEIGHTS, STAGE_CONTEXT };
+    int count = 0;
+    for (int p = 0; p < t->n; p++) {
+        for (int i = 0; i < 3; i++, count++)
+            if (out)
+                out[count] = (walk_step){ projections[i], 1, p, -1 };
+        for (int h = 1; h <= t->heads; h++)
+            for (int i = 0; i < 3; i++, count++)
+                if (out)
+                    out[count] = (walk_step){ per_head[i], h, p, -1 };
+        if (out)
+            out[count] = (walk_step){ STAGE_OUTPUT, 1, p, -1 };
+        count++;
+    }
+    return count;
+}
+
 typedef int placer(const trace *t, const walk_mark *marks, int n_marks, walk_step *out);
 
 static bool build(walk *w, const trace *t, const walk_mark *marks, int n_marks, placer *place)
@@ -67,6 +90,18 @@ bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks)
 bool walk_build_pipeline(walk *w, const trace *t)
 {
     return build(w, t, NULL, 0, place_pipeline);
+}
+
+bool walk_build_decode(walk *w, const trace *t)
+{
+    return build(w, t, NULL, 0, place_decode);
+}
+
+void walk_step_rows(const trace *t, const walk_step *step, int *first, int *end)
+{
+    bool cache = step->stage == STAGE_K || step->stage == STAGE_V;
+    *first = step->position == WALK_WHOLE || cache ? 0 : step->position;
+    *end = step->position == WALK_WHOLE ? trace_rows(t, step->stage) : step->position + 1;
 }
 
 void walk_free(walk *w)

@@ -13,7 +13,8 @@
 typedef struct {
     stage_id stage;
     int head;       /* from 1; 1 for a stage that is one matrix for all heads */
-    int position;   /* WALK_WHOLE; reserved for a decoding step or a softmax tile */
+    int position;   /* WALK_WHOLE, or for a step of decoding (walk_build_decode) the token
+                       being generated, from 0 */
     int narration;  /* index of the narration item told at this step, or -1 */
 } walk_step;
 
@@ -40,6 +41,16 @@ bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks);
  * no narration: the walk of a lesson without a script, of --json and --csv, and the list a
  * student picks from off the script. */
 bool walk_build_pipeline(walk *w, const trace *t);
+
+/* The time axis of decoding with a KV cache (t->in->decode): for each token p in order, its q,
+ * k and v rows (K and V showing the cache growing to p + 1 rows), in each head its scores,
+ * weights and context rows, then its output row; every step at position p. Returns false when
+ * out of memory. */
+bool walk_build_decode(walk *w, const trace *t);
+
+/* The rows of its stage a step shows, [*first, *end): every row for WALK_WHOLE; at position p,
+ * the cache's rows 0 … p of K and V, and row p of any other stage. */
+void walk_step_rows(const trace *t, const walk_step *step, int *first, int *end);
 
 void walk_free(walk *w);
 
