@@ -115,9 +115,11 @@ static void test_online_matches_ordinary(void **state)
                         largest = fmax(largest, fabs(a - b));
                         assert_true(trace_is_hidden(&online, i, j) ? b == 0.0 : b > 0.0);
                     }
-                    for (int c = 0; c < online.d_k; c++)
-                        largest = fmax(largest, fabs(trace_value(&ordinary, STAGE_CONTEXT, h, i, c)
-                                                     - trace_value(&online, STAGE_CONTEXT, h, i, c)));
+                    for (int c = 0; c < online.d_k; c++) {
+                        double a = trace_value(&ordinary, STAGE_CONTEXT, h, i, c),
+                               b = trace_value(&online, STAGE_CONTEXT, h, i, c);
+                        largest = fmax(largest, fabs(a - b));
+                    }
                 }
             assert_true(largest <= 1e-12);
             assert_true(trace_online_difference(&online) == largest);
@@ -360,8 +362,9 @@ static void test_cost_of_decoding(void **state)
         int n;
         char cached[16], prefix[16];
         if (sscanf(line, "%d %*s %15s %*s %*s %*s %*s %15s", &n, cached, prefix) == 3 && n > 16) {
-            assert_true(strncmp(cached, "×", strlen("×")) == 0 && strncmp(prefix, "×", strlen("×")) == 0);
-            double with_cache = atof(cached + strlen("×")), without = atof(prefix + strlen("×"));
+            size_t times = strlen("×");
+            assert_true(strncmp(cached, "×", times) == 0 && strncmp(prefix, "×", times) == 0);
+            double with_cache = atof(cached + times), without = atof(prefix + times);
             assert_true(with_cache > 1.0 && with_cache < 2.0);
             assert_true(without > 2.0 && without < 4.0);
             rows++;

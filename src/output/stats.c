@@ -710,8 +710,8 @@ int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE
         fprintf(out, "\nCounted: with the cache token t costs 4·d_model² + 2·(t + 1)·d_model "
                 "multiplications,\nlinear in t (its projections dominate while t < 2·d_model); "
                 "recomputing the prefix costs\nthe sum of that over every earlier token, "
-                "quadratic in t (its ratios climb towards ×4).\nMeasured here, per doubling of n on "
-                "average: ×%.2f with the cache, ×%.2f recomputing\nthe prefix. Times depend on "
+                "quadratic in t (its ratios climb towards ×4).\nMeasured here, per doubling of "
+                "n on average: ×%.2f with the cache, ×%.2f recomputing\nthe prefix. Times depend on "
                 "the machine and on what else runs on it.\n", cached, prefix);
     }
     free(embeddings);
