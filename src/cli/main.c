@@ -187,6 +187,15 @@ static bool set_worksheet(options *o, const char *arg)
     return true;
 }
 
+/* Process-wide in the lesson loader, which every mode (and the UI's picker) loads through. */
+static bool set_allow_paths(options *o, const char *arg)
+{
+    (void)o;
+    (void)arg;
+    lesson_allow_paths(true);
+    return true;
+}
+
 static bool set_color(options *o, const char *arg)
 {
     static const char *const names[] = {
@@ -256,6 +265,9 @@ static const option_row option_table[] = {
       "validate lessons and prove their answers, expect: claims and\n"
       "live numbers; print every problem found (warnings: exit 0)", &mode_check, NULL, NULL,
       NULL },
+    { "allow-paths", 0, no_argument, NULL,
+      "let a lesson's {file: ...} read files outside its folder\n"
+      "(absolute paths, '..', links leading out)", NULL, set_allow_paths, NULL, NULL },
     { "template", 0, no_argument, NULL,
       "print a commented starter lesson", NULL, NULL, NULL, print_template },
     { "stats", 0, no_argument, "--stats LESSON",

@@ -174,6 +174,11 @@ bool lesson_walk(const lesson *l, const trace *t, walk *w);
  * step without one: the one way every view finds a step's narration. */
 const lesson_step *lesson_narration(const lesson *l, const walk_step *step);
 
+/* Whether data files ({file: NAME}) may be read from anywhere (--allow-paths) rather than only
+ * from the lesson's folder, for every lesson loaded after: the program sets it once, before
+ * loading any lesson. */
+void lesson_allow_paths(bool allow);
+
 void lesson_free(lesson *l);
 void lesson_diagnostics_free(lesson_diagnostics *diagnostics);
 
