@@ -145,6 +145,25 @@ def check_numpy_matrices():
     expect_equal("Q from the second draw", got and got[("Q", None)], (0.5 * x) @ w_q, 1e-12)
 
 
+def check_seed42_lesson():
+    """lessons/numpy_seed42.yaml gives what the tutorial's program computes: seed 42,
+    randn(3, 4), Q = K = V = the embeddings, softmax(Q K^T / sqrt(d_k)), then weights V."""
+    np.random.seed(42)
+    x = np.random.randn(3, 4)
+    scores = x @ x.T / np.sqrt(4)
+    weights = np.exp(scores) / np.sum(np.exp(scores), axis=-1, keepdims=True)
+    result = subprocess.run([ATTNSTEP, "--json", "lessons/numpy_seed42.yaml"],
+                            capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
+        failures.append(f"numpy_seed42.yaml: exit {result.returncode}: {result.stderr}")
+        return
+    got = {(s["name"], s["head"]): np.array(s["values"], dtype=float)
+           for s in json.loads(result.stdout)["stages"]}
+    expect_equal("seed 42 lesson: input", got[("input", None)], x)
+    expect_equal("seed 42 lesson: weights", got[("weights", 1)], weights, 1e-12)
+    expect_equal("seed 42 lesson: output", got[("output", None)], weights @ x, 1e-12)
+
+
 def check_paths():
     """Links that lead out are refused unless --allow-paths; so is a FIFO (without blocking)
     and a file over the size limit (without reading it)."""
@@ -181,7 +200,7 @@ def check_paths():
 
 
 for check in [check_npy_round_trip, check_csv_round_trip, check_cross_attention_rows,
-              check_numpy_embeddings, check_numpy_matrices, check_paths]:
+              check_numpy_embeddings, check_numpy_matrices, check_seed42_lesson, check_paths]:
     check()
 for failure in failures:
     print("FAIL", failure)
