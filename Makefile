@@ -121,7 +121,7 @@ fuzz: $(BUILD)/fuzz/fuzz_lesson
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LESSONDIR) $(DESTDIR)$(MANDIR)
 	install -m 755 attnstep $(DESTDIR)$(BINDIR)/attnstep
-	install -m 644 lessons/*.yaml lessons/ORDER lessons/README.md $(DESTDIR)$(LESSONDIR)/
+	install -m 644 lessons/*.yaml lessons/*.npy lessons/ORDER lessons/README.md $(DESTDIR)$(LESSONDIR)/
 	install -m 644 $(BUILD)/attnstep.1 $(DESTDIR)$(MANDIR)/attnstep.1
 
 uninstall:
