@@ -95,7 +95,7 @@ test: attnstep $(TEST_BIN)
 SANITIZE := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 test-asan:
 	rm -rf $(BUILD)/asan && mkdir -p $(BUILD)/asan
-	cp -r Makefile src tests lessons .ci $(BUILD)/asan/
+	cp -r Makefile src tests lessons tools .ci $(BUILD)/asan/
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	NCURSES_GPM_TERMS= \
 	    $(MAKE) --no-print-directory -C $(BUILD)/asan test CFLAGS="$(SANITIZE)" \
