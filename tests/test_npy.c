@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "support.h"
+#include "lesson.h"
 #include "lesson_file.h"
 #include "numpy_random.h"
 
@@ -184,18 +185,20 @@ static void test_paths_out_of_the_folder_are_refused(void **state) {
     (void)state;
     lesson_file_matrix m;
     char error[256];
-    assert_int_equal(lesson_file_read("lessons/x.yaml", "/etc/x.csv", false, &m, error, 256),
+    assert_int_equal(lesson_file_read("lessons/x.yaml", "/etc/x.csv", false, &m, NULL, error, 256),
                      LESSON_FILE_REFUSED);
     assert_string_equal(error, "an absolute path is refused: a lesson reads files from its own "
                         "folder");
-    assert_int_equal(lesson_file_read("lessons/x.yaml", "a/../../x.npy", false, &m, error, 256),
+    assert_int_equal(lesson_file_read("lessons/x.yaml", "a/../../x.npy", false, &m, NULL, error,
+                                      256),
                      LESSON_FILE_REFUSED);
     assert_string_equal(error, "'..' leaves the lesson's folder, which is refused");
     /* Climbing back in is fine; the file then merely does not exist. */
-    assert_int_equal(lesson_file_read("lessons/x.yaml", "a/../none.npy", false, &m, error, 256),
+    assert_int_equal(lesson_file_read("lessons/x.yaml", "a/../none.npy", false, &m, NULL, error,
+                                      256),
                      LESSON_FILE_UNREADABLE);
     assert_string_equal(error, "cannot read: No such file or directory");
-    assert_int_equal(lesson_file_read("lessons/x.yaml", "x.txt", false, &m, error, 256),
+    assert_int_equal(lesson_file_read("lessons/x.yaml", "x.txt", false, &m, NULL, error, 256),
                      LESSON_FILE_INVALID);
     assert_string_equal(error, "a data file must end in .npy or .csv");
     /* A folder is not a regular file, whatever its name. */
@@ -204,10 +207,78 @@ static void test_paths_out_of_the_folder_are_refused(void **state) {
     snprintf(inner, sizeof inner, "%s/d.csv", folder);
     snprintf(lesson_path, sizeof lesson_path, "%s/l.yaml", folder);
     assert_int_equal(mkdir(inner, 0700), 0);
-    assert_int_equal(lesson_file_read(lesson_path, "d.csv", false, &m, error, 256),
+    assert_int_equal(lesson_file_read(lesson_path, "d.csv", false, &m, NULL, error, 256),
                      LESSON_FILE_UNREADABLE);
     assert_string_equal(error, "not a regular file (a data file must be an ordinary file)");
     rmdir(inner);
+    /* A good file: its numbers, and the path opened, for a view that follows it. */
+    char good[64], *opened = NULL;
+    snprintf(good, sizeof good, "%s/g.csv", folder);
+    FILE *file = fopen(good, "w");
+    assert_non_null(file);
+    fputs("1,2\n", file);
+    fclose(file);
+    assert_int_equal(lesson_file_read(lesson_path, "./g.csv", false, &m, &opened, error, 256),
+                     LESSON_FILE_OK);
+    snprintf(good, sizeof good, "%s/./g.csv", folder);
+    assert_string_equal(opened, good);
+    assert_int_equal(m.cols, 2);
+    free(m.values);
+    free(opened);
+    snprintf(good, sizeof good, "%s/g.csv", folder);
+    unlink(good);
+    rmdir(folder);
+}
+
+/* ---- through the loader ---- */
+
+static void write_file(const char *folder, const char *name, const char *text) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", folder, name);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fputs(text, file);
+    fclose(file);
+}
+
+/* A lesson whose embeddings and W_Q come from files: the numbers, the files it lists for a view
+ * to follow, and --allow-paths (lesson_allow_paths) for a path outside its folder. */
+static void test_lesson_loads_files_and_lists_them(void **state) {
+    (void)state;
+    char folder[] = "/tmp/attnstep-lesson-XXXXXX", lesson_path[64], csv[64], text[512];
+    assert_non_null(mkdtemp(folder));
+    snprintf(lesson_path, sizeof lesson_path, "%s/l.yaml", folder);
+    snprintf(csv, sizeof csv, "%s/w.csv", folder);
+    write_file(folder, "e.csv", "x,y\n1,2\n3,4\n");
+    write_file(folder, "w.csv", "0,1\n1,0\n");
+    write_file(folder, "l.yaml", "title: t\ntokens: [a, b]\nembeddings: {file: e.csv}\n"
+                                 "W_Q: {file: w.csv}\n");
+    lesson l;
+    lesson_diagnostics d;
+    assert_int_equal(lesson_load(lesson_path, &l, &d), LESSON_OK);
+    const double embeddings[] = { 1, 2, 3, 4 }, w_q[] = { 0, 1, 1, 0 };
+    assert_int_equal(l.input.d_model, 2);
+    support_assert_close("embeddings", embeddings, l.input.embeddings, 4, 0.0);
+    support_assert_close("W_Q", w_q, l.input.W_Q, 4, 0.0);
+    assert_int_equal(l.n_data_files, 2);
+    assert_string_equal(l.data_files[1], csv);
+    lesson_free(&l);
+    snprintf(text, sizeof text, "title: t\ntokens: [a, b]\nembeddings: {file: e.csv}\n"
+             "W_Q: {file: %s}\n", csv);   /* absolute: refused unless allowed */
+    write_file(folder, "l.yaml", text);
+    assert_int_equal(lesson_load(lesson_path, &l, &d), LESSON_INVALID);
+    assert_int_equal(d.count, 1);
+    lesson_diagnostics_free(&d);
+    lesson_allow_paths(true);
+    assert_int_equal(lesson_load(lesson_path, &l, &d), LESSON_OK);
+    lesson_allow_paths(false);
+    support_assert_close("W_Q by absolute path", w_q, l.input.W_Q, 4, 0.0);
+    lesson_free(&l);
+    const char *names[] = { "e.csv", "w.csv", "l.yaml" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof text, "%s/%s", folder, names[i]);
+        unlink(text);
+    }
     rmdir(folder);
 }
 
@@ -243,6 +314,7 @@ int main(void) {
         cmocka_unit_test(test_csv_with_header_crlf_quotes_and_bom),
         cmocka_unit_test(test_csv_refusals_say_why),
         cmocka_unit_test(test_paths_out_of_the_folder_are_refused),
+        cmocka_unit_test(test_lesson_loads_files_and_lists_them),
         cmocka_unit_test(test_numpy_generator_matches_numpy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,6 +94,8 @@ typedef struct {
     bool positional, scale;
     int n_steps;
     lesson_step *steps;
+    int n_data_files;
+    char *data_files[5];      /* the data files read (embeddings and the four matrices at most) */
 } checker;
 
 /* ---- reporting helpers ---- */
@@ -566,8 +568,12 @@ static bool read_file_form(checker *c, int map, const char *what, int rows, int 
     if (!name) return false;
     char problem[512], name_shown[LESSON_ESCAPED_MAX];
     lesson_file_matrix m;
+    char **opened = &c->data_files[c->n_data_files];
+    assert(c->n_data_files < (int)(sizeof c->data_files / sizeof c->data_files[0]));
     lesson_file_status status = lesson_file_read(c->d->path ? c->d->path : "", name,
-                                                 allow_any_path, &m, problem, sizeof problem);
+                                                 allow_any_path, &m, opened, problem,
+                                                 sizeof problem);
+    if (status == LESSON_FILE_OK) c->n_data_files++;
     lesson_escape(name, strlen(name), name_shown);
     free(name);
     if (status != LESSON_FILE_OK) {
@@ -1292,6 +1298,13 @@ static lesson_status build(checker *c, int root, lesson *l) {
     l->n_steps = c->n_steps;
     c->steps = NULL;
     c->n_steps = 0;
+    /* Out of memory here, the lesson still loads; only following its data files is lost. */
+    if (c->n_data_files > 0 && (l->data_files = malloc((size_t)c->n_data_files
+                                                       * sizeof *l->data_files)) != NULL) {
+        memcpy(l->data_files, c->data_files, (size_t)c->n_data_files * sizeof *l->data_files);
+        l->n_data_files = c->n_data_files;
+        c->n_data_files = 0;
+    }
     describe_input(c, l);
     l->input.embeddings = l->embeddings;
     l->input.source_embeddings = l->source_embeddings;
@@ -1327,6 +1340,7 @@ static void checker_free(checker *c) {
     for (int i = 0; i < c->n_steps; i++) free_step(&c->steps[i]);
     free(c->steps);
     for (int i = 0; i < DRAWN_COUNT; i++) free(drawn_spec(c, i)->values);
+    for (int i = 0; i < c->n_data_files; i++) free(c->data_files[i]);
 }
 
 static lesson_status check_and_build(const lesson_tree *tree, const char *data, size_t size,
@@ -1488,5 +1502,7 @@ void lesson_free(lesson *l) {
     free(l->W_V);
     free(l->W_O);
     free(l->mask_cells);
+    for (int i = 0; i < l->n_data_files; i++) free(l->data_files[i]);
+    free(l->data_files);
     *l = (lesson){ 0 };
 }

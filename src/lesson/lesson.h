@@ -86,6 +86,9 @@ typedef struct {
     unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) 1 = may attend, for explicit
                                     and causal masks (input.mask_cells is set only for explicit
                                     ones); NULL without a mask */
+    int n_data_files;
+    char **data_files;           /* (n_data_files) the path of each {file: ...} read, as opened
+                                    (for a view that follows the lesson's files); NULL when none */
     attention_input input;
 } lesson;
 

@@ -104,7 +104,8 @@ static const char *extension(const char *name) {
 }
 
 lesson_file_status lesson_file_read(const char *lesson_path, const char *name, bool allow_paths,
-                                    lesson_file_matrix *out, char *error, size_t error_size) {
+                                    lesson_file_matrix *out, char **opened, char *error,
+                                    size_t error_size) {
     *out = (lesson_file_matrix){ 0 };
     const char *format = extension(name);
     if (strcmp(format, "npy") != 0 && strcmp(format, "csv") != 0)
@@ -132,7 +133,8 @@ lesson_file_status lesson_file_read(const char *lesson_path, const char *name, b
     else if ((data = read_regular(path, &size, error, error_size)) != NULL)
         status = lesson_file_parse(format, data, size, out, error, error_size);
     free(data);
-    free(path);
+    if (status == LESSON_FILE_OK && opened) *opened = path;
+    else free(path);
     free(folder);
     return status;
 }

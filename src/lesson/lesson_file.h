@@ -30,10 +30,12 @@ typedef enum {
  * the format from its extension (.npy or .csv). Without allow_paths, an absolute name, a `..`
  * that climbs out of the folder, or a symbolic link that leads out of it is refused. The file
  * is opened without blocking and must be a regular file of at most LESSON_FILE_MAX_BYTES.
- * On LESSON_FILE_OK fills out (free out->values); otherwise writes why into error (size
- * bytes, a sentence without the file's name, which the caller adds). */
+ * On LESSON_FILE_OK fills out (free out->values) and, when opened is not NULL, sets *opened to
+ * the path it opened (free it), for a view that follows the file; otherwise writes why into
+ * error (size bytes, a sentence without the file's name, which the caller adds). */
 lesson_file_status lesson_file_read(const char *lesson_path, const char *name, bool allow_paths,
-                                    lesson_file_matrix *out, char *error, size_t size);
+                                    lesson_file_matrix *out, char **opened, char *error,
+                                    size_t size);
 
 /* The same from the bytes of a file already in memory (data, size bytes); format is "npy" or
  * "csv". For tests and the fuzzer. */
