@@ -32,7 +32,8 @@ LAYER_FLAGS_lesson := -Isrc/lesson -Isrc/core -Isrc/text $(YAML_CFLAGS)
 LAYER_FLAGS_output := -Isrc/output -Isrc/core -Isrc/text -Isrc/lesson
 LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output $(CURSES_CFLAGS) \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
-LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui
+LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui \
+                      -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
 LAYERS   := core text lesson output ui
 ALL_INCLUDES := $(LAYER_FLAGS_ui) $(YAML_CFLAGS)
 LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc 2>/dev/null) -lm -lpthread
@@ -46,8 +47,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
-.PHONY: all run test test-asan fuzz install uninstall bench deps update-golden clean
-all: attnstep $(BUILD)/attnstep.1
+.PHONY: all run test test-asan fuzz install uninstall bench deps update-golden mutants clean
+all: attnstep $(BUILD)/attnstep.1 $(BUILD)/attnstep.man
 
 deps:
 	@bash .ci/install-deps test
@@ -55,12 +56,17 @@ deps:
 attnstep: $(BUILD)/cli/main.o $(BUILD)/libattnstep.a
 	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
 
-# The manual page's KEYS section comes from the UI's key table, like the help overlay.
-$(BUILD)/attnstep.1: src/cli/attnstep.1.in attnstep
+# The manual page: OPTIONS, ENVIRONMENT and EXIT STATUS come from main.c's tables, like --help;
+# KEYS from the UI's key table, like the help overlay. attnstep.man keeps @LESSONDIR@, which
+# attnstep.1 (and make install, for the folder it installs to) replaces.
+$(BUILD)/attnstep.man: src/cli/attnstep.1.in attnstep
+	./attnstep --help=man >$@.options
 	./attnstep --help-keys=man >$@.keys
-	sed -e '/^@KEYS@$$/{r $@.keys' -e 'd}' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@LESSONDIR@|$(LESSONDIR)|' src/cli/attnstep.1.in >$@
-	rm -f $@.keys
+	sed -e '/^@OPTIONS@$$/{r $@.options' -e 'd}' -e '/^@KEYS@$$/{r $@.keys' -e 'd}' \
+	    -e 's|@VERSION@|$(VERSION)|' src/cli/attnstep.1.in >$@
+	rm -f $@.options $@.keys
+$(BUILD)/attnstep.1: $(BUILD)/attnstep.man
+	sed 's|@LESSONDIR@|$(LESSONDIR)|' $< >$@
 
 $(BUILD)/libattnstep.a: $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -95,7 +101,7 @@ test: attnstep $(TEST_BIN)
 SANITIZE := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 test-asan:
 	rm -rf $(BUILD)/asan && mkdir -p $(BUILD)/asan
-	cp -r Makefile src tests lessons tools .ci $(BUILD)/asan/
+	cp -r Makefile src tests lessons tools .ci docs README.md $(BUILD)/asan/
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	NCURSES_GPM_TERMS= \
 	    $(MAKE) --no-print-directory -C $(BUILD)/asan test CFLAGS="$(SANITIZE)" \
@@ -117,12 +123,16 @@ fuzz: $(BUILD)/fuzz/fuzz_lesson
 	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
 	    corpus $(CURDIR)/lessons $(CURDIR)/tests/reference $(wildcard $(CURDIR)/tests/bad)
 
-# The lessons go where the lesson picker looks for them (ATTNSTEP_LESSON_DIR, built in).
+# The lessons go beside the program, where it looks for them (<prefix>/bin/attnstep finds
+# <prefix>/share/attnstep/lessons), so one build installs to any PREFIX and the installed tree
+# may move; the folder built in (ATTNSTEP_LESSON_DIR) is only a fallback. The manual page names
+# the folder of this install.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LESSONDIR) $(DESTDIR)$(MANDIR)
 	install -m 755 attnstep $(DESTDIR)$(BINDIR)/attnstep
 	install -m 644 lessons/*.yaml lessons/*.npy lessons/ORDER lessons/README.md $(DESTDIR)$(LESSONDIR)/
-	install -m 644 $(BUILD)/attnstep.1 $(DESTDIR)$(MANDIR)/attnstep.1
+	sed 's|@LESSONDIR@|$(LESSONDIR)|' $(BUILD)/attnstep.man >$(DESTDIR)$(MANDIR)/attnstep.1
+	chmod 644 $(DESTDIR)$(MANDIR)/attnstep.1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/attnstep $(DESTDIR)$(MANDIR)/attnstep.1
@@ -131,6 +141,11 @@ uninstall:
 # Times the core against numpy and PyTorch (when installed) and rewrites tests/BENCH.md.
 bench: attnstep
 	@bash tests/bench/run.sh
+
+# The mutation test: each bug of tests/mutants/list put in, built, tested and reverted in a copy
+# of the tree; prints the score (tests/RELIABILITY.md). Minutes, so not part of `make test`.
+mutants:
+	@bash tests/mutants/run.sh
 
 # Rewrites every golden file from the current program; read `git diff` before committing.
 update-golden: attnstep

@@ -10,14 +10,31 @@ check() {  # check DESCRIPTION COMMAND...: counts a failure when COMMAND fails
     local what=$1; shift
     if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
 }
-output_is() {  # output_is EXPECTED COMMAND...: stdout of COMMAND equals EXPECTED
+output_is() {  # output_is [-s STATUS] EXPECTED COMMAND...: COMMAND's stdout and stderr are
+    local status=0  # EXPECTED and it exits with STATUS (0 unless given)
+    if [ "$1" = -s ]; then status=$2; shift 2; fi
     local want=$1; shift
     local got; got=$("$@" 2>&1)
+    local code=$?
     [ "$got" = "$want" ] || { printf 'expected: %s\n     got: %s\n' "$want" "$got"; return 1; }
+    [ "$code" -eq "$status" ] || { echo "exit status $code, expected $status: $*"; return 1; }
+}
+prints() {  # prints GREP_ARGS... -- COMMAND...: COMMAND exits 0 and its stdout matches grep
+    local pattern=() out
+    while [ "$1" != -- ]; do pattern+=("$1"); shift; done; shift
+    out=$("$@") || { echo "exit status $?: $*"; return 1; }
+    grep -q "${pattern[@]}" <<<"$out" || { echo "no line matches ${pattern[*]}: $*"; return 1; }
+}
+same_output() {  # same_output COMMAND... -- COMMAND...: both exit 0 with the same stdout
+    local first=() a b
+    while [ "$1" != -- ]; do first+=("$1"); shift; done; shift
+    a=$("${first[@]}") || { echo "exit status $?: ${first[*]}"; return 1; }
+    b=$("$@") || { echo "exit status $?: $*"; return 1; }
+    [ "$a" = "$b" ] || { echo "outputs differ: ${first[*]} / $*"; return 1; }
 }
 
-check "--help exits 0 with usage" bash -c './attnstep --help | grep -q "^Usage: attnstep"'
-check "--help-keys lists the key table" bash -c './attnstep --help-keys | grep -q "^  Tab  *next head$"'
+check "--help exits 0 with usage" prints "^Usage: attnstep" -- ./attnstep --help
+check "--help-keys lists the key table" prints "^  Tab  *next head$" -- ./attnstep --help-keys
 check "--version" output_is "attnstep 0.1.0" ./attnstep --version
 check "unknown option exits 64" expect_status 64 ./attnstep --frobnicate "$lesson"
 check "no lesson and no terminal exits 64" expect_status 64 ./attnstep </dev/null
@@ -25,9 +42,10 @@ check "two modes exit 64" expect_status 64 ./attnstep --plain --json "$lesson"
 check "bad precision exits 64" expect_status 64 ./attnstep --precision 40 --plain "$lesson"
 check "missing file exits 66" expect_status 66 ./attnstep --plain tests/no-such-lesson.yaml
 check "missing file message" output_is \
-    "tests/no-such-lesson.yaml: error: cannot read: No such file or directory" \
+    -s 66 "tests/no-such-lesson.yaml: error: cannot read: No such file or directory" \
     ./attnstep --plain tests/no-such-lesson.yaml
-check "--check of good lessons is silent" output_is "" ./attnstep --check "$lesson" tests/reference/*.yaml
+check "--check of good lessons is silent and exits 0" expect_status 0 bash -c \
+    "out=\$(./attnstep --check $lesson tests/reference/*.yaml 2>&1); s=\$?; [ -z \"\$out\" ] || echo \"\$out\"; exit \$s"
 check "--explain scores[cat,sat]" output_is \
     "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5" \
     ./attnstep --explain 'scores[cat,sat]' "$lesson"
@@ -40,9 +58,9 @@ check "--explain by index, 3 decimals" output_is \
 check "--explain of an unknown cell exits 64" expect_status 64 ./attnstep --explain 'weights[dog,cat]' "$lesson"
 check "--explain of a head that does not exist exits 64" \
     expect_status 64 ./attnstep --explain 'weights[cat,cat]' --head 2 "$lesson"
-check "--plain shows cat's weights" bash -c "./attnstep --plain $lesson | grep -q '^cat  0.6296  0.3704$'"
+check "--plain shows cat's weights" prints '^cat  0.6296  0.3704$' -- ./attnstep --plain "$lesson"
 check "piped output without a mode is the plain trace" \
-    bash -c "./attnstep $lesson | cmp -s - <(./attnstep --plain $lesson)"
+    same_output ./attnstep "$lesson" -- ./attnstep --plain "$lesson"
 check "--json parses and has every stage" /usr/bin/python3 -c '
 import json, subprocess, sys
 doc = json.loads(subprocess.run(["./attnstep", "--json", sys.argv[1]], capture_output=True, check=True).stdout)
@@ -87,13 +105,14 @@ for row in rows[1:]:
     assert [float(x) for x in row[1:]] == want[row[0]], (row, want[row[0]])
 ' "$lesson"
 check "--csv of an unknown stage exits 64" expect_status 64 ./attnstep --csv weight "$lesson"
-check "--markdown has a title and tables" bash -c "./attnstep --markdown $lesson | grep -q '^| cat | 0.6296 | 0.3704 |$' && ./attnstep --markdown $lesson | grep -qF '# cat sat, hand\\-worked'"
+check "--markdown has a table" prints '^| cat | 0.6296 | 0.3704 |$' -- ./attnstep --markdown "$lesson"
+check "--markdown has a title" prints '^# cat sat, hand-worked$' -- ./attnstep --markdown "$lesson"
 check "--template is a lesson that passes --check" bash -c "./attnstep --template >$tmp/template.yaml && ./attnstep --check $tmp/template.yaml"
-check "overflow is an error naming the stage and cell" output_is \
+check "overflow is an error naming the stage and cell" output_is -s 65 \
     "tests/cli/overflow.yaml: error: a number grew too large to represent (overflow) in scores[a,a] of head 1" \
     ./attnstep --json tests/cli/overflow.yaml
 check "overflow exits 65 with no output" bash -c "out=\$(./attnstep --plain tests/cli/overflow.yaml 2>/dev/null); [ \$? -eq 65 ] && [ -z \"\$out\" ]"
-check "--check computes the trace: overflow exits 65 naming the cell" output_is \
+check "--check computes the trace: overflow exits 65 naming the cell" output_is -s 65 \
     "tests/cli/overflow.yaml: error: a number grew too large to represent (overflow) in scores[a,a] of head 1" \
     ./attnstep --check tests/cli/overflow.yaml
 check "--check of an overflowing lesson exits 65" expect_status 65 ./attnstep --check tests/cli/overflow.yaml
@@ -116,22 +135,25 @@ check "--plain writes live numbers into the narration" bash -c \
 check "a false claim stops --plain too, with exit 65 and nothing on stdout" bash -c \
     "out=\$(./attnstep --plain tests/bad/claim_false.yaml 2>/dev/null); [ \$? -eq 65 ] && [ -z \"\$out\" ]"
 check "TERM=dumb on a terminal prints the plain trace with a note" bash -c \
-    "TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null | grep -qF '(TERM is unset or dumb); printing the plain trace' && TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null | grep -q '^cat  0.6296  0.3704.$'"
+    "out=\$(TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null) &&
+     grep -qF '(TERM is unset or dumb); printing the plain trace' <<<\"\$out\" && grep -q '^cat  0.6296  0.3704.$' <<<\"\$out\""
 check "--stats lists every stage with its counts" bash -c "./attnstep --stats $lesson >$tmp/stats && grep -q '^scores  *2×2  *8  *4 ' $tmp/stats && [ \$(grep -cE '^(input|Q|K|V|scores|scaled|masked|weights|context|concat|output) ' $tmp/stats) -eq 11 ] && grep -q '^total ' $tmp/stats && grep -q 'Peak memory' $tmp/stats"
 check "--cost shows the n² work quadrupling" bash -c "./attnstep --cost --d-model 16 --heads 2 >$tmp/cost && grep -q '^  2048 ' $tmp/cost && [ \$(grep -c '×4.00' $tmp/cost) -ge 7 ]"
 check "--cost refuses heads that do not divide d_model" expect_status 64 ./attnstep --cost --d-model 10 --heads 4
 narration=tests/reference/narration_text.yaml
-check "--plain keeps a literal block's lines" bash -c "./attnstep --plain $narration | grep -A3 '^  | first line$' | cmp -s - <(printf '  | first line\n  | second line\n  |\n  | new paragraph\n')"
+check "--plain keeps a literal block's lines" bash -c "./attnstep --plain $narration >$tmp/lit && grep -A3 '^  | first line$' $tmp/lit | cmp -s - <(printf '  | first line\n  | second line\n  |\n  | new paragraph\n')"
 for mode in --plain --markdown --json; do
-    check "$mode never prints a raw control character" bash -c "! ./attnstep $mode $narration | LC_ALL=C grep -q \$'[\x01-\x08\x0b-\x1f\x7f]\\|\xe2\x80\xae'"
+    check "$mode exits 0 and never prints a raw control character" bash -c \
+        "./attnstep $mode $narration >$tmp/ctl && [ -s $tmp/ctl ] && ! LC_ALL=C grep -q \$'[\x01-\x08\x0b-\x1f\x7f]\\|\xe2\x80\xae' $tmp/ctl"
 done
-check "--plain shows control characters escaped" bash -c "./attnstep --plain $narration | grep -q 'narration \\\\x1b\[31mtext' && ./attnstep --plain $narration | grep -qF 'bidi \\u202e override and bell \\x07'"
+check "--plain shows control characters escaped" prints 'narration \\x1b\[31mtext' -- ./attnstep --plain "$narration"
+check "--plain shows a bidi override escaped" prints -F 'bidi \u202e override and bell \x07' -- ./attnstep --plain "$narration"
 # Numbers read and print with '.' whatever the user's locale (de_DE writes 0,5).
 if locale -a 2>/dev/null | grep -qi '^de_DE.utf-\?8$'; then
     check "--json is the same under a German locale" \
-        bash -c "cmp -s <(LC_ALL=de_DE.UTF-8 ./attnstep --json $lesson) <(LC_ALL=C ./attnstep --json $lesson)"
+        same_output env LC_ALL=de_DE.UTF-8 ./attnstep --json "$lesson" -- env LC_ALL=C ./attnstep --json "$lesson"
     check "--plain is the same under a German locale" \
-        bash -c "cmp -s <(LC_ALL=de_DE.UTF-8 ./attnstep --plain $lesson) <(LC_ALL=C.UTF-8 ./attnstep --plain $lesson)"
+        same_output env LC_ALL=de_DE.UTF-8 ./attnstep --plain "$lesson" -- env LC_ALL=C.UTF-8 ./attnstep --plain "$lesson"
 else
     echo "FAIL the de_DE.UTF-8 locale is missing (.ci/install-deps generates it)"; failures=$((failures + 1))
 fi
@@ -140,9 +162,9 @@ check "ATTNSTEP_THREADS that is not a number is said, and the trace is computed"
     'out=$(ATTNSTEP_THREADS=many ./attnstep --json '"$lesson"' 2>&1 >/dev/null) &&
      [ "$out" = "attnstep: ATTNSTEP_THREADS=many is not a number; using every core" ]'
 # The 1024-token lesson is large enough for the kernels to share its products among threads.
-check "ATTNSTEP_THREADS=1 changes no bit of a trace computed with every core" bash -c \
-    'cmp -s <(./attnstep --csv output tests/bench/long_1024.yaml) \
-            <(ATTNSTEP_THREADS=1 ./attnstep --csv output tests/bench/long_1024.yaml)'
+check "ATTNSTEP_THREADS=1 changes no bit of a trace computed with every core" same_output \
+    ./attnstep --csv output tests/bench/long_1024.yaml -- \
+    env ATTNSTEP_THREADS=1 ./attnstep --csv output tests/bench/long_1024.yaml
 check "ATTNSTEP_PORTABLE=1 (libm's exp in the softmax) stays within 1e-12" /usr/bin/python3 -c '
 import csv, os, subprocess
 def weights(env):
@@ -152,6 +174,85 @@ def weights(env):
 a, b = weights({}), weights({"ATTNSTEP_PORTABLE": "1"})
 assert len(a) == len(b) == 1024 * 1024 and max(abs(x - y) for x, y in zip(a, b)) < 1e-12
 '
+
+# --precision N: N decimals in every number of --plain's and --markdown's tables and in
+# --explain; --json and --csv always write every digit, whatever --precision says.
+check "--plain --precision 2" prints '^cat  0.63  0.37$' -- ./attnstep --plain --precision 2 "$lesson"
+check "--plain --precision 6" prints '^cat  0.629560  0.370440$' -- ./attnstep --plain --precision 6 "$lesson"
+check "--markdown --precision 2" prints '^| cat | 0.63 | 0.37 |$' -- ./attnstep --markdown --precision 2 "$lesson"
+check "--markdown --precision 6" prints '^| cat | 0.629560 | 0.370440 |$' -- ./attnstep --markdown --precision 6 "$lesson"
+check "--explain --precision 6" output_is \
+    "weights[cat,cat] = exp(0.883883 − 0.883883) / (exp(0.883883 − 0.883883) + exp(0.353553 − 0.883883)) = 0.62956" \
+    ./attnstep --explain "weights[cat,cat]" --precision 6 "$lesson"
+check "--json ignores --precision (every digit)" same_output \
+    ./attnstep --json --precision 1 "$lesson" -- ./attnstep --json "$lesson"
+check "--json writes weights[cat,cat] to every digit" prints -F '[[0.62956009596964146, 0.37043990403035854]' -- ./attnstep --json "$lesson"
+check "--csv ignores --precision (every digit)" same_output \
+    ./attnstep --csv weights --precision 1 "$lesson" -- ./attnstep --csv weights "$lesson"
+# --csv of every stage and head (--head) of a multi-head and a cross-attention lesson: as many
+# rows and columns as --json says, each number the same double.
+for multi in lessons/four_heads.yaml tests/reference/cross_two_heads.yaml; do
+    check "--csv of every stage and head of $multi equals --json" /usr/bin/python3 -c '
+import csv, json, subprocess, sys
+path = sys.argv[1]
+doc = json.loads(subprocess.run(["./attnstep", "--json", path], capture_output=True, check=True).stdout)
+assert doc["heads"] > 1
+for s in doc["stages"]:
+    args = ["./attnstep", "--csv", s["name"]] + (["--head", str(s["head"])] if s["head"] else []) + [path]
+    run = subprocess.run(args, capture_output=True, text=True)
+    assert run.returncode == 0, (args, run.returncode, run.stderr)
+    rows = list(csv.reader(run.stdout.splitlines()))
+    assert len(rows) == len(s["rows"]) + 1, (args, len(rows), len(s["rows"]))
+    assert rows[0] == [s["name"]] + s["cols"], (args, rows[0])
+    for label, row, want in zip(s["rows"], rows[1:], s["values"]):
+        got = [float(x) for x in row[1:]]
+        want = [float("-inf") if x is None else x for x in want]
+        assert row[0] == label and got == want, (args, label, row, want)
+' "$multi"
+done
+# Every --markdown table has the rows and columns its heading says (R×C): R rows under the two
+# header lines, C numbers in each; the headings of the heads of a per-head stage all have one.
+for multi in lessons/four_heads.yaml tests/reference/cross_two_heads.yaml; do
+    check "--markdown tables of $multi have the rows and columns their headings say" /usr/bin/python3 -c '
+import re, subprocess, sys
+run = subprocess.run(["./attnstep", "--markdown", sys.argv[1]], capture_output=True, text=True)
+assert run.returncode == 0, run.stderr
+headings, tables, heads = 0, 0, set()
+lines = run.stdout.splitlines() + ["## end"]
+for i, line in enumerate(lines):
+    m = re.match(r"^## \d+\. .*?(?: \(head (\d+)\))? — (\d+)×(\d+)$", line)
+    if not m:
+        continue
+    headings += 1
+    heads.add(m.group(1))
+    rows, cols = int(m.group(2)), int(m.group(3))
+    block = []
+    for after in lines[i + 1:]:
+        if after.startswith("## "):
+            break
+        if after.startswith("|"):
+            block.append(after)
+    if block:
+        tables += 1
+        assert len(block) == rows + 2, (line, len(block))
+        assert all(row.count(" | ") == cols for row in block[2:]), line
+assert headings >= 8 and tables >= 8 and len(heads - {None}) >= 2, (headings, tables, heads)
+' "$multi"
+done
+check "--csv --head beyond the lesson's heads exits 64" \
+    expect_status 64 ./attnstep --csv weights --head 5 lessons/four_heads.yaml
+
+# --check over several lessons: every problem is printed; 66 (a lesson it cannot read) wins over
+# 65 (a lesson with errors), in either order; 65 alone when every file was read.
+bad=tests/bad/anchors_aliases.yaml
+check "--check: a bad lesson then a missing one exits 66" \
+    expect_status 66 ./attnstep --check "$bad" tests/no-such-lesson.yaml
+check "--check: a missing lesson then a bad one exits 66" \
+    expect_status 66 ./attnstep --check tests/no-such-lesson.yaml "$bad" "$lesson"
+check "--check: a good lesson and a bad one exits 65" expect_status 65 ./attnstep --check "$lesson" "$bad"
+check "--check names every lesson's problem" bash -c \
+    "./attnstep --check $bad tests/no-such-lesson.yaml 2>$tmp/both; [ \$? -eq 66 ] &&
+     grep -q '^$bad:1:8: error: YAML anchors' $tmp/both && grep -q '^tests/no-such-lesson.yaml: error: cannot read' $tmp/both"
 
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]

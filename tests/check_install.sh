@@ -1,31 +1,78 @@
 #!/usr/bin/env bash
-# make install into a temporary DESTDIR: the installed binary runs an installed lesson, the man
-# page has its sections (KEYS generated from the key table), and make uninstall removes it all.
+# make install: after ONE build, installs to two prefixes (and a DESTDIR stage); each installed
+# binary opens the lesson picker on its own installed lessons (headless, from another folder,
+# ATTNSTEP_LESSONS unset), also after its tree is moved; the man page has its sections and names
+# the installed folder; make uninstall removes it all.
 set -u
 cd "$(dirname "$0")/.."
-stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
 
-make -s install DESTDIR="$stage" >/dev/null || fail "make install"
-prefix=$stage/usr/local
-[ -x "$prefix/bin/attnstep" ] || fail "no installed binary"
-for lesson in lessons/*.yaml; do
-    [ -f "$prefix/share/attnstep/lessons/$(basename "$lesson")" ] || fail "lesson $lesson not installed"
+make -s all >/dev/null || { echo "FAIL make"; exit 1; }
+built=$(cksum <attnstep)
+printf 'dump\nq\n' >"$tmp/picker.keys"
+
+# picker_lists PREFIX: the installed binary, run from an empty folder, lists PREFIX's lessons
+picker_lists() {
+    local prefix=$1 out status
+    mkdir -p "$tmp/elsewhere"
+    out=$(cd "$tmp/elsewhere" && env -u ATTNSTEP_LESSONS LANG=C.UTF-8 \
+          "$prefix/bin/attnstep" --keys "$tmp/picker.keys" --screen 300x24)
+    status=$?
+    [ $status -eq 0 ] || { echo "  exit status $status"; return 1; }
+    # the installed ORDER puts cat_sat first, so the picker opens on it and shows its path
+    [ -f "$prefix/share/attnstep/lessons/ORDER" ] || { echo "  ORDER was not installed"; return 1; }
+    grep -q "bank of the river: a query finds its key" <<<"$out" &&
+        grep -qF "$prefix/share/attnstep/lessons/cat_sat.yaml" <<<"$out" ||
+        { echo "  the picker showed:"; sed 's/^/  | /' <<<"$out"; return 1; }
+}
+
+# check_man MAN FOLDER: every section, nothing left unreplaced, FOLDER in FILES, groff is quiet
+check_man() {
+    local man=$1 folder=$2 section warnings
+    for section in NAME SYNOPSIS DESCRIPTION OPTIONS KEYS "KEY SCRIPTS" "EXIT STATUS" \
+                   ENVIRONMENT FILES "LESSON FORMAT"; do
+        grep -q "^\.SH \"\?$section\"\?$" "$man" || { echo "  no section $section"; return 1; }
+    done
+    ! grep -q '@' "$man" || { echo "  an unreplaced @…@"; return 1; }
+    grep -q 'next head' "$man" || { echo "  KEYS lacks the key table's entries"; return 1; }
+    sed -n '/^\.SH FILES/,/^\.SH/p' "$man" | grep -qxF ".I $folder" ||
+        { echo "  FILES does not name $folder"; return 1; }
+    warnings=$(groff -man -ww -z "$man" 2>&1) || { echo "  groff cannot read it"; return 1; }
+    [ -z "$warnings" ] || { echo "  groff warns: $warnings"; return 1; }
+}
+
+for name in first second; do
+    prefix=$tmp/$name
+    make -s install PREFIX="$prefix" >/dev/null || { fail "make install PREFIX=$prefix"; continue; }
+    for lesson in lessons/*.yaml lessons/README.md; do
+        [ -f "$prefix/share/attnstep/lessons/$(basename "$lesson")" ] || fail "$lesson not installed in $name"
+    done
+    picker_lists "$prefix" && ok "the picker of the $name prefix lists its lessons" ||
+        fail "the picker of the $name prefix"
+    check_man "$prefix/share/man/man1/attnstep.1" "$prefix/share/attnstep/lessons" &&
+        ok "the man page of the $name prefix" || fail "the man page of the $name prefix"
 done
-out=$("$prefix/bin/attnstep" --plain "$prefix/share/attnstep/lessons/cat_sat.yaml") \
-    || fail "installed binary on an installed lesson"
-grep -q '^cat  *0.6296  *0.3704$' <<<"$out" || fail "installed run lacks cat's weights"
-man=$prefix/share/man/man1/attnstep.1
-for section in NAME SYNOPSIS DESCRIPTION OPTIONS KEYS "EXIT STATUS" ENVIRONMENT FILES "LESSON FORMAT"; do
-    grep -q "^\.SH \"\?$section\"\?$" "$man" || fail "man page lacks $section"
-done
-grep -q '@' "$man" && fail "man page has an unreplaced @…@"
-grep -q 'next head' "$man" || fail "man page KEYS lacks the key table's entries"
-warnings=$(groff -man -ww -z "$man" 2>&1) || fail "groff cannot read the man page"
-[ -z "$warnings" ] || fail "groff warns: $warnings"
-make -s uninstall DESTDIR="$stage" >/dev/null || fail "make uninstall"
+[ "$(cksum <attnstep)" = "$built" ] && ok "one build served both prefixes" || fail "make install rebuilt attnstep"
+mv "$tmp/first" "$tmp/moved"
+picker_lists "$tmp/moved" && ok "a moved install still finds its lessons" || fail "a moved install"
+out=$("$tmp/second/bin/attnstep" --plain "$tmp/second/share/attnstep/lessons/cat_sat.yaml") &&
+    grep -q '^cat  *0.6296  *0.3704$' <<<"$out" && ok "the installed binary runs an installed lesson" ||
+    fail "the installed binary on an installed lesson"
+make -s uninstall PREFIX="$tmp/second" >/dev/null || fail "make uninstall PREFIX"
+left=$(find "$tmp/second" -type f)
+[ -z "$left" ] && ok "make uninstall removes everything" || fail "make uninstall left: $left"
+
+# A staged install (DESTDIR) for packagers: the same tree under the stage.
+stage=$tmp/stage
+make -s install DESTDIR="$stage" >/dev/null || fail "make install DESTDIR"
+picker_lists "$stage/usr/local" && ok "a staged install finds its lessons" || fail "a staged install"
+check_man "$stage/usr/local/share/man/man1/attnstep.1" /usr/local/share/attnstep/lessons &&
+    ok "the staged man page names the final folder" || fail "the staged man page"
+make -s uninstall DESTDIR="$stage" >/dev/null || fail "make uninstall DESTDIR"
 left=$(find "$stage" -type f)
-[ -z "$left" ] || fail "make uninstall left: $left"
+[ -z "$left" ] || fail "make uninstall DESTDIR left: $left"
 echo "install: $failures failed"
 [ "$failures" -eq 0 ]

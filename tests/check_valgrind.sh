@@ -2,6 +2,7 @@
 # valgrind memcheck over every output path of every lesson: zero errors, zero leaks.
 set -u
 cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "check_valgrind: valgrind is missing (.ci/install-deps installs it)"; exit 1; }
 failed=0 count=0
 memcheck() {
     count=$((count + 1))

@@ -276,6 +276,36 @@ static void test_softmax_exponential_over_its_range(void **state)
     }
 }
 
+/* Scores near 1000, far beyond where exp overflows (709.8), in rows no mask hides: only the
+ * shift by the row max keeps the exponentials finite. Every row length from 1 to 9 and 17
+ * (the vector body and its tail), unmasked, with an explicit mask and causal, scaled and not. */
+static void test_softmax_of_huge_unmasked_scores(void **state)
+{
+    (void)state;
+    static const int lengths[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 17 };
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        int m = lengths[l], n = m;
+        size_t nm = (size_t)n * (size_t)m;
+        double *scores = numbers(nm, 27);
+        unsigned char *cells = malloc(nm);
+        assert_non_null(cells);
+        for (size_t at = 0; at < nm; at++) {
+            scores[at] = 1000.0 + 30.0 * scores[at];  /* in [970, 1030) */
+            cells[at] = at % 3 != 1 || at % (size_t)m == 0;  /* column 0 always visible */
+        }
+        for (int scale = 0; scale <= 1; scale++) {
+            kernels_softmax_rule none = { scale, 1, false, NULL };
+            kernels_softmax_rule some = { scale, 1, false, cells };
+            kernels_softmax_rule causal = { scale, 1, true, NULL };
+            check_softmax(scores, n, m, &none, "huge scores, no mask");
+            check_softmax(scores, n, m, &some, "huge scores, explicit mask");
+            check_softmax(scores, n, m, &causal, "huge scores, causal mask");
+        }
+        free(scores);
+        free(cells);
+    }
+}
+
 /* Rows of four and more cells go through the vector passes; their sums must still be 1. */
 static void test_softmax_rows_sum_to_one(void **state)
 {
@@ -393,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_softmax_divides_by_sqrt_dk),
         cmocka_unit_test(test_softmax_exponential_over_its_range),
         cmocka_unit_test(test_softmax_rows_sum_to_one),
+        cmocka_unit_test(test_softmax_of_huge_unmasked_scores),
         cmocka_unit_test(test_all_finite_finds_any_non_finite_number),
         cmocka_unit_test(test_threads_do_not_change_results),
         cmocka_unit_test(test_huge_page_advice_keeps_contents),

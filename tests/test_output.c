@@ -218,10 +218,15 @@ static void test_markdown_escaping(void **state)
     char text[256];
     const char *source = "<s> *a* `x` # h [x](javascript:y) a|b & _c_ 1. \\ \x1b\n";
     text_escape_markdown(source, false, text, sizeof text);
-    assert_string_equal(text, "&lt;s&gt; \\*a\\* \\`x\\` \\# h \\[x\\]\\(javascript\\:y\\) a\\|b "
-                              "&amp; \\_c\\_ 1\\. \\\\ \\\\x1b\\\\x0a");
-    text_escape_markdown("one\ntwo, three; four? five/six", true, text, sizeof text);
-    assert_string_equal(text, "one\ntwo, three; four? five/six");
+    assert_string_equal(text, "&lt;s&gt; \\*a\\* \\`x\\` \\# h \\[x\\](javascript:y) a\\|b "
+                              "&amp; \\_c\\_ 1. \\\\ \\\\x1b\\\\x0a");
+    /* prose stays readable: , ; ? / . : ' " ( ) - + are syntax only where a line starts */
+    text_escape_markdown("one\ntwo, three; four? five/six: it's \"x\" (y) - z.", true, text,
+                         sizeof text);
+    assert_string_equal(text, "one\ntwo, three; four? five/six: it's \"x\" (y) - z.");
+    /* where a line starts: a list item, a heading underline, an ordered item, a definition */
+    text_escape_markdown("- a\n  + b\n===\n12. c\n3) d\n: e\n1x. f", true, text, sizeof text);
+    assert_string_equal(text, "\\- a\n  \\+ b\n\\===\n12\\. c\n3\\) d\n\\: e\n1x. f");
     /* as snprintf: the length wanted, the text cut to the buffer */
     char tiny[4];
     assert_int_equal(text_escape_markdown("<a>", false, tiny, sizeof tiny), 9);

@@ -1,7 +1,10 @@
 /* attnstep's command line: one table of options, from which getopt's list, the --help text and
  * the dispatch are all made; it loads the lesson, computes the trace once and hands it on. */
+#define _XOPEN_SOURCE 700  /* realpath */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +42,7 @@ struct options {
     int precision;
     int d_model, heads;    /* the shape of --cost */
     ui_options ui;
+    char lesson_folders[3 * PATH_MAX + 16];  /* the picker's folders without ATTNSTEP_LESSONS */
 };
 
 static int usage_error(const char *message, const char *detail)
@@ -220,7 +224,15 @@ static bool set_screen(options *o, const char *arg)
 /* ---- what prints and leaves at once ---- */
 
 static void print_usage(void);
-static void print_help(const char *arg) { (void)arg; print_usage(); }
+static void print_manual(void);
+/* --help=man writes the manual page's OPTIONS, ENVIRONMENT and EXIT STATUS in troff */
+static void print_help(const char *arg)
+{
+    if (arg && strcmp(arg, "man") == 0)
+        print_manual();
+    else
+        print_usage();
+}
 static void print_version(const char *arg) { (void)arg; puts("attnstep " ATTNSTEP_VERSION); }
 static void print_template(const char *arg) { (void)arg; fputs(template_lesson, stdout); }
 /* --help-keys=man writes troff for the manual page */
@@ -263,8 +275,8 @@ static const option_row option_table[] = {
       NULL },
     { "check", 0, no_argument, "--check LESSON...",
       "validate lessons and prove their answers, expect: claims and\n"
-      "live numbers; print every problem found (warnings: exit 0)", &mode_check, NULL, NULL,
-      NULL },
+      "live numbers; print every problem found (warnings only: exit 0;\n"
+      "66 if any is unreadable, else 65 if any has errors)", &mode_check, NULL, NULL, NULL },
     { "allow-paths", 0, no_argument, NULL,
       "let a lesson's {file: ...} read files outside its folder\n"
       "(absolute paths, '..', links leading out)", NULL, set_allow_paths, NULL, NULL },
@@ -288,9 +300,10 @@ static const option_row option_table[] = {
       "open the UI at that cell (the script's step on it, else its stage)", NULL, set_at,
       NULL, NULL },
     { "precision", 0, required_argument, "--precision N",
-      "decimals shown (0-17, default 4)", NULL, set_precision,
+      "decimals in --plain, --markdown, --explain and the UI\n"
+      "(0-17, default 4); --json and --csv write every digit", NULL, set_precision,
       "--precision takes a number from 0 to 17", NULL },
-    { "color", 0, required_argument, "--color=WHEN",
+    { "color", 0, required_argument, "--color=WHEN, --colour=WHEN",
       "colours in the UI: auto (default), always, never", NULL, set_color,
       "--color takes auto, always or never", NULL },
     { "colour", 0, required_argument, "", NULL, NULL, set_color,
@@ -302,11 +315,190 @@ static const option_row option_table[] = {
       "--screen takes COLSxROWS, e.g. 80x24", NULL },
     { "help-keys", 0, optional_argument, NULL,
       "list the keys of the interactive UI", NULL, NULL, NULL, print_keys },
-    { "help", 'h', no_argument, "-h, --help", "show this help", NULL, NULL, NULL, print_help },
+    { "help", 'h', optional_argument, "-h, --help", "show this help", NULL, NULL, NULL,
+      print_help },
     { "version", 'V', no_argument, "-V, --version", "show the version", NULL, NULL, NULL,
       print_version },
 };
 enum { OPTION_COUNT = (int)(sizeof option_table / sizeof option_table[0]) };
+
+/* Every environment variable attnstep heeds (read_environment reads them), for --help and the
+ * manual page. */
+static const struct {
+    const char *name, *help;
+} environment_table[] = {
+    { "ATTNSTEP_LESSONS", "the folders the lesson picker lists, ':' between them; unset or "
+      "empty: the lessons installed beside the program, then those of the PREFIX it was built "
+      "with, then ./lessons" },
+    { "ATTNSTEP_THREADS", "threads for the core's large products and softmaxes (at most 8); "
+      "unset or 0: one per processor; no number depends on it" },
+    { "ATTNSTEP_PORTABLE", "set and not 0: never the AVX2 code; the softmax then takes libm's "
+      "exp, which changes the last bits of weights and context (within 1e-12)" },
+    { "ATTNSTEP_KEY_TIMES", "a file the UI appends the time of every key to (for make bench)" },
+    { "NO_COLOR", "set and not empty: the UI draws without colour unless --color=always" },
+    { "LANG, LC_ALL", "a locale that is not UTF-8 makes the UI draw in ASCII; numbers always "
+      "read and print with a '.'" },
+    { "TERM", "the terminal type; unset or dumb: the plain trace instead of the UI" },
+    { "PATH", "where attnstep finds its own file, to find the lessons installed beside it, when "
+      "neither /proc/self/exe nor argv[0] says" },
+};
+
+/* Every exit status, for --help (short) and the manual page (long). */
+static const struct {
+    const char *code, *help, *man;
+} exit_table[] = {
+    { "0", "ok", "Success; for --check, every lesson is good." },
+    { "64", "bad command line", "Bad command line: an unknown option, a bad argument, no such "
+      "stage, cell or head." },
+    { "65", "lesson with errors", "The lesson has errors, or its trace overflowed; for --check, "
+      "some lesson has errors and every file could be read." },
+    { "66", "unreadable lesson", "A lesson (or key script) cannot be read; for --check, any file "
+      "that cannot be read makes it 66, even when others have errors." },
+    { "70", "internal error", "Internal error: out of memory, or no terminal for the UI." },
+    { "74", "output error", "The output could not be written (a full disk, a closed pipe)." },
+    { "130", "Ctrl-C", "Interrupted by Ctrl-C (SIGINT): the UI restores the terminal and exits "
+      "with 128 + the signal's number; the other modes are stopped by the signal, which the "
+      "shell reports as the same number." },
+    { "143", "SIGTERM", "Terminated by SIGTERM, as above." },
+    { "129", "SIGHUP", "The terminal hung up (SIGHUP), as above." },
+};
+
+/* Writes one --help entry: NAME in the first column, then text wrapped at 79 columns beside it
+ * (on a line of its own first when NAME is wider than its column). */
+static void print_wrapped(const char *name, const char *text)
+{
+    int column = printf("  %-23s", name);
+    if (column > 25) {
+        printf("\n%25s", "");
+        column = 25;
+    }
+    while (*text) {
+        size_t word = strcspn(text, " ");
+        if (column > 25 && column + 1 + (int)word > 79) {
+            printf("\n%25s", "");
+            column = 25;
+        } else if (column > 25) {
+            putchar(' ');
+            column++;
+        }
+        column += printf("%.*s", (int)word, text);
+        text += word + (text[word] == ' ');
+    }
+    putchar('\n');
+}
+
+/* Writes text for troff: '-' as \-, '\' as \e, a character beyond ASCII as \[uXXXX] (troff
+ * reads bytes, not UTF-8), and a line never starting with '.' or '\''. */
+static void put_troff(const char *text)
+{
+    if (*text == '.' || *text == '\'')
+        fputs("\\&", stdout);
+    for (; *text; text++) {
+        unsigned char byte = (unsigned char)*text;
+        if (byte >= 0xc0) {  /* a UTF-8 sequence: its lead byte, then 10xxxxxx bytes */
+            int extra = byte >= 0xf0 ? 3 : byte >= 0xe0 ? 2 : 1;
+            unsigned code = byte & (0x3fu >> extra);
+            for (; extra > 0 && (text[1] & 0xc0) == 0x80; extra--)
+                code = code << 6 | (unsigned)(*++text & 0x3f);
+            printf("\\[u%04X]", code);
+        } else if (*text == '-')
+            fputs("\\-", stdout);
+        else if (*text == '\\')
+            fputs("\\e", stdout);
+        else if (*text == '\n')
+            putchar(' ');
+        else
+            putchar(*text);
+    }
+}
+
+/* Writes a --help text as a sentence for troff: a capital first, a full stop last. */
+static void put_sentence(const char *help)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s", help);
+    text[0] = (char)toupper((unsigned char)text[0]);
+    put_troff(text);
+    putchar('.');
+}
+
+/* The manual page's longer word on an option, where its --help line is not the whole story. */
+static const struct {
+    const char *name, *text;
+} option_details[] = {
+    { "plain", "Each question comes with its answer, and each cell the narration focuses on with "
+      "its worked arithmetic." },
+    { "json", "Numbers have 17 significant digits, so they read back to the same doubles; the "
+      "hidden cells of masked are null; --precision does not apply." },
+    { "csv", "STAGE is a stage name as --json writes it (input, Q, K, V, scores, scaled, masked, "
+      "weights, context, concat, output; source_input in cross-attention). Numbers have 17 "
+      "significant digits whatever --precision says. A per-head stage needs --head beyond head "
+      "1; a head the lesson does not have exits 64." },
+    { "explain", "A token written more than once is named by its first occurrence." },
+    { "check", "Each problem is printed as path:line:col: error: message; a YAML syntax error "
+      "stops the reading of its file, so no other problem of that file is reported, before or "
+      "after it. Every weight matrix is made (random ones drawn) and checked, though no trace is "
+      "computed: a lesson with d_model 4096 holds four 4096 x 4096 matrices of doubles, "
+      "512 MiB, and takes a second or two." },
+    { "allow-paths", "Without it, a lesson whose {file: NAME} is an absolute path, climbs out of "
+      "the lesson's folder with .., or is a symbolic link leading out is refused (exit 65), so "
+      "that a downloaded lesson cannot read other files. It applies to every lesson loaded, "
+      "the UI's picker too." },
+    { "keys", "For tests and for scripted demonstrations; the format is under KEY SCRIPTS." },
+    { "help-keys", "--help-keys=man writes them as troff, for the KEYS section of this page." },
+    { "help", "--help=man writes the OPTIONS, ENVIRONMENT and EXIT STATUS sections of this page "
+      "as troff." },
+};
+
+/* Writes the OPTIONS, ENVIRONMENT and EXIT STATUS sections of the manual page from the tables:
+ * each option's usage and its --help text, then its detail. */
+static void print_manual(void)
+{
+    printf(".SH OPTIONS\n");
+    for (int i = 0; i < OPTION_COUNT; i++) {
+        const option_row *row = &option_table[i];
+        if (!row->help)
+            continue;  /* named in another option's usage */
+        char usage[64];
+        snprintf(usage, sizeof usage, row->usage ? "%s" : "--%s",
+                 row->usage ? row->usage : row->name);
+        printf(".TP\n");
+        for (const char *word = usage; *word;) {  /* options in bold, their arguments in italics */
+            size_t length = strcspn(word, " =,");
+            char text[64];
+            snprintf(text, sizeof text, "%.*s", (int)length, word);
+            fputs(word[0] == '-' ? "\\fB" : "\\fI", stdout);
+            put_troff(text);
+            fputs("\\fR", stdout);
+            word += length;
+            size_t gap = strspn(word, " =,");
+            printf("%.*s", (int)gap, word);
+            word += gap;
+        }
+        putchar('\n');
+        put_sentence(row->help);
+        for (size_t d = 0; d < sizeof option_details / sizeof option_details[0]; d++)
+            if (strcmp(option_details[d].name, row->name) == 0) {
+                putchar(' ');
+                put_troff(option_details[d].text);
+            }
+        putchar('\n');
+    }
+    printf(".SH ENVIRONMENT\nattnstep reads these once, when it starts.\n");
+    for (size_t i = 0; i < sizeof environment_table / sizeof environment_table[0]; i++) {
+        printf(".TP\n.B ");
+        put_troff(environment_table[i].name);
+        putchar('\n');
+        put_sentence(environment_table[i].help);
+        putchar('\n');
+    }
+    printf(".SH \"EXIT STATUS\"\n");
+    for (size_t i = 0; i < sizeof exit_table / sizeof exit_table[0]; i++) {
+        printf(".TP\n.B %s\n", exit_table[i].code);
+        put_troff(exit_table[i].man);
+        putchar('\n');
+    }
+}
 
 /* Writes --help from the table: each option's usage (or --NAME) and its help lines. */
 static void print_usage(void)
@@ -340,8 +532,24 @@ static void print_usage(void)
             line = end + 1;
         }
     }
-    printf("\nExit status: 0 ok, 64 bad command line, 65 lesson with errors, 66 unreadable lesson,\n"
-           "70 internal error, 74 output error.\n");
+    printf("\nEnvironment:\n");
+    for (size_t i = 0; i < sizeof environment_table / sizeof environment_table[0]; i++)
+        print_wrapped(environment_table[i].name, environment_table[i].help);
+    printf("\nExit status:");
+    int column = 12;
+    for (size_t i = 0; i < sizeof exit_table / sizeof exit_table[0]; i++) {
+        char item[96];
+        int length = snprintf(item, sizeof item, " %s %s%s", exit_table[i].code,
+                              exit_table[i].help, i + 1 < sizeof exit_table / sizeof exit_table[0]
+                                                      ? "," : ".");
+        if (column + length > 79) {
+            printf("\n ");
+            column = 1;
+        }
+        fputs(item, stdout);
+        column += length;
+    }
+    putchar('\n');
 }
 
 /* "choose one of --plain, --json, … and --cost": every option of the table that picks a mode. */
@@ -462,11 +670,58 @@ static int run_with_trace(const options *o, const char *path)
     return status;
 }
 
-/* Every environment variable attnstep heeds, read here once and handed down as options:
- * ATTNSTEP_THREADS (threads for the kernels; unset or 0: every core), ATTNSTEP_PORTABLE (set and
- * not "0": never the AVX2 code), NO_COLOR (no colour unless --color=always), ATTNSTEP_LESSONS
- * (the picker's folders), ATTNSTEP_KEY_TIMES (the UI's timing file, for make bench). */
-static void read_environment(options *o)
+/* The folder built in for the installed lessons (make install's PREFIX when attnstep was built):
+ * the last resort when the lessons are not beside the program. */
+#ifndef ATTNSTEP_LESSON_DIR
+#define ATTNSTEP_LESSON_DIR "/usr/local/share/attnstep/lessons"
+#endif
+
+/* The running program's file into path: /proc/self/exe (Linux), else argv[0] as a path, else
+ * argv[0] looked up on PATH. False when none gives an existing file. */
+static bool program_path(const char *argv0, char *path)
+{
+    ssize_t length = readlink("/proc/self/exe", path, PATH_MAX - 1);
+    if (length > 0) {
+        path[length] = '\0';
+        return true;
+    }
+    if (strchr(argv0, '/'))
+        return realpath(argv0, path) != NULL;
+    const char *search = getenv("PATH");
+    for (const char *dir = search; dir && *dir;) {
+        size_t n = strcspn(dir, ":");
+        char candidate[PATH_MAX];
+        snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, n ? dir : ".", argv0);
+        if (access(candidate, X_OK) == 0 && realpath(candidate, path))
+            return true;
+        dir += n + (dir[n] == ':');
+    }
+    return false;
+}
+
+/* The picker's folders when ATTNSTEP_LESSONS is unset: the lessons installed beside the program
+ * (<prefix>/bin/attnstep finds <prefix>/share/attnstep/lessons, so an installed tree works
+ * wherever it is put), then the folder built in, then ./lessons (a source checkout). */
+static const char *default_lesson_folders(options *o, const char *argv0)
+{
+    char program[PATH_MAX], beside[PATH_MAX + 32] = "";
+    if (program_path(argv0, program)) {
+        char *slash = strrchr(program, '/');
+        *slash = '\0';
+        char relative[PATH_MAX + 32];
+        snprintf(relative, sizeof relative, "%s/../share/attnstep/lessons", program);
+        if (!realpath(relative, beside))
+            beside[0] = '\0';   /* not installed beside the program */
+    }
+    snprintf(o->lesson_folders, sizeof o->lesson_folders, "%s%s%s:lessons", beside,
+             *beside ? ":" : "", ATTNSTEP_LESSON_DIR);
+    return o->lesson_folders;
+}
+
+/* Every environment variable attnstep heeds (environment_table says what each does; a new one
+ * goes there too, or tests/check_docs.sh fails), read here once and handed down as options;
+ * PATH only through default_lesson_folders, LANG and LC_ALL through setlocale. */
+static void read_environment(options *o, const char *argv0)
 {
     const char *threads = getenv("ATTNSTEP_THREADS");
     const char *portable = getenv("ATTNSTEP_PORTABLE");
@@ -477,7 +732,8 @@ static void read_environment(options *o)
     o->ui.compute.portable = portable && *portable && strcmp(portable, "0") != 0;
     if (no_color && *no_color && o->ui.color == UI_COLOR_AUTO)
         o->ui.color = UI_COLOR_NEVER;
-    o->ui.lesson_folders = getenv("ATTNSTEP_LESSONS");
+    const char *folders = getenv("ATTNSTEP_LESSONS");
+    o->ui.lesson_folders = folders && *folders ? folders : default_lesson_folders(o, argv0);
     o->ui.key_times = getenv("ATTNSTEP_KEY_TIMES");
     o->ui.term = getenv("TERM");
 }
@@ -509,7 +765,7 @@ int main(int argc, char **argv)
     int status = parse_options(argc, argv, &o);
     if (status >= 0)
         return status;
-    read_environment(&o);
+    read_environment(&o, argv[0]);
     int files = argc - optind;
     bool chosen = o.mode != NULL;
     if (!chosen)

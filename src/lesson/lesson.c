@@ -318,17 +318,21 @@ static int compare_ints(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* How many of sorted[0 … count-1] equal value. */
-static int occurrences(const int *sorted, int count, int value) {
+/* The first index of sorted[0 … count-1] whose value is not below value (above, when after). */
+static int bound(const int *sorted, int count, int value, bool after) {
     int low = 0, high = count;
     while (low < high) {
         int middle = low + (high - low) / 2;
-        if (sorted[middle] < value) low = middle + 1;
+        if (sorted[middle] < value || (after && sorted[middle] == value)) low = middle + 1;
         else high = middle;
     }
-    int first = low;
-    while (low < count && sorted[low] == value) low++;
-    return low - first;
+    return low;
+}
+
+/* How many of sorted[0 … count-1] equal value: two binary searches, so that 200000 vectors of
+ * one length take no quadratic time. */
+static int occurrences(const int *sorted, int count, int value) {
+    return bound(sorted, count, value, true) - bound(sorted, count, value, false);
 }
 
 /* The length most of the lists vectors[0 … count-1] have (of equally common lengths, the first

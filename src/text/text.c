@@ -98,18 +98,29 @@ static void append_piece(char *buffer, size_t size, size_t *length, const char *
             buffer[*length] = *piece;
 }
 
+/* Where a character stands on its line, for the characters Markdown reads as syntax only at the
+ * start of a line (a list item, a heading underline, a quote, a definition, an ordered item). */
+typedef enum { LINE_START, LINE_DIGITS, LINE_TEXT } line_place;
+
 /* One character's Markdown form: an entity, a backslash escape, or the character itself
  * (escaped first by text_escape when it is a control character or an invalid byte, whose
- * backslash is then escaped too). */
-static void markdown_piece(const char *utf8, int bytes, bool keep_lines, char piece[32])
+ * backslash is then escaped too). Punctuation that is syntax anywhere (emphasis, code, links,
+ * tables, headings' closing #, and pandoc's math, citations and attributes) is always escaped;
+ * - + = : % only where a line starts, . and ) only after a line's leading digits, so that the
+ * handout's source stays readable. */
+static void markdown_piece(const char *utf8, int bytes, bool keep_lines, line_place place,
+                           char piece[32])
 {
     unsigned char c = (unsigned char)utf8[0];
     if (c == '<' || c == '>' || c == '&') {
         snprintf(piece, 32, "%s", c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&amp;");
         return;
     }
-    /* ASCII punctuation but , ; ? and /, which no Markdown reads as syntax */
-    if (bytes == 1 && c != '\0' && strchr("!\"#$%'()*+-.:=@[\\]^_`{|}~", c)) {
+    bool syntax = bytes == 1 && c != '\0'
+        && (strchr("\\`*_[]|~^$@{}#", c)
+            || (place == LINE_START && strchr("-+=:%", c))
+            || (place == LINE_DIGITS && strchr(".)", c)));
+    if (syntax) {
         snprintf(piece, 32, "\\%c", c);
         return;
     }
@@ -123,15 +134,29 @@ static void markdown_piece(const char *utf8, int bytes, bool keep_lines, char pi
     snprintf(piece, 32, "%s%s", escaped[0] == '\\' ? "\\" : "", escaped);
 }
 
+/* The place of the character after c, which stood at place. */
+static line_place markdown_next_place(unsigned c, bool keep_lines, line_place place)
+{
+    if (c == '\n' && keep_lines)
+        return LINE_START;
+    if (place == LINE_START && c == ' ')
+        return LINE_START;
+    if ((place == LINE_START || place == LINE_DIGITS) && c >= '0' && c <= '9')
+        return LINE_DIGITS;
+    return LINE_TEXT;
+}
+
 int text_escape_markdown(const char *utf8, bool keep_lines, char *buffer, size_t size)
 {
     size_t length = 0;
+    line_place place = LINE_START;
     while (*utf8) {
         unsigned c;
         int bytes = text_decode(utf8, &c);
         char piece[32];
-        markdown_piece(utf8, bytes ? bytes : 1, keep_lines, piece);
+        markdown_piece(utf8, bytes ? bytes : 1, keep_lines, place, piece);
         append_piece(buffer, size, &length, piece);
+        place = markdown_next_place(bytes ? c : 0xFFFD, keep_lines, place);
         utf8 += bytes ? bytes : 1;
     }
     if (size)

@@ -30,10 +30,11 @@ int text_escape(const char *utf8, char *buffer, size_t size);
 int text_escape_lines(const char *utf8, char *buffer, size_t size);
 
 /* The same for Markdown (--markdown): control characters escaped as text_escape does, then
- * every character Markdown or HTML could read as syntax written so that it shows as itself:
- * '<', '>' and '&' as HTML entities, other ASCII punctuation (`*_[]()#|\ and the rest) with a
- * backslash. Line breaks are kept when keep_lines. For text outside code spans and code blocks;
- * table cells included ('|' becomes "\|"). Returns the length it wanted (as snprintf). */
+ * every character Markdown (CommonMark and pandoc's) or HTML could read as syntax written so
+ * that it shows as itself: '<', '>' and '&' as HTML entities, the punctuation that is syntax
+ * anywhere (`*_[]|#\ ~^$@{}) with a backslash, and - + = : % at the start of a line and . )
+ * after its leading digits likewise. The text is taken to start a line. Line breaks are kept
+ * when keep_lines. For text outside code spans and code blocks; table cells included ('|' becomes "\|"). Returns the length it wanted (as snprintf). */
 int text_escape_markdown(const char *utf8, bool keep_lines, char *buffer, size_t size);
 
 /* Decodes one UTF-8 character at s, storing it in *codepoint; returns its length in bytes, or 0

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Ctrl-L redraws the whole screen: text written straight to the terminal behind curses' back
+# (as another program writing to the tty would) stays until Ctrl-L, then is gone. The headless
+# screen cannot show this: it dumps what curses means to draw, which a scribble never touches
+# (see the report of issue #17), so this runs the real binary in tmux.
+set -u
+unset TMUX
+cd "$(dirname "$0")/.."
+[ -x ./attnstep ] || { echo "check_redraw: ./attnstep is not built"; exit 1; }
+command -v tmux >/dev/null || { echo "check_redraw: tmux is missing (.ci/install-deps installs it)"; exit 1; }
+socket=attnstep-redraw-$$
+tmux=(tmux -L "$socket" -f /dev/null)
+trap '"${tmux[@]}" kill-server 2>/dev/null' EXIT
+"${tmux[@]}" new-session -d -s keep "sleep 600"   # keeps the server up between the cases
+failures=0
+screen() { "${tmux[@]}" capture-pane -p -t redraw; }
+# waits (up to 10 s) until the screen has (or, with !, lacks) the fixed text
+wait_screen() {
+    local want=1; [ "$1" = ! ] && { want=0; shift; }
+    local deadline=$((SECONDS + 10)) has
+    while :; do
+        screen | grep -qF -- "$1" && has=1 || has=0
+        [ $has -eq $want ] && return 0
+        [ $SECONDS -ge $deadline ] && { echo "  the screen was:"; screen | sed 's/^/  | /'; return 1; }
+        sleep 0.05
+    done
+}
+check() { if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi; }
+
+# scribble TEXT: writes TEXT at the top left of the terminal, unknown to curses
+scribble() { printf '\033[1;1H%s' "$1" >"$("${tmux[@]}" display -p -t redraw '#{pane_tty}')"; }
+
+# redraw_clears READY KEYS ARGS...: opens attnstep ARGS, presses KEYS (tmux key names, blank
+# for none), waits for READY, scribbles, checks the scribble stays over a quiet moment, then
+# that Ctrl-L removes it and READY is back
+redraw_clears() {
+    local ready=$1 keys=$2; shift 2
+    "${tmux[@]}" kill-session -t redraw 2>/dev/null
+    "${tmux[@]}" new-session -d -s redraw -x 80 -y 24 \
+        "env -u NO_COLOR ATTNSTEP_LESSONS=tests/screens LANG=C.UTF-8 TERM=xterm-256color ./attnstep $*; sleep 30"
+    [ -z "$keys" ] || "${tmux[@]}" send-keys -t redraw $keys
+    wait_screen "$ready" || return 1
+    scribble SCRIBBLED-OVER-THE-SCREEN
+    wait_screen SCRIBBLED-OVER-THE-SCREEN || return 1
+    sleep 0.6   # more than two of the UI's idle ticks: nothing repaints by itself
+    screen | grep -qF SCRIBBLED-OVER-THE-SCREEN || { echo "  the scribble went without Ctrl-L"; return 1; }
+    "${tmux[@]}" send-keys -t redraw C-l
+    wait_screen ! SCRIBBLED-OVER-THE-SCREEN || { echo "  Ctrl-L left the scribble"; return 1; }
+    wait_screen "$ready"
+    local status=$?
+    "${tmux[@]}" kill-session -t redraw
+    return $status
+}
+what="Ctrl-L redraws a lesson" check redraw_clears "step 1 of" "" tests/screens/cat_sat.yaml
+what="Ctrl-L redraws a lesson while a question waits" check redraw_clears "What will the score" "n n n n" tests/screens/extra/questions.yaml
+what="Ctrl-L redraws the score" check redraw_clears "score" "G" tests/screens/cat_sat.yaml
+echo "redraw: $failures failed"
+[ "$failures" -eq 0 ]
