@@ -95,7 +95,7 @@ typedef struct {
     int n_steps;
     lesson_step *steps;
     int n_data_files;
-    char *data_files[5];      /* the data files read (embeddings and the four matrices at most) */
+    char *data_files[DRAWN_COUNT];  /* the data files read: embeddings and W_* at most */
 } checker;
 
 /* ---- reporting helpers ---- */
