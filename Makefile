@@ -101,7 +101,7 @@ test: attnstep $(TEST_BIN)
 SANITIZE := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 test-asan:
 	rm -rf $(BUILD)/asan && mkdir -p $(BUILD)/asan
-	cp -r Makefile src tests lessons .ci docs README.md $(BUILD)/asan/
+	cp -r Makefile src tests lessons tools .ci docs README.md $(BUILD)/asan/
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	NCURSES_GPM_TERMS= \
 	    $(MAKE) --no-print-directory -C $(BUILD)/asan test CFLAGS="$(SANITIZE)" \
@@ -130,7 +130,7 @@ fuzz: $(BUILD)/fuzz/fuzz_lesson
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LESSONDIR) $(DESTDIR)$(MANDIR)
 	install -m 755 attnstep $(DESTDIR)$(BINDIR)/attnstep
-	install -m 644 lessons/*.yaml lessons/ORDER lessons/README.md $(DESTDIR)$(LESSONDIR)/
+	install -m 644 lessons/*.yaml lessons/*.npy lessons/ORDER lessons/README.md $(DESTDIR)$(LESSONDIR)/
 	sed 's|@LESSONDIR@|$(LESSONDIR)|' $(BUILD)/attnstep.man >$(DESTDIR)$(MANDIR)/attnstep.1
 	chmod 644 $(DESTDIR)$(MANDIR)/attnstep.1
 

@@ -192,6 +192,15 @@ static bool set_worksheet(options *o, const char *arg)
     return true;
 }
 
+/* Process-wide in the lesson loader, which every mode (and the UI's picker) loads through. */
+static bool set_allow_paths(options *o, const char *arg)
+{
+    (void)o;
+    (void)arg;
+    lesson_allow_paths(true);
+    return true;
+}
+
 static bool set_color(options *o, const char *arg)
 {
     static const char *const names[] = {
@@ -269,6 +278,9 @@ static const option_row option_table[] = {
       "validate lessons and prove their answers, expect: claims and\n"
       "live numbers; print every problem found (warnings only: exit 0;\n"
       "66 if any is unreadable, else 65 if any has errors)", &mode_check, NULL, NULL, NULL },
+    { "allow-paths", 0, no_argument, NULL,
+      "let a lesson's {file: ...} read files outside its folder\n"
+      "(absolute paths, '..', links leading out)", NULL, set_allow_paths, NULL, NULL },
     { "template", 0, no_argument, NULL,
       "print a commented starter lesson", NULL, NULL, NULL, print_template },
     { "stats", 0, no_argument, "--stats LESSON",
@@ -432,6 +444,10 @@ static const struct {
       "after it. Every weight matrix is made (random ones drawn) and checked, though no trace is "
       "computed: a lesson with d_model 4096 holds four 4096 x 4096 matrices of doubles, "
       "512 MiB, and takes a second or two." },
+    { "allow-paths", "Without it, a lesson whose {file: NAME} is an absolute path, climbs out of "
+      "the lesson's folder with .., or is a symbolic link leading out is refused (exit 65), so "
+      "that a downloaded lesson cannot read other files. It applies to every lesson loaded, "
+      "the UI's picker too." },
     { "keys", "For tests and for scripted demonstrations; the format is under KEY SCRIPTS." },
     { "help-keys", "--help-keys=man writes them as troff, for the KEYS section of this page." },
     { "help", "--help=man writes the OPTIONS, ENVIRONMENT and EXIT STATUS sections of this page "

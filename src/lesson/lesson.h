@@ -86,6 +86,9 @@ typedef struct {
     unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) 1 = may attend, for explicit,
                                     causal and window masks (input.mask_cells is set only for explicit
                                     ones); NULL without a mask */
+    int n_data_files;
+    char **data_files;           /* (n_data_files) the path of each {file: ...} read, as opened
+                                    (for a view that follows the lesson's files); NULL when none */
     attention_input input;
 } lesson;
 
@@ -173,6 +176,11 @@ bool lesson_walk(const lesson *l, const trace *t, walk *w);
 /* The narration item told at a step of lesson_walk (its say, focus and question), or NULL for a
  * step without one: the one way every view finds a step's narration. */
 const lesson_step *lesson_narration(const lesson *l, const walk_step *step);
+
+/* Whether data files ({file: NAME}) may be read from anywhere (--allow-paths) rather than only
+ * from the lesson's folder, for every lesson loaded after: the program sets it once, before
+ * loading any lesson. */
+void lesson_allow_paths(bool allow);
 
 void lesson_free(lesson *l);
 void lesson_diagnostics_free(lesson_diagnostics *diagnostics);

@@ -90,6 +90,9 @@
                          "shows %s%s; ask it at or before the first step that shows it") \
     X(QUESTION_TOLD,     "the answer to this question is already on screen: %s (line %d) " \
                          "writes %s; tell it after the question, in its step's say") \
+    X(DATA_FILE,         "%s '%s': %s") \
+    X(FILE_SHAPE,        "%s '%s' has shape %s; %s needs shape %s") \
+    X(DRAW_ORDER,        "draw_order: %s") \
     X(TOO_MANY_ERRORS,   "too many problems; only the first %d are shown")
 
 typedef enum {
@@ -121,7 +124,9 @@ typedef enum {
     X(DECIMAL_POINT,     "write decimals with a point: %s") \
     X(KV_MATRIX,         "write %s as %d rows of %d numbers, or {random: normal, seed: N}") \
     X(EVEN_D_K,          "use d_model and heads whose quotient is even, e.g. heads: %d") \
-    X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers")
+    X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers") \
+    X(ALLOW_PATHS,       "copy the file into the lesson's folder, or run attnstep with " \
+                         "--allow-paths if you trust this lesson")
 
 typedef enum {
 #define LESSON_HINT_ENUM(id, format) LESSON_HINT_##id,
