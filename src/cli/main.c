@@ -12,6 +12,7 @@
 #include "output.h"
 #include "stats.h"
 #include "template.h"
+#include "text.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -39,10 +40,16 @@ struct options {
     ui_options ui;
 };
 
+/* The message and detail may echo an argument or a lesson's tokens: they go out escaped. */
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "attnstep: %s%s%s\nTry 'attnstep --help' for more information.\n",
-            message, detail ? ": " : "", detail ? detail : "");
+    fputs("attnstep: ", stderr);
+    text_write_escaped(stderr, message, false);
+    if (detail) {
+        fputs(": ", stderr);
+        text_write_escaped(stderr, detail, false);
+    }
+    fputs("\nTry 'attnstep --help' for more information.\n", stderr);
     return EXIT_STATUS_USAGE;
 }
 
@@ -87,16 +94,23 @@ static int write_explanation(const options *o, const lesson *l, const trace *t)
     if (!text)
         return written(EXIT_STATUS_SOFTWARE);
     trace_cell_explain(t, &cell, o->precision, text, (size_t)length + 1);
-    puts(text);
+    /* the explanation names the cell by its tokens, which are lesson text */
+    text_write_escaped(stdout, text, true);
+    putchar('\n');
     free(text);
     return written(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_STATUS_OK : EXIT_STATUS_IO);
 }
 
 static int write_stats(const options *o, const lesson *l, const trace *t)
 {
-    (void)o;
-    return written(stats_print(t, &o->ui.compute, l->title, stdout) == 0 ? EXIT_STATUS_OK
-                                                                          : EXIT_STATUS_IO);
+    int length = text_escape(l->title, NULL, 0);
+    char *title = malloc((size_t)length + 1);  /* the title is lesson text: escaped */
+    if (!title)
+        return written(EXIT_STATUS_SOFTWARE);
+    text_escape(l->title, title, (size_t)length + 1);
+    int printed = stats_print(t, &o->ui.compute, title, stdout);
+    free(title);
+    return written(printed == 0 && fflush(stdout) == 0 ? EXIT_STATUS_OK : EXIT_STATUS_IO);
 }
 
 static int check_lessons(const options *o, int count, char **paths)
@@ -367,13 +381,16 @@ static int parse_options(int argc, char **argv, options *o)
 
 static int report_trace_failure(const char *path, const trace *t, const trace_failure *f)
 {
-    fprintf(stderr, "%s: error: %s", path, trace_status_message(f->status));
+    text_write_escaped(stderr, path, false);
+    fprintf(stderr, ": error: %s", trace_status_message(f->status));
     if (f->status == TRACE_ERROR_OVERFLOW) {
         const stage_info *info = stage_get(f->stage);
         char row[32], col[32];
-        fprintf(stderr, " in %s[%s,%s]", info->name,
-                trace_axis_label(t, info->rows, f->row, row, sizeof row),
-                trace_axis_label(t, info->cols, f->col, col, sizeof col));
+        fprintf(stderr, " in %s[", info->name);
+        text_write_escaped(stderr, trace_axis_label(t, info->rows, f->row, row, sizeof row), false);
+        fputc(',', stderr);
+        text_write_escaped(stderr, trace_axis_label(t, info->cols, f->col, col, sizeof col), false);
+        fputc(']', stderr);
         if (f->head > 0)
             fprintf(stderr, " of head %d", f->head);
     }
@@ -416,9 +433,11 @@ static void read_environment(options *o)
     const char *threads = getenv("ATTNSTEP_THREADS");
     const char *portable = getenv("ATTNSTEP_PORTABLE");
     const char *no_color = getenv("NO_COLOR");
-    if (threads && *threads && !parse_int(threads, 0, 1 << 16, &o->ui.compute.threads))
-        fprintf(stderr, "attnstep: ATTNSTEP_THREADS=%s is not a number; using every core\n",
-                threads);
+    if (threads && *threads && !parse_int(threads, 0, 1 << 16, &o->ui.compute.threads)) {
+        fputs("attnstep: ATTNSTEP_THREADS=", stderr);
+        text_write_escaped(stderr, threads, false);
+        fputs(" is not a number; using every core\n", stderr);
+    }
     o->ui.compute.portable = portable && *portable && strcmp(portable, "0") != 0;
     if (no_color && *no_color && o->ui.color == UI_COLOR_AUTO)
         o->ui.color = UI_COLOR_NEVER;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Columns a UTF-8 string takes on a terminal: the sum of text_char_width over its characters,
  * an invalid byte counting 4 (it is shown as \xNN). Independent of the locale, so that plain
@@ -28,6 +29,11 @@ int text_escape(const char *utf8, char *buffer, size_t size);
 /* The same, but line breaks ('\n') are kept as they are: narration written as a YAML literal
  * block keeps its lines. */
 int text_escape_lines(const char *utf8, char *buffer, size_t size);
+
+/* Writes utf8 to stream escaped as text_escape does (line breaks kept when keep_newlines),
+ * without allocating: for messages that echo untrusted text (paths, tokens, arguments) on
+ * stderr and for text written straight to stdout. Returns 0, or EOF when a write failed. */
+int text_write_escaped(FILE *stream, const char *utf8, bool keep_newlines);
 
 /* Decodes one UTF-8 character at s, storing it in *codepoint; returns its length in bytes, or 0
  * for an invalid or truncated sequence. */

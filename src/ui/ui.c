@@ -400,7 +400,11 @@ static exit_status place_view(ui_view *v, const ui_options *options)
         char reason[256] = "the lesson has no such stage";
         if (!trace_cell_parse(v->t, options->at, options->head ? options->head : 1, &cell,
                               reason, sizeof reason) || !ui_view_open_at(v, &cell)) {
-            fprintf(stderr, "attnstep: --at '%s': %s\n", options->at, reason);
+            fputs("attnstep: --at '", stderr);   /* both echo the argument: escaped */
+            text_write_escaped(stderr, options->at, false);
+            fputs("': ", stderr);
+            text_write_escaped(stderr, reason, false);
+            fputc('\n', stderr);
             return EXIT_STATUS_USAGE;
         }
         ui_view_reveal(v);   /* the place handed out is shown, not asked about */
@@ -460,14 +464,18 @@ int ui_run(const ui_options *options)
         char error[512];
         exit_status status = ui_script_load(options->key_script, &s.script, &s.script_len, error,
                                             sizeof error);
-        if (status != EXIT_STATUS_OK) {
-            fprintf(stderr, "attnstep: %s\n", error);
+        if (status != EXIT_STATUS_OK) {   /* the message echoes the path or the line */
+            fputs("attnstep: ", stderr);
+            text_write_escaped(stderr, error, false);
+            fputc('\n', stderr);
             return status;
         }
     }
     const char *times = options->key_times;
     if (times && *times && !(s.key_times = fopen(times, "a"))) {
-        fprintf(stderr, "attnstep: ATTNSTEP_KEY_TIMES: cannot open %s\n", times);
+        fputs("attnstep: ATTNSTEP_KEY_TIMES: cannot open ", stderr);
+        text_write_escaped(stderr, times, false);
+        fputc('\n', stderr);
         free(s.script);
         return EXIT_STATUS_NO_INPUT;
     }
