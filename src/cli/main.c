@@ -1,6 +1,7 @@
 /* attnstep's command line: one table of options, from which getopt's list, the --help text and
  * the dispatch are all made; it loads the lesson, computes the trace once and hands it on. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ struct options {
     int head;              /* --head, 0 when not given */
     int precision;
     int d_model, heads;    /* the shape of --cost */
+    char writing[40];      /* what goes to stdout, for the message when it cannot be written */
     ui_options ui;
 };
 
@@ -55,14 +57,21 @@ static int usage_error(const char *message, const char *detail)
 
 /* ---- the modes ---- */
 
-/* Writes a failure to write stdout, which would otherwise pass unseen. */
+/* Says that memory ran out while writing; a failed write (EXIT_STATUS_IO) is said once, by
+ * close_stdout, whichever mode it was. */
 static int written(int status)
 {
-    if (status == EXIT_STATUS_IO)
-        fprintf(stderr, "attnstep: cannot write the output: %s\n", strerror(errno));
-    else if (status == EXIT_STATUS_SOFTWARE)
+    if (status == EXIT_STATUS_SOFTWARE)
         fprintf(stderr, "attnstep: out of memory while writing the output\n");
     return status;
+}
+
+/* What a stats function's -1 meant: a failed write shows on the stream, else memory ran out. */
+static int stats_status(int result)
+{
+    if (result == 0)
+        return EXIT_STATUS_OK;
+    return written(ferror(stdout) ? EXIT_STATUS_IO : EXIT_STATUS_SOFTWARE);
 }
 
 /* --plain, --json, --markdown: the whole trace in the mode's format. */
@@ -98,7 +107,7 @@ static int write_explanation(const options *o, const lesson *l, const trace *t)
     text_write_escaped(stdout, text, true);
     putchar('\n');
     free(text);
-    return written(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_STATUS_OK : EXIT_STATUS_IO);
+    return EXIT_STATUS_OK;   /* close_stdout finds a failed write */
 }
 
 static int write_stats(const options *o, const lesson *l, const trace *t)
@@ -110,7 +119,7 @@ static int write_stats(const options *o, const lesson *l, const trace *t)
     text_escape(l->title, title, (size_t)length + 1);
     int printed = stats_print(t, &o->ui.compute, title, stdout);
     free(title);
-    return written(printed == 0 && fflush(stdout) == 0 ? EXIT_STATUS_OK : EXIT_STATUS_IO);
+    return stats_status(printed);
 }
 
 static int check_lessons(const options *o, int count, char **paths)
@@ -142,8 +151,7 @@ static int show_cost(const options *o, int count, char **paths)
         return usage_error("--cost makes its own sentences and takes no lesson", NULL);
     if (o->d_model % o->heads != 0)
         return usage_error("--heads must divide --d-model", NULL);
-    return stats_cost(o->d_model, o->heads, &o->ui.compute, stdout) == 0 ? EXIT_STATUS_OK
-                                                                         : EXIT_STATUS_SOFTWARE;
+    return stats_status(stats_cost(o->d_model, o->heads, &o->ui.compute, stdout));
 }
 
 static int run_ui(const options *o, int count, char **paths)
@@ -360,6 +368,8 @@ static int parse_options(int argc, char **argv, options *o)
         if (c < 0 || c >= OPTION_COUNT)
             return usage_error("unknown option", NULL);
         const option_row *row = &option_table[c];
+        if (row->print || row->mode)
+            snprintf(o->writing, sizeof o->writing, "the output of --%s", row->name);
         if (row->print) {
             row->print(optarg);
             return EXIT_STATUS_OK;
@@ -454,9 +464,11 @@ static bool terminal_usable(const options *o)
 }
 
 /* Without a mode: the UI on a terminal (or with a key script), else the plain trace. */
-static const mode *default_mode(const options *o, int files)
+static const mode *default_mode(options *o, int files)
 {
-    if (o->ui.key_script || terminal_usable(o))
+    bool ui = o->ui.key_script || terminal_usable(o);
+    snprintf(o->writing, sizeof o->writing, ui ? "the UI's screens" : "the plain trace");
+    if (ui)
         return &mode_ui;
     if (files && isatty(STDOUT_FILENO))
         fputs("attnstep: this terminal cannot run the interactive UI (TERM is unset or dumb); "
@@ -464,26 +476,72 @@ static const mode *default_mode(const options *o, int files)
     return &mode_plain;
 }
 
+/* Flushes and closes stdout, so that no failed write passes unseen (a full disk, a closed
+ * stdout): it is said once, naming what was being written, and the status becomes 74. */
+static int close_stdout(int status, const char *writing)
+{
+    int error = status == EXIT_STATUS_IO ? errno : 0;  /* the mode stopped at the failure */
+    bool failed = status == EXIT_STATUS_IO || ferror(stdout);
+    if (fflush(stdout) != 0 && !failed) {
+        error = errno;
+        failed = true;
+    }
+    if (fclose(stdout) != 0 && !failed) {
+        error = errno;
+        failed = true;
+    }
+    if (!failed)
+        return status;
+    fprintf(stderr, "attnstep: cannot write %s to standard output%s%s\n",
+            *writing ? writing : "the output", error ? ": " : "", error ? strerror(error) : "");
+    return EXIT_STATUS_IO;
+}
+
+/* A closed stdin, stdout or stderr is held by /dev/null opened for reading, so that no file
+ * the program opens takes its number, and every write to a closed stdout fails (EBADF) and
+ * is reported like any failed write. */
+static void hold_closed_streams(void)
+{
+    for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int held = open("/dev/null", O_RDONLY);
+            if (held >= 0 && held != fd) {
+                dup2(held, fd);
+                close(held);
+            }
+        }
+}
+
+static int run(int argc, char **argv, options *o);
+
 int main(int argc, char **argv)
 {
     /* UTF-8 and the user's language, but numbers always read and print with a '.' */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    hold_closed_streams();
     options o;
-    int status = parse_options(argc, argv, &o);
+    int status = run(argc, argv, &o);
+    return close_stdout(status, o.writing);
+}
+
+/* Parses the command line and runs the mode it chooses; returns the exit status. */
+static int run(int argc, char **argv, options *o)
+{
+    int status = parse_options(argc, argv, o);
     if (status >= 0)
         return status;
-    read_environment(&o);
+    read_environment(o);
     int files = argc - optind;
-    bool chosen = o.mode != NULL;
+    bool chosen = o->mode != NULL;
     if (!chosen)
-        o.mode = default_mode(&o, files);
-    if (o.mode->with_files && (o.mode != &mode_ui || files <= 1))
-        return o.mode->with_files(&o, files, argv + optind);
+        o->mode = default_mode(o, files);
+    if (o->mode->with_files && (o->mode != &mode_ui || files <= 1))
+        return o->mode->with_files(o, files, argv + optind);
     if (files > 1)
         return usage_error("one lesson at a time (--check takes several)", NULL);
     if (!files)
         return usage_error(chosen ? "no lesson given" : "no lesson given, and output is not a "
                            "terminal for the lesson picker", NULL);
-    return run_with_trace(&o, argv[optind]);
+    return run_with_trace(o, argv[optind]);
 }

@@ -147,7 +147,7 @@ static void dump_screen(session *s)
 {
     printf("--- screen %d (%dx%d)\n", ++s->dumps, COLS, LINES);
     for (int y = 0; y < LINES; y++) dump_row(y);
-    fflush(stdout);
+    if (fflush(stdout) != 0) s->stop = true;   /* main reports the failed write */
 }
 
 /* ---- input ---- */
