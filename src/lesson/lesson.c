@@ -2,8 +2,11 @@
  * reporting every problem it can find, and turns a valid one into the core's attention_input. */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "lesson.h"
 #include "lesson_diag.h"
 #include "lesson_text.h"
@@ -990,20 +993,48 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
     return finish(status, path, out, diagnostics);
 }
 
-/* Reads at most LESSON_MAX_FILE_BYTES + 1 bytes: enough to know a file is too large without
- * reading all of it. Returns the bytes read, or sets *error. */
-static char *read_file(const char *path, size_t *size, int *error) {
-    FILE *file = fopen(path, "rb");
-    if (!file) {
-        *error = errno;
+/* What a file that is not regular is, for the message that refuses it. */
+static const char *not_regular(mode_t mode) {
+    if (S_ISDIR(mode)) return "it is a directory, not a regular file";
+    if (S_ISFIFO(mode)) return "it is a FIFO, not a regular file";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "it is a device, not a regular file";
+    if (S_ISSOCK(mode)) return "it is a socket, not a regular file";
+    return "it is not a regular file";
+}
+
+/* O_NONBLOCK: opening a FIFO without a writer (or a device) must not wait; fstat then refuses
+ * it before any read, which could wait forever or never end (/dev/zero). */
+FILE *lesson_open_regular(const char *path, const char **why) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) { *why = strerror(errno); return NULL; }
+    struct stat sb;
+    const char *refusal = fstat(fd, &sb) != 0 ? strerror(errno)
+                        : !S_ISREG(sb.st_mode) ? not_regular(sb.st_mode) : NULL;
+    if (refusal) {
+        *why = refusal;
+        close(fd);
         return NULL;
     }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags != -1) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *file = fdopen(fd, "rb");
+    if (!file) { *why = strerror(errno); close(fd); }
+    return file;
+}
+
+/* Reads at most LESSON_MAX_FILE_BYTES + 1 bytes: enough to know a file is too large without
+ * reading all of it. Returns the bytes read, or NULL with *why saying why not. */
+static char *read_file(const char *path, size_t *size, const char **why) {
+    FILE *file = lesson_open_regular(path, why);
+    if (!file) return NULL;
     char *data = malloc(LESSON_MAX_FILE_BYTES + 2);
+    errno = 0;
     size_t got = data ? fread(data, 1, LESSON_MAX_FILE_BYTES + 1, file) : 0;
-    *error = !data ? ENOMEM : ferror(file) ? (errno ? errno : EIO) : 0;
+    int error = !data ? ENOMEM : ferror(file) ? (errno ? errno : EIO) : 0;
     fclose(file);
-    if (*error) {
+    if (error) {
         free(data);
+        *why = strerror(error);
         return NULL;
     }
     data[got] = '\0';
@@ -1013,12 +1044,11 @@ static char *read_file(const char *path, size_t *size, int *error) {
 
 lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics) {
     size_t size = 0;
-    int error = 0;
-    errno = 0;
-    char *data = read_file(path, &size, &error);
+    const char *why = NULL;
+    char *data = read_file(path, &size, &why);
     if (!data) {
         start(path, out, diagnostics);
-        lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, strerror(error));
+        lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, why);
         return LESSON_UNREADABLE;
     }
     lesson_status status = lesson_load_buffer(path, data, size, out, diagnostics);

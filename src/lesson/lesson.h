@@ -81,6 +81,12 @@ typedef enum {
  * lesson_diagnostics_free). */
 lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics);
 
+/* Opens path for reading, refusing anything but a regular file (a FIFO, a device, a directory,
+ * a socket) without blocking on it: the one way lessons, lesson folders' entries and key
+ * scripts are opened. NULL with *why set to a short reason ("it is a FIFO, not a regular
+ * file", or strerror's text) when it cannot be read. */
+FILE *lesson_open_regular(const char *path, const char **why);
+
 /* The same from memory; path is only used in messages. */
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics);

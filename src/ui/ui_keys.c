@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "lesson.h"
 #include "ui_keys.h"
 
 #define ENTER_KEYS '\n', '\r', UI_KEY(KEY_ENTER)
@@ -272,9 +273,10 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
 
 exit_status ui_script_load(const char *path, ui_event **events, int *count, char *error, size_t size)
 {
-    FILE *f = fopen(path, "r");
+    const char *why = NULL;
+    FILE *f = lesson_open_regular(path, &why);   /* never a FIFO or /dev/zero: no hang, no spin */
     if (!f) {
-        snprintf(error, size, "%s: cannot read the key script: %s", path, strerror(errno));
+        snprintf(error, size, "%s: cannot read the key script: %s", path, why);
         return EXIT_STATUS_NO_INPUT;
     }
     ui_event *list = NULL;
