@@ -299,5 +299,23 @@ signals() {   # Ctrl-C, then SIGTERM and SIGHUP from outside: the process dies, 
 }
 check "Ctrl-C, SIGTERM and SIGHUP restore the terminal" signals
 
+# Every other signal whose default action ends the process (issue #11): the terminal is restored
+# first, then the process ends by that signal (the shell says 128 + its number). No core file:
+# XCPU's and XFSZ's default action would write one.
+other_signals() {
+    local sig number shell child
+    for sig in USR1 USR2 ALRM PIPE VTALRM PROF XCPU XFSZ IO; do
+        number=$(kill -l $sig) || return 1
+        start TERM=xterm-256color sh -c "'ulimit -c 0; exec $binary lessons/cat_sat.yaml'"
+        wait_for "step 1 of" || return 1
+        shell=$("${tmux[@]}" display-message -p -t "$pane" '#{pane_pid}')
+        child=$(attnstep_child_of "$shell")
+        [ -n "$child" ] || { echo "  cannot find the attnstep process"; return 1; }
+        kill -$sig "$child"
+        ended_cleanly $((128 + number)) || { echo "  after SIG$sig"; return 1; }
+    done
+}
+check "USR1, USR2, ALRM, PIPE, VTALRM, PROF, XCPU, XFSZ and IO restore the terminal" other_signals
+
 echo "tmux checks: $failures failed"
 [ "$failures" -eq 0 ]

@@ -60,16 +60,40 @@ static void on_fatal_signal(int sig)
     raise(sig);
 }
 
+/* Signals that end the UI like q, with the shell's status for them (128 + the signal). */
+static const int quits[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/* Every other signal whose default action ends the process: the terminal is restored, then
+ * the signal is raised again with its default action, so the process ends as it would have. */
+static const int ends[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGXCPU,
+                           SIGXFSZ, SIGPOLL};
+
+static bool is_one_of(int sig, const int *set, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (set[i] == sig) return true;
+    return false;
+}
+
+/* After the terminal is restored: a signal of `ends` ends the process by its default action. */
+static void raise_pending_end(void)
+{
+    int sig = (int)pending_signal;
+    if (!sig || !is_one_of(sig, ends, sizeof ends / sizeof ends[0])) return;
+    fflush(stdout);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static void install_handlers(void)
 {
-    static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    static const int fatals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    static const int fatals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP};
     static bool registered;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
     sa.sa_handler = on_stop_signal;   /* no SA_RESTART: a blocked read returns at once */
-    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) sigaction(stops[i], &sa, NULL);
+    for (size_t i = 0; i < sizeof quits / sizeof quits[0]; i++) sigaction(quits[i], &sa, NULL);
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) sigaction(ends[i], &sa, NULL);
     sa.sa_handler = on_fatal_signal;
     for (size_t i = 0; i < sizeof fatals / sizeof fatals[0]; i++) sigaction(fatals[i], &sa, NULL);
     if (!registered) registered = atexit(restore_terminal) == 0;
@@ -484,6 +508,7 @@ int ui_run(const ui_options *options)
     stop_terminal(&s);
     free(s.script);
     if (s.key_times) fclose(s.key_times);
+    raise_pending_end();
     /* Ctrl-C, SIGTERM and SIGHUP end the UI like q, with the shell's status for the signal.
      * Exiting rather than re-raising lets a shell running "attnstep; next" go on to next. */
     return pending_signal ? 128 + (int)pending_signal : status;
