@@ -29,7 +29,16 @@ typedef struct {
     trace_mode *with_trace;        /* modes that read one lesson's trace */
     files_mode *with_files;        /* --check (many lessons), --cost (none), the UI (one or none) */
     const output_format *format;   /* what write_format writes, for the whole-trace outputs */
+    unsigned bit;                  /* the mode's bit in option_row.used_by */
+    const char *name;              /* as messages name it: "--json", "the UI" */
 } mode;
+
+/* The bits of option_row.used_by: which modes an option changes anything in. */
+enum {
+    USES_PLAIN = 1u << 0, USES_JSON = 1u << 1, USES_MARKDOWN = 1u << 2, USES_CSV = 1u << 3,
+    USES_EXPLAIN = 1u << 4, USES_STATS = 1u << 5, USES_CHECK = 1u << 6, USES_COST = 1u << 7,
+    USES_UI = 1u << 8, USES_EVERY_MODE = (1u << 9) - 1,
+};
 
 struct options {
     const mode *mode;      /* NULL until an option chooses one: the UI or the plain trace */
@@ -38,6 +47,7 @@ struct options {
     int head;              /* --head, 0 when not given */
     int precision;
     int d_model, heads;    /* the shape of --cost */
+    unsigned long long given;  /* bit i: option_table[i] was on the command line */
     char writing[40];      /* what goes to stdout, for the message when it cannot be written */
     ui_options ui;
 };
@@ -86,8 +96,12 @@ static int write_csv(const options *o, const lesson *l, const trace *t)
     if (stage == STAGE_COUNT || !trace_has_stage(t, stage))
         return usage_error("--csv: no such stage in this lesson", o->csv_stage);
     int head = o->head ? o->head : 1;
-    if (stage_get(stage)->per_head && head > t->heads)
-        return usage_error("--head: this lesson has fewer heads", NULL);
+    if (stage_get(stage)->per_head && head > t->heads) {
+        char message[96];   /* as --explain says it */
+        snprintf(message, sizeof message, "head %d does not exist: this lesson has %d head%s",
+                 head, t->heads, t->heads == 1 ? "" : "s");
+        return usage_error(message, NULL);
+    }
     return written(output_write_matrix(o->mode->format, l, t, stage, head, stdout));
 }
 
@@ -122,6 +136,20 @@ static int write_stats(const options *o, const lesson *l, const trace *t)
     return stats_status(printed);
 }
 
+/* The exit status of a lesson that did not load, its diagnostics printed (a lesson without
+ * them ran out of memory before it could say so: that is said). */
+static int load_failure(const char *path, lesson_status loaded, lesson_diagnostics *diagnostics)
+{
+    lesson_diagnostics_print(diagnostics, stderr);
+    if (diagnostics->count == 0) {
+        text_write_escaped(stderr, path, false);
+        fputs(": error: not enough memory to load this lesson\n", stderr);
+    }
+    lesson_diagnostics_free(diagnostics);
+    return loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT
+         : loaded == LESSON_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
+}
+
 static int check_lessons(const options *o, int count, char **paths)
 {
     (void)o;
@@ -136,10 +164,11 @@ static int check_lessons(const options *o, int count, char **paths)
             lesson_free(&l);
             continue;
         }
-        lesson_diagnostics_print(&diagnostics, stderr);
-        lesson_diagnostics_free(&diagnostics);
-        if (status != EXIT_STATUS_NO_INPUT)
-            status = loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
+        int failed = load_failure(paths[i], loaded, &diagnostics);
+        /* the most serious status wins: no memory, then an unreadable file, then errors */
+        if (status != EXIT_STATUS_SOFTWARE && (status != EXIT_STATUS_NO_INPUT
+                                               || failed == EXIT_STATUS_SOFTWARE))
+            status = failed;
     }
     return status;
 }
@@ -161,15 +190,16 @@ static int run_ui(const options *o, int count, char **paths)
     return ui_run(&ui);
 }
 
-static const mode mode_plain = { write_format, NULL, &output_plain };
-static const mode mode_json = { write_format, NULL, &output_json };
-static const mode mode_markdown = { write_format, NULL, &output_markdown };
-static const mode mode_csv = { write_csv, NULL, &output_csv };
-static const mode mode_explain = { write_explanation, NULL, NULL };
-static const mode mode_stats = { write_stats, NULL, NULL };
-static const mode mode_check = { NULL, check_lessons, NULL };
-static const mode mode_cost = { NULL, show_cost, NULL };
-static const mode mode_ui = { NULL, run_ui, NULL };
+static const mode mode_plain = { write_format, NULL, &output_plain, USES_PLAIN, "--plain" };
+static const mode mode_json = { write_format, NULL, &output_json, USES_JSON, "--json" };
+static const mode mode_markdown = { write_format, NULL, &output_markdown, USES_MARKDOWN,
+                                    "--markdown" };
+static const mode mode_csv = { write_csv, NULL, &output_csv, USES_CSV, "--csv" };
+static const mode mode_explain = { write_explanation, NULL, NULL, USES_EXPLAIN, "--explain" };
+static const mode mode_stats = { write_stats, NULL, NULL, USES_STATS, "--stats" };
+static const mode mode_check = { NULL, check_lessons, NULL, USES_CHECK, "--check" };
+static const mode mode_cost = { NULL, show_cost, NULL, USES_COST, "--cost" };
+static const mode mode_ui = { NULL, run_ui, NULL, USES_UI, "the interactive UI" };
 
 /* ---- the settings ---- */
 
@@ -190,7 +220,10 @@ static bool set_precision(options *o, const char *arg)
 {
     return parse_int(arg, 0, 17, &o->precision);
 }
-static bool set_d_model(options *o, const char *arg) { return parse_int(arg, 1, 4096, &o->d_model); }
+static bool set_d_model(options *o, const char *arg)
+{
+    return parse_int(arg, 1, 4096, &o->d_model);
+}
 static bool set_heads(options *o, const char *arg) { return parse_int(arg, 1, 4096, &o->heads); }
 static bool set_at(options *o, const char *arg) { o->ui.at = arg; return true; }
 static bool set_keys(options *o, const char *arg) { o->ui.key_script = arg; return true; }
@@ -240,62 +273,72 @@ typedef struct {
     bool (*set)(options *o, const char *arg);  /* the setting it parses, or NULL */
     const char *refusal;                     /* set's message for a bad argument */
     void (*print)(const char *arg);          /* what it prints before leaving, or NULL */
+    unsigned used_by;                        /* USES_ bits of the modes it changes anything in */
 } option_row;
 
 static const option_row option_table[] = {
     { "plain", 0, no_argument, NULL,
-      "every stage as a labelled text table, with the narration", &mode_plain, NULL, NULL, NULL },
+      "every stage as a labelled text table, with the narration", &mode_plain, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "json", 0, no_argument, NULL,
-      "every intermediate as JSON, numbers bit-exact", &mode_json, NULL, NULL, NULL },
+      "every intermediate as JSON, numbers bit-exact", &mode_json, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "markdown", 0, no_argument, NULL,
-      "a handout: narration, every stage as a Markdown table", &mode_markdown, NULL, NULL, NULL },
+      "a handout: narration, every stage as a Markdown table", &mode_markdown, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "csv", 0, required_argument, "--csv STAGE",
       "one stage's matrix as CSV (with --head for per-head stages)", &mode_csv, set_csv, NULL,
-      NULL },
+      NULL, USES_EVERY_MODE },
     { "explain", 0, required_argument, "--explain 'STAGE[ROW,COL]'",
       "the arithmetic of one cell; ROW and COL are token names or\n"
       "0-based indices, e.g. --explain 'weights[cat,sat]'", &mode_explain, set_explain, NULL,
-      NULL },
+      NULL, USES_EVERY_MODE },
     { "check", 0, no_argument, "--check LESSON...",
-      "validate lessons only; print every problem found", &mode_check, NULL, NULL, NULL },
+      "validate lessons only; print every problem found", &mode_check, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "template", 0, no_argument, NULL,
-      "print a commented starter lesson", NULL, NULL, NULL, print_template },
+      "print a commented starter lesson", NULL, NULL, NULL, print_template, USES_EVERY_MODE },
     { "stats", 0, no_argument, "--stats LESSON",
       "what each stage costs: multiplications, additions, memory,\n"
-      "measured time, then the totals and the peak memory", &mode_stats, NULL, NULL, NULL },
+      "measured time, then the totals and the peak memory", &mode_stats, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "cost", 0, no_argument, NULL,
       "how the cost grows with the sentence: n = 16, 32, … 2048\n"
-      "random tokens, measured, with a plot", &mode_cost, NULL, NULL, NULL },
+      "random tokens, measured, with a plot", &mode_cost, NULL, NULL, NULL, USES_EVERY_MODE },
     { "d-model", 0, required_argument, "--d-model D, --heads H",
       "the shape --cost uses (default 64 and 4)", NULL, set_d_model,
-      "--d-model takes a number from 1 to 4096", NULL },
+      "--d-model takes a number from 1 to 4096", NULL, USES_COST },
     { "heads", 0, required_argument, "",
-      NULL, NULL, set_heads, "--heads takes a number from 1 to 4096", NULL },
+      NULL, NULL, set_heads, "--heads takes a number from 1 to 4096", NULL, USES_COST },
     { "head", 0, required_argument, "--head H",
       "the head for --explain, --csv and --at (from 1; default 1)", NULL, set_head,
-      "--head takes a head number from 1", NULL },
+      "--head takes a head number from 1", NULL, USES_EXPLAIN | USES_CSV | USES_UI },
     { "at", 0, required_argument, "--at 'STAGE[ROW,COL]'",
-      "open the UI at that stage and cell", NULL, set_at, NULL, NULL },
+      "open the UI at that stage and cell", NULL, set_at, NULL, NULL, USES_UI },
     { "precision", 0, required_argument, "--precision N",
       "decimals shown (0-17, default 4)", NULL, set_precision,
-      "--precision takes a number from 0 to 17", NULL },
+      "--precision takes a number from 0 to 17", NULL,
+      USES_PLAIN | USES_MARKDOWN | USES_EXPLAIN | USES_CSV | USES_UI },
     { "color", 0, required_argument, "--color=WHEN",
       "colours in the UI: auto (default), always, never", NULL, set_color,
-      "--color takes auto, always or never", NULL },
+      "--color takes auto, always or never", NULL, USES_UI },
     { "colour", 0, required_argument, "", NULL, NULL, set_color,
-      "--colour takes auto, always or never", NULL },
+      "--colour takes auto, always or never", NULL, USES_UI },
     { "keys", 0, required_argument, "--keys FILE",
-      "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL },
+      "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL,
+      USES_UI },
     { "screen", 0, required_argument, "--screen COLSxROWS",
       "headless UI screen size (default 80x24)", NULL, set_screen,
-      "--screen takes COLSxROWS, e.g. 80x24", NULL },
+      "--screen takes COLSxROWS, e.g. 80x24", NULL, USES_UI },
     { "help-keys", 0, optional_argument, NULL,
-      "list the keys of the interactive UI", NULL, NULL, NULL, print_keys },
-    { "help", 'h', no_argument, "-h, --help", "show this help", NULL, NULL, NULL, print_help },
+      "list the keys of the interactive UI", NULL, NULL, NULL, print_keys, USES_EVERY_MODE },
+    { "help", 'h', no_argument, "-h, --help", "show this help", NULL, NULL, NULL, print_help,
+      USES_EVERY_MODE },
     { "version", 'V', no_argument, "-V, --version", "show the version", NULL, NULL, NULL,
-      print_version },
+      print_version, USES_EVERY_MODE },
 };
 enum { OPTION_COUNT = (int)(sizeof option_table / sizeof option_table[0]) };
+_Static_assert(OPTION_COUNT <= 64, "options.given has one bit per option");
 
 /* Writes --help from the table: each option's usage (or --NAME) and its help lines. */
 static void print_usage(void)
@@ -351,6 +394,24 @@ static const char *one_mode_only(char *text, size_t size)
     return text;
 }
 
+/* An option the chosen mode does nothing with is a mistake to say, not to pass over: the user
+ * expected it to change something. The plain trace printed because the UI cannot run accepts
+ * the UI's options too. Returns -1, or the usage error's status. */
+static int refuse_ignored(const options *o, bool fallback)
+{
+    unsigned modes = o->mode->bit | (fallback ? USES_UI : 0);
+    for (int i = 0; i < OPTION_COUNT; i++) {
+        unsigned used_by = option_table[i].used_by;
+        if (!(o->given >> i & 1) || (used_by & modes))
+            continue;
+        char message[128];
+        snprintf(message, sizeof message, "--%s does nothing with %s", option_table[i].name,
+                 o->mode->name);
+        return usage_error(message, NULL);
+    }
+    return -1;
+}
+
 /* Returns -1 when parsing went well, else the exit status to leave with. */
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -368,6 +429,7 @@ static int parse_options(int argc, char **argv, options *o)
         if (c < 0 || c >= OPTION_COUNT)
             return usage_error("unknown option", NULL);
         const option_row *row = &option_table[c];
+        o->given |= 1ull << c;
         if (row->print || row->mode)
             snprintf(o->writing, sizeof o->writing, "the output of --%s", row->name);
         if (row->print) {
@@ -414,11 +476,8 @@ static int run_with_trace(const options *o, const char *path)
     lesson l;
     lesson_diagnostics diagnostics;
     lesson_status loaded = lesson_load(path, &l, &diagnostics);
-    if (loaded != LESSON_OK) {
-        lesson_diagnostics_print(&diagnostics, stderr);
-        lesson_diagnostics_free(&diagnostics);
-        return loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
-    }
+    if (loaded != LESSON_OK)
+        return load_failure(path, loaded, &diagnostics);
     trace t;
     trace_failure failure;
     int status;
@@ -456,23 +515,37 @@ static void read_environment(options *o)
     o->ui.term = getenv("TERM");
 }
 
-static bool terminal_usable(const options *o)
+/* Whether the interactive UI can run here; when it cannot, why goes into `why`. */
+static bool ui_usable(const options *o, char *why, size_t size)
 {
     const char *term = o->ui.term;
-    return isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && term && *term
-        && strcmp(term, "dumb") != 0;
+    if (!isatty(STDOUT_FILENO))
+        snprintf(why, size, "standard output is not a terminal");
+    else if (!isatty(STDIN_FILENO))
+        snprintf(why, size, "standard input is not a terminal");
+    else if (!term || !*term || strcmp(term, "dumb") == 0)
+        snprintf(why, size, "TERM is unset or dumb");
+    else if (!ui_terminal_known(term)) {
+        char shown[64];
+        text_escape(term, shown, sizeof shown);
+        snprintf(why, size, "TERM=%s is a terminal type curses does not know", shown);
+    } else
+        return true;
+    return false;
 }
 
-/* Without a mode: the UI on a terminal (or with a key script), else the plain trace. */
+/* Without a mode: the UI on a terminal (or with a key script), else the plain trace, with a
+ * note saying why when the output is a terminal that expected the UI. */
 static const mode *default_mode(options *o, int files)
 {
-    bool ui = o->ui.key_script || terminal_usable(o);
+    char why[160];
+    bool ui = o->ui.key_script || ui_usable(o, why, sizeof why);
     snprintf(o->writing, sizeof o->writing, ui ? "the UI's screens" : "the plain trace");
     if (ui)
         return &mode_ui;
     if (files && isatty(STDOUT_FILENO))
-        fputs("attnstep: this terminal cannot run the interactive UI (TERM is unset or dumb); "
-              "printing the plain trace\n", stderr);
+        fprintf(stderr, "attnstep: this terminal cannot run the interactive UI (%s); "
+                "printing the plain trace\n", why);
     return &mode_plain;
 }
 
@@ -536,6 +609,9 @@ static int run(int argc, char **argv, options *o)
     bool chosen = o->mode != NULL;
     if (!chosen)
         o->mode = default_mode(o, files);
+    status = refuse_ignored(o, !chosen && o->mode != &mode_ui);
+    if (status >= 0)
+        return status;
     if (o->mode->with_files && (o->mode != &mode_ui || files <= 1))
         return o->mode->with_files(o, files, argv + optind);
     if (files > 1)

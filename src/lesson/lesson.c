@@ -958,8 +958,22 @@ static void start(const char *path, lesson *out, lesson_diagnostics *d) {
     *d = (lesson_diagnostics){ .path = strdup(path ? path : "") };
 }
 
+/* The messages of the diagnostics table, to know the report of memory running out. */
+#define ERROR_FORMAT(id, format) format,
+static const char *const error_formats[] = { LESSON_ERROR_TABLE(ERROR_FORMAT) };
+
+/* Memory ran out when it was reported, or when a failed lesson has no report at all (every
+ * other failure reports itself; only a report that could not be allocated goes missing). */
+static bool out_of_memory(const lesson_diagnostics *d) {
+    if (d->count == 0 && d->dropped == 0) return true;
+    for (int i = 0; i < d->count; i++)
+        if (strcmp(d->items[i].message, error_formats[LESSON_ERROR_NO_MEMORY]) == 0) return true;
+    return false;
+}
+
 static lesson_status finish(lesson_status status, const char *path, lesson *out,
                             lesson_diagnostics *d) {
+    if (status == LESSON_INVALID && out_of_memory(d)) status = LESSON_NO_MEMORY;
     lesson_report_finish(d);
     if (status == LESSON_OK && d->count == 0) {
         out->path = strdup(path ? path : "");

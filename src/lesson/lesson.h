@@ -73,7 +73,8 @@ typedef struct {
 typedef enum {
     LESSON_OK,
     LESSON_INVALID,      /* diagnostics say why; exit status 65 */
-    LESSON_UNREADABLE    /* the file cannot be opened or read; exit status 66 */
+    LESSON_UNREADABLE,   /* the file cannot be opened or read; exit status 66 */
+    LESSON_NO_MEMORY     /* memory ran out while loading; exit status 70 */
 } lesson_status;
 
 /* Loads path. On LESSON_OK fills out (free with lesson_free) and leaves diagnostics empty;

@@ -243,8 +243,9 @@ static exit_status start_terminal(session *s, const ui_options *o)
         s->screen = newterm(NULL, stdout, stdin);
     }
     if (!s->screen) {
-        fprintf(stderr, "attnstep: cannot start the terminal UI on TERM=%s\n",
-                o->term ? o->term : "(unset)");
+        fputs("attnstep: cannot start the terminal UI on TERM=", stderr);
+        text_write_escaped(stderr, o->term ? o->term : "(unset)", false);
+        fputc('\n', stderr);
         return EXIT_STATUS_SOFTWARE;
     }
     curses_active = 1;

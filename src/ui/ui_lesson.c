@@ -38,7 +38,8 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
         first_diagnostic(&d, path, error, size);
         lesson_diagnostics_free(&d);
         free(o);
-        return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
+        return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT
+             : status == LESSON_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
     }
     trace_failure f;
     trace_status ts = trace_compute(&o->l.input, &o->compute, &o->t, &f);
