@@ -92,6 +92,8 @@ test: attnstep $(TEST_BIN)
 # tree under build/asan so that ./attnstep there is the instrumented one; any report fails it.
 # NCURSES_GPM_TERMS empty keeps ncurses from loading the GPM mouse client on TERM=linux: that
 # library keeps 10 bytes LeakSanitizer reports, and its frames cannot be named for a suppression.
+# Left out: valgrind (cannot run sanitized binaries), check_memory (its ulimit -v leaves no room
+# for the sanitizers' shadow memory).
 SANITIZE := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 test-asan:
 	rm -rf $(BUILD)/asan && mkdir -p $(BUILD)/asan
@@ -99,7 +101,7 @@ test-asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	NCURSES_GPM_TERMS= \
 	    $(MAKE) --no-print-directory -C $(BUILD)/asan test CFLAGS="$(SANITIZE)" \
-	    SKIP_SUITES="check_valgrind"
+	    SKIP_SUITES="check_valgrind check_memory"
 
 # libFuzzer over the loader, the core and the outputs, for FUZZ_SECONDS (clang's runtime needed).
 # The corpus grows in build/fuzz/corpus, seeded by the lessons and the bad-lesson corpus; crashes are

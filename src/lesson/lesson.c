@@ -78,6 +78,7 @@ typedef struct {
     bool positional, scale;
     int n_steps;
     lesson_step *steps;
+    size_t max_bytes;         /* the most that the lesson and its trace may take together */
 } checker;
 
 /* ---- reporting helpers ---- */
@@ -843,6 +844,18 @@ static void format_bytes(size_t bytes, char *out, size_t size) {
     snprintf(out, size, "%.1f GiB", (double)bytes / (double)((size_t)1 << 30));
 }
 
+/* Everything loading the lesson and computing its trace allocate: the trace, and the lesson's
+ * own matrices (the distinct embeddings and their rows per token, the four weights, the
+ * mask), counted before any of them is allocated or drawn. */
+static size_t bytes_needed(const checker *c, const lesson *l) {
+    size_t d = (size_t)c->d_model, n = (size_t)l->n_tokens;
+    size_t m = l->source ? (size_t)l->n_source : n;
+    size_t doubles = ((size_t)c->n_distinct + n + (l->source ? m : 0)) * d + 4 * d * d;
+    size_t own = doubles * sizeof(double) + (c->mask != MASK_NONE ? n * m : 0);
+    size_t computed = trace_bytes_needed(&l->input);
+    return computed > SIZE_MAX - own ? SIZE_MAX : computed + own;
+}
+
 static lesson_status build(checker *c, int root, lesson *l) {
     if (c->d_model < 1 || c->heads < 1) {
         /* Every way to get here should have been reported; never build from unknown sizes. */
@@ -856,8 +869,8 @@ static lesson_status build(checker *c, int root, lesson *l) {
     take_tokens(&c->tokens, &l->tokens, &l->n_tokens);
     if (c->keys[TOP_SOURCE] >= 0) take_tokens(&c->source, &l->source, &l->n_source);
     describe_input(c, l);
-    size_t bytes = trace_bytes_needed(&l->input);
-    if (bytes > TRACE_MAX_BYTES) {
+    size_t bytes = bytes_needed(c, l);
+    if (bytes > c->max_bytes) {
         char amount[64];
         format_bytes(bytes, amount, sizeof amount);
         REPORT(c, root, TRACE_TOO_LARGE, amount);
@@ -913,13 +926,13 @@ static void checker_free(checker *c) {
 }
 
 static lesson_status check_and_build(const lesson_tree *tree, lesson *out,
-                                     lesson_diagnostics *d) {
+                                     lesson_diagnostics *d, size_t max_bytes) {
     if (tree->nodes[0].kind != LESSON_NODE_MAP) {
         lesson_report(d, tree->nodes[0].line, tree->nodes[0].col, LESSON_ERROR_NOT_A_LESSON,
                       lesson_node_describe(tree, 0));
         return LESSON_INVALID;
     }
-    checker c = { .t = tree, .d = d, .d_model = -1, .mask_node = -1 };
+    checker c = { .t = tree, .d = d, .d_model = -1, .mask_node = -1, .max_bytes = max_bytes };
     check_lesson(&c, 0);
     lesson_status status = failed(&c) ? LESSON_INVALID : build(&c, 0, out);
     checker_free(&c);
@@ -942,13 +955,13 @@ static void report_text_problem(lesson_diagnostics *d, const char *data, size_t 
     else lesson_report(d, line, col, LESSON_ERROR_CONTROL_CHAR, name);
 }
 
-static lesson_status load_text(const char *data, size_t size, lesson *out,
+static lesson_status load_text(const char *data, size_t size, size_t max_bytes, lesson *out,
                                lesson_diagnostics *d) {
     report_text_problem(d, data, size);
     if (d->count > 0) return LESSON_INVALID;
     lesson_tree tree;
     lesson_status status = lesson_tree_parse(data, size, &tree, d)
-                         ? check_and_build(&tree, out, d) : LESSON_INVALID;
+                         ? check_and_build(&tree, out, d, max_bytes) : LESSON_INVALID;
     lesson_tree_free(&tree);
     return status;
 }
@@ -987,6 +1000,12 @@ static lesson_status finish(lesson_status status, const char *path, lesson *out,
 
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics) {
+    return lesson_load_buffer_within(path, data, size, LESSON_MAX_BYTES, out, diagnostics);
+}
+
+lesson_status lesson_load_buffer_within(const char *path, const char *data, size_t size,
+                                        size_t max_bytes, lesson *out,
+                                        lesson_diagnostics *diagnostics) {
     start(path, out, diagnostics);
     if (size > LESSON_MAX_FILE_BYTES || size == 0) {
         lesson_report(diagnostics, 0, 0, size ? LESSON_ERROR_FILE_TOO_LARGE
@@ -999,7 +1018,7 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
     if (copy) {
         memcpy(copy, data, size);
         copy[size] = '\0';
-        status = load_text(copy, size, out, diagnostics);
+        status = load_text(copy, size, max_bytes, out, diagnostics);
         free(copy);
     } else {
         lesson_report(diagnostics, 0, 0, LESSON_ERROR_NO_MEMORY);

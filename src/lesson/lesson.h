@@ -17,6 +17,7 @@
 #define LESSON_MAX_STRING (64 * 1024)            /* bytes of any one text value */
 #define LESSON_MAX_DEPTH 32                      /* nested lists and mappings */
 #define LESSON_MAX_NODES 2000000                 /* values of every kind in one file */
+#define LESSON_MAX_BYTES TRACE_MAX_BYTES         /* the lesson's matrices and its trace */
 
 /* One item of the lesson's narration script. A step with `ask` is a question put to the
  * student before the step's stage is shown: either multiple choice (choices and answer_choice)
@@ -91,6 +92,13 @@ FILE *lesson_open_regular(const char *path, const char **why);
 /* The same from memory; path is only used in messages. */
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics);
+
+/* The same with a cap of max_bytes instead of LESSON_MAX_BYTES on everything the lesson and its
+ * trace would allocate (counted before anything is allocated or any random number drawn): for
+ * the fuzz harness, which must stay fast. */
+lesson_status lesson_load_buffer_within(const char *path, const char *data, size_t size,
+                                        size_t max_bytes, lesson *out,
+                                        lesson_diagnostics *diagnostics);
 
 /* Prints each diagnostic as "path:line:col: error: message" (or "path: error: message"). */
 void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *stream);

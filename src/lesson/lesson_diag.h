@@ -46,7 +46,7 @@
     X(NO_EMBEDDING,      "token '%s' has no embedding") \
     X(MASK_ROW_HIDDEN,   "the mask row of '%s' hides every key; each token must see at least one") \
     X(CAUSAL_CROSS,      "a causal mask needs self-attention, but this lesson has a source") \
-    X(TRACE_TOO_LARGE,   "the trace would need %s; the limit is 1 GiB") \
+    X(TRACE_TOO_LARGE,   "the lesson and its trace would need %s; the limit is 1 GiB") \
     X(UNKNOWN_STAGE,     "unknown stage '%s'; did you mean '%s'?") \
     X(UNKNOWN_STAGE_LIST, "unknown stage '%s'; the stages are: %s") \
     X(NO_SOURCE_STAGE,   "stage 'source_input' exists only in cross-attention (with 'source')") \
