@@ -46,6 +46,7 @@ struct options {
     const char *csv_stage; /* the stage of --csv */
     int head;              /* --head, 0 when not given */
     int precision;
+    bool precision_given;  /* --csv is exact unless --precision is given */
     int d_model, heads;    /* the shape of --cost */
     unsigned long long given;  /* bit i: option_table[i] was on the command line */
     char writing[40];      /* what goes to stdout, for the message when it cannot be written */
@@ -102,7 +103,9 @@ static int write_csv(const options *o, const lesson *l, const trace *t)
                  head, t->heads, t->heads == 1 ? "" : "s");
         return usage_error(message, NULL);
     }
-    return written(output_write_matrix(o->mode->format, l, t, stage, head, stdout));
+    /* exact unless --precision asks for fewer digits */
+    int precision = o->precision_given ? o->precision : -1;
+    return written(output_write_matrix_at(o->mode->format, l, t, stage, head, precision, stdout));
 }
 
 static int write_explanation(const options *o, const lesson *l, const trace *t)
@@ -218,6 +221,7 @@ static bool parse_int(const char *text, int low, int high, int *value)
 static bool set_head(options *o, const char *arg) { return parse_int(arg, 1, 1 << 20, &o->head); }
 static bool set_precision(options *o, const char *arg)
 {
+    o->precision_given = true;
     return parse_int(arg, 0, 17, &o->precision);
 }
 static bool set_d_model(options *o, const char *arg)

@@ -1,5 +1,7 @@
 /* --csv STAGE: one matrix as RFC 4180 CSV, labels in the first row and column, numbers with
- * 17 significant digits (bit-exact), "-inf" for hidden cells of masked. */
+ * 17 significant digits (bit-exact) or, with --precision, at that many decimals; "-inf" for
+ * hidden cells of masked. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +57,9 @@ static void csv_step(output *o, const walk_step *step)
         put_field(o, trace_axis_label(t, info->rows, r, buffer, sizeof buffer));
         for (int c = 0; c < trace_cols(t, step->stage); c++) {
             output_putc(o, ',');
-            output_number(o, trace_value(t, step->stage, step->head, r, c), NUMBER_EXACT);
+            double x = trace_value(t, step->stage, step->head, r, c);
+            /* hidden cells stay "-inf" at any precision */
+            output_number(o, x, o->precision < 0 || !isfinite(x) ? NUMBER_EXACT : NUMBER_FIXED);
         }
         output_puts(o, "\r\n");
     }

@@ -384,6 +384,16 @@ static void time_key_end(session *s, const stack *k, bool drawn, key_timing *kt)
 }
 
 /* Runs the screens until the last one closes, input ends or a signal asks to stop. */
+/* While "terminal too small" is shown nothing else is, so a key may act only if it quits or
+ * redraws: moving unseen would surprise the user once the terminal grows. */
+static bool ignored_while_too_small(int key)
+{
+    if (!ui_screen_too_small()) return false;
+    int arg;
+    ui_action action = ui_key_action(key, UI_IN_LESSON | UI_IN_PICKER, &arg);
+    return action != UI_ACT_QUIT && action != UI_ACT_REDRAW;
+}
+
 static void run_stack(session *s, stack *k)
 {
     key_timing kt = {0};
@@ -400,6 +410,8 @@ static void run_stack(session *s, stack *k)
         draw = true;
         if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
             draw = follow_all(k, &ev);
+        } else if (ev.kind == UI_EV_KEY && ignored_while_too_small(ev.key)) {
+            draw = false;
         } else if (ev.kind == UI_EV_KEY) {
             time_key_start(s, k, ev.key, &kt);
             settle(k, top->ops->key(top, ev.key, &s->st));
