@@ -31,9 +31,9 @@ limited() {
     fi
 }
 
-# The weights: 4 × 4096² doubles are 512 MiB; with the trace of 2048 tokens (0.6 GiB, under the
-# limit alone, so this was accepted and took 1.3 GB) past 1 GiB. Refused now, within 100 MB of
-# address space, so before a weight is allocated or drawn.
+# The weights: 4 × 4096² doubles are 512 MiB; with the trace of 2048 tokens (0.6 GiB, under
+# the limit alone, so this was accepted and peaked at 1.25 GB) past 1 GiB. Refused now within
+# 100 MB of address space, so before a weight is allocated or drawn.
 lesson 2048 4096 1 >"$tmp/weights.yaml"
 for mode in --check --plain --json --stats; do
     limited 100000 65 "$tmp/weights.yaml:1:1: error: the lesson and its trace would need 1.1 GiB; the limit is 1 GiB" \
