@@ -299,6 +299,25 @@ signals() {   # Ctrl-C, then SIGTERM and SIGHUP from outside: the process dies, 
 }
 check "Ctrl-C, SIGTERM and SIGHUP restore the terminal" signals
 
+# The open lesson replaced by a FIFO (issue #11 froze the UI inside open()): the error is in
+# the status line, the last good view stays, and q quits at once.
+fifo_reload() {
+    local dir; dir=$(mktemp -d)
+    cp tests/screens/reload/lesson.yaml "$dir/lesson.yaml"
+    start TERM=xterm-256color "$binary" --at "'weights[cat,sat]'" "$dir/lesson.yaml"
+    wait_for "[0.3704]" || { rm -rf "$dir"; return 1; }
+    rm "$dir/lesson.yaml"
+    mkfifo "$dir/lesson.yaml"
+    wait_for "lesson.yaml: error: cannot read: it is a FIFO, not a regular file" "[0.3704]" ||
+        { rm -rf "$dir"; return 1; }
+    send q
+    ended_cleanly 0
+    local status=$?
+    rm -rf "$dir"
+    return $status
+}
+check "a lesson replaced by a FIFO keeps the view, says why, and q quits" fifo_reload
+
 # Every other signal whose default action ends the process (issue #11): the terminal is restored
 # first, then the process ends by that signal (the shell says 128 + its number). No core file:
 # XCPU's and XFSZ's default action would write one.
