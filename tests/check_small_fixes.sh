@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The smaller findings of issue #11: a subnormal number is a number, keys do nothing unseen
-# while "terminal too small" is shown, --csv takes --precision (exact without it).
+# while "terminal too small" is shown, a failed reload's error stands alone in the status line,
+# --csv takes --precision (exact without it).
 set -u
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -29,6 +30,14 @@ printf 'resize 20x5\nq\nn\nn\n' >"$tmp/small_quit"
 check "q quits while the terminal is too small" bash -c \
     "out=\$(./attnstep --keys '$tmp/small_quit' '$lesson') && grep -q 'terminal too small' <<<\"\$out\" &&
      ! grep -q 'step 3 of' <<<\"\$out\""
+
+# A reload that fails after one that worked: the status line has the error, not the stale
+# "reloaded" beside it.
+printf 'reload %s\ndump\nreload %s\ndump\nq\n' "$lesson" "$tmp/missing.yaml" >"$tmp/reload_keys"
+check "a failed reload does not keep the last 'reloaded' beside its error" bash -c \
+    "out=\$(./attnstep --keys '$tmp/reload_keys' --screen 120x16 '$lesson') &&
+     [ \"\$(grep -c 'reloaded cat_sat.yaml' <<<\"\$out\")\" = 1 ] &&
+     grep -q '── cat_sat.yaml: error: cannot be read: No such file or directory ────*\$' <<<\"\$out\""
 
 check "--csv is exact without --precision" bash -c \
     "./attnstep --csv weights '$lesson' | grep -q '^cat,0.62956009596964146,0.37043990403035854'"

@@ -118,6 +118,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
     ui_file_stamp now = ui_file_stamp_of(path);
     if (!from && ui_file_stamp_equal(&now, seen)) return false;
     *seen = now;
+    v->message[0] = '\0';   /* a stale "reloaded" must not stand beside this reload's error */
     ui_opened *fresh = NULL;
     char error[sizeof v->reload_error];
     if (!from && !now.present) {
