@@ -43,6 +43,16 @@ says 64 "attnstep: $tmp/keys:2: reload: the file name is longer than 255 bytes"
 # What the parser echoes is escaped (an unknown word of printable text is echoed as it is).
 printf 'j\nzz\xe2\x80\x8bz\n' >"$tmp/keys"
 says 64 "attnstep: $tmp/keys:2: unknown key 'zz"$'\xe2\x80\x8b'"z' (one key per line: a character, or space, enter, tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE])"
+# A reload name may hold a tab (a file name can; found by fuzz_keys): the reload fails with the
+# error in the status line and no raw tab on the screen.
+printf 'reload %s/a\tb.yaml\ndump\nq\n' "$tmp" >"$tmp/keys"
+screen=$(./attnstep --keys "$tmp/keys" --screen 100x16 "$lesson"); status=$?
+if [ $status -eq 0 ] && ! grep -q $'\t' <<<"$screen" &&
+    grep -q 'cat_sat.yaml: error: cannot be read: No such file or directory' <<<"$screen"; then
+    echo "ok   a reload name with a tab"
+else
+    echo "FAIL a reload name with a tab (status $status)"; failures=$((failures + 1))
+fi
 # CRLF line ends and blanks around a key are fine.
 printf 'j\r\n\t q \r\n' >"$tmp/keys"
 says 0 ""

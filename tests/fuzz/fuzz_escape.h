@@ -6,9 +6,10 @@
 
 #include <stdbool.h>
 
-/* Aborts, naming the byte, when text itself breaks the property (line breaks allowed when
- * keep_lines): for text the program guarantees clean before any escaping. */
-void fuzz_check_clean(const char *text, bool keep_lines);
+/* Aborts, naming the byte, when text itself breaks the property, but for the C0 controls listed
+ * in `allowed` ("\n" for narration, "\t" for a file name, which may hold a tab): for text the
+ * program guarantees clean before any escaping. */
+void fuzz_check_clean(const char *text, const char *allowed);
 
 /* Escapes text as the program does before printing it (text_escape, or text_escape_lines when
  * keep_lines), then fuzz_check_clean. */

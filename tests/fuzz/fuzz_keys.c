@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (status == EXIT_STATUS_OK) {
             for (int i = 0; i < count; i++)
                 if (events[i].kind == UI_EV_RELOAD)   /* the loader let only text through */
-                    fuzz_check_clean(events[i].file, false);
+                    fuzz_check_clean(events[i].file, "\t");
             free(events);
         } else {
             fuzz_check_escaped(error, false);
