@@ -320,7 +320,7 @@ static const option_row option_table[] = {
     { "at", 0, required_argument, "--at 'STAGE[ROW,COL]'",
       "open the UI at that stage and cell", NULL, set_at, NULL, NULL, USES_UI },
     { "precision", 0, required_argument, "--precision N",
-      "decimals shown (0-17, default 4)", NULL, set_precision,
+      "decimals shown (0-17, default 4; --csv is exact without it)", NULL, set_precision,
       "--precision takes a number from 0 to 17", NULL,
       USES_PLAIN | USES_MARKDOWN | USES_EXPLAIN | USES_CSV | USES_UI },
     { "color", 0, required_argument, "--color=WHEN",
