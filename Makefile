@@ -119,7 +119,7 @@ FUZZ_TARGETS := fuzz_lesson fuzz_cell fuzz_keys
 # fuzz_keys adds the key table and parser of the UI (key codes from curses.h, no curses calls)
 FUZZ_EXTRA_fuzz_keys := src/ui/ui_keys.c -Isrc/ui $(CURSES_CFLAGS)
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_escape.c tests/fuzz/fuzz_escape.h $(FUZZ_SRC) \
-                 $(HEADERS)
+                 src/ui/ui_keys.c $(HEADERS)
 	mkdir -p $(BUILD)/fuzz/corpus-$*
 	clang $(FUZZ_FLAGS) $(FUZZ_PKG_CFLAGS) -o $@ tests/fuzz/$*.c tests/fuzz/fuzz_escape.c \
 	    $(FUZZ_SRC) $(FUZZ_EXTRA_$*) $(FUZZ_LIBS)

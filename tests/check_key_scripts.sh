@@ -53,6 +53,9 @@ if [ $status -eq 0 ] && ! grep -q $'\t' <<<"$screen" &&
 else
     echo "FAIL a reload name with a tab (status $status)"; failures=$((failures + 1))
 fi
+# A CR inside the last line (no LF after it) is a control, not a line end (found by fuzz_keys).
+printf 'j\nreloa\r#' >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:2: control character \\x0d: a key script is text"
 # CRLF line ends and blanks around a key are fine.
 printf 'j\r\n\t q \r\n' >"$tmp/keys"
 says 0 ""

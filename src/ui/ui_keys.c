@@ -300,7 +300,9 @@ static const char *not_text(const char *line, size_t length, char *why, size_t s
                      (unsigned char)line[i]);
             return why;
         }
-        bool blank = c == '\t' || c == '\n' || (c == '\r' && i + 2 >= length);
+        /* a CR only as a line end: right before the LF, or last in a script without one */
+        bool line_end = i + 1 == length || (i + 2 == length && line[i + 1] == '\n');
+        bool blank = c == '\t' || c == '\n' || (c == '\r' && line_end);
         if (text_is_control(c) && !blank) {
             snprintf(why, size, c < 0x80 ? "control character \\x%02x: a key script is text"
                                          : "control character \\u%04x: a key script is text", c);
