@@ -258,12 +258,13 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
         ev->kind = UI_EV_RELOAD;
         const char *file = word + 6;
         while (*file == ' ' || *file == '\t') file++;
-        if (strlen(file) >= sizeof ev->file) {
+        size_t length = strlen(file);
+        if (length >= sizeof ev->file) {
             snprintf(error, size, "reload: the file name is longer than %zu bytes",
                      sizeof ev->file - 1);
             return -1;
         }
-        snprintf(ev->file, sizeof ev->file, "%s", file);
+        memcpy(ev->file, file, length + 1);
         return 1;
     }
     if (strncmp(word, "resize ", 7) == 0) {
