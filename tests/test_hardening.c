@@ -78,7 +78,8 @@ static void test_open_regular_refuses_special_files(void **state)
     fputs("title: t\n", f);
     fclose(f);
 
-    refused(fifo, "it is a FIFO, not a regular file");   /* no writer: would block without O_NONBLOCK */
+    /* the FIFO has no writer: opening it without O_NONBLOCK would wait forever */
+    refused(fifo, "it is a FIFO, not a regular file");
     refused(dir, "it is a directory, not a regular file");
     refused("/dev/zero", "it is a device, not a regular file");
     refused("/dev/null", "it is a device, not a regular file");
