@@ -339,5 +339,42 @@ present() {
 }
 check "--present at 80x24 shows every column with full labels; P switches it off" present
 
+# The open lesson replaced by a FIFO (issue #11 froze the UI inside open()): the error is in
+# the status line, the last good view stays, and q quits at once.
+fifo_reload() {
+    local dir; dir=$(mktemp -d)
+    cp tests/screens/reload/lesson.yaml "$dir/lesson.yaml"
+    start TERM=xterm-256color "$binary" --at "'weights[cat,sat]'" "$dir/lesson.yaml"
+    wait_for "[0.3704]" || { rm -rf "$dir"; return 1; }
+    rm "$dir/lesson.yaml"
+    mkfifo "$dir/lesson.yaml"
+    wait_for "lesson.yaml: error: cannot read: it is a FIFO, not a regular file" "[0.3704]" ||
+        { rm -rf "$dir"; return 1; }
+    send q
+    ended_cleanly 0
+    local status=$?
+    rm -rf "$dir"
+    return $status
+}
+check "a lesson replaced by a FIFO keeps the view, says why, and q quits" fifo_reload
+
+# Every other signal whose default action ends the process (issue #11): the terminal is restored
+# first, then the process ends by that signal (the shell says 128 + its number). No core file:
+# XCPU's and XFSZ's default action would write one.
+other_signals() {
+    local sig number shell child
+    for sig in USR1 USR2 ALRM PIPE VTALRM PROF XCPU XFSZ IO; do
+        number=$(kill -l $sig) || return 1
+        start TERM=xterm-256color sh -c "'ulimit -c 0; exec $binary lessons/cat_sat.yaml'"
+        wait_for "step 1 of" || return 1
+        shell=$("${tmux[@]}" display-message -p -t "$pane" '#{pane_pid}')
+        child=$(attnstep_child_of "$shell")
+        [ -n "$child" ] || { echo "  cannot find the attnstep process"; return 1; }
+        kill -$sig "$child"
+        ended_cleanly $((128 + number)) || { echo "  after SIG$sig"; return 1; }
+    done
+}
+check "USR1, USR2, ALRM, PIPE, VTALRM, PROF, XCPU, XFSZ and IO restore the terminal" other_signals
+
 echo "tmux checks: $failures failed"
 [ "$failures" -eq 0 ]

@@ -2,8 +2,11 @@
  * reporting every problem it can find, and turns a valid one into the core's attention_input. */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "lesson.h"
 #include "lesson_diag.h"
 #include "lesson_file.h"
@@ -105,6 +108,7 @@ typedef struct {
     lesson_step *steps;
     int n_data_files;
     char *data_files[DRAWN_COUNT];  /* the data files read: embeddings and W_* at most */
+    size_t max_bytes;         /* the most that the lesson and its trace may take together */
 } checker;
 
 /* ---- reporting helpers ---- */
@@ -1379,6 +1383,18 @@ static void format_bytes(size_t bytes, char *out, size_t size) {
     snprintf(out, size, "%.1f GiB", (double)bytes / (double)((size_t)1 << 30));
 }
 
+/* Everything loading the lesson and computing its trace allocate: the trace, and the lesson's
+ * own matrices (the distinct embeddings and their rows per token, the four weights, the
+ * mask), counted before any of them is allocated or drawn. */
+static size_t bytes_needed(const checker *c, const lesson *l) {
+    size_t d = (size_t)c->d_model, n = (size_t)l->n_tokens;
+    size_t m = l->source ? (size_t)l->n_source : n;
+    size_t doubles = ((size_t)c->n_distinct + n + (l->source ? m : 0)) * d + 4 * d * d;
+    size_t own = doubles * sizeof(double) + (c->mask != MASK_NONE ? n * m : 0);
+    size_t computed = trace_bytes_needed(&l->input);
+    return computed > SIZE_MAX - own ? SIZE_MAX : computed + own;
+}
+
 static lesson_status build(checker *c, int root, lesson *l) {
     if (c->d_model < 1 || c->heads < 1) {
         /* Every way to get here should have been reported; never build from unknown sizes. */
@@ -1392,8 +1408,8 @@ static lesson_status build(checker *c, int root, lesson *l) {
     take_tokens(&c->tokens, &l->tokens, &l->n_tokens);
     if (c->keys[TOP_SOURCE] >= 0) take_tokens(&c->source, &l->source, &l->n_source);
     describe_input(c, l);
-    size_t bytes = trace_bytes_needed(&l->input);
-    if (bytes > TRACE_MAX_BYTES) {
+    size_t bytes = bytes_needed(c, l);
+    if (bytes > c->max_bytes) {
         char amount[64];
         format_bytes(bytes, amount, sizeof amount);
         REPORT(c, root, TRACE_TOO_LARGE, amount);
@@ -1467,14 +1483,14 @@ static void checker_free(checker *c) {
 }
 
 static lesson_status check_and_build(const lesson_tree *tree, const char *data, size_t size,
-                                     lesson *out, lesson_diagnostics *d) {
+                                     lesson *out, lesson_diagnostics *d, size_t max_bytes) {
     if (tree->nodes[0].kind != LESSON_NODE_MAP) {
         lesson_report(d, tree->nodes[0].line, tree->nodes[0].col, LESSON_ERROR_NOT_A_LESSON,
                       lesson_node_describe(tree, 0));
         return LESSON_INVALID;
     }
     checker c = { .t = tree, .data = data, .size = size, .d = d, .d_model = -1,
-                  .mask_node = -1 };
+                  .mask_node = -1, .max_bytes = max_bytes };
     check_lesson(&c, 0);
     lesson_status status = failed(&c) ? LESSON_INVALID : build(&c, 0, out);
     checker_free(&c);
@@ -1497,13 +1513,13 @@ static void report_text_problem(lesson_diagnostics *d, const char *data, size_t 
     else lesson_report(d, line, col, LESSON_ERROR_CONTROL_CHAR, name);
 }
 
-static lesson_status load_text(const char *data, size_t size, lesson *out,
+static lesson_status load_text(const char *data, size_t size, size_t max_bytes, lesson *out,
                                lesson_diagnostics *d) {
     report_text_problem(d, data, size);
     if (d->count > 0) return LESSON_INVALID;
     lesson_tree tree;
     lesson_status status = lesson_tree_parse(data, size, &tree, d)
-                         ? check_and_build(&tree, data, size, out, d) : LESSON_INVALID;
+                         ? check_and_build(&tree, data, size, out, d, max_bytes) : LESSON_INVALID;
     lesson_tree_free(&tree);
     return status;
 }
@@ -1513,8 +1529,22 @@ static void start(const char *path, lesson *out, lesson_diagnostics *d) {
     *d = (lesson_diagnostics){ .path = strdup(path ? path : "") };
 }
 
+/* The messages of the diagnostics table, to know the report of memory running out. */
+#define ERROR_FORMAT(id, format) format,
+static const char *const error_formats[] = { LESSON_ERROR_TABLE(ERROR_FORMAT) };
+
+/* Memory ran out when it was reported, or when a failed lesson has no report at all (every
+ * other failure reports itself; only a report that could not be allocated goes missing). */
+static bool out_of_memory(const lesson_diagnostics *d) {
+    if (d->count == 0 && d->dropped == 0) return true;
+    for (int i = 0; i < d->count; i++)
+        if (strcmp(d->items[i].message, error_formats[LESSON_ERROR_NO_MEMORY]) == 0) return true;
+    return false;
+}
+
 static lesson_status finish(lesson_status status, const char *path, lesson *out,
                             lesson_diagnostics *d) {
+    if (status == LESSON_INVALID && out_of_memory(d)) status = LESSON_NO_MEMORY;
     lesson_report_finish(d);
     if (status == LESSON_OK && d->count == 0) {
         out->path = strdup(path ? path : "");
@@ -1528,6 +1558,12 @@ static lesson_status finish(lesson_status status, const char *path, lesson *out,
 
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics) {
+    return lesson_load_buffer_within(path, data, size, LESSON_MAX_BYTES, out, diagnostics);
+}
+
+lesson_status lesson_load_buffer_within(const char *path, const char *data, size_t size,
+                                        size_t max_bytes, lesson *out,
+                                        lesson_diagnostics *diagnostics) {
     start(path, out, diagnostics);
     if (size > LESSON_MAX_FILE_BYTES || size == 0) {
         lesson_report(diagnostics, 0, 0, size ? LESSON_ERROR_FILE_TOO_LARGE
@@ -1540,7 +1576,7 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
     if (copy) {
         memcpy(copy, data, size);
         copy[size] = '\0';
-        status = load_text(copy, size, out, diagnostics);
+        status = load_text(copy, size, max_bytes, out, diagnostics);
         lesson_diagnostics_quote(diagnostics, copy, size);
         if (status == LESSON_OK) {
             out->text = copy;  /* kept, so that checks after loading can quote it too */
@@ -1554,20 +1590,48 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
     return finish(status, path, out, diagnostics);
 }
 
-/* Reads at most LESSON_MAX_FILE_BYTES + 1 bytes: enough to know a file is too large without
- * reading all of it. Returns the bytes read, or sets *error. */
-static char *read_file(const char *path, size_t *size, int *error) {
-    FILE *file = fopen(path, "rb");
-    if (!file) {
-        *error = errno;
+/* What a file that is not regular is, for the message that refuses it. */
+static const char *not_regular(mode_t mode) {
+    if (S_ISDIR(mode)) return "it is a directory, not a regular file";
+    if (S_ISFIFO(mode)) return "it is a FIFO, not a regular file";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "it is a device, not a regular file";
+    if (S_ISSOCK(mode)) return "it is a socket, not a regular file";
+    return "it is not a regular file";
+}
+
+/* O_NONBLOCK: opening a FIFO without a writer (or a device) must not wait; fstat then refuses
+ * it before any read, which could wait forever or never end (/dev/zero). */
+FILE *lesson_open_regular(const char *path, const char **why) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) { *why = strerror(errno); return NULL; }
+    struct stat sb;
+    const char *refusal = fstat(fd, &sb) != 0 ? strerror(errno)
+                        : !S_ISREG(sb.st_mode) ? not_regular(sb.st_mode) : NULL;
+    if (refusal) {
+        *why = refusal;
+        close(fd);
         return NULL;
     }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags != -1) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *file = fdopen(fd, "rb");
+    if (!file) { *why = strerror(errno); close(fd); }
+    return file;
+}
+
+/* Reads at most LESSON_MAX_FILE_BYTES + 1 bytes: enough to know a file is too large without
+ * reading all of it. Returns the bytes read, or NULL with *why saying why not. */
+static char *read_file(const char *path, size_t *size, const char **why) {
+    FILE *file = lesson_open_regular(path, why);
+    if (!file) return NULL;
     char *data = malloc(LESSON_MAX_FILE_BYTES + 2);
+    errno = 0;
     size_t got = data ? fread(data, 1, LESSON_MAX_FILE_BYTES + 1, file) : 0;
-    *error = !data ? ENOMEM : ferror(file) ? (errno ? errno : EIO) : 0;
+    int error = !data ? ENOMEM : ferror(file) ? (errno ? errno : EIO) : 0;
     fclose(file);
-    if (*error) {
+    if (error) {
         free(data);
+        *why = strerror(error);
         return NULL;
     }
     data[got] = '\0';
@@ -1577,12 +1641,11 @@ static char *read_file(const char *path, size_t *size, int *error) {
 
 lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics) {
     size_t size = 0;
-    int error = 0;
-    errno = 0;
-    char *data = read_file(path, &size, &error);
+    const char *why = NULL;
+    char *data = read_file(path, &size, &why);
     if (!data) {
         start(path, out, diagnostics);
-        lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, strerror(error));
+        lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, why);
         return LESSON_UNREADABLE;
     }
     lesson_status status = lesson_load_buffer(path, data, size, out, diagnostics);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lesson_file.h"
+#include "lesson.h"
 #include "lesson_text.h"
 
 /* Writes why into error (error_size bytes); FAIL also gives status, to return. */
@@ -67,34 +68,31 @@ static bool stays_inside(const char *folder, const char *file) {
 /* Reads the whole of a regular file of at most LESSON_FILE_MAX_BYTES; NULL with error set. */
 static unsigned char *read_regular(const char *path, size_t *size, char *error,
                                    size_t error_size) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        SAY("cannot read: %s", strerror(errno));
+    const char *why = NULL;
+    FILE *f = lesson_open_regular(path, &why);  /* the one way untrusted files are opened */
+    if (!f) {
+        SAY("cannot read: %s", why);
         return NULL;
     }
     struct stat st;
     unsigned char *data = NULL;
-    if (fstat(fd, &st) != 0) {
+    if (fstat(fileno(f), &st) != 0) {
         SAY("cannot read: %s", strerror(errno));
-    } else if (!S_ISREG(st.st_mode)) {
-        SAY("not a regular file (a data file must be an ordinary file)");
     } else if ((uintmax_t)st.st_size > LESSON_FILE_MAX_BYTES) {
         SAY("the file has %jd bytes; the limit for a data file is 256 MiB",
              (intmax_t)st.st_size);
     } else if ((data = malloc((size_t)st.st_size + 1)) == NULL) {
         SAY("not enough memory to read it");
     } else {
-        size_t got = 0, want = (size_t)st.st_size;
-        ssize_t n = 1;
-        while (got < want && (n = read(fd, data + got, want - got)) > 0) got += (size_t)n;
-        if (n < 0 || got < want) {
-            SAY("cannot read: %s", n < 0 ? strerror(errno) : "the file shrank while read");
+        size_t want = (size_t)st.st_size, got = fread(data, 1, want, f);
+        if (got < want) {
+            SAY("cannot read: %s", ferror(f) ? strerror(errno) : "the file shrank while read");
             free(data);
             data = NULL;
         }
         *size = got;
     }
-    close(fd);
+    fclose(f);
     return data;
 }
 

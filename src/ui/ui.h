@@ -58,6 +58,10 @@ typedef struct {
  * terminal is restored on every path out, fatal errors and signals included. */
 int ui_run(const ui_options *options);
 
+/* Whether curses knows the terminal type term (its terminfo entry is found): main falls back
+ * to the plain trace, with a note, when it does not, as it does for TERM=dumb. */
+bool ui_terminal_known(const char *term);
+
 /* Writes every key binding of the UI, one per line under a heading for where it applies, with
  * ASCII key names: plain text ("  n Space PgDn      next step") for --help-keys, or troff
  * (".TP" / ".B \"n Space PgDn\"" / "next step", headings as ".SS") for the man page. */

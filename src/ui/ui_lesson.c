@@ -38,7 +38,8 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
         first_diagnostic(&d, path, error, size);
         lesson_diagnostics_free(&d);
         free(o);
-        return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
+        return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT
+             : status == LESSON_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
     }
     trace_failure f;
     trace_status ts = trace_compute(&o->l.input, &o->compute, &o->t, &f);
@@ -90,15 +91,15 @@ bool ui_file_stamp_equal(const ui_file_stamp *a, const ui_file_stamp *b)
                            a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec);
 }
 
-/* The whole of a (small) file, or NULL with errno set. */
-static char *read_all(const char *path, size_t *size)
+/* The whole of a (small) regular file, or NULL with *why saying why not. */
+static char *read_all(const char *path, size_t *size, const char **why)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = lesson_open_regular(path, why);
     if (!f) return NULL;
     size_t capacity = LESSON_MAX_FILE_BYTES + 1;
     char *data = malloc(capacity);
     *size = data ? fread(data, 1, capacity, f) : 0;
-    if (data && ferror(f)) { free(data); data = NULL; }
+    if (!data || ferror(f)) { free(data); data = NULL; *why = "cannot be read"; }
     fclose(f);
     return data;
 }
@@ -109,10 +110,11 @@ static exit_status reopen(const char *path, const char *from, const trace_option
 {
     if (!from) return ui_lesson_open(path, NULL, 0, compute, out, false, error, size);
     size_t n = 0;
-    char *text = read_all(from, &n);
+    const char *why = NULL;
+    char *text = read_all(from, &n, &why);
     if (!text) {   /* as the lesson's file would be: gone */
         char raw[512];
-        snprintf(raw, sizeof raw, "%s: error: cannot be read: %s", path, strerror(errno));
+        snprintf(raw, sizeof raw, "%s: error: cannot be read: %s", path, why);
         text_escape(raw, error, size);
         return EXIT_STATUS_NO_INPUT;
     }
@@ -127,6 +129,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
     ui_file_stamp now = ui_file_stamp_of(path);
     if (!from && ui_file_stamp_equal(&now, seen)) return false;
     *seen = now;
+    v->message[0] = '\0';   /* a stale "reloaded" must not stand beside this reload's error */
     ui_opened *fresh = NULL;
     char error[sizeof v->reload_error];
     if (!from && !now.present) {
