@@ -178,11 +178,14 @@ check "--markdown --precision 6" prints '^| cat | 0.629560 | 0.370440 |$' -- ./a
 check "--explain --precision 6" output_is \
     "weights[cat,cat] = exp(0.883883 − 0.883883) / (exp(0.883883 − 0.883883) + exp(0.353553 − 0.883883)) = 0.62956" \
     ./attnstep --explain "weights[cat,cat]" --precision 6 "$lesson"
-check "--json ignores --precision (every digit)" same_output \
-    ./attnstep --json --precision 1 "$lesson" -- ./attnstep --json "$lesson"
+check "--json refuses --precision, which it would ignore" output_is -s 64 \
+    "attnstep: --precision does nothing with --json
+Try 'attnstep --help' for more information." ./attnstep --json --precision 1 "$lesson"
 check "--json writes weights[cat,cat] to every digit" prints -F '[[0.62956009596964146, 0.37043990403035854]' -- ./attnstep --json "$lesson"
-check "--csv ignores --precision (every digit)" same_output \
-    ./attnstep --csv weights --precision 1 "$lesson" -- ./attnstep --csv weights "$lesson"
+check "--csv --precision 1 writes one decimal" prints '^cat,0.6,0.4.\?$' -- \
+    ./attnstep --csv weights --precision 1 "$lesson"
+check "--csv without --precision writes every digit" prints -F 'cat,0.62956009596964146,0.37043990403035854' -- \
+    ./attnstep --csv weights "$lesson"
 # --csv of every stage and head (--head) of a multi-head and a cross-attention lesson: as many
 # rows and columns as --json says, each number the same double.
 for multi in lessons/four_heads.yaml tests/reference/cross_two_heads.yaml; do

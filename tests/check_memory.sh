@@ -22,6 +22,7 @@ limited() {
     local kb=$1 want_status=$2 want=$3; shift 3
     local said; said=$( (ulimit -v "$kb" && "$@") 2>&1 >/dev/null)
     local status=$?
+    said=${said%%$'\n'*}  # the first line: a diagnostic's quoted line and caret follow it
     if [ "$status" -eq "$want_status" ] && [ "$said" = "$want" ]; then
         echo "ok   $* (ulimit -v $kb) -> $status"
     else

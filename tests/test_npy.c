@@ -209,7 +209,7 @@ static void test_paths_out_of_the_folder_are_refused(void **state) {
     assert_int_equal(mkdir(inner, 0700), 0);
     assert_int_equal(lesson_file_read(lesson_path, "d.csv", false, &m, NULL, error, 256),
                      LESSON_FILE_UNREADABLE);
-    assert_string_equal(error, "not a regular file (a data file must be an ordinary file)");
+    assert_string_equal(error, "cannot read: it is a directory, not a regular file");
     rmdir(inner);
     /* A good file: its numbers, and the path opened, for a view that follows it. */
     char good[64], *opened = NULL;
