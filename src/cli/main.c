@@ -148,6 +148,17 @@ static int run_ui(const options *o, int count, char **paths)
     return ui_run(&ui);
 }
 
+/* --compare A B: the UI with two lessons side by side, A leading. */
+static int run_compare(const options *o, int count, char **paths)
+{
+    if (count != 2)
+        return usage_error("--compare takes two lessons", count < 2 ? "too few" : "too many");
+    ui_options ui = o->ui;
+    ui.lesson_path = paths[0];
+    ui.compare_path = paths[1];
+    return ui_run(&ui);
+}
+
 static const mode mode_plain = { write_format, NULL, &output_plain };
 static const mode mode_json = { write_format, NULL, &output_json };
 static const mode mode_markdown = { write_format, NULL, &output_markdown };
@@ -157,6 +168,7 @@ static const mode mode_stats = { write_stats, NULL, NULL };
 static const mode mode_check = { NULL, check_lessons, NULL };
 static const mode mode_cost = { NULL, show_cost, NULL };
 static const mode mode_ui = { NULL, run_ui, NULL };
+static const mode mode_compare = { NULL, run_compare, NULL };
 
 /* ---- the settings ---- */
 
@@ -300,6 +312,9 @@ static const option_row option_table[] = {
     { "present", 0, no_argument, "--present",
       "the UI for a projector: no step list, a larger matrix, the\n"
       "most decimals that fit (P switches it in the UI)", NULL, set_present, NULL, NULL },
+    { "compare", 0, no_argument, "--compare A B",
+      "the UI with two lessons side by side: the same step of both,\n"
+      "moving together, the cells that differ marked", &mode_compare, NULL, NULL, NULL },
     { "keys", 0, required_argument, "--keys FILE",
       "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL },
     { "screen", 0, required_argument, "--screen COLSxROWS",
