@@ -224,7 +224,7 @@ static void difference_line(const compare_screen *cs, const ui_style *st, char *
     const walk_step *at = ui_view_current(a);
     char name[160], x[NUMBER_MAX], y[NUMBER_MAX];
     cell_name(a, a->row, a->col, name, sizeof name);
-    ui_number(value_at(a, a->row, a->col), NUMBER_SHORT, 0, st, x, sizeof x);
+    ui_number(value_at(a, a->row, a->col), NUMBER_FIXED, 0, st, x, sizeof x);
     text[0] = '\0';
     if (cs->s[1].absent && trace_has_stage(b->t, at->stage)) {
         snprintf(text, size, "%s: %s in A; B has %d head%s, so head %d is only in A", name, x,
@@ -237,7 +237,7 @@ static void difference_line(const compare_screen *cs, const ui_style *st, char *
     }
     int orow, ocol, differ = 0, rows = ui_view_rows(a), cols = ui_view_cols(a);
     if (pair_cell(cs, 0, a->row, a->col, &orow, &ocol)) {
-        ui_number(value_at(b, orow, ocol), NUMBER_SHORT, 0, st, y, sizeof y);
+        ui_number(value_at(b, orow, ocol), NUMBER_FIXED, 0, st, y, sizeof y);
         add(text, size, "%s: %s vs %s", name, x, y);
     } else {
         add(text, size, "%s: %s in A; B has no such cell", name, x);
@@ -266,8 +266,9 @@ static void narration_text(const compare_screen *cs, char *text, size_t size)
         if (me == 1 && cs->s[1].absent) { add(text, size, "B: (not at this stage)\n"); continue; }
         trace_stage_formula(v->t, s->stage, formula, sizeof formula);
         if (item && item->say) add(text, size, "%s: %s\n", side_name(me), item->say);
-        else add(text, size, "%s: %s, made from %s%s\n", side_name(me), formula,
-                 stage_get(s->stage)->inputs, v->off_script ? " (off its script here)" : ".");
+        else add(text, size, "%s: %s, made from %s.%s\n", side_name(me), formula,
+                 stage_get(s->stage)->inputs,
+                 v->off_script ? " (Off its script: no step of it shows this stage and head.)" : "");
     }
 }
 
