@@ -200,6 +200,12 @@ static void follow_leader(compare_screen *cs)
 
 /* ---- drawing ---- */
 
+/* The mark of a differing cell: ≠, or ! in ASCII (where * already stands for ·). */
+static const char *differ_mark(const ui_style *st)
+{
+    return st->utf8 ? "\xe2\x89\xa0" : "!";
+}
+
 static const char *side_name(int me)
 {
     return me == 0 ? "A" : "B";
@@ -246,7 +252,7 @@ static void difference_line(const compare_screen *cs, const ui_style *st, char *
         for (int c = 0; c < cols; c++) differ += cell_differs(cs, 0, r, c);
     if (differ == 0) add(text, size, " \xc2\xb7 no cell differs");
     else add(text, size, " \xc2\xb7 %d of %d cells differ (marked %s)", differ, rows * cols,
-             st->utf8 ? "\xe2\x89\xa0" : "*");
+             differ_mark(st));
 }
 
 /* How the tokens pair, then each lesson's narration for its step (or what the stage is). */
@@ -309,7 +315,7 @@ static void mark_differences(const compare_screen *cs, int me, const ui_style *s
             short pair = 0;
             mvin_wch(y, x, &old);
             getcchar(&old, w, &attrs, &pair, NULL);
-            ui_put(y, x, 1, st->utf8 ? "\xe2\x89\xa0" : "*", st, A_BOLD, pair);
+            ui_put(y, x, 1, differ_mark(st), st, A_BOLD, pair);
         }
 }
 
