@@ -148,11 +148,17 @@ static int run_ui(const options *o, int count, char **paths)
     return ui_run(&ui);
 }
 
-/* --compare A B: the UI with two lessons side by side, A leading. */
+static bool terminal_usable(const options *o);
+
+/* --compare A B: the UI with two lessons side by side, A leading; it has no text form, so
+ * without a terminal (or --keys) it is refused rather than drawn into a file. */
 static int run_compare(const options *o, int count, char **paths)
 {
     if (count != 2)
         return usage_error("--compare takes two lessons", count < 2 ? "too few" : "too many");
+    if (!o->ui.key_script && !terminal_usable(o))
+        return usage_error("--compare shows the interactive UI and needs a terminal (or --keys)",
+                           NULL);
     ui_options ui = o->ui;
     ui.lesson_path = paths[0];
     ui.compare_path = paths[1];
