@@ -251,5 +251,12 @@ check "--check names every lesson's problem" bash -c \
     "./attnstep --check $bad tests/no-such-lesson.yaml 2>$tmp/both; [ \$? -eq 66 ] &&
      grep -q '^$bad:1:8: error: YAML anchors' $tmp/both && grep -q '^tests/no-such-lesson.yaml: error: cannot read' $tmp/both"
 
+# --compare: two lessons, and a terminal (it has no text form)
+check "--compare with one lesson exits 64" expect_status 64 ./attnstep --compare "$lesson"
+check "--compare with three lessons exits 64" expect_status 64 ./attnstep --compare "$lesson" "$lesson" "$lesson"
+check "--compare without a terminal exits 64 and says why" bash -c \
+    "TERM=dumb ./attnstep --compare $lesson $lesson </dev/null >$tmp/out 2>$tmp/err; [ \$? -eq 64 ] &&
+     [ ! -s $tmp/out ] && grep -q 'needs a terminal' $tmp/err"
+
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]

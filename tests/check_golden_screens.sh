@@ -73,7 +73,7 @@ fi
 [ -z "$valgrind_skip" ] || [ "${UPDATE_GOLDEN:-0}" = 1 ] || echo "SKIP valgrind of the headless UI: $valgrind_skip"
 if [ "${UPDATE_GOLDEN:-0}" != 1 ] && [ -z "$valgrind_skip" ]; then
     log=$(mktemp)
-    for keys in tests/screens/{question_choice,question_right,reload,step_into,picker}.keys; do
+    for keys in tests/screens/{question_choice,question_right,reload,step_into,picker,compare_picker}.keys; do
         read_header "$keys" || continue
         if run_script "$keys" valgrind -q --leak-check=full --error-exitcode=99 \
                 --errors-for-leak-kinds=definite,indirect > /dev/null 2> "$log"; then

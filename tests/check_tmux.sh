@@ -376,5 +376,49 @@ other_signals() {
 }
 check "USR1, USR2, ALRM, PIPE, VTALRM, PROF, XCPU, XFSZ and IO restore the terminal" other_signals
 
+# --compare with the shipped pairs (issue 12): the same cell of both lessons, the difference
+# line and the ≠ marks; narrower than 100 columns the panes stack, shorter than 20 rows too
+# the screen says it is too small; q returns a clean shell.
+compare_pair() {   # compare_pair A B CELL DIFFERENCE
+    "${tmux[@]}" resize-window -t "$pane" -x 120 -y 30
+    start TERM=xterm-256color "$binary" --compare --at "'$3'" "lessons/$1" "lessons/$2"
+    wait_for "comparing two lessons" " A · " " B · " "$4" || return 1
+    if [[ "$4" == *"cells differ"* ]]; then wait_for "≠" || return 1; fi
+    "${tmux[@]}" resize-window -t "$pane" -x 80 -y 24
+    wait_for " A · " " B · " "$4" || return 1
+    "${tmux[@]}" resize-window -t "$pane" -x 80 -y 16
+    wait_for "too small for a comparison" || return 1
+    "${tmux[@]}" resize-window -t "$pane" -x 100 -y 30
+    wait_for "$4" || return 1
+    send q
+    ended_cleanly 0
+}
+check "--compare: scaled against unscaled" compare_pair no_scale.yaml with_scale.yaml \
+    'weights[birds,sing]' "weights[birds,sing]: 0.0174 vs 0.1749 · 16 of 16 cells differ"
+check "--compare: one head against two" compare_pair bank_loan_one_head.yaml bank_loan.yaml \
+    'weights[bank,river]' "weights[bank,river]: 0.3285 vs 0.7073"
+check "--compare: two word orders pair by token and nothing differs" compare_pair \
+    bank_river.yaml scrambled.yaml 'weights[bank,river]' "weights[bank,river]: 0.6488 vs 0.6488 · no cell differs"
+check "--compare: positions against none" compare_pair scrambled.yaml scrambled_positional.yaml \
+    'weights[bank,river]' "weights[bank,river]: 0.6488 vs 0.3888 · 25 of 25 cells differ"
+
+# C in a lesson: pick the second lesson from its folder, compare, q back to the lesson.
+compare_key() {
+    start TERM=xterm-256color "$binary" lessons/no_scale.yaml
+    wait_for "step 1 of 7" || return 1
+    send C
+    wait_for "side by side with lessons/no_scale.yaml" || return 1
+    send Enter
+    wait_for "comparing two lessons" " B · " || return 1
+    send n
+    wait_for "step 2 of 7" || return 1
+    send q
+    wait_for "birds sing at dawn, unscaled" "step 1 of 7" || return 1
+    screen | grep -qF "comparing two lessons" && { echo "  q did not leave the comparison"; return 1; }
+    send q
+    ended_cleanly 0
+}
+check "C in a lesson compares it with a lesson picked from its folder; q goes back" compare_key
+
 echo "tmux checks: $failures failed"
 [ "$failures" -eq 0 ]

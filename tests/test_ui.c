@@ -995,6 +995,172 @@ static void test_display_keys_change_only_the_display(void **state)
     screen->ops->close(screen);
 }
 
+/* ---- the comparison screen (two lessons side by side) ---- */
+
+/* Row y of the memory screen as UTF-8, trailing blanks dropped. */
+static void row_text(int y, char *out, size_t size)
+{
+    size_t used = 0;
+    for (int x = 0; x < COLS && used + 8 < size; x++) {
+        attr_t attrs;
+        short pair;
+        wchar_t c = cell_at(y, x, &attrs, &pair);
+        int n = wctomb(out + used, c ? c : L' ');
+        used += n > 0 ? (size_t)n : 0;
+    }
+    while (used > 0 && out[used - 1] == ' ') used--;
+    out[used] = '\0';
+}
+
+/* Whether some row of the memory screen contains text. */
+static bool screen_has(const char *text)
+{
+    char row[2048];
+    for (int y = 0; y < LINES; y++) {
+        row_text(y, row, sizeof row);
+        if (strstr(row, text)) return true;
+    }
+    return false;
+}
+
+static ui_screen *open_comparison(const char *a, const char *b)
+{
+    exit_status status = EXIT_STATUS_SOFTWARE;
+    char error[512] = "";
+    ui_screen *screen = ui_compare_screen_open(a, b, NULL, false, &status, error, sizeof error);
+    assert_int_equal(status, EXIT_STATUS_OK);
+    assert_non_null(screen);
+    return screen;
+}
+
+/* Scaled against unscaled: keys move A, and B follows to its own script's step at the same
+ * stage (step 4 of 6 while A is at step 5 of 7), with the same cell; the difference line gives
+ * both numbers and the count of differing cells, and a differing cell is marked ≠ in its own
+ * heat colour (the mark takes the pair of the cell it stands in). */
+static void test_comparison_moves_both_panes(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison("lessons/no_scale.yaml", "lessons/with_scale.yaml");
+    for (int i = 0; i < 4; i++) assert_int_equal(screen->ops->key(screen, 'n', &st).close, 0);
+    const ui_view *lead = ui_compare_screen_view(screen);
+    assert_int_equal(ui_view_current(lead)->stage, STAGE_WEIGHTS);
+    screen->ops->key(screen, 'l', &st);   /* weights[birds,sing] */
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("A \xc2\xb7 birds sing at dawn, unscaled"));
+    assert_true(screen_has("step 5 of 7"));
+    assert_true(screen_has("step 4 of 6"));
+    assert_true(screen_has("weights[birds,sing]: 0.0174 vs 0.1749 \xc2\xb7 16 of 16 cells differ"));
+    /* the first cell (birds, birds) differs and is not selected: its mark is in its colour */
+    int y = -1, x = -1;
+    for (int r = 0; r < LINES && y < 0; r++) {
+        char row[2048];
+        row_text(r, row, sizeof row);
+        if (strncmp(row, " sing", 5) == 0) y = r;
+    }
+    assert_true(y > 0);
+    for (int c = 0; c < COLS / 2 && x < 0; c++) {
+        attr_t attrs;
+        short pair;
+        if (cell_at(y, c, &attrs, &pair) == L'\x2260') x = c;
+    }
+    assert_true(x > 0);
+    attr_t mark_attrs, number_attrs;
+    short mark_pair, number_pair;
+    cell_at(y, x, &mark_attrs, &mark_pair);
+    cell_at(y, x + 2, &number_attrs, &number_pair);
+    assert_true(mark_pair >= UI_PAIR_FREE);
+    assert_int_equal(mark_pair, number_pair);
+    assert_true(mark_attrs & A_BOLD);
+    /* display keys are the lesson screen's: here they say so and change nothing */
+    screen->ops->key(screen, '+', &st);
+    assert_non_null(strstr(lead->message, "does nothing in a comparison"));
+    assert_int_equal(screen->ops->key(screen, 'q', &st).close, 1);
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
+/* Two word orders: the same tokens reversed pair by token, so no weight differs (attention
+ * without positions ignores order); tokens that differ pair by position, and the screen says
+ * which it does. */
+static void test_comparison_pairs_tokens(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison("lessons/bank_river.yaml", "lessons/scrambled.yaml");
+    trace_cell cell;
+    char reason[256];
+    ui_view *lead = ui_compare_screen_view(screen);
+    assert_true(trace_cell_parse(lead->t, "weights[bank,river]", 1, &cell, reason, sizeof reason));
+    assert_true(ui_view_open_at(lead, &cell));
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("weights[bank,river]: 0.6488 vs 0.6488 \xc2\xb7 no cell differs"));
+    assert_true(screen_has("cells are paired by token"));
+    screen->ops->close(screen);
+    screen = open_comparison("tests/screens/cat_sat.yaml", "tests/screens/two_heads.yaml");
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("compared by position"));
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
+/* A lesson with one head leading one with two, and back: at head 2 the one-head lesson says it
+ * has no head 2 instead of showing a matrix; narrower than 100 columns the panes stack, and
+ * with fewer than 20 rows too the screen says it is too small. */
+static void test_comparison_missing_head_and_small_terminals(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison("lessons/bank_loan.yaml", "lessons/bank_loan_one_head.yaml");
+    ui_view *lead = ui_compare_screen_view(screen);
+    ui_view_open_stage(lead, STAGE_SCORES, 2);
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("B has 1 head: head 2 is only in A."));
+    ui_view_open_stage(lead, STAGE_SCORES, 1);
+    screen->ops->draw(screen, &st);
+    assert_false(screen_has("only in A"));
+    assert_true(screen_has("cells differ"));
+    resizeterm(24, 80);
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has(" B \xc2\xb7 bank, river and loan: one head"));
+    resizeterm(16, 80);
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("terminal too small for a comparison"));
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
+/* C in a lesson opens a picker of its folder; Enter there replaces the picker with the
+ * comparison of the lesson and the one selected (close 1, open the comparison). */
+static void test_compare_key_picks_the_second_lesson(void **state)
+{
+    (void)state;
+    ui_opened *o = NULL;
+    char error[512];
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, &o, false, error,
+                                    sizeof error), EXIT_STATUS_OK);
+    ui_screen *screen = ui_lesson_screen_new(o);
+    assert_non_null(screen);
+    const ui_style st = {.utf8 = true, .precision = 4};
+    ui_outcome out = screen->ops->key(screen, 'C', &st);
+    assert_int_equal(out.close, 0);
+    ui_screen *picker = out.open;
+    assert_non_null(picker);
+    assert_int_equal(picker->ops->context(picker), UI_IN_PICKER);
+    out = picker->ops->key(picker, '\n', &st);
+    assert_int_equal(out.close, 1);
+    assert_non_null(out.open);
+    assert_int_equal(out.open->ops->context(out.open), UI_IN_LESSON);
+    assert_string_equal(ui_compare_screen_view(out.open)->lesson->title, "cat sat: self-attention by hand");
+    out.open->ops->close(out.open);
+    picker->ops->close(picker);
+    screen->ops->close(screen);
+}
+
 /* ---- one whole headless run through ui_run ---- */
 
 static void test_headless_run_dumps_the_screen(void **state)
@@ -1122,6 +1288,10 @@ int main(void)
         cmocka_unit_test(test_heads_are_grouped_in_q),
         cmocka_unit_test(test_columns_fit_their_labels),
         cmocka_unit_test(test_display_keys_change_only_the_display),
+        cmocka_unit_test(test_comparison_moves_both_panes),
+        cmocka_unit_test(test_comparison_pairs_tokens),
+        cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
+        cmocka_unit_test(test_compare_key_picks_the_second_lesson),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
     };

@@ -204,6 +204,24 @@ static int run_ui(const options *o, int count, char **paths)
     return ui_run(&ui);
 }
 
+static bool ui_usable(const options *o, char *why, size_t size);
+
+/* --compare A B: the UI with two lessons side by side, A leading; it has no text form, so
+ * without a terminal (or --keys) it is refused rather than drawn into a file. */
+static int run_compare(const options *o, int count, char **paths)
+{
+    if (count != 2)
+        return usage_error("--compare takes two lessons", count < 2 ? "too few" : "too many");
+    char why[128];
+    if (!o->ui.key_script && !ui_usable(o, why, sizeof why))
+        return usage_error("--compare shows the interactive UI and needs a terminal (or --keys)",
+                           why);
+    ui_options ui = o->ui;
+    ui.lesson_path = paths[0];
+    ui.compare_path = paths[1];
+    return ui_run(&ui);
+}
+
 static const mode mode_plain = { write_format, NULL, &output_plain, USES_PLAIN, "--plain" };
 static const mode mode_json = { write_format, NULL, &output_json, USES_JSON, "--json" };
 static const mode mode_markdown = { write_format, NULL, &output_markdown, USES_MARKDOWN,
@@ -214,6 +232,8 @@ static const mode mode_stats = { write_stats, NULL, NULL, USES_STATS, "--stats" 
 static const mode mode_check = { NULL, check_lessons, NULL, USES_CHECK, "--check" };
 static const mode mode_cost = { NULL, show_cost, NULL, USES_COST, "--cost" };
 static const mode mode_ui = { NULL, run_ui, NULL, USES_UI, "the interactive UI" };
+/* the comparison is the UI: the UI's options apply to it */
+static const mode mode_compare = { NULL, run_compare, NULL, USES_UI, "--compare" };
 
 /* ---- the settings ---- */
 
@@ -384,6 +404,10 @@ static const option_row option_table[] = {
       "the UI for a projector: no step list, a larger matrix, the\n"
       "most decimals that fit (P switches it in the UI)", NULL, set_present, NULL, NULL,
       USES_UI },
+    { "compare", 0, no_argument, "--compare A B",
+      "the UI with two lessons side by side: the same step of both,\n"
+      "moving together, the cells that differ marked", &mode_compare, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "keys", 0, required_argument, "--keys FILE",
       "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL,
       USES_UI },

@@ -471,6 +471,15 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
     if (!options->lesson_path) {
         screen = ui_picker_screen_new(options->lesson_folders, &options->compute);
         if (!screen) fprintf(stderr, "attnstep: out of memory while listing lessons\n");
+    } else if (options->compare_path) {   /* --compare: the first lesson leads */
+        screen = ui_compare_screen_open(options->lesson_path, options->compare_path,
+                                        &options->compute, true, status, error, sizeof error);
+        if (!screen && *status != EXIT_STATUS_SOFTWARE) return NULL;
+        if (screen && (*status = place_view(ui_compare_screen_view(screen), options)) != EXIT_STATUS_OK) {
+            screen->ops->close(screen);
+            return NULL;
+        }
+        if (!screen) fprintf(stderr, "attnstep: out of memory\n");
     } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute, &o, true, error,
                                          sizeof error)) != EXIT_STATUS_OK) {
         return NULL;

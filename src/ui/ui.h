@@ -11,6 +11,7 @@ typedef enum { UI_COLOR_AUTO, UI_COLOR_ALWAYS, UI_COLOR_NEVER } ui_color;
 
 typedef struct {
     const char *lesson_path;   /* the lesson to open; NULL opens the lesson picker */
+    const char *compare_path;  /* --compare: the second lesson, beside lesson_path, or NULL */
     const char *at;            /* --at 'STAGE[ROW,COL]': open at that stage and cell, or NULL */
     int head;                  /* --head: the head to open at (from 1), 0 when not given */
     ui_color color;            /* --color */

@@ -68,6 +68,8 @@ static const ui_binding bindings[] = {
      "scroll the narration down or up when it is longer than its pane", 0},
     {UI_ACT_PRESENT, UI_IN_LESSON, {'P'}, NULL,
      "presentation: no step list, a larger matrix, the most decimals that fit", 0},
+    {UI_ACT_COMPARE, UI_IN_LESSON, {'C'}, NULL,
+     "compare: pick a lesson from this one's folder to show side by side with it", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
 };

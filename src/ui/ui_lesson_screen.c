@@ -407,6 +407,8 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
         ui_style mine = style_of(lesson_of(s), st);
         return open_overlay(v, ui_sum_screen_new(v, &mine));
     }
+    if (action == UI_ACT_COMPARE)
+        return open_overlay(v, ui_picker_screen_beside(lesson_of(s)->o->l.path, &lesson_of(s)->o->compute));
     if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
     switch (ui_view_apply(v, action, arg)) {
     case UI_VIEW_SCORE: return open_overlay(v, ui_summary_screen_new(v, false));

@@ -32,6 +32,7 @@ typedef struct {
     char searched[512];          /* the folders looked in, for the "none found" message */
     trace_options compute;       /* how the lessons opened from here are computed */
     char message[512];           /* status line: why a lesson did not open */
+    char *beside;                /* picking a lesson to compare with this one, or NULL */
 } picker_screen;
 
 static picker_screen *picker_of(ui_screen *s)
@@ -187,6 +188,7 @@ static void close_screen(ui_screen *s)
         free(p->items[i].error);
     }
     free(p->items);
+    free(p->beside);
     free(p);
 }
 
@@ -271,12 +273,31 @@ static void draw(ui_screen *s, const ui_style *st)
     ui_draw_bar(UI_IN_PICKER, st);
 }
 
+/* The status line while picking a lesson to compare with another. */
+static void beside_hint(picker_screen *p)
+{
+    snprintf(p->message, sizeof p->message, "Enter: show the selected lesson side by side with %s",
+             p->beside);
+}
+
+/* Replaces the picker with the comparison of its lesson and the one selected. */
+static ui_outcome open_beside(picker_screen *p)
+{
+    exit_status status;
+    char error[sizeof p->message];
+    ui_screen *screen = ui_compare_screen_open(p->beside, p->items[p->selected].path, &p->compute,
+                                               false, &status, error, sizeof error);
+    if (!screen) snprintf(p->message, sizeof p->message, "%s", error);
+    return (ui_outcome){screen ? 1 : 0, screen};
+}
+
 /* Opens the selected lesson over the picker; when it does not open, the status line says why. */
 static ui_outcome open_selected(picker_screen *p)
 {
     ui_opened *o = NULL;
     char error[sizeof p->message];
     if (p->count == 0) return UI_STAY;
+    if (p->beside) return open_beside(p);
     if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &p->compute, &o, false, error,
                        sizeof error) !=
         EXIT_STATUS_OK) {
@@ -296,6 +317,7 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
     ui_action action = ui_key_action(k, UI_IN_PICKER, &arg);
     if (action == UI_ACT_OPEN) return open_selected(p);
     p->message[0] = '\0';
+    if (p->beside) beside_hint(p);
     switch (action) {
     case UI_ACT_QUIT: return (ui_outcome){1, NULL};
     case UI_ACT_HELP: {
@@ -346,4 +368,19 @@ ui_screen *ui_picker_screen_new(const char *folders, const trace_options *comput
         return NULL;
     }
     return &p->base;
+}
+
+ui_screen *ui_picker_screen_beside(const char *path, const trace_options *compute)
+{
+    const char *slash = strrchr(path, '/');
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    ui_screen *screen = ui_picker_screen_new(slash == path ? "/" : folder, compute);
+    picker_screen *p = screen ? picker_of(screen) : NULL;
+    if (p && !(p->beside = copy(path))) {
+        close_screen(screen);
+        return NULL;
+    }
+    if (p) beside_hint(p);
+    return screen;
 }
