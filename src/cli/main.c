@@ -17,6 +17,7 @@
 #include "template.h"
 #include "trace.h"
 #include "ui.h"
+#include "ui_progress.h"
 
 #define ATTNSTEP_VERSION "0.1.0"
 
@@ -43,6 +44,7 @@ struct options {
     int d_model, heads;    /* the shape of --cost */
     ui_options ui;
     char lesson_folders[3 * PATH_MAX + 16];  /* the picker's folders without ATTNSTEP_LESSONS */
+    char state_dir[PATH_MAX];                /* where progress is kept (ui.state_dir) */
 };
 
 static int usage_error(const char *message, const char *detail)
@@ -141,6 +143,37 @@ static int show_cost(const options *o, int count, char **paths)
                                                                          : EXIT_STATUS_SOFTWARE;
 }
 
+/* --reset [LESSON...]: forgets the progress kept of every lesson, or of those given. */
+static int reset_progress(const options *o, int count, char **paths)
+{
+    const char *dir = o->ui.state_dir;
+    char error[PATH_MAX + 128];
+    if (!dir) {
+        fprintf(stderr, "attnstep: --reset: neither XDG_STATE_HOME nor HOME names a folder, so "
+                "no progress is kept\n");
+        return EXIT_STATUS_USAGE;
+    }
+    int status = EXIT_STATUS_OK;
+    for (int i = 0; i < (count ? count : 1); i++) {
+        const char *lesson_path = count ? paths[i] : NULL;
+        int removed = ui_progress_reset(dir, lesson_path, error, sizeof error);
+        if (removed < 0) {
+            fprintf(stderr, "attnstep: --reset: %s\n", error);
+            return EXIT_STATUS_IO;
+        }
+        if (lesson_path && removed == 0 && access(lesson_path, F_OK) != 0) {
+            fprintf(stderr, "attnstep: --reset: %s: no such lesson, and no progress kept for "
+                    "it\n", lesson_path);
+            status = EXIT_STATUS_NO_INPUT;
+        } else if (lesson_path) {
+            printf("%s: %s\n", lesson_path, removed ? "progress cleared" : "no progress was kept");
+        } else {
+            printf("progress cleared: %d lesson%s (%s)\n", removed, removed == 1 ? "" : "s", dir);
+        }
+    }
+    return status;
+}
+
 static int run_ui(const options *o, int count, char **paths)
 {
     ui_options ui = o->ui;
@@ -157,6 +190,7 @@ static const mode mode_stats = { write_stats, NULL, NULL };
 static const mode mode_check = { NULL, check_lessons, NULL };
 static const mode mode_cost = { NULL, show_cost, NULL };
 static const mode mode_ui = { NULL, run_ui, NULL };
+static const mode mode_reset = { NULL, reset_progress, NULL };
 
 /* ---- the settings ---- */
 
@@ -300,6 +334,9 @@ static const option_row option_table[] = {
     { "present", 0, no_argument, "--present",
       "the UI for a projector: no step list, a larger matrix, the\n"
       "most decimals that fit (P switches it in the UI)", NULL, set_present, NULL, NULL },
+    { "reset", 0, no_argument, "--reset [LESSON...]",
+      "forget the progress the UI kept (answers, score, the step\n"
+      "left): of every lesson, or of the lessons given", &mode_reset, NULL, NULL, NULL },
     { "keys", 0, required_argument, "--keys FILE",
       "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL },
     { "screen", 0, required_argument, "--screen COLSxROWS",
@@ -330,6 +367,10 @@ static const struct {
     { "NO_COLOR", "set and not empty: the UI draws without colour unless --color=always" },
     { "LANG, LC_ALL", "a locale that is not UTF-8 makes the UI draw in ASCII; numbers always "
       "read and print with a '.'" },
+    { "XDG_STATE_HOME", "the UI keeps each lesson's progress (answers, score, the step left) "
+      "in its attnstep folder; unset or not an absolute path: ~/.local/state/attnstep" },
+    { "HOME", "the home folder, for ~/.local/state/attnstep when XDG_STATE_HOME is unset; "
+      "with neither, progress is not kept" },
     { "TERM", "the terminal type; unset or dumb: the plain trace instead of the UI" },
     { "PATH", "where attnstep finds its own file, to find the lessons installed beside it, when "
       "neither /proc/self/exe nor argv[0] says" },
@@ -724,6 +765,8 @@ static void read_environment(options *o, const char *argv0)
     o->ui.lesson_folders = folders && *folders ? folders : default_lesson_folders(o, argv0);
     o->ui.key_times = getenv("ATTNSTEP_KEY_TIMES");
     o->ui.term = getenv("TERM");
+    o->ui.state_dir = ui_progress_dir(getenv("XDG_STATE_HOME"), getenv("HOME"), o->state_dir,
+                                      sizeof o->state_dir) ? o->state_dir : NULL;
 }
 
 static bool terminal_usable(const options *o)

@@ -58,8 +58,11 @@ ui_view *ui_lesson_screen_view(ui_screen *screen);
 
 /* The lesson picker, listing the lessons in folders (separated by ':'; from $ATTNSTEP_LESSONS)
  * when given, else in the installed lessons folder and then ./lessons; the lessons it opens are
- * computed with compute (NULL: the defaults). NULL when out of memory. */
-ui_screen *ui_picker_screen_new(const char *folders, const trace_options *compute);
+ * computed with compute (NULL: the defaults), and their progress is kept under state_dir
+ * (borrowed; NULL: not kept), which also gives each lesson's progress in the list. NULL when
+ * out of memory. */
+ui_screen *ui_picker_screen_new(const char *folders, const trace_options *compute,
+                                const char *state_dir);
 
 /* The help overlay, listing the bindings of the screen it covers (scrolls with ↑ ↓ when long;
  * any other key or a click closes it). NULL when out of memory. */
