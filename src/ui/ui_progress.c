@@ -241,7 +241,7 @@ static ui_progress_status read_record(const char *path, record *r)
 {
     *r = (record){0};
     FILE *f = fopen(path, "rb");
-    if (!f) return errno == ENOENT ? UI_PROGRESS_NONE : UI_PROGRESS_CORRUPT;
+    if (!f) return errno == ENOENT || errno == ENOTDIR ? UI_PROGRESS_NONE : UI_PROGRESS_CORRUPT;
     char *text = malloc(MAX_PROGRESS_BYTES + 1);
     size_t n = text ? fread(text, 1, MAX_PROGRESS_BYTES + 1, f) : 0;
     bool whole = text && !ferror(f) && n <= MAX_PROGRESS_BYTES && !memchr(text, '\0', n);
