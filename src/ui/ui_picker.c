@@ -219,21 +219,22 @@ static int entry_height(const lesson_entry *e, const ui_style *st)
     return 1 + (text[0] ? ui_lines_needed(text, COLS - 5, st) : 0) + 1;
 }
 
-/* The student's progress in a lesson, at the right end of its title row (over the end of a
- * long title, which matters less than where the student stopped). */
-static void draw_progress(const picker_screen *p, int i, int y, const ui_style *st)
+/* The student's progress in a lesson, at the right end of its title row; returns the columns
+ * it takes there (0 when nothing is kept, or the screen is too narrow for it). */
+static int draw_progress(const picker_screen *p, int i, int y, const ui_style *st)
 {
     lesson_entry *e = &p->items[i];
     if (!e->progress_read) {   /* hashing the lesson file: once, not on every key */
         ui_progress_describe(p->state_dir, e->path, e->progress, sizeof e->progress);
         e->progress_read = true;
     }
-    if (!e->progress[0]) return;
+    if (!e->progress[0]) return 0;
     char text[sizeof e->progress + 4];
     snprintf(text, sizeof text, " %s ", e->progress);
     int w = ui_width(text, st);
-    if (w + 10 < COLS)
-        ui_put(y, COLS - 1 - w, w, text, st, i == p->selected ? A_BOLD | A_REVERSE : A_DIM, 0);
+    if (w + 20 > COLS) return 0;
+    ui_put(y, COLS - 1 - w, w, text, st, i == p->selected ? A_BOLD | A_REVERSE : A_DIM, 0);
+    return w;
 }
 
 /* Each lesson: its title, then its about wrapped in full (or why it does not load), cut at
@@ -246,8 +247,10 @@ static int draw_entry(const picker_screen *p, int i, int y, int bottom, const ui
     const char *slash = strrchr(e->path, '/');
     snprintf(text, sizeof text, "%s %s", selected ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
              e->title ? e->title : slash ? slash + 1 : e->path);
-    ui_put(y, 1, COLS - 2, text, st, selected ? A_BOLD | A_REVERSE : A_BOLD, 0);
-    draw_progress(p, i, y, st);
+    int room = COLS - 2 - draw_progress(p, i, y, st);
+    char cut[sizeof text];   /* a title that meets the progress ends with "…" */
+    ui_cut_text(text, room, st, cut, sizeof cut);
+    ui_put(y, 1, room, cut, st, selected ? A_BOLD | A_REVERSE : A_BOLD, 0);
     entry_text(e, text, sizeof text);
     int lines = text[0] ? ui_lines_needed(text, COLS - 5, st) : 0;
     if (lines > bottom - y - 1) lines = bottom - y - 1;
