@@ -99,6 +99,17 @@ check "a read-only state folder never stops the lesson" \
     "step 2 of 9"
 check "  and nothing is written there" test -z "$(ls -A "$tmp/ro/attnstep")"
 
+# A full disk: no write succeeds (a file size limit of 0 makes every write fail, as ENOSPC
+# would; SIGXFSZ ignored so the write returns its error). The answer is taken, the note says
+# progress is not being saved, and no temporary file is left behind.
+full=$tmp/full
+printf 'n\nn\nn\nn\n1\ndump\nq\nq\n' > "$tmp/keys"
+out=$(trap '' XFSZ; ulimit -f 0; env -u ATTNSTEP_LESSONS LANG=C.UTF-8 XDG_STATE_HOME="$full" \
+      ./attnstep --keys "$tmp/keys" --screen 160x24 lessons/cat_sat.yaml 2>&1); status=$?
+check "a full disk never stops the lesson" \
+    shows 0 "score 1/1" "progress is not being saved: cannot write $full/attnstep/" ".progress: File too large"
+check "  and leaves no file behind" test -z "$(ls -A "$full/attnstep")"
+
 check "--help lists --reset" bash -c './attnstep --help | grep -q -- "--reset \[LESSON...\]"'
 check "--help lists XDG_STATE_HOME" bash -c './attnstep --help | grep -q "^  *XDG_STATE_HOME"'
 

@@ -125,7 +125,7 @@ bool ui_progress_write_file(const char *dir, const char *name, const char *text,
     if (!ok) {
         unlink(temp);   /* a full disk leaves no half-written temporary behind */
         errno = saved ? saved : errno;
-        return fail("cannot write", temp, error, size);
+        return fail("cannot write", final, error, size);
     }
     if (before_rename) before_rename();
     if (rename(temp, final) != 0) {
