@@ -11,7 +11,8 @@ command -v tmux > /dev/null || { echo "check_tmux: tmux is missing (.ci/install-
 
 socket=attnstep-test-$$   # our own server, so other tmux sessions are never touched
 tmux=(tmux -L "$socket" -f /dev/null)
-trap '"${tmux[@]}" kill-server 2> /dev/null' EXIT   # and the reload test's folder, below
+state_root=$(mktemp -d)   # each run keeps its progress in a folder of its own (start)
+trap '"${tmux[@]}" kill-server 2> /dev/null; rm -rf "$state_root"' EXIT   # and the reload test's folder, below
 pane=ui
 failures=0 run=0
 
@@ -85,10 +86,11 @@ check() {   # check NAME COMMAND...: runs one assertion, counting failures
 }
 
 # Starts attnstep in the pane with the given environment and arguments; the shell prints
-# EXITED-N=status when it ends, N counting the runs so an old marker is never mistaken.
+# EXITED-N=status when it ends, N counting the runs so an old marker is never mistaken. Each
+# run starts with no progress kept (a state folder of its own), whatever the runs before did.
 start() {
     run=$((run + 1))
-    "${tmux[@]}" send-keys -t "$pane" "clear; env $* ; echo EXITED-$run=\$?" Enter
+    "${tmux[@]}" send-keys -t "$pane" "clear; env XDG_STATE_HOME=$state_root/$run $* ; echo EXITED-$run=\$?" Enter
 }
 
 send() { "${tmux[@]}" send-keys -t "$pane" "$@"; }
@@ -202,7 +204,7 @@ questions() {   # predict, then reveal: numbers hidden until answered, a verdict
 check "a question hides the stage, judges the answer and keeps the score" questions
 
 reload_dir=$(mktemp -d)
-trap '"${tmux[@]}" kill-server 2> /dev/null; rm -rf "$reload_dir"' EXIT
+trap '"${tmux[@]}" kill-server 2> /dev/null; rm -rf "$reload_dir" "$state_root"' EXIT
 
 live_reload() {   # edits of the open lesson show within a second or two; broken ones do not
     local lesson=$reload_dir/lesson.yaml

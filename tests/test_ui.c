@@ -11,11 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include "ui.h"
 #include "ui_curses.h"
 #include "ui_keys.h"
 #include "ui_lesson.h"
 #include "ui_matrix.h"
+#include "ui_progress.h"
 #include "ui_screen.h"
 #include "ui_text.h"
 #include "ui_util.h"
@@ -1161,6 +1165,314 @@ static void test_compare_key_picks_the_second_lesson(void **state)
     screen->ops->close(screen);
 }
 
+/* ---- progress kept between runs (ui_progress.h) ---- */
+
+/* A fresh, empty folder for one test's progress (never the real home). */
+static void temp_dir(char *dir, size_t size)
+{
+    snprintf(dir, size, "/tmp/attnstep-progress-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+static void remove_tree(const char *dir)
+{
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    assert_int_equal(system(command), 0);
+}
+
+/* Opens a lesson file with its progress under state_dir, as the picker does. */
+static void open_with_progress(const char *path, const char *state_dir, bool restore_step,
+                               ui_opened **o, ui_view *v)
+{
+    char error[512];
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, o, false, error, sizeof error),
+                     EXIT_STATUS_OK);
+    (*o)->state_dir = state_dir;
+    assert_true(ui_view_init(v, &(*o)->t, &(*o)->l));
+    ui_progress_open(*o, v, restore_step);
+}
+
+static void close_with_progress(ui_opened *o, ui_view *v)
+{
+    ui_view_free(v);
+    ui_lesson_close(o);
+}
+
+/* Steps on with n until a question of that kind waits (or the walk ends). */
+static void next_question(ui_view *v, unsigned context)
+{
+    while (ui_view_context(v) != context && v->step < v->walk.count - 1) press(v, 'n');
+    assert_int_equal(ui_view_context(v), context);
+}
+
+static void copy_file(const char *from, const char *to, const char *extra)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buffer[4096];
+    for (size_t n; (n = fread(buffer, 1, sizeof buffer, in)) > 0;) fwrite(buffer, 1, n, out);
+    if (extra) fputs(extra, out);
+    fclose(in);
+    assert_int_equal(fclose(out), 0);
+}
+
+static void test_progress_dir_follows_xdg(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_true(ui_progress_dir("/state", "/home/ann", dir, sizeof dir));
+    assert_string_equal(dir, "/state/attnstep");
+    assert_true(ui_progress_dir("relative", "/home/ann", dir, sizeof dir));   /* ignored */
+    assert_string_equal(dir, "/home/ann/.local/state/attnstep");
+    assert_true(ui_progress_dir("", "/home/ann", dir, sizeof dir));
+    assert_string_equal(dir, "/home/ann/.local/state/attnstep");
+    assert_false(ui_progress_dir(NULL, NULL, dir, sizeof dir));
+    assert_string_equal(dir, "");
+    assert_false(ui_progress_dir(NULL, "home", dir, sizeof dir));
+}
+
+/* Answers, the score and the step come back in the next run; --at and --head keep the answers
+ * but say where to open. */
+static void test_progress_answers_and_step_come_back(void **state)
+{
+    (void)state;
+    char dir[64], text[128];
+    temp_dir(dir, sizeof dir);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    assert_string_equal(v.message, "");
+    assert_string_equal(o->progress_note, "");
+    next_question(&v, UI_IN_CHOICE);
+    press(&v, '1');                                  /* cat: right */
+    next_question(&v, UI_IN_NUMBER);
+    press(&v, '0'), press(&v, '.'), press(&v, '2'), press(&v, '\n');   /* wrong */
+    press(&v, 'n');
+    int step = v.step;
+    ui_progress_save(o, &v);
+    assert_string_equal(o->progress_note, "");
+    int steps = v.walk.count;
+    ui_step_state states[64];
+    assert_true(steps <= 64);
+    memcpy(states, v.state, (size_t)steps * sizeof *states);
+    close_with_progress(o, &v);
+    ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+    char expected[64];
+    snprintf(expected, sizeof expected, "step %d of %d, 1/2 right", step + 1, steps);
+    assert_string_equal(text, expected);
+
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    assert_int_equal(v.step, step);
+    for (int k = 0; k < v.walk.count; k++) {
+        assert_int_equal(v.state[k].question, states[k].question);
+        assert_int_equal(v.state[k].given_choice, states[k].given_choice);
+        assert_true(v.state[k].given_number == states[k].given_number);
+    }
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(right * 10 + asked, 12);
+    close_with_progress(o, &v);
+
+    open_with_progress("lessons/cat_sat.yaml", dir, false, &o, &v);   /* --at: the answers only */
+    assert_int_equal(v.step, 0);
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(asked, 2);
+    close_with_progress(o, &v);
+    remove_tree(dir);
+}
+
+/* An edited lesson starts afresh (its key is its text); --reset of its path clears the progress
+ * of the text before the edit too, and --reset without a lesson clears everything. */
+static void test_progress_edited_lesson_starts_afresh_and_resets(void **state)
+{
+    (void)state;
+    char dir[64], lesson_path[128], error[256], text[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(lesson_path, sizeof lesson_path, "%s/cat_sat.yaml", dir);
+    copy_file("lessons/cat_sat.yaml", lesson_path, NULL);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress(lesson_path, dir, true, &o, &v);
+    press(&v, 'n'), press(&v, 'n');
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    ui_progress_describe(dir, lesson_path, text, sizeof text);
+    assert_true(strncmp(text, "step 3 of ", 10) == 0);
+
+    copy_file("lessons/cat_sat.yaml", lesson_path, "# edited\n");
+    open_with_progress(lesson_path, dir, true, &o, &v);
+    assert_int_equal(v.step, 0);
+    ui_progress_describe(dir, lesson_path, text, sizeof text);
+    assert_string_equal(text, "");
+    ui_progress_save(o, &v);   /* now two files: before and after the edit */
+    close_with_progress(o, &v);
+    assert_int_equal(ui_progress_reset(dir, lesson_path, error, sizeof error), 2);
+    assert_int_equal(ui_progress_reset(dir, lesson_path, error, sizeof error), 0);
+
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    open_with_progress("lessons/bank_river.yaml", dir, true, &o, &v);
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    assert_int_equal(ui_progress_reset(dir, NULL, error, sizeof error), 2);
+    ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+    assert_string_equal(text, "");
+    remove_tree(dir);
+    assert_int_equal(ui_progress_reset(dir, NULL, error, sizeof error), 0);   /* no folder */
+}
+
+/* A progress file that does not read as a whole is ignored, said once, and replaced by the
+ * next save. */
+static void test_progress_corrupt_file_is_ignored(void **state)
+{
+    (void)state;
+    static const char *const broken[] = {
+        "garbage\n",
+        "attnstep progress 1\nsteps 9\nstep 3\ndone 0\nscore 0 0\n",      /* cut: no end */
+        "attnstep progress 1\nsteps 9\nstep 30\ndone 0\nscore 0 0\nend\n", /* step past it */
+        "attnstep progress 1\nsteps 9\nstep 3\nscore 2 1\nend\n",          /* right > asked */
+        "attnstep progress 1\nsteps 9\nstep 3\nanswer 1 number nan\nend\n",
+        "attnstep progress 1\nsteps 9\nstep 3\nend\nstep 4\n",            /* after the end */
+    };
+    char dir[64], path[128], text[128], error[256];
+    temp_dir(dir, sizeof dir);
+    unsigned long long hash;
+    assert_true(ui_progress_hash_file("lessons/cat_sat.yaml", &hash));
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        ui_progress_path(dir, hash, path, sizeof path);
+        char name[32];
+        snprintf(name, sizeof name, "%s", strrchr(path, '/') + 1);
+        assert_true(ui_progress_write_file(dir, name, broken[i], NULL, error, sizeof error));
+        ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+        assert_string_equal(text, "saved progress unreadable");
+        ui_opened *o;
+        ui_view v;
+        open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+        assert_string_equal(v.message, "saved progress unreadable; starting afresh");
+        assert_int_equal(v.step, 0);
+        press(&v, 'n');
+        ui_progress_save(o, &v);
+        close_with_progress(o, &v);
+        ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+        assert_true(strncmp(text, "step 2 of ", 10) == 0);
+    }
+    remove_tree(dir);
+}
+
+/* A folder that cannot be written never stops the lesson: the note says progress is not being
+ * saved (a folder under a plain file fails for every user, root included; check_progress.sh
+ * tries a read-only folder as an ordinary user). */
+static void test_progress_unwritable_folder_is_said(void **state)
+{
+    (void)state;
+    char dir[64], blocked[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(blocked, sizeof blocked, "%s/file/attnstep", dir);
+    char file[128];
+    snprintf(file, sizeof file, "%s/file", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress("lessons/cat_sat.yaml", blocked, true, &o, &v);
+    assert_true(strncmp(o->progress_note, "progress is not being saved: ", 29) == 0);
+    assert_non_null(strstr(o->progress_note, "Not a directory"));
+    assert_true(strncmp(v.message, "progress is not being saved: ", 29) == 0);
+    press(&v, 'n');   /* the lesson goes on */
+    assert_int_equal(v.step, 1);
+    ui_progress_save(o, &v);
+    assert_true(strncmp(o->progress_note, "progress is not being saved: ", 29) == 0);
+    o->state_dir = dir;   /* a save that works clears the note */
+    ui_progress_save(o, &v);
+    assert_string_equal(o->progress_note, "");
+    close_with_progress(o, &v);
+    open_with_progress("lessons/cat_sat.yaml", NULL, true, &o, &v);   /* no HOME at all */
+    assert_string_equal(v.message,
+                        "progress is not being saved: neither XDG_STATE_HOME nor HOME names a folder");
+    close_with_progress(o, &v);
+    remove_tree(dir);
+}
+
+static void kill_self(void)
+{
+    raise(SIGKILL);
+}
+
+/* The whole of a small file into text (NUL-terminated); its length, or -1. */
+static long read_text(const char *path, char *text, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t n = fread(text, 1, size - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return (long)n;
+}
+
+/* A text of n lines, each naming which version it is. */
+static char *version_text(char which, int lines)
+{
+    char *text = malloc((size_t)lines * 40 + 1);
+    assert_non_null(text);
+    text[0] = '\0';
+    for (int i = 0, used = 0; i < lines; i++)
+        used += sprintf(text + used, "version %c, line %d of %d\n", which, i + 1, lines);
+    return text;
+}
+
+/* kill -9 during a save leaves the old file or the new one, never a mixture: once exactly
+ * between the write and the rename, then at random moments of saves made in a loop. */
+static void test_progress_survives_kill_during_save(void **state)
+{
+    (void)state;
+    char dir[64], path[128], error[256];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/kill.progress", dir);
+    char *a = version_text('A', 3000), *b = version_text('B', 2000);
+    size_t big = strlen(a) + 2;
+    char *seen = malloc(big);
+    assert_non_null(seen);
+    assert_true(ui_progress_write_file(dir, "kill.progress", a, NULL, error, sizeof error));
+
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        ui_progress_write_file(dir, "kill.progress", b, kill_self, error, sizeof error);
+        _exit(0);   /* not reached: the hook kills the process before the rename */
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_true(read_text(path, seen, big) >= 0);
+    assert_string_equal(seen, a);
+
+    srand(12345);
+    int got_a = 0, got_b = 0;
+    for (int round = 0; round < 40; round++) {
+        child = fork();
+        assert_true(child >= 0);
+        if (child == 0)
+            for (unsigned i = 0;; i++)
+                ui_progress_write_file(dir, "kill.progress", i % 2 ? a : b, NULL, error,
+                                       sizeof error);
+        usleep((useconds_t)(rand() % 4000));
+        kill(child, SIGKILL);
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(read_text(path, seen, big) >= 0);
+        bool whole = strcmp(seen, a) == 0 || strcmp(seen, b) == 0;
+        if (!whole) fail_msg("round %d: a torn file of %zu bytes", round, strlen(seen));
+        got_a += strcmp(seen, a) == 0;
+        got_b += strcmp(seen, b) == 0;
+    }
+    assert_int_equal(got_a + got_b, 40);
+    free(a), free(b), free(seen);
+    remove_tree(dir);
+}
+
 /* ---- one whole headless run through ui_run ---- */
 
 static void test_headless_run_dumps_the_screen(void **state)
@@ -1292,6 +1604,12 @@ int main(void)
         cmocka_unit_test(test_comparison_pairs_tokens),
         cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
         cmocka_unit_test(test_compare_key_picks_the_second_lesson),
+        cmocka_unit_test(test_progress_dir_follows_xdg),
+        cmocka_unit_test(test_progress_answers_and_step_come_back),
+        cmocka_unit_test(test_progress_edited_lesson_starts_afresh_and_resets),
+        cmocka_unit_test(test_progress_corrupt_file_is_ignored),
+        cmocka_unit_test(test_progress_unwritable_folder_is_said),
+        cmocka_unit_test(test_progress_survives_kill_during_save),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
     };

@@ -19,6 +19,7 @@
 #include "text.h"
 #include "trace.h"
 #include "ui.h"
+#include "ui_progress.h"
 
 #define ATTNSTEP_VERSION "0.1.0"
 
@@ -40,7 +41,7 @@ typedef struct {
 enum {
     USES_PLAIN = 1u << 0, USES_JSON = 1u << 1, USES_MARKDOWN = 1u << 2, USES_CSV = 1u << 3,
     USES_EXPLAIN = 1u << 4, USES_STATS = 1u << 5, USES_CHECK = 1u << 6, USES_COST = 1u << 7,
-    USES_UI = 1u << 8, USES_EVERY_MODE = (1u << 9) - 1,
+    USES_UI = 1u << 8, USES_RESET = 1u << 9, USES_EVERY_MODE = (1u << 10) - 1,
 };
 
 struct options {
@@ -57,6 +58,7 @@ struct options {
     char writing[40];      /* what goes to stdout, for the message when it cannot be written */
     ui_options ui;
     char lesson_folders[3 * PATH_MAX + 16];  /* the picker's folders without ATTNSTEP_LESSONS */
+    char state_dir[PATH_MAX];                /* where progress is kept (ui.state_dir) */
 };
 
 /* The message and detail may echo an argument or a lesson's tokens: they go out escaped. */
@@ -197,6 +199,37 @@ static int show_cost(const options *o, int count, char **paths)
     return stats_status(stats_cost(o->d_model, o->heads, &o->ui.compute, stdout));
 }
 
+/* --reset [LESSON...]: forgets the progress kept of every lesson, or of those given. */
+static int reset_progress(const options *o, int count, char **paths)
+{
+    const char *dir = o->ui.state_dir;
+    char error[PATH_MAX + 128];
+    if (!dir) {
+        fprintf(stderr, "attnstep: --reset: neither XDG_STATE_HOME nor HOME names a folder, so "
+                "no progress is kept\n");
+        return EXIT_STATUS_USAGE;
+    }
+    int status = EXIT_STATUS_OK;
+    for (int i = 0; i < (count ? count : 1); i++) {
+        const char *lesson_path = count ? paths[i] : NULL;
+        int removed = ui_progress_reset(dir, lesson_path, error, sizeof error);
+        if (removed < 0) {
+            fprintf(stderr, "attnstep: --reset: %s\n", error);
+            return EXIT_STATUS_IO;
+        }
+        if (lesson_path && removed == 0 && access(lesson_path, F_OK) != 0) {
+            fprintf(stderr, "attnstep: --reset: %s: no such lesson, and no progress kept for "
+                    "it\n", lesson_path);
+            status = EXIT_STATUS_NO_INPUT;
+        } else if (lesson_path) {
+            printf("%s: %s\n", lesson_path, removed ? "progress cleared" : "no progress was kept");
+        } else {
+            printf("progress cleared: %d lesson%s (%s)\n", removed, removed == 1 ? "" : "s", dir);
+        }
+    }
+    return status;
+}
+
 static int run_ui(const options *o, int count, char **paths)
 {
     ui_options ui = o->ui;
@@ -234,6 +267,7 @@ static const mode mode_cost = { NULL, show_cost, NULL, USES_COST, "--cost" };
 static const mode mode_ui = { NULL, run_ui, NULL, USES_UI, "the interactive UI" };
 /* the comparison is the UI: the UI's options apply to it */
 static const mode mode_compare = { NULL, run_compare, NULL, USES_UI, "--compare" };
+static const mode mode_reset = { NULL, reset_progress, NULL, USES_RESET, "--reset" };
 
 /* ---- the settings ---- */
 
@@ -368,7 +402,7 @@ static const option_row option_table[] = {
     { "allow-paths", 0, no_argument, NULL,
       "let a lesson's {file: ...} read files outside its folder\n"
       "(absolute paths, '..', links leading out)", NULL, set_allow_paths, NULL, NULL,
-      USES_EVERY_MODE & ~USES_COST },
+      USES_EVERY_MODE & ~(USES_COST | USES_RESET) },
     { "template", 0, no_argument, NULL,
       "print a commented starter lesson", NULL, NULL, NULL, print_template, USES_EVERY_MODE },
     { "stats", 0, no_argument, "--stats LESSON",
@@ -408,6 +442,10 @@ static const option_row option_table[] = {
       "the UI with two lessons side by side: the same step of both,\n"
       "moving together, the cells that differ marked", &mode_compare, NULL, NULL, NULL,
       USES_EVERY_MODE },
+    { "reset", 0, no_argument, "--reset [LESSON...]",
+      "forget the progress the UI kept (answers, score, the step\n"
+      "left): of every lesson, or of the lessons given", &mode_reset, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "keys", 0, required_argument, "--keys FILE",
       "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL,
       USES_UI },
@@ -440,6 +478,10 @@ static const struct {
     { "NO_COLOR", "set and not empty: the UI draws without colour unless --color=always" },
     { "LANG, LC_ALL", "a locale that is not UTF-8 makes the UI draw in ASCII; numbers always "
       "read and print with a '.'" },
+    { "XDG_STATE_HOME", "the UI keeps each lesson's progress (answers, score, the step left) "
+      "in its attnstep folder; unset or not an absolute path: ~/.local/state/attnstep" },
+    { "HOME", "the home folder, for ~/.local/state/attnstep when XDG_STATE_HOME is unset; "
+      "with neither, progress is not kept" },
     { "TERM", "the terminal type; unset or dumb: the plain trace instead of the UI" },
     { "PATH", "where attnstep finds its own file, to find the lessons installed beside it, when "
       "neither /proc/self/exe nor argv[0] says" },
@@ -861,6 +903,8 @@ static void read_environment(options *o, const char *argv0)
     o->ui.lesson_folders = folders && *folders ? folders : default_lesson_folders(o, argv0);
     o->ui.key_times = getenv("ATTNSTEP_KEY_TIMES");
     o->ui.term = getenv("TERM");
+    o->ui.state_dir = ui_progress_dir(getenv("XDG_STATE_HOME"), getenv("HOME"), o->state_dir,
+                                      sizeof o->state_dir) ? o->state_dir : NULL;
 }
 
 /* Whether the interactive UI can run here; when it cannot, why goes into `why`. */

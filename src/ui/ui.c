@@ -15,6 +15,7 @@
 #include "exit_status.h"
 #include "text.h"
 #include "ui_matrix.h"
+#include "ui_progress.h"
 #include "ui_screen.h"
 
 #define DEFAULT_PRECISION 4
@@ -469,7 +470,8 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
     ui_opened *o = NULL;
     ui_screen *screen = NULL;
     if (!options->lesson_path) {
-        screen = ui_picker_screen_new(options->lesson_folders, &options->compute);
+        screen = ui_picker_screen_new(options->lesson_folders, &options->compute,
+                                      options->state_dir);
         if (!screen) fprintf(stderr, "attnstep: out of memory while listing lessons\n");
     } else if (options->compare_path) {   /* --compare: the first lesson leads */
         screen = ui_compare_screen_open(options->lesson_path, options->compare_path,
@@ -485,9 +487,16 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
         return NULL;
     } else if (!(screen = ui_lesson_screen_new(o))) {
         fprintf(stderr, "attnstep: out of memory\n");
-    } else if ((*status = place_view(ui_lesson_screen_view(screen), options)) != EXIT_STATUS_OK) {
-        screen->ops->close(screen);
-        return NULL;
+    } else {
+        /* the saved answers, and the step where the student stopped unless told where */
+        ui_view *v = ui_lesson_screen_view(screen);
+        o->state_dir = options->state_dir;
+        ui_progress_open(o, v, !options->at && !options->head);
+        if ((*status = place_view(v, options)) != EXIT_STATUS_OK) {
+            o->state_dir = NULL;   /* a mistyped --at must not overwrite the saved place */
+            screen->ops->close(screen);
+            return NULL;
+        }
     }
     if (!screen) *status = EXIT_STATUS_SOFTWARE;
     return screen;

@@ -32,6 +32,8 @@ typedef struct {
     const char *lesson_folders;  /* ATTNSTEP_LESSONS: the picker's folders, or NULL */
     const char *key_times;       /* ATTNSTEP_KEY_TIMES: the timing file below, or NULL */
     const char *term;            /* TERM, named when the terminal cannot be started */
+    const char *state_dir;       /* where progress is kept (ui_progress_dir: XDG_STATE_HOME or
+                                    HOME), or NULL when neither names a folder */
 } ui_options;
 
 /* Timings, for `make bench`: when the environment variable ATTNSTEP_KEY_TIMES names a file,

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "text.h"
 #include "ui_lesson.h"
+#include "ui_progress.h"
 
 /* "path:line:col: error: message" (as --check writes it), escaped for the screen. */
 static void first_diagnostic(const lesson_diagnostics *d, const char *path, char *error,
@@ -30,6 +31,10 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
     ui_opened *o = calloc(1, sizeof *o);
     if (!o) { snprintf(error, size, "out of memory"); return EXIT_STATUS_SOFTWARE; }
     if (compute) o->compute = *compute;
+    /* the key of the lesson's saved progress: the text that is loaded (an unreadable file
+     * fails below, in lesson_load) */
+    if (text) o->hash = ui_progress_hash(text, text_size);
+    else ui_progress_hash_file(path, &o->hash);
     lesson_diagnostics d = {0};
     lesson_status status = text ? lesson_load_buffer(path, text, text_size, &o->l, &d)
                                 : lesson_load(path, &o->l, &d);
@@ -156,6 +161,10 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
         v->message[0] = '\0';
         return true;
     }
+    /* progress goes on under the new text's key; the answers came across with the view */
+    fresh->state_dir = (*o)->state_dir;
+    fresh->done = (*o)->done;
+    snprintf(fresh->progress_note, sizeof fresh->progress_note, "%s", (*o)->progress_note);
     ui_lesson_close(*o);   /* the view now points into fresh only */
     *o = fresh;
     /* a save that changes nothing visible is still seen to have been read */
