@@ -98,30 +98,43 @@ test: attnstep $(TEST_BIN)
 # tree under build/asan so that ./attnstep there is the instrumented one; any report fails it.
 # NCURSES_GPM_TERMS empty keeps ncurses from loading the GPM mouse client on TERM=linux: that
 # library keeps 10 bytes LeakSanitizer reports, and its frames cannot be named for a suppression.
+# Left out: valgrind (cannot run sanitized binaries), check_memory (its ulimit -v leaves no room
+# for the sanitizers' shadow memory).
 SANITIZE := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 test-asan:
 	rm -rf $(BUILD)/asan && mkdir -p $(BUILD)/asan
-	cp -r Makefile src tests lessons .ci docs README.md $(BUILD)/asan/
+	cp -r Makefile src tests lessons tools .ci docs README.md $(BUILD)/asan/
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	NCURSES_GPM_TERMS= \
 	    $(MAKE) --no-print-directory -C $(BUILD)/asan test CFLAGS="$(SANITIZE)" \
-	    SKIP_SUITES="check_valgrind"
+	    SKIP_SUITES="check_valgrind check_memory"
 
-# libFuzzer over the loader, the core and the outputs, for FUZZ_SECONDS (clang's runtime needed).
-# The corpus grows in build/fuzz/corpus, seeded by the lessons and the bad-lesson corpus; crashes are
-# written to build/fuzz/ as crash-* files: turn each into a tests/bad/ regression file.
+# libFuzzer over the loader, the core and the outputs (fuzz_lesson), the cell language of
+# --explain and --at (fuzz_cell) and the key-script parser (fuzz_keys), each for FUZZ_SECONDS
+# (clang's runtime needed); the last two check that nothing they would print holds a raw
+# control character once escaped. Each corpus grows in build/fuzz/corpus-NAME, fuzz_lesson's
+# seeded by the lessons and the bad-lesson corpus; crashes are written to build/fuzz/ as
+# crash-* files: turn each into a regression test (a tests/bad/ file for fuzz_lesson).
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all $(LAYER_FLAGS_output)
+              -fno-sanitize-recover=all $(LAYER_FLAGS_output) -Itests/fuzz
 FUZZ_SRC = $(filter-out src/ui/%,$(LIB_SRC))
-$(BUILD)/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(FUZZ_SRC) $(HEADERS)
-	mkdir -p $(BUILD)/fuzz/corpus
-	clang $(FUZZ_FLAGS) $(shell pkg-config --cflags yaml-0.1 libutf8proc) -o $@ \
-	    tests/fuzz/fuzz_lesson.c $(FUZZ_SRC) $(shell pkg-config --libs yaml-0.1 libutf8proc) -lm -lpthread
-fuzz: $(BUILD)/fuzz/fuzz_lesson
-	cd $(BUILD)/fuzz && ./fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-	    corpus $(CURDIR)/lessons $(CURDIR)/tests/reference $(wildcard $(CURDIR)/tests/bad)
+FUZZ_PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 libutf8proc)
+FUZZ_LIBS = $(shell pkg-config --libs yaml-0.1 libutf8proc) -lm -lpthread
+FUZZ_TARGETS := fuzz_lesson fuzz_cell fuzz_keys
+# fuzz_keys adds the key table and parser of the UI (key codes from curses.h, no curses calls)
+FUZZ_EXTRA_fuzz_keys := src/ui/ui_keys.c -Isrc/ui $(CURSES_CFLAGS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_escape.c tests/fuzz/fuzz_escape.h $(FUZZ_SRC) \
+                 src/ui/ui_keys.c $(HEADERS)
+	mkdir -p $(BUILD)/fuzz/corpus-$*
+	clang $(FUZZ_FLAGS) $(FUZZ_PKG_CFLAGS) -o $@ tests/fuzz/$*.c tests/fuzz/fuzz_escape.c \
+	    $(FUZZ_SRC) $(FUZZ_EXTRA_$*) $(FUZZ_LIBS)
+FUZZ_SEEDS_fuzz_lesson := $(CURDIR)/lessons $(CURDIR)/tests/reference $(CURDIR)/tests/bad
+FUZZ_SEEDS_fuzz_keys := $(CURDIR)/tests/screens
+fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+	$(foreach t,$(FUZZ_TARGETS),(cd $(BUILD)/fuzz && ./$(t) -max_total_time=$(FUZZ_SECONDS) \
+	    -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+	    corpus-$(t) $(FUZZ_SEEDS_$(t))) &&) true
 
 # The lessons go beside the program, where it looks for them (<prefix>/bin/attnstep finds
 # <prefix>/share/attnstep/lessons), so one build installs to any PREFIX and the installed tree
@@ -130,7 +143,7 @@ fuzz: $(BUILD)/fuzz/fuzz_lesson
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LESSONDIR) $(DESTDIR)$(MANDIR)
 	install -m 755 attnstep $(DESTDIR)$(BINDIR)/attnstep
-	install -m 644 lessons/*.yaml lessons/ORDER lessons/README.md $(DESTDIR)$(LESSONDIR)/
+	install -m 644 lessons/*.yaml lessons/*.npy lessons/ORDER lessons/README.md $(DESTDIR)$(LESSONDIR)/
 	sed 's|@LESSONDIR@|$(LESSONDIR)|' $(BUILD)/attnstep.man >$(DESTDIR)$(MANDIR)/attnstep.1
 	chmod 644 $(DESTDIR)$(MANDIR)/attnstep.1
 

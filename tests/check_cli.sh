@@ -178,11 +178,14 @@ check "--markdown --precision 6" prints '^| cat | 0.629560 | 0.370440 |$' -- ./a
 check "--explain --precision 6" output_is \
     "weights[cat,cat] = exp(0.883883 − 0.883883) / (exp(0.883883 − 0.883883) + exp(0.353553 − 0.883883)) = 0.62956" \
     ./attnstep --explain "weights[cat,cat]" --precision 6 "$lesson"
-check "--json ignores --precision (every digit)" same_output \
-    ./attnstep --json --precision 1 "$lesson" -- ./attnstep --json "$lesson"
+check "--json refuses --precision, which it would ignore" output_is -s 64 \
+    "attnstep: --precision does nothing with --json
+Try 'attnstep --help' for more information." ./attnstep --json --precision 1 "$lesson"
 check "--json writes weights[cat,cat] to every digit" prints -F '[[0.62956009596964146, 0.37043990403035854]' -- ./attnstep --json "$lesson"
-check "--csv ignores --precision (every digit)" same_output \
-    ./attnstep --csv weights --precision 1 "$lesson" -- ./attnstep --csv weights "$lesson"
+check "--csv --precision 1 writes one decimal" prints '^cat,0.6,0.4.\?$' -- \
+    ./attnstep --csv weights --precision 1 "$lesson"
+check "--csv without --precision writes every digit" prints -F 'cat,0.62956009596964146,0.37043990403035854' -- \
+    ./attnstep --csv weights "$lesson"
 # --csv of every stage and head (--head) of a multi-head and a cross-attention lesson: as many
 # rows and columns as --json says, each number the same double.
 for multi in lessons/four_heads.yaml tests/reference/cross_two_heads.yaml; do
@@ -247,6 +250,13 @@ check "--check: a good lesson and a bad one exits 65" expect_status 65 ./attnste
 check "--check names every lesson's problem" bash -c \
     "./attnstep --check $bad tests/no-such-lesson.yaml 2>$tmp/both; [ \$? -eq 66 ] &&
      grep -q '^$bad:1:8: error: YAML anchors' $tmp/both && grep -q '^tests/no-such-lesson.yaml: error: cannot read' $tmp/both"
+
+# --compare: two lessons, and a terminal (it has no text form)
+check "--compare with one lesson exits 64" expect_status 64 ./attnstep --compare "$lesson"
+check "--compare with three lessons exits 64" expect_status 64 ./attnstep --compare "$lesson" "$lesson" "$lesson"
+check "--compare without a terminal exits 64 and says why" bash -c \
+    "TERM=dumb ./attnstep --compare $lesson $lesson </dev/null >$tmp/out 2>$tmp/err; [ \$? -eq 64 ] &&
+     [ ! -s $tmp/out ] && grep -q 'needs a terminal' $tmp/err"
 
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]

@@ -26,10 +26,16 @@ read_header() {
 }
 
 # Runs the headless UI on a script as its first line says; extra words go before attnstep.
+# Each run keeps its progress in a state folder of its own, empty at the start, so no screen
+# depends on the scripts before it or on the real home.
 run_script() {
-    local keys=$1; shift
-    env -u NO_COLOR -u ATTNSTEP_LESSONS LANG=C.UTF-8 LC_ALL= "${env_words[@]}" \
-        "$@" "$binary" --keys "$keys" "${screen[@]}" "${args[@]}"
+    local keys=$1 state status; shift
+    state=$(mktemp -d)
+    env -u NO_COLOR -u ATTNSTEP_LESSONS LANG=C.UTF-8 LC_ALL= XDG_STATE_HOME="$state" \
+        "${env_words[@]}" "$@" "$binary" --keys "$keys" "${screen[@]}" "${args[@]}"
+    status=$?
+    rm -rf "$state"
+    return $status
 }
 
 failed=0 count=0
@@ -73,7 +79,7 @@ fi
 [ -z "$valgrind_skip" ] || [ "${UPDATE_GOLDEN:-0}" = 1 ] || echo "SKIP valgrind of the headless UI: $valgrind_skip"
 if [ "${UPDATE_GOLDEN:-0}" != 1 ] && [ -z "$valgrind_skip" ]; then
     log=$(mktemp)
-    for keys in tests/screens/{question_choice,question_right,reload,step_into,picker}.keys; do
+    for keys in tests/screens/{question_choice,question_right,reload,step_into,picker,compare_picker}.keys; do
         read_header "$keys" || continue
         if run_script "$keys" valgrind -q --leak-check=full --error-exitcode=99 \
                 --errors-for-leak-kinds=definite,indirect > /dev/null 2> "$log"; then

@@ -82,10 +82,10 @@ python3 tests/worksheet_answers.py handout "$scratch/handout.txt" >/dev/null \
 
 # --worksheet belongs to --markdown, --full to --explain
 run 64 --worksheet --plain lessons/cat_sat.yaml
-grep -q -- '--worksheet goes with --markdown' "$scratch/err" \
+grep -q -- '--worksheet does nothing with --plain' "$scratch/err" \
     || fail "--worksheet --plain: no reason"
 run 64 --full lessons/cat_sat.yaml
-grep -q -- '--full goes with --explain' "$scratch/err" || fail "--full without --explain: no reason"
+grep -q -- '--full does nothing with' "$scratch/err" || fail "--full without --explain: no reason"
 
 # --explain names the term that makes the sum; --full writes all eight
 run 0 --explain 'context[bank,0]' lessons/bank_loan.yaml

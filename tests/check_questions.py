@@ -21,8 +21,10 @@ ANSWER = re.compile(r"^ (?:Answer|Right|Not quite): (.*)$")
 
 
 def run(*args):
-    done = subprocess.run(args, capture_output=True, text=True,
-                          env=dict(os.environ, LANG="C.UTF-8", LC_ALL=""))
+    # a state folder of its own: no run opens where another left the lesson, none writes home
+    with tempfile.TemporaryDirectory() as state:
+        done = subprocess.run(args, capture_output=True, text=True,
+                              env=dict(os.environ, LANG="C.UTF-8", LC_ALL="", XDG_STATE_HOME=state))
     if done.returncode != 0:
         sys.exit(f"FAIL {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
     return done.stdout

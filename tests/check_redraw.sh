@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 command -v tmux >/dev/null || { echo "check_redraw: tmux is missing (.ci/install-deps installs it)"; exit 1; }
 socket=attnstep-redraw-$$
 tmux=(tmux -L "$socket" -f /dev/null)
-trap '"${tmux[@]}" kill-server 2>/dev/null' EXIT
+opened=0
+state_root=$(mktemp -d)   # each opening keeps its progress in a folder of its own
+trap '"${tmux[@]}" kill-server 2>/dev/null; rm -rf "$state_root"' EXIT
 "${tmux[@]}" new-session -d -s keep "sleep 600"   # keeps the server up between the cases
 failures=0
 screen() { "${tmux[@]}" capture-pane -p -t redraw; }
@@ -36,8 +38,9 @@ scribble() { printf '\033[1;1H%s' "$1" >"$("${tmux[@]}" display -p -t redraw '#{
 redraw_clears() {
     local ready=$1 keys=$2; shift 2
     "${tmux[@]}" kill-session -t redraw 2>/dev/null
+    opened=$((opened + 1))
     "${tmux[@]}" new-session -d -s redraw -x 80 -y 24 \
-        "env -u NO_COLOR ATTNSTEP_LESSONS=tests/screens LANG=C.UTF-8 TERM=xterm-256color ./attnstep $*; sleep 30"
+        "env -u NO_COLOR ATTNSTEP_LESSONS=tests/screens LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME=$state_root/$opened ./attnstep $*; sleep 30"
     [ -z "$keys" ] || "${tmux[@]}" send-keys -t redraw $keys
     wait_screen "$ready" || return 1
     scribble SCRIBBLED-OVER-THE-SCREEN

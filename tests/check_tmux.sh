@@ -11,7 +11,8 @@ command -v tmux > /dev/null || { echo "check_tmux: tmux is missing (.ci/install-
 
 socket=attnstep-test-$$   # our own server, so other tmux sessions are never touched
 tmux=(tmux -L "$socket" -f /dev/null)
-trap '"${tmux[@]}" kill-server 2> /dev/null' EXIT   # and the reload test's folder, below
+state_root=$(mktemp -d)   # each run keeps its progress in a folder of its own (start)
+trap '"${tmux[@]}" kill-server 2> /dev/null; rm -rf "$state_root"' EXIT   # and the reload test's folder, below
 pane=ui
 failures=0 run=0
 
@@ -85,10 +86,11 @@ check() {   # check NAME COMMAND...: runs one assertion, counting failures
 }
 
 # Starts attnstep in the pane with the given environment and arguments; the shell prints
-# EXITED-N=status when it ends, N counting the runs so an old marker is never mistaken.
+# EXITED-N=status when it ends, N counting the runs so an old marker is never mistaken. Each
+# run starts with no progress kept (a state folder of its own), whatever the runs before did.
 start() {
     run=$((run + 1))
-    "${tmux[@]}" send-keys -t "$pane" "clear; env $* ; echo EXITED-$run=\$?" Enter
+    "${tmux[@]}" send-keys -t "$pane" "clear; env XDG_STATE_HOME=$state_root/$run $* ; echo EXITED-$run=\$?" Enter
 }
 
 send() { "${tmux[@]}" send-keys -t "$pane" "$@"; }
@@ -202,7 +204,7 @@ questions() {   # predict, then reveal: numbers hidden until answered, a verdict
 check "a question hides the stage, judges the answer and keeps the score" questions
 
 reload_dir=$(mktemp -d)
-trap '"${tmux[@]}" kill-server 2> /dev/null; rm -rf "$reload_dir"' EXIT
+trap '"${tmux[@]}" kill-server 2> /dev/null; rm -rf "$reload_dir" "$state_root"' EXIT
 
 live_reload() {   # edits of the open lesson show within a second or two; broken ones do not
     local lesson=$reload_dir/lesson.yaml
@@ -338,6 +340,87 @@ present() {
     return $status
 }
 check "--present at 80x24 shows every column with full labels; P switches it off" present
+
+# The open lesson replaced by a FIFO (issue #11 froze the UI inside open()): the error is in
+# the status line, the last good view stays, and q quits at once.
+fifo_reload() {
+    local dir; dir=$(mktemp -d)
+    cp tests/screens/reload/lesson.yaml "$dir/lesson.yaml"
+    start TERM=xterm-256color "$binary" --at "'weights[cat,sat]'" "$dir/lesson.yaml"
+    wait_for "[0.3704]" || { rm -rf "$dir"; return 1; }
+    rm "$dir/lesson.yaml"
+    mkfifo "$dir/lesson.yaml"
+    wait_for "lesson.yaml: error: cannot read: it is a FIFO, not a regular file" "[0.3704]" ||
+        { rm -rf "$dir"; return 1; }
+    send q
+    ended_cleanly 0
+    local status=$?
+    rm -rf "$dir"
+    return $status
+}
+check "a lesson replaced by a FIFO keeps the view, says why, and q quits" fifo_reload
+
+# Every other signal whose default action ends the process (issue #11): the terminal is restored
+# first, then the process ends by that signal (the shell says 128 + its number). No core file:
+# XCPU's and XFSZ's default action would write one.
+other_signals() {
+    local sig number shell child
+    for sig in USR1 USR2 ALRM PIPE VTALRM PROF XCPU XFSZ IO; do
+        number=$(kill -l $sig) || return 1
+        start TERM=xterm-256color sh -c "'ulimit -c 0; exec $binary lessons/cat_sat.yaml'"
+        wait_for "step 1 of" || return 1
+        shell=$("${tmux[@]}" display-message -p -t "$pane" '#{pane_pid}')
+        child=$(attnstep_child_of "$shell")
+        [ -n "$child" ] || { echo "  cannot find the attnstep process"; return 1; }
+        kill -$sig "$child"
+        ended_cleanly $((128 + number)) || { echo "  after SIG$sig"; return 1; }
+    done
+}
+check "USR1, USR2, ALRM, PIPE, VTALRM, PROF, XCPU, XFSZ and IO restore the terminal" other_signals
+
+# --compare with the shipped pairs (issue 12): the same cell of both lessons, the difference
+# line and the ≠ marks; narrower than 100 columns the panes stack, shorter than 20 rows too
+# the screen says it is too small; q returns a clean shell.
+compare_pair() {   # compare_pair A B CELL DIFFERENCE
+    "${tmux[@]}" resize-window -t "$pane" -x 120 -y 30
+    start TERM=xterm-256color "$binary" --compare --at "'$3'" "lessons/$1" "lessons/$2"
+    wait_for "comparing two lessons" " A · " " B · " "$4" || return 1
+    if [[ "$4" == *"cells differ"* ]]; then wait_for "≠" || return 1; fi
+    "${tmux[@]}" resize-window -t "$pane" -x 80 -y 24
+    wait_for " A · " " B · " "$4" || return 1
+    "${tmux[@]}" resize-window -t "$pane" -x 80 -y 16
+    wait_for "too small for a comparison" || return 1
+    "${tmux[@]}" resize-window -t "$pane" -x 100 -y 30
+    wait_for "$4" || return 1
+    send q
+    ended_cleanly 0
+}
+check "--compare: scaled against unscaled" compare_pair no_scale.yaml with_scale.yaml \
+    'weights[birds,sing]' "weights[birds,sing]: 0.0174 vs 0.1749 · 16 of 16 cells differ"
+check "--compare: one head against two" compare_pair bank_loan_one_head.yaml bank_loan.yaml \
+    'weights[bank,river]' "weights[bank,river]: 0.3285 vs 0.7073"
+check "--compare: two word orders pair by token and nothing differs" compare_pair \
+    bank_river.yaml scrambled.yaml 'weights[bank,river]' "weights[bank,river]: 0.6488 vs 0.6488 · no cell differs"
+check "--compare: positions against none" compare_pair scrambled.yaml scrambled_positional.yaml \
+    'weights[bank,river]' "weights[bank,river]: 0.6488 vs 0.3888 · 25 of 25 cells differ"
+
+# C in a lesson: pick the second lesson from its folder, compare, q back to the lesson.
+compare_key() {
+    start TERM=xterm-256color "$binary" lessons/no_scale.yaml
+    wait_for "step 1 of 7" || return 1
+    send C
+    wait_for "side by side with lessons/no_scale.yaml" || return 1
+    send Enter
+    wait_for "comparing two lessons" " B · " || return 1
+    send n
+    wait_for "step 2 of 7" || return 1
+    send q
+    wait_for "birds sing at dawn, unscaled" "step 1 of 7" || return 1
+    screen | grep -qF "comparing two lessons" && { echo "  q did not leave the comparison"; return 1; }
+    send q
+    ended_cleanly 0
+}
+check "C in a lesson compares it with a lesson picked from its folder; q goes back" compare_key
 
 echo "tmux checks: $failures failed"
 [ "$failures" -eq 0 ]

@@ -13,6 +13,7 @@ import fractions
 import json
 import cmath
 import math
+import os
 import subprocess
 import sys
 
@@ -190,6 +191,40 @@ def as_tokens(value):
     return value.split(" ") if isinstance(value, str) else list(value)
 
 
+DRAWN = ("embeddings", "W_Q", "W_K", "W_V", "W_O")
+
+
+def given_matrices(lesson, folder, position_rows):
+    """The matrices a lesson gives whole: {file: NAME} read with numpy, and {random: numpy}
+    drawn by numpy itself, one RandomState a seed, in the draw order; d_model from the lesson or
+    the embeddings' file. numpy is imported only for lessons that use these forms."""
+    specs = {name: lesson.get(name) for name in DRAWN}
+    specs = {name: spec for name, spec in specs.items()
+             if isinstance(spec, dict) and (spec.get("random") == "numpy" or "file" in spec)}
+    if not specs:
+        return {}
+    import numpy as np
+    given, streams = {}, {}
+    for name, spec in specs.items():
+        if "file" in spec:
+            path = os.path.join(folder, spec["file"])
+            values = np.load(path) if path.endswith(".npy") else np.genfromtxt(
+                path, delimiter=",", dtype=float)
+            values = np.asarray(values, dtype=np.float64)
+            if path.endswith(".csv") and np.isnan(values[0]).any():
+                values = values[1:]   # the CSV's header row
+            given[name] = values.reshape(-1, values.shape[-1]).tolist()
+    d = int(lesson["d_model"]) if "d_model" in lesson else len(given["embeddings"][0])
+    for name in lesson.get("draw_order", DRAWN):
+        spec = specs.get(name)
+        if spec and spec.get("random") == "numpy":
+            seed = int(spec.get("seed", "0"))
+            stream = streams.setdefault(seed, np.random.RandomState(seed))
+            shape = (position_rows if name == "embeddings" else d, d)
+            given[name] = (stream.randn(*shape) * float(spec.get("scale", "1"))).tolist()
+    return given
+
+
 def load(path):
     # BaseLoader keeps every scalar a string, as attnstep does: "no" stays a token, not False.
     with open(path, encoding="utf-8") as f:
@@ -197,7 +232,12 @@ def load(path):
     tokens = as_tokens(lesson["tokens"])
     source = as_tokens(lesson["source"]) if "source" in lesson else None
     embeddings = lesson["embeddings"]
-    if "random" in embeddings:
+    given = given_matrices(lesson, os.path.dirname(path), len(tokens) + len(source or []))
+    positions = given.get("embeddings")   # embeddings given whole: one row a position
+    if positions:
+        d = len(positions[0])
+        vectors = None
+    elif "random" in embeddings:
         d = int(lesson["d_model"])
         distinct = list(dict.fromkeys(tokens + (source or [])))
         rows = random_matrix(embeddings, len(distinct), d, d)
@@ -211,14 +251,17 @@ def load(path):
     for name in ("W_Q", "W_K", "W_V", "W_O"):
         cols = d // heads * kv_heads if name in ("W_K", "W_V") else d
         spec = lesson.get(name, "identity")
-        if spec == "identity":
+        if name in given:
+            weights[name] = given[name]
+        elif spec == "identity":
             weights[name] = identity(d)
         elif isinstance(spec, dict):
             weights[name] = random_matrix(spec, d, cols, d)
         else:
             weights[name] = [[number(x) for x in row] for row in spec]
     return {
-        "title": lesson["title"], "tokens": tokens, "random_embeddings": "random" in embeddings, "source": source, "d": d,
+        "title": lesson["title"], "tokens": tokens, "random_embeddings": "random" in embeddings,
+        "source": source, "d": d, "rows": positions,
         "heads": heads, "kv_heads": kv_heads, "kv_heads_given": "kv_heads" in lesson,
         "vectors": vectors, "weights": weights,
         "mask": lesson.get("mask", "none"),
@@ -240,8 +283,12 @@ def compute(lesson):
     keys = source if source else tokens
     n, m = len(tokens), len(keys)
     pe = positional(max(n, m), d) if lesson["positional"] else [[0.0] * d] * max(n, m)
-    x = [[a + b for a, b in zip(lesson["vectors"][t], pe[i])] for i, t in enumerate(tokens)]
-    xs = [[a + b for a, b in zip(lesson["vectors"][t], pe[i])] for i, t in enumerate(keys)]
+    rows = lesson["rows"]   # embeddings given whole, one row a position (tokens, then source)
+    def vector(i, t, offset):
+        return rows[offset + i] if rows else lesson["vectors"][t]
+    x = [[a + b for a, b in zip(vector(i, t, 0), pe[i])] for i, t in enumerate(tokens)]
+    xs = [[a + b for a, b in zip(vector(i, t, n if source else 0), pe[i])]
+          for i, t in enumerate(keys)]
     w = lesson["weights"]
     stages = {}
     if source:

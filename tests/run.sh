@@ -10,6 +10,11 @@ cd "$(dirname "$0")/.."
 golden_only=0
 if [ "${1:-}" = "--golden-only" ]; then golden_only=1; shift; fi
 
+# No suite writes the real home: progress the UI keeps goes to a folder of this run (suites
+# that open a lesson more than once give each run a folder of its own besides).
+XDG_STATE_HOME=$(mktemp -d); export XDG_STATE_HOME
+trap 'rm -rf "$XDG_STATE_HOME"' EXIT
+
 passed=0 failed=0 failures=""
 run_suite() {
     local name=$1; shift

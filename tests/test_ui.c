@@ -11,11 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include "ui.h"
 #include "ui_curses.h"
 #include "ui_keys.h"
 #include "ui_lesson.h"
 #include "ui_matrix.h"
+#include "ui_progress.h"
 #include "ui_screen.h"
 #include "ui_text.h"
 #include "ui_util.h"
@@ -995,6 +999,480 @@ static void test_display_keys_change_only_the_display(void **state)
     screen->ops->close(screen);
 }
 
+/* ---- the comparison screen (two lessons side by side) ---- */
+
+/* Row y of the memory screen as UTF-8, trailing blanks dropped. */
+static void row_text(int y, char *out, size_t size)
+{
+    size_t used = 0;
+    for (int x = 0; x < COLS && used + 8 < size; x++) {
+        attr_t attrs;
+        short pair;
+        wchar_t c = cell_at(y, x, &attrs, &pair);
+        int n = wctomb(out + used, c ? c : L' ');
+        used += n > 0 ? (size_t)n : 0;
+    }
+    while (used > 0 && out[used - 1] == ' ') used--;
+    out[used] = '\0';
+}
+
+/* Whether some row of the memory screen contains text. */
+static bool screen_has(const char *text)
+{
+    char row[2048];
+    for (int y = 0; y < LINES; y++) {
+        row_text(y, row, sizeof row);
+        if (strstr(row, text)) return true;
+    }
+    return false;
+}
+
+static ui_screen *open_comparison(const char *a, const char *b)
+{
+    exit_status status = EXIT_STATUS_SOFTWARE;
+    char error[512] = "";
+    ui_screen *screen = ui_compare_screen_open(a, b, NULL, false, &status, error, sizeof error);
+    assert_int_equal(status, EXIT_STATUS_OK);
+    assert_non_null(screen);
+    return screen;
+}
+
+/* Scaled against unscaled: keys move A, and B follows to its own script's step at the same
+ * stage (step 4 of 6 while A is at step 5 of 7), with the same cell; the difference line gives
+ * both numbers and the count of differing cells, and a differing cell is marked ≠ in its own
+ * heat colour (the mark takes the pair of the cell it stands in). */
+static void test_comparison_moves_both_panes(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison("lessons/no_scale.yaml", "lessons/with_scale.yaml");
+    for (int i = 0; i < 4; i++) assert_int_equal(screen->ops->key(screen, 'n', &st).close, 0);
+    const ui_view *lead = ui_compare_screen_view(screen);
+    assert_int_equal(ui_view_current(lead)->stage, STAGE_WEIGHTS);
+    screen->ops->key(screen, 'l', &st);   /* weights[birds,sing] */
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("A \xc2\xb7 birds sing at dawn, unscaled"));
+    assert_true(screen_has("step 5 of 7"));
+    assert_true(screen_has("step 4 of 6"));
+    assert_true(screen_has("weights[birds,sing]: 0.0174 vs 0.1749 \xc2\xb7 16 of 16 cells differ"));
+    /* the first cell (birds, birds) differs and is not selected: its mark is in its colour */
+    int y = -1, x = -1;
+    for (int r = 0; r < LINES && y < 0; r++) {
+        char row[2048];
+        row_text(r, row, sizeof row);
+        if (strncmp(row, " sing", 5) == 0) y = r;
+    }
+    assert_true(y > 0);
+    for (int c = 0; c < COLS / 2 && x < 0; c++) {
+        attr_t attrs;
+        short pair;
+        if (cell_at(y, c, &attrs, &pair) == L'\x2260') x = c;
+    }
+    assert_true(x > 0);
+    attr_t mark_attrs, number_attrs;
+    short mark_pair, number_pair;
+    cell_at(y, x, &mark_attrs, &mark_pair);
+    cell_at(y, x + 2, &number_attrs, &number_pair);
+    assert_true(mark_pair >= UI_PAIR_FREE);
+    assert_int_equal(mark_pair, number_pair);
+    assert_true(mark_attrs & A_BOLD);
+    /* display keys are the lesson screen's: here they say so and change nothing */
+    screen->ops->key(screen, '+', &st);
+    assert_non_null(strstr(lead->message, "does nothing in a comparison"));
+    assert_int_equal(screen->ops->key(screen, 'q', &st).close, 1);
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
+/* Two word orders: the same tokens reversed pair by token, so no weight differs (attention
+ * without positions ignores order); tokens that differ pair by position, and the screen says
+ * which it does. */
+static void test_comparison_pairs_tokens(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison("lessons/bank_river.yaml", "lessons/scrambled.yaml");
+    trace_cell cell;
+    char reason[256];
+    ui_view *lead = ui_compare_screen_view(screen);
+    assert_true(trace_cell_parse(lead->t, "weights[bank,river]", 1, &cell, reason, sizeof reason));
+    assert_true(ui_view_open_at(lead, &cell));
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("weights[bank,river]: 0.6488 vs 0.6488 \xc2\xb7 no cell differs"));
+    assert_true(screen_has("cells are paired by token"));
+    screen->ops->close(screen);
+    screen = open_comparison("tests/screens/cat_sat.yaml", "tests/screens/two_heads.yaml");
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("compared by position"));
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
+/* A lesson with one head leading one with two, and back: at head 2 the one-head lesson says it
+ * has no head 2 instead of showing a matrix; narrower than 100 columns the panes stack, and
+ * with fewer than 20 rows too the screen says it is too small. */
+static void test_comparison_missing_head_and_small_terminals(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison("lessons/bank_loan.yaml", "lessons/bank_loan_one_head.yaml");
+    ui_view *lead = ui_compare_screen_view(screen);
+    ui_view_open_stage(lead, STAGE_SCORES, 2);
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("B has 1 head: head 2 is only in A."));
+    ui_view_open_stage(lead, STAGE_SCORES, 1);
+    screen->ops->draw(screen, &st);
+    assert_false(screen_has("only in A"));
+    assert_true(screen_has("cells differ"));
+    resizeterm(24, 80);
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has(" B \xc2\xb7 bank, river and loan: one head"));
+    resizeterm(16, 80);
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("terminal too small for a comparison"));
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
+/* C in a lesson opens a picker of its folder; Enter there replaces the picker with the
+ * comparison of the lesson and the one selected (close 1, open the comparison). */
+static void test_compare_key_picks_the_second_lesson(void **state)
+{
+    (void)state;
+    ui_opened *o = NULL;
+    char error[512];
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, &o, false, error,
+                                    sizeof error), EXIT_STATUS_OK);
+    ui_screen *screen = ui_lesson_screen_new(o);
+    assert_non_null(screen);
+    const ui_style st = {.utf8 = true, .precision = 4};
+    ui_outcome out = screen->ops->key(screen, 'C', &st);
+    assert_int_equal(out.close, 0);
+    ui_screen *picker = out.open;
+    assert_non_null(picker);
+    assert_int_equal(picker->ops->context(picker), UI_IN_PICKER);
+    out = picker->ops->key(picker, '\n', &st);
+    assert_int_equal(out.close, 1);
+    assert_non_null(out.open);
+    assert_int_equal(out.open->ops->context(out.open), UI_IN_LESSON);
+    assert_string_equal(ui_compare_screen_view(out.open)->lesson->title, "cat sat: self-attention by hand");
+    out.open->ops->close(out.open);
+    picker->ops->close(picker);
+    screen->ops->close(screen);
+}
+
+/* ---- progress kept between runs (ui_progress.h) ---- */
+
+/* A fresh, empty folder for one test's progress (never the real home). */
+static void temp_dir(char *dir, size_t size)
+{
+    snprintf(dir, size, "/tmp/attnstep-progress-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+static void remove_tree(const char *dir)
+{
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    assert_int_equal(system(command), 0);
+}
+
+/* Opens a lesson file with its progress under state_dir, as the picker does. */
+static void open_with_progress(const char *path, const char *state_dir, bool restore_step,
+                               ui_opened **o, ui_view *v)
+{
+    char error[512];
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, o, false, error, sizeof error),
+                     EXIT_STATUS_OK);
+    (*o)->state_dir = state_dir;
+    assert_true(ui_view_init(v, &(*o)->t, &(*o)->l));
+    ui_progress_open(*o, v, restore_step);
+}
+
+static void close_with_progress(ui_opened *o, ui_view *v)
+{
+    ui_view_free(v);
+    ui_lesson_close(o);
+}
+
+/* Steps on with n until a question of that kind waits (or the walk ends). */
+static void next_question(ui_view *v, unsigned context)
+{
+    while (ui_view_context(v) != context && v->step < v->walk.count - 1) press(v, 'n');
+    assert_int_equal(ui_view_context(v), context);
+}
+
+static void copy_file(const char *from, const char *to, const char *extra)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buffer[4096];
+    for (size_t n; (n = fread(buffer, 1, sizeof buffer, in)) > 0;) fwrite(buffer, 1, n, out);
+    if (extra) fputs(extra, out);
+    fclose(in);
+    assert_int_equal(fclose(out), 0);
+}
+
+static void test_progress_dir_follows_xdg(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_true(ui_progress_dir("/state", "/home/ann", dir, sizeof dir));
+    assert_string_equal(dir, "/state/attnstep");
+    assert_true(ui_progress_dir("relative", "/home/ann", dir, sizeof dir));   /* ignored */
+    assert_string_equal(dir, "/home/ann/.local/state/attnstep");
+    assert_true(ui_progress_dir("", "/home/ann", dir, sizeof dir));
+    assert_string_equal(dir, "/home/ann/.local/state/attnstep");
+    assert_false(ui_progress_dir(NULL, NULL, dir, sizeof dir));
+    assert_string_equal(dir, "");
+    assert_false(ui_progress_dir(NULL, "home", dir, sizeof dir));
+}
+
+/* Answers, the score and the step come back in the next run; --at and --head keep the answers
+ * but say where to open. */
+static void test_progress_answers_and_step_come_back(void **state)
+{
+    (void)state;
+    char dir[64], text[128];
+    temp_dir(dir, sizeof dir);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    assert_string_equal(v.message, "");
+    assert_string_equal(o->progress_note, "");
+    next_question(&v, UI_IN_CHOICE);
+    press(&v, '1');                                  /* cat: right */
+    next_question(&v, UI_IN_NUMBER);
+    press(&v, '0'), press(&v, '.'), press(&v, '2'), press(&v, '\n');   /* wrong */
+    press(&v, 'n');
+    int step = v.step;
+    ui_progress_save(o, &v);
+    assert_string_equal(o->progress_note, "");
+    int steps = v.walk.count;
+    ui_step_state states[64];
+    assert_true(steps <= 64);
+    memcpy(states, v.state, (size_t)steps * sizeof *states);
+    close_with_progress(o, &v);
+    ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+    char expected[64];
+    snprintf(expected, sizeof expected, "step %d of %d, 1/2 right", step + 1, steps);
+    assert_string_equal(text, expected);
+
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    assert_int_equal(v.step, step);
+    for (int k = 0; k < v.walk.count; k++) {
+        assert_int_equal(v.state[k].question, states[k].question);
+        assert_int_equal(v.state[k].given_choice, states[k].given_choice);
+        assert_true(v.state[k].given_number == states[k].given_number);
+    }
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(right * 10 + asked, 12);
+    close_with_progress(o, &v);
+
+    open_with_progress("lessons/cat_sat.yaml", dir, false, &o, &v);   /* --at: the answers only */
+    assert_int_equal(v.step, 0);
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(asked, 2);
+    close_with_progress(o, &v);
+    remove_tree(dir);
+}
+
+/* An edited lesson starts afresh (its key is its text); --reset of its path clears the progress
+ * of the text before the edit too, and --reset without a lesson clears everything. */
+static void test_progress_edited_lesson_starts_afresh_and_resets(void **state)
+{
+    (void)state;
+    char dir[64], lesson_path[128], error[256], text[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(lesson_path, sizeof lesson_path, "%s/cat_sat.yaml", dir);
+    copy_file("lessons/cat_sat.yaml", lesson_path, NULL);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress(lesson_path, dir, true, &o, &v);
+    press(&v, 'n'), press(&v, 'n');
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    ui_progress_describe(dir, lesson_path, text, sizeof text);
+    assert_true(strncmp(text, "step 3 of ", 10) == 0);
+
+    copy_file("lessons/cat_sat.yaml", lesson_path, "# edited\n");
+    open_with_progress(lesson_path, dir, true, &o, &v);
+    assert_int_equal(v.step, 0);
+    ui_progress_describe(dir, lesson_path, text, sizeof text);
+    assert_string_equal(text, "");
+    ui_progress_save(o, &v);   /* now two files: before and after the edit */
+    close_with_progress(o, &v);
+    assert_int_equal(ui_progress_reset(dir, lesson_path, error, sizeof error), 2);
+    assert_int_equal(ui_progress_reset(dir, lesson_path, error, sizeof error), 0);
+
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    open_with_progress("lessons/bank_river.yaml", dir, true, &o, &v);
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    assert_int_equal(ui_progress_reset(dir, NULL, error, sizeof error), 2);
+    ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+    assert_string_equal(text, "");
+    remove_tree(dir);
+    assert_int_equal(ui_progress_reset(dir, NULL, error, sizeof error), 0);   /* no folder */
+}
+
+/* A progress file that does not read as a whole is ignored, said once, and replaced by the
+ * next save. */
+static void test_progress_corrupt_file_is_ignored(void **state)
+{
+    (void)state;
+    static const char *const broken[] = {
+        "garbage\n",
+        "attnstep progress 1\nsteps 9\nstep 3\ndone 0\nscore 0 0\n",      /* cut: no end */
+        "attnstep progress 1\nsteps 9\nstep 30\ndone 0\nscore 0 0\nend\n", /* step past it */
+        "attnstep progress 1\nsteps 9\nstep 3\nscore 2 1\nend\n",          /* right > asked */
+        "attnstep progress 1\nsteps 9\nstep 3\nanswer 1 number nan\nend\n",
+        "attnstep progress 1\nsteps 9\nstep 3\nend\nstep 4\n",            /* after the end */
+    };
+    char dir[64], path[128], text[128], error[256];
+    temp_dir(dir, sizeof dir);
+    unsigned long long hash;
+    assert_true(ui_progress_hash_file("lessons/cat_sat.yaml", &hash));
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        ui_progress_path(dir, hash, path, sizeof path);
+        char name[32];
+        snprintf(name, sizeof name, "%s", strrchr(path, '/') + 1);
+        assert_true(ui_progress_write_file(dir, name, broken[i], NULL, error, sizeof error));
+        ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+        assert_string_equal(text, "saved progress unreadable");
+        ui_opened *o;
+        ui_view v;
+        open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+        assert_string_equal(v.message, "saved progress unreadable; starting afresh");
+        assert_int_equal(v.step, 0);
+        press(&v, 'n');
+        ui_progress_save(o, &v);
+        close_with_progress(o, &v);
+        ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+        assert_true(strncmp(text, "step 2 of ", 10) == 0);
+    }
+    remove_tree(dir);
+}
+
+/* A folder that cannot be written never stops the lesson: the note says progress is not being
+ * saved (a folder under a plain file fails for every user, root included; check_progress.sh
+ * tries a read-only folder as an ordinary user). */
+static void test_progress_unwritable_folder_is_said(void **state)
+{
+    (void)state;
+    char dir[64], blocked[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(blocked, sizeof blocked, "%s/file/attnstep", dir);
+    char file[128];
+    snprintf(file, sizeof file, "%s/file", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress("lessons/cat_sat.yaml", blocked, true, &o, &v);
+    assert_true(strncmp(o->progress_note, "progress is not being saved: ", 29) == 0);
+    assert_non_null(strstr(o->progress_note, "Not a directory"));
+    assert_true(strncmp(v.message, "progress is not being saved: ", 29) == 0);
+    press(&v, 'n');   /* the lesson goes on */
+    assert_int_equal(v.step, 1);
+    ui_progress_save(o, &v);
+    assert_true(strncmp(o->progress_note, "progress is not being saved: ", 29) == 0);
+    o->state_dir = dir;   /* a save that works clears the note */
+    ui_progress_save(o, &v);
+    assert_string_equal(o->progress_note, "");
+    close_with_progress(o, &v);
+    open_with_progress("lessons/cat_sat.yaml", NULL, true, &o, &v);   /* no HOME at all */
+    assert_string_equal(v.message,
+                        "progress is not being saved: neither XDG_STATE_HOME nor HOME names a folder");
+    close_with_progress(o, &v);
+    remove_tree(dir);
+}
+
+static void kill_self(void)
+{
+    raise(SIGKILL);
+}
+
+/* The whole of a small file into text (NUL-terminated); its length, or -1. */
+static long read_text(const char *path, char *text, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t n = fread(text, 1, size - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return (long)n;
+}
+
+/* A text of n lines, each naming which version it is. */
+static char *version_text(char which, int lines)
+{
+    char *text = malloc((size_t)lines * 40 + 1);
+    assert_non_null(text);
+    text[0] = '\0';
+    for (int i = 0, used = 0; i < lines; i++)
+        used += sprintf(text + used, "version %c, line %d of %d\n", which, i + 1, lines);
+    return text;
+}
+
+/* kill -9 during a save leaves the old file or the new one, never a mixture: once exactly
+ * between the write and the rename, then at random moments of saves made in a loop. */
+static void test_progress_survives_kill_during_save(void **state)
+{
+    (void)state;
+    char dir[64], path[128], error[256];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/kill.progress", dir);
+    char *a = version_text('A', 3000), *b = version_text('B', 2000);
+    size_t big = strlen(a) + 2;
+    char *seen = malloc(big);
+    assert_non_null(seen);
+    assert_true(ui_progress_write_file(dir, "kill.progress", a, NULL, error, sizeof error));
+
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        ui_progress_write_file(dir, "kill.progress", b, kill_self, error, sizeof error);
+        _exit(0);   /* not reached: the hook kills the process before the rename */
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_true(read_text(path, seen, big) >= 0);
+    assert_string_equal(seen, a);
+
+    srand(12345);
+    int got_a = 0, got_b = 0;
+    for (int round = 0; round < 40; round++) {
+        child = fork();
+        assert_true(child >= 0);
+        if (child == 0)
+            for (unsigned i = 0;; i++)
+                ui_progress_write_file(dir, "kill.progress", i % 2 ? a : b, NULL, error,
+                                       sizeof error);
+        usleep((useconds_t)(rand() % 4000));
+        kill(child, SIGKILL);
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(read_text(path, seen, big) >= 0);
+        bool whole = strcmp(seen, a) == 0 || strcmp(seen, b) == 0;
+        if (!whole) fail_msg("round %d: a torn file of %zu bytes", round, strlen(seen));
+        got_a += strcmp(seen, a) == 0;
+        got_b += strcmp(seen, b) == 0;
+    }
+    assert_int_equal(got_a + got_b, 40);
+    free(a), free(b), free(seen);
+    remove_tree(dir);
+}
+
 /* ---- one whole headless run through ui_run ---- */
 
 static void test_headless_run_dumps_the_screen(void **state)
@@ -1122,6 +1600,16 @@ int main(void)
         cmocka_unit_test(test_heads_are_grouped_in_q),
         cmocka_unit_test(test_columns_fit_their_labels),
         cmocka_unit_test(test_display_keys_change_only_the_display),
+        cmocka_unit_test(test_comparison_moves_both_panes),
+        cmocka_unit_test(test_comparison_pairs_tokens),
+        cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
+        cmocka_unit_test(test_compare_key_picks_the_second_lesson),
+        cmocka_unit_test(test_progress_dir_follows_xdg),
+        cmocka_unit_test(test_progress_answers_and_step_come_back),
+        cmocka_unit_test(test_progress_edited_lesson_starts_afresh_and_resets),
+        cmocka_unit_test(test_progress_corrupt_file_is_ignored),
+        cmocka_unit_test(test_progress_unwritable_folder_is_said),
+        cmocka_unit_test(test_progress_survives_kill_during_save),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
     };

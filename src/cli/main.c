@@ -3,6 +3,7 @@
 #define _XOPEN_SOURCE 700  /* realpath */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <locale.h>
@@ -15,8 +16,10 @@
 #include "output.h"
 #include "stats.h"
 #include "template.h"
+#include "text.h"
 #include "trace.h"
 #include "ui.h"
+#include "ui_progress.h"
 
 #define ATTNSTEP_VERSION "0.1.0"
 
@@ -30,7 +33,16 @@ typedef struct {
     trace_mode *with_trace;        /* modes that read one lesson's trace */
     files_mode *with_files;        /* --check (many lessons), --cost (none), the UI (one or none) */
     const output_format *format;   /* what write_format writes, for the whole-trace outputs */
+    unsigned bit;                  /* the mode's bit in option_row.used_by */
+    const char *name;              /* as messages name it: "--json", "the UI" */
 } mode;
+
+/* The bits of option_row.used_by: which modes an option changes anything in. */
+enum {
+    USES_PLAIN = 1u << 0, USES_JSON = 1u << 1, USES_MARKDOWN = 1u << 2, USES_CSV = 1u << 3,
+    USES_EXPLAIN = 1u << 4, USES_STATS = 1u << 5, USES_CHECK = 1u << 6, USES_COST = 1u << 7,
+    USES_UI = 1u << 8, USES_RESET = 1u << 9, USES_EVERY_MODE = (1u << 10) - 1,
+};
 
 struct options {
     const mode *mode;      /* NULL until an option chooses one: the UI or the plain trace */
@@ -41,28 +53,45 @@ struct options {
     bool worksheet;        /* --worksheet: --markdown's questions without answers, then a key */
     bool decode;           /* --decode: --cost of generating one token, with a KV cache or not */
     int precision;
+    bool precision_given;  /* --csv is exact unless --precision is given */
     int d_model, heads;    /* the shape of --cost */
+    unsigned long long given;  /* bit i: option_table[i] was on the command line */
+    char writing[40];      /* what goes to stdout, for the message when it cannot be written */
     ui_options ui;
     char lesson_folders[3 * PATH_MAX + 16];  /* the picker's folders without ATTNSTEP_LESSONS */
+    char state_dir[PATH_MAX];                /* where progress is kept (ui.state_dir) */
 };
 
+/* The message and detail may echo an argument or a lesson's tokens: they go out escaped. */
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "attnstep: %s%s%s\nTry 'attnstep --help' for more information.\n",
-            message, detail ? ": " : "", detail ? detail : "");
+    fputs("attnstep: ", stderr);
+    text_write_escaped(stderr, message, false);
+    if (detail) {
+        fputs(": ", stderr);
+        text_write_escaped(stderr, detail, false);
+    }
+    fputs("\nTry 'attnstep --help' for more information.\n", stderr);
     return EXIT_STATUS_USAGE;
 }
 
 /* ---- the modes ---- */
 
-/* Writes a failure to write stdout, which would otherwise pass unseen. */
+/* Says that memory ran out while writing; a failed write (EXIT_STATUS_IO) is said once, by
+ * close_stdout, whichever mode it was. */
 static int written(int status)
 {
-    if (status == EXIT_STATUS_IO)
-        fprintf(stderr, "attnstep: cannot write the output: %s\n", strerror(errno));
-    else if (status == EXIT_STATUS_SOFTWARE)
+    if (status == EXIT_STATUS_SOFTWARE)
         fprintf(stderr, "attnstep: out of memory while writing the output\n");
     return status;
+}
+
+/* What a stats function's -1 meant: a failed write shows on the stream, else memory ran out. */
+static int stats_status(int result)
+{
+    if (result == 0)
+        return EXIT_STATUS_OK;
+    return written(ferror(stdout) ? EXIT_STATUS_IO : EXIT_STATUS_SOFTWARE);
 }
 
 /* --plain, --json, --markdown: the whole trace in the mode's format. */
@@ -78,9 +107,15 @@ static int write_csv(const options *o, const lesson *l, const trace *t)
     if (stage == STAGE_COUNT || !trace_has_stage(t, stage))
         return usage_error("--csv: no such stage in this lesson", o->csv_stage);
     int head = o->head ? o->head : 1;
-    if (stage_get(stage)->per_head && head > t->heads)
-        return usage_error("--head: this lesson has fewer heads", NULL);
-    return written(output_write_matrix(o->mode->format, l, t, stage, head, stdout));
+    if (stage_get(stage)->per_head && head > t->heads) {
+        char message[96];   /* as --explain says it */
+        snprintf(message, sizeof message, "head %d does not exist: this lesson has %d head%s",
+                 head, t->heads, t->heads == 1 ? "" : "s");
+        return usage_error(message, NULL);
+    }
+    /* exact unless --precision asks for fewer digits */
+    int precision = o->precision_given ? o->precision : -1;
+    return written(output_write_matrix_at(o->mode->format, l, t, stage, head, precision, stdout));
 }
 
 static int write_explanation(const options *o, const lesson *l, const trace *t)
@@ -97,16 +132,37 @@ static int write_explanation(const options *o, const lesson *l, const trace *t)
     if (!text)
         return written(EXIT_STATUS_SOFTWARE);
     explain(t, &cell, o->precision, text, (size_t)length + 1);
-    puts(text);
+    /* the explanation names the cell by its tokens, which are lesson text */
+    text_write_escaped(stdout, text, true);
+    putchar('\n');
     free(text);
-    return written(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_STATUS_OK : EXIT_STATUS_IO);
+    return EXIT_STATUS_OK;   /* close_stdout finds a failed write */
 }
 
 static int write_stats(const options *o, const lesson *l, const trace *t)
 {
-    (void)o;
-    return written(stats_print(t, &o->ui.compute, l->title, stdout) == 0 ? EXIT_STATUS_OK
-                                                                          : EXIT_STATUS_IO);
+    int length = text_escape(l->title, NULL, 0);
+    char *title = malloc((size_t)length + 1);  /* the title is lesson text: escaped */
+    if (!title)
+        return written(EXIT_STATUS_SOFTWARE);
+    text_escape(l->title, title, (size_t)length + 1);
+    int printed = stats_print(t, &o->ui.compute, title, stdout);
+    free(title);
+    return stats_status(printed);
+}
+
+/* The exit status of a lesson that did not load, its diagnostics printed (a lesson without
+ * them ran out of memory before it could say so: that is said). */
+static int load_failure(const char *path, lesson_status loaded, lesson_diagnostics *diagnostics)
+{
+    lesson_diagnostics_print(diagnostics, stderr);
+    if (diagnostics->count == 0) {
+        text_write_escaped(stderr, path, false);
+        fputs(": error: not enough memory to load this lesson\n", stderr);
+    }
+    lesson_diagnostics_free(diagnostics);
+    return loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT
+         : loaded == LESSON_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
 }
 
 static int load_traced(const options *o, const char *path, bool checking, lesson *l, trace *t);
@@ -124,7 +180,10 @@ static int check_lessons(const options *o, int count, char **paths)
         if (one == EXIT_STATUS_OK) {
             trace_free(&t);
             lesson_free(&l);
-        } else if (status == EXIT_STATUS_OK || one == EXIT_STATUS_NO_INPUT) {
+        } else if (status != EXIT_STATUS_SOFTWARE
+                   && (status == EXIT_STATUS_OK || one == EXIT_STATUS_NO_INPUT
+                       || one == EXIT_STATUS_SOFTWARE)) {
+            /* the most serious status wins: no memory, then an unreadable file, then errors */
             status = one;
         }
     }
@@ -140,8 +199,40 @@ static int show_cost(const options *o, int count, char **paths)
         return usage_error("--heads must divide --d-model", NULL);
     int (*cost)(int, int, const trace_options *, FILE *) = o->decode ? stats_cost_decode
                                                                       : stats_cost;
-    return cost(o->d_model, o->heads, &o->ui.compute, stdout) == 0 ? EXIT_STATUS_OK
-                                                                   : EXIT_STATUS_SOFTWARE;
+    return stats_status(cost(o->d_model, o->heads, &o->ui.compute, stdout));
+}
+
+/* --reset [LESSON...]: forgets the progress kept of every lesson, or of those given. */
+static int reset_progress(const options *o, int count, char **paths)
+{
+    const char *dir = o->ui.state_dir;
+    char error[PATH_MAX + 128];
+    if (!dir) {
+        fprintf(stderr, "attnstep: --reset: neither XDG_STATE_HOME nor HOME names a folder, so "
+                "no progress is kept\n");
+        return EXIT_STATUS_USAGE;
+    }
+    int status = EXIT_STATUS_OK;
+    for (int i = 0; i < (count ? count : 1); i++) {
+        const char *lesson_path = count ? paths[i] : NULL;
+        int removed = ui_progress_reset(dir, lesson_path, error, sizeof error);
+        if (removed < 0) {
+            fprintf(stderr, "attnstep: --reset: %s\n", error);
+            return EXIT_STATUS_IO;
+        }
+        if (lesson_path && removed == 0 && access(lesson_path, F_OK) != 0) {
+            fputs("attnstep: --reset: ", stderr);
+            text_write_escaped(stderr, lesson_path, false);
+            fputs(": no such lesson, and no progress kept for it\n", stderr);
+            status = EXIT_STATUS_NO_INPUT;
+        } else if (lesson_path) {
+            text_write_escaped(stdout, lesson_path, false);
+            printf(": %s\n", removed ? "progress cleared" : "no progress was kept");
+        } else {
+            printf("progress cleared: %d lesson%s (%s)\n", removed, removed == 1 ? "" : "s", dir);
+        }
+    }
+    return status;
 }
 
 static int run_ui(const options *o, int count, char **paths)
@@ -151,15 +242,37 @@ static int run_ui(const options *o, int count, char **paths)
     return ui_run(&ui);
 }
 
-static const mode mode_plain = { write_format, NULL, &output_plain };
-static const mode mode_json = { write_format, NULL, &output_json };
-static const mode mode_markdown = { write_format, NULL, &output_markdown };
-static const mode mode_csv = { write_csv, NULL, &output_csv };
-static const mode mode_explain = { write_explanation, NULL, NULL };
-static const mode mode_stats = { write_stats, NULL, NULL };
-static const mode mode_check = { NULL, check_lessons, NULL };
-static const mode mode_cost = { NULL, show_cost, NULL };
-static const mode mode_ui = { NULL, run_ui, NULL };
+static bool ui_usable(const options *o, char *why, size_t size);
+
+/* --compare A B: the UI with two lessons side by side, A leading; it has no text form, so
+ * without a terminal (or --keys) it is refused rather than drawn into a file. */
+static int run_compare(const options *o, int count, char **paths)
+{
+    if (count != 2)
+        return usage_error("--compare takes two lessons", count < 2 ? "too few" : "too many");
+    char why[128];
+    if (!o->ui.key_script && !ui_usable(o, why, sizeof why))
+        return usage_error("--compare shows the interactive UI and needs a terminal (or --keys)",
+                           why);
+    ui_options ui = o->ui;
+    ui.lesson_path = paths[0];
+    ui.compare_path = paths[1];
+    return ui_run(&ui);
+}
+
+static const mode mode_plain = { write_format, NULL, &output_plain, USES_PLAIN, "--plain" };
+static const mode mode_json = { write_format, NULL, &output_json, USES_JSON, "--json" };
+static const mode mode_markdown = { write_format, NULL, &output_markdown, USES_MARKDOWN,
+                                    "--markdown" };
+static const mode mode_csv = { write_csv, NULL, &output_csv, USES_CSV, "--csv" };
+static const mode mode_explain = { write_explanation, NULL, NULL, USES_EXPLAIN, "--explain" };
+static const mode mode_stats = { write_stats, NULL, NULL, USES_STATS, "--stats" };
+static const mode mode_check = { NULL, check_lessons, NULL, USES_CHECK, "--check" };
+static const mode mode_cost = { NULL, show_cost, NULL, USES_COST, "--cost" };
+static const mode mode_ui = { NULL, run_ui, NULL, USES_UI, "the interactive UI" };
+/* the comparison is the UI: the UI's options apply to it */
+static const mode mode_compare = { NULL, run_compare, NULL, USES_UI, "--compare" };
+static const mode mode_reset = { NULL, reset_progress, NULL, USES_RESET, "--reset" };
 
 /* ---- the settings ---- */
 
@@ -178,9 +291,13 @@ static bool parse_int(const char *text, int low, int high, int *value)
 static bool set_head(options *o, const char *arg) { return parse_int(arg, 1, 1 << 20, &o->head); }
 static bool set_precision(options *o, const char *arg)
 {
+    o->precision_given = true;
     return parse_int(arg, 0, 17, &o->precision);
 }
-static bool set_d_model(options *o, const char *arg) { return parse_int(arg, 1, 4096, &o->d_model); }
+static bool set_d_model(options *o, const char *arg)
+{
+    return parse_int(arg, 1, 4096, &o->d_model);
+}
 static bool set_heads(options *o, const char *arg) { return parse_int(arg, 1, 4096, &o->heads); }
 static bool set_at(options *o, const char *arg) { o->ui.at = arg; return true; }
 static bool set_keys(options *o, const char *arg) { o->ui.key_script = arg; return true; }
@@ -193,6 +310,15 @@ static bool set_worksheet(options *o, const char *arg)
 {
     (void)arg;
     o->worksheet = true;
+    return true;
+}
+
+/* Process-wide in the lesson loader, which every mode (and the UI's picker) loads through. */
+static bool set_allow_paths(options *o, const char *arg)
+{
+    (void)o;
+    (void)arg;
+    lesson_allow_paths(true);
     return true;
 }
 
@@ -247,80 +373,104 @@ typedef struct {
     bool (*set)(options *o, const char *arg);  /* the setting it parses, or NULL */
     const char *refusal;                     /* set's message for a bad argument */
     void (*print)(const char *arg);          /* what it prints before leaving, or NULL */
+    unsigned used_by;                        /* USES_ bits of the modes it changes anything in */
 } option_row;
 
 static const option_row option_table[] = {
     { "plain", 0, no_argument, NULL,
-      "every stage as a labelled text table, with the narration", &mode_plain, NULL, NULL, NULL },
+      "every stage as a labelled text table, with the narration", &mode_plain, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "json", 0, no_argument, NULL,
-      "every intermediate as JSON, numbers bit-exact", &mode_json, NULL, NULL, NULL },
+      "every intermediate as JSON, numbers bit-exact", &mode_json, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "markdown", 0, no_argument, NULL,
-      "a handout: narration, every stage as a Markdown table", &mode_markdown, NULL, NULL, NULL },
+      "a handout: narration, every stage as a Markdown table", &mode_markdown, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "worksheet", 0, no_argument, NULL,
       "with --markdown: the questions without their answers or the\n"
-      "tables that give them away, then an answer key", NULL, set_worksheet, NULL, NULL },
+      "tables that give them away, then an answer key", NULL, set_worksheet, NULL, NULL,
+      USES_MARKDOWN },
     { "csv", 0, required_argument, "--csv STAGE",
       "one stage's matrix as CSV (with --head for per-head stages)", &mode_csv, set_csv, NULL,
-      NULL },
+      NULL, USES_EVERY_MODE },
     { "explain", 0, required_argument, "--explain 'STAGE[ROW,COL]'",
       "the arithmetic of one cell; ROW and COL are token names or\n"
       "0-based indices, e.g. --explain 'weights[cat,sat]'", &mode_explain, set_explain, NULL,
-      NULL },
+      NULL, USES_EVERY_MODE },
     { "full", 0, no_argument, NULL,
       "with --explain: every term of a long sum, not only the largest", NULL, set_full, NULL,
-      NULL },
+      NULL, USES_EXPLAIN },
     { "check", 0, no_argument, "--check LESSON...",
       "validate lessons and prove their answers, expect: claims and\n"
       "live numbers; print every problem found (warnings only: exit 0;\n"
-      "66 if any is unreadable, else 65 if any has errors)", &mode_check, NULL, NULL, NULL },
+      "66 if any is unreadable, else 65 if any has errors)", &mode_check, NULL, NULL, NULL,
+      USES_EVERY_MODE },
+    { "allow-paths", 0, no_argument, NULL,
+      "let a lesson's {file: ...} read files outside its folder\n"
+      "(absolute paths, '..', links leading out)", NULL, set_allow_paths, NULL, NULL,
+      USES_EVERY_MODE & ~(USES_COST | USES_RESET) },
     { "template", 0, no_argument, NULL,
-      "print a commented starter lesson", NULL, NULL, NULL, print_template },
+      "print a commented starter lesson", NULL, NULL, NULL, print_template, USES_EVERY_MODE },
     { "stats", 0, no_argument, "--stats LESSON",
       "what each stage costs: multiplications, additions, memory,\n"
-      "measured time, then the totals and the peak memory", &mode_stats, NULL, NULL, NULL },
+      "measured time, then the totals and the peak memory", &mode_stats, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "cost", 0, no_argument, NULL,
       "how the cost grows with the sentence: n = 16, 32, … 2048\n"
-      "random tokens, measured, with a plot", &mode_cost, NULL, NULL, NULL },
+      "random tokens, measured, with a plot", &mode_cost, NULL, NULL, NULL, USES_EVERY_MODE },
     { "decode", 0, no_argument, NULL,
       "with --cost: generating one token with a KV cache (linear in n)\n"
       "against recomputing its prefix (quadratic), n = 16 … 1024", NULL, set_decode, NULL,
-      NULL },
+      NULL, USES_COST },
     { "d-model", 0, required_argument, "--d-model D, --heads H",
       "the shape --cost uses (default 64 and 4)", NULL, set_d_model,
-      "--d-model takes a number from 1 to 4096", NULL },
+      "--d-model takes a number from 1 to 4096", NULL, USES_COST },
     { "heads", 0, required_argument, "",
-      NULL, NULL, set_heads, "--heads takes a number from 1 to 4096", NULL },
+      NULL, NULL, set_heads, "--heads takes a number from 1 to 4096", NULL, USES_COST },
     { "head", 0, required_argument, "--head H",
       "the head for --explain, --csv and --at (from 1; default 1)", NULL, set_head,
-      "--head takes a head number from 1", NULL },
+      "--head takes a head number from 1", NULL, USES_EXPLAIN | USES_CSV | USES_UI },
     { "at", 0, required_argument, "--at 'STAGE[ROW,COL]'",
       "open the UI at that cell (the script's step on it, else its stage)", NULL, set_at,
-      NULL, NULL },
+      NULL, NULL, USES_UI },
     { "precision", 0, required_argument, "--precision N",
       "decimals in --plain, --markdown, --explain and the UI\n"
-      "(0-17, default 4); --json and --csv write every digit", NULL, set_precision,
-      "--precision takes a number from 0 to 17", NULL },
+      "(0-17, default 4); --json writes every digit, and --csv\n"
+      "unless --precision is given", NULL, set_precision,
+      "--precision takes a number from 0 to 17", NULL,
+      USES_PLAIN | USES_MARKDOWN | USES_EXPLAIN | USES_CSV | USES_UI },
     { "color", 0, required_argument, "--color=WHEN, --colour=WHEN",
       "colours in the UI: auto (default), always, never", NULL, set_color,
-      "--color takes auto, always or never", NULL },
+      "--color takes auto, always or never", NULL, USES_UI },
     { "colour", 0, required_argument, "", NULL, NULL, set_color,
-      "--colour takes auto, always or never", NULL },
+      "--colour takes auto, always or never", NULL, USES_UI },
     { "present", 0, no_argument, "--present",
       "the UI for a projector: no step list, a larger matrix, the\n"
-      "most decimals that fit (P switches it in the UI)", NULL, set_present, NULL, NULL },
+      "most decimals that fit (P switches it in the UI)", NULL, set_present, NULL, NULL,
+      USES_UI },
+    { "compare", 0, no_argument, "--compare A B",
+      "the UI with two lessons side by side: the same step of both,\n"
+      "moving together, the cells that differ marked", &mode_compare, NULL, NULL, NULL,
+      USES_EVERY_MODE },
+    { "reset", 0, no_argument, "--reset [LESSON...]",
+      "forget the progress the UI kept (answers, score, the step\n"
+      "left): of every lesson, or of the lessons given", &mode_reset, NULL, NULL, NULL,
+      USES_EVERY_MODE },
     { "keys", 0, required_argument, "--keys FILE",
-      "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL },
+      "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL,
+      USES_UI },
     { "screen", 0, required_argument, "--screen COLSxROWS",
       "headless UI screen size (default 80x24)", NULL, set_screen,
-      "--screen takes COLSxROWS, e.g. 80x24", NULL },
+      "--screen takes COLSxROWS, e.g. 80x24", NULL, USES_UI },
     { "help-keys", 0, optional_argument, NULL,
-      "list the keys of the interactive UI", NULL, NULL, NULL, print_keys },
+      "list the keys of the interactive UI", NULL, NULL, NULL, print_keys, USES_EVERY_MODE },
     { "help", 'h', optional_argument, "-h, --help", "show this help", NULL, NULL, NULL,
-      print_help },
+      print_help, USES_EVERY_MODE },
     { "version", 'V', no_argument, "-V, --version", "show the version", NULL, NULL, NULL,
-      print_version },
+      print_version, USES_EVERY_MODE },
 };
 enum { OPTION_COUNT = (int)(sizeof option_table / sizeof option_table[0]) };
+_Static_assert(OPTION_COUNT <= 64, "options.given has one bit per option");
 
 /* Every environment variable attnstep heeds (read_environment reads them), for --help and the
  * manual page. */
@@ -338,6 +488,10 @@ static const struct {
     { "NO_COLOR", "set and not empty: the UI draws without colour unless --color=always" },
     { "LANG, LC_ALL", "a locale that is not UTF-8 makes the UI draw in ASCII; numbers always "
       "read and print with a '.'" },
+    { "XDG_STATE_HOME", "the UI keeps each lesson's progress (answers, score, the step left) "
+      "in its attnstep folder; unset or not an absolute path: ~/.local/state/attnstep" },
+    { "HOME", "the home folder, for ~/.local/state/attnstep when XDG_STATE_HOME is unset; "
+      "with neither, progress is not kept" },
     { "TERM", "the terminal type; unset or dumb: the plain trace instead of the UI" },
     { "PATH", "where attnstep finds its own file, to find the lessons installed beside it, when "
       "neither /proc/self/exe nor argv[0] says" },
@@ -440,6 +594,10 @@ static const struct {
       "after it. Every weight matrix is made (random ones drawn) and checked, though no trace is "
       "computed: a lesson with d_model 4096 holds four 4096 x 4096 matrices of doubles, "
       "512 MiB, and takes a second or two." },
+    { "allow-paths", "Without it, a lesson whose {file: NAME} is an absolute path, climbs out of "
+      "the lesson's folder with .., or is a symbolic link leading out is refused (exit 65), so "
+      "that a downloaded lesson cannot read other files. It applies to every lesson loaded, "
+      "the UI's picker too." },
     { "keys", "For tests and for scripted demonstrations; the format is under KEY SCRIPTS." },
     { "help-keys", "--help-keys=man writes them as troff, for the KEYS section of this page." },
     { "help", "--help=man writes the OPTIONS, ENVIRONMENT and EXIT STATUS sections of this page "
@@ -566,6 +724,24 @@ static const char *one_mode_only(char *text, size_t size)
     return text;
 }
 
+/* An option the chosen mode does nothing with is a mistake to say, not to pass over: the user
+ * expected it to change something. The plain trace printed because the UI cannot run accepts
+ * the UI's options too. Returns -1, or the usage error's status. */
+static int refuse_ignored(const options *o, bool fallback)
+{
+    unsigned modes = o->mode->bit | (fallback ? USES_UI : 0);
+    for (int i = 0; i < OPTION_COUNT; i++) {
+        unsigned used_by = option_table[i].used_by;
+        if (!(o->given >> i & 1) || (used_by & modes))
+            continue;
+        char message[128];
+        snprintf(message, sizeof message, "--%s does nothing with %s", option_table[i].name,
+                 o->mode->name);
+        return usage_error(message, NULL);
+    }
+    return -1;
+}
+
 /* Returns -1 when parsing went well, else the exit status to leave with. */
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -583,6 +759,9 @@ static int parse_options(int argc, char **argv, options *o)
         if (c < 0 || c >= OPTION_COUNT)
             return usage_error("unknown option", NULL);
         const option_row *row = &option_table[c];
+        o->given |= 1ull << c;
+        if (row->print || row->mode)
+            snprintf(o->writing, sizeof o->writing, "the output of --%s", row->name);
         if (row->print) {
             row->print(optarg);
             return EXIT_STATUS_OK;
@@ -595,12 +774,6 @@ static int parse_options(int argc, char **argv, options *o)
         if (row->set && !row->set(o, optarg))
             return usage_error(row->refusal, optarg);
     }
-    if (o->full && o->mode != &mode_explain)
-        return usage_error("--full goes with --explain", NULL);
-    if (o->worksheet && o->mode != &mode_markdown)
-        return usage_error("--worksheet goes with --markdown", NULL);
-    if (o->decode && o->mode != &mode_cost)
-        return usage_error("--decode goes with --cost", NULL);
     o->ui.head = o->head;
     o->ui.precision = o->precision;
     return -1;
@@ -610,13 +783,16 @@ static int parse_options(int argc, char **argv, options *o)
 
 static int report_trace_failure(const char *path, const trace *t, const trace_failure *f)
 {
-    fprintf(stderr, "%s: error: %s", path, trace_status_message(f->status));
+    text_write_escaped(stderr, path, false);
+    fprintf(stderr, ": error: %s", trace_status_message(f->status));
     if (f->status == TRACE_ERROR_OVERFLOW) {
         const stage_info *info = stage_get(f->stage);
         char row[32], col[32];
-        fprintf(stderr, " in %s[%s,%s]", info->name,
-                trace_axis_label(t, info->rows, f->row, row, sizeof row),
-                trace_axis_label(t, info->cols, f->col, col, sizeof col));
+        fprintf(stderr, " in %s[", info->name);
+        text_write_escaped(stderr, trace_axis_label(t, info->rows, f->row, row, sizeof row), false);
+        fputc(',', stderr);
+        text_write_escaped(stderr, trace_axis_label(t, info->cols, f->col, col, sizeof col), false);
+        fputc(']', stderr);
         if (f->head > 0)
             fprintf(stderr, " of head %d", f->head);
     }
@@ -631,11 +807,8 @@ static int load_traced(const options *o, const char *path, bool checking, lesson
 {
     lesson_diagnostics diagnostics;
     lesson_status loaded = lesson_load(path, l, &diagnostics);
-    if (loaded != LESSON_OK) {
-        lesson_diagnostics_print(&diagnostics, stderr);
-        lesson_diagnostics_free(&diagnostics);
-        return loaded == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
-    }
+    if (loaded != LESSON_OK)
+        return load_failure(path, loaded, &diagnostics);
     trace_failure failure;
     if (trace_compute(&l->input, &o->ui.compute, t, &failure) != TRACE_OK) {
         /* the failure names cells by the input's labels, which outlive the failed trace */
@@ -724,9 +897,11 @@ static void read_environment(options *o, const char *argv0)
     const char *threads = getenv("ATTNSTEP_THREADS");
     const char *portable = getenv("ATTNSTEP_PORTABLE");
     const char *no_color = getenv("NO_COLOR");
-    if (threads && *threads && !parse_int(threads, 0, 1 << 16, &o->ui.compute.threads))
-        fprintf(stderr, "attnstep: ATTNSTEP_THREADS=%s is not a number; using every core\n",
-                threads);
+    if (threads && *threads && !parse_int(threads, 0, 1 << 16, &o->ui.compute.threads)) {
+        fputs("attnstep: ATTNSTEP_THREADS=", stderr);
+        text_write_escaped(stderr, threads, false);
+        fputs(" is not a number; using every core\n", stderr);
+    }
     o->ui.compute.portable = portable && *portable && strcmp(portable, "0") != 0;
     if (no_color && *no_color && o->ui.color == UI_COLOR_AUTO)
         o->ui.color = UI_COLOR_NEVER;
@@ -734,46 +909,113 @@ static void read_environment(options *o, const char *argv0)
     o->ui.lesson_folders = folders && *folders ? folders : default_lesson_folders(o, argv0);
     o->ui.key_times = getenv("ATTNSTEP_KEY_TIMES");
     o->ui.term = getenv("TERM");
+    o->ui.state_dir = ui_progress_dir(getenv("XDG_STATE_HOME"), getenv("HOME"), o->state_dir,
+                                      sizeof o->state_dir) ? o->state_dir : NULL;
 }
 
-static bool terminal_usable(const options *o)
+/* Whether the interactive UI can run here; when it cannot, why goes into `why`. */
+static bool ui_usable(const options *o, char *why, size_t size)
 {
     const char *term = o->ui.term;
-    return isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && term && *term
-        && strcmp(term, "dumb") != 0;
+    if (!isatty(STDOUT_FILENO))
+        snprintf(why, size, "standard output is not a terminal");
+    else if (!isatty(STDIN_FILENO))
+        snprintf(why, size, "standard input is not a terminal");
+    else if (!term || !*term || strcmp(term, "dumb") == 0)
+        snprintf(why, size, "TERM is unset or dumb");
+    else if (!ui_terminal_known(term)) {
+        char shown[64];
+        text_escape(term, shown, sizeof shown);
+        snprintf(why, size, "TERM=%s is a terminal type curses does not know", shown);
+    } else
+        return true;
+    return false;
 }
 
-/* Without a mode: the UI on a terminal (or with a key script), else the plain trace. */
-static const mode *default_mode(const options *o, int files)
+/* Without a mode: the UI on a terminal (or with a key script), else the plain trace, with a
+ * note saying why when the output is a terminal that expected the UI. */
+static const mode *default_mode(options *o, int files)
 {
-    if (o->ui.key_script || terminal_usable(o))
+    char why[160];
+    bool ui = o->ui.key_script || ui_usable(o, why, sizeof why);
+    snprintf(o->writing, sizeof o->writing, ui ? "the UI's screens" : "the plain trace");
+    if (ui)
         return &mode_ui;
     if (files && isatty(STDOUT_FILENO))
-        fputs("attnstep: this terminal cannot run the interactive UI (TERM is unset or dumb); "
-              "printing the plain trace\n", stderr);
+        fprintf(stderr, "attnstep: this terminal cannot run the interactive UI (%s); "
+                "printing the plain trace\n", why);
     return &mode_plain;
 }
+
+/* Flushes and closes stdout, so that no failed write passes unseen (a full disk, a closed
+ * stdout): it is said once, naming what was being written, and the status becomes 74. */
+static int close_stdout(int status, const char *writing)
+{
+    int error = status == EXIT_STATUS_IO ? errno : 0;  /* the mode stopped at the failure */
+    bool failed = status == EXIT_STATUS_IO || ferror(stdout);
+    if (fflush(stdout) != 0 && !failed) {
+        error = errno;
+        failed = true;
+    }
+    if (fclose(stdout) != 0 && !failed) {
+        error = errno;
+        failed = true;
+    }
+    if (!failed)
+        return status;
+    fprintf(stderr, "attnstep: cannot write %s to standard output%s%s\n",
+            *writing ? writing : "the output", error ? ": " : "", error ? strerror(error) : "");
+    return EXIT_STATUS_IO;
+}
+
+/* A closed stdin, stdout or stderr is held by /dev/null opened for reading, so that no file
+ * the program opens takes its number, and every write to a closed stdout fails (EBADF) and
+ * is reported like any failed write. */
+static void hold_closed_streams(void)
+{
+    for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int held = open("/dev/null", O_RDONLY);
+            if (held >= 0 && held != fd) {
+                dup2(held, fd);
+                close(held);
+            }
+        }
+}
+
+static int run(int argc, char **argv, options *o);
 
 int main(int argc, char **argv)
 {
     /* UTF-8 and the user's language, but numbers always read and print with a '.' */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    hold_closed_streams();
     options o;
-    int status = parse_options(argc, argv, &o);
+    int status = run(argc, argv, &o);
+    return close_stdout(status, o.writing);
+}
+
+/* Parses the command line and runs the mode it chooses; returns the exit status. */
+static int run(int argc, char **argv, options *o)
+{
+    int status = parse_options(argc, argv, o);
     if (status >= 0)
         return status;
-    read_environment(&o, argv[0]);
+    read_environment(o, argv[0]);
     int files = argc - optind;
-    bool chosen = o.mode != NULL;
+    bool chosen = o->mode != NULL;
     if (!chosen)
-        o.mode = default_mode(&o, files);
-    if (o.mode->with_files && (o.mode != &mode_ui || files <= 1))
-        return o.mode->with_files(&o, files, argv + optind);
+        o->mode = default_mode(o, files);
+    status = refuse_ignored(o, !chosen && o->mode != &mode_ui);
+    if (status >= 0)
+        return status;
+    if (o->mode->with_files && (o->mode != &mode_ui || files <= 1))
+        return o->mode->with_files(o, files, argv + optind);
     if (files > 1)
         return usage_error("one lesson at a time (--check takes several)", NULL);
     if (!files)
         return usage_error(chosen ? "no lesson given" : "no lesson given, and output is not a "
                            "terminal for the lesson picker", NULL);
-    return run_with_trace(&o, argv[optind]);
+    return run_with_trace(o, argv[optind]);
 }

@@ -2,13 +2,18 @@
  * reporting every problem it can find, and turns a valid one into the core's attention_input. */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "lesson.h"
 #include "lesson_diag.h"
+#include "lesson_file.h"
 #include "lesson_text.h"
 #include "lesson_yaml.h"
 #include "claim.h"
+#include "numpy_random.h"
 #include "random.h"
 
 #define DEFAULT_TOLERANCE 0.005
@@ -19,8 +24,8 @@
     X(D_MODEL, "d_model") X(HEADS, "heads") X(W_Q, "W_Q") X(W_K, "W_K") X(W_V, "W_V") \
     X(W_O, "W_O") X(MASK, "mask") X(POSITIONAL, "positional") X(SCALE, "scale") \
     X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
-    X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile") \
-    X(DECODE, "decode")
+    X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile") X(DECODE, "decode") \
+    X(DRAW_ORDER, "draw_order")
 #define RANDOM_KEYS(X) X(RANDOM, "random") X(SEED, "seed") X(SCALE, "scale")
 #define MASK_KEYS(X) X(WINDOW, "window")
 #define STEP_KEYS(X) \
@@ -42,15 +47,29 @@ static const char *const mask_keys[] = { MASK_KEYS(KEY_NAME) };
 static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
 
 /* How a matrix (or the set of embeddings) is given. */
-typedef enum { FORM_IDENTITY, FORM_LIST, FORM_RANDOM } matrix_form;
+typedef enum { FORM_IDENTITY, FORM_LIST, FORM_RANDOM, FORM_NUMPY, FORM_FILE } matrix_form;
 
 typedef struct {
     matrix_form form;
-    int node;            /* the list, for FORM_LIST */
+    int node;            /* the list, for FORM_LIST; the mapping, for the others */
     random_kind kind;
     uint64_t seed;
     double scale;
+    double *values;      /* FORM_FILE and FORM_NUMPY: rows × cols given values, row-major (for
+                            embeddings one row per token, then per source token) */
+    int rows, cols;
 } matrix_spec;
+
+/* The matrices in numpy's default draw order; draw_order: names them. */
+enum { DRAWN_EMBEDDINGS, DRAWN_COUNT = 5 };
+static const char *const drawn_names[DRAWN_COUNT] = { "embeddings", "W_Q", "W_K", "W_V", "W_O" };
+
+/* --allow-paths: data files may be anywhere (set once by main, before loading). */
+static bool allow_any_path;
+
+void lesson_allow_paths(bool allow) {
+    allow_any_path = allow;
+}
 
 /* A token list as read: copies of the tokens, and the node each one was written in. */
 typedef struct {
@@ -91,6 +110,9 @@ typedef struct {
     bool decode;              /* decode: true */
     int n_steps;
     lesson_step *steps;
+    int n_data_files;
+    char *data_files[DRAWN_COUNT];  /* the data files read: embeddings and W_* at most */
+    size_t max_bytes;         /* the most that the lesson and its trace may take together */
 } checker;
 
 /* ---- reporting helpers ---- */
@@ -516,36 +538,91 @@ static int distinct_id(const checker *c, const char *token) {
 
 /* ---- embeddings and matrices ---- */
 
-/* Reads {random: normal|xavier, seed: N, scale: S}. */
+/* Reads {random: normal|xavier|numpy, seed: N, scale: S}. numpy's legacy seeds are 32-bit. */
 static bool read_random(checker *c, int map, matrix_spec *spec) {
-    static const char *const kinds[] = { "normal", "xavier" };
+    static const char *const kinds[] = { "normal", "xavier", "numpy" };
     int keys[RANDOM_COUNT];
     read_keys(c, map, random_keys, RANDOM_COUNT, keys);
-    *spec = (matrix_spec){ .form = FORM_RANDOM, .scale = 1.0 };
+    *spec = (matrix_spec){ .form = FORM_RANDOM, .node = map, .scale = 1.0 };
     bool ok = keys[RANDOM_RANDOM] >= 0;
     require(c, map, keys[RANDOM_RANDOM], "random");
     int kind = keys[RANDOM_RANDOM] < 0 ? -1
-             : read_word(c, keys[RANDOM_RANDOM], "random", kinds, 2, "normal or xavier");
+             : read_word(c, keys[RANDOM_RANDOM], "random", kinds, 3, "normal, xavier or numpy");
     ok = kind >= 0 && ok;
     spec->kind = kind == 1 ? RANDOM_XAVIER : RANDOM_NORMAL;
+    if (kind == 2) spec->form = FORM_NUMPY;
     if (keys[RANDOM_SEED] >= 0)
-        ok = read_integer(c, keys[RANDOM_SEED], "seed", 0, UINT64_MAX, &spec->seed) && ok;
+        ok = read_integer(c, keys[RANDOM_SEED], "seed", 0,
+                          spec->form == FORM_NUMPY ? UINT32_MAX : UINT64_MAX, &spec->seed) && ok;
     if (keys[RANDOM_SCALE] >= 0)
         ok = read_number(c, keys[RANDOM_SCALE], "scale", &spec->scale) && ok;
     return ok;
 }
 
-/* Whether a mapping is the random form: it has the key `random` with a plain word as value
- * (a token called "random" has a list as value). */
-static bool is_random_form(const checker *c, int map) {
+/* Whether a mapping has the key `word` (with a plain word as value unless any_value): the random
+ * form (`random`) or the file form (`file`). Among embeddings a token called "random" or "file"
+ * has a list as value; a matrix has no tokens, so there any value is the form's, to report. */
+static bool has_form_key(const checker *c, int map, const char *word, bool any_value) {
     for (int key = map + 1; key < lesson_node_next(c->t, map);) {
         int value = lesson_node_next(c->t, key);
         if (node_at(c, key)->kind == LESSON_NODE_SCALAR
-            && strcmp(lesson_node_text(c->t, key), "random") == 0)
-            return node_at(c, value)->kind == LESSON_NODE_SCALAR;
+            && strcmp(lesson_node_text(c->t, key), word) == 0)
+            return any_value || node_at(c, value)->kind == LESSON_NODE_SCALAR;
         key = lesson_node_next(c->t, value);
     }
     return false;
+}
+
+static bool is_random_form(const checker *c, int map) {
+    return has_form_key(c, map, "random", false);
+}
+
+/* Reads {file: NAME.npy|NAME.csv} for `what` into spec, checking the file's shape against
+ * rows × cols (either may be -1: not known yet, then taken from the file). */
+static bool read_file_form(checker *c, int map, const char *what, int rows, int cols,
+                           const char *needs, matrix_spec *spec) {
+    static const char *const keys_here[] = { "file" };
+    int name_node = -1;
+    read_keys(c, map, keys_here, 1, &name_node);
+    *spec = (matrix_spec){ .form = FORM_FILE, .node = map, .scale = 1.0 };
+    char *name = read_text(c, name_node, "file");
+    if (!name) return false;
+    char problem[512], name_shown[LESSON_ESCAPED_MAX];
+    lesson_file_matrix m;
+    char **opened = &c->data_files[c->n_data_files];
+    assert(c->n_data_files < (int)(sizeof c->data_files / sizeof c->data_files[0]));
+    lesson_file_status status = lesson_file_read(c->d->path ? c->d->path : "", name,
+                                                 allow_any_path, &m, opened, problem,
+                                                 sizeof problem);
+    if (status == LESSON_FILE_OK) c->n_data_files++;
+    lesson_escape(name, strlen(name), name_shown);
+    free(name);
+    if (status != LESSON_FILE_OK) {
+        lesson_diagnostic *item = REPORT(c, name_node, DATA_FILE, what, name_shown, problem);
+        if (status == LESSON_FILE_REFUSED) lesson_hint(item, LESSON_HINT_ALLOW_PATHS);
+        return false;
+    }
+    if ((rows >= 0 && m.rows != rows) || (cols >= 0 && m.cols != cols)) {
+        char has[64], want[64];
+        lesson_file_shape(&m, has, sizeof has);
+        snprintf(want, sizeof want, "(%d, %d)", rows >= 0 ? rows : m.rows,
+                 cols >= 0 ? cols : m.cols);
+        char need[160];
+        snprintf(need, sizeof need, "%s %s", want, needs);
+        REPORT(c, name_node, FILE_SHAPE, what, name_shown, has, what, need);
+        free(m.values);
+        return false;
+    }
+    spec->values = m.values;
+    spec->rows = m.rows;
+    spec->cols = m.cols;
+    return true;
+}
+
+/* The rows of embeddings given as a whole matrix (a file, or numpy's draws): one per token, then
+ * one per source token. */
+static int position_rows(const checker *c) {
+    return c->tokens.count + (c->keys[TOP_SOURCE] >= 0 ? c->source.count : 0);
 }
 
 static void embedding_label(const checker *c, int key, char *label, size_t size) {
@@ -598,8 +675,17 @@ static void read_embeddings(checker *c, int node) {
     if (!usable(c, node)) return;
     if (node_at(c, node)->kind != LESSON_NODE_MAP) {
         REPORT(c, node, WRONG_TYPE, "embeddings",
-               "a mapping from each token to its vector, or {random: ...}",
+               "a mapping from each token to its vector, {random: ...} or {file: ...}",
                lesson_node_describe(c->t, node));
+        return;
+    }
+    if (has_form_key(c, node, "file", false)) {
+        const char *needs = c->keys[TOP_SOURCE] >= 0
+            ? "(one row per token, then one per source token; d_model columns)"
+            : "(one row per token; d_model columns)";
+        if (read_file_form(c, node, "embeddings", position_rows(c), c->d_model, needs,
+                           &c->embeddings) && c->d_model < 0)
+            c->d_model = c->embeddings.cols;
         return;
     }
     if (!is_random_form(c, node)) {
@@ -625,10 +711,13 @@ static void read_matrix(checker *c, int node, const char *name, int cols, matrix
     static const char *const words[] = { "identity" };
     *spec = (matrix_spec){ .form = FORM_IDENTITY, .node = node };
     if (!usable(c, node)) return;
-    const char *expected = "identity, a list of rows or {random: ...}";
+    const char *expected = "identity, a list of rows, {random: ...} or {file: ...}";
     switch (node_at(c, node)->kind) {
     case LESSON_NODE_MAP:
-        read_random(c, node, spec);
+        if (has_form_key(c, node, "file", true))
+            read_file_form(c, node, name, c->d_model, c->d_model, "(d_model × d_model)", spec);
+        else
+            read_random(c, node, spec);
         return;
     case LESSON_NODE_SCALAR:
         read_word(c, node, name, words, 1, expected);
@@ -656,6 +745,76 @@ static void read_matrix(checker *c, int node, const char *name, int cols, matrix
     free(vectors);
     LESSON_FOR_EACH_CHILD(c->t, node, row)
         read_vector(c, row, width, label, most ? "rows" : NULL, NULL);
+}
+
+/* ---- numpy's draws ---- */
+
+static matrix_spec *drawn_spec(checker *c, int i) {
+    return i == DRAWN_EMBEDDINGS ? &c->embeddings : &c->W[i - 1];
+}
+
+/* Reads draw_order: into order (the indices of drawn_names), returning how many; without it,
+ * the default order. It must name each matrix drawn with `random: numpy` once, and no other. */
+static int read_draw_order(checker *c, int node, int *order) {
+    if (node < 0) {
+        for (int i = 0; i < DRAWN_COUNT; i++) order[i] = i;
+        return DRAWN_COUNT;
+    }
+    if (!expect_kind(c, node, LESSON_NODE_LIST, "draw_order", "a list of matrix names"))
+        return 0;
+    int count = 0;
+    bool listed[DRAWN_COUNT] = { false };
+    char message[128];
+    LESSON_FOR_EACH_CHILD(c->t, node, item) {
+        int i = read_word(c, item, "a name in draw_order", drawn_names, DRAWN_COUNT,
+                          "embeddings, W_Q, W_K, W_V or W_O");
+        if (i < 0) continue;
+        if (listed[i] || drawn_spec(c, i)->form != FORM_NUMPY) {
+            snprintf(message, sizeof message, listed[i] ? "'%s' is listed twice"
+                     : "'%s' is not drawn with 'random: numpy'", drawn_names[i]);
+            REPORT(c, item, DRAW_ORDER, message);
+            continue;
+        }
+        listed[i] = true;
+        order[count++] = i;
+    }
+    for (int i = 0; i < DRAWN_COUNT; i++) {
+        if (listed[i] || drawn_spec(c, i)->form != FORM_NUMPY) continue;
+        snprintf(message, sizeof message, "'%s' is drawn with 'random: numpy' but not listed",
+                 drawn_names[i]);
+        REPORT(c, node, DRAW_ORDER, message);
+    }
+    return count;
+}
+
+/* Draws every `random: numpy` matrix in the draw order, as one numpy program that seeds once
+ * and calls randn for each in turn would: matrices with the same seed continue one stream. */
+static void draw_numpy(checker *c, const int *order, int count) {
+    numpy_random_state *streams = malloc(DRAWN_COUNT * sizeof *streams);
+    uint64_t seeds[DRAWN_COUNT];
+    int n_streams = 0;
+    for (int k = 0; streams && k < count; k++) {
+        matrix_spec *spec = drawn_spec(c, order[k]);
+        if (spec->form != FORM_NUMPY) continue;
+        int s = 0;
+        while (s < n_streams && seeds[s] != spec->seed) s++;
+        if (s == n_streams) {
+            seeds[n_streams++] = spec->seed;
+            numpy_random_seed(&streams[s], (uint32_t)spec->seed);
+        }
+        spec->rows = order[k] == DRAWN_EMBEDDINGS ? position_rows(c) : c->d_model;
+        spec->cols = c->d_model;
+        size_t values = (size_t)spec->rows * (size_t)spec->cols;
+        spec->values = malloc(values * sizeof *spec->values);
+        if (!spec->values) break;
+        numpy_random_fill(&streams[s], spec->scale, spec->values, values);
+    }
+    bool drawn = streams != NULL;
+    for (int k = 0; k < count; k++)
+        drawn = drawn && (drawn_spec(c, order[k])->form != FORM_NUMPY
+                          || drawn_spec(c, order[k])->values);
+    if (!drawn) REPORT(c, 0, NO_MEMORY, NULL);
+    free(streams);
 }
 
 /* ---- mask ---- */
@@ -1150,13 +1309,18 @@ static void check_lesson(checker *c, int root) {
     read_decode(c);
     c->scale = read_bool(c, k[TOP_SCALE], "scale", true);
     read_steps(c, k[TOP_STEPS]);
+    int order[DRAWN_COUNT], drawn = read_draw_order(c, k[TOP_DRAW_ORDER], order);
+    if (!failed(c) && c->d_model > 0 && c->tokens.valid) draw_numpy(c, order, drawn);
 }
 
 /* ---- building a valid lesson ---- */
 
 static void fill_matrix(checker *c, const matrix_spec *spec, int rows, int cols, double *values) {
     size_t count = (size_t)rows * (size_t)cols;
-    if (spec->form == FORM_RANDOM) {
+    if (spec->form == FORM_FILE || spec->form == FORM_NUMPY) {
+        assert(spec->values && (size_t)spec->rows * (size_t)spec->cols == count);
+        memcpy(values, spec->values, count * sizeof *values);
+    } else if (spec->form == FORM_RANDOM) {
         random_state state;
         random_seed(&state, spec->seed);
         /* xavier's a = √(3 / d_model) for every matrix, as lessons/README.md defines it */
@@ -1183,7 +1347,21 @@ static double *expand_rows(const double *vectors, const int *ids, int count, int
     return rows;
 }
 
+/* Embeddings given as a whole matrix: the first rows are the tokens', the rest the source's. */
+static bool build_position_embeddings(checker *c, lesson *l) {
+    size_t d = (size_t)c->d_model, n = (size_t)l->n_tokens, m = (size_t)l->n_source;
+    const double *values = c->embeddings.values;
+    l->embeddings = malloc(n * d * sizeof *l->embeddings);
+    if (l->embeddings) memcpy(l->embeddings, values, n * d * sizeof *values);
+    if (!l->source) return l->embeddings != NULL;
+    l->source_embeddings = malloc(m * d * sizeof *l->source_embeddings);
+    if (l->source_embeddings) memcpy(l->source_embeddings, values + n * d, m * d * sizeof *values);
+    return l->embeddings && l->source_embeddings;
+}
+
 static bool build_embeddings(checker *c, lesson *l) {
+    if (c->embeddings.form == FORM_FILE || c->embeddings.form == FORM_NUMPY)
+        return build_position_embeddings(c, l);
     int d = c->d_model;
     double *vectors = malloc((size_t)c->n_distinct * (size_t)d * sizeof *vectors);
     if (!vectors) return false;
@@ -1249,6 +1427,18 @@ static void format_bytes(size_t bytes, char *out, size_t size) {
     snprintf(out, size, "%.1f GiB", (double)bytes / (double)((size_t)1 << 30));
 }
 
+/* Everything loading the lesson and computing its trace allocate: the trace, and the lesson's
+ * own matrices (the distinct embeddings and their rows per token, the four weights, the
+ * mask), counted before any of them is allocated or drawn. */
+static size_t bytes_needed(const checker *c, const lesson *l) {
+    size_t d = (size_t)c->d_model, n = (size_t)l->n_tokens;
+    size_t m = l->source ? (size_t)l->n_source : n;
+    size_t doubles = ((size_t)c->n_distinct + n + (l->source ? m : 0)) * d + 4 * d * d;
+    size_t own = doubles * sizeof(double) + (c->mask != MASK_NONE ? n * m : 0);
+    size_t computed = trace_bytes_needed(&l->input);
+    return computed > SIZE_MAX - own ? SIZE_MAX : computed + own;
+}
+
 static lesson_status build(checker *c, int root, lesson *l) {
     if (c->d_model < 1 || c->heads < 1) {
         /* Every way to get here should have been reported; never build from unknown sizes. */
@@ -1262,8 +1452,8 @@ static lesson_status build(checker *c, int root, lesson *l) {
     take_tokens(&c->tokens, &l->tokens, &l->n_tokens);
     if (c->keys[TOP_SOURCE] >= 0) take_tokens(&c->source, &l->source, &l->n_source);
     describe_input(c, l);
-    size_t bytes = trace_bytes_needed(&l->input);
-    if (bytes > TRACE_MAX_BYTES) {
+    size_t bytes = bytes_needed(c, l);
+    if (bytes > c->max_bytes) {
         char amount[64];
         format_bytes(bytes, amount, sizeof amount);
         REPORT(c, root, TRACE_TOO_LARGE, amount);
@@ -1291,6 +1481,13 @@ static lesson_status build(checker *c, int root, lesson *l) {
     l->n_steps = c->n_steps;
     c->steps = NULL;
     c->n_steps = 0;
+    /* Out of memory here, the lesson still loads; only following its data files is lost. */
+    if (c->n_data_files > 0 && (l->data_files = malloc((size_t)c->n_data_files
+                                                       * sizeof *l->data_files)) != NULL) {
+        memcpy(l->data_files, c->data_files, (size_t)c->n_data_files * sizeof *l->data_files);
+        l->n_data_files = c->n_data_files;
+        c->n_data_files = 0;
+    }
     describe_input(c, l);
     l->input.embeddings = l->embeddings;
     l->input.source_embeddings = l->source_embeddings;
@@ -1325,17 +1522,19 @@ static void checker_free(checker *c) {
     free(c->distinct_vector);
     for (int i = 0; i < c->n_steps; i++) free_step(&c->steps[i]);
     free(c->steps);
+    for (int i = 0; i < DRAWN_COUNT; i++) free(drawn_spec(c, i)->values);
+    for (int i = 0; i < c->n_data_files; i++) free(c->data_files[i]);
 }
 
 static lesson_status check_and_build(const lesson_tree *tree, const char *data, size_t size,
-                                     lesson *out, lesson_diagnostics *d) {
+                                     lesson *out, lesson_diagnostics *d, size_t max_bytes) {
     if (tree->nodes[0].kind != LESSON_NODE_MAP) {
         lesson_report(d, tree->nodes[0].line, tree->nodes[0].col, LESSON_ERROR_NOT_A_LESSON,
                       lesson_node_describe(tree, 0));
         return LESSON_INVALID;
     }
     checker c = { .t = tree, .data = data, .size = size, .d = d, .d_model = -1,
-                  .mask_node = -1 };
+                  .mask_node = -1, .max_bytes = max_bytes };
     check_lesson(&c, 0);
     lesson_status status = failed(&c) ? LESSON_INVALID : build(&c, 0, out);
     checker_free(&c);
@@ -1358,13 +1557,13 @@ static void report_text_problem(lesson_diagnostics *d, const char *data, size_t 
     else lesson_report(d, line, col, LESSON_ERROR_CONTROL_CHAR, name);
 }
 
-static lesson_status load_text(const char *data, size_t size, lesson *out,
+static lesson_status load_text(const char *data, size_t size, size_t max_bytes, lesson *out,
                                lesson_diagnostics *d) {
     report_text_problem(d, data, size);
     if (d->count > 0) return LESSON_INVALID;
     lesson_tree tree;
     lesson_status status = lesson_tree_parse(data, size, &tree, d)
-                         ? check_and_build(&tree, data, size, out, d) : LESSON_INVALID;
+                         ? check_and_build(&tree, data, size, out, d, max_bytes) : LESSON_INVALID;
     lesson_tree_free(&tree);
     return status;
 }
@@ -1374,8 +1573,22 @@ static void start(const char *path, lesson *out, lesson_diagnostics *d) {
     *d = (lesson_diagnostics){ .path = strdup(path ? path : "") };
 }
 
+/* The messages of the diagnostics table, to know the report of memory running out. */
+#define ERROR_FORMAT(id, format) format,
+static const char *const error_formats[] = { LESSON_ERROR_TABLE(ERROR_FORMAT) };
+
+/* Memory ran out when it was reported, or when a failed lesson has no report at all (every
+ * other failure reports itself; only a report that could not be allocated goes missing). */
+static bool out_of_memory(const lesson_diagnostics *d) {
+    if (d->count == 0 && d->dropped == 0) return true;
+    for (int i = 0; i < d->count; i++)
+        if (strcmp(d->items[i].message, error_formats[LESSON_ERROR_NO_MEMORY]) == 0) return true;
+    return false;
+}
+
 static lesson_status finish(lesson_status status, const char *path, lesson *out,
                             lesson_diagnostics *d) {
+    if (status == LESSON_INVALID && out_of_memory(d)) status = LESSON_NO_MEMORY;
     lesson_report_finish(d);
     if (status == LESSON_OK && d->count == 0) {
         out->path = strdup(path ? path : "");
@@ -1389,6 +1602,12 @@ static lesson_status finish(lesson_status status, const char *path, lesson *out,
 
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics) {
+    return lesson_load_buffer_within(path, data, size, LESSON_MAX_BYTES, out, diagnostics);
+}
+
+lesson_status lesson_load_buffer_within(const char *path, const char *data, size_t size,
+                                        size_t max_bytes, lesson *out,
+                                        lesson_diagnostics *diagnostics) {
     start(path, out, diagnostics);
     if (size > LESSON_MAX_FILE_BYTES || size == 0) {
         lesson_report(diagnostics, 0, 0, size ? LESSON_ERROR_FILE_TOO_LARGE
@@ -1401,7 +1620,7 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
     if (copy) {
         memcpy(copy, data, size);
         copy[size] = '\0';
-        status = load_text(copy, size, out, diagnostics);
+        status = load_text(copy, size, max_bytes, out, diagnostics);
         lesson_diagnostics_quote(diagnostics, copy, size);
         if (status == LESSON_OK) {
             out->text = copy;  /* kept, so that checks after loading can quote it too */
@@ -1415,20 +1634,48 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
     return finish(status, path, out, diagnostics);
 }
 
-/* Reads at most LESSON_MAX_FILE_BYTES + 1 bytes: enough to know a file is too large without
- * reading all of it. Returns the bytes read, or sets *error. */
-static char *read_file(const char *path, size_t *size, int *error) {
-    FILE *file = fopen(path, "rb");
-    if (!file) {
-        *error = errno;
+/* What a file that is not regular is, for the message that refuses it. */
+static const char *not_regular(mode_t mode) {
+    if (S_ISDIR(mode)) return "it is a directory, not a regular file";
+    if (S_ISFIFO(mode)) return "it is a FIFO, not a regular file";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "it is a device, not a regular file";
+    if (S_ISSOCK(mode)) return "it is a socket, not a regular file";
+    return "it is not a regular file";
+}
+
+/* O_NONBLOCK: opening a FIFO without a writer (or a device) must not wait; fstat then refuses
+ * it before any read, which could wait forever or never end (/dev/zero). */
+FILE *lesson_open_regular(const char *path, const char **why) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) { *why = strerror(errno); return NULL; }
+    struct stat sb;
+    const char *refusal = fstat(fd, &sb) != 0 ? strerror(errno)
+                        : !S_ISREG(sb.st_mode) ? not_regular(sb.st_mode) : NULL;
+    if (refusal) {
+        *why = refusal;
+        close(fd);
         return NULL;
     }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags != -1) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *file = fdopen(fd, "rb");
+    if (!file) { *why = strerror(errno); close(fd); }
+    return file;
+}
+
+/* Reads at most LESSON_MAX_FILE_BYTES + 1 bytes: enough to know a file is too large without
+ * reading all of it. Returns the bytes read, or NULL with *why saying why not. */
+static char *read_file(const char *path, size_t *size, const char **why) {
+    FILE *file = lesson_open_regular(path, why);
+    if (!file) return NULL;
     char *data = malloc(LESSON_MAX_FILE_BYTES + 2);
+    errno = 0;
     size_t got = data ? fread(data, 1, LESSON_MAX_FILE_BYTES + 1, file) : 0;
-    *error = !data ? ENOMEM : ferror(file) ? (errno ? errno : EIO) : 0;
+    int error = !data ? ENOMEM : ferror(file) ? (errno ? errno : EIO) : 0;
     fclose(file);
-    if (*error) {
+    if (error) {
         free(data);
+        *why = strerror(error);
         return NULL;
     }
     data[got] = '\0';
@@ -1438,12 +1685,11 @@ static char *read_file(const char *path, size_t *size, int *error) {
 
 lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics) {
     size_t size = 0;
-    int error = 0;
-    errno = 0;
-    char *data = read_file(path, &size, &error);
+    const char *why = NULL;
+    char *data = read_file(path, &size, &why);
     if (!data) {
         start(path, out, diagnostics);
-        lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, strerror(error));
+        lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, why);
         return LESSON_UNREADABLE;
     }
     lesson_status status = lesson_load_buffer(path, data, size, out, diagnostics);
@@ -1486,5 +1732,7 @@ void lesson_free(lesson *l) {
     free(l->W_V);
     free(l->W_O);
     free(l->mask_cells);
+    for (int i = 0; i < l->n_data_files; i++) free(l->data_files[i]);
+    free(l->data_files);
     *l = (lesson){ 0 };
 }

@@ -17,6 +17,7 @@
 #define LESSON_MAX_STRING (64 * 1024)            /* bytes of any one text value */
 #define LESSON_MAX_DEPTH 32                      /* nested lists and mappings */
 #define LESSON_MAX_NODES 2000000                 /* values of every kind in one file */
+#define LESSON_MAX_BYTES TRACE_MAX_BYTES         /* the lesson's matrices and its trace */
 
 /* A place in the lesson file, from 1. */
 typedef struct {
@@ -86,6 +87,9 @@ typedef struct {
     unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) 1 = may attend, for explicit,
                                     causal and window masks (input.mask_cells is set only for explicit
                                     ones); NULL without a mask */
+    int n_data_files;
+    char **data_files;           /* (n_data_files) the path of each {file: ...} read, as opened
+                                    (for a view that follows the lesson's files); NULL when none */
     attention_input input;
 } lesson;
 
@@ -115,7 +119,8 @@ typedef struct {
 typedef enum {
     LESSON_OK,
     LESSON_INVALID,      /* diagnostics say why; exit status 65 */
-    LESSON_UNREADABLE    /* the file cannot be opened or read; exit status 66 */
+    LESSON_UNREADABLE,   /* the file cannot be opened or read; exit status 66 */
+    LESSON_NO_MEMORY     /* memory ran out while loading; exit status 70 */
 } lesson_status;
 
 /* Loads path. On LESSON_OK fills out (free with lesson_free) and leaves diagnostics empty;
@@ -123,9 +128,22 @@ typedef enum {
  * lesson_diagnostics_free). */
 lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics);
 
+/* Opens path for reading, refusing anything but a regular file (a FIFO, a device, a directory,
+ * a socket) without blocking on it: the one way lessons, lesson folders' entries and key
+ * scripts are opened. NULL with *why set to a short reason ("it is a FIFO, not a regular
+ * file", or strerror's text) when it cannot be read. */
+FILE *lesson_open_regular(const char *path, const char **why);
+
 /* The same from memory; path is only used in messages. */
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics);
+
+/* The same with a cap of max_bytes instead of LESSON_MAX_BYTES on everything the lesson and its
+ * trace would allocate (counted before anything is allocated or any random number drawn): for
+ * the fuzz harness, which must stay fast. */
+lesson_status lesson_load_buffer_within(const char *path, const char *data, size_t size,
+                                        size_t max_bytes, lesson *out,
+                                        lesson_diagnostics *diagnostics);
 
 /* Checks a loaded lesson against its trace t (computed from l->input), as every mode that shows
  * a lesson does after trace_compute: each answer against the focus cell (filling `answer: auto`),
@@ -173,6 +191,11 @@ bool lesson_walk(const lesson *l, const trace *t, walk *w);
 /* The narration item told at a step of lesson_walk (its say, focus and question), or NULL for a
  * step without one: the one way every view finds a step's narration. */
 const lesson_step *lesson_narration(const lesson *l, const walk_step *step);
+
+/* Whether data files ({file: NAME}) may be read from anywhere (--allow-paths) rather than only
+ * from the lesson's folder, for every lesson loaded after: the program sets it once, before
+ * loading any lesson. */
+void lesson_allow_paths(bool allow);
 
 void lesson_free(lesson *l);
 void lesson_diagnostics_free(lesson_diagnostics *diagnostics);

@@ -67,7 +67,7 @@
     X(IDENTITY_NOT_SQUARE, "%s cannot be identity: with kv_heads %d it has %d columns " \
                          "(kv_heads × d_k), not d_model = %d") \
     X(STAGE_NEEDS,       "stage '%s' exists only with '%s'") \
-    X(TRACE_TOO_LARGE,   "the trace would need %s; the limit is 1 GiB") \
+    X(TRACE_TOO_LARGE,   "the lesson and its trace would need %s; the limit is 1 GiB") \
     X(UNKNOWN_STAGE,     "unknown stage '%s'") \
     X(NO_SOURCE_STAGE,   "stage 'source_input' exists only in cross-attention (with 'source')") \
     X(NO_SUCH_HEAD,      "head %d does not exist; this lesson has %d") \
@@ -91,6 +91,9 @@
                          "shows %s%s; ask it at or before the first step that shows it") \
     X(QUESTION_TOLD,     "the answer to this question is already on screen: %s (line %d) " \
                          "writes %s; tell it after the question, in its step's say") \
+    X(DATA_FILE,         "%s '%s': %s") \
+    X(FILE_SHAPE,        "%s '%s' has shape %s; %s needs shape %s") \
+    X(DRAW_ORDER,        "draw_order: %s") \
     X(TOO_MANY_ERRORS,   "too many problems; only the first %d are shown")
 
 typedef enum {
@@ -122,7 +125,9 @@ typedef enum {
     X(DECIMAL_POINT,     "write decimals with a point: %s") \
     X(KV_MATRIX,         "write %s as %d rows of %d numbers, or {random: normal, seed: N}") \
     X(EVEN_D_K,          "use d_model and heads whose quotient is even, e.g. heads: %d") \
-    X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers")
+    X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers") \
+    X(ALLOW_PATHS,       "copy the file into the lesson's folder, or run attnstep with " \
+                         "--allow-paths if you trust this lesson")
 
 typedef enum {
 #define LESSON_HINT_ENUM(id, format) LESSON_HINT_##id,

@@ -1,6 +1,7 @@
 /* Text helpers of the lesson loader (see lesson_text.h): everything here is linear in its input,
  * so hostile files cannot make the loader slow before a limit is checked. */
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <locale.h>
 #include <stdio.h>
@@ -62,8 +63,9 @@ lesson_number_status lesson_parse_number(const char *text, double *value) {
     if (*p) return LESSON_NUMBER_SYNTAX;
     errno = 0;
     double x = strtod_c(text);
-    /* ERANGE is both overflow and underflow: a lesson has no use for either. */
-    if (errno == ERANGE) return LESSON_NUMBER_RANGE;
+    /* ERANGE is both overflow and underflow. A subnormal result such as 4.9e-324 is a double
+     * (the nearest one) and is kept; infinity or a number that became zero is refused. */
+    if (errno == ERANGE && (isinf(x) || x == 0.0)) return LESSON_NUMBER_RANGE;
     *value = x;
     return LESSON_NUMBER_OK;
 }

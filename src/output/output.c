@@ -87,7 +87,14 @@ exit_status output_write(const output_format *format, const lesson *l, const tra
 exit_status output_write_matrix(const output_format *format, const lesson *l, const trace *t,
                                 stage_id stage, int head, FILE *stream)
 {
-    output o = { l, t, 17, stream, NULL, 0, EXIT_STATUS_OK };
+    return output_write_matrix_at(format, l, t, stage, head, -1, stream);
+}
+
+exit_status output_write_matrix_at(const output_format *format, const lesson *l,
+                                   const trace *t, stage_id stage, int head, int precision,
+                                   FILE *stream)
+{
+    output o = { l, t, precision, stream, NULL, 0, EXIT_STATUS_OK };
     walk_step step = { stage, stage_get(stage)->per_head ? head : 1, WALK_WHOLE, -1 };
     format->begin(&o);
     format->step(&o, &step);

@@ -44,7 +44,8 @@ typedef struct output output;
 struct output {
     const lesson *lesson;
     const trace *trace;
-    int precision;        /* decimals in tables and explanations */
+    int precision;        /* decimals in tables and explanations; for a one-matrix format,
+                             -1 means exact (NUMBER_EXACT) */
     FILE *stream;
     const walk *walk;     /* the steps visited; NULL for a one-matrix format */
     int step;             /* index of the current step in walk, from 0 */
@@ -76,6 +77,12 @@ exit_status output_write(const output_format *format, const lesson *l, const tra
  * head) are visited, numbers at full precision. */
 exit_status output_write_matrix(const output_format *format, const lesson *l, const trace *t,
                                 stage_id stage, int head, FILE *stream);
+
+/* The same with numbers at `precision` decimals (NUMBER_FIXED; -1: exact, as above): --csv
+ * with --precision. */
+exit_status output_write_matrix_at(const output_format *format, const lesson *l,
+                                   const trace *t, stage_id stage, int head, int precision,
+                                   FILE *stream);
 
 /* Records a failure (the first one is kept); every writer does nothing afterwards. */
 void output_fail(output *o, exit_status status);

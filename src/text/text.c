@@ -56,28 +56,50 @@ bool text_is_control(unsigned c)
         || c == 0x200e || c == 0x200f || c == 0x061c;
 }
 
+/* The escaped form of the character at utf8 into piece (at least 16 bytes): itself, or \xNN
+ * for an invalid byte or a C0 control or DEL, or \uNNNN for any other control. Stores the
+ * bytes consumed in *bytes and returns the length of piece. */
+static int escape_piece(const char *utf8, bool keep_newlines, char *piece, int *bytes)
+{
+    unsigned c;
+    int length = text_decode(utf8, &c);
+    *bytes = length ? length : 1;
+    if (length == 0)
+        return snprintf(piece, 16, "\\x%02x", (unsigned char)*utf8);
+    if (text_is_control(c) && !(keep_newlines && c == '\n'))
+        return snprintf(piece, 16, c < 0x80 ? "\\x%02x" : "\\u%04x", c);
+    return snprintf(piece, 16, "%.*s", length, utf8);
+}
+
 static int escape(const char *utf8, char *buffer, size_t size, bool keep_newlines)
 {
     size_t length = 0;
     while (*utf8) {
-        unsigned c;
-        int bytes = text_decode(utf8, &c);
         char piece[16];
-        int wrote;
-        if (bytes == 0)
-            wrote = snprintf(piece, sizeof piece, "\\x%02x", (unsigned char)*utf8);
-        else if (text_is_control(c) && !(keep_newlines && c == '\n'))
-            wrote = snprintf(piece, sizeof piece, c < 0x80 ? "\\x%02x" : "\\u%04x", c);
-        else
-            wrote = snprintf(piece, sizeof piece, "%.*s", bytes, utf8);
+        int bytes;
+        int wrote = escape_piece(utf8, keep_newlines, piece, &bytes);
         for (int i = 0; i < wrote; i++, length++)
             if (length + 1 < size)
                 buffer[length] = piece[i];
-        utf8 += bytes ? bytes : 1;
+        utf8 += bytes;
     }
     if (size)
         buffer[length < size ? length : size - 1] = '\0';
     return (int)length;
+}
+
+int text_write_escaped(FILE *stream, const char *utf8, bool keep_newlines)
+{
+    int status = 0;
+    while (*utf8) {
+        char piece[16];
+        int bytes;
+        escape_piece(utf8, keep_newlines, piece, &bytes);
+        if (fputs(piece, stream) == EOF)
+            status = EOF;
+        utf8 += bytes;
+    }
+    return status;
 }
 
 int text_escape(const char *utf8, char *buffer, size_t size)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Columns a UTF-8 string takes on a terminal: the sum of text_char_width over its characters,
  * an invalid byte counting 4 (it is shown as \xNN). Independent of the locale, so that plain
@@ -34,8 +35,14 @@ int text_escape_lines(const char *utf8, char *buffer, size_t size);
  * that it shows as itself: '<', '>' and '&' as HTML entities, the punctuation that is syntax
  * anywhere (`*_[]|#\ ~^$@{}) with a backslash, and - + = : % at the start of a line and . )
  * after its leading digits likewise. The text is taken to start a line. Line breaks are kept
- * when keep_lines. For text outside code spans and code blocks; table cells included ('|' becomes "\|"). Returns the length it wanted (as snprintf). */
+ * when keep_lines. For text outside code spans and code blocks; table cells included ('|'
+ * becomes "\|"). Returns the length it wanted (as snprintf). */
 int text_escape_markdown(const char *utf8, bool keep_lines, char *buffer, size_t size);
+
+/* Writes utf8 to stream escaped as text_escape does (line breaks kept when keep_newlines),
+ * without allocating: for messages that echo untrusted text (paths, tokens, arguments) on
+ * stderr and for text written straight to stdout. Returns 0, or EOF when a write failed. */
+int text_write_escaped(FILE *stream, const char *utf8, bool keep_newlines);
 
 /* Decodes one UTF-8 character at s, storing it in *codepoint; returns its length in bytes, or 0
  * for an invalid or truncated sequence. */

@@ -15,6 +15,7 @@
 #include "exit_status.h"
 #include "text.h"
 #include "ui_matrix.h"
+#include "ui_progress.h"
 #include "ui_screen.h"
 
 #define DEFAULT_PRECISION 4
@@ -60,16 +61,40 @@ static void on_fatal_signal(int sig)
     raise(sig);
 }
 
+/* Signals that end the UI like q, with the shell's status for them (128 + the signal). */
+static const int quits[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/* Every other signal whose default action ends the process: the terminal is restored, then
+ * the signal is raised again with its default action, so the process ends as it would have. */
+static const int ends[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGXCPU,
+                           SIGXFSZ, SIGPOLL};
+
+static bool is_one_of(int sig, const int *set, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (set[i] == sig) return true;
+    return false;
+}
+
+/* After the terminal is restored: a signal of `ends` ends the process by its default action. */
+static void raise_pending_end(void)
+{
+    int sig = (int)pending_signal;
+    if (!sig || !is_one_of(sig, ends, sizeof ends / sizeof ends[0])) return;
+    fflush(stdout);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static void install_handlers(void)
 {
-    static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    static const int fatals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    static const int fatals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP};
     static bool registered;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
     sa.sa_handler = on_stop_signal;   /* no SA_RESTART: a blocked read returns at once */
-    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) sigaction(stops[i], &sa, NULL);
+    for (size_t i = 0; i < sizeof quits / sizeof quits[0]; i++) sigaction(quits[i], &sa, NULL);
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) sigaction(ends[i], &sa, NULL);
     sa.sa_handler = on_fatal_signal;
     for (size_t i = 0; i < sizeof fatals / sizeof fatals[0]; i++) sigaction(fatals[i], &sa, NULL);
     if (!registered) registered = atexit(restore_terminal) == 0;
@@ -147,7 +172,7 @@ static void dump_screen(session *s)
 {
     printf("--- screen %d (%dx%d)\n", ++s->dumps, COLS, LINES);
     for (int y = 0; y < LINES; y++) dump_row(y);
-    fflush(stdout);
+    if (fflush(stdout) != 0) s->stop = true;   /* main reports the failed write */
 }
 
 /* ---- input ---- */
@@ -219,8 +244,9 @@ static exit_status start_terminal(session *s, const ui_options *o)
         s->screen = newterm(NULL, stdout, stdin);
     }
     if (!s->screen) {
-        fprintf(stderr, "attnstep: cannot start the terminal UI on TERM=%s\n",
-                o->term ? o->term : "(unset)");
+        fputs("attnstep: cannot start the terminal UI on TERM=", stderr);
+        text_write_escaped(stderr, o->term ? o->term : "(unset)", false);
+        fputc('\n', stderr);
         return EXIT_STATUS_SOFTWARE;
     }
     curses_active = 1;
@@ -359,6 +385,16 @@ static void time_key_end(session *s, const stack *k, bool drawn, key_timing *kt)
 }
 
 /* Runs the screens until the last one closes, input ends or a signal asks to stop. */
+/* While "terminal too small" is shown nothing else is, so a key may act only if it quits or
+ * redraws: moving unseen would surprise the user once the terminal grows. */
+static bool ignored_while_too_small(int key)
+{
+    if (!ui_screen_too_small()) return false;
+    int arg;
+    ui_action action = ui_key_action(key, UI_IN_LESSON | UI_IN_PICKER, &arg);
+    return action != UI_ACT_QUIT && action != UI_ACT_REDRAW;
+}
+
 static void run_stack(session *s, stack *k)
 {
     key_timing kt = {0};
@@ -375,6 +411,8 @@ static void run_stack(session *s, stack *k)
         draw = true;
         if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
             draw = follow_all(k, &ev);
+        } else if (ev.kind == UI_EV_KEY && ignored_while_too_small(ev.key)) {
+            draw = false;
         } else if (ev.kind == UI_EV_KEY) {
             time_key_start(s, k, ev.key, &kt);
             settle(k, top->ops->key(top, ev.key, &s->st));
@@ -402,7 +440,11 @@ static exit_status place_view(ui_view *v, const ui_options *options)
         char reason[256] = "the lesson has no such stage";
         if (!trace_cell_parse(v->t, options->at, options->head ? options->head : 1, &cell,
                               reason, sizeof reason) || !ui_view_open_at(v, &cell)) {
-            fprintf(stderr, "attnstep: --at '%s': %s\n", options->at, reason);
+            fputs("attnstep: --at '", stderr);   /* both echo the argument: escaped */
+            text_write_escaped(stderr, options->at, false);
+            fputs("': ", stderr);
+            text_write_escaped(stderr, reason, false);
+            fputc('\n', stderr);
             return EXIT_STATUS_USAGE;
         }
     } else if (options->head > 0) {
@@ -428,16 +470,33 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
     ui_opened *o = NULL;
     ui_screen *screen = NULL;
     if (!options->lesson_path) {
-        screen = ui_picker_screen_new(options->lesson_folders, &options->compute);
+        screen = ui_picker_screen_new(options->lesson_folders, &options->compute,
+                                      options->state_dir);
         if (!screen) fprintf(stderr, "attnstep: out of memory while listing lessons\n");
+    } else if (options->compare_path) {   /* --compare: the first lesson leads */
+        screen = ui_compare_screen_open(options->lesson_path, options->compare_path,
+                                        &options->compute, true, status, error, sizeof error);
+        if (!screen && *status != EXIT_STATUS_SOFTWARE) return NULL;
+        if (screen && (*status = place_view(ui_compare_screen_view(screen), options)) != EXIT_STATUS_OK) {
+            screen->ops->close(screen);
+            return NULL;
+        }
+        if (!screen) fprintf(stderr, "attnstep: out of memory\n");
     } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute, &o, true, error,
                                          sizeof error)) != EXIT_STATUS_OK) {
         return NULL;
     } else if (!(screen = ui_lesson_screen_new(o))) {
         fprintf(stderr, "attnstep: out of memory\n");
-    } else if ((*status = place_view(ui_lesson_screen_view(screen), options)) != EXIT_STATUS_OK) {
-        screen->ops->close(screen);
-        return NULL;
+    } else {
+        /* the saved answers, and the step where the student stopped unless told where */
+        ui_view *v = ui_lesson_screen_view(screen);
+        o->state_dir = options->state_dir;
+        ui_progress_open(o, v, !options->at && !options->head);
+        if ((*status = place_view(v, options)) != EXIT_STATUS_OK) {
+            o->state_dir = NULL;   /* a mistyped --at must not overwrite the saved place */
+            screen->ops->close(screen);
+            return NULL;
+        }
     }
     if (!screen) *status = EXIT_STATUS_SOFTWARE;
     return screen;
@@ -467,14 +526,18 @@ int ui_run(const ui_options *options)
         char error[512];
         exit_status status = ui_script_load(options->key_script, &s.script, &s.script_len, error,
                                             sizeof error);
-        if (status != EXIT_STATUS_OK) {
-            fprintf(stderr, "attnstep: %s\n", error);
+        if (status != EXIT_STATUS_OK) {   /* the message echoes the path or the line */
+            fputs("attnstep: ", stderr);
+            text_write_escaped(stderr, error, false);
+            fputc('\n', stderr);
             return status;
         }
     }
     const char *times = options->key_times;
     if (times && *times && !(s.key_times = fopen(times, "a"))) {
-        fprintf(stderr, "attnstep: ATTNSTEP_KEY_TIMES: cannot open %s\n", times);
+        fputs("attnstep: ATTNSTEP_KEY_TIMES: cannot open ", stderr);
+        text_write_escaped(stderr, times, false);
+        fputc('\n', stderr);
         free(s.script);
         return EXIT_STATUS_NO_INPUT;
     }
@@ -483,6 +546,7 @@ int ui_run(const ui_options *options)
     stop_terminal(&s);
     free(s.script);
     if (s.key_times) fclose(s.key_times);
+    raise_pending_end();
     /* Ctrl-C, SIGTERM and SIGHUP end the UI like q, with the shell's status for the signal.
      * Exiting rather than re-raising lets a shell running "attnstep; next" go on to next. */
     return pending_signal ? 128 + (int)pending_signal : status;

@@ -11,6 +11,7 @@ typedef enum { UI_COLOR_AUTO, UI_COLOR_ALWAYS, UI_COLOR_NEVER } ui_color;
 
 typedef struct {
     const char *lesson_path;   /* the lesson to open; NULL opens the lesson picker */
+    const char *compare_path;  /* --compare: the second lesson, beside lesson_path, or NULL */
     const char *at;            /* --at 'STAGE[ROW,COL]': open at that stage and cell, or NULL */
     int head;                  /* --head: the head to open at (from 1), 0 when not given */
     ui_color color;            /* --color */
@@ -31,6 +32,8 @@ typedef struct {
     const char *lesson_folders;  /* ATTNSTEP_LESSONS: the picker's folders, or NULL */
     const char *key_times;       /* ATTNSTEP_KEY_TIMES: the timing file below, or NULL */
     const char *term;            /* TERM, named when the terminal cannot be started */
+    const char *state_dir;       /* where progress is kept (ui_progress_dir: XDG_STATE_HOME or
+                                    HOME), or NULL when neither names a folder */
 } ui_options;
 
 /* Timings, for `make bench`: when the environment variable ATTNSTEP_KEY_TIMES names a file,
@@ -57,6 +60,10 @@ typedef struct {
  * terminal or no memory), or 128+N after signal N (Ctrl-C 130, SIGTERM 143, SIGHUP 129). The
  * terminal is restored on every path out, fatal errors and signals included. */
 int ui_run(const ui_options *options);
+
+/* Whether curses knows the terminal type term (its terminfo entry is found): main falls back
+ * to the plain trace, with a note, when it does not, as it does for TERM=dumb. */
+bool ui_terminal_known(const char *term);
 
 /* Writes every key binding of the UI, one per line under a heading for where it applies, with
  * ASCII key names: plain text ("  n Space PgDn      next step") for --help-keys, or troff

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "lesson.h"
+#include "text.h"
 #include "ui_keys.h"
 
 #define ENTER_KEYS '\n', '\r', UI_KEY(KEY_ENTER)
@@ -66,6 +68,8 @@ static const ui_binding bindings[] = {
      "scroll the narration down or up when it is longer than its pane", 0},
     {UI_ACT_PRESENT, UI_IN_LESSON, {'P'}, NULL,
      "presentation: no step list, a larger matrix, the most decimals that fit", 0},
+    {UI_ACT_COMPARE, UI_IN_LESSON, {'C'}, NULL,
+     "compare: pick a lesson from this one's folder to show side by side with it", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
 };
@@ -242,19 +246,29 @@ static bool parse_pair(const char *s, char separator, int *a, int *b)
     return true;
 }
 
-/* Copies line without leading and trailing blanks into out. */
-static void trim(const char *line, char *out, size_t size)
+/* The longest key-script line, in bytes: a longer one is refused, never cut. */
+#define SCRIPT_MAX_LINE 1023
+
+/* Copies line without leading and trailing blanks into out; false when it does not fit. */
+static bool trim(const char *line, char *out, size_t size)
 {
     while (*line == ' ' || *line == '\t') line++;
-    snprintf(out, size, "%s", line);
-    size_t n = strlen(out);
-    while (n > 0 && isspace((unsigned char)out[n - 1])) out[--n] = '\0';
+    size_t n = strlen(line);
+    while (n > 0 && isspace((unsigned char)line[n - 1])) n--;
+    if (n >= size) return false;
+    memcpy(out, line, n);
+    out[n] = '\0';
+    return true;
 }
 
 int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t size)
 {
-    char word[256];
-    trim(line, word, sizeof word);
+    char word[SCRIPT_MAX_LINE + 1];
+    if (line[strspn(line, " \t")] == '#') return 0;   /* a comment, however long */
+    if (!trim(line, word, sizeof word)) {
+        snprintf(error, size, "the line is longer than %d bytes", SCRIPT_MAX_LINE);
+        return -1;
+    }
     if (word[0] == '\0' || word[0] == '#') return 0;
     *ev = (ui_event){.kind = UI_EV_KEY};
     if (strcmp(word, "dump") == 0) { ev->kind = UI_EV_DUMP; return 1; }
@@ -262,7 +276,13 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
         ev->kind = UI_EV_RELOAD;
         const char *file = word + 6;
         while (*file == ' ' || *file == '\t') file++;
-        snprintf(ev->file, sizeof ev->file, "%s", file);
+        size_t length = strlen(file);
+        if (length >= sizeof ev->file) {
+            snprintf(error, size, "reload: the file name is longer than %zu bytes",
+                     sizeof ev->file - 1);
+            return -1;
+        }
+        memcpy(ev->file, file, length + 1);
         return 1;
     }
     if (strncmp(word, "resize ", 7) == 0) {
@@ -286,34 +306,81 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     return -1;
 }
 
+/* Why a line is not text (a NUL byte, a control character but tab and a line break, bytes
+ * that are not UTF-8), or NULL when it is; length counts the NULs getline read. */
+static const char *not_text(const char *line, size_t length, char *why, size_t size)
+{
+    for (size_t i = 0; i < length;) {
+        unsigned c;
+        int bytes = line[i] ? text_decode(line + i, &c) : 1;
+        if (line[i] == '\0') return "a NUL byte: a key script is text";
+        if (bytes == 0) {
+            snprintf(why, size, "byte \\x%02x is not UTF-8: a key script is text",
+                     (unsigned char)line[i]);
+            return why;
+        }
+        /* a CR only as a line end: right before the LF, or last in a script without one */
+        bool line_end = i + 1 == length || (i + 2 == length && line[i + 1] == '\n');
+        bool blank = c == '\t' || c == '\n' || (c == '\r' && line_end);
+        if (text_is_control(c) && !blank) {
+            snprintf(why, size, c < 0x80 ? "control character \\x%02x: a key script is text"
+                                         : "control character \\u%04x: a key script is text", c);
+            return why;
+        }
+        i += (size_t)bytes;
+    }
+    return NULL;
+}
+
+/* Adds ev to the growing list; false when memory ran out. */
+static bool append_event(ui_event **list, int *n, int *capacity, const ui_event *ev)
+{
+    if (*n == *capacity) {
+        int grown_capacity = *capacity ? *capacity * 2 : 64;
+        ui_event *grown = realloc(*list, (size_t)grown_capacity * sizeof *grown);
+        if (!grown) return false;
+        *list = grown;
+        *capacity = grown_capacity;
+    }
+    (*list)[(*n)++] = *ev;
+    return true;
+}
+
 exit_status ui_script_load(const char *path, ui_event **events, int *count, char *error, size_t size)
 {
-    FILE *f = fopen(path, "r");
+    const char *why = NULL;
+    FILE *f = lesson_open_regular(path, &why);   /* never a FIFO or /dev/zero: no hang, no spin */
     if (!f) {
-        snprintf(error, size, "%s: cannot read the key script: %s", path, strerror(errno));
+        snprintf(error, size, "%s: cannot read the key script: %s", path, why);
         return EXIT_STATUS_NO_INPUT;
     }
     ui_event *list = NULL;
     int n = 0, capacity = 0, line_no = 0;
     exit_status status = EXIT_STATUS_OK;
-    char line[320], reason[512];
-    while (status == EXIT_STATUS_OK && fgets(line, sizeof line, f)) {
+    char *line = NULL, reason[512];
+    size_t line_size = 0;
+    ssize_t length;
+    errno = 0;
+    /* whole lines, however long: a line past SCRIPT_MAX_LINE is refused with its number */
+    while (status == EXIT_STATUS_OK && (length = getline(&line, &line_size, f)) >= 0) {
         ui_event ev;
         line_no++;
-        int parsed = ui_script_parse_line(line, &ev, reason, sizeof reason);
+        const char *bad = not_text(line, (size_t)length, reason, sizeof reason);
+        int parsed = bad ? -1 : ui_script_parse_line(line, &ev, reason, sizeof reason);
         if (parsed < 0) {
-            snprintf(error, size, "%s:%d: %s", path, line_no, reason);
+            snprintf(error, size, "%s:%d: %s", path, line_no, bad ? bad : reason);
             status = EXIT_STATUS_USAGE;
-        } else if (parsed > 0) {
-            if (n == capacity) {
-                capacity = capacity ? capacity * 2 : 64;
-                ui_event *grown = realloc(list, (size_t)capacity * sizeof *list);
-                if (!grown) { snprintf(error, size, "out of memory"); status = EXIT_STATUS_SOFTWARE; break; }
-                list = grown;
-            }
-            list[n++] = ev;
+        } else if (parsed > 0 && !append_event(&list, &n, &capacity, &ev)) {
+            snprintf(error, size, "out of memory");
+            status = EXIT_STATUS_SOFTWARE;
         }
     }
+    if (status == EXIT_STATUS_OK && ferror(f)) {
+        snprintf(error, size, "%s: cannot read the key script: %s", path,
+                 errno == ENOMEM ? "out of memory" : strerror(errno ? errno : EIO));
+        status = errno == ENOMEM ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_NO_INPUT;
+    }
+    free(line);
     fclose(f);
     if (status != EXIT_STATUS_OK) { free(list); return status; }
     *events = list;

@@ -21,6 +21,7 @@ typedef enum {
     /* the lesson screen's display keys, in this order from MORE_DECIMALS to PRESENT */
     UI_ACT_MORE_DECIMALS, UI_ACT_FEWER_DECIMALS, UI_ACT_STEP_LIST, UI_ACT_PALETTE,
     UI_ACT_NARRATION_SCROLL, UI_ACT_PRESENT,
+    UI_ACT_COMPARE,
     UI_ACT_COUNT
 } ui_action;
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "text.h"
 #include "ui_lesson.h"
+#include "ui_progress.h"
 
 /* "path:line:col: error: message" (as --check writes it), escaped for the screen. */
 static void first_diagnostic(const lesson_diagnostics *d, const char *path, char *error,
@@ -30,6 +31,10 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
     ui_opened *o = calloc(1, sizeof *o);
     if (!o) { snprintf(error, size, "out of memory"); return EXIT_STATUS_SOFTWARE; }
     if (compute) o->compute = *compute;
+    /* the key of the lesson's saved progress: the text that is loaded (an unreadable file
+     * fails below, in lesson_load) */
+    if (text) o->hash = ui_progress_hash(text, text_size);
+    else ui_progress_hash_file(path, &o->hash);
     lesson_diagnostics d = {0};
     lesson_status status = text ? lesson_load_buffer(path, text, text_size, &o->l, &d)
                                 : lesson_load(path, &o->l, &d);
@@ -38,7 +43,8 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
         first_diagnostic(&d, path, error, size);
         lesson_diagnostics_free(&d);
         free(o);
-        return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT : EXIT_STATUS_DATA;
+        return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT
+             : status == LESSON_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
     }
     trace_failure f;
     trace_status ts = trace_compute(&o->l.input, &o->compute, &o->t, &f);
@@ -90,15 +96,15 @@ bool ui_file_stamp_equal(const ui_file_stamp *a, const ui_file_stamp *b)
                            a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec);
 }
 
-/* The whole of a (small) file, or NULL with errno set. */
-static char *read_all(const char *path, size_t *size)
+/* The whole of a (small) regular file, or NULL with *why saying why not. */
+static char *read_all(const char *path, size_t *size, const char **why)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = lesson_open_regular(path, why);
     if (!f) return NULL;
     size_t capacity = LESSON_MAX_FILE_BYTES + 1;
     char *data = malloc(capacity);
     *size = data ? fread(data, 1, capacity, f) : 0;
-    if (data && ferror(f)) { free(data); data = NULL; }
+    if (!data || ferror(f)) { free(data); data = NULL; *why = "cannot be read"; }
     fclose(f);
     return data;
 }
@@ -109,10 +115,11 @@ static exit_status reopen(const char *path, const char *from, const trace_option
 {
     if (!from) return ui_lesson_open(path, NULL, 0, compute, out, false, error, size);
     size_t n = 0;
-    char *text = read_all(from, &n);
+    const char *why = NULL;
+    char *text = read_all(from, &n, &why);
     if (!text) {   /* as the lesson's file would be: gone */
         char raw[512];
-        snprintf(raw, sizeof raw, "%s: error: cannot be read: %s", path, strerror(errno));
+        snprintf(raw, sizeof raw, "%s: error: cannot be read: %s", path, why);
         text_escape(raw, error, size);
         return EXIT_STATUS_NO_INPUT;
     }
@@ -127,6 +134,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
     ui_file_stamp now = ui_file_stamp_of(path);
     if (!from && ui_file_stamp_equal(&now, seen)) return false;
     *seen = now;
+    v->message[0] = '\0';   /* a stale "reloaded" must not stand beside this reload's error */
     ui_opened *fresh = NULL;
     char error[sizeof v->reload_error];
     if (!from && !now.present) {
@@ -153,6 +161,10 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
         v->message[0] = '\0';
         return true;
     }
+    /* progress goes on under the new text's key; the answers came across with the view */
+    fresh->state_dir = (*o)->state_dir;
+    fresh->done = (*o)->done;
+    snprintf(fresh->progress_note, sizeof fresh->progress_note, "%s", (*o)->progress_note);
     ui_lesson_close(*o);   /* the view now points into fresh only */
     *o = fresh;
     /* a save that changes nothing visible is still seen to have been read */

@@ -15,6 +15,13 @@ typedef struct {
     lesson l;
     trace t;                     /* t.in points into l: the pair stays where it was made */
     trace_options compute;       /* how t was computed; a reload computes the same way */
+    /* Progress kept between runs (ui_progress.h): the state folder (borrowed; NULL: none
+     * kept), the hash of the lesson's text as loaded (its key), whether the last step was
+     * ever reached, and why progress is not being saved ("" while it is). */
+    const char *state_dir;
+    unsigned long long hash;
+    bool done;
+    char progress_note[256];
 } ui_opened;
 
 /* Loads and traces path (with compute's threads and kernels) into a new ui_opened (or, with text, parses text as if it were path's

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ui_matrix.h"
+#include "ui_progress.h"
 #include "ui_screen.h"
 #include "ui_util.h"
 
@@ -279,7 +280,7 @@ static void scroll_note(const display *d, int shown, int needed, int most, const
 /* The narration under its rule; when it is longer than its pane it scrolls (J and K), and the
  * rule's right end says which lines are shown (unless a remark about the last key is there). */
 static void draw_narration(const ui_view *v, display *d, const regions *r, const char *text,
-                           const ui_style *st)
+                           const char *note, const ui_style *st)
 {
     int sep = r->narration_y - 1, accent = UI_PAIR_ACCENT * (st->colors > 0);
     ui_draw_hline(sep, 0, COLS, st);
@@ -302,10 +303,12 @@ static void draw_narration(const ui_view *v, display *d, const regions *r, const
         snprintf(right, sizeof right, " %s ", v->message);
     else if (most > 0)
         scroll_note(d, r->narration_h, needed, most, st, right, sizeof right);
+    else if (note[0])   /* progress is not being saved: said until a save works */
+        snprintf(right, sizeof right, " %s ", note);
     int w = ui_width(right, st), room = COLS - used - 2;
     if (w > 0 && room > 2)
         ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, right, st, A_BOLD,
-               v->message[0] ? accent : 0);
+               v->message[0] || (note[0] && most == 0) ? accent : 0);
     ui_put_wrapped_from(r->narration_y, 1, COLS - 2, r->narration_h, d->narration_top, text, st,
                         A_NORMAL);
 }
@@ -331,7 +334,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     if (r.list_w) draw_stage_list(v, &r, st, &ls->list);
     ui_matrix_draw(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, &ls->grid);
     ui_put_wrapped(r.explain_y, 1, COLS - 2, r.explain_h, explanation, st, A_NORMAL);
-    draw_narration(v, &ls->d, &r, narration, st);
+    draw_narration(v, &ls->d, &r, narration, ls->o->progress_note, st);
     ui_draw_bar(ui_view_context(v), st);
 }
 
@@ -393,6 +396,14 @@ static bool display_key(lesson_screen *ls, ui_action action, int arg, const ui_s
     }
 }
 
+/* Questions answered or skipped so far: a change is worth saving at once. */
+static int questions_settled(const ui_view *v)
+{
+    int right, asked, questions;
+    ui_view_score(v, &right, &asked, &questions);
+    return asked + ui_view_skipped(v);
+}
+
 static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     ui_view *v = &lesson_of(s)->v;
@@ -407,8 +418,17 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
         ui_style mine = style_of(lesson_of(s), st);
         return open_overlay(v, ui_sum_screen_new(v, &mine));
     }
+    if (action == UI_ACT_COMPARE)
+        return open_overlay(v, ui_picker_screen_beside(lesson_of(s)->o->l.path,
+                                                       &lesson_of(s)->o->compute,
+                                                       lesson_of(s)->o->state_dir));
     if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
-    switch (ui_view_apply(v, action, arg)) {
+    int settled = questions_settled(v);
+    ui_view_outcome outcome = ui_view_apply(v, action, arg);
+    /* an answer (or a skip) is kept at once; the place is kept when the lesson closes */
+    if (questions_settled(v) != settled || outcome == UI_VIEW_SCORE)
+        ui_progress_save(lesson_of(s)->o, v);
+    switch (outcome) {
     case UI_VIEW_SCORE: return open_overlay(v, ui_summary_screen_new(v, false));
     case UI_VIEW_SCORE_LEAVE: return open_overlay(v, ui_summary_screen_new(v, true));
     case UI_VIEW_LEAVE: return (ui_outcome){1, NULL};
@@ -468,6 +488,7 @@ static unsigned long scroll_mark(const ui_screen *s)
 static void close_screen(ui_screen *s)
 {
     lesson_screen *ls = lesson_of(s);
+    ui_progress_save(ls->o, &ls->v);   /* where the student stopped */
     ui_view_free(&ls->v);
     ui_lesson_close(ls->o);
     free(ls);

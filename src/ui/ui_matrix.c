@@ -537,6 +537,11 @@ void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_st
     }
 }
 
+int ui_matrix_cell_x(const ui_matrix_grid *grid, int c)
+{
+    return col_x(grid, c);
+}
+
 bool ui_matrix_hit(const ui_matrix_grid *grid, const ui_view *v, int x, int y, int *row, int *col)
 {
     if (grid->cell_w <= 0 || y < grid->grid_y || y - grid->grid_y >= grid->vis_rows) return false;

@@ -37,6 +37,10 @@ bool ui_matrix_fits(ui_view *v, int width, const ui_style *st);
  * (i+1)/n), so the legend's edges are exact and equal-looking values share a colour. */
 int ui_matrix_bucket(double position, int n);
 
+/* The screen column where visible column c (0: the first shown) starts: its blank before the
+ * number, where the selected cell's "[" goes (a comparison marks differing cells there). */
+int ui_matrix_cell_x(const ui_matrix_grid *grid, int c);
+
 /* The cell drawn at column x, row y of the screen: true with its row and col. */
 bool ui_matrix_hit(const ui_matrix_grid *grid, const ui_view *v, int x, int y, int *row,
                    int *col);

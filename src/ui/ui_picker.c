@@ -13,12 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ui_progress.h"
 #include "ui_screen.h"
 #include "ui_util.h"
 
 typedef struct {
     char *path, *title, *about;
     char *error;                 /* the first diagnostic when the lesson does not load */
+    char progress[96];           /* the student's progress in it (ui_progress_describe) */
+    bool progress_read;          /* progress is up to date (read again after a lesson closes) */
 } lesson_entry;
 
 #define MAX_SHOWN 64
@@ -32,6 +35,8 @@ typedef struct {
     char searched[512];          /* the folders looked in, for the "none found" message */
     trace_options compute;       /* how the lessons opened from here are computed */
     char message[512];           /* status line: why a lesson did not open */
+    char *beside;                /* picking a lesson to compare with this one, or NULL */
+    const char *state_dir;       /* where progress is kept, or NULL */
 } picker_screen;
 
 static picker_screen *picker_of(ui_screen *s)
@@ -187,6 +192,7 @@ static void close_screen(ui_screen *s)
         free(p->items[i].error);
     }
     free(p->items);
+    free(p->beside);
     free(p);
 }
 
@@ -215,6 +221,24 @@ static int entry_height(const lesson_entry *e, const ui_style *st)
     return 1 + (text[0] ? ui_lines_needed(text, COLS - 5, st) : 0) + 1;
 }
 
+/* The student's progress in a lesson, at the right end of its title row; returns the columns
+ * it takes there (0 when nothing is kept, or the screen is too narrow for it). */
+static int draw_progress(const picker_screen *p, int i, int y, const ui_style *st)
+{
+    lesson_entry *e = &p->items[i];
+    if (!e->progress_read) {   /* hashing the lesson file: once, not on every key */
+        ui_progress_describe(p->state_dir, e->path, e->progress, sizeof e->progress);
+        e->progress_read = true;
+    }
+    if (!e->progress[0]) return 0;
+    char text[sizeof e->progress + 4];
+    snprintf(text, sizeof text, " %s ", e->progress);
+    int w = ui_width(text, st);
+    if (w + 20 > COLS) return 0;
+    ui_put(y, COLS - 1 - w, w, text, st, i == p->selected ? A_BOLD | A_REVERSE : A_DIM, 0);
+    return w;
+}
+
 /* Each lesson: its title, then its about wrapped in full (or why it does not load), cut at
  * the bottom row given. Returns the row after it. */
 static int draw_entry(const picker_screen *p, int i, int y, int bottom, const ui_style *st)
@@ -225,7 +249,10 @@ static int draw_entry(const picker_screen *p, int i, int y, int bottom, const ui
     const char *slash = strrchr(e->path, '/');
     snprintf(text, sizeof text, "%s %s", selected ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
              e->title ? e->title : slash ? slash + 1 : e->path);
-    ui_put(y, 1, COLS - 2, text, st, selected ? A_BOLD | A_REVERSE : A_BOLD, 0);
+    int room = COLS - 2 - draw_progress(p, i, y, st);
+    char cut[sizeof text];   /* a title that meets the progress ends with "…" */
+    ui_cut_text(text, room, st, cut, sizeof cut);
+    ui_put(y, 1, room, cut, st, selected ? A_BOLD | A_REVERSE : A_BOLD, 0);
     entry_text(e, text, sizeof text);
     int lines = text[0] ? ui_lines_needed(text, COLS - 5, st) : 0;
     if (lines > bottom - y - 1) lines = bottom - y - 1;
@@ -271,12 +298,31 @@ static void draw(ui_screen *s, const ui_style *st)
     ui_draw_bar(UI_IN_PICKER, st);
 }
 
+/* The status line while picking a lesson to compare with another. */
+static void beside_hint(picker_screen *p)
+{
+    snprintf(p->message, sizeof p->message, "Enter: show the selected lesson side by side with %s",
+             p->beside);
+}
+
+/* Replaces the picker with the comparison of its lesson and the one selected. */
+static ui_outcome open_beside(picker_screen *p)
+{
+    exit_status status;
+    char error[sizeof p->message];
+    ui_screen *screen = ui_compare_screen_open(p->beside, p->items[p->selected].path, &p->compute,
+                                               false, &status, error, sizeof error);
+    if (!screen) snprintf(p->message, sizeof p->message, "%s", error);
+    return (ui_outcome){screen ? 1 : 0, screen};
+}
+
 /* Opens the selected lesson over the picker; when it does not open, the status line says why. */
 static ui_outcome open_selected(picker_screen *p)
 {
     ui_opened *o = NULL;
     char error[sizeof p->message];
     if (p->count == 0) return UI_STAY;
+    if (p->beside) return open_beside(p);
     if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &p->compute, &o, false, error,
                        sizeof error) !=
         EXIT_STATUS_OK) {
@@ -284,7 +330,13 @@ static ui_outcome open_selected(picker_screen *p)
         return UI_STAY;
     }
     ui_screen *screen = ui_lesson_screen_new(o);
-    if (!screen) snprintf(p->message, sizeof p->message, "out of memory");
+    if (!screen) {
+        snprintf(p->message, sizeof p->message, "out of memory");
+        return UI_STAY;
+    }
+    o->state_dir = p->state_dir;   /* the lesson goes on where the student stopped */
+    ui_progress_open(o, ui_lesson_screen_view(screen), true);
+    p->items[p->selected].progress_read = false;   /* read again once the lesson closes */
     return (ui_outcome){0, screen};
 }
 
@@ -296,6 +348,7 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
     ui_action action = ui_key_action(k, UI_IN_PICKER, &arg);
     if (action == UI_ACT_OPEN) return open_selected(p);
     p->message[0] = '\0';
+    if (p->beside) beside_hint(p);
     switch (action) {
     case UI_ACT_QUIT: return (ui_outcome){1, NULL};
     case UI_ACT_HELP: {
@@ -335,15 +388,33 @@ static const ui_screen_ops picker_ops = {
     .close = close_screen,
 };
 
-ui_screen *ui_picker_screen_new(const char *folders, const trace_options *compute)
+ui_screen *ui_picker_screen_new(const char *folders, const trace_options *compute,
+                                const char *state_dir)
 {
     picker_screen *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->base.ops = &picker_ops;
+    p->state_dir = state_dir;
     if (compute) p->compute = *compute;
     if (!scan(p, folders)) {
         close_screen(&p->base);
         return NULL;
     }
     return &p->base;
+}
+
+ui_screen *ui_picker_screen_beside(const char *path, const trace_options *compute,
+                                   const char *state_dir)
+{
+    const char *slash = strrchr(path, '/');
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    ui_screen *screen = ui_picker_screen_new(slash == path ? "/" : folder, compute, state_dir);
+    picker_screen *p = screen ? picker_of(screen) : NULL;
+    if (p && !(p->beside = copy(path))) {
+        close_screen(screen);
+        return NULL;
+    }
+    if (p) beside_hint(p);
+    return screen;
 }

@@ -176,7 +176,9 @@ ui_others=$(busiest) ui_load=$(cut -d' ' -f1-3 /proc/loadavg)
 rm -f "$out"/ui_times_*.tsv
 for round in $(seq 1 "$ui_rounds"); do
     echo "UI keys, round $round of $ui_rounds" >&2
-    ATTNSTEP_KEY_TIMES="$out/ui_times_$round.tsv" LANG=C.UTF-8 \
+    # each round opens the lesson at its first step: progress kept in a fresh folder
+    rm -rf "$out/state" && mkdir -p "$out/state"
+    ATTNSTEP_KEY_TIMES="$out/ui_times_$round.tsv" LANG=C.UTF-8 XDG_STATE_HOME="$out/state" \
         ./attnstep --keys "$ui_keys" --screen "$ui_screen" "$ui_lesson" > /dev/null
 done
 cat "$out"/ui_times_*.tsv | grep -v '^first-frame' > "$out/ui_keys.tsv"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The key-script parser on hostile scripts: NUL bytes and binary are refused with the line,
+# long lines are read whole (or refused with their number past 1023 bytes, never cut), its
+# messages escape what they echo, and a script that is not a regular file is refused (66).
+set -u
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+lesson=tests/reference/cat_sat.yaml
+failures=0
+
+# says STATUS MESSAGE: the script $tmp/keys makes attnstep exit STATUS saying exactly MESSAGE.
+says() {
+    local want_status=$1 want=$2
+    local said; said=$(timeout 10 ./attnstep --keys "$tmp/keys" "$lesson" 2>&1 >/dev/null)
+    local status=$?
+    if [ "$status" -eq "$want_status" ] && [ "$said" = "$want" ]; then
+        echo "ok   $want"
+    else
+        printf 'FAIL status %s (expected %s)\n     said: %s\n     want: %s\n' "$status" \
+            "$want_status" "$said" "$want"
+        failures=$((failures + 1))
+    fi
+}
+
+printf 'j\n\0\0q\n' >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:2: a NUL byte: a key script is text"
+head -c 1000000 /dev/zero >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:1: a NUL byte: a key script is text"
+printf 'j\nk\n\xff\xfe\n' >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:3: byte \\xff is not UTF-8: a key script is text"
+printf 'j\n\e[31m\n' >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:2: control character \\x1b: a key script is text"
+printf 'j\n\xc2\x9b2J\n' >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:2: control character \\u009b: a key script is text"
+# A 2000-byte comment is one line: the error on the line after it has the right number.
+{ printf '# %02000d\n' 0; printf 'bogus\n'; } >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:2: unknown key 'bogus' (one key per line: a character, or space, enter, tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE])"
+# shellcheck disable=SC2046
+{ printf 'j\n'; printf 'j %01100d\n' 0; printf 'q\n'; } >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:2: the line is longer than 1023 bytes"
+{ printf 'j\n'; printf 'reload /%0300d.yaml\n' 0; } >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:2: reload: the file name is longer than 255 bytes"
+# What the parser echoes is escaped (an unknown word of printable text is echoed as it is).
+printf 'j\nzz\xe2\x80\x8bz\n' >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:2: unknown key 'zz"$'\xe2\x80\x8b'"z' (one key per line: a character, or space, enter, tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE])"
+# A reload name may hold a tab (a file name can; found by fuzz_keys): the reload fails with the
+# error in the status line and no raw tab on the screen.
+printf 'reload %s/a\tb.yaml\ndump\nq\n' "$tmp" >"$tmp/keys"
+screen=$(./attnstep --keys "$tmp/keys" --screen 100x16 "$lesson"); status=$?
+if [ $status -eq 0 ] && ! grep -q $'\t' <<<"$screen" &&
+    grep -q 'cat_sat.yaml: error: cannot be read: No such file or directory' <<<"$screen"; then
+    echo "ok   a reload name with a tab"
+else
+    echo "FAIL a reload name with a tab (status $status)"; failures=$((failures + 1))
+fi
+# A CR inside the last line (no LF after it) is a control, not a line end (found by fuzz_keys).
+printf 'j\nreloa\r#' >"$tmp/keys"
+says 64 "attnstep: $tmp/keys:2: control character \\x0d: a key script is text"
+# CRLF line ends and blanks around a key are fine.
+printf 'j\r\n\t q \r\n' >"$tmp/keys"
+says 0 ""
+mkdir "$tmp/dir"
+said=$(timeout 10 ./attnstep --keys "$tmp/dir" "$lesson" 2>&1 >/dev/null); status=$?
+if [ $status -eq 66 ] && [ "$said" = "attnstep: $tmp/dir: cannot read the key script: it is a directory, not a regular file" ]; then
+    echo "ok   --keys DIRECTORY exits 66"
+else
+    echo "FAIL --keys DIRECTORY exits 66 (status $status: $said)"; failures=$((failures + 1))
+fi
+
+echo "key scripts: $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Special files never hang or spin: a FIFO (without a writer), a device or a directory given as
+# a lesson or a key script is refused at once with one line (66) in every mode; in a lesson
+# folder the picker lists it with a note; a reload from one keeps the last good view. Every run
+# is under `timeout`, so a hang fails (status 124) instead of stopping the suite.
+set -u
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+lesson=tests/reference/cat_sat.yaml
+failures=0
+mkfifo "$tmp/fifo.yaml"
+mkdir "$tmp/folder.yaml"
+: >"$tmp/empty_keys"
+declare -A kind=([$tmp/fifo.yaml]=FIFO [/dev/zero]=device [$tmp/folder.yaml]=directory)
+
+# refused WANT_MESSAGE COMMAND...: exits 66 within 10 s, saying exactly WANT_MESSAGE.
+refused() {
+    local want=$1; shift
+    local said; said=$(timeout 10 "$@" 2>&1 >/dev/null </dev/null)
+    local status=$?
+    if [ "$status" -eq 66 ] && [ "$said" = "$want" ]; then
+        echo "ok   $*"
+    else
+        printf 'FAIL %s\n     status %s, expected 66\n     said: %s\n     want: %s\n' \
+            "$*" "$status" "$said" "$want"
+        failures=$((failures + 1))
+    fi
+}
+
+for file in "$tmp/fifo.yaml" /dev/zero "$tmp/folder.yaml"; do
+    why="cannot read: it is a ${kind[$file]}, not a regular file"
+    for mode in --plain --json --markdown "--csv weights" "--explain weights[0,0]" --stats \
+                --check ""; do
+        # shellcheck disable=SC2086  # the mode's words are meant to split
+        refused "$file: error: $why" ./attnstep $mode "$file"
+    done
+    refused "$file: error: $why" ./attnstep --keys "$tmp/empty_keys" "$file"
+    refused "attnstep: $file: cannot read the key script: it is a ${kind[$file]}, not a regular file" \
+        ./attnstep --keys "$file" "$lesson"
+done
+
+# The picker lists a FIFO and a directory of its folder with a note, and opens nothing.
+mkdir "$tmp/lessons"
+cp "$lesson" "$tmp/lessons/a.yaml"
+mkfifo "$tmp/lessons/b.yaml"
+mkdir "$tmp/lessons/c.yaml"
+printf 'dump\nq\n' >"$tmp/keys"
+screen=$(ATTNSTEP_LESSONS="$tmp/lessons" timeout 10 ./attnstep --keys "$tmp/keys" --screen 80x12)
+status=$?
+if [ $status -eq 0 ] && grep -q 'does not load: cannot read: it is a FIFO, not a regular file' <<<"$screen" &&
+    grep -q 'does not load: cannot read: it is a directory, not a regular file' <<<"$screen" &&
+    grep -q '▸ cat sat' <<<"$screen"; then
+    echo "ok   the picker notes a FIFO and a directory in its folder"
+else
+    printf 'FAIL the picker notes a FIFO and a directory in its folder (status %s)\n%s\n' \
+        "$status" "$screen"; failures=$((failures + 1))
+fi
+
+# A reload from a FIFO keeps the last good view with the error in the status line; q works.
+printf 'reload %s\ndump\nq\n' "$tmp/fifo.yaml" >"$tmp/reload_keys"
+screen=$(timeout 10 ./attnstep --keys "$tmp/reload_keys" --screen 100x16 "$lesson")
+status=$?
+if [ $status -eq 0 ] && grep -q '── cat_sat.yaml: error: cannot be read: it is a FIFO, not a regular file ─' <<<"$screen" &&
+    grep -q '▸cat \[1.0000\] 0.5000' <<<"$screen"; then
+    echo "ok   a reload from a FIFO keeps the view and says why in the status line"
+else
+    printf 'FAIL a reload from a FIFO keeps the view (status %s)\n%s\n' "$status" "$screen"
+    failures=$((failures + 1))
+fi
+
+echo "special files: $failures failed"
+[ "$failures" -eq 0 ]

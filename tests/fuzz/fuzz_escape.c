@@ -1,0 +1,33 @@
+/* The no-raw-control property of tests/fuzz/fuzz_escape.h, shared by the fuzz harnesses. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fuzz_escape.h"
+#include "text.h"
+
+void fuzz_check_clean(const char *text, const char *allowed)
+{
+    for (const char *p = text; *p;) {
+        unsigned c;
+        int bytes = text_decode(p, &c);
+        bool let_through = c < 0x20 && strchr(allowed, (int)c) != NULL;
+        if (bytes == 0 || (text_is_control(c) && !let_through)) {
+            fprintf(stderr, "raw control or invalid byte 0x%02x at offset %d\n",
+                    (unsigned char)*p, (int)(p - text));
+            abort();
+        }
+        p += bytes;
+    }
+}
+
+void fuzz_check_escaped(const char *text, bool keep_lines)
+{
+    int (*escape)(const char *, char *, size_t) = keep_lines ? text_escape_lines : text_escape;
+    int length = escape(text, NULL, 0);
+    char *escaped = malloc((size_t)length + 1);
+    if (!escaped)
+        return;
+    escape(text, escaped, (size_t)length + 1);
+    fuzz_check_clean(escaped, keep_lines ? "\n" : "");
+    free(escaped);
+}
