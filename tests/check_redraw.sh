@@ -57,5 +57,8 @@ redraw_clears() {
 what="Ctrl-L redraws a lesson" check redraw_clears "step 1 of" "" tests/screens/cat_sat.yaml
 what="Ctrl-L redraws a lesson while a question waits" check redraw_clears "What will the score" "n n n n" tests/screens/extra/questions.yaml
 what="Ctrl-L redraws the score" check redraw_clears "score" "G" tests/screens/cat_sat.yaml
+what="Ctrl-L redraws the lesson picker" check redraw_clears "two heads over a river bank" ""
+what="Ctrl-L redraws the help and keeps it open" check redraw_clears "other key closes" "?" tests/screens/cat_sat.yaml
+what="Ctrl-L redraws the sum pane and keeps it open" check redraw_clears "every term" "e" tests/screens/cat_sat.yaml
 echo "redraw: $failures failed"
 [ "$failures" -eq 0 ]

@@ -413,6 +413,12 @@ static void run_stack(session *s, stack *k)
             draw = follow_all(k, &ev);
         } else if (ev.kind == UI_EV_KEY && ignored_while_too_small(ev.key)) {
             draw = false;
+        } else if (ev.kind == UI_EV_KEY
+                   && ui_key_action(ev.key, top->ops->context(top), NULL) == UI_ACT_REDRAW) {
+            /* the one place Ctrl-L is handled, whatever screen is on top: everything is drawn
+             * again from scratch, and the screen keeps its state */
+            time_key_start(s, k, ev.key, &kt);
+            clearok(curscr, TRUE);
         } else if (ev.kind == UI_EV_KEY) {
             time_key_start(s, k, ev.key, &kt);
             settle(k, top->ops->key(top, ev.key, &s->st));

@@ -424,7 +424,6 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
         if (!help) snprintf(lead->message, sizeof lead->message, "out of memory");
         return (ui_outcome){0, help};
     }
-    case UI_ACT_REDRAW: clearok(curscr, TRUE); return UI_STAY;
     default: break;
     }
     /* where the lesson is, not how it is shown: the moves, steps, heads, filling, heatmap */

@@ -422,7 +422,6 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
         return open_overlay(v, ui_picker_screen_beside(lesson_of(s)->o->l.path,
                                                        &lesson_of(s)->o->compute,
                                                        lesson_of(s)->o->state_dir));
-    if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
     int settled = questions_settled(v);
     ui_view_outcome outcome = ui_view_apply(v, action, arg);
     /* an answer (or a skip) is kept at once; the place is kept when the lesson closes */

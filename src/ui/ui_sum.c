@@ -73,7 +73,6 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
     else if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_UP) p->top--;
     else if (action == UI_ACT_NEXT) p->top += p->shown;
     else if (action == UI_ACT_PREV) p->top -= p->shown;
-    else if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
     else return (ui_outcome){1, NULL};
     p->top = ui_clamp(p->top, 0, p->count - 1);  /* draw keeps the last page full */
     return UI_STAY;

@@ -47,7 +47,6 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     (void)st;
     ui_action action = ui_key_action(k, ui_screen_context_beneath(s), NULL);
-    if (action == UI_ACT_REDRAW) clearok(curscr, TRUE);
     return (ui_outcome){summary_of(s)->leaving || action == UI_ACT_QUIT ? 2 : 1, NULL};
 }
 
