@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lesson.h"
 #include "ui_progress.h"
 
 #define FORMAT_LINE "attnstep progress 1"
@@ -54,7 +55,8 @@ unsigned long long ui_progress_hash(const char *data, size_t size)
 
 bool ui_progress_hash_file(const char *path, unsigned long long *hash)
 {
-    FILE *f = fopen(path, "rb");
+    const char *why;
+    FILE *f = lesson_open_regular(path, &why);  /* a FIFO in a lesson folder must not hang */
     if (!f) return false;
     char buffer[8192];
     unsigned long long h = FNV_OFFSET;
@@ -240,7 +242,9 @@ static bool parse(char *text, record *r)
 static ui_progress_status read_record(const char *path, record *r)
 {
     *r = (record){0};
-    FILE *f = fopen(path, "rb");
+    const char *why;
+    errno = 0;
+    FILE *f = lesson_open_regular(path, &why);
     if (!f) return errno == ENOENT || errno == ENOTDIR ? UI_PROGRESS_NONE : UI_PROGRESS_CORRUPT;
     char *text = malloc(MAX_PROGRESS_BYTES + 1);
     size_t n = text ? fread(text, 1, MAX_PROGRESS_BYTES + 1, f) : 0;
