@@ -953,6 +953,13 @@ static int close_stdout(int status, const char *writing)
 {
     int error = status == EXIT_STATUS_IO ? errno : 0;  /* the mode stopped at the failure */
     bool failed = status == EXIT_STATUS_IO || ferror(stdout);
+    if (failed && !error) {
+        /* a printer that went on after a failed write (--help is longer than stdio's buffer):
+         * the unwritten part is still buffered, and writing it again says why */
+        clearerr(stdout);
+        if (fflush(stdout) != 0)
+            error = errno;
+    }
     if (fflush(stdout) != 0 && !failed) {
         error = errno;
         failed = true;
