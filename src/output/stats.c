@@ -524,6 +524,55 @@ static void summarize(FILE *out, const cost_row *rows, int count)
             "only between runs on a quiet machine.\n");
 }
 
+/* Random sentences for --cost: one table of embeddings whose first n rows are the sentence of
+ * n tokens, and the four weight matrices, drawn once from a fixed seed. */
+typedef struct {
+    double *embeddings;   /* (last, d_model) */
+    double *weights;      /* W_Q, W_K, W_V, W_O: (d_model, d_model) each, one after another */
+    const char **tokens;  /* (last), every one "w" */
+    int d_model, heads;
+} random_sentences;
+
+static void sentences_free(random_sentences *s)
+{
+    free(s->embeddings);
+    free(s->weights);
+    free(s->tokens);
+    *s = (random_sentences){ 0 };
+}
+
+/* False when out of memory (s is then empty). */
+static bool sentences_make(random_sentences *s, int last, int d_model, int heads)
+{
+    size_t d = (size_t)d_model;
+    *s = (random_sentences){ malloc((size_t)last * d * sizeof(double)),
+                             malloc(4 * d * d * sizeof(double)),
+                             malloc((size_t)last * sizeof(const char *)), d_model, heads };
+    if (!s->embeddings || !s->weights || !s->tokens) {
+        sentences_free(s);
+        return false;
+    }
+    random_state state;
+    random_seed(&state, 2024);
+    random_fill(&state, RANDOM_NORMAL, 0, 1.0, s->embeddings, (size_t)last * d);
+    random_fill(&state, RANDOM_XAVIER, 2 * d_model, 1.0, s->weights, 4 * d * d);
+    for (int i = 0; i < last; i++)
+        s->tokens[i] = "w";
+    return true;
+}
+
+/* The sentence of the first n tokens, scaled, without a mask. */
+static attention_input sentences_input(const random_sentences *s, int n)
+{
+    size_t dd = (size_t)s->d_model * (size_t)s->d_model;
+    return (attention_input){
+        .n_tokens = n, .tokens = s->tokens, .d_model = s->d_model, .heads = s->heads,
+        .embeddings = s->embeddings, .W_Q = s->weights, .W_K = s->weights + dd,
+        .W_V = s->weights + 2 * dd, .W_O = s->weights + 3 * dd, .mask = MASK_NONE,
+        .scale = true,
+    };
+}
+
 int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
 {
     if (d_model < 1 || heads < 1 || d_model % heads != 0)
@@ -539,22 +588,9 @@ int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
                 STATS_COST_FIRST_N);
         return ferror(out) ? -1 : 0;
     }
-    double *embeddings = malloc((size_t)last * d * sizeof(double));
-    double *weights = malloc(4 * d * d * sizeof(double));
-    const char **tokens = malloc((size_t)last * sizeof *tokens);
-    if (!embeddings || !weights || !tokens) {
-        free(embeddings);
-        free(weights);
-        free(tokens);
+    random_sentences sentences;
+    if (!sentences_make(&sentences, last, d_model, heads))
         return -1;
-    }
-    /* random sentences: every n takes the first n rows of one table of embeddings */
-    random_state state;
-    random_seed(&state, 2024);
-    random_fill(&state, RANDOM_NORMAL, 0, 1.0, embeddings, (size_t)last * d);
-    random_fill(&state, RANDOM_XAVIER, 2 * d_model, 1.0, weights, 4 * d * d);
-    for (int i = 0; i < last; i++)
-        tokens[i] = "w";
     fprintf(out, "How attention's cost grows with the sentence: d_model = %d, %d head%s of "
             "d_k = %d,\nrandom embeddings and weights, no mask. The projections (Q, K, V, "
             "output) and the\nattention proper (scores, softmax, context) are timed apart, "
@@ -571,12 +607,7 @@ int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
     cost_row rows[16];
     int count = 0, status = 0;
     for (int n = STATS_COST_FIRST_N; n <= last; n *= 2) {
-        attention_input in = {
-            .n_tokens = n, .tokens = tokens, .d_model = d_model, .heads = heads,
-            .embeddings = embeddings, .W_Q = weights, .W_K = weights + d * d,
-            .W_V = weights + 2 * d * d, .W_O = weights + 3 * d * d, .mask = MASK_NONE,
-            .scale = true,
-        };
+        attention_input in = sentences_input(&sentences, n);
         size_t bytes = trace_bytes_needed(&in);
         if (bytes > TRACE_MAX_BYTES) {
             char need[32];
@@ -599,9 +630,7 @@ int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
         plot(out, rows, count);
         summarize(out, rows, count);
     }
-    free(embeddings);
-    free(weights);
-    free(tokens);
+    sentences_free(&sentences);
     return status == 0 && !ferror(out) ? 0 : -1;
 }
 
@@ -660,17 +689,9 @@ int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE
                 "limit)\n", d_model);
         return ferror(out) ? -1 : 0;
     }
-    double *embeddings = malloc((size_t)last * d * sizeof(double));
-    double *weights = malloc(4 * d * d * sizeof(double));
-    const char **tokens = malloc((size_t)last * sizeof *tokens);
-    int status = embeddings && weights && tokens ? 0 : -1;
+    random_sentences sentences;
+    int status = sentences_make(&sentences, last, d_model, heads) ? 0 : -1;
     if (status == 0) {
-        random_state state;
-        random_seed(&state, 2024);
-        random_fill(&state, RANDOM_NORMAL, 0, 1.0, embeddings, (size_t)last * d);
-        random_fill(&state, RANDOM_XAVIER, 2 * d_model, 1.0, weights, 4 * d * d);
-        for (int i = 0; i < last; i++)
-            tokens[i] = "w";
         fprintf(out, "How generating one token grows with the sentence: d_model = %d, %d head%s, "
                 "causal,\nrandom embeddings and weights. The last token of n tokens, with a KV "
                 "cache (its own\nq, k and v rows, then scores and context against the n cached "
@@ -689,12 +710,9 @@ int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE
     decode_row rows[16];
     int count = 0;
     for (int n = STATS_COST_FIRST_N; status == 0 && n <= last; n *= 2) {
-        attention_input in = {
-            .n_tokens = n, .tokens = tokens, .d_model = d_model, .heads = heads,
-            .embeddings = embeddings, .W_Q = weights, .W_K = weights + d * d,
-            .W_V = weights + 2 * d * d, .W_O = weights + 3 * d * d, .mask = MASK_CAUSAL,
-            .scale = true, .decode = true,
-        };
+        attention_input in = sentences_input(&sentences, n);
+        in.mask = MASK_CAUSAL;
+        in.decode = true;
         rows[count] = (decode_row){ .n = n };
         if (!measure_decode(&in, options, &rows[count])) {
             status = -1;
@@ -714,8 +732,6 @@ int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE
                 "n on average: ×%.2f with the cache, ×%.2f recomputing\nthe prefix. Times depend on "
                 "the machine and on what else runs on it.\n", cached, prefix);
     }
-    free(embeddings);
-    free(weights);
-    free(tokens);
+    sentences_free(&sentences);
     return status == 0 && !ferror(out) ? 0 : -1;
 }
