@@ -110,8 +110,9 @@ test-asan:
 	    SKIP_SUITES="check_valgrind check_memory"
 
 # libFuzzer over the loader, the core and the outputs (fuzz_lesson), the cell language of
-# --explain and --at (fuzz_cell) and the key-script parser (fuzz_keys), each for FUZZ_SECONDS
-# (clang's runtime needed); the last two check that nothing they would print holds a raw
+# --explain and --at (fuzz_cell), the claim and live-number language of lessons (fuzz_claim)
+# and the key-script parser (fuzz_keys), each for FUZZ_SECONDS
+# (clang's runtime needed); the last three check that nothing they would print holds a raw
 # control character once escaped. Each corpus grows in build/fuzz/corpus-NAME, fuzz_lesson's
 # seeded by the lessons and the bad-lesson corpus; crashes are written to build/fuzz/ as
 # crash-* files: turn each into a regression test (a tests/bad/ file for fuzz_lesson).
@@ -121,7 +122,7 @@ FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer,addres
 FUZZ_SRC = $(filter-out src/ui/%,$(LIB_SRC))
 FUZZ_PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 libutf8proc)
 FUZZ_LIBS = $(shell pkg-config --libs yaml-0.1 libutf8proc) -lm -lpthread
-FUZZ_TARGETS := fuzz_lesson fuzz_cell fuzz_keys
+FUZZ_TARGETS := fuzz_lesson fuzz_cell fuzz_claim fuzz_keys
 # fuzz_keys adds the key table and parser of the UI (key codes from curses.h, no curses calls)
 FUZZ_EXTRA_fuzz_keys := src/ui/ui_keys.c -Isrc/ui $(CURSES_CFLAGS)
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_escape.c tests/fuzz/fuzz_escape.h $(FUZZ_SRC) \
@@ -131,6 +132,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_escape.c tests/fuzz/fuzz_escape.
 	    $(FUZZ_SRC) $(FUZZ_EXTRA_$*) $(FUZZ_LIBS)
 FUZZ_SEEDS_fuzz_lesson := $(CURDIR)/lessons $(CURDIR)/tests/reference $(CURDIR)/tests/bad
 FUZZ_SEEDS_fuzz_keys := $(CURDIR)/tests/screens
+FUZZ_SEEDS_fuzz_claim := $(CURDIR)/tests/fuzz/claims
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 	$(foreach t,$(FUZZ_TARGETS),(cd $(BUILD)/fuzz && ./$(t) -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
