@@ -56,6 +56,13 @@ check "--explain by index, 3 decimals" output_is \
     "output[cat,1] = concat_cat · W_O[:,1] = (0.63 × 0.0) + (0.685 × 1.0) = 0.685" \
     ./attnstep --explain 'output[0,1]' --precision 3 "$lesson"
 check "--explain of an unknown cell exits 64" expect_status 64 ./attnstep --explain 'weights[dog,cat]' "$lesson"
+check "--explain of a mistyped token says which it means" output_is -s 64 \
+    "attnstep: no such cell 'weights[cat,sta]': 'sta' is not a column of weights; did you mean 'sat'?
+Try 'attnstep --help' for more information." ./attnstep --explain 'weights[cat,sta]' "$lesson"
+printf 'q\n' > "$tmp/quit.keys"
+check "--at of a mistyped stage says which it means" output_is -s 64 \
+    "attnstep: --at 'wieghts[cat,sat]': unknown stage 'wieghts'; did you mean 'weights'? (stages: input Q K V scores scaled masked weights context concat output)" \
+    ./attnstep --at 'wieghts[cat,sat]' --keys "$tmp/quit.keys" "$lesson"
 check "--explain of a head that does not exist exits 64" \
     expect_status 64 ./attnstep --explain 'weights[cat,cat]' --head 2 "$lesson"
 check "--plain shows cat's weights" prints '^cat  0.6296  0.3704$' -- ./attnstep --plain "$lesson"

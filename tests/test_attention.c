@@ -488,9 +488,11 @@ static void test_cell_names(void **state)
     assert_string_equal(error, "head 3 does not exist: this lesson has 2 heads");
     assert_false(trace_cell_parse(&t, "context[a,2]", 1, &cell, error, sizeof error));
     assert_false(trace_cell_parse(&t, "weight[a,b]", 1, &cell, error, sizeof error));
-    assert_string_equal(error, "unknown stage 'weight' (stages: input Q K V scores scaled "
-                        "masked weights context concat output)");
+    assert_string_equal(error, "unknown stage 'weight'; did you mean 'weights'? (stages: input Q "
+                        "K V scores scaled masked weights context concat output)");
     assert_false(trace_cell_parse(&t, "weights[a,z]", 1, &cell, error, sizeof error));
+    assert_string_equal(error, "no such cell 'weights[a,z]': name the row and column by token or "
+                        "by 0-based index");
     assert_false(trace_cell_parse(&t, "weights", 1, &cell, error, sizeof error));
     trace_free(&t);
     free_fixture(&f);

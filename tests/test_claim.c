@@ -172,8 +172,14 @@ static void test_unreadable_claims(void **state) {
     refused(t, "weights[cat,sat] ≈ 1 ± x", "± needs a number of at least 0");
     refused(t, "weights[cat,sat] < 1 and more", "unexpected 'and more' after the claim");
     refused(t, "cat < 1", "'cat < 1' is not a cell: write STAGE[ROW,COL], optionally @HEAD");
-    refused(t, "wieghts[cat,sat] < 1", "unknown stage 'wieghts' (stages: input Q K V scores "
-            "scaled masked weights context concat output)");
+    refused(t, "wieghts[cat,sat] < 1", "unknown stage 'wieghts'; did you mean 'weights'? (stages: "
+            "input Q K V scores scaled masked weights context concat output)");
+    refused(t, "weights[cta,sat] < 1", "no such cell 'weights[cta,sat]': 'cta' is not a row of "
+            "weights; did you mean 'cat'?");
+    refused(t, "weights[cat,Sat] < 1", "no such cell 'weights[cat,Sat]': 'Sat' is not a column of "
+            "weights; did you mean 'sat'?");
+    refused(t, "Q[cat,9] < 1", "no such cell 'Q[cat,9]': name the row and column by token or by "
+            "0-based index");
 }
 
 /* ---- live numbers ---- */

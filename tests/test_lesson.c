@@ -11,6 +11,7 @@
 #include "lesson.h"
 #include "lesson_diag.h"
 #include "lesson_text.h"
+#include "spelling.h"
 #include "random.h"
 
 /* ---- helpers ---- */
@@ -551,15 +552,15 @@ static void test_escape_and_positions(void **state) {
     assert_int_equal(lesson_position_offset(text, sizeof text - 1, 3, 1), 12);
     assert_int_equal(lesson_position_offset(text, sizeof text - 1, 9, 1), sizeof text - 1);
     const char *keys[] = { "title", "tokens", "heads" };
-    assert_string_equal(lesson_nearest("token", keys, 3), "tokens");
-    assert_string_equal(lesson_nearest("tilte", keys, 3), "title");
-    assert_null(lesson_nearest("mask", keys, 3));
+    assert_string_equal(spelling_nearest("token", keys, 3), "tokens");
+    assert_string_equal(spelling_nearest("tilte", keys, 3), "title");
+    assert_null(spelling_nearest("mask", keys, 3));
     /* a difference of case only beats any other near word; a one-letter word has no near one */
     const char *tokens[] = { "cat", "sat", "a", "b" };
-    assert_string_equal(lesson_nearest("Sat", tokens, 4), "sat");
-    assert_string_equal(lesson_nearest("cta", tokens, 4), "cat");
-    assert_null(lesson_nearest("c", tokens, 4));
-    assert_null(lesson_nearest("dog", tokens, 4));
+    assert_string_equal(spelling_nearest("Sat", tokens, 4), "sat");
+    assert_string_equal(spelling_nearest("cta", tokens, 4), "cat");
+    assert_null(spelling_nearest("c", tokens, 4));
+    assert_null(spelling_nearest("dog", tokens, 4));
     /* the cursor finds places in order, and again after going back */
     lesson_cursor cursor = { 0 };
     assert_int_equal(lesson_cursor_move(&cursor, text, sizeof text - 1, 2, 5), 9);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "number.h"
+#include "spelling.h"
 #include "stage_functions.h"
 
 /* A sum of more than SUM_TERMS_SHOWN terms shows only its SUM_TERMS_KEPT terms of largest
@@ -605,6 +606,61 @@ static bool parse_failed(char *error, size_t error_size, const char *format, con
     return false;
 }
 
+/* The token of a row or column axis nearest to a label that names none, or NULL. */
+static const char *nearest_label(const trace *t, stage_axis axis, const char *label,
+                                 size_t length)
+{
+    int count = axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m : 0;
+    const char **words = count > 0 ? malloc((size_t)count * sizeof *words) : NULL;
+    char *word = malloc(length + 1);
+    const char *nearest = NULL;
+    if (words && word) {
+        char buffer[32];
+        for (int i = 0; i < count; i++)
+            words[i] = trace_axis_label(t, axis, i, buffer, sizeof buffer);
+        memcpy(word, label, length);
+        word[length] = '\0';
+        nearest = spelling_nearest(word, words, count);
+    }
+    free(words);
+    free(word);
+    return nearest;
+}
+
+/* Why no comma of spec splits it into a row and a column: the side that names nothing (taken
+ * at the first comma whose other side does name one), with the nearest token to it. */
+static bool cell_not_found(const trace *t, const stage_info *info, const char *spec,
+                           const char *inside, const char *end, char *error, size_t error_size)
+{
+    const char *split = NULL;
+    bool row_bad = true;
+    for (const char *comma = inside; comma < end && !split; comma++) {
+        if (*comma != ',')
+            continue;
+        if (find_index(t, info->rows, inside, (size_t)(comma - inside)) >= 0)
+            split = comma, row_bad = false;
+        else if (find_index(t, info->cols, comma + 1, (size_t)(end - comma - 1)) >= 0)
+            split = comma;
+    }
+    const char *nearest = NULL, *label = NULL;
+    size_t length = 0;
+    if (split) {
+        label = row_bad ? inside : split + 1;
+        length = row_bad ? (size_t)(split - inside) : (size_t)(end - split - 1);
+        nearest = nearest_label(t, row_bad ? info->rows : info->cols, label, length);
+    }
+    explain_text out = { error, error_size, 0, 0, false };
+    if (error_size)
+        error[0] = '\0';
+    put(&out, "no such cell '%s': ", spec);
+    if (nearest)
+        put(&out, "'%.*s' is not a %s of %s; did you mean '%s'?", (int)length, label,
+            row_bad ? "row" : "column", info->name, nearest);
+    else
+        put(&out, "name the row and column by token or by 0-based index");
+    return false;
+}
+
 bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *cell,
                       char *error, size_t error_size)
 {
@@ -620,11 +676,19 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
     name[name_length] = '\0';
     stage_id stage = stage_find(name);
     if (stage == STAGE_COUNT || !trace_has_stage(t, stage)) {
-        explain_text out = { error, error_size, 0, 0, false };
-        put(&out, "unknown stage '%s' (stages:", name);
+        const char *names[STAGE_COUNT];
+        int count = 0;
         for (int s = 0; s < STAGE_COUNT; s++)
             if (trace_has_stage(t, (stage_id)s))
-                put(&out, " %s", stage_get((stage_id)s)->name);
+                names[count++] = stage_get((stage_id)s)->name;
+        const char *nearest = spelling_nearest(name, names, count);
+        explain_text out = { error, error_size, 0, 0, false };
+        put(&out, "unknown stage '%s'", name);
+        if (nearest)
+            put(&out, "; did you mean '%s'?", nearest);
+        put(&out, " (stages:");
+        for (int i = 0; i < count; i++)
+            put(&out, " %s", names[i]);
         put(&out, ")");
         return false;
     }
@@ -646,6 +710,5 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
             return true;
         }
     }
-    return parse_failed(error, error_size, "no such cell '%s': name the row and column by "
-                        "token or by 0-based index", spec);
+    return cell_not_found(t, info, spec, inside, end, error, error_size);
 }

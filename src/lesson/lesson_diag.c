@@ -6,6 +6,7 @@
 #include <string.h>
 #include "lesson_diag.h"
 #include "lesson_text.h"
+#include "spelling.h"
 #include "text.h"
 
 static const char *const formats[] = {
@@ -82,7 +83,7 @@ lesson_diagnostic *lesson_report_warning(lesson_diagnostics *d, int line, int co
 
 bool lesson_suggest(lesson_diagnostic *item, const char *word, const char *const *words,
                     int count) {
-    const char *near = item ? lesson_nearest(word, words, count) : NULL;
+    const char *near = item ? spelling_nearest(word, words, count) : NULL;
     if (!near) return false;
     char shown[LESSON_ESCAPED_MAX];
     lesson_escape(near, strlen(near), shown);

@@ -68,11 +68,6 @@ size_t lesson_first_line(const char *data, size_t size);
  * where the next line starts. */
 size_t lesson_line_end(const char *data, size_t size, size_t offset, size_t *next);
 
-/* The word of words[0 … count-1] nearest to word: one that differs only in the case of ASCII
- * letters, else the first nearest in edit distance (within a third of its length, and sharing
- * some letters with word), or NULL when none is near. */
-const char *lesson_nearest(const char *word, const char *const *words, int count);
-
 /* Looking up strings among many, in O(log n) whatever the strings are: a sorted array rather
  * than a hash table, so that crafted keys cannot make the loader slow. */
 typedef struct {
