@@ -117,7 +117,7 @@ static void test_the_memory_rule_counts_the_weights(void **state)
                                                100 << 10, &l, &d), LESSON_INVALID);
     assert_int_equal(d.count, 1);
     assert_string_equal(d.items[0].message,
-                        "the lesson and its trace would need 0.0 GiB; the limit is 1 GiB");
+                        "the lesson and its trace would need 137.1 KiB; the limit is 100 KiB");
     lesson_diagnostics_free(&d);
     /* and within a cap that holds them the same lesson loads */
     assert_int_equal(lesson_load_buffer_within("w.yaml", wide_lesson, sizeof wide_lesson - 1,

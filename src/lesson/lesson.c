@@ -1423,8 +1423,14 @@ static void describe_input(const checker *c, lesson *l) {
         .decode = c->decode };
 }
 
+/* "1.5 GiB", "256 KiB": the largest binary unit the amount reaches, one decimal unless whole. */
 static void format_bytes(size_t bytes, char *out, size_t size) {
-    snprintf(out, size, "%.1f GiB", (double)bytes / (double)((size_t)1 << 30));
+    static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+    double amount = (double)bytes;
+    int unit = 0;
+    while (amount >= 1024 && unit < 4) amount /= 1024, unit++;
+    snprintf(out, size, amount == (double)(long long)amount ? "%.0f %s" : "%.1f %s", amount,
+             units[unit]);
 }
 
 /* Everything loading the lesson and computing its trace allocate: the trace, and the lesson's
@@ -1454,8 +1460,10 @@ static lesson_status build(checker *c, int root, lesson *l) {
     describe_input(c, l);
     size_t bytes = bytes_needed(c, l);
     if (bytes > c->max_bytes) {
-        char amount[64];
-        format_bytes(bytes, amount, sizeof amount);
+        char need[32], limit[32], amount[80];
+        format_bytes(bytes, need, sizeof need);
+        format_bytes(c->max_bytes, limit, sizeof limit);
+        snprintf(amount, sizeof amount, "%s; the limit is %s", need, limit);
         REPORT(c, root, TRACE_TOO_LARGE, amount);
         return LESSON_INVALID;
     }

@@ -67,7 +67,7 @@
     X(IDENTITY_NOT_SQUARE, "%s cannot be identity: with kv_heads %d it has %d columns " \
                          "(kv_heads × d_k), not d_model = %d") \
     X(STAGE_NEEDS,       "stage '%s' exists only with '%s'") \
-    X(TRACE_TOO_LARGE,   "the lesson and its trace would need %s; the limit is 1 GiB") \
+    X(TRACE_TOO_LARGE,   "the lesson and its trace would need %s") \
     X(UNKNOWN_STAGE,     "unknown stage '%s'") \
     X(NO_SOURCE_STAGE,   "stage 'source_input' exists only in cross-attention (with 'source')") \
     X(NO_SUCH_HEAD,      "head %d does not exist; this lesson has %d") \
