@@ -17,25 +17,9 @@ static const char lesson_text[] =
     "d_model: 4\nheads: 2\n"
     "embeddings: {random: normal, seed: 1}\n";
 
-static lesson the_lesson;
-static trace the_trace;
-
-static void load_once(void)
-{
-    static bool loaded;
-    if (loaded)
-        return;
-    lesson_diagnostics diagnostics;
-    if (lesson_load_buffer("cells.yaml", lesson_text, sizeof lesson_text - 1, &the_lesson,
-                           &diagnostics) != LESSON_OK
-        || trace_compute(&the_lesson.input, NULL, &the_trace, NULL) != TRACE_OK)
-        abort();  /* the harness's own lesson must load */
-    loaded = true;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    load_once();
+    const trace *t = fuzz_trace_once("cells.yaml", lesson_text);
     if (size < 1)
         return 0;
     /* the first byte picks the head (0 to 3: one past the lesson's two, and 0), the rest is
@@ -48,11 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     spec[size - 1] = '\0';
     trace_cell cell;
     char error[512];
-    if (trace_cell_parse(&the_trace, spec, head, &cell, error, sizeof error)) {
-        int length = trace_cell_explain(&the_trace, &cell, data[0] % 18, NULL, 0);
+    if (trace_cell_parse(t, spec, head, &cell, error, sizeof error)) {
+        int length = trace_cell_explain(t, &cell, data[0] % 18, NULL, 0);
         char *text = malloc((size_t)length + 1);
         if (text) {
-            trace_cell_explain(&the_trace, &cell, data[0] % 18, text, (size_t)length + 1);
+            trace_cell_explain(t, &cell, data[0] % 18, text, (size_t)length + 1);
             fuzz_check_escaped(text, true);
             free(text);
         }

@@ -20,22 +20,6 @@ static const char lesson_text[] =
     "d_model: 4\nheads: 2\nmask: causal\n"
     "embeddings: {random: normal, seed: 3}\n";
 
-static lesson the_lesson;
-static trace the_trace;
-
-static void load_once(void)
-{
-    static bool loaded;
-    if (loaded)
-        return;
-    lesson_diagnostics diagnostics;
-    if (lesson_load_buffer("claims.yaml", lesson_text, sizeof lesson_text - 1, &the_lesson,
-                           &diagnostics) != LESSON_OK
-        || trace_compute(&the_lesson.input, NULL, &the_trace, NULL) != TRACE_OK)
-        abort();  /* the harness's own lesson must load */
-    loaded = true;
-}
-
 static void fail(const char *what)
 {
     fprintf(stderr, "fuzz_claim: %s\n", what);
@@ -43,24 +27,24 @@ static void fail(const char *what)
 }
 
 /* 1. a claim: parsed, then evaluated; its error or its detail is printed by --check */
-static void check_claim(const char *text, int head)
+static void check_claim(const trace *t, const char *text, int head)
 {
     claim c;
     char message[CLAIM_MESSAGE_MAX];
-    if (!claim_parse(&the_trace, text, head, &c, message, sizeof message)) {
+    if (!claim_parse(t, text, head, &c, message, sizeof message)) {
         fuzz_check_escaped(message, false);
         return;
     }
     message[0] = '\0';
-    claim_holds(&the_trace, &c, message, sizeof message);
+    claim_holds(t, &c, message, sizeof message);
     fuzz_check_escaped(message, false);
 }
 
 /* 2. narration: rendered twice (measured, then written) and compared with what was asked */
-static void check_render(const char *text, int head)
+static void check_render(const trace *t, const char *text, int head)
 {
     claim_text_error error;
-    int wanted = claim_render(&the_trace, text, head, NULL, 0, &error);
+    int wanted = claim_render(t, text, head, NULL, 0, &error);
     if (wanted < 0) {
         fuzz_check_escaped(error.message, false);
         if (error.offset > strlen(text) || text[error.offset] != '{')
@@ -70,7 +54,7 @@ static void check_render(const char *text, int head)
     char *out = malloc((size_t)wanted + 1);
     if (!out)
         return;
-    if (claim_render(&the_trace, text, head, out, (size_t)wanted + 1, &error) != wanted
+    if (claim_render(t, text, head, out, (size_t)wanted + 1, &error) != wanted
         || strlen(out) != (size_t)wanted)
         fail("claim_render wrote another length than it asked for");
     fuzz_check_escaped(out, true);
@@ -78,7 +62,7 @@ static void check_render(const char *text, int head)
 }
 
 /* 3. every placeholder claim_placeholder_find reports lies inside the text, in order */
-static void check_placeholders(const char *text, int head)
+static void check_placeholders(const trace *t, const char *text, int head)
 {
     size_t length = strlen(text), from = 0, open, size;
     while (claim_placeholder_find(text, from, &open, &size)) {
@@ -89,12 +73,12 @@ static void check_placeholders(const char *text, int head)
     trace_cell cell = {0};
     cell.stage = STAGE_WEIGHTS;
     cell.head = head < 1 ? 1 : head;
-    (void)claim_text_names(&the_trace, text, head, &cell, (text[0] & 1) != 0);
+    (void)claim_text_names(t, text, head, &cell, (text[0] & 1) != 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    load_once();
+    const trace *t = fuzz_trace_once("claims.yaml", lesson_text);
     if (size < 1)
         return 0;
     /* the first byte picks the head (0 to 3: one past the lesson's two, and 0); the rest is the
@@ -105,9 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
-    check_claim(text, head);
-    check_render(text, head);
-    check_placeholders(text, head);
+    check_claim(t, text, head);
+    check_render(t, text, head);
+    check_placeholders(t, text, head);
     free(text);
     return 0;
 }

@@ -1,8 +1,10 @@
-/* The no-raw-control property of tests/fuzz/fuzz_escape.h, shared by the fuzz harnesses. */
+/* What the fuzz harnesses share (tests/fuzz/fuzz_escape.h): the no-raw-control property and
+ * the trace of a harness's own lesson. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_escape.h"
+#include "lesson.h"
 #include "text.h"
 
 void fuzz_check_clean(const char *text, const char *allowed)
@@ -30,4 +32,19 @@ void fuzz_check_escaped(const char *text, bool keep_lines)
     escape(text, escaped, (size_t)length + 1);
     fuzz_check_clean(escaped, keep_lines ? "\n" : "");
     free(escaped);
+}
+
+const trace *fuzz_trace_once(const char *name, const char *text)
+{
+    static lesson the_lesson;
+    static trace the_trace;
+    static bool loaded;
+    if (loaded)
+        return &the_trace;
+    lesson_diagnostics diagnostics;
+    if (lesson_load_buffer(name, text, strlen(text), &the_lesson, &diagnostics) != LESSON_OK
+        || trace_compute(&the_lesson.input, NULL, &the_trace, NULL) != TRACE_OK)
+        abort();
+    loaded = true;
+    return &the_trace;
 }
