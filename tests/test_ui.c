@@ -1212,7 +1212,7 @@ static void test_compare_key_picks_the_second_lesson(void **state)
     out = picker->ops->key(picker, '\n', &st);
     assert_int_equal(out.close, 1);
     assert_non_null(out.open);
-    assert_int_equal(out.open->ops->context(out.open), UI_IN_LESSON);
+    assert_int_equal(out.open->ops->context(out.open), UI_IN_LESSON | UI_IN_COMPARE);
     assert_string_equal(ui_compare_screen_view(out.open)->lesson->title, "cat sat: self-attention by hand");
     out.open->ops->close(out.open);
     picker->ops->close(picker);
@@ -1270,6 +1270,46 @@ static void copy_file(const char *from, const char *to, const char *extra)
     if (extra) fputs(extra, out);
     fclose(in);
     assert_int_equal(fclose(out), 0);
+}
+
+/* Both files of a comparison are followed: a save of B, the follower, is seen on the next tick
+ * (by its stamp, as a lesson screen sees its own) and B's pane shows the new numbers; then x
+ * lets B lead, and the difference line still gives A's number first. */
+static void test_comparison_follows_both_files(void **state)
+{
+    (void)state;
+    char dir[64], a[128], b[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(a, sizeof a, "%s/no_scale.yaml", dir);
+    snprintf(b, sizeof b, "%s/with_scale.yaml", dir);
+    copy_file("lessons/no_scale.yaml", a, NULL);
+    copy_file("lessons/with_scale.yaml", b, NULL);
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison(a, b);
+    for (int i = 0; i < 4; i++) screen->ops->key(screen, 'n', &st);
+    screen->ops->key(screen, 'l', &st);   /* weights[birds,sing] */
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("weights[birds,sing]: 0.0108 vs 0.1264"));
+    const ui_event tick = {.kind = UI_EV_TICK};
+    assert_false(screen->ops->follow(screen, &tick));   /* nothing saved yet */
+    /* a save of B with scale: false (a longer file, so its stamp differs whatever the clock) */
+    copy_file("tests/screens/compare/unscaled.yaml", b, "\n# saved again\n");
+    assert_true(screen->ops->follow(screen, &tick));
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("reloaded with_scale.yaml"));
+    assert_true(screen_has("weights[birds,sing]: 0.0108 vs 0.0108 \xc2\xb7 no cell differs"));
+    assert_int_equal(screen->ops->key(screen, 'x', &st).close, 0);
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("comparing two lessons (B leads, A follows)"));
+    assert_true(screen_has("B leads now, A follows"));
+    assert_int_equal(ui_compare_screen_view(screen)->t->in->scale, false);   /* B's view leads */
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+    remove_tree(dir);
 }
 
 static void test_progress_dir_follows_xdg(void **state)
@@ -1659,6 +1699,7 @@ int main(void)
         cmocka_unit_test(test_comparison_pairs_tokens),
         cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
         cmocka_unit_test(test_compare_key_picks_the_second_lesson),
+        cmocka_unit_test(test_comparison_follows_both_files),
         cmocka_unit_test(test_progress_dir_follows_xdg),
         cmocka_unit_test(test_progress_answers_and_step_come_back),
         cmocka_unit_test(test_progress_edited_lesson_starts_afresh_and_resets),
