@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "ui.h"
@@ -1567,6 +1570,49 @@ static void test_progress_survives_kill_during_save(void **state)
     remove_tree(dir);
 }
 
+/* A kill -9 between the write and the rename leaves "<name>.progress.XXXXXX"; the next save into
+ * the folder removes it once it is over a minute old (no save takes that long), and leaves a
+ * younger temporary (another attnstep's save in progress) and every other file alone. */
+static void test_progress_killed_save_temporary_is_swept(void **state)
+{
+    (void)state;
+    char dir[64], error[256];
+    temp_dir(dir, sizeof dir);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        ui_progress_write_file(dir, "kill.progress", "new\n", kill_self, error, sizeof error);
+        _exit(0);   /* not reached */
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status));
+    char left[400] = "", young[128], other[128], listing[1024];
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strncmp(e->d_name, "kill.progress.", 14) == 0)
+            snprintf(left, sizeof left, "%s/%s", dir, e->d_name);
+    closedir(d);
+    assert_true(left[0]);   /* the killed save's temporary */
+    snprintf(young, sizeof young, "%s/busy.progress.Ab12Cd", dir);
+    snprintf(other, sizeof other, "%s/old.progress", dir);
+    copy_file("/dev/null", young, "in progress\n");
+    copy_file("/dev/null", other, "kept\n");
+    struct timespec old[2] = {{time(NULL) - UI_PROGRESS_TEMP_AGE - 5, 0},
+                              {time(NULL) - UI_PROGRESS_TEMP_AGE - 5, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, left, old, 0), 0);
+    assert_int_equal(utimensat(AT_FDCWD, other, old, 0), 0);
+    struct stat st;
+    assert_int_equal(stat(left, &st), 0);   /* nothing sweeps before a save */
+    assert_true(ui_progress_write_file(dir, "next.progress", "text\n", NULL, error, sizeof error));
+    snprintf(listing, sizeof listing, "ls -a '%s' >&2", dir);
+    if (stat(left, &st) == 0) { (void)!system(listing); fail_msg("%s was not removed", left); }
+    assert_int_equal(stat(young, &st), 0);
+    assert_int_equal(stat(other, &st), 0);
+    remove_tree(dir);
+}
+
 /* ---- one whole headless run through ui_run ---- */
 
 static void test_headless_run_dumps_the_screen(void **state)
@@ -1706,6 +1752,7 @@ int main(void)
         cmocka_unit_test(test_progress_corrupt_file_is_ignored),
         cmocka_unit_test(test_progress_unwritable_folder_is_said),
         cmocka_unit_test(test_progress_survives_kill_during_save),
+        cmocka_unit_test(test_progress_killed_save_temporary_is_swept),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
     };

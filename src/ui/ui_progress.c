@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "lesson.h"
 #include "ui_progress.h"
@@ -112,6 +113,33 @@ static bool fail(const char *what, const char *path, char *error, size_t size)
     return false;
 }
 
+/* Whether name is a temporary of a save, "<name>.progress.XXXXXX" (mkstemp's six characters). */
+static bool is_temporary(const char *name)
+{
+    const char *suffix = strstr(name, SUFFIX ".");
+    return suffix && name[0] != '.' && strlen(suffix + sizeof SUFFIX) == 6;
+}
+
+/* Removes the temporaries that saves killed between the write and the rename left in dir. A
+ * save takes milliseconds, so a temporary last written over a minute ago belongs to no live
+ * save; a younger one may be another attnstep's save in progress, and is left alone. Failures
+ * are ignored: the sweep only tidies, and the next save tries again. */
+static void sweep_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    time_t now = time(NULL);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!is_temporary(e->d_name)) continue;
+        char path[PATH_MAX + 300];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > UI_PROGRESS_TEMP_AGE)
+            unlink(path);
+    }
+    closedir(d);
+}
+
 bool ui_progress_write_file(const char *dir, const char *name, const char *text,
                             void (*before_rename)(void), char *error, size_t size)
 {
@@ -119,6 +147,7 @@ bool ui_progress_write_file(const char *dir, const char *name, const char *text,
     snprintf(final, sizeof final, "%s/%s", dir, name);
     snprintf(temp, sizeof temp, "%s.XXXXXX", final);
     if (!make_dirs(dir)) return fail("cannot make", dir, error, size);
+    sweep_temporaries(dir);
     int fd = mkstemp(temp);
     if (fd < 0) return fail("cannot write in", dir, error, size);
     bool ok = write_all(fd, text, strlen(text)) && fsync(fd) == 0;

@@ -23,9 +23,14 @@ bool ui_progress_hash_file(const char *path, unsigned long long *hash);
 /* Where a lesson's progress lives: dir/<16 hex digits of hash>.progress. */
 void ui_progress_path(const char *dir, unsigned long long hash, char *path, size_t size);
 
+/* Seconds after which a save's temporary ("<hash>.progress.XXXXXX") is taken for one that a
+ * killed save left behind. */
+#define UI_PROGRESS_TEMP_AGE 60
+
 /* Writes text as the file dir/name atomically: a temporary file in dir, written, flushed to
  * the disk (fsync), then renamed over the old one, so that a crash or kill -9 at any moment
- * leaves the old file or the new one, never a mixture. dir is made (mode 0700) when missing.
+ * leaves the old file or the new one, never a mixture. dir is made (mode 0700) when missing,
+ * and temporaries older than UI_PROGRESS_TEMP_AGE seconds (killed saves') are removed from it.
  * before_rename (NULL in the program) is called between the fsync and the rename: the tests
  * kill the process there. False with the reason in error (e.g. "Read-only file system"). */
 bool ui_progress_write_file(const char *dir, const char *name, const char *text,
