@@ -1275,6 +1275,92 @@ static void copy_file(const char *from, const char *to, const char *extra)
     assert_int_equal(fclose(out), 0);
 }
 
+/* The column of the screen where text starts on row y, or -1 (the first match). */
+static int column_of(int y, const char *text)
+{
+    char row[2048];
+    row_text(y, row, sizeof row);
+    const char *at = strstr(row, text);
+    if (!at) return -1;
+    wchar_t wide[2048];
+    char head[2048];
+    snprintf(head, sizeof head, "%.*s", (int)(at - row), row);
+    return (int)mbstowcs(wide, head, 2048);
+}
+
+/* The row of the screen holding text, or -1. */
+static int row_of(const char *text)
+{
+    char row[2048];
+    for (int y = 0; y < LINES; y++) {
+        row_text(y, row, sizeof row);
+        if (strstr(row, text)) return y;
+    }
+    return -1;
+}
+
+/* The picker's progress column: a glyph and a colour for done (✓, green), started (◐, the
+ * accent) and not started (○); R asks, any key but y keeps the progress, and y resets the
+ * selected lesson's (only that lesson's). */
+static void test_picker_progress_marks_and_reset(void **state)
+{
+    (void)state;
+    char dir[64], saved[128], bank[160], cat[160], text[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(saved, sizeof saved, "%s/state", dir);
+    snprintf(bank, sizeof bank, "%s/bank_river.yaml", dir);
+    snprintf(cat, sizeof cat, "%s/cat_sat.yaml", dir);
+    copy_file("lessons/bank_river.yaml", bank, NULL);
+    copy_file("lessons/cat_sat.yaml", cat, NULL);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress(bank, saved, false, &o, &v);
+    press(&v, 'n'), press(&v, 'n');
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    open_with_progress(cat, saved, false, &o, &v);
+    o->done = true;
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 100, 30);
+    ui_screen *picker = ui_picker_screen_new(dir, NULL, saved);
+    assert_non_null(picker);
+    picker->ops->draw(picker, &st);
+    int y_bank = row_of("bank of the river"), y_cat = row_of("cat sat");
+    assert_true(y_bank > 0 && y_cat > 0);
+    attr_t attrs;
+    short pair;
+    int x = column_of(y_bank, "\xe2\x97\x90 step 3 of 9");
+    assert_true(x > 0);
+    cell_at(y_bank, x, &attrs, &pair);
+    assert_int_equal(pair, UI_PAIR_ACCENT);
+    x = column_of(y_cat, "\xe2\x9c\x93 done");
+    assert_true(x > 0);
+    cell_at(y_cat, x, &attrs, &pair);
+    assert_int_equal(pair, UI_PAIR_DONE);
+
+    picker->ops->key(picker, 'R', &st);   /* bank_river is selected, first by name */
+    erase();
+    picker->ops->draw(picker, &st);
+    assert_true(screen_has("reset the progress of \"bank of the river"));
+    picker->ops->key(picker, 'n', &st);
+    assert_int_equal(ui_progress_describe(saved, bank, text, sizeof text), UI_PROGRESS_PARTIAL);
+    picker->ops->key(picker, 'R', &st);
+    picker->ops->key(picker, 'y', &st);
+    assert_int_equal(ui_progress_describe(saved, bank, text, sizeof text), UI_PROGRESS_UNTOUCHED);
+    assert_string_equal(text, "");
+    assert_int_equal(ui_progress_describe(saved, cat, text, sizeof text), UI_PROGRESS_DONE);
+    erase();
+    picker->ops->draw(picker, &st);
+    assert_true(screen_has("\" reset"));
+    assert_true(column_of(y_bank, "\xe2\x97\x8b not started") > 0);
+    picker->ops->close(picker);
+    close_memory_screen(&m);
+    remove_tree(dir);
+}
+
 /* Both files of a comparison are followed: a save of B, the follower, is seen on the next tick
  * (by its stamp, as a lesson screen sees its own) and B's pane shows the new numbers; then x
  * lets B lead, and the difference line still gives A's number first. */
@@ -1746,6 +1832,7 @@ int main(void)
         cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
         cmocka_unit_test(test_compare_key_picks_the_second_lesson),
         cmocka_unit_test(test_comparison_follows_both_files),
+        cmocka_unit_test(test_picker_progress_marks_and_reset),
         cmocka_unit_test(test_progress_dir_follows_xdg),
         cmocka_unit_test(test_progress_answers_and_step_come_back),
         cmocka_unit_test(test_progress_edited_lesson_starts_afresh_and_resets),

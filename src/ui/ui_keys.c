@@ -73,6 +73,8 @@ static const ui_binding bindings[] = {
     {UI_ACT_COMPARE, UI_IN_LESSON, {'C'}, NULL,
      "compare: pick a lesson from this one's folder to show side by side with it", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
+    {UI_ACT_RESET, UI_IN_PICKER, {'R'}, "reset",
+     "reset the selected lesson's saved progress (answers, score, place), after y to confirm", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
 };
 

@@ -23,6 +23,7 @@ typedef enum {
     UI_ACT_NARRATION_SCROLL, UI_ACT_PRESENT,
     UI_ACT_COMPARE,
     UI_ACT_SWAP,                /* a comparison: the other lesson leads */
+    UI_ACT_RESET,               /* the picker: forget the selected lesson's progress */
     UI_ACT_COUNT
 } ui_action;
 

@@ -300,17 +300,19 @@ ui_progress_status ui_progress_read_summary(const char *dir, const char *lesson_
     return status;
 }
 
-void ui_progress_describe(const char *dir, const char *lesson_path, char *text, size_t size)
+ui_progress_mark ui_progress_describe(const char *dir, const char *lesson_path, char *text,
+                                      size_t size)
 {
     ui_progress_summary s;
     ui_progress_status status = ui_progress_read_summary(dir, lesson_path, &s);
     int used = 0;
     text[0] = '\0';
     if (status == UI_PROGRESS_CORRUPT) add(text, size, &used, "saved progress unreadable");
-    if (status != UI_PROGRESS_FOUND) return;
+    if (status != UI_PROGRESS_FOUND) return UI_PROGRESS_UNTOUCHED;
     if (s.done) add(text, size, &used, "done");
     else add(text, size, &used, "step %d of %d", s.step + 1, s.steps);
     if (s.asked > 0) add(text, size, &used, ", %d/%d right", s.right, s.asked);
+    return s.done ? UI_PROGRESS_DONE : UI_PROGRESS_PARTIAL;
 }
 
 /* ---- a lesson's progress ---- */

@@ -52,9 +52,17 @@ typedef enum {
 /* Reads the progress file of the lesson file at lesson_path under dir into *s. */
 ui_progress_status ui_progress_read_summary(const char *dir, const char *lesson_path,
                                             ui_progress_summary *s);
+/* How far a student has got in a lesson, for the picker's glyph and colour. */
+typedef enum {
+    UI_PROGRESS_UNTOUCHED,       /* nothing saved (or a file that does not read) */
+    UI_PROGRESS_PARTIAL,         /* started, the last step never reached */
+    UI_PROGRESS_DONE             /* the last step reached once */
+} ui_progress_mark;
+
 /* "done, 3/4 right", "step 5 of 13", "step 5 of 13, 2/3 right", "saved progress unreadable"
- * or "" (nothing saved): the picker's words for a lesson. */
-void ui_progress_describe(const char *dir, const char *lesson_path, char *text, size_t size);
+ * or "" (nothing saved): the picker's words for a lesson; returns how far it has got. */
+ui_progress_mark ui_progress_describe(const char *dir, const char *lesson_path, char *text,
+                                      size_t size);
 
 /* Opening a lesson (o->state_dir set, or NULL: progress not kept): makes sure the folder can
  * be written (else o->progress_note says progress is not being saved, and v->message too, once)
