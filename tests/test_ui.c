@@ -1030,6 +1030,35 @@ static bool screen_has(const char *text)
     return false;
 }
 
+/* The header gives way in order: the formula, then the selected cell's labels; the shape and
+ * "head 2 of 2" are never cut, at any width the pane is drawn. */
+static void test_header_keeps_the_head(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 80, 24);
+    attention_input in = two_head_input();
+    trace t;
+    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_WEIGHTS, 2);
+    v.row = 2, v.col = 2;   /* row river, column river: the longest labels */
+    for (int width = 24; width <= 80; width++) {
+        ui_matrix_grid grid = {0};
+        erase();
+        ui_matrix_draw(&v, 0, 0, width, 12, &st, &grid);
+        char row[2048];
+        row_text(0, row, sizeof row);
+        if (!strstr(row, "head 2 of 2")) fail_msg("width %d: %s", width, row);
+        if (width >= 60 && !strstr(row, "row river, column river"))
+            fail_msg("width %d cut the labels with room for them: %s", width, row);
+    }
+    ui_view_free(&v);
+    trace_free(&t);
+    close_memory_screen(&m);
+}
+
 /* Draws every stage and head of a lesson on its lesson screen at cols x rows (presenting when
  * present, else with the step list) and fails where a column is left out (a "cols … of" scroll
  * note) or a label of the matrix pane is cut with …: issue 12's "every column with its full
@@ -1827,6 +1856,7 @@ int main(void)
         cmocka_unit_test(test_columns_fit_their_labels),
         cmocka_unit_test(test_display_keys_change_only_the_display),
         cmocka_unit_test(test_classroom_lessons_show_every_column),
+        cmocka_unit_test(test_header_keeps_the_head),
         cmocka_unit_test(test_comparison_moves_both_panes),
         cmocka_unit_test(test_comparison_pairs_tokens),
         cmocka_unit_test(test_comparison_missing_head_and_small_terminals),

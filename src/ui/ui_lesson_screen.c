@@ -13,6 +13,7 @@
 
 #define TEXT_MAX 4096
 #define UI_MAX_DECIMALS 8
+#define UI_PRESENT_MAX_DECIMALS 4   /* presenting: the most decimals, when they fit */
 
 /* The stage list as drawn, so that a click on a line opens its stage and head. */
 typedef struct {
@@ -85,7 +86,7 @@ static regions split_screen(const ui_view *v, const display *d, const char *expl
 }
 
 /* The style the screen draws with: the run's, with the screen's decimals and palette; when
- * presenting, the most decimals (up to 6) with which every column of the matrix fits. */
+ * presenting, the most decimals (up to 4) with which every column of the matrix fits. */
 static ui_style style_of(lesson_screen *ls, const ui_style *st)
 {
     display *d = &ls->d;
@@ -95,8 +96,10 @@ static ui_style style_of(lesson_screen *ls, const ui_style *st)
     ui_style mine = *st;
     mine.precision = d->precision;
     mine.palette = d->palette;
+    /* at most 4 decimals: read from the back row of a classroom, a fifth and sixth digit are
+     * noise that widens every column, and no lesson's point rests on them */
     if (d->present && d->auto_precision) {
-        for (mine.precision = 6; mine.precision > 1; mine.precision--)
+        for (mine.precision = UI_PRESENT_MAX_DECIMALS; mine.precision > 1; mine.precision--)
             if (ui_matrix_fits(&ls->v, COLS, &mine)) break;
         if (!ui_matrix_fits(&ls->v, COLS, &mine)) mine.precision = d->precision;
     }
