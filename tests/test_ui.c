@@ -693,8 +693,9 @@ static void test_file_stamp_sees_changes(void **state)
 /* ---- screens ---- */
 
 /* The overlays as screens over a lesson: the score box closes itself, and the lesson too after
- * quit or on q, and waits for a key on a click; the help scrolls on j and closes on any other
- * key, listing and timing the keys of the lesson beneath; a lesson's ? opens the help, and its
+ * quit or on q, and waits for a key on a click; the help scrolls on j (a line) and n (a page),
+ * as the sum pane does, and closes on any other key, listing and timing the keys of the lesson
+ * beneath; a lesson's ? opens the help, and its
  * q with nothing answered closes it. No terminal is needed: keys only change state. */
 static void test_overlays_close_as_they_say(void **state)
 {
@@ -724,7 +725,8 @@ static void test_overlays_close_as_they_say(void **state)
     assert_int_equal(help->ops->context(help), UI_IN_LESSON);
     assert_string_equal(help->ops->key_kind(help, 'j'), "help-key");
     assert_int_equal(help->ops->key(help, 'j', &st).close, 0);
-    assert_int_equal(help->ops->key(help, 'n', &st).close, 1);
+    assert_int_equal(help->ops->key(help, 'n', &st).close, 0);
+    assert_int_equal(help->ops->key(help, 'x', &st).close, 1);
     help->ops->close(help);
     out = screen->ops->key(screen, 'q', &st);
     assert_int_equal(out.close, 1);
