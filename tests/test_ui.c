@@ -780,6 +780,14 @@ static wchar_t cell_at(int y, int x, attr_t *attrs, short *pair)
     return text[0];
 }
 
+/* Traces in (which t keeps pointing to) into t and opens a view of it on a stage and head. */
+static void view_on(const attention_input *in, stage_id stage, int head, trace *t, ui_view *v)
+{
+    assert_int_equal(trace_compute(in, NULL, t, NULL), TRACE_OK);
+    assert_true(ui_view_init(v, t, NULL));
+    ui_view_open_stage(v, stage, head);
+}
+
 /* Draws v's matrix at the top left of a 60x12 pane. */
 static ui_matrix_grid draw_pane(ui_view *v, const ui_style *st)
 {
@@ -800,10 +808,8 @@ static void test_selected_cell_keeps_its_heat_colour(void **state)
     ui_style st = open_memory_screen(&m, 80, 24);
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
     ui_view v;
-    assert_true(ui_view_init(&v, &t, NULL));
-    ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
+    view_on(&in, STAGE_WEIGHTS, 1, &t, &v);
     assert_true(ui_view_heatmap(&v));
     v.row = 0, v.col = 1;
     ui_matrix_grid grid = draw_pane(&v, &st);
@@ -1041,10 +1047,8 @@ static void test_header_keeps_the_head(void **state)
     ui_style st = open_memory_screen(&m, 80, 24);
     attention_input in = two_head_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
     ui_view v;
-    assert_true(ui_view_init(&v, &t, NULL));
-    ui_view_open_stage(&v, STAGE_WEIGHTS, 2);
+    view_on(&in, STAGE_WEIGHTS, 2, &t, &v);
     v.row = 2, v.col = 2;   /* row river, column river: the longest labels */
     for (int width = 24; width <= 80; width++) {
         ui_matrix_grid grid = {0};
@@ -1306,6 +1310,21 @@ static void copy_file(const char *from, const char *to, const char *extra)
     assert_int_equal(fclose(out), 0);
 }
 
+/* Copies the lesson file from into dir under its own name; its path in path. */
+static void copy_into(const char *dir, const char *from, char *path, size_t size)
+{
+    const char *slash = strrchr(from, '/');
+    snprintf(path, size, "%s/%s", dir, slash ? slash + 1 : from);
+    copy_file(from, path, NULL);
+}
+
+/* Draws a screen afresh on the memory screen. */
+static void redraw(ui_screen *screen, const ui_style *st)
+{
+    erase();
+    screen->ops->draw(screen, st);
+}
+
 /* The column of the screen where text starts on row y, or -1 (the first match). */
 static int column_of(int y, const char *text)
 {
@@ -1339,10 +1358,8 @@ static void test_picker_progress_marks_and_reset(void **state)
     char dir[64], saved[128], bank[160], cat[160], text[128];
     temp_dir(dir, sizeof dir);
     snprintf(saved, sizeof saved, "%s/state", dir);
-    snprintf(bank, sizeof bank, "%s/bank_river.yaml", dir);
-    snprintf(cat, sizeof cat, "%s/cat_sat.yaml", dir);
-    copy_file("lessons/bank_river.yaml", bank, NULL);
-    copy_file("lessons/cat_sat.yaml", cat, NULL);
+    copy_into(dir, "lessons/bank_river.yaml", bank, sizeof bank);
+    copy_into(dir, "lessons/cat_sat.yaml", cat, sizeof cat);
     ui_opened *o;
     ui_view v;
     open_with_progress(bank, saved, false, &o, &v);
@@ -1373,8 +1390,7 @@ static void test_picker_progress_marks_and_reset(void **state)
     assert_int_equal(pair, UI_PAIR_DONE);
 
     picker->ops->key(picker, 'R', &st);   /* bank_river is selected, first by name */
-    erase();
-    picker->ops->draw(picker, &st);
+    redraw(picker, &st);
     assert_true(screen_has("reset the progress of \"bank of the river"));
     picker->ops->key(picker, 'n', &st);
     assert_int_equal(ui_progress_describe(saved, bank, text, sizeof text), UI_PROGRESS_PARTIAL);
@@ -1383,8 +1399,7 @@ static void test_picker_progress_marks_and_reset(void **state)
     assert_int_equal(ui_progress_describe(saved, bank, text, sizeof text), UI_PROGRESS_UNTOUCHED);
     assert_string_equal(text, "");
     assert_int_equal(ui_progress_describe(saved, cat, text, sizeof text), UI_PROGRESS_DONE);
-    erase();
-    picker->ops->draw(picker, &st);
+    redraw(picker, &st);
     assert_true(screen_has("\" reset"));
     assert_true(column_of(y_bank, "\xe2\x97\x8b not started") > 0);
     picker->ops->close(picker);
@@ -1400,30 +1415,25 @@ static void test_comparison_follows_both_files(void **state)
     (void)state;
     char dir[64], a[128], b[128];
     temp_dir(dir, sizeof dir);
-    snprintf(a, sizeof a, "%s/no_scale.yaml", dir);
-    snprintf(b, sizeof b, "%s/with_scale.yaml", dir);
-    copy_file("lessons/no_scale.yaml", a, NULL);
-    copy_file("lessons/with_scale.yaml", b, NULL);
+    copy_into(dir, "lessons/no_scale.yaml", a, sizeof a);
+    copy_into(dir, "lessons/with_scale.yaml", b, sizeof b);
     memory_screen m;
     ui_style st = open_memory_screen(&m, 120, 30);
     ui_screen *screen = open_comparison(a, b);
     for (int i = 0; i < 4; i++) screen->ops->key(screen, 'n', &st);
     screen->ops->key(screen, 'l', &st);   /* weights[birds,sing] */
-    erase();
-    screen->ops->draw(screen, &st);
+    redraw(screen, &st);
     assert_true(screen_has("weights[birds,sing]: 0.0108 vs 0.1264"));
     const ui_event tick = {.kind = UI_EV_TICK};
     assert_false(screen->ops->follow(screen, &tick));   /* nothing saved yet */
     /* a save of B with scale: false (a longer file, so its stamp differs whatever the clock) */
     copy_file("tests/screens/compare/unscaled.yaml", b, "\n# saved again\n");
     assert_true(screen->ops->follow(screen, &tick));
-    erase();
-    screen->ops->draw(screen, &st);
+    redraw(screen, &st);
     assert_true(screen_has("reloaded with_scale.yaml"));
     assert_true(screen_has("weights[birds,sing]: 0.0108 vs 0.0108 \xc2\xb7 no cell differs"));
     assert_int_equal(screen->ops->key(screen, 'x', &st).close, 0);
-    erase();
-    screen->ops->draw(screen, &st);
+    redraw(screen, &st);
     assert_true(screen_has("comparing two lessons (B leads, A follows)"));
     assert_true(screen_has("B leads now, A follows"));
     assert_int_equal(ui_compare_screen_view(screen)->t->in->scale, false);   /* B's view leads */

@@ -4,12 +4,12 @@
 #include "ui_curses.h"
 #include <assert.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ui_matrix.h"
 #include "ui_screen.h"
+#include "ui_text.h"
 #include "ui_util.h"
 
 #define TEXT_MAX 4096
@@ -46,16 +46,6 @@ typedef struct {
 static compare_screen *compare_of(ui_screen *s)
 {
     return (compare_screen *)s;
-}
-
-static void add(char *text, size_t size, const char *format, ...)
-{
-    size_t used = strlen(text);
-    if (used + 1 >= size) return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text + used, size - used, format, args);
-    va_end(args);
 }
 
 /* ---- pairing tokens ---- */
@@ -228,7 +218,7 @@ static void cell_name(const ui_view *v, int row, int col, char *text, size_t siz
     char r[64], c[64];
     snprintf(text, size, "%s[%s,%s]", info->name, trace_axis_label(v->t, info->rows, row, r, sizeof r),
              trace_axis_label(v->t, info->cols, col, c, sizeof c));
-    if (info->per_head && v->t->heads > 1) add(text, size, " head %d", s->head);
+    if (info->per_head && v->t->heads > 1) ui_text_append(text, size, " head %d", s->head);
 }
 
 /* The difference line: the selected cell in both lessons and how many cells of the matrix
@@ -256,15 +246,15 @@ static void difference_line(const compare_screen *cs, const ui_style *st, char *
     if (pair_cell(cs, 0, a->row, a->col, &orow, &ocol)) {
         /* A's number first, whichever leads */
         ui_number(value_at(b, orow, ocol), NUMBER_FIXED, 0, st, y, sizeof y);
-        add(text, size, "%s: %s vs %s", name, cs->s[0].letter == 0 ? x : y,
+        ui_text_append(text, size, "%s: %s vs %s", name, cs->s[0].letter == 0 ? x : y,
             cs->s[0].letter == 0 ? y : x);
     } else {
-        add(text, size, "%s: %s in %s; %s has no such cell", name, x, lead, other);
+        ui_text_append(text, size, "%s: %s in %s; %s has no such cell", name, x, lead, other);
     }
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++) differ += cell_differs(cs, 0, r, c);
-    if (differ == 0) add(text, size, " \xc2\xb7 no cell differs");
-    else add(text, size, " \xc2\xb7 %d of %d cells differ (marked %s)", differ, rows * cols,
+    if (differ == 0) ui_text_append(text, size, " \xc2\xb7 no cell differs");
+    else ui_text_append(text, size, " \xc2\xb7 %d of %d cells differ (marked %s)", differ, rows * cols,
              differ_mark(st));
 }
 
@@ -284,12 +274,12 @@ static void narration_text(const compare_screen *cs, char *text, size_t size)
         const walk_step *s = ui_view_current(v);
         char formula[256];
         if (me == 1 && cs->s[1].absent) {
-            add(text, size, "%s: (not at this stage)\n", letter_of(cs, me));
+            ui_text_append(text, size, "%s: (not at this stage)\n", letter_of(cs, me));
             continue;
         }
         trace_stage_formula(v->t, s->stage, formula, sizeof formula);
-        if (item && item->say) add(text, size, "%s: %s\n", letter_of(cs, me), item->say);
-        else add(text, size, "%s: %s, made from %s.%s\n", letter_of(cs, me), formula,
+        if (item && item->say) ui_text_append(text, size, "%s: %s\n", letter_of(cs, me), item->say);
+        else ui_text_append(text, size, "%s: %s, made from %s.%s\n", letter_of(cs, me), formula,
                  stage_get(s->stage)->inputs,
                  v->off_script ? " (Off its script: no step of it shows this stage and head.)" : "");
     }
@@ -378,9 +368,9 @@ static void draw_title(const compare_screen *cs, const ui_style *st)
     const ui_view *a = &cs->s[0].v;
     const walk_step *at = ui_view_current(a);
     char right[128] = "";
-    add(right, sizeof right, "%s ", stage_get(at->stage)->name);
+    ui_text_append(right, sizeof right, "%s ", stage_get(at->stage)->name);
     if (stage_get(at->stage)->per_head && a->t->heads > 1)
-        add(right, sizeof right, "head %d/%d ", at->head, a->t->heads);
+        ui_text_append(right, sizeof right, "head %d/%d ", at->head, a->t->heads);
     int right_w = ui_width(right, st);
     ui_field(0, 0, COLS, "", st, A_REVERSE, 0, UI_LEFT);
     char left[128];
