@@ -67,6 +67,19 @@ check "  and the next save replaces it" shows 0 "step 2 of 9"
 ui "dump q" "$lesson"
 check "  (read back)" shows 0 "step 2 of 9"
 
+# R in the picker, then y: the selected lesson's progress is reset (n keeps it). Progress is
+# keyed by the lesson's text, so the copy differs from $lesson by a comment.
+mkdir -p "$tmp/one" && { cat "$lesson"; echo "# a copy: its own progress"; } > "$tmp/one/bank_river.yaml"
+printf 'R\nn\ndump\nR\ny\ndump\nq\n' > "$tmp/reset.keys"
+ui "n n q" "$tmp/one/bank_river.yaml"
+out=$(env LANG=C.UTF-8 XDG_STATE_HOME="$state" ATTNSTEP_LESSONS="$tmp/one" \
+      ./attnstep --keys "$tmp/reset.keys" --screen 100x30 2>&1); status=$?
+check "the picker's R asks, n keeps the progress" shows 0 "progress kept" "step 3 of 9"
+check "  and y resets it" shows 0 'progress of "bank of the river: a query finds its key" reset' \
+    "not started"
+out=$(XDG_STATE_HOME="$state" ./attnstep --reset "$tmp/one/bank_river.yaml" 2>&1); status=$?
+check "  leaving nothing for --reset" shows 0 "no progress was kept"
+
 out=$(XDG_STATE_HOME="$state" ./attnstep --reset "$lesson" 2>&1); status=$?
 check "--reset LESSON clears that lesson's progress" shows 0 "$lesson: progress cleared"
 ui "dump q" "$lesson"

@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "ui.h"
@@ -690,8 +693,9 @@ static void test_file_stamp_sees_changes(void **state)
 /* ---- screens ---- */
 
 /* The overlays as screens over a lesson: the score box closes itself, and the lesson too after
- * quit or on q, and waits for a key on a click; the help scrolls on j and closes on any other
- * key, listing and timing the keys of the lesson beneath; a lesson's ? opens the help, and its
+ * quit or on q, and waits for a key on a click; the help scrolls on j (a line) and n (a page),
+ * as the sum pane does, and closes on any other key, listing and timing the keys of the lesson
+ * beneath; a lesson's ? opens the help, and its
  * q with nothing answered closes it. No terminal is needed: keys only change state. */
 static void test_overlays_close_as_they_say(void **state)
 {
@@ -721,7 +725,8 @@ static void test_overlays_close_as_they_say(void **state)
     assert_int_equal(help->ops->context(help), UI_IN_LESSON);
     assert_string_equal(help->ops->key_kind(help, 'j'), "help-key");
     assert_int_equal(help->ops->key(help, 'j', &st).close, 0);
-    assert_int_equal(help->ops->key(help, 'n', &st).close, 1);
+    assert_int_equal(help->ops->key(help, 'n', &st).close, 0);
+    assert_int_equal(help->ops->key(help, 'x', &st).close, 1);
     help->ops->close(help);
     out = screen->ops->key(screen, 'q', &st);
     assert_int_equal(out.close, 1);
@@ -775,6 +780,14 @@ static wchar_t cell_at(int y, int x, attr_t *attrs, short *pair)
     return text[0];
 }
 
+/* Traces in (which t keeps pointing to) into t and opens a view of it on a stage and head. */
+static void view_on(const attention_input *in, stage_id stage, int head, trace *t, ui_view *v)
+{
+    assert_int_equal(trace_compute(in, NULL, t, NULL), TRACE_OK);
+    assert_true(ui_view_init(v, t, NULL));
+    ui_view_open_stage(v, stage, head);
+}
+
 /* Draws v's matrix at the top left of a 60x12 pane. */
 static ui_matrix_grid draw_pane(ui_view *v, const ui_style *st)
 {
@@ -795,10 +808,8 @@ static void test_selected_cell_keeps_its_heat_colour(void **state)
     ui_style st = open_memory_screen(&m, 80, 24);
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
     ui_view v;
-    assert_true(ui_view_init(&v, &t, NULL));
-    ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
+    view_on(&in, STAGE_WEIGHTS, 1, &t, &v);
     assert_true(ui_view_heatmap(&v));
     v.row = 0, v.col = 1;
     ui_matrix_grid grid = draw_pane(&v, &st);
@@ -1027,6 +1038,87 @@ static bool screen_has(const char *text)
     return false;
 }
 
+/* The header gives way in order: the formula, then the selected cell's labels; the shape and
+ * "head 2 of 2" are never cut, at any width the pane is drawn. */
+static void test_header_keeps_the_head(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 80, 24);
+    attention_input in = two_head_input();
+    trace t;
+    ui_view v;
+    view_on(&in, STAGE_WEIGHTS, 2, &t, &v);
+    v.row = 2, v.col = 2;   /* row river, column river: the longest labels */
+    for (int width = 24; width <= 80; width++) {
+        ui_matrix_grid grid = {0};
+        erase();
+        ui_matrix_draw(&v, 0, 0, width, 12, &st, &grid);
+        char row[2048];
+        row_text(0, row, sizeof row);
+        if (!strstr(row, "head 2 of 2")) fail_msg("width %d: %s", width, row);
+        if (width >= 60 && !strstr(row, "row river, column river"))
+            fail_msg("width %d cut the labels with room for them: %s", width, row);
+    }
+    ui_view_free(&v);
+    trace_free(&t);
+    close_memory_screen(&m);
+}
+
+/* Draws every stage and head of a lesson on its lesson screen at cols x rows (presenting when
+ * present, else with the step list) and fails where a column is left out (a "cols … of" scroll
+ * note) or a label of the matrix pane is cut with …: issue 12's "every column with its full
+ * label, at every stage". The pane's rows are 2 … ui_matrix_height (legend, heads, column labels,
+ * rows), right of the step list. */
+static void assert_every_column_shown(const char *path, int cols, int rows, bool present)
+{
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, cols, rows);
+    ui_opened *o = NULL;
+    char error[512];
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, &o, false, error, sizeof error),
+                     EXIT_STATUS_OK);
+    ui_screen *screen = ui_lesson_screen_new(o);
+    assert_non_null(screen);
+    if (present) screen->ops->key(screen, 'P', &st);
+    ui_view *v = ui_lesson_screen_view(screen);
+    int shown = 0;
+    for (int stage = 0; stage < STAGE_COUNT; stage++) {
+        if (!trace_has_stage(v->t, (stage_id)stage)) continue;
+        int heads = stage_get((stage_id)stage)->per_head ? v->t->heads : 1;
+        for (int head = 1; head <= heads; head++) {
+            ui_view_open_stage(v, (stage_id)stage, head);
+            erase();
+            screen->ops->draw(screen, &st);
+            for (int y = 2; y <= ui_matrix_height(v); y++) {
+                char row[2048];
+                row_text(y, row, sizeof row);
+                const char *pane = strlen(row) > 17 && !present ? row + 17 : row;
+                if (strstr(pane, "\xe2\x80\xa6") || strstr(pane, "cols ")) {
+                    print_error("%s at %dx%d, %s head %d, row %d: %s\n", path, cols, rows,
+                                stage_get((stage_id)stage)->name, head, y, row);
+                    fail();
+                }
+            }
+            shown++;
+        }
+    }
+    assert_true(shown >= 11);   /* every stage of a one-head lesson at least */
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
+static void test_classroom_lessons_show_every_column(void **state)
+{
+    (void)state;
+    static const char *const lessons[] = {"lessons/four_heads.yaml", "lessons/no_scale.yaml",
+                                          "lessons/with_scale.yaml"};
+    for (size_t i = 0; i < UI_COUNT(lessons); i++) {
+        assert_every_column_shown(lessons[i], 80, 24, true);
+        assert_every_column_shown(lessons[i], 200, 50, false);
+    }
+}
+
 static ui_screen *open_comparison(const char *a, const char *b)
 {
     exit_status status = EXIT_STATUS_SOFTWARE;
@@ -1056,7 +1148,7 @@ static void test_comparison_moves_both_panes(void **state)
     assert_true(screen_has("A \xc2\xb7 birds sing at dawn, unscaled"));
     assert_true(screen_has("step 5 of 7"));
     assert_true(screen_has("step 4 of 6"));
-    assert_true(screen_has("weights[birds,sing]: 0.0174 vs 0.1749 \xc2\xb7 16 of 16 cells differ"));
+    assert_true(screen_has("weights[birds,sing]: 0.0108 vs 0.1264 \xc2\xb7 16 of 16 cells differ"));
     /* the first cell (birds, birds) differs and is not selected: its mark is in its colour */
     int y = -1, x = -1;
     for (int r = 0; r < LINES && y < 0; r++) {
@@ -1158,7 +1250,7 @@ static void test_compare_key_picks_the_second_lesson(void **state)
     out = picker->ops->key(picker, '\n', &st);
     assert_int_equal(out.close, 1);
     assert_non_null(out.open);
-    assert_int_equal(out.open->ops->context(out.open), UI_IN_LESSON);
+    assert_int_equal(out.open->ops->context(out.open), UI_IN_LESSON | UI_IN_COMPARE);
     assert_string_equal(ui_compare_screen_view(out.open)->lesson->title, "cat sat: self-attention by hand");
     out.open->ops->close(out.open);
     picker->ops->close(picker);
@@ -1216,6 +1308,138 @@ static void copy_file(const char *from, const char *to, const char *extra)
     if (extra) fputs(extra, out);
     fclose(in);
     assert_int_equal(fclose(out), 0);
+}
+
+/* Copies the lesson file from into dir under its own name; its path in path. */
+static void copy_into(const char *dir, const char *from, char *path, size_t size)
+{
+    const char *slash = strrchr(from, '/');
+    snprintf(path, size, "%s/%s", dir, slash ? slash + 1 : from);
+    copy_file(from, path, NULL);
+}
+
+/* Draws a screen afresh on the memory screen. */
+static void redraw(ui_screen *screen, const ui_style *st)
+{
+    erase();
+    screen->ops->draw(screen, st);
+}
+
+/* The column of the screen where text starts on row y, or -1 (the first match). */
+static int column_of(int y, const char *text)
+{
+    char row[2048];
+    row_text(y, row, sizeof row);
+    const char *at = strstr(row, text);
+    if (!at) return -1;
+    wchar_t wide[2048];
+    char head[2048];
+    snprintf(head, sizeof head, "%.*s", (int)(at - row), row);
+    return (int)mbstowcs(wide, head, 2048);
+}
+
+/* The row of the screen holding text, or -1. */
+static int row_of(const char *text)
+{
+    char row[2048];
+    for (int y = 0; y < LINES; y++) {
+        row_text(y, row, sizeof row);
+        if (strstr(row, text)) return y;
+    }
+    return -1;
+}
+
+/* The picker's progress column: a glyph and a colour for done (✓, green), started (◐, the
+ * accent) and not started (○); R asks, any key but y keeps the progress, and y resets the
+ * selected lesson's (only that lesson's). */
+static void test_picker_progress_marks_and_reset(void **state)
+{
+    (void)state;
+    char dir[64], saved[128], bank[160], cat[160], text[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(saved, sizeof saved, "%s/state", dir);
+    copy_into(dir, "lessons/bank_river.yaml", bank, sizeof bank);
+    copy_into(dir, "lessons/cat_sat.yaml", cat, sizeof cat);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress(bank, saved, false, &o, &v);
+    press(&v, 'n'), press(&v, 'n');
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    open_with_progress(cat, saved, false, &o, &v);
+    o->done = true;
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 100, 30);
+    ui_screen *picker = ui_picker_screen_new(dir, NULL, saved);
+    assert_non_null(picker);
+    picker->ops->draw(picker, &st);
+    int y_bank = row_of("bank of the river"), y_cat = row_of("cat sat");
+    assert_true(y_bank > 0 && y_cat > 0);
+    attr_t attrs;
+    short pair;
+    int x = column_of(y_bank, "\xe2\x97\x90 step 3 of 9");
+    assert_true(x > 0);
+    cell_at(y_bank, x, &attrs, &pair);
+    assert_int_equal(pair, UI_PAIR_ACCENT);
+    x = column_of(y_cat, "\xe2\x9c\x93 done");
+    assert_true(x > 0);
+    cell_at(y_cat, x, &attrs, &pair);
+    assert_int_equal(pair, UI_PAIR_DONE);
+
+    picker->ops->key(picker, 'R', &st);   /* bank_river is selected, first by name */
+    redraw(picker, &st);
+    assert_true(screen_has("reset the progress of \"bank of the river"));
+    picker->ops->key(picker, 'n', &st);
+    assert_int_equal(ui_progress_describe(saved, bank, text, sizeof text), UI_PROGRESS_PARTIAL);
+    picker->ops->key(picker, 'R', &st);
+    picker->ops->key(picker, 'y', &st);
+    assert_int_equal(ui_progress_describe(saved, bank, text, sizeof text), UI_PROGRESS_UNTOUCHED);
+    assert_string_equal(text, "");
+    assert_int_equal(ui_progress_describe(saved, cat, text, sizeof text), UI_PROGRESS_DONE);
+    redraw(picker, &st);
+    assert_true(screen_has("\" reset"));
+    assert_true(column_of(y_bank, "\xe2\x97\x8b not started") > 0);
+    picker->ops->close(picker);
+    close_memory_screen(&m);
+    remove_tree(dir);
+}
+
+/* Both files of a comparison are followed: a save of B, the follower, is seen on the next tick
+ * (by its stamp, as a lesson screen sees its own) and B's pane shows the new numbers; then x
+ * lets B lead, and the difference line still gives A's number first. */
+static void test_comparison_follows_both_files(void **state)
+{
+    (void)state;
+    char dir[64], a[128], b[128];
+    temp_dir(dir, sizeof dir);
+    copy_into(dir, "lessons/no_scale.yaml", a, sizeof a);
+    copy_into(dir, "lessons/with_scale.yaml", b, sizeof b);
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison(a, b);
+    for (int i = 0; i < 4; i++) screen->ops->key(screen, 'n', &st);
+    screen->ops->key(screen, 'l', &st);   /* weights[birds,sing] */
+    redraw(screen, &st);
+    assert_true(screen_has("weights[birds,sing]: 0.0108 vs 0.1264"));
+    const ui_event tick = {.kind = UI_EV_TICK};
+    assert_false(screen->ops->follow(screen, &tick));   /* nothing saved yet */
+    /* a save of B with scale: false (a longer file, so its stamp differs whatever the clock) */
+    copy_file("tests/screens/compare/unscaled.yaml", b, "\n# saved again\n");
+    assert_true(screen->ops->follow(screen, &tick));
+    redraw(screen, &st);
+    assert_true(screen_has("reloaded with_scale.yaml"));
+    assert_true(screen_has("weights[birds,sing]: 0.0108 vs 0.0108 \xc2\xb7 no cell differs"));
+    assert_int_equal(screen->ops->key(screen, 'x', &st).close, 0);
+    redraw(screen, &st);
+    assert_true(screen_has("comparing two lessons (B leads, A follows)"));
+    assert_true(screen_has("B leads now, A follows"));
+    assert_int_equal(ui_compare_screen_view(screen)->t->in->scale, false);   /* B's view leads */
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+    remove_tree(dir);
 }
 
 static void test_progress_dir_follows_xdg(void **state)
@@ -1473,6 +1697,49 @@ static void test_progress_survives_kill_during_save(void **state)
     remove_tree(dir);
 }
 
+/* A kill -9 between the write and the rename leaves "<name>.progress.XXXXXX"; the next save into
+ * the folder removes it once it is over a minute old (no save takes that long), and leaves a
+ * younger temporary (another attnstep's save in progress) and every other file alone. */
+static void test_progress_killed_save_temporary_is_swept(void **state)
+{
+    (void)state;
+    char dir[64], error[256];
+    temp_dir(dir, sizeof dir);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        ui_progress_write_file(dir, "kill.progress", "new\n", kill_self, error, sizeof error);
+        _exit(0);   /* not reached */
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status));
+    char left[400] = "", young[128], other[128], listing[1024];
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strncmp(e->d_name, "kill.progress.", 14) == 0)
+            snprintf(left, sizeof left, "%s/%s", dir, e->d_name);
+    closedir(d);
+    assert_true(left[0]);   /* the killed save's temporary */
+    snprintf(young, sizeof young, "%s/busy.progress.Ab12Cd", dir);
+    snprintf(other, sizeof other, "%s/old.progress", dir);
+    copy_file("/dev/null", young, "in progress\n");
+    copy_file("/dev/null", other, "kept\n");
+    struct timespec old[2] = {{time(NULL) - UI_PROGRESS_TEMP_AGE - 5, 0},
+                              {time(NULL) - UI_PROGRESS_TEMP_AGE - 5, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, left, old, 0), 0);
+    assert_int_equal(utimensat(AT_FDCWD, other, old, 0), 0);
+    struct stat st;
+    assert_int_equal(stat(left, &st), 0);   /* nothing sweeps before a save */
+    assert_true(ui_progress_write_file(dir, "next.progress", "text\n", NULL, error, sizeof error));
+    snprintf(listing, sizeof listing, "ls -a '%s' >&2", dir);
+    if (stat(left, &st) == 0) { (void)!system(listing); fail_msg("%s was not removed", left); }
+    assert_int_equal(stat(young, &st), 0);
+    assert_int_equal(stat(other, &st), 0);
+    remove_tree(dir);
+}
+
 /* ---- one whole headless run through ui_run ---- */
 
 static void test_headless_run_dumps_the_screen(void **state)
@@ -1600,16 +1867,21 @@ int main(void)
         cmocka_unit_test(test_heads_are_grouped_in_q),
         cmocka_unit_test(test_columns_fit_their_labels),
         cmocka_unit_test(test_display_keys_change_only_the_display),
+        cmocka_unit_test(test_classroom_lessons_show_every_column),
+        cmocka_unit_test(test_header_keeps_the_head),
         cmocka_unit_test(test_comparison_moves_both_panes),
         cmocka_unit_test(test_comparison_pairs_tokens),
         cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
         cmocka_unit_test(test_compare_key_picks_the_second_lesson),
+        cmocka_unit_test(test_comparison_follows_both_files),
+        cmocka_unit_test(test_picker_progress_marks_and_reset),
         cmocka_unit_test(test_progress_dir_follows_xdg),
         cmocka_unit_test(test_progress_answers_and_step_come_back),
         cmocka_unit_test(test_progress_edited_lesson_starts_afresh_and_resets),
         cmocka_unit_test(test_progress_corrupt_file_is_ignored),
         cmocka_unit_test(test_progress_unwritable_folder_is_said),
         cmocka_unit_test(test_progress_survives_kill_during_save),
+        cmocka_unit_test(test_progress_killed_save_temporary_is_swept),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
     };

@@ -1,14 +1,15 @@
 /* The comparison screen (attnstep --compare A B, or C in a lesson): the same step of two lessons
- * in two panes that move together, the cells that differ marked, and a difference line. */
+ * in two panes that move together, the cells that differ marked, and a difference line. A is
+ * always the first pane; either lesson may lead (x swaps), and both files are followed. */
 #include "ui_curses.h"
 #include <assert.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ui_matrix.h"
 #include "ui_screen.h"
+#include "ui_text.h"
 #include "ui_util.h"
 
 #define TEXT_MAX 4096
@@ -29,6 +30,8 @@ typedef struct {
     ui_opened *o;
     ui_view v;
     ui_matrix_grid grid;
+    ui_file_stamp seen;          /* the lesson's file when last looked at */
+    int letter;                  /* 0: A (the first lesson, the first pane), 1: B */
     bool absent;                 /* the follower lacks the leader's stage or head */
     int *by_token[2];            /* the other lesson's index of each query token [0] and key
                                     token [1], -1 where it has none */
@@ -36,23 +39,13 @@ typedef struct {
 
 typedef struct {
     ui_screen base;
-    side s[2];                   /* s[0] leads (keys move it); s[1] follows it */
+    side s[2];                   /* s[0] leads (keys move it); s[1] follows it; x swaps them */
     token_match match;
 } compare_screen;
 
 static compare_screen *compare_of(ui_screen *s)
 {
     return (compare_screen *)s;
-}
-
-static void add(char *text, size_t size, const char *format, ...)
-{
-    size_t used = strlen(text);
-    if (used + 1 >= size) return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text + used, size - used, format, args);
-    va_end(args);
 }
 
 /* ---- pairing tokens ---- */
@@ -206,9 +199,15 @@ static const char *differ_mark(const ui_style *st)
     return st->utf8 ? "\xe2\x89\xa0" : "!";
 }
 
-static const char *side_name(int me)
+static const char *letter_of(const compare_screen *cs, int me)
 {
-    return me == 0 ? "A" : "B";
+    return cs->s[me].letter == 0 ? "A" : "B";
+}
+
+/* The side shown as A (letter 0) or as B (letter 1). */
+static int side_of(const compare_screen *cs, int letter)
+{
+    return cs->s[0].letter == letter ? 0 : 1;
 }
 
 /* "weights[bank,river] head 2" for side me's selected cell. */
@@ -219,7 +218,7 @@ static void cell_name(const ui_view *v, int row, int col, char *text, size_t siz
     char r[64], c[64];
     snprintf(text, size, "%s[%s,%s]", info->name, trace_axis_label(v->t, info->rows, row, r, sizeof r),
              trace_axis_label(v->t, info->cols, col, c, sizeof c));
-    if (info->per_head && v->t->heads > 1) add(text, size, " head %d", s->head);
+    if (info->per_head && v->t->heads > 1) ui_text_append(text, size, " head %d", s->head);
 }
 
 /* The difference line: the selected cell in both lessons and how many cells of the matrix
@@ -228,30 +227,34 @@ static void difference_line(const compare_screen *cs, const ui_style *st, char *
 {
     const ui_view *a = &cs->s[0].v, *b = &cs->s[1].v;
     const walk_step *at = ui_view_current(a);
+    const char *lead = letter_of(cs, 0), *other = letter_of(cs, 1);
     char name[160], x[NUMBER_MAX], y[NUMBER_MAX];
     cell_name(a, a->row, a->col, name, sizeof name);
     ui_number(value_at(a, a->row, a->col), NUMBER_FIXED, 0, st, x, sizeof x);
     text[0] = '\0';
     if (cs->s[1].absent && trace_has_stage(b->t, at->stage)) {
-        snprintf(text, size, "%s: %s in A; B has %d head%s, so head %d is only in A", name, x,
-                 b->t->heads, b->t->heads == 1 ? "" : "s", at->head);
+        snprintf(text, size, "%s: %s in %s; %s has %d head%s, so head %d is only in %s", name, x,
+                 lead, other, b->t->heads, b->t->heads == 1 ? "" : "s", at->head, lead);
         return;
     }
     if (cs->s[1].absent) {
-        snprintf(text, size, "%s: %s in A; B has no %s stage", name, x, stage_get(at->stage)->name);
+        snprintf(text, size, "%s: %s in %s; %s has no %s stage", name, x, lead, other,
+                 stage_get(at->stage)->name);
         return;
     }
     int orow, ocol, differ = 0, rows = ui_view_rows(a), cols = ui_view_cols(a);
     if (pair_cell(cs, 0, a->row, a->col, &orow, &ocol)) {
+        /* A's number first, whichever leads */
         ui_number(value_at(b, orow, ocol), NUMBER_FIXED, 0, st, y, sizeof y);
-        add(text, size, "%s: %s vs %s", name, x, y);
+        ui_text_append(text, size, "%s: %s vs %s", name, cs->s[0].letter == 0 ? x : y,
+            cs->s[0].letter == 0 ? y : x);
     } else {
-        add(text, size, "%s: %s in A; B has no such cell", name, x);
+        ui_text_append(text, size, "%s: %s in %s; %s has no such cell", name, x, lead, other);
     }
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++) differ += cell_differs(cs, 0, r, c);
-    if (differ == 0) add(text, size, " \xc2\xb7 no cell differs");
-    else add(text, size, " \xc2\xb7 %d of %d cells differ (marked %s)", differ, rows * cols,
+    if (differ == 0) ui_text_append(text, size, " \xc2\xb7 no cell differs");
+    else ui_text_append(text, size, " \xc2\xb7 %d of %d cells differ (marked %s)", differ, rows * cols,
              differ_mark(st));
 }
 
@@ -264,29 +267,35 @@ static void narration_text(const compare_screen *cs, char *text, size_t size)
         "The lessons' tokens differ: cells are compared by position, not by token.\n",
     };
     snprintf(text, size, "%s", pairing[cs->match]);
-    for (int me = 0; me < 2; me++) {
+    for (int letter = 0; letter < 2; letter++) {
+        int me = side_of(cs, letter);
         const ui_view *v = &cs->s[me].v;
         const lesson_step *item = ui_view_here(v);
         const walk_step *s = ui_view_current(v);
         char formula[256];
-        if (me == 1 && cs->s[1].absent) { add(text, size, "B: (not at this stage)\n"); continue; }
+        if (me == 1 && cs->s[1].absent) {
+            ui_text_append(text, size, "%s: (not at this stage)\n", letter_of(cs, me));
+            continue;
+        }
         trace_stage_formula(v->t, s->stage, formula, sizeof formula);
-        if (item && item->say) add(text, size, "%s: %s\n", side_name(me), item->say);
-        else add(text, size, "%s: %s, made from %s.%s\n", side_name(me), formula,
+        if (item && item->say) ui_text_append(text, size, "%s: %s\n", letter_of(cs, me), item->say);
+        else ui_text_append(text, size, "%s: %s, made from %s.%s\n", letter_of(cs, me), formula,
                  stage_get(s->stage)->inputs,
                  v->off_script ? " (Off its script: no step of it shows this stage and head.)" : "");
     }
 }
 
 /* The pane's first line: which lesson, and where it is on its own script. */
-static void draw_pane_title(const side *sd, int me, int y, int x, int width, const ui_style *st)
+static void draw_pane_title(const compare_screen *cs, int me, int y, int x, int width,
+                            const ui_style *st)
 {
+    const side *sd = &cs->s[me];
     const ui_view *v = &sd->v;
     char right[64], left[300], cut[320];
     if (me == 1 && sd->absent) snprintf(right, sizeof right, "not at this stage ");
     else snprintf(right, sizeof right, "%sstep %d of %d ", v->off_script ? "off its script, from " : "",
                   v->step + 1, v->walk.count);
-    snprintf(left, sizeof left, " %s \xc2\xb7 %.200s", side_name(me), sd->o->l.title);
+    snprintf(left, sizeof left, " %s \xc2\xb7 %.200s", letter_of(cs, me), sd->o->l.title);
     int right_w = ui_width(right, st);
     if (right_w > width / 2) right_w = 0;
     ui_cut_text(left, width - right_w - 1, st, cut, sizeof cut);
@@ -324,16 +333,17 @@ static void draw_pane(compare_screen *cs, int me, int y, int x, int width, int h
 {
     side *sd = &cs->s[me];
     sd->grid = (ui_matrix_grid){0};
-    draw_pane_title(sd, me, y, x, width, st);
+    draw_pane_title(cs, me, y, x, width, st);
     if (me == 1 && sd->absent) {
         char text[300];
         const walk_step *at = ui_view_current(&cs->s[0].v);
         if (trace_has_stage(sd->v.t, at->stage))
-            snprintf(text, sizeof text, "B has %d head%s: head %d is only in A.", sd->v.t->heads,
-                     sd->v.t->heads == 1 ? "" : "s", at->head);
+            snprintf(text, sizeof text, "%s has %d head%s: head %d is only in %s.",
+                     letter_of(cs, 1), sd->v.t->heads, sd->v.t->heads == 1 ? "" : "s", at->head,
+                     letter_of(cs, 0));
         else
-            snprintf(text, sizeof text, "B has no %s stage: only A shows it.",
-                     stage_get(at->stage)->name);
+            snprintf(text, sizeof text, "%s has no %s stage: only %s shows it.", letter_of(cs, 1),
+                     stage_get(at->stage)->name, letter_of(cs, 0));
         ui_put_wrapped(y + 2, x + 1, width - 2, height - 2, text, st, A_BOLD);
         return;
     }
@@ -358,14 +368,28 @@ static void draw_title(const compare_screen *cs, const ui_style *st)
     const ui_view *a = &cs->s[0].v;
     const walk_step *at = ui_view_current(a);
     char right[128] = "";
-    add(right, sizeof right, "%s ", stage_get(at->stage)->name);
+    ui_text_append(right, sizeof right, "%s ", stage_get(at->stage)->name);
     if (stage_get(at->stage)->per_head && a->t->heads > 1)
-        add(right, sizeof right, "head %d/%d ", at->head, a->t->heads);
+        ui_text_append(right, sizeof right, "head %d/%d ", at->head, a->t->heads);
     int right_w = ui_width(right, st);
     ui_field(0, 0, COLS, "", st, A_REVERSE, 0, UI_LEFT);
-    ui_put(0, 0, COLS - right_w - 1, " attnstep \xc2\xb7 comparing two lessons (A leads, B follows)",
-           st, A_REVERSE | A_BOLD, 0);
+    char left[128];
+    snprintf(left, sizeof left, " attnstep \xc2\xb7 comparing two lessons (%s leads, %s follows)",
+             letter_of(cs, 0), letter_of(cs, 1));
+    ui_put(0, 0, COLS - right_w - 1, left, st, A_REVERSE | A_BOLD, 0);
     if (right_w < COLS / 2) ui_put(0, COLS - right_w, right_w, right, st, A_REVERSE, 0);
+}
+
+/* The status line: a reload's error (naming its lesson) before any message, the leader's
+ * message before the follower's ("reloaded with_scale.yaml"). */
+static void status_text(const compare_screen *cs, char *text, size_t size)
+{
+    text[0] = '\0';
+    for (int me = 0; me < 2 && !text[0]; me++)
+        if (cs->s[me].v.reload_error[0])
+            snprintf(text, size, "%s: %s", letter_of(cs, me), cs->s[me].v.reload_error);
+    for (int me = 0; me < 2 && !text[0]; me++)
+        if (cs->s[me].v.message[0]) snprintf(text, size, "%s", cs->s[me].v.message);
 }
 
 static void draw(ui_screen *s, const ui_style *st)
@@ -390,44 +414,62 @@ static void draw(ui_screen *s, const ui_style *st)
     int narration_y = LINES - 1 - narration_h, diff_y = narration_y - 1 - diff_h;
     int explain_y = diff_y - explain_h, body_h = explain_y - 1;
     draw_title(cs, st);
+    int first = side_of(cs, 0), second = side_of(cs, 1);   /* A's pane first, whichever leads */
     if (side_by_side) {
         int w = (COLS - 1) / 2;
-        draw_pane(cs, 0, 1, 0, w, body_h, st);
+        draw_pane(cs, first, 1, 0, w, body_h, st);
         ui_draw_vline(1, w, body_h, st);
-        draw_pane(cs, 1, 1, w + 1, COLS - w - 1, body_h, st);
+        draw_pane(cs, second, 1, w + 1, COLS - w - 1, body_h, st);
     } else {
         int h = body_h / 2;
-        draw_pane(cs, 0, 1, 0, COLS, h, st);
-        draw_pane(cs, 1, 1 + h, 0, COLS, body_h - h, st);
+        draw_pane(cs, first, 1, 0, COLS, h, st);
+        draw_pane(cs, second, 1 + h, 0, COLS, body_h - h, st);
     }
     ui_put_wrapped(explain_y, 1, COLS - 2, explain_h, explanation, st, A_NORMAL);
     ui_put_wrapped(diff_y, 1, COLS - 2, diff_h, difference, st, A_BOLD);
     ui_draw_hline(narration_y - 1, 0, COLS, st);
-    if (a->message[0]) ui_put(narration_y - 1, 2, COLS - 4, a->message, st, A_BOLD, 0);
+    char status[sizeof a->message + sizeof a->reload_error + 8];
+    status_text(cs, status, sizeof status);
+    if (status[0]) ui_put(narration_y - 1, 2, COLS - 4, status, st, A_BOLD, 0);
     ui_put_wrapped(narration_y, 1, COLS - 2, narration_h, narration, st, A_NORMAL);
-    ui_draw_bar(UI_IN_LESSON, st);
+    ui_draw_bar(UI_IN_LESSON | UI_IN_COMPARE, st);
 }
 
 /* ---- keys and clicks ---- */
+
+/* The follower leads from where it stands (on the leader's stage, head and cell, unless it
+ * lacks them), and the leader follows it. */
+static void swap_leader(compare_screen *cs)
+{
+    side lead = cs->s[0];
+    cs->s[0] = cs->s[1];
+    cs->s[1] = lead;
+    cs->s[1].absent = false;
+    snprintf(cs->s[0].v.message, sizeof cs->s[0].v.message, "%s leads now, %s follows",
+             letter_of(cs, 0), letter_of(cs, 1));
+}
 
 static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     compare_screen *cs = compare_of(s);
     ui_view *lead = &cs->s[0].v;
     int arg = 0;
-    ui_action action = ui_key_action(k, UI_IN_LESSON, &arg);
-    lead->message[0] = '\0';
+    ui_action action = ui_key_action(k, UI_IN_LESSON | UI_IN_COMPARE, &arg);
+    ui_screen *overlay = NULL;
+    lead->message[0] = cs->s[1].v.message[0] = '\0';
     switch (action) {
     case UI_ACT_QUIT: return (ui_outcome){1, NULL};
-    case UI_ACT_HELP: {
-        ui_screen *help = ui_help_screen_new();
-        if (!help) snprintf(lead->message, sizeof lead->message, "out of memory");
-        return (ui_outcome){0, help};
-    }
+    case UI_ACT_HELP: overlay = ui_help_screen_new(); break;
+    case UI_ACT_SUM: overlay = ui_sum_screen_new(lead, st); break;   /* the leader's cell */
+    case UI_ACT_SWAP: swap_leader(cs); return UI_STAY;
     default: break;
     }
+    if (action == UI_ACT_HELP || action == UI_ACT_SUM) {
+        if (!overlay) snprintf(lead->message, sizeof lead->message, "out of memory");
+        return (ui_outcome){0, overlay};
+    }
     /* where the lesson is, not how it is shown: the moves, steps, heads, filling, heatmap */
-    if (action >= UI_ACT_NEXT && action <= UI_ACT_STAGE_PREV && action != UI_ACT_SUM) {
+    if (action >= UI_ACT_NEXT && action <= UI_ACT_STAGE_PREV) {
         ui_view_apply(lead, action, arg);
         reveal_all(lead);
         return UI_STAY;
@@ -437,6 +479,45 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
              ui_key_label(k, st->utf8, label, sizeof label),
              ui_action_key(UI_ACT_HELP, UI_IN_LESSON, st->utf8, help, sizeof help));
     return UI_STAY;
+}
+
+/* ---- following both files ---- */
+
+/* (Re)makes side me's maps of tokens to the other side's, sized to its trace. */
+static bool alloc_maps(side *sd)
+{
+    const trace *t = &sd->o->t;
+    for (int axis = 0; axis < 2; axis++) {
+        int n = axis == 0 ? t->n : t->m;
+        free(sd->by_token[axis]);
+        sd->by_token[axis] = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+        if (!sd->by_token[axis]) return false;
+    }
+    return true;
+}
+
+/* Each side's file is followed as a lesson screen follows its own: a save reloads that lesson
+ * (a broken one keeps the last good view, with its error), and the tokens pair afresh. A key
+ * script's "reload FILE" stands in for the leading lesson's file (x first to stand in for the
+ * other's). */
+static bool follow(ui_screen *s, const ui_event *ev)
+{
+    compare_screen *cs = compare_of(s);
+    bool changed = false;
+    for (int me = 0; me < 2; me++) {
+        if (me == 1 && ev->file[0]) continue;
+        const char *from = ev->file[0] ? ev->file : NULL;
+        const ui_opened *before = cs->s[me].o;
+        changed |= ui_lesson_follow(&cs->s[me].o, &cs->s[me].v, &cs->s[me].seen, from);
+        if (cs->s[me].o != before && !alloc_maps(&cs->s[me])) {
+            snprintf(cs->s[me].v.reload_error, sizeof cs->s[me].v.reload_error,
+                     "out of memory while reloading");
+            return true;
+        }
+        if (cs->s[me].o != before) reveal_all(&cs->s[me].v);
+    }
+    if (changed) cs->match = pair_tokens(cs);
+    return changed || ev->kind == UI_EV_RELOAD;
 }
 
 /* A click on a cell of either pane selects it (and its pair in the other). */
@@ -456,7 +537,7 @@ static ui_outcome click(ui_screen *s, int x, int y)
 static unsigned context(const ui_screen *s)
 {
     (void)s;
-    return UI_IN_LESSON;
+    return UI_IN_LESSON | UI_IN_COMPARE;
 }
 
 static void close_screen(ui_screen *s)
@@ -472,8 +553,8 @@ static void close_screen(ui_screen *s)
 }
 
 static const ui_screen_ops compare_ops = {
-    .overlay = false, .draw = draw, .key = key, .click = click, .context = context,
-    .close = close_screen,
+    .overlay = false, .draw = draw, .key = key, .click = click, .follow = follow,
+    .context = context, .close = close_screen,
 };
 
 /* Takes a and b (closed on failure too). */
@@ -485,10 +566,9 @@ static ui_screen *compare_new(ui_opened *a, ui_opened *b)
     for (int me = 0; me < 2; me++) {
         if (ok && ui_view_init(&cs->s[me].v, &o[me]->t, &o[me]->l)) cs->s[me].o = o[me];
         else { ok = false; ui_lesson_close(o[me]); continue; }
-        const trace *t = &o[me]->t;
-        cs->s[me].by_token[0] = malloc(sizeof(int) * (size_t)(t->n > 0 ? t->n : 1));
-        cs->s[me].by_token[1] = malloc(sizeof(int) * (size_t)(t->m > 0 ? t->m : 1));
-        ok = cs->s[me].by_token[0] && cs->s[me].by_token[1];
+        cs->s[me].letter = me;
+        cs->s[me].seen = ui_file_stamp_of(o[me]->l.path);
+        ok = alloc_maps(&cs->s[me]);
         reveal_all(&cs->s[me].v);
     }
     if (!ok) {

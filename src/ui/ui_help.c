@@ -6,14 +6,11 @@
 #include "ui_screen.h"
 #include "ui_util.h"
 
-typedef struct {
-    ui_screen base;
-    int top;                     /* its first line shown, when it is longer than the screen */
-} help_screen;
-
-static help_screen *help_of(ui_screen *s)
+/* The help is a box that scrolls (ui_scroller.c); top: its first line shown, when it is longer
+ * than the screen. */
+static ui_scroller *help_of(ui_screen *s)
 {
-    return (help_screen *)s;
+    return (ui_scroller *)s;
 }
 
 /* Lines the help takes: each binding's description wrapped to help_w columns. */
@@ -45,6 +42,7 @@ static void draw(ui_screen *s, const ui_style *st)
     int height = LINES - 2 < lines + 4 ? LINES - 2 : lines + 4;
     int y0 = (LINES - height) / 2, x0 = (COLS - width) / 2, shown = height - 4;
     *top = ui_clamp(*top, 0, lines > shown ? lines - shown : 0);
+    help_of(s)->page = shown;
     ui_draw_box(y0, x0, height, width, st);
     ui_put(y0, x0 + 2, width - 4, " keys ", st, A_BOLD, 0);
     for (int i = 0, line = 0; i < count && line < *top + shown; i++) {
@@ -61,40 +59,9 @@ static void draw(ui_screen *s, const ui_style *st)
         }
         line += n;
     }
-    char footer[128] = "any key closes this help", up[32], down[32];
-    if (lines > shown)   /* too many lines for this screen: the help scrolls */
-        snprintf(footer, sizeof footer, "%s %s scroll, any other key closes",
-                 ui_key_label(UI_KEY(KEY_DOWN), st->utf8, down, sizeof down),
-                 ui_key_label(UI_KEY(KEY_UP), st->utf8, up, sizeof up));
+    char footer[128] = "any key closes this help";
+    if (lines > shown) ui_scroller_hint(st, footer, sizeof footer);   /* the help scrolls */
     ui_put(y0 + height - 2, x0 + 2, width - 4, footer, st, A_BOLD, 0);
-}
-
-/* The up and down keys (of the lesson's and the picker's bindings) scroll the help; any other
- * key closes it. */
-static ui_outcome key(ui_screen *s, int k, const ui_style *st)
-{
-    (void)st;
-    int arg = 0;
-    int *top = &help_of(s)->top;
-    ui_action action = ui_key_action(k, UI_IN_LESSON | UI_IN_PICKER, &arg);
-    if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_DOWN) (*top)++;
-    else if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_UP) *top = *top > 0 ? *top - 1 : 0;
-    else return (ui_outcome){1, NULL};
-    return UI_STAY;
-}
-
-/* A click anywhere closes the help, like a key. */
-static ui_outcome click(ui_screen *s, int x, int y)
-{
-    (void)s, (void)x, (void)y;
-    return (ui_outcome){1, NULL};
-}
-
-/* Keys on the help are timed where the screen beneath times its keys. */
-static const char *key_kind(const ui_screen *s, int k)
-{
-    const ui_screen *under = s->under;
-    return under->ops->key_kind && under->ops->key_kind(under, k) ? "help-key" : NULL;
 }
 
 static void close_screen(ui_screen *s)
@@ -102,15 +69,17 @@ static void close_screen(ui_screen *s)
     free(help_of(s));
 }
 
+/* The move keys scroll the help, a line or a page; any other key or a click closes it. */
 static const ui_screen_ops help_ops = {
-    .overlay = true, .draw = draw, .key = key, .click = click, .context = ui_screen_context_beneath,
-    .key_kind = key_kind, .close = close_screen,
+    .overlay = true, .draw = draw, .key = ui_scroller_key, .click = ui_scroller_click,
+    .context = ui_screen_context_beneath, .key_kind = ui_scroller_key_kind, .close = close_screen,
 };
 
 ui_screen *ui_help_screen_new(void)
 {
-    help_screen *h = calloc(1, sizeof *h);
+    ui_scroller *h = calloc(1, sizeof *h);
     if (!h) return NULL;
     h->base.ops = &help_ops;
+    h->kind = "help-key";
     return &h->base;
 }

@@ -22,6 +22,8 @@ static const ui_binding bindings[] = {
     {UI_ACT_QUIT, EVERYWHERE, {'q', 'Q'}, "quit",
      "quit (back to the lesson picker if it opened the lesson)", 0},
     {UI_ACT_HELP, EVERYWHERE, {'?', UI_KEY(KEY_F(1))}, "help", "show or hide this help", 0},
+    {UI_ACT_SWAP, UI_IN_COMPARE, {'x'}, "swap",
+     "swap the leader: the keys move the other lesson, and this one follows it", 0},
     /* A question waits for its answer: the stage is shown once it is given (or skipped). */
     {UI_ACT_CHOOSE, UI_IN_CHOICE, {'1', '2', '3', '4', '5', '6', '7', '8', '9'}, "choose",
      "answer with that choice", 9},
@@ -71,6 +73,8 @@ static const ui_binding bindings[] = {
     {UI_ACT_COMPARE, UI_IN_LESSON, {'C'}, NULL,
      "compare: pick a lesson from this one's folder to show side by side with it", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
+    {UI_ACT_RESET, UI_IN_PICKER, {'R'}, "reset",
+     "reset the selected lesson's saved progress (answers, score, place), after y to confirm", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
 };
 
@@ -189,6 +193,7 @@ static const struct { unsigned context; const char *heading; } sections[] = {
     {UI_IN_LESSON, "In a lesson"},
     {UI_IN_QUESTION, "While a question waits for its answer"},
     {UI_IN_PICKER, "In the lesson picker"},
+    {UI_IN_COMPARE, "In a comparison, besides the keys of a lesson"},
 };
 
 /* The first context of lesson, question, picker a binding belongs to: ui_print_keys lists

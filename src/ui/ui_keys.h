@@ -22,6 +22,8 @@ typedef enum {
     UI_ACT_MORE_DECIMALS, UI_ACT_FEWER_DECIMALS, UI_ACT_STEP_LIST, UI_ACT_PALETTE,
     UI_ACT_NARRATION_SCROLL, UI_ACT_PRESENT,
     UI_ACT_COMPARE,
+    UI_ACT_SWAP,                /* a comparison: the other lesson leads */
+    UI_ACT_RESET,               /* the picker: forget the selected lesson's progress */
     UI_ACT_COUNT
 } ui_action;
 
@@ -29,8 +31,9 @@ typedef enum {
 enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
 
 /* Where a binding applies: a lesson, the picker, or a question waiting for its answer (one of
- * the choices, or a typed number), whose keys are their own context. */
-enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8 };
+ * the choices, or a typed number), whose keys are their own context; a comparison is a lesson
+ * with keys of its own besides (its context is UI_IN_LESSON | UI_IN_COMPARE). */
+enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8, UI_IN_COMPARE = 16 };
 #define UI_IN_QUESTION (UI_IN_CHOICE | UI_IN_NUMBER)
 
 /* The characters of a typed number, in the order of UI_ACT_TYPE's keys (its arg indexes this). */

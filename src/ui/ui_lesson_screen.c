@@ -2,17 +2,18 @@
  * key bar around one lesson's view; its keys, clicks and the following of its file. */
 #include "ui_curses.h"
 #include <assert.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ui_matrix.h"
 #include "ui_progress.h"
 #include "ui_screen.h"
+#include "ui_text.h"
 #include "ui_util.h"
 
 #define TEXT_MAX 4096
 #define UI_MAX_DECIMALS 8
+#define UI_PRESENT_MAX_DECIMALS 4   /* presenting: the most decimals, when they fit */
 
 /* The stage list as drawn, so that a click on a line opens its stage and head. */
 typedef struct {
@@ -85,7 +86,7 @@ static regions split_screen(const ui_view *v, const display *d, const char *expl
 }
 
 /* The style the screen draws with: the run's, with the screen's decimals and palette; when
- * presenting, the most decimals (up to 6) with which every column of the matrix fits. */
+ * presenting, the most decimals (up to 4) with which every column of the matrix fits. */
 static ui_style style_of(lesson_screen *ls, const ui_style *st)
 {
     display *d = &ls->d;
@@ -95,23 +96,14 @@ static ui_style style_of(lesson_screen *ls, const ui_style *st)
     ui_style mine = *st;
     mine.precision = d->precision;
     mine.palette = d->palette;
+    /* at most 4 decimals: read from the back row of a classroom, a fifth and sixth digit are
+     * noise that widens every column, and no lesson's point rests on them */
     if (d->present && d->auto_precision) {
-        for (mine.precision = 6; mine.precision > 1; mine.precision--)
+        for (mine.precision = UI_PRESENT_MAX_DECIMALS; mine.precision > 1; mine.precision--)
             if (ui_matrix_fits(&ls->v, COLS, &mine)) break;
         if (!ui_matrix_fits(&ls->v, COLS, &mine)) mine.precision = d->precision;
     }
     return mine;
-}
-
-/* Appends formatted text to text (of size), keeping it terminated. */
-static void add(char *text, size_t size, const char *format, ...)
-{
-    size_t used = strlen(text);
-    if (used + 1 >= size) return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text + used, size - used, format, args);
-    va_end(args);
 }
 
 /* The title bar's right side: where the filling has got to (stepped in), the score (where the
@@ -124,15 +116,15 @@ static void title_status(const ui_view *v, bool with_stage, char *text, size_t s
     ui_view_score(v, &right, &asked, &questions);
     text[0] = '\0';
     if (v->stepped_in)
-        add(text, size, "cell %ld of %ld \xc2\xb7 ", (long)v->row * ui_view_cols(v) + v->col + 1,
+        ui_text_append(text, size, "cell %ld of %ld \xc2\xb7 ", (long)v->row * ui_view_cols(v) + v->col + 1,
             (long)ui_view_rows(v) * ui_view_cols(v));
-    if (asked > 0) add(text, size, "score %d/%d \xc2\xb7 ", right, asked);  /* once one is answered */
-    if (with_stage) add(text, size, "%s ", stage_get(s->stage)->name);
+    if (asked > 0) ui_text_append(text, size, "score %d/%d \xc2\xb7 ", right, asked);  /* once one is answered */
+    if (with_stage) ui_text_append(text, size, "%s ", stage_get(s->stage)->name);
     if (with_stage && stage_get(s->stage)->per_head && v->t->heads > 1)
-        add(text, size, "head %d/%d ", s->head, v->t->heads);
-    if (with_stage) add(text, size, "\xc2\xb7 ");
-    if (v->off_script) add(text, size, "off the script, %s ", v->before_step ? "before" : "from");
-    add(text, size, "step %d of %d ", v->step + 1, v->walk.count);
+        ui_text_append(text, size, "head %d/%d ", s->head, v->t->heads);
+    if (with_stage) ui_text_append(text, size, "\xc2\xb7 ");
+    if (v->off_script) ui_text_append(text, size, "off the script, %s ", v->before_step ? "before" : "from");
+    ui_text_append(text, size, "step %d of %d ", v->step + 1, v->walk.count);
 }
 
 static void draw_title(const ui_view *v, const char *title, const ui_style *st)
@@ -217,9 +209,9 @@ static void question_text(const ui_view *v, const ui_style *st, char *text, size
     const lesson_step *q = ui_view_here(v);
     snprintf(text, size, "%s\n", q->ask);
     for (int i = 0; i < q->n_choices; i++)
-        add(text, size, "%s %d  %s\n", i == v->pick ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
+        ui_text_append(text, size, "%s %d  %s\n", i == v->pick ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
             i + 1, q->choices[i]);
-    if (q->n_choices == 0) add(text, size, "Your answer: %s_\n", v->typed);
+    if (q->n_choices == 0) ui_text_append(text, size, "Your answer: %s_\n", v->typed);
 }
 
 /* The lesson's narration for this step, or what the stage table says about the stage; a
@@ -233,29 +225,29 @@ static void narration_text(const ui_view *v, const ui_style *st, char *text, siz
     const stage_info *info = stage_get(s->stage);
     text[0] = '\0';
     if (!v->off_script && v->step == 0 && v->lesson && v->lesson->about)
-        add(text, size, "%s\n\n", v->lesson->about);
+        ui_text_append(text, size, "%s\n\n", v->lesson->about);
     if (ui_view_question_open(v)) {
         size_t used = strlen(text);
         question_text(v, st, text + used, size - used);
         return;
     }
     if (v->off_script && v->before_step)
-        add(text, size, "Off the script: n goes to step %d, the script's first.\n", v->step + 1);
+        ui_text_append(text, size, "Off the script: n goes to step %d, the script's first.\n", v->step + 1);
     else if (v->off_script && v->step + 1 < v->walk.count)
-        add(text, size, "Off the script: n goes on to step %d, p back to step %d.\n",
+        ui_text_append(text, size, "Off the script: n goes on to step %d, p back to step %d.\n",
             v->step + 2, v->step + 1);
     else if (v->off_script)
-        add(text, size, "Off the script: n or p goes back to step %d.\n", v->step + 1);
+        ui_text_append(text, size, "Off the script: n or p goes back to step %d.\n", v->step + 1);
     if (item && v->state[v->step].question != UI_Q_NONE) {
         char verdict[1024];
         number_format f = ui_number_format(NUMBER_SHORT, 0, st);
         ui_view_verdict(v, v->step, &f, verdict, sizeof verdict);
-        add(text, size, "%s\n%s\n", item->ask, verdict);
+        ui_text_append(text, size, "%s\n%s\n", item->ask, verdict);
     }
     char formula[256];
     trace_stage_formula(v->t, s->stage, formula, sizeof formula);
-    if (item && item->say) add(text, size, "%s", item->say);
-    else add(text, size, "%s, made from %s.", formula, info->inputs);
+    if (item && item->say) ui_text_append(text, size, "%s", item->say);
+    else ui_text_append(text, size, "%s, made from %s.", formula, info->inputs);
 }
 
 /* Where a narration that does not fit its pane is, and the keys that scroll it:

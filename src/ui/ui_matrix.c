@@ -424,29 +424,37 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
 }
 
 /* The formula, the shape and the head, and at the right the selected row's and column's full
- * labels (the matrix may have to cut them): where both do not fit, the formula is cut first. */
+ * labels (the matrix may have to cut them). Where all do not fit, the formula gives way first,
+ * then the labels; the shape and "head 2 of 2" are never cut. */
 static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
 {
     const walk_step *s = ui_view_current(v);
-    char text[640], part[160], formula[256], row[32], col[32], cut[sizeof text + 8];
+    char shape[160], part[160], formula[256], row[32], col[32], cut[sizeof part + 8];
+    char left[sizeof formula + sizeof shape + 8];
     trace_stage_formula(v->t, s->stage, formula, sizeof formula);
-    snprintf(text, sizeof text, "%s  %d%s%d", formula, ui_view_rows(v),
-             st->utf8 ? "\xc3\x97" : "x", ui_view_cols(v));
+    snprintf(shape, sizeof shape, "  %d%s%d", ui_view_rows(v), st->utf8 ? "\xc3\x97" : "x",
+             ui_view_cols(v));
     if (stage_get(s->stage)->per_head && v->t->heads > 1) {
-        snprintf(part, sizeof part, "  head %d of %d", s->head, v->t->heads);
-        strcat(text, part);
+        size_t used = strlen(shape);
+        snprintf(shape + used, sizeof shape - used, "  head %d of %d", s->head, v->t->heads);
     }
-    int selection_w = 0;
+    int shape_w = ui_width(shape, st), selection_w = 0;
     if (ui_view_marks_selection(v)) {
         snprintf(part, sizeof part, "row %s, column %s", axis_label(v, true, v->row, row, sizeof row),
                  axis_label(v, false, v->col, col, sizeof col));
-        ui_cut_text(part, width / 2, st, cut, sizeof cut);
-        selection_w = ui_width(cut, st);
-        ui_put(y, x + width - selection_w, selection_w, cut, st, A_BOLD, 0);
+        int most = ui_clamp(width - shape_w - 2, 0, width / 2);
+        ui_cut_text(part, most, st, cut, sizeof cut);
+        selection_w = most > 1 ? ui_width(cut, st) : 0;
+        if (selection_w) ui_put(y, x + width - selection_w, selection_w, cut, st, A_BOLD, 0);
     }
-    int room = width - (selection_w ? selection_w + 2 : 0);
-    ui_cut_text(text, room, st, cut, sizeof cut);
-    ui_put(y, x, room, cut, st, A_BOLD, 0);
+    int room = width - (selection_w ? selection_w + 2 : 0), formula_room = room - shape_w;
+    if (formula_room > 1) {
+        ui_cut_text(formula, formula_room, st, left, sizeof left);
+        strcat(left, shape);
+    } else {
+        snprintf(left, sizeof left, "%s", shape + 2);   /* no room for the formula */
+    }
+    ui_put(y, x, room, left, st, A_BOLD, 0);
 }
 
 /* The heads over their columns (the selected cell's head in reverse) and a separator line

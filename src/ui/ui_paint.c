@@ -19,6 +19,7 @@ int ui_colors_init(ui_color choice)
     if (!has_colors() || start_color() == ERR || COLORS < 8 || COLOR_PAIRS < 40) return 0;
     use_default_colors();
     init_pair(UI_PAIR_ACCENT, COLOR_YELLOW, -1);
+    init_pair(UI_PAIR_DONE, COLOR_GREEN, -1);
     return COLORS >= 256 ? 256 : 8;
 }
 

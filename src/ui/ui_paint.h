@@ -23,8 +23,9 @@ typedef struct {
  * purple-green diverging ramp. */
 enum { UI_PALETTE_VIRIDIS, UI_PALETTE_INFERNO, UI_PALETTE_COUNT };
 
-/* Colour pair of remarks and the current stage; pairs from UI_PAIR_FREE on are the matrix's. */
-enum { UI_PAIR_ACCENT = 1, UI_PAIR_FREE = 8 };
+/* Colour pair of remarks and the current stage (also a lesson half done, in the picker), of a
+ * lesson done; pairs from UI_PAIR_FREE on are the matrix's. */
+enum { UI_PAIR_ACCENT = 1, UI_PAIR_DONE = 2, UI_PAIR_FREE = 8 };
 
 /* Starts colour and sets up the accent pair; returns how many colours the UI will use (0, 8 or
  * 256): 0 for --color=never, NO_COLOR (with auto) or a terminal without enough colours. */

@@ -21,6 +21,7 @@ typedef struct {
     char *path, *title, *about;
     char *error;                 /* the first diagnostic when the lesson does not load */
     char progress[96];           /* the student's progress in it (ui_progress_describe) */
+    ui_progress_mark mark;       /* how far: untouched, partial or done */
     bool progress_read;          /* progress is up to date (read again after a lesson closes) */
 } lesson_entry;
 
@@ -37,6 +38,7 @@ typedef struct {
     char message[512];           /* status line: why a lesson did not open */
     char *beside;                /* picking a lesson to compare with this one, or NULL */
     const char *state_dir;       /* where progress is kept, or NULL */
+    bool confirm_reset;          /* R was pressed: y resets the selected lesson's progress */
 } picker_screen;
 
 static picker_screen *picker_of(ui_screen *s)
@@ -206,6 +208,13 @@ static int hit(const picker_screen *p, int y)
     return -1;
 }
 
+/* The lesson's title, or its file's name when it has none. */
+static const char *entry_name(const lesson_entry *e)
+{
+    const char *slash = strrchr(e->path, '/');
+    return e->title ? e->title : slash ? slash + 1 : e->path;
+}
+
 /* The text under a lesson's title: its about in full, or why it does not load. */
 static void entry_text(const lesson_entry *e, char *text, size_t size)
 {
@@ -221,21 +230,29 @@ static int entry_height(const lesson_entry *e, const ui_style *st)
     return 1 + (text[0] ? ui_lines_needed(text, COLS - 5, st) : 0) + 1;
 }
 
-/* The student's progress in a lesson, at the right end of its title row; returns the columns
- * it takes there (0 when nothing is kept, or the screen is too narrow for it). */
+/* The student's progress in a lesson, at the right end of its title row: a glyph that reads
+ * without colour (✓ done, ◐ started, ○ not started; + ~ - in ASCII), then the words, in green,
+ * yellow or dim. Returns the columns it takes there (0 when progress is not kept, or the
+ * screen is too narrow for it). */
 static int draw_progress(const picker_screen *p, int i, int y, const ui_style *st)
 {
+    static const char *const glyphs[2][3] = {{"-", "~", "+"},
+                                             {"\xe2\x97\x8b", "\xe2\x97\x90", "\xe2\x9c\x93"}};
+    static const int pairs[3] = {0, UI_PAIR_ACCENT, UI_PAIR_DONE};
     lesson_entry *e = &p->items[i];
+    if (!p->state_dir || e->error) return 0;   /* a lesson that does not load has none */
     if (!e->progress_read) {   /* hashing the lesson file: once, not on every key */
-        ui_progress_describe(p->state_dir, e->path, e->progress, sizeof e->progress);
+        e->mark = ui_progress_describe(p->state_dir, e->path, e->progress, sizeof e->progress);
         e->progress_read = true;
     }
-    if (!e->progress[0]) return 0;
-    char text[sizeof e->progress + 4];
-    snprintf(text, sizeof text, " %s ", e->progress);
+    char text[sizeof e->progress + 16];
+    snprintf(text, sizeof text, " %s %s ", glyphs[st->utf8][e->mark],
+             e->progress[0] ? e->progress : "not started");
     int w = ui_width(text, st);
     if (w + 20 > COLS) return 0;
-    ui_put(y, COLS - 1 - w, w, text, st, i == p->selected ? A_BOLD | A_REVERSE : A_DIM, 0);
+    unsigned attr = e->mark == UI_PROGRESS_UNTOUCHED ? A_DIM : A_BOLD;
+    ui_put(y, COLS - 1 - w, w, text, st, i == p->selected ? attr | A_REVERSE : attr,
+           st->colors ? pairs[e->mark] : 0);
     return w;
 }
 
@@ -246,9 +263,8 @@ static int draw_entry(const picker_screen *p, int i, int y, int bottom, const ui
     const lesson_entry *e = &p->items[i];
     bool selected = i == p->selected;
     char text[4096];
-    const char *slash = strrchr(e->path, '/');
     snprintf(text, sizeof text, "%s %s", selected ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
-             e->title ? e->title : slash ? slash + 1 : e->path);
+             entry_name(e));
     int room = COLS - 2 - draw_progress(p, i, y, st);
     char cut[sizeof text];   /* a title that meets the progress ends with "…" */
     ui_cut_text(text, room, st, cut, sizeof cut);
@@ -340,16 +356,49 @@ static ui_outcome open_selected(picker_screen *p)
     return (ui_outcome){0, screen};
 }
 
+/* R asks first; y then forgets the selected lesson's saved progress (as --reset LESSON does),
+ * and any other key keeps it. */
+static void ask_reset(picker_screen *p)
+{
+    if (!p->state_dir || p->count == 0) {
+        snprintf(p->message, sizeof p->message, "no progress is kept here, so none to reset");
+        return;
+    }
+    p->confirm_reset = true;
+    snprintf(p->message, sizeof p->message, "reset the progress of \"%.300s\"? y resets it, "
+             "any other key keeps it", entry_name(&p->items[p->selected]));
+}
+
+static void answer_reset(picker_screen *p, int k)
+{
+    lesson_entry *e = &p->items[p->selected];
+    char error[256];
+    p->confirm_reset = false;
+    if (k != 'y' && k != 'Y') {
+        snprintf(p->message, sizeof p->message, "progress kept");
+        return;
+    }
+    int removed = ui_progress_reset(p->state_dir, e->path, error, sizeof error);
+    if (removed < 0) snprintf(p->message, sizeof p->message, "%s", error);
+    else snprintf(p->message, sizeof p->message, "progress of \"%.300s\" reset", entry_name(e));
+    e->progress_read = false;
+}
+
 static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     (void)st;
     picker_screen *p = picker_of(s);
     int arg = 0;
+    if (p->confirm_reset) {
+        answer_reset(p, k);
+        return UI_STAY;
+    }
     ui_action action = ui_key_action(k, UI_IN_PICKER, &arg);
     if (action == UI_ACT_OPEN) return open_selected(p);
     p->message[0] = '\0';
     if (p->beside) beside_hint(p);
     switch (action) {
+    case UI_ACT_RESET: ask_reset(p); break;
     case UI_ACT_QUIT: return (ui_outcome){1, NULL};
     case UI_ACT_HELP: {
         ui_screen *help = ui_help_screen_new();
@@ -371,6 +420,10 @@ static ui_outcome click(ui_screen *s, int x, int y)
     (void)x;
     picker_screen *p = picker_of(s);
     int i = hit(p, y);
+    if (p->confirm_reset) {   /* a click answers no: y must not reset another lesson */
+        answer_reset(p, 0);
+        return UI_STAY;
+    }
     if (i >= 0 && i == p->selected) return open_selected(p);
     if (i >= 0) p->selected = i;
     return UI_STAY;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "lesson.h"
 #include "ui_progress.h"
@@ -112,6 +113,33 @@ static bool fail(const char *what, const char *path, char *error, size_t size)
     return false;
 }
 
+/* Whether name is a temporary of a save, "<name>.progress.XXXXXX" (mkstemp's six characters). */
+static bool is_temporary(const char *name)
+{
+    const char *suffix = strstr(name, SUFFIX ".");
+    return suffix && name[0] != '.' && strlen(suffix + sizeof SUFFIX) == 6;
+}
+
+/* Removes the temporaries that saves killed between the write and the rename left in dir. A
+ * save takes milliseconds, so a temporary last written over a minute ago belongs to no live
+ * save; a younger one may be another attnstep's save in progress, and is left alone. Failures
+ * are ignored: the sweep only tidies, and the next save tries again. */
+static void sweep_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    time_t now = time(NULL);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!is_temporary(e->d_name)) continue;
+        char path[PATH_MAX + 300];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > UI_PROGRESS_TEMP_AGE)
+            unlink(path);
+    }
+    closedir(d);
+}
+
 bool ui_progress_write_file(const char *dir, const char *name, const char *text,
                             void (*before_rename)(void), char *error, size_t size)
 {
@@ -119,6 +147,7 @@ bool ui_progress_write_file(const char *dir, const char *name, const char *text,
     snprintf(final, sizeof final, "%s/%s", dir, name);
     snprintf(temp, sizeof temp, "%s.XXXXXX", final);
     if (!make_dirs(dir)) return fail("cannot make", dir, error, size);
+    sweep_temporaries(dir);
     int fd = mkstemp(temp);
     if (fd < 0) return fail("cannot write in", dir, error, size);
     bool ok = write_all(fd, text, strlen(text)) && fsync(fd) == 0;
@@ -271,17 +300,19 @@ ui_progress_status ui_progress_read_summary(const char *dir, const char *lesson_
     return status;
 }
 
-void ui_progress_describe(const char *dir, const char *lesson_path, char *text, size_t size)
+ui_progress_mark ui_progress_describe(const char *dir, const char *lesson_path, char *text,
+                                      size_t size)
 {
     ui_progress_summary s;
     ui_progress_status status = ui_progress_read_summary(dir, lesson_path, &s);
     int used = 0;
     text[0] = '\0';
     if (status == UI_PROGRESS_CORRUPT) add(text, size, &used, "saved progress unreadable");
-    if (status != UI_PROGRESS_FOUND) return;
+    if (status != UI_PROGRESS_FOUND) return UI_PROGRESS_UNTOUCHED;
     if (s.done) add(text, size, &used, "done");
     else add(text, size, &used, "step %d of %d", s.step + 1, s.steps);
     if (s.asked > 0) add(text, size, &used, ", %d/%d right", s.right, s.asked);
+    return s.done ? UI_PROGRESS_DONE : UI_PROGRESS_PARTIAL;
 }
 
 /* ---- a lesson's progress ---- */

@@ -23,9 +23,14 @@ bool ui_progress_hash_file(const char *path, unsigned long long *hash);
 /* Where a lesson's progress lives: dir/<16 hex digits of hash>.progress. */
 void ui_progress_path(const char *dir, unsigned long long hash, char *path, size_t size);
 
+/* Seconds after which a save's temporary ("<hash>.progress.XXXXXX") is taken for one that a
+ * killed save left behind. */
+#define UI_PROGRESS_TEMP_AGE 60
+
 /* Writes text as the file dir/name atomically: a temporary file in dir, written, flushed to
  * the disk (fsync), then renamed over the old one, so that a crash or kill -9 at any moment
- * leaves the old file or the new one, never a mixture. dir is made (mode 0700) when missing.
+ * leaves the old file or the new one, never a mixture. dir is made (mode 0700) when missing,
+ * and temporaries older than UI_PROGRESS_TEMP_AGE seconds (killed saves') are removed from it.
  * before_rename (NULL in the program) is called between the fsync and the rename: the tests
  * kill the process there. False with the reason in error (e.g. "Read-only file system"). */
 bool ui_progress_write_file(const char *dir, const char *name, const char *text,
@@ -47,9 +52,17 @@ typedef enum {
 /* Reads the progress file of the lesson file at lesson_path under dir into *s. */
 ui_progress_status ui_progress_read_summary(const char *dir, const char *lesson_path,
                                             ui_progress_summary *s);
+/* How far a student has got in a lesson, for the picker's glyph and colour. */
+typedef enum {
+    UI_PROGRESS_UNTOUCHED,       /* nothing saved (or a file that does not read) */
+    UI_PROGRESS_PARTIAL,         /* started, the last step never reached */
+    UI_PROGRESS_DONE             /* the last step reached once */
+} ui_progress_mark;
+
 /* "done, 3/4 right", "step 5 of 13", "step 5 of 13, 2/3 right", "saved progress unreadable"
- * or "" (nothing saved): the picker's words for a lesson. */
-void ui_progress_describe(const char *dir, const char *lesson_path, char *text, size_t size);
+ * or "" (nothing saved): the picker's words for a lesson; returns how far it has got. */
+ui_progress_mark ui_progress_describe(const char *dir, const char *lesson_path, char *text,
+                                      size_t size);
 
 /* Opening a lesson (o->state_dir set, or NULL: progress not kept): makes sure the folder can
  * be written (else o->progress_note says progress is not being saved, and v->message too, once)

@@ -91,6 +91,22 @@ ui_screen *ui_sum_screen_new(const ui_view *v, const ui_style *st);
  * from quit) or on the quit key it leaves the lesson too. NULL when out of memory. */
 ui_screen *ui_summary_screen_new(const ui_view *v, bool leaving);
 
+/* A box over a screen that scrolls (the help overlay, the sum pane; ui_scroller.c): its struct
+ * begins with this, its draw keeps top at or before its last page and sets page, and its key,
+ * click and key_kind operations are the ones below. */
+typedef struct {
+    ui_screen base;
+    int top;                     /* the first line shown */
+    int page;                    /* lines the last frame showed: next and previous move a page */
+    const char *kind;            /* the word of its keys in the key timings ("help-key") */
+} ui_scroller;
+
+ui_outcome ui_scroller_key(ui_screen *s, int key, const ui_style *st);
+ui_outcome ui_scroller_click(ui_screen *s, int x, int y);
+const char *ui_scroller_key_kind(const ui_screen *s, int key);
+/* "↓ ↑ scroll, any other key closes": the footer's words for a box that scrolls. */
+void ui_scroller_hint(const ui_style *st, char *text, size_t size);
+
 /* The context of the screen beneath: an overlay's keys and help are those of what it covers
  * (the context operation of the help and the score box). */
 static inline unsigned ui_screen_context_beneath(const ui_screen *s)

@@ -8,12 +8,10 @@
 #include "ui_util.h"
 
 typedef struct {
-    ui_screen base;
+    ui_scroller box;             /* top: the first line shown; page: lines the last frame had */
     char *text;                  /* the whole explanation, cut into lines at each " + " */
     const char **lines;          /* where each line starts in text */
     int count;                   /* lines */
-    int top;                     /* the first line shown */
-    int shown;                   /* lines the last frame had room for (the page of PgDn) */
 } sum_screen;
 
 static sum_screen *sum_of(ui_screen *s)
@@ -44,52 +42,20 @@ static void draw(ui_screen *s, const ui_style *st)
     for (int i = 0; i < p->count; i++) needed += rows_of(p->lines[i], inner, st);
     int height = ui_clamp(needed + 4, 5, LINES - 2), room = height - 4;
     int y0 = (LINES - height) / 2, x0 = (COLS - width) / 2, y = y0 + 1;
-    p->top = ui_clamp(p->top, 0, last_top(p, inner, room, st));
+    p->box.top = ui_clamp(p->box.top, 0, last_top(p, inner, room, st));
     ui_draw_box(y0, x0, height, width, st);
     ui_put(y0, x0 + 2, inner, " every term ", st, A_BOLD, 0);
-    int line = p->top;
+    int line = p->box.top;
     for (; line < p->count && y - y0 - 1 < room; line++) {
         int rows = ui_clamp(rows_of(p->lines[line], inner, st), 1, room - (y - y0 - 1));
         ui_put_wrapped(y, x0 + 2, inner, rows, p->lines[line], st, A_NORMAL);
         y += rows;
     }
-    p->shown = line - p->top > 0 ? line - p->top : 1;
-    char footer[160], up[32], down[32];
-    snprintf(footer, sizeof footer, "lines %d–%d of %d · %s %s scroll, any other key closes",
-             p->top + 1, line, p->count,
-             ui_key_label(UI_KEY(KEY_DOWN), st->utf8, down, sizeof down),
-             ui_key_label(UI_KEY(KEY_UP), st->utf8, up, sizeof up));
+    p->box.page = line - p->box.top > 0 ? line - p->box.top : 1;
+    char footer[160], hint[96];
+    ui_scroller_hint(st, hint, sizeof hint);
+    snprintf(footer, sizeof footer, "lines %d–%d of %d · %s", p->box.top + 1, line, p->count, hint);
     ui_put(y0 + height - 2, x0 + 2, inner, footer, st, A_DIM, 0);
-}
-
-/* Down and up move a line, next and previous a page; Ctrl-L redraws; any other key closes. */
-static ui_outcome key(ui_screen *s, int k, const ui_style *st)
-{
-    (void)st;
-    sum_screen *p = sum_of(s);
-    int arg = 0;
-    ui_action action = ui_key_action(k, UI_IN_LESSON, &arg);
-    if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_DOWN) p->top++;
-    else if (action == UI_ACT_MOVE && arg % 4 == UI_DIR_UP) p->top--;
-    else if (action == UI_ACT_NEXT) p->top += p->shown;
-    else if (action == UI_ACT_PREV) p->top -= p->shown;
-    else return (ui_outcome){1, NULL};
-    p->top = ui_clamp(p->top, 0, p->count - 1);  /* draw keeps the last page full */
-    return UI_STAY;
-}
-
-/* A click anywhere closes the pane, like a key. */
-static ui_outcome click(ui_screen *s, int x, int y)
-{
-    (void)s, (void)x, (void)y;
-    return (ui_outcome){1, NULL};
-}
-
-/* Keys on the pane are timed where the lesson beneath times its keys. */
-static const char *key_kind(const ui_screen *s, int k)
-{
-    const ui_screen *under = s->under;
-    return under->ops->key_kind && under->ops->key_kind(under, k) ? "sum-key" : NULL;
 }
 
 static void close_screen(ui_screen *s)
@@ -100,9 +66,11 @@ static void close_screen(ui_screen *s)
     free(p);
 }
 
+/* Down and up move a line, next and previous a page; Ctrl-L redraws; any other key or a click
+ * closes the pane (ui_scroller.c). */
 static const ui_screen_ops sum_ops = {
-    .overlay = true, .draw = draw, .key = key, .click = click,
-    .context = ui_screen_context_beneath, .key_kind = key_kind, .close = close_screen,
+    .overlay = true, .draw = draw, .key = ui_scroller_key, .click = ui_scroller_click,
+    .context = ui_screen_context_beneath, .key_kind = ui_scroller_key_kind, .close = close_screen,
 };
 
 /* Cuts p->text before every " + " (the term keeps its "+"), recording where each line starts. */
@@ -134,6 +102,7 @@ ui_screen *ui_sum_screen_new(const ui_view *v, const ui_style *st)
         free(p);
         return NULL;
     }
-    p->base.ops = &sum_ops;
-    return &p->base;
+    p->box.base.ops = &sum_ops;
+    p->box.kind = "sum-key";
+    return &p->box.base;
 }

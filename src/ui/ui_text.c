@@ -1,6 +1,9 @@
 /* Text for the terminal (ui_text.h): UTF-8 decoded and measured with text.h's rules (so it
  * does not depend on the locale), word wrapping, and the ASCII spelling used when the locale
- * cannot show UTF-8. */
+ * cannot show UTF-8; appending formatted text to a line. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include "text.h"
 #include "ui_text.h"
 
@@ -98,4 +101,14 @@ int ui_text_wrap(const wchar_t *s, size_t n, int width, ui_span *lines, int max_
         i = next;
     }
     return count;
+}
+
+void ui_text_append(char *text, size_t size, const char *format, ...)
+{
+    size_t used = strlen(text);
+    if (used + 1 >= size) return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text + used, size - used, format, args);
+    va_end(args);
 }

@@ -20,4 +20,9 @@ typedef struct { size_t start, length; } ui_span;
  * max_lines spans and returns how many lines the whole text needs. */
 int ui_text_wrap(const wchar_t *s, size_t n, int width, ui_span *lines, int max_lines);
 
+/* Appends printf-formatted text to text (a string in size bytes), keeping it terminated: the
+ * screens build their status and narration lines with it. */
+void ui_text_append(char *text, size_t size, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif
