@@ -68,6 +68,10 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
         ui_lesson_close(o);
         return EXIT_STATUS_DATA;
     }
+    if (o->l.n_data_files > 0
+        && (o->data_seen = calloc((size_t)o->l.n_data_files, sizeof *o->data_seen)) != NULL)
+        for (int i = 0; i < o->l.n_data_files; i++)
+            o->data_seen[i] = ui_file_stamp_of(o->l.data_files[i]);
     *out = o;
     return EXIT_STATUS_OK;
 }
@@ -77,6 +81,7 @@ void ui_lesson_close(ui_opened *o)
     if (!o) return;
     trace_free(&o->t);
     lesson_free(&o->l);
+    free(o->data_seen);
     free(o);
 }
 
@@ -128,11 +133,25 @@ static exit_status reopen(const char *path, const char *from, const trace_option
     return status;
 }
 
+/* Whether any data file of o changed since last looked at; records what it saw, so a data
+ * file whose reload fails is not reloaded again on every tick (as *seen for the lesson). */
+static bool data_files_changed(ui_opened *o)
+{
+    bool changed = false;
+    for (int i = 0; o->data_seen && i < o->l.n_data_files; i++) {
+        ui_file_stamp now = ui_file_stamp_of(o->l.data_files[i]);
+        changed |= !ui_file_stamp_equal(&now, &o->data_seen[i]);
+        o->data_seen[i] = now;
+    }
+    return changed;
+}
+
 bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char *from)
 {
     const char *path = (*o)->l.path;
     ui_file_stamp now = ui_file_stamp_of(path);
-    if (!from && ui_file_stamp_equal(&now, seen)) return false;
+    bool data_changed = data_files_changed(*o);
+    if (!from && ui_file_stamp_equal(&now, seen) && !data_changed) return false;
     *seen = now;
     v->message[0] = '\0';   /* a stale "reloaded" must not stand beside this reload's error */
     ui_opened *fresh = NULL;

@@ -11,6 +11,13 @@
 #include "trace.h"
 #include "ui_view.h"
 
+/* What a file looked like when last seen: whether it exists, its inode, size and mtime. */
+typedef struct {
+    bool present;
+    unsigned long long dev, ino;
+    long long size, mtime_sec, mtime_nsec;
+} ui_file_stamp;
+
 typedef struct {
     lesson l;
     trace t;                     /* t.in points into l: the pair stays where it was made */
@@ -22,6 +29,10 @@ typedef struct {
     unsigned long long hash;
     bool done;
     char progress_note[256];
+    /* The lesson's data files (l.data_files, in order) as last looked at: a change to any of
+     * them reloads the lesson as a change to its own file does. NULL when it has none (or
+     * when memory ran out: then they are not followed). */
+    ui_file_stamp *data_seen;
 } ui_opened;
 
 /* Loads and traces path (with compute's threads and kernels) into a new ui_opened (or, with text, parses text as if it were path's
@@ -34,17 +45,11 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
                            char *error, size_t size);
 void ui_lesson_close(ui_opened *o);
 
-/* What a file looked like when last seen: whether it exists, its inode, size and mtime. */
-typedef struct {
-    bool present;
-    unsigned long long dev, ino;
-    long long size, mtime_sec, mtime_nsec;
-} ui_file_stamp;
-
 ui_file_stamp ui_file_stamp_of(const char *path);
 bool ui_file_stamp_equal(const ui_file_stamp *a, const ui_file_stamp *b);
 
-/* Follows the open lesson's file: when its stamp differs from *seen (or always, with from, a
+/* Follows the open lesson's file and its data files: when the file's stamp differs from *seen
+ * or a data file's from its stamp in (*o)->data_seen (or always, with from, a
  * file whose text stands in for the lesson's), reloads it and rebuilds v on the new trace; a
  * broken, half-written or vanished file keeps *o and v as they were and puts its first
  * diagnostic in v->reload_error until a later save loads. Returns whether v changed. */
