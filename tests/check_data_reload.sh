@@ -113,5 +113,29 @@ breaks_claim() {   # tea_full claims input[poured,1] = 1: a file that changes it
 check "a tea.npy that breaks tea_full's claim is refused, with the claim, until it is put back" \
     breaks_claim
 
+allow_paths_in_the_ui() {   # --allow-paths reaches the UI's loads and its reloads (headless)
+    mkdir -p "$dir/out" "$dir/in"
+    cp lessons/tea.npy "$dir/out/tea.npy"
+    printf 'title: tea from elsewhere\ntokens: [she, poured, the, tea]\nembeddings: {file: %s}\n' \
+        "$dir/out/tea.npy" > "$dir/in/lesson.yaml"
+    printf 'reload %s\ndump\n' "$dir/in/lesson.yaml" > "$dir/keys"   # reloads whatever the stamp
+    local status
+    XDG_STATE_HOME=$dir/state-ui "$binary" --keys "$dir/keys" "$dir/in/lesson.yaml" \
+        > "$dir/screen" 2> "$dir/err"
+    status=$?
+    if [ $status -ne 65 ] || ! grep -qF "run attnstep with --allow-paths" "$dir/err"; then
+        echo "  without --allow-paths: exit $status (expected 65)"; cat "$dir/err"; return 1
+    fi
+    XDG_STATE_HOME=$dir/state-ui "$binary" --allow-paths --keys "$dir/keys" "$dir/in/lesson.yaml" \
+        > "$dir/screen" 2> "$dir/err"
+    status=$?
+    if [ $status -ne 0 ] || ! grep -qF "reloaded lesson.yaml" "$dir/screen"; then
+        echo "  with --allow-paths: exit $status, the screen:"; sed 's/^/  | /' "$dir/screen"
+        cat "$dir/err"; return 1
+    fi
+}
+check "--allow-paths lets the UI open and reload a lesson whose data file is elsewhere" \
+    allow_paths_in_the_ui
+
 echo "data file reload checks: $failures failed"
 [ "$failures" -eq 0 ]

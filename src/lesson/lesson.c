@@ -68,13 +68,6 @@ enum { DRAWN_EMBEDDINGS, DRAWN_FIRST_BIAS = 5, DRAWN_COUNT = 9 };
 static const char *const drawn_names[DRAWN_COUNT] = {
     "embeddings", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O" };
 
-/* --allow-paths: data files may be anywhere (set once by main, before loading). */
-static bool allow_any_path;
-
-void lesson_allow_paths(bool allow) {
-    allow_any_path = allow;
-}
-
 /* A token list as read: copies of the tokens, and the node each one was written in. */
 typedef struct {
     bool valid;          /* given, and every token is usable */
@@ -118,6 +111,7 @@ typedef struct {
     int n_data_files;
     char *data_files[DRAWN_COUNT];  /* the data files read: embeddings, W_* and b_* at most */
     size_t max_bytes;         /* the most that the lesson and its trace may take together */
+    bool allow_paths;         /* data files may be anywhere (lesson_options, --allow-paths) */
 } checker;
 
 /* ---- reporting helpers ---- */
@@ -600,7 +594,7 @@ static bool read_file_form(checker *c, int map, const char *what, int rows, int 
     char **opened = &c->data_files[c->n_data_files];
     assert(c->n_data_files < (int)(sizeof c->data_files / sizeof c->data_files[0]));
     lesson_file_status status = lesson_file_read(c->d->path ? c->d->path : "", name,
-                                                 allow_any_path, &m, opened, problem,
+                                                 c->allow_paths, &m, opened, problem,
                                                  sizeof problem);
     if (status == LESSON_FILE_OK) c->n_data_files++;
     lesson_escape(name, strlen(name), name_shown);
@@ -1639,14 +1633,17 @@ static void checker_free(checker *c) {
 }
 
 static lesson_status check_and_build(const lesson_tree *tree, const char *data, size_t size,
-                                     lesson *out, lesson_diagnostics *d, size_t max_bytes) {
+                                     lesson *out, lesson_diagnostics *d,
+                                     const lesson_options *options) {
     if (tree->nodes[0].kind != LESSON_NODE_MAP) {
         lesson_report(d, tree->nodes[0].line, tree->nodes[0].col, LESSON_ERROR_NOT_A_LESSON,
                       lesson_node_describe(tree, 0));
         return LESSON_INVALID;
     }
     checker c = { .t = tree, .data = data, .size = size, .d = d, .d_model = -1,
-                  .mask_node = -1, .max_bytes = max_bytes };
+                  .mask_node = -1,
+                  .max_bytes = options->max_bytes ? options->max_bytes : LESSON_MAX_BYTES,
+                  .allow_paths = options->allow_paths };
     check_lesson(&c, 0);
     lesson_status status = failed(&c) ? LESSON_INVALID : build(&c, 0, out);
     checker_free(&c);
@@ -1669,13 +1666,13 @@ static void report_text_problem(lesson_diagnostics *d, const char *data, size_t 
     else lesson_report(d, line, col, LESSON_ERROR_CONTROL_CHAR, name);
 }
 
-static lesson_status load_text(const char *data, size_t size, size_t max_bytes, lesson *out,
-                               lesson_diagnostics *d) {
+static lesson_status load_text(const char *data, size_t size, const lesson_options *options,
+                               lesson *out, lesson_diagnostics *d) {
     report_text_problem(d, data, size);
     if (d->count > 0) return LESSON_INVALID;
     lesson_tree tree;
     lesson_status status = lesson_tree_parse(data, size, &tree, d)
-                         ? check_and_build(&tree, data, size, out, d, max_bytes) : LESSON_INVALID;
+                         ? check_and_build(&tree, data, size, out, d, options) : LESSON_INVALID;
     lesson_tree_free(&tree);
     return status;
 }
@@ -1714,12 +1711,21 @@ static lesson_status finish(lesson_status status, const char *path, lesson *out,
 
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics) {
-    return lesson_load_buffer_within(path, data, size, LESSON_MAX_BYTES, out, diagnostics);
+    return lesson_load_buffer_with(path, data, size, NULL, out, diagnostics);
 }
 
 lesson_status lesson_load_buffer_within(const char *path, const char *data, size_t size,
                                         size_t max_bytes, lesson *out,
                                         lesson_diagnostics *diagnostics) {
+    lesson_options options = { .max_bytes = max_bytes };
+    return lesson_load_buffer_with(path, data, size, &options, out, diagnostics);
+}
+
+lesson_status lesson_load_buffer_with(const char *path, const char *data, size_t size,
+                                      const lesson_options *options, lesson *out,
+                                      lesson_diagnostics *diagnostics) {
+    static const lesson_options defaults = { 0 };
+    if (!options) options = &defaults;
     start(path, out, diagnostics);
     if (size > LESSON_MAX_FILE_BYTES || size == 0) {
         lesson_report(diagnostics, 0, 0, size ? LESSON_ERROR_FILE_TOO_LARGE
@@ -1732,7 +1738,7 @@ lesson_status lesson_load_buffer_within(const char *path, const char *data, size
     if (copy) {
         memcpy(copy, data, size);
         copy[size] = '\0';
-        status = load_text(copy, size, max_bytes, out, diagnostics);
+        status = load_text(copy, size, options, out, diagnostics);
         lesson_diagnostics_quote(diagnostics, copy, size);
         if (status == LESSON_OK) {
             out->text = copy;  /* kept, so that checks after loading can quote it too */
@@ -1796,6 +1802,11 @@ static char *read_file(const char *path, size_t *size, const char **why) {
 }
 
 lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics) {
+    return lesson_load_with(path, NULL, out, diagnostics);
+}
+
+lesson_status lesson_load_with(const char *path, const lesson_options *options, lesson *out,
+                               lesson_diagnostics *diagnostics) {
     size_t size = 0;
     const char *why = NULL;
     char *data = read_file(path, &size, &why);
@@ -1804,7 +1815,7 @@ lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *dia
         lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, why);
         return LESSON_UNREADABLE;
     }
-    lesson_status status = lesson_load_buffer(path, data, size, out, diagnostics);
+    lesson_status status = lesson_load_buffer_with(path, data, size, options, out, diagnostics);
     free(data);
     return status;
 }

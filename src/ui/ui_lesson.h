@@ -22,6 +22,7 @@ typedef struct {
     lesson l;
     trace t;                     /* t.in points into l: the pair stays where it was made */
     trace_options compute;       /* how t was computed; a reload computes the same way */
+    lesson_options load;         /* how l was loaded (--allow-paths); a reload loads the same way */
     /* Progress kept between runs (ui_progress.h): the state folder (borrowed; NULL: none
      * kept), the hash of the lesson's text as loaded (its key), whether the last step was
      * ever reached, and why progress is not being saved ("" while it is). */
@@ -35,14 +36,15 @@ typedef struct {
     ui_file_stamp *data_seen;
 } ui_opened;
 
-/* Loads and traces path (with compute's threads and kernels) into a new ui_opened (or, with text, parses text as if it were path's
+/* Loads path with load's options (NULL: the defaults) and traces it (with compute's threads
+ * and kernels) into a new ui_opened (or, with text, parses text as if it were path's
  * contents). Returns EXIT_STATUS_OK, or EXIT_STATUS_DATA (a bad lesson), EXIT_STATUS_NO_INPUT
  * (unreadable) or EXIT_STATUS_SOFTWARE (no memory) with the first problem, escaped, as
  * "path:line:col: error: message" in error; with report, every diagnostic also goes to
  * standard error. */
 exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
-                           const trace_options *compute, ui_opened **out, bool report,
-                           char *error, size_t size);
+                           const trace_options *compute, const lesson_options *load,
+                           ui_opened **out, bool report, char *error, size_t size);
 void ui_lesson_close(ui_opened *o);
 
 ui_file_stamp ui_file_stamp_of(const char *path);
