@@ -1766,6 +1766,10 @@ static const char *not_regular(mode_t mode) {
 FILE *lesson_open_regular(const char *path, const char **why) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) { *why = strerror(errno); return NULL; }
+    return lesson_fdopen_regular(fd, why);
+}
+
+FILE *lesson_fdopen_regular(int fd, const char **why) {
     struct stat sb;
     const char *refusal = fstat(fd, &sb) != 0 ? strerror(errno)
                         : !S_ISREG(sb.st_mode) ? not_regular(sb.st_mode) : NULL;

@@ -148,6 +148,11 @@ lesson_status lesson_load_with(const char *path, const lesson_options *options, 
  * file", or strerror's text) when it cannot be read. */
 FILE *lesson_open_regular(const char *path, const char **why);
 
+/* The same for a file already opened (read-only, with O_NONBLOCK) as fd, which it takes over:
+ * on failure fd is closed. For a file opened some other way than by path (lesson_file.c opens
+ * data files beneath the lesson's folder). */
+FILE *lesson_fdopen_regular(int fd, const char **why);
+
 /* The same from memory; path is only used in messages. */
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics);
