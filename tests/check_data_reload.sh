@@ -8,9 +8,11 @@ unset TMUX   # our own server even when the tests run inside tmux
 cd "$(dirname "$0")/.."
 binary=$PWD/attnstep
 [ -x "$binary" ] || { echo "check_data_reload: $binary is not built"; exit 1; }
-command -v tmux > /dev/null || { echo "check_data_reload: tmux is missing (.ci/install-deps installs it)"; exit 1; }
+command -v tmux > /dev/null ||
+    { echo "check_data_reload: tmux is missing (.ci/install-deps installs it)"; exit 1; }
 /usr/bin/python3 -c 'import numpy' 2> /dev/null \
-    || { echo "check_data_reload: python3-numpy is missing (.ci/install-deps installs it)"; exit 1; }
+    || { echo "check_data_reload: python3-numpy is missing (.ci/install-deps installs it)"
+         exit 1; }
 
 socket=attnstep-data-$$   # our own server, so other tmux sessions are never touched
 tmux=(tmux -L "$socket" -f /dev/null)
@@ -31,7 +33,8 @@ wait_for() {
         done
         [ -z "$missing" ] && return 0
         if [ $SECONDS -ge $deadline ]; then
-            echo "  timed out waiting for: $missing"; echo "  the screen was:"; screen | sed 's/^/  | /'
+            echo "  timed out waiting for: $missing; the screen was:"
+            screen | sed 's/^/  | /'
             return 1
         fi
         sleep 0.05
@@ -56,7 +59,9 @@ check() {   # check NAME COMMAND...: runs one assertion, counting failures
 # EXITED-N=status when it ends.
 start() {
     run=$((run + 1))
-    "${tmux[@]}" send-keys -t "$pane" "clear; env XDG_STATE_HOME=$dir/state$run TERM=xterm-256color $* ; echo EXITED-$run=\$?" Enter
+    "${tmux[@]}" send-keys -t "$pane" \
+        "clear; env XDG_STATE_HOME=$dir/state$run TERM=xterm-256color $* ; echo EXITED-$run=\$?" \
+        Enter
 }
 
 send() { "${tmux[@]}" send-keys -t "$pane" "$@"; }
@@ -81,7 +86,8 @@ wait_for 'ready$' || exit 1
 
 follows_data() {   # the lesson has no claims: every edit of its numbers loads
     cp lessons/tea.npy "$dir/tea.npy"
-    printf 'title: tea from a file\ntokens: [she, poured, the, tea]\nembeddings: {file: tea.npy}\n' \
+    printf 'title: tea from a file\ntokens: [she, poured, the, tea]\n%s\n' \
+        'embeddings: {file: tea.npy}' \
         > "$dir/lesson.yaml"
     start "$binary" --at "'input[poured,1]'" "$dir/lesson.yaml"
     wait_for "[1.0000]" "input · step" || return 1

@@ -64,10 +64,12 @@ done
 # whose embeddings come from the installed tea.npy beside it
 tea_reads() {
     local out status
-    out=$(cd "$tmp/elsewhere" && "$1/bin/attnstep" --plain "$1/share/attnstep/lessons/tea_full.yaml")
+    out=$(cd "$tmp/elsewhere" &&
+          "$1/bin/attnstep" --plain "$1/share/attnstep/lessons/tea_full.yaml")
     status=$?
     [ $status -eq 0 ] && grep -q '^poured  *0.0000  *1.0000  *0.0000  *0.5000$' <<<"$out" ||
-        { echo "  exit status $status; it showed:"; sed 's/^/  | /' <<<"$out" | head -12; return 1; }
+        { echo "  exit status $status; it showed:"; head -12 <<<"$out" | sed 's/^/  | /'
+          return 1; }
 }
 tea_reads "$tmp/first" && ok "tea_full.yaml opens from the install, with tea.npy's numbers" ||
     fail "tea_full.yaml from the install"

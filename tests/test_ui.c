@@ -698,8 +698,8 @@ static void test_overlays_close_as_they_say(void **state)
     (void)state;
     ui_opened *o = NULL;
     char error[512];
-    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, NULL, &o, false, error,
-                                    sizeof error), EXIT_STATUS_OK);
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, NULL, &o, false,
+                                    error, sizeof error), EXIT_STATUS_OK);
     ui_screen *screen = ui_lesson_screen_new(o);
     assert_non_null(screen);
     const ui_style st = {.utf8 = true, .precision = 4};
@@ -972,8 +972,8 @@ static void test_display_keys_change_only_the_display(void **state)
     (void)state;
     ui_opened *o = NULL;
     char error[512];
-    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, NULL, &o, false, error,
-                                    sizeof error), EXIT_STATUS_OK);
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, NULL, &o, false,
+                                    error, sizeof error), EXIT_STATUS_OK);
     ui_screen *screen = ui_lesson_screen_new(o);
     assert_non_null(screen);
     ui_view *v = ui_lesson_screen_view(screen);
@@ -1031,7 +1031,8 @@ static ui_screen *open_comparison(const char *a, const char *b)
 {
     exit_status status = EXIT_STATUS_SOFTWARE;
     char error[512] = "";
-    ui_screen *screen = ui_compare_screen_open(a, b, NULL, NULL, false, &status, error, sizeof error);
+    ui_screen *screen = ui_compare_screen_open(a, b, NULL, NULL, false, &status, error,
+                                               sizeof error);
     assert_int_equal(status, EXIT_STATUS_OK);
     assert_non_null(screen);
     return screen;
@@ -1145,8 +1146,8 @@ static void test_compare_key_picks_the_second_lesson(void **state)
     (void)state;
     ui_opened *o = NULL;
     char error[512];
-    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, NULL, &o, false, error,
-                                    sizeof error), EXIT_STATUS_OK);
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, NULL, &o, false,
+                                    error, sizeof error), EXIT_STATUS_OK);
     ui_screen *screen = ui_lesson_screen_new(o);
     assert_non_null(screen);
     const ui_style st = {.utf8 = true, .precision = 4};

@@ -489,7 +489,8 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
             return NULL;
         }
         if (!screen) fprintf(stderr, "attnstep: out of memory\n");
-    } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute, &options->load, &o, true, error,
+    } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute,
+                                         &options->load, &o, true, error,
                                          sizeof error)) != EXIT_STATUS_OK) {
         return NULL;
     } else if (!(screen = ui_lesson_screen_new(o))) {

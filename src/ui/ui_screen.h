@@ -58,9 +58,9 @@ ui_view *ui_lesson_screen_view(ui_screen *screen);
 
 /* The lesson picker, listing the lessons in folders (separated by ':'; from $ATTNSTEP_LESSONS)
  * when given, else in the installed lessons folder and then ./lessons; the lessons it opens are
- * computed with compute and loaded with load (NULL: the defaults), and their progress is kept under state_dir
- * (borrowed; NULL: not kept), which also gives each lesson's progress in the list. NULL when
- * out of memory. */
+ * computed with compute and loaded with load (NULL: the defaults), and their progress is kept
+ * under state_dir (borrowed; NULL: not kept), which also gives each lesson's progress in the
+ * list. NULL when out of memory. */
 ui_screen *ui_picker_screen_new(const char *folders, const trace_options *compute,
                                 const lesson_options *load, const char *state_dir);
 
