@@ -2,7 +2,9 @@
 # make install: after ONE build, installs to two prefixes (and a DESTDIR stage); each installed
 # binary opens the lesson picker on its own installed lessons (headless, from another folder,
 # ATTNSTEP_LESSONS unset), also after its tree is moved; the man page has its sections and names
-# the installed folder; make uninstall removes it all.
+# the installed folder; the data files lessons load (tea.npy) are installed beside them, and
+# tea_full.yaml, which loads tea.npy, runs from the install (also moved, from another folder);
+# make uninstall removes it all.
 set -u
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -47,7 +49,7 @@ check_man() {
 for name in first second; do
     prefix=$tmp/$name
     make -s install PREFIX="$prefix" >/dev/null || { fail "make install PREFIX=$prefix"; continue; }
-    for lesson in lessons/*.yaml lessons/README.md; do
+    for lesson in lessons/*.yaml lessons/*.npy lessons/README.md; do
         [ -f "$prefix/share/attnstep/lessons/$(basename "$lesson")" ] || fail "$lesson not installed in $name"
     done
     picker_lists "$prefix" && ok "the picker of the $name prefix lists its lessons" ||
@@ -56,8 +58,25 @@ for name in first second; do
         ok "the man page of the $name prefix" || fail "the man page of the $name prefix"
 done
 [ "$(cksum <attnstep)" = "$built" ] && ok "one build served both prefixes" || fail "make install rebuilt attnstep"
+[ -f lessons/tea.npy ] || fail "lessons/tea.npy is missing from the source tree"
+
+# tea_reads PREFIX: the installed binary, from another folder, runs the installed tea_full.yaml,
+# whose embeddings come from the installed tea.npy beside it
+tea_reads() {
+    local out status
+    out=$(cd "$tmp/elsewhere" &&
+          "$1/bin/attnstep" --plain "$1/share/attnstep/lessons/tea_full.yaml")
+    status=$?
+    [ $status -eq 0 ] && grep -q '^poured  *0.0000  *1.0000  *0.0000  *0.5000$' <<<"$out" ||
+        { echo "  exit status $status; it showed:"; head -12 <<<"$out" | sed 's/^/  | /'
+          return 1; }
+}
+tea_reads "$tmp/first" && ok "tea_full.yaml opens from the install, with tea.npy's numbers" ||
+    fail "tea_full.yaml from the install"
 mv "$tmp/first" "$tmp/moved"
 picker_lists "$tmp/moved" && ok "a moved install still finds its lessons" || fail "a moved install"
+tea_reads "$tmp/moved" && ok "a moved install's tea_full.yaml still reads its tea.npy" ||
+    fail "tea_full.yaml from a moved install"
 out=$("$tmp/second/bin/attnstep" --plain "$tmp/second/share/attnstep/lessons/cat_sat.yaml") &&
     grep -q '^cat  *0.6296  *0.3704$' <<<"$out" && ok "the installed binary runs an installed lesson" ||
     fail "the installed binary on an installed lesson"

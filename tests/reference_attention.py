@@ -191,7 +191,22 @@ def as_tokens(value):
     return value.split(" ") if isinstance(value, str) else list(value)
 
 
-DRAWN = ("embeddings", "W_Q", "W_K", "W_V", "W_O")
+BIASES = ("b_Q", "b_K", "b_V", "b_O")
+DRAWN = ("embeddings", "W_Q", "W_K", "W_V", "W_O") + BIASES
+
+
+def kv_width(lesson, d):
+    """Columns of W_K and W_V (and numbers of b_K and b_V): kv_heads · d_k."""
+    heads = int(lesson.get("heads", "1"))
+    return d // heads * int(lesson.get("kv_heads", heads))
+
+
+def drawn_shape(lesson, name, d, position_rows):
+    """The shape numpy's randn draws a matrix or bias in (a bias as randn(cols))."""
+    cols = kv_width(lesson, d) if name[-1] in "KV" and name != "embeddings" else d
+    if name == "embeddings":
+        return (position_rows, d)
+    return (cols,) if name in BIASES else (d, cols)
 
 
 def given_matrices(lesson, folder, position_rows):
@@ -214,14 +229,20 @@ def given_matrices(lesson, folder, position_rows):
             if path.endswith(".csv") and np.isnan(values[0]).any():
                 values = values[1:]   # the CSV's header row
             given[name] = values.reshape(-1, values.shape[-1]).tolist()
-    d = int(lesson["d_model"]) if "d_model" in lesson else len(given["embeddings"][0])
+    if "d_model" in lesson:
+        d = int(lesson["d_model"])
+    elif "embeddings" in given:
+        d = len(given["embeddings"][0])
+    else:   # the token → vector mapping
+        d = len(next(iter(lesson["embeddings"].values())))
     for name in lesson.get("draw_order", DRAWN):
         spec = specs.get(name)
         if spec and spec.get("random") == "numpy":
             seed = int(spec.get("seed", "0"))
             stream = streams.setdefault(seed, np.random.RandomState(seed))
-            shape = (position_rows if name == "embeddings" else d, d)
-            given[name] = (stream.randn(*shape) * float(spec.get("scale", "1"))).tolist()
+            shape = drawn_shape(lesson, name, d, position_rows)
+            drawn = stream.randn(*shape) * float(spec.get("scale", "1"))
+            given[name] = drawn.reshape(-1, shape[-1]).tolist()
     return given
 
 
@@ -259,11 +280,21 @@ def load(path):
             weights[name] = random_matrix(spec, d, cols, d)
         else:
             weights[name] = [[number(x) for x in row] for row in spec]
+    biases = {}
+    for name in BIASES:
+        cols = kv_width(lesson, d) if name in ("b_K", "b_V") else d
+        spec = lesson.get(name)
+        if name in given:   # a file or numpy's draws: one row, or a column (cols, 1)
+            biases[name] = [x for row in given[name] for x in row]
+        elif isinstance(spec, dict):
+            biases[name] = random_matrix(spec, 1, cols, d)[0]
+        elif spec is not None:
+            biases[name] = [number(x) for x in spec]
     return {
         "title": lesson["title"], "tokens": tokens, "random_embeddings": "random" in embeddings,
         "source": source, "d": d, "rows": positions,
         "heads": heads, "kv_heads": kv_heads, "kv_heads_given": "kv_heads" in lesson,
-        "vectors": vectors, "weights": weights,
+        "vectors": vectors, "weights": weights, "biases": biases,
         "mask": lesson.get("mask", "none"),
         "positional": lesson.get("positional", "none") == "sinusoidal",
         "rope": lesson.get("positional", "none") == "rope",
@@ -289,14 +320,20 @@ def compute(lesson):
     x = [[a + b for a, b in zip(vector(i, t, 0), pe[i])] for i, t in enumerate(tokens)]
     xs = [[a + b for a, b in zip(vector(i, t, n if source else 0), pe[i])]
           for i, t in enumerate(keys)]
-    w = lesson["weights"]
+    w, b = lesson["weights"], lesson["biases"]
+
+    def project(rows, matrix, bias):
+        """rows · W, each cell the fused dot product, then + the bias (one rounded addition)."""
+        product = matmul(rows, w[matrix])
+        return product if bias not in b else [[x + y for x, y in zip(row, b[bias])]
+                                               for row in product]
     stages = {}
     if source:
         stages[("source_input", None)] = xs
     else:
         xs = x
     stages[("input", None)] = x
-    q, k, v = matmul(x, w["W_Q"]), matmul(xs, w["W_K"]), matmul(xs, w["W_V"])
+    q, k, v = project(x, "W_Q", "b_Q"), project(xs, "W_K", "b_K"), project(xs, "W_V", "b_V")
     stages[("Q", None)], stages[("K", None)], stages[("V", None)] = q, k, v
     if lesson["rope"]:
         q, k = rotate(q, d_k, lesson["rope_base"]), rotate(k, d_k, lesson["rope_base"])
@@ -346,7 +383,7 @@ def compute(lesson):
                              ("weights", weights), ("context", context)):
             stages[(name, h + 1)] = matrix
     stages[("concat", None)] = concat
-    stages[("output", None)] = matmul(concat, w["W_O"])
+    stages[("output", None)] = project(concat, "W_O", "b_O")
     return stages
 
 
@@ -371,6 +408,8 @@ def check_options(lesson, got):
         "tile": lesson["tile"],
         # decoding changes the order of the work, not a number: the stages are the causal ones
         "decode": True if lesson["decode"] else None,
+        # the biases the lesson gives, exactly as read (they are inputs, not computed)
+        "biases": lesson["biases"] or None,
     }
     problems = [f"top-level {key}: expected {value!r}, got {got.get(key)!r}"
                 for key, value in want.items() if got.get(key) != value]

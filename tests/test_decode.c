@@ -19,7 +19,7 @@ enum { N = 7, D = 4 };
 static const char *const labels[] = { "a", "b", "c", "d", "e", "f", "g" };
 
 typedef struct {
-    double x[N * D], w[4][D * D];
+    double x[N * D], w[4][D * D], b[4][D];
     unsigned char cells[N * N];
     attention_input in;
 } fixture;
@@ -31,8 +31,10 @@ static void make_fixture(fixture *f, mask_kind mask, unsigned seed)
     support_fill(f->x, N * D, seed);
     for (int i = 0; i < N * D; i++)
         f->x[i] *= 3.0;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
         support_fill(f->w[i], D * D, seed + 1 + (unsigned)i);
+        support_fill(f->b[i], D, seed + 5 + (unsigned)i);
+    }
     for (int i = 0; i < N * N; i++)
         f->cells[i] = (i % 3 != 1) || i / N == i % N;
     f->in = (attention_input){ .n_tokens = N, .tokens = labels, .n_source = N, .d_model = D,
@@ -236,13 +238,14 @@ static void check_decode(const attention_input *in, const trace_options *options
     trace_free(&t);
 }
 
-/* Under a causal mask and a window, with and without ALiBi, scaling and shared key/value heads,
- * on the vector and the portable code: the decoded rows are the trace's. */
+/* Under a causal mask and a window, with and without ALiBi, scaling, shared key/value heads and
+ * biases (b_Q, b_K, b_V, b_O), on the vector and the portable code: the decoded rows are the
+ * trace's. */
 static void test_decode_is_the_causal_trace(void **state)
 {
     (void)state;
     static const trace_options fast = { 1, false }, portable = { 1, true };
-    for (int variant = 0; variant < 16; variant++) {
+    for (int variant = 0; variant < 32; variant++) {
         fixture f;
         make_fixture(&f, variant % 2 ? MASK_WINDOW : MASK_CAUSAL, 40 + (unsigned)variant);
         f.in.alibi = variant / 2 % 2;
@@ -251,6 +254,12 @@ static void test_decode_is_the_causal_trace(void **state)
         if (f.in.kv_heads == 1) {  /* W_K and W_V read as d_model × d_k */
             f.in.W_K = f.w[1];
             f.in.W_V = f.w[2];
+        }
+        if (variant / 16 % 2) {  /* b_K and b_V have kv_heads · d_k numbers: the first ones */
+            f.in.b_Q = f.b[0];
+            f.in.b_K = f.b[1];
+            f.in.b_V = f.b[2];
+            f.in.b_O = f.b[3];
         }
         check_decode(&f.in, &fast);
         check_decode(&f.in, &portable);

@@ -242,7 +242,7 @@ static void write_file(const char *folder, const char *name, const char *text) {
 }
 
 /* A lesson whose embeddings and W_Q come from files: the numbers, the files it lists for a view
- * to follow, and --allow-paths (lesson_allow_paths) for a path outside its folder. */
+ * to follow, and --allow-paths (lesson_options.allow_paths) for a path outside its folder. */
 static void test_lesson_loads_files_and_lists_them(void **state) {
     (void)state;
     char folder[] = "/tmp/attnstep-lesson-XXXXXX", lesson_path[64], csv[64], text[512];
@@ -269,9 +269,8 @@ static void test_lesson_loads_files_and_lists_them(void **state) {
     assert_int_equal(lesson_load(lesson_path, &l, &d), LESSON_INVALID);
     assert_int_equal(d.count, 1);
     lesson_diagnostics_free(&d);
-    lesson_allow_paths(true);
-    assert_int_equal(lesson_load(lesson_path, &l, &d), LESSON_OK);
-    lesson_allow_paths(false);
+    lesson_options allowed = { .allow_paths = true };
+    assert_int_equal(lesson_load_with(lesson_path, &allowed, &l, &d), LESSON_OK);
     support_assert_close("W_Q by absolute path", w_q, l.input.W_Q, 4, 0.0);
     lesson_free(&l);
     const char *names[] = { "e.csv", "w.csv", "l.yaml" };

@@ -702,8 +702,8 @@ static void test_overlays_close_as_they_say(void **state)
     (void)state;
     ui_opened *o = NULL;
     char error[512];
-    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, &o, false, error,
-                                    sizeof error), EXIT_STATUS_OK);
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, NULL, &o, false,
+                                    error, sizeof error), EXIT_STATUS_OK);
     ui_screen *screen = ui_lesson_screen_new(o);
     assert_non_null(screen);
     const ui_style st = {.utf8 = true, .precision = 4};
@@ -983,8 +983,8 @@ static void test_display_keys_change_only_the_display(void **state)
     (void)state;
     ui_opened *o = NULL;
     char error[512];
-    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, &o, false, error,
-                                    sizeof error), EXIT_STATUS_OK);
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, NULL, &o, false,
+                                    error, sizeof error), EXIT_STATUS_OK);
     ui_screen *screen = ui_lesson_screen_new(o);
     assert_non_null(screen);
     ui_view *v = ui_lesson_screen_view(screen);
@@ -1123,7 +1123,8 @@ static ui_screen *open_comparison(const char *a, const char *b)
 {
     exit_status status = EXIT_STATUS_SOFTWARE;
     char error[512] = "";
-    ui_screen *screen = ui_compare_screen_open(a, b, NULL, false, &status, error, sizeof error);
+    ui_screen *screen = ui_compare_screen_open(a, b, NULL, NULL, false, &status, error,
+                                               sizeof error);
     assert_int_equal(status, EXIT_STATUS_OK);
     assert_non_null(screen);
     return screen;
@@ -1237,8 +1238,8 @@ static void test_compare_key_picks_the_second_lesson(void **state)
     (void)state;
     ui_opened *o = NULL;
     char error[512];
-    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, &o, false, error,
-                                    sizeof error), EXIT_STATUS_OK);
+    assert_int_equal(ui_lesson_open("tests/screens/cat_sat.yaml", NULL, 0, NULL, NULL, &o, false,
+                                    error, sizeof error), EXIT_STATUS_OK);
     ui_screen *screen = ui_lesson_screen_new(o);
     assert_non_null(screen);
     const ui_style st = {.utf8 = true, .precision = 4};
@@ -1278,7 +1279,7 @@ static void open_with_progress(const char *path, const char *state_dir, bool res
                                ui_opened **o, ui_view *v)
 {
     char error[512];
-    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, o, false, error, sizeof error),
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, NULL, o, false, error, sizeof error),
                      EXIT_STATUS_OK);
     (*o)->state_dir = state_dir;
     assert_true(ui_view_init(v, &(*o)->t, &(*o)->l));

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """tools/export_torch_layer.py against PyTorch itself (tests/check_torch.sh runs this): a
-float64 nn.MultiheadAttention without biases, saved whole, exported with its input; attnstep's
-attention weights (each head) and output must equal PyTorch's to 1e-12. Also a layer found by
-name inside a model, and the refusals (non-zero biases, add_bias_kv, a wrong input shape).
+float64 nn.MultiheadAttention without biases and one with non-zero biases, saved whole,
+exported with its input; attnstep's attention weights (each head) and output must equal
+PyTorch's to 1e-12. Also a layer found by name inside a model, the --demo layer, and the
+refusals (add_bias_kv, add_zero_attn, a wrong input shape).
 Usage: torch_export.py ATTNSTEP SCRATCH_DIR"""
 import json
 import os
@@ -35,6 +36,12 @@ def export(model, x, tokens, name, layer_name=""):
         command += ["--layer", layer_name]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     return result.returncode, result.stderr, result.stdout.strip()
+
+
+def lesson_keys(lesson_path):
+    """The top-level keys the exported lesson gives."""
+    with open(lesson_path, encoding="utf-8") as f:
+        return {line.split(":")[0] for line in f if line[:1].isalpha()}
 
 
 def compare(label, layer, x, lesson_path):
@@ -84,14 +91,37 @@ if status != 0:
 else:
     compare("self_attn of a TransformerEncoderLayer, 4 heads", model.self_attn, x, lesson)
 
-# 3. Refusals.
+# 3. A layer with non-zero biases (bias=True), two heads: b_Q, b_K, b_V and b_O exported.
 with_bias = torch.nn.MultiheadAttention(8, 2, dtype=torch.float64)
 with torch.no_grad():
-    with_bias.in_proj_bias.fill_(0.5)
-expect_refusal("non-zero bias", *export(with_bias, x, tokens, "bias")[:2],
-               "non-zero in_proj_bias")
+    with_bias.in_proj_bias.normal_(0.0, 0.5)
+    with_bias.out_proj.bias.normal_(0.0, 0.5)
+status, stderr, lesson = export(with_bias, x, tokens, "bias")
+if status != 0:
+    failures.append(f"layer with biases: the tool exited {status}: {stderr}")
+else:
+    if not {"b_Q", "b_K", "b_V", "b_O"} <= lesson_keys(lesson):
+        failures.append(f"layer with biases: the lesson lacks a bias: {lesson_keys(lesson)}")
+    compare("layer with biases, 2 heads", with_bias, x, lesson)
+if "b_Q" in lesson_keys(os.path.join(SCRATCH, "bare", "out", "lesson.yaml")):
+    failures.append("bare layer: the lesson gives a bias the layer does not have")
+
+# 4. --demo: a seeded layer with biases, as the guide shows it.
+demo = subprocess.run(["/usr/bin/python3", TOOL, "--demo", "--out",
+                       os.path.join(SCRATCH, "demo")], capture_output=True, text=True,
+                      timeout=120)
+check = subprocess.run([ATTNSTEP, "--check", demo.stdout.strip()], capture_output=True,
+                       text=True, timeout=60)
+if demo.returncode != 0 or check.returncode != 0:
+    failures.append(f"--demo: the tool exited {demo.returncode} ({demo.stderr.strip()}), "
+                    f"attnstep --check {check.returncode} ({check.stderr.strip()})")
+
+# 5. Refusals.
 bias_kv = torch.nn.MultiheadAttention(8, 2, bias=False, add_bias_kv=True, dtype=torch.float64)
 expect_refusal("add_bias_kv", *export(bias_kv, x, tokens, "bias_kv")[:2], "add_bias_kv=True")
+zero_attn = torch.nn.MultiheadAttention(8, 2, add_zero_attn=True, dtype=torch.float64)
+expect_refusal("add_zero_attn", *export(zero_attn, x, tokens, "zero_attn")[:2],
+               "add_zero_attn=True")
 expect_refusal("too few tokens", *export(layer, x, tokens[:4], "short")[:2],
                "4 tokens given for an input of 5 rows")
 

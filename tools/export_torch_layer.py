@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Exports a PyTorch attention layer as an attnstep lesson: its W_Q, W_K, W_V, W_O and the
-layer's input as .npy files, and a lesson that loads them, so attnstep steps through the real
-layer cell by cell.
+"""Exports a PyTorch attention layer as an attnstep lesson: its W_Q, W_K, W_V, W_O, its biases
+b_Q, b_K, b_V, b_O (when the layer has them) and the layer's input as .npy files, and a lesson
+that loads them, so attnstep steps through the real layer cell by cell.
 
     export_torch_layer.py --model MODEL.pt [--layer NAME] --input X.npy --tokens "a b c" --out DIR
     export_torch_layer.py --demo --out DIR
@@ -11,10 +11,11 @@ attention layer --layer names, e.g. "encoder.layers.0.self_attn"); X.npy is the 
 for one sentence, shape (tokens, embed_dim). --demo builds a seeded float64 layer and input.
 
 attnstep computes Q = input · W_Q (tokens are rows), PyTorch q = x · Wᵀ: so each W written is
-the transpose of PyTorch's weight. PyTorch splits heads by contiguous columns, as attnstep does. attnstep shows the layer as in
-eval() mode: attention dropout is not applied.
-Bias terms are not part of attnstep's stages yet: a layer with any non-zero bias is refused,
-as are add_bias_kv and add_zero_attn (attnstep would show numbers the layer does not compute).
+the transpose of PyTorch's weight. PyTorch splits heads by contiguous columns, as attnstep does.
+in_proj_bias is split into b_Q, b_K, b_V (its thirds) and out_proj.bias is b_O: attnstep adds
+each to every row of Q, K, V and output, as PyTorch's linear layers do. attnstep shows the
+layer as in eval() mode: attention dropout is not applied. add_bias_kv and add_zero_attn are
+refused (an extra key and value that attnstep's stages do not have).
 Needs python3-torch and python3-numpy. Exit status: 0 written, 64 bad arguments, 65 a layer
 attnstep cannot show, 66 an unreadable model or input."""
 import argparse
@@ -49,6 +50,14 @@ def projections(layer):
     return w_q, w_k, w_v, layer.out_proj.weight
 
 
+def biases(layer):
+    """PyTorch's b_q, b_k, b_v (the thirds of in_proj_bias) and b_o, or None for each the layer
+    has not (a layer built with bias=False)."""
+    e, b = layer.embed_dim, layer.in_proj_bias
+    b_q, b_k, b_v = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
+    return b_q, b_k, b_v, layer.out_proj.bias
+
+
 def check_layer(layer):
     if not isinstance(layer, torch.nn.MultiheadAttention):
         raise Refused(f"the layer is a {type(layer).__name__}, not an nn.MultiheadAttention")
@@ -58,12 +67,6 @@ def check_layer(layer):
     if layer.add_zero_attn:
         raise Refused("the layer has add_zero_attn=True: an extra zero key attnstep does not "
                       "show")
-    biases = [("in_proj_bias", layer.in_proj_bias), ("out_proj.bias", layer.out_proj.bias)]
-    for name, bias in biases:
-        if bias is not None and bool(torch.any(bias != 0)):
-            raise Refused(f"the layer has a non-zero {name}; attnstep's stages have no bias "
-                          "terms yet, so it would show numbers the layer does not compute. "
-                          "Build the layer with bias=False (or zero its biases) to step it")
 
 
 def quoted(text):
@@ -99,6 +102,12 @@ def export(layer, x, tokens, out_dir, title="a PyTorch attention layer"):
         matrix = weight.detach().to(torch.float64).numpy().T
         np.save(os.path.join(out_dir, f"{name}.npy"), np.ascontiguousarray(matrix))
         files.append((name, f"{name}.npy"))
+    for name, bias in zip(("b_Q", "b_K", "b_V", "b_O"), biases(layer)):
+        if bias is None:
+            continue
+        vector = bias.detach().to(torch.float64).numpy()
+        np.save(os.path.join(out_dir, f"{name}.npy"), np.ascontiguousarray(vector))
+        files.append((name, f"{name}.npy"))
     path = os.path.join(out_dir, "lesson.yaml")
     with open(path, "w", encoding="utf-8") as f:
         f.write(lesson_text(title, tokens, layer.num_heads, files))
@@ -106,9 +115,13 @@ def export(layer, x, tokens, out_dir, title="a PyTorch attention layer"):
 
 
 def demo_layer(seed=0, embed_dim=8, heads=2, n_tokens=4):
-    """A seeded float64 layer without biases, and an input for it."""
+    """A seeded float64 layer with non-zero biases (PyTorch starts them at zero), and an input
+    for it."""
     torch.manual_seed(seed)
-    layer = torch.nn.MultiheadAttention(embed_dim, heads, bias=False, dtype=torch.float64)
+    layer = torch.nn.MultiheadAttention(embed_dim, heads, dtype=torch.float64)
+    with torch.no_grad():
+        layer.in_proj_bias.normal_(0.0, 0.5)
+        layer.out_proj.bias.normal_(0.0, 0.5)
     x = torch.randn(n_tokens, embed_dim, dtype=torch.float64)
     return layer, x.numpy()
 

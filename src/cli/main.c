@@ -313,12 +313,11 @@ static bool set_worksheet(options *o, const char *arg)
     return true;
 }
 
-/* Process-wide in the lesson loader, which every mode (and the UI's picker) loads through. */
+/* A load option: every mode loads through load_traced or the UI, which both pass it down. */
 static bool set_allow_paths(options *o, const char *arg)
 {
-    (void)o;
     (void)arg;
-    lesson_allow_paths(true);
+    o->ui.load.allow_paths = true;
     return true;
 }
 
@@ -806,7 +805,7 @@ static int report_trace_failure(const char *path, const trace *t, const trace_fa
 static int load_traced(const options *o, const char *path, bool checking, lesson *l, trace *t)
 {
     lesson_diagnostics diagnostics;
-    lesson_status loaded = lesson_load(path, l, &diagnostics);
+    lesson_status loaded = lesson_load_with(path, &o->ui.load, l, &diagnostics);
     if (loaded != LESSON_OK)
         return load_failure(path, loaded, &diagnostics);
     trace_failure failure;

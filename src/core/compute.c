@@ -30,41 +30,53 @@ void compute_input(const trace *t, stage_id stage, int head, double *out,
     add_embeddings(out, t->in->embeddings, t->positional, t->n, t->d_model);
 }
 
-/* A projection: the rows of stage `from` times a d_model × cols weight matrix (cols: d_model,
- * or kv_heads · d_k for W_K and W_V). */
-static void project(const trace *t, stage_id from, const double *weights, int cols, double *out,
-                    const kernels_config *config)
+void trace_project(double *out, const double *from, int rows, int d_model,
+                   const double *weights, const double *bias, int cols,
+                   const kernels_config *config)
 {
-    kernels_matmul(out, trace_block(t, from, 1), weights, trace_rows(t, from), t->d_model, cols,
-                   config);
+    kernels_matmul(out, from, weights, rows, d_model, cols, config);
+    if (!bias)
+        return;
+    for (size_t i = 0; i < (size_t)rows; i++)
+        for (size_t c = 0; c < (size_t)cols; c++)
+            out[i * (size_t)cols + c] += bias[c];
+}
+
+/* A projection stage: the rows of stage `from` times a d_model × cols weight matrix (cols:
+ * d_model, or kv_heads · d_k for W_K and W_V), plus the stage's bias if it has one. */
+static void project(const trace *t, stage_id stage, stage_id from, const double *weights,
+                    double *out, const kernels_config *config)
+{
+    trace_project(out, trace_block(t, from, 1), trace_rows(t, from), t->d_model, weights,
+                  trace_stage_bias(t, stage), trace_cols(t, stage), config);
 }
 
 void compute_q(const trace *t, stage_id stage, int head, double *out,
                const kernels_config *config)
 {
-    (void)stage, (void)head;
-    project(t, STAGE_INPUT, t->in->W_Q, t->d_model, out, config);
+    (void)head;
+    project(t, stage, STAGE_INPUT, t->in->W_Q, out, config);
 }
 
 void compute_k(const trace *t, stage_id stage, int head, double *out,
                const kernels_config *config)
 {
-    (void)stage, (void)head;
-    project(t, trace_source_stage(t), t->in->W_K, trace_cols(t, stage), out, config);
+    (void)head;
+    project(t, stage, trace_source_stage(t), t->in->W_K, out, config);
 }
 
 void compute_v(const trace *t, stage_id stage, int head, double *out,
                const kernels_config *config)
 {
-    (void)stage, (void)head;
-    project(t, trace_source_stage(t), t->in->W_V, trace_cols(t, stage), out, config);
+    (void)head;
+    project(t, stage, trace_source_stage(t), t->in->W_V, out, config);
 }
 
 void compute_output(const trace *t, stage_id stage, int head, double *out,
                     const kernels_config *config)
 {
-    (void)stage, (void)head;
-    project(t, STAGE_CONCAT, t->in->W_O, t->d_model, out, config);
+    (void)head;
+    project(t, stage, STAGE_CONCAT, t->in->W_O, out, config);
 }
 
 /* The first column of head's d_k columns in Q, K, V and concat. */

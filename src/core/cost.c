@@ -25,10 +25,13 @@ void cost_input(const trace *t, stage_id stage, cost_counts *counts)
         counts->additions += (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage);
 }
 
-/* Q, K, V and output: (rows × d_model) · (d_model × d_model). */
+/* Q, K, V and output: (rows × d_model) · (d_model × cols), and with a bias one more addition
+ * per cell (rows × cols of them). */
 void cost_projection(const trace *t, stage_id stage, cost_counts *counts)
 {
     dot_products(t, stage, (tally)t->d_model, counts);
+    if (trace_stage_bias(t, stage))
+        counts->additions += (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage);
 }
 
 /* Per head (n × d_k) · (d_k × m). */

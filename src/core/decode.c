@@ -86,15 +86,17 @@ void decode_token(decode_state *d, const trace_options *options)
     int p = d->length, d_model = t->d_model, kv = kv_cols(t);
     assert(p < t->n);
     const double *x = trace_block(t, STAGE_INPUT, 1) + (size_t)p * (size_t)d_model;
-    kernels_matmul(d->q + (size_t)p * (size_t)d_model, x, t->in->W_Q, 1, d_model, d_model,
-                   config);
-    kernels_matmul(d->k + (size_t)p * (size_t)kv, x, t->in->W_K, 1, d_model, kv, config);
-    kernels_matmul(d->v + (size_t)p * (size_t)kv, x, t->in->W_V, 1, d_model, kv, config);
+    trace_project(d->q + (size_t)p * (size_t)d_model, x, 1, d_model, t->in->W_Q, t->in->b_Q,
+                  d_model, config);
+    trace_project(d->k + (size_t)p * (size_t)kv, x, 1, d_model, t->in->W_K, t->in->b_K, kv,
+                  config);
+    trace_project(d->v + (size_t)p * (size_t)kv, x, 1, d_model, t->in->W_V, t->in->b_V, kv,
+                  config);
     for (int h = 1; h <= t->heads; h++)
         decode_head(d, h, p, config);
-    kernels_matmul(d->output + (size_t)p * (size_t)d_model,
-                   d->concat + (size_t)p * (size_t)d_model, t->in->W_O, 1, d_model, d_model,
-                   config);
+    trace_project(d->output + (size_t)p * (size_t)d_model,
+                  d->concat + (size_t)p * (size_t)d_model, 1, d_model, t->in->W_O, t->in->b_O,
+                  d_model, config);
     d->length++;
 }
 

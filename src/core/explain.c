@@ -203,16 +203,29 @@ bool explain_input(explain_text *out, const trace *t, const trace_cell *cell)
 }
 
 /* Q, K, V and output: a row of stage `from` times a column of the weight matrix, which has as
- * many columns as the stage (d_model, or kv_heads · d_k for K and V). */
+ * many columns as the stage (d_model, or kv_heads · d_k for K and V), then the bias of that
+ * column, when the lesson gives one, as its own last term with its number:
+ *   Q[cat,1] = input_cat · W_Q[:,1] + b_Q[1] = (1 × 0.5) + (0.5 × 2) + b_Q[1] (0.1) = 1.6
+ * (the sum of the products first, then the bias: the order trace_project adds them in). */
 static bool explain_projection(explain_text *out, const trace *t, const trace_cell *cell,
                                stage_id from, const char *matrix, const double *weights)
 {
     size_t d = (size_t)t->d_model, cols = (size_t)trace_cols(t, cell->stage);
     products p = { trace_block(t, from, 1) + (size_t)cell->row * d, weights + (size_t)cell->col,
                    1, cols };
-    put(out, " = %s_%s · %s[:,%d] = ", stage_get(from)->name, row_label(t, cell), matrix,
+    const double *bias = trace_stage_bias(t, cell->stage);
+    const char *letter = matrix + 2;  /* "Q" of "W_Q": the bias is b_Q */
+    put(out, " = %s_%s · %s[:,%d]", stage_get(from)->name, row_label(t, cell), matrix,
         cell->col);
+    if (bias)
+        put(out, " + b_%s[%d]", letter, cell->col);
+    put(out, " = ");
     put_product_terms(out, &p, t->d_model);
+    if (bias) {
+        put(out, " + b_%s[%d] (", letter, cell->col);
+        put_number(out, bias[cell->col]);
+        put(out, ")");
+    }
     return true;
 }
 

@@ -24,34 +24,34 @@ int formula_input(const trace *t, char *buffer, size_t size)
     return snprintf(buffer, size, "input = embeddings%s", plus_positional(t));
 }
 
-/* "Q = input · W_Q": the stage, the stage its rows come from, the weight matrix. */
-static int projection(stage_id stage, stage_id from, const char *matrix, char *buffer,
-                      size_t size)
+/* "Q = input · W_Q": the stage, the stage its rows come from, the weight matrix, and
+ * " + b_Q" when the lesson gives the stage a bias. */
+static int projection(const trace *t, stage_id stage, stage_id from, const char *matrix,
+                      char *buffer, size_t size)
 {
-    return snprintf(buffer, size, "%s = %s · %s", stage_get(stage)->name, stage_get(from)->name,
-                    matrix);
+    bool bias = trace_stage_bias(t, stage) != NULL;
+    return snprintf(buffer, size, "%s = %s · %s%s%s", stage_get(stage)->name,
+                    stage_get(from)->name, matrix, bias ? " + b_" : "", bias ? matrix + 2 : "");
 }
 
 int formula_q(const trace *t, char *buffer, size_t size)
 {
-    (void)t;
-    return projection(STAGE_Q, STAGE_INPUT, "W_Q", buffer, size);
+    return projection(t, STAGE_Q, STAGE_INPUT, "W_Q", buffer, size);
 }
 
 int formula_k(const trace *t, char *buffer, size_t size)
 {
-    return projection(STAGE_K, trace_source_stage(t), "W_K", buffer, size);
+    return projection(t, STAGE_K, trace_source_stage(t), "W_K", buffer, size);
 }
 
 int formula_v(const trace *t, char *buffer, size_t size)
 {
-    return projection(STAGE_V, trace_source_stage(t), "W_V", buffer, size);
+    return projection(t, STAGE_V, trace_source_stage(t), "W_V", buffer, size);
 }
 
 int formula_output(const trace *t, char *buffer, size_t size)
 {
-    (void)t;
-    return projection(STAGE_OUTPUT, STAGE_CONCAT, "W_O", buffer, size);
+    return projection(t, STAGE_OUTPUT, STAGE_CONCAT, "W_O", buffer, size);
 }
 
 /* "h" in multi-head attention; "g" (the head's key/value group) when heads share keys (GQA). */

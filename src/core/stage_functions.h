@@ -53,6 +53,18 @@ const stage_functions *stage_functions_get(stage_id stage);
 /* The stage K and V are made from: source_input in cross-attention, input otherwise. */
 stage_id trace_source_stage(const trace *t);
 
+/* The bias of a projection stage (b_Q, b_K, b_V or b_O for Q, K, V or output), or NULL when
+ * the lesson gives none or the stage is not a projection. */
+const double *trace_stage_bias(const trace *t, stage_id stage);
+
+/* The one arithmetic of a projection, wherever one is computed (compute.c, decode.c):
+ * out (rows × cols) = from (rows × d_model) · weights (d_model × cols), each cell the fused
+ * dot product in k order (kernels_matmul), then, when bias is not NULL, + bias[col] as one more
+ * rounded addition. Without a bias nothing is added. */
+void trace_project(double *out, const double *from, int rows, int d_model,
+                   const double *weights, const double *bias, int cols,
+                   const kernels_config *config);
+
 /* What the scores read: Q_rotated and K_rotated with RoPE, Q and K otherwise. */
 stage_id trace_query_stage(const trace *t);
 stage_id trace_key_stage(const trace *t);

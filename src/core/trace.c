@@ -241,6 +241,17 @@ stage_id trace_source_stage(const trace *t)
     return t->in->source ? STAGE_SOURCE_INPUT : STAGE_INPUT;
 }
 
+const double *trace_stage_bias(const trace *t, stage_id stage)
+{
+    switch (stage) {
+    case STAGE_Q: return t->in->b_Q;
+    case STAGE_K: return t->in->b_K;
+    case STAGE_V: return t->in->b_V;
+    case STAGE_OUTPUT: return t->in->b_O;
+    default: return NULL;
+    }
+}
+
 /* The block layout, in one place: where cell (row, col) of head's matrix sits in its stage's
  * block (head after head, each row-major). */
 static size_t cell_offset(const trace *t, stage_id stage, int head, int row, int col)

@@ -36,6 +36,10 @@ typedef struct {
     const double *source_embeddings;    /* (m, d_model); NULL in self-attention */
     const double *W_Q, *W_O;            /* (d_model, d_model) each */
     const double *W_K, *W_V;            /* (d_model, kv_heads · d_k) each */
+    const double *b_Q, *b_K, *b_V, *b_O; /* biases added to every row of Q, K, V and output:
+                                           (d_model), (kv_heads · d_k), (kv_heads · d_k),
+                                           (d_model); NULL = no bias, and then no addition at
+                                           all (not a + 0), so every number is as without */
     mask_kind mask;
     const unsigned char *mask_cells;    /* (n, m) 1 = may attend, 0 = hidden; NULL unless MASK_EXPLICIT */
     bool positional;                    /* add the sinusoidal positional encoding */

@@ -22,7 +22,8 @@
 #define TOP_KEYS(X) \
     X(TITLE, "title") X(ABOUT, "about") X(TOKENS, "tokens") X(EMBEDDINGS, "embeddings") \
     X(D_MODEL, "d_model") X(HEADS, "heads") X(W_Q, "W_Q") X(W_K, "W_K") X(W_V, "W_V") \
-    X(W_O, "W_O") X(MASK, "mask") X(POSITIONAL, "positional") X(SCALE, "scale") \
+    X(W_O, "W_O") X(B_Q, "b_Q") X(B_K, "b_K") X(B_V, "b_V") X(B_O, "b_O") X(MASK, "mask") \
+    X(POSITIONAL, "positional") X(SCALE, "scale") \
     X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
     X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile") X(DECODE, "decode") \
     X(DRAW_ORDER, "draw_order")
@@ -46,8 +47,10 @@ static const char *const random_keys[] = { RANDOM_KEYS(KEY_NAME) };
 static const char *const mask_keys[] = { MASK_KEYS(KEY_NAME) };
 static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
 
-/* How a matrix (or the set of embeddings) is given. */
-typedef enum { FORM_IDENTITY, FORM_LIST, FORM_RANDOM, FORM_NUMPY, FORM_FILE } matrix_form;
+/* How a matrix, a bias (a matrix of one row) or the set of embeddings is given. FORM_VECTOR is a
+ * bias written as one list of numbers. */
+typedef enum { FORM_IDENTITY, FORM_LIST, FORM_RANDOM, FORM_NUMPY, FORM_FILE, FORM_VECTOR }
+    matrix_form;
 
 typedef struct {
     matrix_form form;
@@ -60,16 +63,10 @@ typedef struct {
     int rows, cols;
 } matrix_spec;
 
-/* The matrices in numpy's default draw order; draw_order: names them. */
-enum { DRAWN_EMBEDDINGS, DRAWN_COUNT = 5 };
-static const char *const drawn_names[DRAWN_COUNT] = { "embeddings", "W_Q", "W_K", "W_V", "W_O" };
-
-/* --allow-paths: data files may be anywhere (set once by main, before loading). */
-static bool allow_any_path;
-
-void lesson_allow_paths(bool allow) {
-    allow_any_path = allow;
-}
+/* The matrices and biases in numpy's default draw order; draw_order: names them. */
+enum { DRAWN_EMBEDDINGS, DRAWN_FIRST_BIAS = 5, DRAWN_COUNT = 9 };
+static const char *const drawn_names[DRAWN_COUNT] = {
+    "embeddings", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O" };
 
 /* A token list as read: copies of the tokens, and the node each one was written in. */
 typedef struct {
@@ -99,6 +96,7 @@ typedef struct {
     int heads;                /* -1 when invalid */
     int kv_heads;             /* 0 when not given, -1 when invalid */
     matrix_spec embeddings, W[4];
+    matrix_spec b[4];         /* b_Q, b_K, b_V, b_O: given when keys[TOP_B_Q + i] >= 0 */
     mask_kind mask;
     int mask_node;
     int window;               /* for a window mask */
@@ -111,8 +109,9 @@ typedef struct {
     int n_steps;
     lesson_step *steps;
     int n_data_files;
-    char *data_files[DRAWN_COUNT];  /* the data files read: embeddings and W_* at most */
+    char *data_files[DRAWN_COUNT];  /* the data files read: embeddings, W_* and b_* at most */
     size_t max_bytes;         /* the most that the lesson and its trace may take together */
+    bool allow_paths;         /* data files may be anywhere (lesson_options, --allow-paths) */
 } checker;
 
 /* ---- reporting helpers ---- */
@@ -505,7 +504,8 @@ static void token_list_free(token_list *list) {
 /* Numbers every distinct token, tokens first and then source, in order of first appearance. */
 static bool index_distinct(checker *c) {
     int n = c->tokens.count, m = c->source.valid ? c->source.count : 0;
-    c->all_tokens = malloc((size_t)(n + m) * sizeof *c->all_tokens);
+    /* calloc: with malloc, GCC 12 warns (wrongly) that the index may read unset entries */
+    c->all_tokens = calloc((size_t)(n + m), sizeof *c->all_tokens);
     c->distinct_of = malloc((size_t)(n + m) * sizeof *c->distinct_of);
     c->distinct_text = malloc((size_t)(n + m) * sizeof *c->distinct_text);
     c->distinct_node = malloc((size_t)(n + m) * sizeof *c->distinct_node);
@@ -578,9 +578,11 @@ static bool is_random_form(const checker *c, int map) {
 }
 
 /* Reads {file: NAME.npy|NAME.csv} for `what` into spec, checking the file's shape against
- * rows × cols (either may be -1: not known yet, then taken from the file). */
+ * rows × cols (either may be -1: not known yet, then taken from the file). A bias is one row
+ * of cols (rows = 1), which a file may hold as 1-D (cols,), one row, or one column (cols, 1),
+ * as np.savetxt writes a 1-D array. */
 static bool read_file_form(checker *c, int map, const char *what, int rows, int cols,
-                           const char *needs, matrix_spec *spec) {
+                           const char *needs, bool bias, matrix_spec *spec) {
     static const char *const keys_here[] = { "file" };
     int name_node = -1;
     read_keys(c, map, keys_here, 1, &name_node);
@@ -592,7 +594,7 @@ static bool read_file_form(checker *c, int map, const char *what, int rows, int 
     char **opened = &c->data_files[c->n_data_files];
     assert(c->n_data_files < (int)(sizeof c->data_files / sizeof c->data_files[0]));
     lesson_file_status status = lesson_file_read(c->d->path ? c->d->path : "", name,
-                                                 allow_any_path, &m, opened, problem,
+                                                 c->allow_paths, &m, opened, problem,
                                                  sizeof problem);
     if (status == LESSON_FILE_OK) c->n_data_files++;
     lesson_escape(name, strlen(name), name_shown);
@@ -602,11 +604,18 @@ static bool read_file_form(checker *c, int map, const char *what, int rows, int 
         if (status == LESSON_FILE_REFUSED) lesson_hint(item, LESSON_HINT_ALLOW_PATHS);
         return false;
     }
+    if (bias && m.cols == 1 && m.rows == cols) {  /* a column: the same numbers as one row */
+        m.cols = m.rows;
+        m.rows = 1;
+    }
     if ((rows >= 0 && m.rows != rows) || (cols >= 0 && m.cols != cols)) {
         char has[64], want[64];
         lesson_file_shape(&m, has, sizeof has);
-        snprintf(want, sizeof want, "(%d, %d)", rows >= 0 ? rows : m.rows,
-                 cols >= 0 ? cols : m.cols);
+        if (bias)
+            snprintf(want, sizeof want, "(%d,)", cols);
+        else
+            snprintf(want, sizeof want, "(%d, %d)", rows >= 0 ? rows : m.rows,
+                     cols >= 0 ? cols : m.cols);
         char need[160];
         snprintf(need, sizeof need, "%s %s", want, needs);
         REPORT(c, name_node, FILE_SHAPE, what, name_shown, has, what, need);
@@ -683,7 +692,7 @@ static void read_embeddings(checker *c, int node) {
         const char *needs = c->keys[TOP_SOURCE] >= 0
             ? "(one row per token, then one per source token; d_model columns)"
             : "(one row per token; d_model columns)";
-        if (read_file_form(c, node, "embeddings", position_rows(c), c->d_model, needs,
+        if (read_file_form(c, node, "embeddings", position_rows(c), c->d_model, needs, false,
                            &c->embeddings) && c->d_model < 0)
             c->d_model = c->embeddings.cols;
         return;
@@ -715,7 +724,9 @@ static void read_matrix(checker *c, int node, const char *name, int cols, matrix
     switch (node_at(c, node)->kind) {
     case LESSON_NODE_MAP:
         if (has_form_key(c, node, "file", true))
-            read_file_form(c, node, name, c->d_model, c->d_model, "(d_model × d_model)", spec);
+            read_file_form(c, node, name, c->d_model, cols,
+                           cols == c->d_model ? "(d_model × d_model)"
+                                              : "(d_model × kv_heads·d_k)", false, spec);
         else
             read_random(c, node, spec);
         return;
@@ -747,10 +758,89 @@ static void read_matrix(checker *c, int node, const char *name, int cols, matrix
         read_vector(c, row, width, label, most ? "rows" : NULL, NULL);
 }
 
+/* ---- biases ---- */
+
+static const char *const bias_names[4] = { "b_Q", "b_K", "b_V", "b_O" };
+static const char *const biased_stages[4] = { "Q", "K", "V", "output" };
+
+/* Numbers in bias i (b_Q, b_K, b_V, b_O): the columns of its stage (-1 while unknown). */
+static int bias_length(const checker *c, int i) {
+    return i == 1 || i == 2 ? kv_columns(c) : c->d_model;
+}
+
+/* Why bias i has bias_length numbers, for a message: "d_model = 4" or "kv_heads × d_k =
+ * 1 × 2 = 2". */
+static void bias_why(const checker *c, int i, char *out, size_t size) {
+    int length = bias_length(c, i);
+    if (length == c->d_model)
+        snprintf(out, size, "d_model = %d", length);
+    else
+        snprintf(out, size, "kv_heads × d_k = %d × %d = %d", c->kv_heads, c->d_model / c->heads,
+                 length);
+}
+
+/* The hint of a bias of the wrong length: what it is added to and why it has that many. */
+static void hint_bias_length(const checker *c, lesson_diagnostic *item, int i) {
+    char why[96];
+    bias_why(c, i, why, sizeof why);
+    lesson_hint(item, LESSON_HINT_BIAS_LENGTH, bias_names[i], biased_stages[i], why);
+}
+
+/* Reads b_Q, b_K, b_V or b_O (i = 0 … 3): a list of numbers, {random: ...} or {file: ...};
+ * absent, the stage has no bias (nothing is added, not a zero). */
+static void read_bias_vector(checker *c, int i) {
+    int node = c->keys[TOP_B_Q + i], length = bias_length(c, i);
+    matrix_spec *spec = &c->b[i];
+    const char *name = bias_names[i];
+    *spec = (matrix_spec){ .form = FORM_VECTOR, .node = node, .rows = 1, .cols = length };
+    if (!usable(c, node)) return;
+    const char *expected = "a list of numbers (one per column), {random: ...} or {file: ...}";
+    if (node_at(c, node)->kind == LESSON_NODE_MAP) {
+        char needs[160], why[96];
+        bias_why(c, i, why, sizeof why);
+        snprintf(needs, sizeof needs, "(one number per column of %s: %s)", biased_stages[i],
+                 why);
+        if (has_form_key(c, node, "file", true))
+            read_file_form(c, node, name, 1, length, needs, true, spec);
+        else
+            read_random(c, node, spec);
+        return;
+    }
+    if (node_at(c, node)->kind != LESSON_NODE_LIST
+        || (node_at(c, node)->count > 0 && node_at(c, node + 1)->kind != LESSON_NODE_SCALAR)) {
+        REPORT(c, node, WRONG_TYPE, name, expected,
+               node_at(c, node)->kind == LESSON_NODE_LIST ? "a list of rows"
+                                                          : lesson_node_describe(c->t, node));
+        return;
+    }
+    int count = node_at(c, node)->count;
+    if (length >= 0 && count > 0 && count != length) {
+        hint_bias_length(c, REPORT(c, node, WRONG_SIZE, name, length, "numbers", count), i);
+        return;
+    }
+    read_vector(c, node, -1, name, NULL, NULL);
+}
+
 /* ---- numpy's draws ---- */
 
 static matrix_spec *drawn_spec(checker *c, int i) {
-    return i == DRAWN_EMBEDDINGS ? &c->embeddings : &c->W[i - 1];
+    return i == DRAWN_EMBEDDINGS ? &c->embeddings
+         : i < DRAWN_FIRST_BIAS ? &c->W[i - 1] : &c->b[i - DRAWN_FIRST_BIAS];
+}
+
+/* The shape numpy draws matrix or bias i in: randn(rows, cols), a bias as randn(cols), which
+ * draws the same numbers as randn(1, cols). */
+static void drawn_shape(const checker *c, int i, int *rows, int *cols) {
+    if (i == DRAWN_EMBEDDINGS) {
+        *rows = position_rows(c);
+        *cols = c->d_model;
+    } else if (i < DRAWN_FIRST_BIAS) {
+        *rows = c->d_model;
+        *cols = i == 2 || i == 3 ? kv_columns(c) : c->d_model;
+    } else {
+        *rows = 1;
+        *cols = bias_length(c, i - DRAWN_FIRST_BIAS);
+    }
 }
 
 /* Reads draw_order: into order (the indices of drawn_names), returning how many; without it,
@@ -767,7 +857,7 @@ static int read_draw_order(checker *c, int node, int *order) {
     char message[128];
     LESSON_FOR_EACH_CHILD(c->t, node, item) {
         int i = read_word(c, item, "a name in draw_order", drawn_names, DRAWN_COUNT,
-                          "embeddings, W_Q, W_K, W_V or W_O");
+                          "embeddings, W_Q, W_K, W_V, W_O, b_Q, b_K, b_V or b_O");
         if (i < 0) continue;
         if (listed[i] || drawn_spec(c, i)->form != FORM_NUMPY) {
             snprintf(message, sizeof message, listed[i] ? "'%s' is listed twice"
@@ -802,8 +892,7 @@ static void draw_numpy(checker *c, const int *order, int count) {
             seeds[n_streams++] = spec->seed;
             numpy_random_seed(&streams[s], (uint32_t)spec->seed);
         }
-        spec->rows = order[k] == DRAWN_EMBEDDINGS ? position_rows(c) : c->d_model;
-        spec->cols = c->d_model;
+        drawn_shape(c, order[k], &spec->rows, &spec->cols);
         size_t values = (size_t)spec->rows * (size_t)spec->cols;
         spec->values = malloc(values * sizeof *spec->values);
         if (!spec->values) break;
@@ -1302,6 +1391,8 @@ static void check_lesson(checker *c, int root) {
                     &c->W[i]);
     check_kv_identity(c, 1, "W_K");
     check_kv_identity(c, 2, "W_V");
+    for (int i = 0; i < 4; i++)
+        read_bias_vector(c, i);
     read_mask(c, k[TOP_MASK]);
     read_positional(c);
     read_bias(c);
@@ -1325,6 +1416,8 @@ static void fill_matrix(checker *c, const matrix_spec *spec, int rows, int cols,
         random_seed(&state, spec->seed);
         /* xavier's a = √(3 / d_model) for every matrix, as lessons/README.md defines it */
         random_fill(&state, spec->kind, 2 * c->d_model, spec->scale, values, count);
+    } else if (spec->form == FORM_VECTOR) {
+        read_vector(c, spec->node, cols, "", NULL, values);
     } else if (spec->form == FORM_LIST) {
         int r = 0;
         for (int row = spec->node + 1; row < lesson_node_next(c->t, spec->node);
@@ -1439,7 +1532,8 @@ static void format_bytes(size_t bytes, char *out, size_t size) {
 static size_t bytes_needed(const checker *c, const lesson *l) {
     size_t d = (size_t)c->d_model, n = (size_t)l->n_tokens;
     size_t m = l->source ? (size_t)l->n_source : n;
-    size_t doubles = ((size_t)c->n_distinct + n + (l->source ? m : 0)) * d + 4 * d * d;
+    size_t doubles = ((size_t)c->n_distinct + n + (l->source ? m : 0)) * d + 4 * d * d
+                   + 4 * d;  /* the biases, at most d each */
     size_t own = doubles * sizeof(double) + (c->mask != MASK_NONE ? n * m : 0);
     size_t computed = trace_bytes_needed(&l->input);
     return computed > SIZE_MAX - own ? SIZE_MAX : computed + own;
@@ -1476,6 +1570,14 @@ static lesson_status build(checker *c, int root, lesson *l) {
         ok = *W[i] != NULL;
         if (ok) fill_matrix(c, &c->W[i], d, cols, *W[i]);
     }
+    double **b[] = { &l->b_Q, &l->b_K, &l->b_V, &l->b_O };
+    for (int i = 0; ok && i < 4; i++) {
+        if (c->keys[TOP_B_Q + i] < 0) continue;
+        int cols = bias_length(c, i);
+        *b[i] = malloc((size_t)cols * sizeof **b[i]);
+        ok = *b[i] != NULL;
+        if (ok) fill_matrix(c, &c->b[i], 1, cols, *b[i]);
+    }
     if (!ok) {
         REPORT(c, root, NO_MEMORY, NULL);
         return LESSON_INVALID;
@@ -1503,6 +1605,10 @@ static lesson_status build(checker *c, int root, lesson *l) {
     l->input.W_K = l->W_K;
     l->input.W_V = l->W_V;
     l->input.W_O = l->W_O;
+    l->input.b_Q = l->b_Q;
+    l->input.b_K = l->b_K;
+    l->input.b_V = l->b_V;
+    l->input.b_O = l->b_O;
     l->input.mask_cells = c->mask == MASK_EXPLICIT ? l->mask_cells : NULL;
     return LESSON_OK;
 }
@@ -1535,14 +1641,17 @@ static void checker_free(checker *c) {
 }
 
 static lesson_status check_and_build(const lesson_tree *tree, const char *data, size_t size,
-                                     lesson *out, lesson_diagnostics *d, size_t max_bytes) {
+                                     lesson *out, lesson_diagnostics *d,
+                                     const lesson_options *options) {
     if (tree->nodes[0].kind != LESSON_NODE_MAP) {
         lesson_report(d, tree->nodes[0].line, tree->nodes[0].col, LESSON_ERROR_NOT_A_LESSON,
                       lesson_node_describe(tree, 0));
         return LESSON_INVALID;
     }
     checker c = { .t = tree, .data = data, .size = size, .d = d, .d_model = -1,
-                  .mask_node = -1, .max_bytes = max_bytes };
+                  .mask_node = -1,
+                  .max_bytes = options->max_bytes ? options->max_bytes : LESSON_MAX_BYTES,
+                  .allow_paths = options->allow_paths };
     check_lesson(&c, 0);
     lesson_status status = failed(&c) ? LESSON_INVALID : build(&c, 0, out);
     checker_free(&c);
@@ -1565,13 +1674,13 @@ static void report_text_problem(lesson_diagnostics *d, const char *data, size_t 
     else lesson_report(d, line, col, LESSON_ERROR_CONTROL_CHAR, name);
 }
 
-static lesson_status load_text(const char *data, size_t size, size_t max_bytes, lesson *out,
-                               lesson_diagnostics *d) {
+static lesson_status load_text(const char *data, size_t size, const lesson_options *options,
+                               lesson *out, lesson_diagnostics *d) {
     report_text_problem(d, data, size);
     if (d->count > 0) return LESSON_INVALID;
     lesson_tree tree;
     lesson_status status = lesson_tree_parse(data, size, &tree, d)
-                         ? check_and_build(&tree, data, size, out, d, max_bytes) : LESSON_INVALID;
+                         ? check_and_build(&tree, data, size, out, d, options) : LESSON_INVALID;
     lesson_tree_free(&tree);
     return status;
 }
@@ -1610,12 +1719,21 @@ static lesson_status finish(lesson_status status, const char *path, lesson *out,
 
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
                                  lesson *out, lesson_diagnostics *diagnostics) {
-    return lesson_load_buffer_within(path, data, size, LESSON_MAX_BYTES, out, diagnostics);
+    return lesson_load_buffer_with(path, data, size, NULL, out, diagnostics);
 }
 
 lesson_status lesson_load_buffer_within(const char *path, const char *data, size_t size,
                                         size_t max_bytes, lesson *out,
                                         lesson_diagnostics *diagnostics) {
+    lesson_options options = { .max_bytes = max_bytes };
+    return lesson_load_buffer_with(path, data, size, &options, out, diagnostics);
+}
+
+lesson_status lesson_load_buffer_with(const char *path, const char *data, size_t size,
+                                      const lesson_options *options, lesson *out,
+                                      lesson_diagnostics *diagnostics) {
+    static const lesson_options defaults = { 0 };
+    if (!options) options = &defaults;
     start(path, out, diagnostics);
     if (size > LESSON_MAX_FILE_BYTES || size == 0) {
         lesson_report(diagnostics, 0, 0, size ? LESSON_ERROR_FILE_TOO_LARGE
@@ -1628,7 +1746,7 @@ lesson_status lesson_load_buffer_within(const char *path, const char *data, size
     if (copy) {
         memcpy(copy, data, size);
         copy[size] = '\0';
-        status = load_text(copy, size, max_bytes, out, diagnostics);
+        status = load_text(copy, size, options, out, diagnostics);
         lesson_diagnostics_quote(diagnostics, copy, size);
         if (status == LESSON_OK) {
             out->text = copy;  /* kept, so that checks after loading can quote it too */
@@ -1656,6 +1774,10 @@ static const char *not_regular(mode_t mode) {
 FILE *lesson_open_regular(const char *path, const char **why) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) { *why = strerror(errno); return NULL; }
+    return lesson_fdopen_regular(fd, why);
+}
+
+FILE *lesson_fdopen_regular(int fd, const char **why) {
     struct stat sb;
     const char *refusal = fstat(fd, &sb) != 0 ? strerror(errno)
                         : !S_ISREG(sb.st_mode) ? not_regular(sb.st_mode) : NULL;
@@ -1692,6 +1814,11 @@ static char *read_file(const char *path, size_t *size, const char **why) {
 }
 
 lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics) {
+    return lesson_load_with(path, NULL, out, diagnostics);
+}
+
+lesson_status lesson_load_with(const char *path, const lesson_options *options, lesson *out,
+                               lesson_diagnostics *diagnostics) {
     size_t size = 0;
     const char *why = NULL;
     char *data = read_file(path, &size, &why);
@@ -1700,7 +1827,7 @@ lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *dia
         lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, why);
         return LESSON_UNREADABLE;
     }
-    lesson_status status = lesson_load_buffer(path, data, size, out, diagnostics);
+    lesson_status status = lesson_load_buffer_with(path, data, size, options, out, diagnostics);
     free(data);
     return status;
 }
@@ -1739,6 +1866,10 @@ void lesson_free(lesson *l) {
     free(l->W_K);
     free(l->W_V);
     free(l->W_O);
+    free(l->b_Q);
+    free(l->b_K);
+    free(l->b_V);
+    free(l->b_O);
     free(l->mask_cells);
     for (int i = 0; i < l->n_data_files; i++) free(l->data_files[i]);
     free(l->data_files);

@@ -84,6 +84,8 @@ typedef struct {
     double *embeddings;          /* (n_tokens, d_model) */
     double *source_embeddings;   /* (n_source, d_model) or NULL */
     double *W_Q, *W_K, *W_V, *W_O;  /* (d_model, d_model) each */
+    double *b_Q, *b_K, *b_V, *b_O;  /* the biases, each one number per column of W_Q, W_K,
+                                       W_V, W_O; NULL when the lesson gives none */
     unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) 1 = may attend, for explicit,
                                     causal and window masks (input.mask_cells is set only for explicit
                                     ones); NULL without a mask */
@@ -123,16 +125,33 @@ typedef enum {
     LESSON_NO_MEMORY     /* memory ran out while loading; exit status 70 */
 } lesson_status;
 
-/* Loads path. On LESSON_OK fills out (free with lesson_free) and leaves diagnostics empty;
- * otherwise out is empty and diagnostics holds every problem found (free with
- * lesson_diagnostics_free). */
+/* How a lesson is loaded; all zero (or a NULL pointer) is the default. */
+typedef struct {
+    bool allow_paths;   /* --allow-paths: data files ({file: NAME}) may be read from anywhere,
+                           not only from the lesson's folder */
+    size_t max_bytes;   /* the cap on everything the lesson and its trace would allocate
+                           (counted before anything is allocated or drawn); 0: LESSON_MAX_BYTES */
+} lesson_options;
+
+/* Loads path with the default options. On LESSON_OK fills out (free with lesson_free) and
+ * leaves diagnostics empty; otherwise out is empty and diagnostics holds every problem found
+ * (free with lesson_diagnostics_free). */
 lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics);
+
+/* The same with options (NULL: the defaults). */
+lesson_status lesson_load_with(const char *path, const lesson_options *options, lesson *out,
+                               lesson_diagnostics *diagnostics);
 
 /* Opens path for reading, refusing anything but a regular file (a FIFO, a device, a directory,
  * a socket) without blocking on it: the one way lessons, lesson folders' entries and key
  * scripts are opened. NULL with *why set to a short reason ("it is a FIFO, not a regular
  * file", or strerror's text) when it cannot be read. */
 FILE *lesson_open_regular(const char *path, const char **why);
+
+/* The same for a file already opened (read-only, with O_NONBLOCK) as fd, which it takes over:
+ * on failure fd is closed. For a file opened some other way than by path (lesson_file.c opens
+ * data files beneath the lesson's folder). */
+FILE *lesson_fdopen_regular(int fd, const char **why);
 
 /* The same from memory; path is only used in messages. */
 lesson_status lesson_load_buffer(const char *path, const char *data, size_t size,
@@ -144,6 +163,11 @@ lesson_status lesson_load_buffer(const char *path, const char *data, size_t size
 lesson_status lesson_load_buffer_within(const char *path, const char *data, size_t size,
                                         size_t max_bytes, lesson *out,
                                         lesson_diagnostics *diagnostics);
+
+/* The same from memory with options (NULL: the defaults); path also places data files. */
+lesson_status lesson_load_buffer_with(const char *path, const char *data, size_t size,
+                                      const lesson_options *options, lesson *out,
+                                      lesson_diagnostics *diagnostics);
 
 /* Checks a loaded lesson against its trace t (computed from l->input), as every mode that shows
  * a lesson does after trace_compute: each answer against the focus cell (filling `answer: auto`),
@@ -191,11 +215,6 @@ bool lesson_walk(const lesson *l, const trace *t, walk *w);
 /* The narration item told at a step of lesson_walk (its say, focus and question), or NULL for a
  * step without one: the one way every view finds a step's narration. */
 const lesson_step *lesson_narration(const lesson *l, const walk_step *step);
-
-/* Whether data files ({file: NAME}) may be read from anywhere (--allow-paths) rather than only
- * from the lesson's folder, for every lesson loaded after: the program sets it once, before
- * loading any lesson. */
-void lesson_allow_paths(bool allow);
 
 void lesson_free(lesson *l);
 void lesson_diagnostics_free(lesson_diagnostics *diagnostics);

@@ -126,6 +126,7 @@ typedef enum {
     X(KV_MATRIX,         "write %s as %d rows of %d numbers, or {random: normal, seed: N}") \
     X(EVEN_D_K,          "use d_model and heads whose quotient is even, e.g. heads: %d") \
     X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers") \
+    X(BIAS_LENGTH,       "%s is added to every row of %s, one number per column: %s") \
     X(ALLOW_PATHS,       "copy the file into the lesson's folder, or run attnstep with " \
                          "--allow-paths if you trust this lesson")
 

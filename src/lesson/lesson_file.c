@@ -51,25 +51,153 @@ static char *folder_of(const char *lesson_path) {
     return folder;
 }
 
-/* Whether the real path of file is inside the real path of folder (symbolic links followed). */
-static bool stays_inside(const char *folder, const char *file) {
-    char *real_folder = realpath(folder, NULL), *real_file = realpath(file, NULL);
-    bool inside = false;
-    if (real_folder && real_file) {
-        size_t length = strlen(real_folder);
-        inside = strncmp(real_file, real_folder, length) == 0
-              && (real_file[length] == '/' || strcmp(real_folder, "/") == 0);
-    }
-    free(real_folder);
-    free(real_file);
-    return inside;
+/* ---- opening a file beneath the lesson's folder ----
+ * A check of the path followed by an open would leave a gap in which a symbolic link could be
+ * swapped in. So the file is opened by walking its name one component at a time from a
+ * descriptor of the lesson's folder, each with openat and O_NOFOLLOW: the kernel never follows
+ * a link. A link met on the way is read (readlinkat) and its target walked in its place by the
+ * same rules: relative, or absolute into the folder. A `..` may go back up only to the
+ * folder, whatever links led where. Whatever a link is changed to while this runs, the file
+ * opened is beneath the folder. */
+
+enum { BENEATH_MAX_DEPTH = 64, BENEATH_MAX_LINKS = 40 };
+
+typedef enum { BENEATH_OK, BENEATH_OUT, BENEATH_ERROR } beneath_status;
+
+/* The directories entered: fd[0] is the lesson's folder, fd[depth] the current one. */
+typedef struct {
+    const char *folder;
+    int fd[BENEATH_MAX_DEPTH + 1];
+    int depth;
+    int links;        /* links followed so far */
+    int error;        /* errno of a BENEATH_ERROR */
+} beneath;
+
+static void beneath_close(beneath *b) {
+    while (b->depth >= 0) close(b->fd[b->depth--]);
 }
 
-/* Reads the whole of a regular file of at most LESSON_FILE_MAX_BYTES; NULL with error set. */
-static unsigned char *read_regular(const char *path, size_t *size, char *error,
+/* The part of an absolute link target inside the folder ("" for the folder itself), or NULL
+ * when it points elsewhere. */
+static const char *inside_folder(const char *folder, const char *target) {
+    char *real = realpath(folder, NULL);
+    const char *rest = NULL;
+    if (real) {
+        size_t length = strcmp(real, "/") == 0 ? 0 : strlen(real);
+        if (strncmp(target, real, length) == 0 && (target[length] == '/' || !target[length]))
+            rest = target + length;
+    }
+    free(real);
+    return rest;
+}
+
+/* The name to walk instead of a link at `component` whose remainder is `after`: its target,
+ * then the remainder. NULL with b->error (or *out set) when it cannot be read or leads out. */
+static char *follow_link(beneath *b, const char *component, const char *after, bool *out) {
+    char target[PATH_MAX];
+    ssize_t length = readlinkat(b->fd[b->depth], component, target, sizeof target - 1);
+    if (length < 0 || ++b->links > BENEATH_MAX_LINKS) {
+        b->error = length < 0 ? errno : ELOOP;
+        return NULL;
+    }
+    target[length] = '\0';
+    const char *start = target;
+    if (target[0] == '/') {   /* absolute: only into the folder, walked from its top */
+        if (!(start = inside_folder(b->folder, target))) {
+            *out = true;
+            return NULL;
+        }
+        while (b->depth > 0) close(b->fd[b->depth--]);
+    }
+    size_t size = strlen(start) + strlen(after) + 2;
+    char *name = malloc(size);
+    if (!name) b->error = ENOMEM;
+    else snprintf(name, size, "%s/%s", start, after);
+    return name;
+}
+
+/* One step of the walk: the component of *name up to its next '/', which becomes the next
+ * directory, or (when it is the last) the descriptor returned; *name moves past it. */
+static beneath_status beneath_step(beneath *b, char **name, int *file) {
+    char *at = *name;
+    while (*at == '/') at++;
+    size_t length = strcspn(at, "/");
+    char *after = at + length;
+    while (*after == '/') after++;
+    bool last = *after == '\0';
+    char saved = at[length];
+    at[length] = '\0';
+    beneath_status status = BENEATH_OK;
+    if (length == 0 || (length == 1 && at[0] == '.')) {
+        if (last) {   /* the name ends at a folder */
+            b->error = EISDIR;
+            status = BENEATH_ERROR;
+        }
+    } else if (length == 2 && at[0] == '.' && at[1] == '.') {
+        if (b->depth == 0) status = BENEATH_OUT;
+        else close(b->fd[b->depth--]);
+        if (status == BENEATH_OK && last) {
+            b->error = EISDIR;
+            status = BENEATH_ERROR;
+        }
+    } else {
+        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY);
+        int fd = openat(b->fd[b->depth], at, flags);
+        b->error = fd < 0 ? errno : ENAMETOOLONG;
+        struct stat st;
+        if (fd >= 0 && last) {
+            *file = fd;
+        } else if (fd >= 0 && b->depth < BENEATH_MAX_DEPTH) {
+            b->fd[++b->depth] = fd;
+        } else if (fd >= 0) {   /* deeper than any lesson's folder needs */
+            close(fd);
+            status = BENEATH_ERROR;
+        } else if (fstatat(b->fd[b->depth], at, &st, AT_SYMLINK_NOFOLLOW) != 0
+                   || !S_ISLNK(st.st_mode)) {
+            status = BENEATH_ERROR;
+        } else {   /* O_NOFOLLOW met a link: walk its target instead */
+            bool out = false;
+            char *instead = follow_link(b, at, after, &out);
+            if (!instead) return out ? BENEATH_OUT : BENEATH_ERROR;
+            free(*name);
+            *name = instead;
+            return BENEATH_OK;
+        }
+    }
+    at[length] = saved;
+    memmove(*name, after, strlen(after) + 1);
+    return status;
+}
+
+/* Opens name (relative) beneath folder for reading, without blocking: the descriptor, or -1
+ * with *out set when the name or a link on its way leads out of the folder, or with *error
+ * set to an errno. */
+static int open_beneath(const char *folder, const char *name, bool *out, int *error) {
+    beneath b = { .folder = folder, .depth = 0 };
+    *out = false;
+    b.fd[0] = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char *rest = strdup(name);
+    if (b.fd[0] < 0 || !rest) {
+        *error = b.fd[0] < 0 ? errno : ENOMEM;
+        if (b.fd[0] >= 0) close(b.fd[0]);
+        free(rest);
+        return -1;
+    }
+    int file = -1;
+    beneath_status status = BENEATH_OK;
+    while (status == BENEATH_OK && file < 0)
+        status = beneath_step(&b, &rest, &file);
+    beneath_close(&b);
+    free(rest);
+    *out = status == BENEATH_OUT;
+    *error = b.error;
+    return file;
+}
+
+/* Reads the whole of a regular file of at most LESSON_FILE_MAX_BYTES, opened as f (NULL: not
+ * opened, why says why); NULL with error set. Closes f. */
+static unsigned char *read_regular(FILE *f, const char *why, size_t *size, char *error,
                                    size_t error_size) {
-    const char *why = NULL;
-    FILE *f = lesson_open_regular(path, &why);  /* the one way untrusted files are opened */
     if (!f) {
         SAY("cannot read: %s", why);
         return NULL;
@@ -101,6 +229,20 @@ static const char *extension(const char *name) {
     return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
+/* Opens the data file: by its path with --allow-paths, else beneath the lesson's folder. NULL
+ * with *why set, and *refused when the file lies outside the folder. */
+static FILE *open_data_file(const char *folder, const char *name, const char *path,
+                            bool allow_paths, bool *refused, const char **why) {
+    *refused = false;
+    if (allow_paths) return lesson_open_regular(path, why);
+    int error = 0, fd = open_beneath(folder, name, refused, &error);
+    if (fd < 0) {
+        *why = *refused ? NULL : strerror(error);
+        return NULL;
+    }
+    return lesson_fdopen_regular(fd, why);   /* the same checks as every untrusted file */
+}
+
 lesson_file_status lesson_file_read(const char *lesson_path, const char *name, bool allow_paths,
                                     lesson_file_matrix *out, char **opened, char *error,
                                     size_t error_size) {
@@ -125,10 +267,13 @@ lesson_file_status lesson_file_read(const char *lesson_path, const char *name, b
     lesson_file_status status = LESSON_FILE_UNREADABLE;
     size_t size = 0;
     unsigned char *data = NULL;
-    if (!allow_paths && access(path, F_OK) == 0 && !stays_inside(folder, path))
+    bool refused;
+    const char *why = NULL;
+    FILE *f = open_data_file(folder, name, path, allow_paths, &refused, &why);
+    if (refused)
         status = FAIL(LESSON_FILE_REFUSED, "a symbolic link leads out of the lesson's folder, "
                       "which is refused");
-    else if ((data = read_regular(path, &size, error, error_size)) != NULL)
+    else if ((data = read_regular(f, why, &size, error, error_size)) != NULL)
         status = lesson_file_parse(format, data, size, out, error, error_size);
     free(data);
     if (status == LESSON_FILE_OK && opened) *opened = path;

@@ -61,6 +61,30 @@ static void put_options(output *o, const attention_input *in)
         output_puts(o, "  \"decode\": true,\n");
 }
 
+/* The biases the lesson gives, each a list of one number per column of its stage: "biases":
+ * {"b_Q": [...], "b_O": [...]}; nothing without any. */
+static void put_biases(output *o)
+{
+    const trace *t = o->trace;
+    static const stage_id stages[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_OUTPUT };
+    const double *biases[] = { t->in->b_Q, t->in->b_K, t->in->b_V, t->in->b_O };
+    const char *names[] = { "b_Q", "b_K", "b_V", "b_O" };
+    bool any = false;
+    for (int i = 0; i < 4; i++) {
+        if (!biases[i])
+            continue;
+        output_printf(o, "%s\"%s\": [", any ? ", " : "  \"biases\": {", names[i]);
+        any = true;
+        for (int c = 0; c < trace_cols(t, stages[i]); c++) {
+            output_puts(o, c ? ", " : "");
+            output_number(o, biases[i][c], NUMBER_EXACT);
+        }
+        output_puts(o, "]");
+    }
+    if (any)
+        output_puts(o, "},\n");
+}
+
 /* With the online softmax: how far its weights and context are from the ordinary softmax's. */
 static void put_online_difference(output *o)
 {
@@ -90,6 +114,7 @@ static void json_begin(output *o)
     output_printf(o, ",\n  \"d_model\": %d,\n  \"heads\": %d,\n  \"d_k\": %d,\n",
                   t->d_model, t->heads, t->d_k);
     put_options(o, t->in);
+    put_biases(o);
     put_online_difference(o);
     output_puts(o, "  \"stages\": [");
 }

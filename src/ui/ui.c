@@ -477,18 +477,20 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
     ui_screen *screen = NULL;
     if (!options->lesson_path) {
         screen = ui_picker_screen_new(options->lesson_folders, &options->compute,
-                                      options->state_dir);
+                                      &options->load, options->state_dir);
         if (!screen) fprintf(stderr, "attnstep: out of memory while listing lessons\n");
     } else if (options->compare_path) {   /* --compare: the first lesson leads */
         screen = ui_compare_screen_open(options->lesson_path, options->compare_path,
-                                        &options->compute, true, status, error, sizeof error);
+                                        &options->compute, &options->load, true, status, error,
+                                        sizeof error);
         if (!screen && *status != EXIT_STATUS_SOFTWARE) return NULL;
         if (screen && (*status = place_view(ui_compare_screen_view(screen), options)) != EXIT_STATUS_OK) {
             screen->ops->close(screen);
             return NULL;
         }
         if (!screen) fprintf(stderr, "attnstep: out of memory\n");
-    } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute, &o, true, error,
+    } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute,
+                                         &options->load, &o, true, error,
                                          sizeof error)) != EXIT_STATUS_OK) {
         return NULL;
     } else if (!(screen = ui_lesson_screen_new(o))) {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "lesson.h"
 #include "trace.h"
 
 typedef enum { UI_COLOR_AUTO, UI_COLOR_ALWAYS, UI_COLOR_NEVER } ui_color;
@@ -29,6 +30,7 @@ typedef struct {
     int screen_cols, screen_rows;
     /* What main read from the environment (the UI reads none itself). */
     trace_options compute;       /* ATTNSTEP_THREADS, ATTNSTEP_PORTABLE: how lessons are computed */
+    lesson_options load;         /* how lessons are loaded: --allow-paths */
     const char *lesson_folders;  /* ATTNSTEP_LESSONS: the picker's folders, or NULL */
     const char *key_times;       /* ATTNSTEP_KEY_TIMES: the timing file below, or NULL */
     const char *term;            /* TERM, named when the terminal cannot be started */

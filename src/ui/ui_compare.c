@@ -581,12 +581,13 @@ static ui_screen *compare_new(ui_opened *a, ui_opened *b)
 }
 
 ui_screen *ui_compare_screen_open(const char *a, const char *b, const trace_options *compute,
-                                  bool report, exit_status *status, char *error, size_t size)
+                                  const lesson_options *load, bool report, exit_status *status,
+                                  char *error, size_t size)
 {
     ui_opened *o[2] = {NULL, NULL};
     const char *paths[2] = {a, b};
     for (int me = 0; me < 2; me++) {
-        *status = ui_lesson_open(paths[me], NULL, 0, compute, &o[me], report, error, size);
+        *status = ui_lesson_open(paths[me], NULL, 0, compute, load, &o[me], report, error, size);
         if (*status != EXIT_STATUS_OK) {
             if (me == 1) ui_lesson_close(o[0]);
             return NULL;

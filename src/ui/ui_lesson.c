@@ -25,19 +25,21 @@ static void first_diagnostic(const lesson_diagnostics *d, const char *path, char
 }
 
 exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
-                           const trace_options *compute, ui_opened **out, bool report,
-                           char *error, size_t size)
+                           const trace_options *compute, const lesson_options *load,
+                           ui_opened **out, bool report, char *error, size_t size)
 {
     ui_opened *o = calloc(1, sizeof *o);
     if (!o) { snprintf(error, size, "out of memory"); return EXIT_STATUS_SOFTWARE; }
     if (compute) o->compute = *compute;
+    if (load) o->load = *load;
     /* the key of the lesson's saved progress: the text that is loaded (an unreadable file
      * fails below, in lesson_load) */
     if (text) o->hash = ui_progress_hash(text, text_size);
     else ui_progress_hash_file(path, &o->hash);
     lesson_diagnostics d = {0};
-    lesson_status status = text ? lesson_load_buffer(path, text, text_size, &o->l, &d)
-                                : lesson_load(path, &o->l, &d);
+    lesson_status status = text ? lesson_load_buffer_with(path, text, text_size, &o->load,
+                                                          &o->l, &d)
+                                : lesson_load_with(path, &o->load, &o->l, &d);
     if (status != LESSON_OK) {
         if (report) lesson_diagnostics_print(&d, stderr);
         first_diagnostic(&d, path, error, size);
@@ -68,6 +70,10 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
         ui_lesson_close(o);
         return EXIT_STATUS_DATA;
     }
+    if (o->l.n_data_files > 0
+        && (o->data_seen = calloc((size_t)o->l.n_data_files, sizeof *o->data_seen)) != NULL)
+        for (int i = 0; i < o->l.n_data_files; i++)
+            o->data_seen[i] = ui_file_stamp_of(o->l.data_files[i]);
     *out = o;
     return EXIT_STATUS_OK;
 }
@@ -77,6 +83,7 @@ void ui_lesson_close(ui_opened *o)
     if (!o) return;
     trace_free(&o->t);
     lesson_free(&o->l);
+    free(o->data_seen);
     free(o);
 }
 
@@ -110,10 +117,12 @@ static char *read_all(const char *path, size_t *size, const char **why)
 }
 
 /* Reads from (a key script's stand-in text) or the lesson's own file into a new ui_opened. */
-static exit_status reopen(const char *path, const char *from, const trace_options *compute,
+static exit_status reopen(const char *path, const char *from, const ui_opened *was,
                           ui_opened **out, char *error, size_t size)
 {
-    if (!from) return ui_lesson_open(path, NULL, 0, compute, out, false, error, size);
+    const trace_options *compute = &was->compute;
+    const lesson_options *load = &was->load;
+    if (!from) return ui_lesson_open(path, NULL, 0, compute, load, out, false, error, size);
     size_t n = 0;
     const char *why = NULL;
     char *text = read_all(from, &n, &why);
@@ -123,16 +132,30 @@ static exit_status reopen(const char *path, const char *from, const trace_option
         text_escape(raw, error, size);
         return EXIT_STATUS_NO_INPUT;
     }
-    exit_status status = ui_lesson_open(path, text, n, compute, out, false, error, size);
+    exit_status status = ui_lesson_open(path, text, n, compute, load, out, false, error, size);
     free(text);
     return status;
+}
+
+/* Whether any data file of o changed since last looked at; records what it saw, so a data
+ * file whose reload fails is not reloaded again on every tick (as *seen for the lesson). */
+static bool data_files_changed(ui_opened *o)
+{
+    bool changed = false;
+    for (int i = 0; o->data_seen && i < o->l.n_data_files; i++) {
+        ui_file_stamp now = ui_file_stamp_of(o->l.data_files[i]);
+        changed |= !ui_file_stamp_equal(&now, &o->data_seen[i]);
+        o->data_seen[i] = now;
+    }
+    return changed;
 }
 
 bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char *from)
 {
     const char *path = (*o)->l.path;
     ui_file_stamp now = ui_file_stamp_of(path);
-    if (!from && ui_file_stamp_equal(&now, seen)) return false;
+    bool data_changed = data_files_changed(*o);
+    if (!from && ui_file_stamp_equal(&now, seen) && !data_changed) return false;
     *seen = now;
     v->message[0] = '\0';   /* a stale "reloaded" must not stand beside this reload's error */
     ui_opened *fresh = NULL;
@@ -146,7 +169,7 @@ bool ui_lesson_follow(ui_opened **o, ui_view *v, ui_file_stamp *seen, const char
         v->message[0] = '\0';   /* never "reloaded" beside an error */
         return true;
     }
-    if (reopen(path, from, &(*o)->compute, &fresh, error, sizeof error) != EXIT_STATUS_OK) {
+    if (reopen(path, from, *o, &fresh, error, sizeof error) != EXIT_STATUS_OK) {
         /* the status line is short: the file's name is enough, the author knows its folder */
         const char *slash = strrchr(path, '/');
         size_t dir = slash ? (size_t)(slash + 1 - path) : 0;

@@ -413,6 +413,7 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
     if (action == UI_ACT_COMPARE)
         return open_overlay(v, ui_picker_screen_beside(lesson_of(s)->o->l.path,
                                                        &lesson_of(s)->o->compute,
+                                                       &lesson_of(s)->o->load,
                                                        lesson_of(s)->o->state_dir));
     int settled = questions_settled(v);
     ui_view_outcome outcome = ui_view_apply(v, action, arg);

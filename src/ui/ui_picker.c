@@ -35,6 +35,7 @@ typedef struct {
                                            shown_y[0..], shown_y[shown] is where they end */
     char searched[512];          /* the folders looked in, for the "none found" message */
     trace_options compute;       /* how the lessons opened from here are computed */
+    lesson_options load;         /* and how they are loaded (--allow-paths) */
     char message[512];           /* status line: why a lesson did not open */
     char *beside;                /* picking a lesson to compare with this one, or NULL */
     const char *state_dir;       /* where progress is kept, or NULL */
@@ -114,7 +115,7 @@ static bool add_entry(picker_screen *p, const char *path)
     *e = (lesson_entry){.path = copy(path)};
     lesson l;
     lesson_diagnostics d = {0};
-    if (lesson_load(path, &l, &d) == LESSON_OK) {
+    if (lesson_load_with(path, &p->load, &l, &d) == LESSON_OK) {
         e->title = copy(l.title);
         e->about = lesson_about_shown(&l);  /* with its live numbers (lesson.h) */
         lesson_free(&l);
@@ -327,7 +328,7 @@ static ui_outcome open_beside(picker_screen *p)
     exit_status status;
     char error[sizeof p->message];
     ui_screen *screen = ui_compare_screen_open(p->beside, p->items[p->selected].path, &p->compute,
-                                               false, &status, error, sizeof error);
+                                               &p->load, false, &status, error, sizeof error);
     if (!screen) snprintf(p->message, sizeof p->message, "%s", error);
     return (ui_outcome){screen ? 1 : 0, screen};
 }
@@ -339,7 +340,7 @@ static ui_outcome open_selected(picker_screen *p)
     char error[sizeof p->message];
     if (p->count == 0) return UI_STAY;
     if (p->beside) return open_beside(p);
-    if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &p->compute, &o, false, error,
+    if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &p->compute, &p->load, &o, false, error,
                        sizeof error) !=
         EXIT_STATUS_OK) {
         snprintf(p->message, sizeof p->message, "%s", error);
@@ -442,13 +443,14 @@ static const ui_screen_ops picker_ops = {
 };
 
 ui_screen *ui_picker_screen_new(const char *folders, const trace_options *compute,
-                                const char *state_dir)
+                                const lesson_options *load, const char *state_dir)
 {
     picker_screen *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->base.ops = &picker_ops;
     p->state_dir = state_dir;
     if (compute) p->compute = *compute;
+    if (load) p->load = *load;
     if (!scan(p, folders)) {
         close_screen(&p->base);
         return NULL;
@@ -457,12 +459,13 @@ ui_screen *ui_picker_screen_new(const char *folders, const trace_options *comput
 }
 
 ui_screen *ui_picker_screen_beside(const char *path, const trace_options *compute,
-                                   const char *state_dir)
+                                   const lesson_options *load, const char *state_dir)
 {
     const char *slash = strrchr(path, '/');
     char folder[PATH_MAX];
     snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    ui_screen *screen = ui_picker_screen_new(slash == path ? "/" : folder, compute, state_dir);
+    ui_screen *screen = ui_picker_screen_new(slash == path ? "/" : folder, compute, load,
+                                             state_dir);
     picker_screen *p = screen ? picker_of(screen) : NULL;
     if (p && !(p->beside = copy(path))) {
         close_screen(screen);

@@ -58,24 +58,25 @@ ui_view *ui_lesson_screen_view(ui_screen *screen);
 
 /* The lesson picker, listing the lessons in folders (separated by ':'; from $ATTNSTEP_LESSONS)
  * when given, else in the installed lessons folder and then ./lessons; the lessons it opens are
- * computed with compute (NULL: the defaults), and their progress is kept under state_dir
- * (borrowed; NULL: not kept), which also gives each lesson's progress in the list. NULL when
- * out of memory. */
+ * computed with compute and loaded with load (NULL: the defaults), and their progress is kept
+ * under state_dir (borrowed; NULL: not kept), which also gives each lesson's progress in the
+ * list. NULL when out of memory. */
 ui_screen *ui_picker_screen_new(const char *folders, const trace_options *compute,
-                                const char *state_dir);
+                                const lesson_options *load, const char *state_dir);
 
 /* The lesson picker listing the lessons in the folder of the lesson at path, to pick one to
  * compare with it: the one picked opens side by side with that lesson, in place of the picker.
  * NULL when out of memory. */
 ui_screen *ui_picker_screen_beside(const char *path, const trace_options *compute,
-                                   const char *state_dir);
+                                   const lesson_options *load, const char *state_dir);
 
 /* Two lessons side by side (ui_compare.c): a and b loaded and traced with compute (with
  * report, every diagnostic to standard error). NULL with *status (as ui_lesson_open's) and the
  * first problem in error when one does not open. A leads: keys and --at move it, and B shows
  * the same stage, head and cell, at its own script step for them when it has one. */
 ui_screen *ui_compare_screen_open(const char *a, const char *b, const trace_options *compute,
-                                  bool report, exit_status *status, char *error, size_t size);
+                                  const lesson_options *load, bool report, exit_status *status,
+                                  char *error, size_t size);
 /* The leading lesson's view, to place it before it is first drawn (--at, --head). */
 ui_view *ui_compare_screen_view(ui_screen *screen);
 
