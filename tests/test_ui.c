@@ -1076,7 +1076,7 @@ static void assert_every_column_shown(const char *path, int cols, int rows, bool
     ui_style st = open_memory_screen(&m, cols, rows);
     ui_opened *o = NULL;
     char error[512];
-    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, &o, false, error, sizeof error),
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, NULL, &o, false, error, sizeof error),
                      EXIT_STATUS_OK);
     ui_screen *screen = ui_lesson_screen_new(o);
     assert_non_null(screen);
@@ -1374,7 +1374,7 @@ static void test_picker_progress_marks_and_reset(void **state)
 
     memory_screen m;
     ui_style st = open_memory_screen(&m, 100, 30);
-    ui_screen *picker = ui_picker_screen_new(dir, NULL, saved);
+    ui_screen *picker = ui_picker_screen_new(dir, NULL, NULL, saved);
     assert_non_null(picker);
     picker->ops->draw(picker, &st);
     int y_bank = row_of("bank of the river"), y_cat = row_of("cat sat");
