@@ -272,6 +272,7 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     if (word[0] == '\0' || word[0] == '#') return 0;
     *ev = (ui_event){.kind = UI_EV_KEY};
     if (strcmp(word, "dump") == 0) { ev->kind = UI_EV_DUMP; return 1; }
+    if (strcmp(word, "clears") == 0) { ev->kind = UI_EV_CLEARS; return 1; }
     if (strcmp(word, "reload") == 0 || strncmp(word, "reload ", 7) == 0) {
         ev->kind = UI_EV_RELOAD;
         const char *file = word + 6;
@@ -302,7 +303,7 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     if (word[1] == '\0' && word[0] > 0x20 && word[0] < 0x7F) { ev->key = word[0]; return 1; }
     snprintf(error, size, "unknown key '%s' (one key per line: a character, or space, enter, "
              "tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, "
-             "ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE])", word);
+             "ctrl-l; or dump, clears, resize COLSxROWS, click COL ROW, reload [FILE])", word);
     return -1;
 }
 
