@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "support.h"
+#include "fixtures.h"
 #include "lesson.h"
 #include "lesson_diag.h"
 #include "lesson_text.h"
@@ -19,14 +20,9 @@ static lesson_status load(const char *text, lesson *l, lesson_diagnostics *d) {
     return lesson_load_buffer("t.yaml", text, strlen(text), l, d);
 }
 
-/* Loads text, which must be a valid lesson (the diagnostics are printed if not). */
+/* Loads text, which must be a valid lesson without a warning. */
 static void load_ok(const char *text, lesson *l) {
-    lesson_diagnostics d;
-    lesson_status status = load(text, l, &d);
-    if (status != LESSON_OK) lesson_diagnostics_print(&d, stderr);
-    assert_int_equal(status, LESSON_OK);
-    assert_int_equal(d.count, 0);
-    lesson_diagnostics_free(&d);
+    assert_int_equal(fixture_load(text, l), 0);
 }
 
 /* Loads text, which must be invalid, and compares every printed diagnostic line. */
