@@ -1,5 +1,6 @@
 /* The shared test inputs (fixtures.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "support.h"
 #include "fixtures.h"
@@ -40,4 +41,26 @@ void fixture_load_traced(const char *text, lesson *l, trace *t)
 {
     fixture_load(text, l);
     fixture_compute(&l->input, t);
+}
+
+void fixture_explains(const trace *t, const char *spec, int head, const char *expected)
+{
+    trace_cell cell;
+    char error[256], text[1024];
+    assert_true(trace_cell_parse(t, spec, head, &cell, error, sizeof error));
+    int length = trace_cell_explain(t, &cell, 4, text, sizeof text);
+    assert_int_equal(length, (int)strlen(expected));
+    assert_string_equal(text, expected);
+}
+
+void fixture_diagnostics_are(const lesson_diagnostics *d, const char *expected)
+{
+    char *printed = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&printed, &size);
+    assert_non_null(stream);
+    lesson_diagnostics_print(d, stream);
+    fclose(stream);
+    assert_string_equal(printed, expected);
+    free(printed);
 }

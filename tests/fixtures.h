@@ -1,5 +1,6 @@
 /* Inputs the cmocka tests share, set up in one place: the hand-worked cat/sat example, token
- * labels, and lessons and traces that must load and compute (a failure fails the test). */
+ * labels, lessons and traces that must load and compute (a failure fails the test), and the
+ * assertions on what the program would print of them. */
 #ifndef ATTNSTEP_TEST_FIXTURES_H
 #define ATTNSTEP_TEST_FIXTURES_H
 
@@ -22,5 +23,11 @@ int fixture_load(const char *text, lesson *l);
 
 /* fixture_load, then fixture_compute of the lesson's input into t. */
 void fixture_load_traced(const char *text, lesson *l, trace *t);
+
+/* Asserts that the explanation of the cell spec names (at head, 4 decimals) is expected. */
+void fixture_explains(const trace *t, const char *spec, int head, const char *expected);
+
+/* Asserts that the diagnostics d, printed as the program prints them, are expected. */
+void fixture_diagnostics_are(const lesson_diagnostics *d, const char *expected);
 
 #endif

@@ -388,38 +388,28 @@ static void test_too_large_a_trace_is_refused_with_its_size(void **state)
 
 /* --- explanations, cell names, number formatting, the step list --- */
 
-static void assert_explains(const trace *t, const char *spec, int head, const char *expected)
-{
-    trace_cell cell;
-    char error[256], text[1024];
-    assert_true(trace_cell_parse(t, spec, head, &cell, error, sizeof error));
-    int length = trace_cell_explain(t, &cell, 4, text, sizeof text);
-    assert_int_equal(length, (int)strlen(expected));
-    assert_string_equal(text, expected);
-}
-
 static void test_explanations_of_cat_sat(void **state)
 {
     (void)state;
     attention_input in = fixture_cat_sat();
     trace t;
     fixture_compute(&in, &t);
-    assert_explains(&t, "scores[cat,sat]", 1,
-                    "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5");
-    assert_explains(&t, "scaled[cat,cat]", 1,
-                    "scaled[cat,cat] = scores[cat,cat] / √d_k = 1.25 / √2 = 0.8839");
-    assert_explains(&t, "weights[cat,cat]", 1,
-                    "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) + "
-                    "exp(0.3536 − 0.8839)) = 0.6296");
-    assert_explains(&t, "context[0,1]", 1,
-                    "context[cat,1] = Σ_j weights[cat,j] × v_j[1] = (0.6296 × 0.5) + "
-                    "(0.3704 × 1.0) = 0.6852");
-    assert_explains(&t, "Q[sat,1]", 1, "Q[sat,1] = input_sat · W_Q[:,1] = (0.0 × 0.0) + "
-                    "(1.0 × 1.0) = 1.0");
-    assert_explains(&t, "input[cat,1]", 1, "input[cat,1] = embedding(cat)[1] = 0.5");
-    assert_explains(&t, "masked[sat,cat]", 1,
-                    "masked[sat,cat] = scaled[sat,cat] (no mask) = 0.3536");
-    assert_explains(&t, "concat[cat,0]", 1, "concat[cat,0] = context[cat,0] of head 1 = 0.6296");
+    fixture_explains(&t, "scores[cat,sat]", 1,
+                     "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5");
+    fixture_explains(&t, "scaled[cat,cat]", 1,
+                     "scaled[cat,cat] = scores[cat,cat] / √d_k = 1.25 / √2 = 0.8839");
+    fixture_explains(&t, "weights[cat,cat]", 1,
+                     "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) + "
+                     "exp(0.3536 − 0.8839)) = 0.6296");
+    fixture_explains(&t, "context[0,1]", 1,
+                     "context[cat,1] = Σ_j weights[cat,j] × v_j[1] = (0.6296 × 0.5) + "
+                     "(0.3704 × 1.0) = 0.6852");
+    fixture_explains(&t, "Q[sat,1]", 1, "Q[sat,1] = input_sat · W_Q[:,1] = (0.0 × 0.0) + "
+                     "(1.0 × 1.0) = 1.0");
+    fixture_explains(&t, "input[cat,1]", 1, "input[cat,1] = embedding(cat)[1] = 0.5");
+    fixture_explains(&t, "masked[sat,cat]", 1,
+                     "masked[sat,cat] = scaled[sat,cat] (no mask) = 0.3536");
+    fixture_explains(&t, "concat[cat,0]", 1, "concat[cat,0] = context[cat,0] of head 1 = 0.6296");
     trace_free(&t);
 }
 
@@ -430,9 +420,9 @@ static void test_explanations_of_hidden_cells_and_long_sums(void **state)
     f.in.mask = MASK_CAUSAL;
     trace t;
     fixture_compute(&f.in, &t);
-    assert_explains(&t, "masked[a,b]", 1, "masked[a,b] = −∞ (hidden by the causal mask)");
-    assert_explains(&t, "weights[a,b]", 1,
-                    "weights[a,b] = exp(−∞) / (…) = 0 (hidden by the mask)");
+    fixture_explains(&t, "masked[a,b]", 1, "masked[a,b] = −∞ (hidden by the causal mask)");
+    fixture_explains(&t, "weights[a,b]", 1,
+                     "weights[a,b] = exp(−∞) / (…) = 0 (hidden by the mask)");
     trace_cell cell = { STAGE_SCORES, 1, 7, 7 };
     char text[2048];
     trace_cell_explain(&t, &cell, 2, text, sizeof text);

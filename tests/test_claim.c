@@ -246,14 +246,7 @@ static lesson_status checked(const char *steps, bool warnings, const char *expec
     fixture_load_traced(text, &f->l, &f->t);
     lesson_diagnostics d;
     lesson_status status = lesson_check(&f->l, &f->t, warnings, &d);
-    char *printed = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&printed, &size);
-    assert_non_null(stream);
-    lesson_diagnostics_print(&d, stream);
-    fclose(stream);
-    assert_string_equal(printed, expected);
-    free(printed);
+    fixture_diagnostics_are(&d, expected);
     lesson_diagnostics_free(&d);
     return status;
 }

@@ -31,14 +31,7 @@ static void expect_errors(const char *text, const char *expected) {
     lesson_diagnostics d;
     assert_int_equal(load(text, &l, &d), LESSON_INVALID);
     assert_null(l.tokens);
-    char *printed = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&printed, &size);
-    assert_non_null(stream);
-    lesson_diagnostics_print(&d, stream);
-    fclose(stream);
-    assert_string_equal(printed, expected);
-    free(printed);
+    fixture_diagnostics_are(&d, expected);
     lesson_diagnostics_free(&d);
 }
 
@@ -408,12 +401,6 @@ static void test_diagnostic_printing(void **state) {
     lesson_report(&d, 3, 1, LESSON_ERROR_EMPTY_LIST, "past the end");
     lesson_report(&d, 0, 0, LESSON_ERROR_FILE_EMPTY);
     lesson_diagnostics_quote(&d, data, strlen(data));
-    char *printed = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&printed, &size);
-    assert_non_null(stream);
-    lesson_diagnostics_print(&d, stream);
-    fclose(stream);
     char expected[2048], window[200];
     memset(window, 'x', 120);
     window[120] = '\0';
@@ -428,8 +415,7 @@ static void test_diagnostic_printing(void **state) {
              "    2 | \xe2\x80\xa6%s\xe2\x80\xa6\n"
              "      | %41s^\n"
              "t.yaml:3:1: error: past the end must not be empty\n", window, "");
-    assert_string_equal(printed, expected);
-    free(printed);
+    fixture_diagnostics_are(&d, expected);
     lesson_diagnostics_free(&d);
 }
 

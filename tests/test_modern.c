@@ -303,15 +303,6 @@ static void test_gqa_with_every_head_is_multi_head(void **state)
 
 /* ---- explanations and costs ---- */
 
-static void assert_explained(const trace *t, const char *spec, int head, const char *expected)
-{
-    trace_cell cell;
-    char error[256], text[1024];
-    assert_true(trace_cell_parse(t, spec, head, &cell, error, sizeof error));
-    trace_cell_explain(t, &cell, 4, text, sizeof text);
-    assert_string_equal(text, expected);
-}
-
 /* Two tokens with the pair (1, 0) in each of two pairs; identity weights: the rotation of a
  * cell, the bias and the mask can be checked by hand. */
 static void test_explanations(void **state)
@@ -325,20 +316,20 @@ static void test_explanations(void **state)
                            .scale = true, .rope = true, .rope_base = 100.0, .alibi = true };
     trace t;
     fixture_compute(&in, &t);
-    assert_explained(&t, "Q_rotated[b,1]", 1,
+    fixture_explains(&t, "Q_rotated[b,1]", 1,
                      "Q_rotated[b,1] = Q[b,0]·sin θ + Q[b,1]·cos θ, θ = 1 × 100.0^(−0/2) = 1.0 "
                      "(pair 0 of head 1) = (1.0 × 0.8415) + (0.0 × 0.5403) = 0.8415");
-    assert_explained(&t, "K_rotated[c,2]", 1,
+    fixture_explains(&t, "K_rotated[c,2]", 1,
                      "K_rotated[c,2] = K[c,2]·cos θ − K[c,3]·sin θ, θ = 2 × 100.0^(−0/2) = 2.0 "
                      "(pair 0 of head 2) = (1.0 × -0.4161) − (0.0 × 0.9093) = -0.4161");
-    assert_explained(&t, "biased[c,a]", 2,
+    fixture_explains(&t, "biased[c,a]", 2,
                      "biased[c,a] (head 2) = scaled[c,a] − m_2·|2 − 0| = -0.2943 − 0.0039 × 2 "
                      "= -0.3021");
-    assert_explained(&t, "masked[c,c]", 1,
+    fixture_explains(&t, "masked[c,c]", 1,
                      "masked[c,c] (head 1) = biased[c,c] (may attend) = 0.7071");
-    assert_explained(&t, "masked[c,b]", 1,
+    fixture_explains(&t, "masked[c,b]", 1,
                      "masked[c,b] (head 1) = −∞ (hidden by the sliding window)");
-    assert_explained(&t, "scores[a,a]", 1,
+    fixture_explains(&t, "scores[a,a]", 1,
                      "scores[a,a] (head 1) = rotated q_a · rotated k_a over dims 0…1 = "
                      "(1.0 × 1.0) + (0.0 × 0.0) = 1.0");
     trace_free(&t);
