@@ -379,7 +379,7 @@ static void test_short_vector_is_blamed(void **state) {
                   "      |      ^\n"
                   "hint: most embeddings here have 2 numbers\n");
     expect_errors("title: t\ntokens: a b\nembeddings:\n  a: [1]\n  b: [1, 2]\n",
-                  "t.yaml:5:6: error: the embedding of 'b': expected 1 numbers, found 2\n"
+                  "t.yaml:5:6: error: the embedding of 'b': expected 1 number, found 2\n"
                   "    5 |   b: [1, 2]\n"
                   "      |      ^\n");
 }
