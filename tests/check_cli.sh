@@ -140,6 +140,11 @@ tests/cli/question_answered.yaml:29:13: warning: answer 1 cannot be checked: the
       |             ^" \
     ./attnstep --check tests/cli/question_answered.yaml
 check "--check with warnings only exits 0" expect_status 0 ./attnstep --check tests/cli/question_answered.yaml
+check "--check warns of an automatic choice that is not its row's largest, and exits 0" output_is \
+    "tests/cli/auto_not_largest.yaml:21:13: warning: 'answer: auto' takes 'sat', the column of the focus weights[cat,sat], but the largest value of that row is at 'cat'; if the question asks which is largest, put the focus there
+   21 |     answer: auto
+      |             ^" \
+    ./attnstep --check tests/cli/auto_not_largest.yaml
 check "--plain shows no warning" output_is "" bash -c "./attnstep --plain tests/cli/question_answered.yaml >/dev/null"
 check "--check proves every shipped lesson, silently" output_is "" ./attnstep --check lessons/*.yaml
 check "--plain writes live numbers into the narration" bash -c \

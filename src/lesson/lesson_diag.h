@@ -84,6 +84,9 @@
                          "a column is the right one only at the focus") \
     X(AUTO_NO_FOCUS,     "'answer: auto' needs a focus: the cell to take the answer from") \
     X(AUTO_NO_CHOICE,    "'answer: auto': no choice is '%s', the focus cell's column") \
+    X(AUTO_NOT_LARGEST,  "'answer: auto' takes '%s', the column of the focus %s, but the " \
+                         "largest value of that row is at '%s'; if the question asks which is " \
+                         "largest, put the focus there") \
     X(UNCHECKED_ANSWER,  "answer %s cannot be checked: the step has no focus (or write " \
                          "'answer: auto' with a focus)") \
     X(BAD_PLACEHOLDER,   "%s") \
