@@ -35,6 +35,18 @@ same_output() {  # same_output COMMAND... -- COMMAND...: both exit 0 with the sa
 
 check "--help exits 0 with usage" prints "^Usage: attnstep" -- ./attnstep --help
 check "--help-keys lists the key table" prints "^  Tab  *next head$" -- ./attnstep --help-keys
+keys_under() {  # keys_under HEADING KEYS: --help-keys exits 0 and lists KEYS in HEADING's section
+    local out; out=$(./attnstep --help-keys) || { echo "exit status $?: --help-keys"; return 1; }
+    awk -v h="$1" -v k="  $2 " 'index($0, h) == 1 { on = 1; next } /^[^ ]/ { on = 0 }
+        on && index($0, k) == 1 { found = 1 } END { exit !found }' <<<"$out" \
+        || { echo "--help-keys does not list $2 under $1"; return 1; }
+}
+check "--help-keys: q works everywhere" keys_under Everywhere "q Q"
+check "--help-keys: ? works everywhere" keys_under Everywhere "? F1"
+check "--help-keys: Ctrl-L works everywhere" keys_under Everywhere "Ctrl-L"
+check "--help-keys: g while a question waits" keys_under "While a question waits" "g Home"
+check "--help-keys: G while a question waits" keys_under "While a question waits" "G End"
+check "--help-keys lists Ctrl-L once" output_is 1 bash -c "./attnstep --help-keys | grep -c '^  Ctrl-L '"
 check "--version" output_is "attnstep 0.1.0" ./attnstep --version
 check "unknown option exits 64" expect_status 64 ./attnstep --frobnicate "$lesson"
 check "no lesson and no terminal exits 64" expect_status 64 ./attnstep </dev/null
@@ -135,6 +147,11 @@ tests/cli/question_answered.yaml:29:13: warning: answer 1 cannot be checked: the
       |             ^" \
     ./attnstep --check tests/cli/question_answered.yaml
 check "--check with warnings only exits 0" expect_status 0 ./attnstep --check tests/cli/question_answered.yaml
+check "--check warns of an automatic choice that is not its row's largest, and exits 0" output_is \
+    "tests/cli/auto_not_largest.yaml:21:13: warning: 'answer: auto' takes 'sat', the column of the focus weights[cat,sat], but the largest value of that row is at 'cat'; if the question asks which is largest, put the focus there
+   21 |     answer: auto
+      |             ^" \
+    ./attnstep --check tests/cli/auto_not_largest.yaml
 check "--plain shows no warning" output_is "" bash -c "./attnstep --plain tests/cli/question_answered.yaml >/dev/null"
 check "--check proves every shipped lesson, silently" output_is "" ./attnstep --check lessons/*.yaml
 check "--plain writes live numbers into the narration" bash -c \

@@ -8,11 +8,10 @@ attention to animal"); on the open question's screen there must be
   - no line naming a cell ("weights[it,animal] = ?"), and
   - no mention of the answer's label outside the matrix's labels, the title and the choices.
 Usage: check_questions.py ATTNSTEP LESSON..."""
-import os
 import re
-import subprocess
 import sys
-import tempfile
+
+from headless import report, run, screens
 
 PLAIN_STEP = re.compile(r"^\[(\d+)/(\d+)\] ")
 CELL_NAME = re.compile(r"\w+\[[^\]\s]+,[^\]\s]+\]")
@@ -20,30 +19,14 @@ NUMBER = re.compile(r"-?\d+\.\d+")
 ANSWER = re.compile(r"^ (?:Answer|Right|Not quite): (.*)$")
 
 
-def run(*args):
-    # a state folder of its own: no run opens where another left the lesson, none writes home
-    with tempfile.TemporaryDirectory() as state:
-        done = subprocess.run(args, capture_output=True, text=True,
-                              env=dict(os.environ, LANG="C.UTF-8", LC_ALL="", XDG_STATE_HOME=state))
-    if done.returncode != 0:
-        sys.exit(f"FAIL {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
-    return done.stdout
-
-
 def step_count(program, lesson):
     return sum(1 for line in run(program, "--plain", lesson).splitlines() if PLAIN_STEP.match(line))
 
 
-def screens(program, lesson, count):
+def step_screens(program, lesson, count):
     """Two screens a step: as it opens, and after Esc (which skips an open question)."""
-    with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as keys:
-        keys.write("# each step as it opens, then with its question skipped\n")
-        keys.write("dump\nesc\ndump\nn\n" * count)
-    try:
-        out = run(program, "--keys", keys.name, "--screen", "120x40", lesson)
-    finally:
-        os.unlink(keys.name)
-    dumps = [s.split("\n")[1:] for s in out.split("--- screen ")[1:]]
+    keys = "# each step as it opens, then with its question skipped\n" + "dump\nesc\ndump\nn\n" * count
+    dumps = screens(program, lesson, keys, "120x40")
     return [(dumps[2 * k], dumps[2 * k + 1]) for k in range(count)]
 
 
@@ -88,7 +71,7 @@ def main():
     for lesson in lessons:
         problems = []
         count = step_count(program, lesson)
-        for k, (opened, skipped) in enumerate(screens(program, lesson, count)):
+        for k, (opened, skipped) in enumerate(step_screens(program, lesson, count)):
             if not question_open(opened):
                 continue
             asked += 1
@@ -101,11 +84,7 @@ def main():
                 problems.append(f"step {k + 1} (answer: {answer}): {leak}")
         if count == 0:
             problems.append("no steps")
-        if problems:
-            failed += 1
-            print(f"FAIL {lesson}:\n  " + "\n  ".join(problems))
-        else:
-            print(f"ok   {lesson}: {count} steps, no open question shows its answer")
+        failed += report(lesson, problems, f"{count} steps, no open question shows its answer")
     print(f"questions: {asked} asked in {len(lessons)} lessons, {failed} lessons failed")
     return 1 if failed or asked == 0 else 0
 

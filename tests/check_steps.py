@@ -2,26 +2,15 @@
 """One walk, one numbering: for every shipped lesson, step k shows the same stage formula and head
 in the UI (headless), in --plain ("[k/N]") and in --markdown ("## k."), and all three count the
 same N steps. Usage: check_steps.py ATTNSTEP LESSON..."""
-import os
 import re
-import subprocess
 import sys
-import tempfile
+
+from headless import report, run, screens
 
 PLAIN = re.compile(r"^\[(\d+)/(\d+)\] (.*?)(?:   head (\d+) of \d+)?   \d+×\d+$")
 MARKDOWN = re.compile(r"^## (\d+)\. (.*?)(?: \(head (\d+)\))? — \d+×\d+$")
 UI_TITLE = re.compile(r"step (\d+) of (\d+)\s*$")
 UI_FORMULA = re.compile(r"│(\S.*?)  \d+×\d+(?:  head (\d+) of \d+)?")
-
-
-def run(*args):
-    # a state folder of its own: no run opens where another left the lesson, none writes home
-    with tempfile.TemporaryDirectory() as state:
-        done = subprocess.run(args, capture_output=True, text=True,
-                              env=dict(os.environ, LANG="C.UTF-8", LC_ALL="", XDG_STATE_HOME=state))
-    if done.returncode != 0:
-        sys.exit(f"FAIL {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
-    return done.stdout
 
 
 def text_steps(program, lesson, flag, pattern, head_group):
@@ -40,19 +29,13 @@ def text_steps(program, lesson, flag, pattern, head_group):
 
 def ui_steps(program, lesson, count):
     """The same read from the headless UI's screens, stepping with n (Esc skips a question)."""
-    with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as keys:
-        keys.write("dump\nesc\nn\n" * count)
-    try:
-        screens = run(program, "--keys", keys.name, "--screen", "200x50", lesson)
-    finally:
-        os.unlink(keys.name)
     steps = []
-    for screen in screens.split("--- screen ")[1:count + 1]:
-        lines = screen.splitlines()
-        title = UI_TITLE.search(lines[1])
-        formula = next((UI_FORMULA.search(l) for l in lines[2:] if UI_FORMULA.search(l)), None)
+    for lines in screens(program, lesson, "dump\nesc\nn\n" * count, "200x50")[:count]:
+        title = UI_TITLE.search(lines[0])
+        formula = next((UI_FORMULA.search(l) for l in lines[1:] if UI_FORMULA.search(l)), None)
         if not title or not formula:
-            sys.exit(f"FAIL {lesson}: cannot read the step or formula from the UI screen:\n{screen}")
+            sys.exit(f"FAIL {lesson}: cannot read the step or formula from the UI screen:\n"
+                     + "\n".join(lines))
         steps.append((int(title.group(1)), int(title.group(2)), formula.group(1).rstrip(),
                       int(formula.group(2) or 1)))
     return steps
@@ -79,11 +62,7 @@ def main():
                     problems.append(f"step {p[0]}: --plain shows {p[2]!r} head {p[3]}, "
                                     f"{name} step {o[0]}{'/' + str(o[1]) if o[1] else ''} shows {o[2]!r} head {o[3]}")
                     break
-        if problems:
-            failed += 1
-            print(f"FAIL {lesson}:\n  " + "\n  ".join(problems))
-        else:
-            print(f"ok   {lesson}: {count} steps, numbered alike in the UI, --plain and --markdown")
+        failed += report(lesson, problems, f"{count} steps, numbered alike in the UI, --plain and --markdown")
     print(f"steps: {len(lessons)} lessons, {failed} failed")
     return 1 if failed or not lessons else 0
 

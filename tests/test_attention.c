@@ -4,37 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "fixtures.h"
 #include "stage_functions.h"
 #include "number.h"
 #include "walk.h"
-
-static const double identity2[] = { 1, 0, 0, 1 };
-static const char *const cat_sat_tokens[] = { "cat", "sat" };
-static const double cat_sat_embeddings[] = { 1.0, 0.5, 0.0, 1.0 };
-
-static attention_input cat_sat(void)
-{
-    return (attention_input){
-        .n_tokens = 2, .tokens = cat_sat_tokens, .d_model = 2, .heads = 1,
-        .embeddings = cat_sat_embeddings, .W_Q = identity2, .W_K = identity2,
-        .W_V = identity2, .W_O = identity2, .mask = MASK_NONE, .scale = true,
-    };
-}
-
-static void compute_ok(const attention_input *in, trace *t)
-{
-    trace_failure failure;
-    assert_int_equal(trace_compute(in, NULL, t, &failure), TRACE_OK);
-}
 
 /* --- the hand-worked example of the reference tutorial --- */
 
 static void test_cat_sat_matches_hand_worked_example(void **state)
 {
     (void)state;
-    attention_input in = cat_sat();
+    attention_input in = fixture_cat_sat();
     trace t;
-    compute_ok(&in, &t);
+    fixture_compute(&in, &t);
     double scores[] = { 1.25, 0.5, 0.5, 1.0 };
     support_assert_close("scores", scores, trace_block(&t, STAGE_SCORES, 1), 4, 1e-15);
     double cat_weights[] = { 0.6296, 0.3704 }, cat_output[] = { 0.6296, 0.6852 };
@@ -58,8 +40,6 @@ typedef struct {
     attention_input in;
 } fixture;
 
-static const char *const labels[] = { "a", "b", "c", "d", "e", "f", "g", "h" };
-
 static fixture make_fixture(int n, int m, int d, int heads, bool cross, unsigned seed)
 {
     fixture f = { n, m, d, heads, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0 } };
@@ -74,14 +54,14 @@ static fixture make_fixture(int n, int m, int d, int heads, bool cross, unsigned
     support_fill(f.wk, dd, seed + 2);
     support_fill(f.wv, dd, seed + 3);
     support_fill(f.wo, dd, seed + 4);
-    f.tokens = (const char **)labels;
+    f.tokens = (const char **)fixture_labels;
     f.in = (attention_input){ .n_tokens = n, .tokens = f.tokens, .n_source = n, .d_model = d,
                               .heads = heads, .embeddings = f.x, .W_Q = f.wq, .W_K = f.wk,
                               .W_V = f.wv, .W_O = f.wo, .mask = MASK_NONE, .scale = true };
     if (cross) {
         f.source = malloc(sizeof(double) * (size_t)(m * d));
         support_fill(f.source, (size_t)(m * d), seed + 5);
-        f.source_tokens = (const char **)labels + 1;
+        f.source_tokens = (const char **)fixture_labels + 1;
         f.in.n_source = m;
         f.in.source = f.source_tokens;
         f.in.source_embeddings = f.source;
@@ -144,7 +124,7 @@ static void direct_attention(const fixture *f, double *weights, double *output)
 static void assert_matches_direct(fixture *f)
 {
     trace t;
-    compute_ok(&f->in, &t);
+    fixture_compute(&f->in, &t);
     size_t square = (size_t)(f->heads * f->n * t.m), out = (size_t)(f->n * f->d);
     double *weights = malloc(sizeof(double) * square), *output = malloc(sizeof(double) * out);
     direct_attention(f, weights, output);
@@ -169,7 +149,7 @@ static void test_concat_places_each_head_in_its_columns(void **state)
     (void)state;
     fixture f = make_fixture(4, 4, 8, 4, false, 11);
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     for (int h = 1; h <= 4; h++)
         for (int i = 0; i < 4; i++)
             for (int c = 0; c < 2; c++)
@@ -186,7 +166,7 @@ static void test_causal_mask_hides_the_future(void **state)
     f.in.mask = MASK_CAUSAL;
     assert_matches_direct(&f);
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     for (int h = 1; h <= 2; h++)
         for (int i = 0; i < 4; i++)
             for (int j = i + 1; j < 4; j++) {
@@ -207,7 +187,7 @@ static void test_explicit_mask(void **state)
     f.in.mask_cells = cells;
     assert_matches_direct(&f);
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     assert_true(trace_value(&t, STAGE_WEIGHTS, 1, 0, 1) == 0.0);
     assert_true(trace_value(&t, STAGE_WEIGHTS, 1, 1, 1) == 1.0);
     assert_true(trace_value(&t, STAGE_MASKED, 1, 1, 0) == -INFINITY);
@@ -236,12 +216,12 @@ static void test_positional_encoding_values(void **state)
     static const double zeros[15] = { 0 };
     static const double identity5[25] = { 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0,
                                            0, 0, 0, 1, 0, 0, 0, 0, 0, 1 };
-    attention_input in = { .n_tokens = 3, .tokens = (const char *const *)labels, .d_model = 5,
+    attention_input in = { .n_tokens = 3, .tokens = fixture_labels, .d_model = 5,
                            .heads = 1, .embeddings = zeros, .W_Q = identity5,
                            .W_K = identity5, .W_V = identity5, .W_O = identity5,
                            .positional = true, .scale = true };
     trace t;
-    compute_ok(&in, &t);
+    fixture_compute(&in, &t);
     /* pos 0 is sin 0, cos 0, …; d_model 5 is odd, so column 4 is a sine */
     double expected[15] = { 0, 1, 0, 1, 0,
                             sin(1), cos(1), sin(1 / pow(1e4, 0.4)), cos(1 / pow(1e4, 0.4)),
@@ -260,7 +240,7 @@ static void test_scale_false_leaves_scores_unscaled(void **state)
     f.in.scale = false;
     assert_matches_direct(&f);
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     for (int i = 0; i < 9; i++)
         assert_true(trace_value(&t, STAGE_SCALED, 1, i / 3, i % 3)
                     == trace_block(&t, STAGE_SCORES, 1)[i]);
@@ -274,7 +254,7 @@ static void test_cross_attention(void **state)
     fixture f = make_fixture(3, 2, 4, 2, true, 13);
     assert_matches_direct(&f);
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     assert_int_equal(trace_rows(&t, STAGE_K), 2);
     assert_int_equal(trace_cols(&t, STAGE_WEIGHTS), 2);
     assert_int_equal(trace_rows(&t, STAGE_WEIGHTS), 3);
@@ -294,7 +274,7 @@ static void test_every_weights_row_sums_to_one(void **state)
         fixture f = make_fixture(8, 8, 8, 1 << (seed % 4), false, seed);
         f.in.mask = seed % 2 ? MASK_CAUSAL : MASK_NONE;
         trace t;
-        compute_ok(&f.in, &t);
+        fixture_compute(&f.in, &t);
         for (int h = 1; h <= t.heads; h++)
             for (int i = 0; i < 8; i++) {
                 double sum = 0;
@@ -322,8 +302,8 @@ static void test_permuting_tokens_permutes_outputs(void **state)
     attention_input shuffled = f.in;
     shuffled.embeddings = permuted;
     trace a, b;
-    compute_ok(&f.in, &a);
-    compute_ok(&shuffled, &b);
+    fixture_compute(&f.in, &a);
+    fixture_compute(&shuffled, &b);
     for (int i = 0; i < N; i++) {
         support_assert_close("permuted output row", trace_block(&a, STAGE_OUTPUT, 1) + order[i] * D,
                              trace_block(&b, STAGE_OUTPUT, 1) + i * D,
@@ -345,7 +325,7 @@ static void test_softmax_is_exact_for_large_scores(void **state)
     (void)state;
     static const double embeddings[] = { 40, 0, 0, 40 };  /* scores 1600 / √2 apart */
     static const trace_options ways[] = { { 1, false }, { 2, false }, { 1, true }, { 2, true } };
-    attention_input in = cat_sat();
+    attention_input in = fixture_cat_sat();
     in.embeddings = embeddings;
     for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
         trace t;
@@ -363,7 +343,7 @@ static void test_softmax_is_exact_for_large_scores(void **state)
  * (row, col). */
 static void assert_scores_overflow(const double embeddings[4], mask_kind mask, int row, int col)
 {
-    attention_input in = cat_sat();
+    attention_input in = fixture_cat_sat();
     in.embeddings = embeddings;
     in.mask = mask;
     trace t;
@@ -394,7 +374,7 @@ static void test_overflow_in_a_hidden_cell_is_reported(void **state)
 static void test_too_large_a_trace_is_refused_with_its_size(void **state)
 {
     (void)state;
-    attention_input in = cat_sat();
+    attention_input in = fixture_cat_sat();
     in.n_tokens = 2048;
     in.d_model = 2048;
     in.heads = 64;
@@ -408,38 +388,28 @@ static void test_too_large_a_trace_is_refused_with_its_size(void **state)
 
 /* --- explanations, cell names, number formatting, the step list --- */
 
-static void assert_explains(const trace *t, const char *spec, int head, const char *expected)
-{
-    trace_cell cell;
-    char error[256], text[1024];
-    assert_true(trace_cell_parse(t, spec, head, &cell, error, sizeof error));
-    int length = trace_cell_explain(t, &cell, 4, text, sizeof text);
-    assert_int_equal(length, (int)strlen(expected));
-    assert_string_equal(text, expected);
-}
-
 static void test_explanations_of_cat_sat(void **state)
 {
     (void)state;
-    attention_input in = cat_sat();
+    attention_input in = fixture_cat_sat();
     trace t;
-    compute_ok(&in, &t);
-    assert_explains(&t, "scores[cat,sat]", 1,
-                    "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5");
-    assert_explains(&t, "scaled[cat,cat]", 1,
-                    "scaled[cat,cat] = scores[cat,cat] / √d_k = 1.25 / √2 = 0.8839");
-    assert_explains(&t, "weights[cat,cat]", 1,
-                    "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) + "
-                    "exp(0.3536 − 0.8839)) = 0.6296");
-    assert_explains(&t, "context[0,1]", 1,
-                    "context[cat,1] = Σ_j weights[cat,j] × v_j[1] = (0.6296 × 0.5) + "
-                    "(0.3704 × 1.0) = 0.6852");
-    assert_explains(&t, "Q[sat,1]", 1, "Q[sat,1] = input_sat · W_Q[:,1] = (0.0 × 0.0) + "
-                    "(1.0 × 1.0) = 1.0");
-    assert_explains(&t, "input[cat,1]", 1, "input[cat,1] = embedding(cat)[1] = 0.5");
-    assert_explains(&t, "masked[sat,cat]", 1,
-                    "masked[sat,cat] = scaled[sat,cat] (no mask) = 0.3536");
-    assert_explains(&t, "concat[cat,0]", 1, "concat[cat,0] = context[cat,0] of head 1 = 0.6296");
+    fixture_compute(&in, &t);
+    fixture_explains(&t, "scores[cat,sat]", 1,
+                     "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5");
+    fixture_explains(&t, "scaled[cat,cat]", 1,
+                     "scaled[cat,cat] = scores[cat,cat] / √d_k = 1.25 / √2 = 0.8839");
+    fixture_explains(&t, "weights[cat,cat]", 1,
+                     "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) + "
+                     "exp(0.3536 − 0.8839)) = 0.6296");
+    fixture_explains(&t, "context[0,1]", 1,
+                     "context[cat,1] = Σ_j weights[cat,j] × v_j[1] = (0.6296 × 0.5) + "
+                     "(0.3704 × 1.0) = 0.6852");
+    fixture_explains(&t, "Q[sat,1]", 1, "Q[sat,1] = input_sat · W_Q[:,1] = (0.0 × 0.0) + "
+                     "(1.0 × 1.0) = 1.0");
+    fixture_explains(&t, "input[cat,1]", 1, "input[cat,1] = embedding(cat)[1] = 0.5");
+    fixture_explains(&t, "masked[sat,cat]", 1,
+                     "masked[sat,cat] = scaled[sat,cat] (no mask) = 0.3536");
+    fixture_explains(&t, "concat[cat,0]", 1, "concat[cat,0] = context[cat,0] of head 1 = 0.6296");
     trace_free(&t);
 }
 
@@ -449,10 +419,10 @@ static void test_explanations_of_hidden_cells_and_long_sums(void **state)
     fixture f = make_fixture(8, 8, 8, 1, false, 4);
     f.in.mask = MASK_CAUSAL;
     trace t;
-    compute_ok(&f.in, &t);
-    assert_explains(&t, "masked[a,b]", 1, "masked[a,b] = −∞ (hidden by the causal mask)");
-    assert_explains(&t, "weights[a,b]", 1,
-                    "weights[a,b] = exp(−∞) / (…) = 0 (hidden by the mask)");
+    fixture_compute(&f.in, &t);
+    fixture_explains(&t, "masked[a,b]", 1, "masked[a,b] = −∞ (hidden by the causal mask)");
+    fixture_explains(&t, "weights[a,b]", 1,
+                     "weights[a,b] = exp(−∞) / (…) = 0 (hidden by the mask)");
     trace_cell cell = { STAGE_SCORES, 1, 7, 7 };
     char text[2048];
     trace_cell_explain(&t, &cell, 2, text, sizeof text);
@@ -474,7 +444,7 @@ static void test_cell_names(void **state)
     (void)state;
     fixture f = make_fixture(3, 3, 4, 2, false, 4);
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     trace_cell cell;
     char error[256];
     assert_true(trace_cell_parse(&t, "weights[c,1]", 2, &cell, error, sizeof error));
@@ -524,7 +494,7 @@ static void test_step_list(void **state)
     (void)state;
     fixture f = make_fixture(3, 2, 4, 2, true, 4);
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     /* source_input, input, Q, K, V, concat, output + 5 per-head stages × 2 heads */
     walk w;
     assert_true(walk_build(&w, &t, NULL, 0));
@@ -680,7 +650,7 @@ static void test_blocks_and_explanations_of_every_stage(void **state)
     for (int kind = 0; kind < FIXTURE_KINDS; kind++) {
         fixture f = table_fixture(kind);
         trace t;
-        compute_ok(&f.in, &t);
+        fixture_compute(&f.in, &t);
         size_t bytes = !f.in.positional ? 0   /* the positional table */
                      : (size_t)(kind == FIXTURE_CROSS ? 4 : 3) * 4 * sizeof(double);
         for (int s = 0; s < STAGE_COUNT; s++) {
@@ -724,7 +694,7 @@ static void test_formulas_follow_the_configuration(void **state)
     (void)state;
     fixture f = table_fixture(FIXTURE_CROSS);  /* cross, explicit mask, positional, scaled */
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     assert_formula(&t, STAGE_SOURCE_INPUT, "source_input = embeddings(source) + PE");
     assert_formula(&t, STAGE_INPUT, "input = embeddings + PE");
     assert_formula(&t, STAGE_Q, "Q = input · W_Q");
@@ -743,7 +713,7 @@ static void test_formulas_follow_the_configuration(void **state)
     f = table_fixture(FIXTURE_CAUSAL);  /* self-attention, causal */
     f.in.positional = false;
     f.in.scale = false;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     assert_formula(&t, STAGE_INPUT, "input = embeddings");
     assert_formula(&t, STAGE_K, "K = input · W_K");
     assert_formula(&t, STAGE_V, "V = input · W_V");
@@ -751,7 +721,7 @@ static void test_formulas_follow_the_configuration(void **state)
     assert_formula(&t, STAGE_MASKED, "masked = scaled, later tokens −∞ (causal mask)");
     trace_free(&t);
     f.in.mask = MASK_NONE;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     assert_formula(&t, STAGE_MASKED, "masked = scaled (no mask: nothing hidden)");
     char small[8];
     assert_int_equal(trace_stage_formula(&t, STAGE_OUTPUT, small, sizeof small),
@@ -762,13 +732,13 @@ static void test_formulas_follow_the_configuration(void **state)
 
     fixture cross = table_fixture(FIXTURE_CROSS);
     cross.in.positional = false;
-    compute_ok(&cross.in, &t);
+    fixture_compute(&cross.in, &t);
     assert_formula(&t, STAGE_SOURCE_INPUT, "source_input = embeddings(source)");
     trace_free(&t);
     free_fixture(&cross);
 
     fixture modern = table_fixture(FIXTURE_MODERN);  /* RoPE, ALiBi, a window of 2, MQA, online */
-    compute_ok(&modern.in, &t);
+    fixture_compute(&modern.in, &t);
     assert_formula(&t, STAGE_INPUT, "input = embeddings");
     assert_formula(&t, STAGE_Q_ROTATED, "Q_rotated = Q with pair p turned by pos · base^(−2p/d_k)");
     assert_formula(&t, STAGE_K_ROTATED, "K_rotated = K with pair p turned by pos · base^(−2p/d_k)");
@@ -785,7 +755,7 @@ static void test_formulas_follow_the_configuration(void **state)
                    "/ l_T");
     trace_free(&t);
     modern.in.online_softmax = false;
-    compute_ok(&modern.in, &t);
+    fixture_compute(&modern.in, &t);
     assert_formula(&t, STAGE_CONTEXT, "context = weights · V_g");
     trace_free(&t);
     free_fixture(&modern);

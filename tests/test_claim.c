@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "fixtures.h"
 #include "claim.h"
 #include "lesson.h"
 
@@ -25,20 +26,10 @@ typedef struct {
     trace t;
 } fixture;
 
-static lesson_status load(const char *text, fixture *f) {
-    lesson_diagnostics d;
-    lesson_status status = lesson_load_buffer("t.yaml", text, strlen(text), &f->l, &d);
-    if (status != LESSON_OK) lesson_diagnostics_print(&d, stderr);
-    lesson_diagnostics_free(&d);
-    if (status == LESSON_OK) assert_int_equal(trace_compute(&f->l.input, NULL, &f->t, NULL),
-                                              TRACE_OK);
-    return status;
-}
-
 static int setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    assert_int_equal(load(LESSON_TEXT, f), LESSON_OK);
+    fixture_load_traced(LESSON_TEXT, &f->l, &f->t);
     *state = f;
     return 0;
 }
@@ -258,17 +249,10 @@ static lesson_status checked(const char *steps, bool warnings, const char *expec
                              fixture *f) {
     char text[4096];
     snprintf(text, sizeof text, "%ssteps:\n%s", LESSON_TEXT, steps);
-    assert_int_equal(load(text, f), LESSON_OK);
+    fixture_load_traced(text, &f->l, &f->t);
     lesson_diagnostics d;
     lesson_status status = lesson_check(&f->l, &f->t, warnings, &d);
-    char *printed = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&printed, &size);
-    assert_non_null(stream);
-    lesson_diagnostics_print(&d, stream);
-    fclose(stream);
-    assert_string_equal(printed, expected);
-    free(printed);
+    fixture_diagnostics_are(&d, expected);
     lesson_diagnostics_free(&d);
     return status;
 }
@@ -371,14 +355,14 @@ static void test_check_warns_of_answered_questions(void **state) {
 static void test_about_shown_without_check(void **state) {
     (void)state;
     fixture f;
-    assert_int_equal(load(LESSON_TEXT "about: 'cat gives {weights[cat,sat]@2:2} to sat'\n", &f),
-                     LESSON_OK);
+    fixture_load_traced(LESSON_TEXT "about: 'cat gives {weights[cat,sat]@2:2} to sat'\n", &f.l,
+                        &f.t);
     char *about = lesson_about_shown(&f.l);
     assert_string_equal(about, "cat gives 0.39 to sat");
     free(about);
     assert_string_equal(f.l.about, "cat gives {weights[cat,sat]@2:2} to sat");
     release(&f);
-    assert_int_equal(load(LESSON_TEXT, &f), LESSON_OK);
+    fixture_load_traced(LESSON_TEXT, &f.l, &f.t);
     assert_null(lesson_about_shown(&f.l));
     release(&f);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "fixtures.h"
 #include "stage_functions.h"
 #include "lesson.h"
 #include "decode.h"
@@ -15,8 +16,6 @@
 #include "number.h"
 
 enum { N = 7, D = 4 };
-
-static const char *const labels[] = { "a", "b", "c", "d", "e", "f", "g" };
 
 typedef struct {
     double x[N * D], w[4][D * D], b[4][D];
@@ -37,16 +36,11 @@ static void make_fixture(fixture *f, mask_kind mask, unsigned seed)
     }
     for (int i = 0; i < N * N; i++)
         f->cells[i] = (i % 3 != 1) || i / N == i % N;
-    f->in = (attention_input){ .n_tokens = N, .tokens = labels, .n_source = N, .d_model = D,
+    f->in = (attention_input){ .n_tokens = N, .tokens = fixture_labels, .n_source = N, .d_model = D,
                                .heads = 2, .embeddings = f->x, .W_Q = f->w[0], .W_K = f->w[1],
                                .W_V = f->w[2], .W_O = f->w[3], .mask = mask, .scale = true,
                                .rope_base = 10000.0, .window = 2,
                                .mask_cells = mask == MASK_EXPLICIT ? f->cells : NULL };
-}
-
-static void compute_ok(const attention_input *in, trace *t)
-{
-    assert_int_equal(trace_compute(in, NULL, t, NULL), TRACE_OK);
 }
 
 /* The recurrence from its definition, for one head and row: m and l after each tile. */
@@ -94,12 +88,12 @@ static void test_online_matches_ordinary(void **state)
             fixture f;
             make_fixture(&f, masks[k], 7 + (unsigned)k);
             trace ordinary, online;
-            compute_ok(&f.in, &ordinary);
+            fixture_compute(&f.in, &ordinary);
             assert_false(trace_has_stage(&ordinary, STAGE_RUNNING_SUM));
             assert_true(trace_online_difference(&ordinary) == 0.0);
             f.in.online_softmax = true;
             f.in.tile = tile;
-            compute_ok(&f.in, &online);
+            fixture_compute(&f.in, &online);
             int tiles = (N + tile - 1) / tile;
             assert_int_equal(trace_cols(&online, STAGE_RUNNING_MAX), tiles);
             double largest = 0.0;
@@ -140,7 +134,7 @@ static void test_hidden_tiles_keep_minus_infinity(void **state)
     f.in.online_softmax = true;
     f.in.tile = 2;
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     for (int b = 0; b < 2; b++) {
         assert_true(trace_value(&t, STAGE_RUNNING_MAX, 1, N - 1, b) == -INFINITY);
         assert_true(trace_value(&t, STAGE_RUNNING_SUM, 1, N - 1, b) == 0.0);
@@ -167,7 +161,7 @@ static void test_explanations(void **state)
     f.in.online_softmax = true;
     f.in.tile = 3;
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     char text[4096], factor[64];
     trace_cell_explain(&t, &(trace_cell){ STAGE_RUNNING_SUM, 2, 4, 1 }, 4, text, sizeof text);
     assert_non_null(strstr(text, "running_sum[e,1] (head 2) = running_sum[e,0] × exp("
@@ -274,7 +268,7 @@ static void test_decode_counts(void **state)
     fixture f;
     make_fixture(&f, MASK_CAUSAL, 2);
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     /* q, k, v and output: 4 · 4 · 4 multiplications; scores and context: 2 heads × 2 × d_k = 8
      * per cached key */
     assert_int_equal(decode_token_multiplications(&t, 0), 64 + 8);
@@ -283,7 +277,7 @@ static void test_decode_counts(void **state)
     fixture cross;
     make_fixture(&cross, MASK_NONE, 2);
     trace unmasked;
-    compute_ok(&cross.in, &unmasked);
+    fixture_compute(&cross.in, &unmasked);
     assert_false(decode_supported(&unmasked));
     trace_free(&unmasked);
     trace_free(&t);
@@ -298,7 +292,7 @@ static void test_decode_walk(void **state)
     make_fixture(&f, MASK_CAUSAL, 4);
     f.in.decode = true;
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     walk w;
     assert_true(walk_build_decode(&w, &t));
     assert_int_equal(w.count, N * (3 + 3 * 2 + 1));
@@ -334,7 +328,7 @@ static void test_stats_of_decoding(void **state)
     f.in.kv_heads = 1;
     f.in.decode = true;
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);

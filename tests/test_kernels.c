@@ -7,6 +7,8 @@
 #include <string.h>
 #include "support.h"
 #include "kernels.h"
+#include "textbook.h"
+#include "trace.h"
 
 #define TOLERANCE 1e-12
 
@@ -33,23 +35,6 @@ static double *numbers(size_t count, unsigned seed)
     assert_non_null(x);
     fill(x, count, seed);
     return x;
-}
-
-/* The textbook product: each cell a dot product over k = 0 … inner-1, in that order, each step
- * one fused multiply-add. */
-static void textbook_gemm(int rows, int cols, int inner, const double *A, size_t lda,
-                          const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc)
-{
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            double sum = 0.0;
-            for (int k = 0; k < inner; k++) {
-                double b = b_transposed ? B[(size_t)j * ldb + (size_t)k]
-                                        : B[(size_t)k * ldb + (size_t)j];
-                sum = fma(A[(size_t)i * lda + (size_t)k], b, sum);
-            }
-            C[(size_t)i * ldc + (size_t)j] = sum;
-        }
 }
 
 /* Whether fast is slow to the bit; says where it is not. */
@@ -154,24 +139,12 @@ static void test_scores_and_context_per_head(void **state)
                 for (int h = 0; h < heads; h++) {
                     int offset = h * d_k;
                     kernels_scores(fast, Q, K, n, m, d_k, d, offset, &config);
-                    for (int i = 0; i < n; i++)
-                        for (int j = 0; j < m; j++) {
-                            double dot = 0.0;
-                            for (int k = 0; k < d_k; k++)
-                                dot = fma(Q[(size_t)i * (size_t)d + (size_t)(offset + k)],
-                                          K[(size_t)j * (size_t)d + (size_t)(offset + k)], dot);
-                            slow[(size_t)i * (size_t)m + (size_t)j] = dot;
-                        }
+                    textbook_gemm(n, m, d_k, Q + offset, (size_t)d, K + offset, (size_t)d, true,
+                                  slow, (size_t)m);
                     assert_bits_equal("scores", slow, fast, nm);
                     kernels_context(fast, W, V, n, m, d_k, d, offset, &config);
-                    for (int i = 0; i < n; i++)
-                        for (int k = 0; k < d_k; k++) {
-                            double sum = 0.0;
-                            for (int j = 0; j < m; j++)
-                                sum = fma(W[(size_t)i * (size_t)m + (size_t)j],
-                                          V[(size_t)j * (size_t)d + (size_t)(offset + k)], sum);
-                            slow[(size_t)i * (size_t)d_k + (size_t)k] = sum;
-                        }
+                    textbook_gemm(n, d_k, m, W, (size_t)m, V + offset, (size_t)d, false, slow,
+                                  (size_t)d_k);
                     assert_bits_equal("context", slow, fast, (size_t)n * (size_t)d_k);
                 }
                 free(Q);
@@ -181,31 +154,6 @@ static void test_scores_and_context_per_head(void **state)
                 free(fast);
                 free(slow);
             }
-}
-
-/* The textbook softmax with the core's semantics: scaled = score / √d_k, hidden = −∞, then the
- * exponentials of the row shifted by its max, over their sum. */
-static void textbook_softmax(double *w, const double *s, int n, int m,
-                             const kernels_softmax_rule *rule)
-{
-    for (int i = 0; i < n; i++) {
-        double max = -INFINITY;
-        for (int j = 0; j < m; j++) {
-            size_t at = (size_t)i * (size_t)m + (size_t)j;
-            bool hidden = rule->causal ? j > i : rule->allowed && rule->allowed[at] == 0;
-            w[at] = hidden ? -INFINITY : rule->scale ? s[at] / sqrt((double)rule->d_k) : s[at];
-            if (w[at] > max)
-                max = w[at];
-        }
-        double sum = 0.0;
-        for (int j = 0; j < m; j++) {
-            size_t at = (size_t)i * (size_t)m + (size_t)j;
-            w[at] = w[at] == -INFINITY ? 0.0 : exp(w[at] - max);
-            sum += w[at];
-        }
-        for (int j = 0; j < m; j++)
-            w[(size_t)i * (size_t)m + (size_t)j] /= sum;
-    }
 }
 
 static void check_softmax(const double *scores, int n, int m, const kernels_softmax_rule *rule,
@@ -464,6 +412,50 @@ static void test_huge_page_advice_keeps_contents(void **state)
 }
 
 /* Every test once more on the AVX2 code and on the portable code. */
+/* The textbook forward pass (tests/textbook.c, which `make bench` times as the reference loops)
+ * is the core's trace: every product to the bit, the softmax and what follows it within
+ * 1e-12 (the textbook takes libm's exp, the kernels their own). */
+static void test_textbook_attention_is_the_trace(void **state)
+{
+    (void)state;
+    enum { N = 13, D = 12, HEADS = 3 };
+    static const char *tokens[N];
+    for (int i = 0; i < N; i++)
+        tokens[i] = "t";
+    double *input = numbers(N * D, 17), *W = numbers(4 * D * D, 18);
+    double *blocks = numbers(5 * N * D + 2 * HEADS * N * N, 19);
+    textbook_attention a = {
+        .n = N, .d_model = D, .heads = HEADS, .scale = true, .input = input, .W_Q = W,
+        .W_K = W + D * D, .W_V = W + 2 * D * D, .W_O = W + 3 * D * D, .Q = blocks,
+        .K = blocks + N * D, .V = blocks + 2 * N * D, .concat = blocks + 3 * N * D,
+        .output = blocks + 4 * N * D, .scores = blocks + 5 * N * D,
+        .weights = blocks + 5 * N * D + HEADS * N * N,
+    };
+    textbook_attention_compute(&a);
+    attention_input in = {
+        .n_tokens = N, .tokens = tokens, .d_model = D, .heads = HEADS, .embeddings = input,
+        .W_Q = a.W_Q, .W_K = a.W_K, .W_V = a.W_V, .W_O = a.W_O, .mask = MASK_NONE, .scale = true,
+    };
+    trace_options options = { .threads = 1, .portable = config.portable };
+    trace t;
+    assert_int_equal(trace_compute(&in, &options, &t, NULL), TRACE_OK);
+    assert_bits_equal("Q", a.Q, trace_block(&t, STAGE_Q, 1), N * D);
+    assert_bits_equal("K", a.K, trace_block(&t, STAGE_K, 1), N * D);
+    assert_bits_equal("V", a.V, trace_block(&t, STAGE_V, 1), N * D);
+    for (int h = 1; h <= HEADS; h++) {
+        assert_bits_equal("scores", a.scores + (h - 1) * N * N, trace_block(&t, STAGE_SCORES, h),
+                          N * N);
+        support_assert_close("weights", a.weights + (h - 1) * N * N,
+                             trace_block(&t, STAGE_WEIGHTS, h), N * N, TOLERANCE);
+    }
+    support_assert_close("concat", a.concat, trace_block(&t, STAGE_CONCAT, 1), N * D, TOLERANCE);
+    support_assert_close("output", a.output, trace_block(&t, STAGE_OUTPUT, 1), N * D, TOLERANCE);
+    trace_free(&t);
+    free(input);
+    free(W);
+    free(blocks);
+}
+
 static int use_portable(void **state)
 {
     (void)state;
@@ -501,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_all_finite_finds_any_non_finite_number),
         cmocka_unit_test(test_threads_do_not_change_results),
         cmocka_unit_test(test_huge_page_advice_keeps_contents),
+        cmocka_unit_test(test_textbook_attention_is_the_trace),
     };
     int failed = cmocka_run_group_tests_name("fastest kernels", tests, use_fastest, NULL);
     failed += cmocka_run_group_tests_name("AVX2 kernels", tests, use_avx2, use_fastest);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "support.h"
+#include "fixtures.h"
 #include "lesson.h"
 #include "lesson_diag.h"
 #include "lesson_text.h"
@@ -20,14 +21,9 @@ static lesson_status load(const char *text, lesson *l, lesson_diagnostics *d) {
     return lesson_load_buffer("t.yaml", text, strlen(text), l, d);
 }
 
-/* Loads text, which must be a valid lesson (the diagnostics are printed if not). */
+/* Loads text, which must be a valid lesson without a warning. */
 static void load_ok(const char *text, lesson *l) {
-    lesson_diagnostics d;
-    lesson_status status = load(text, l, &d);
-    if (status != LESSON_OK) lesson_diagnostics_print(&d, stderr);
-    assert_int_equal(status, LESSON_OK);
-    assert_int_equal(d.count, 0);
-    lesson_diagnostics_free(&d);
+    assert_int_equal(fixture_load(text, l), 0);
 }
 
 /* Loads text, which must be invalid, and compares every printed diagnostic line. */
@@ -36,14 +32,7 @@ static void expect_errors(const char *text, const char *expected) {
     lesson_diagnostics d;
     assert_int_equal(load(text, &l, &d), LESSON_INVALID);
     assert_null(l.tokens);
-    char *printed = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&printed, &size);
-    assert_non_null(stream);
-    lesson_diagnostics_print(&d, stream);
-    fclose(stream);
-    assert_string_equal(printed, expected);
-    free(printed);
+    fixture_diagnostics_are(&d, expected);
     lesson_diagnostics_free(&d);
 }
 
@@ -391,7 +380,7 @@ static void test_short_vector_is_blamed(void **state) {
                   "      |      ^\n"
                   "hint: most embeddings here have 2 numbers\n");
     expect_errors("title: t\ntokens: a b\nembeddings:\n  a: [1]\n  b: [1, 2]\n",
-                  "t.yaml:5:6: error: the embedding of 'b': expected 1 numbers, found 2\n"
+                  "t.yaml:5:6: error: the embedding of 'b': expected 1 number, found 2\n"
                   "    5 |   b: [1, 2]\n"
                   "      |      ^\n");
 }
@@ -413,12 +402,6 @@ static void test_diagnostic_printing(void **state) {
     lesson_report(&d, 3, 1, LESSON_ERROR_EMPTY_LIST, "past the end");
     lesson_report(&d, 0, 0, LESSON_ERROR_FILE_EMPTY);
     lesson_diagnostics_quote(&d, data, strlen(data));
-    char *printed = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&printed, &size);
-    assert_non_null(stream);
-    lesson_diagnostics_print(&d, stream);
-    fclose(stream);
     char expected[2048], window[200];
     memset(window, 'x', 120);
     window[120] = '\0';
@@ -433,8 +416,7 @@ static void test_diagnostic_printing(void **state) {
              "    2 | \xe2\x80\xa6%s\xe2\x80\xa6\n"
              "      | %41s^\n"
              "t.yaml:3:1: error: past the end must not be empty\n", window, "");
-    assert_string_equal(printed, expected);
-    free(printed);
+    fixture_diagnostics_are(&d, expected);
     lesson_diagnostics_free(&d);
 }
 

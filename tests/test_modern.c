@@ -6,10 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "fixtures.h"
 #include "stage_functions.h"
 #include "lesson.h"
-
-static const char *const labels[] = { "a", "b", "c", "d", "e", "f", "g", "h" };
 
 /* Inputs of n tokens (and m source tokens in cross-attention) with numbers from support_fill;
  * the caller sets what the test is about. */
@@ -24,20 +23,15 @@ static void make_fixture(fixture *f, int n, int m, int heads, unsigned seed)
     support_fill(f->source, sizeof f->source / sizeof f->source[0], seed + 1);
     for (int i = 0; i < 4; i++)
         support_fill(f->w[i], 16, seed + 2 + (unsigned)i);
-    f->in = (attention_input){ .n_tokens = n, .tokens = labels, .n_source = n, .d_model = 4,
+    f->in = (attention_input){ .n_tokens = n, .tokens = fixture_labels, .n_source = n, .d_model = 4,
                                .heads = heads, .embeddings = f->x, .W_Q = f->w[0],
                                .W_K = f->w[1], .W_V = f->w[2], .W_O = f->w[3],
                                .mask = MASK_NONE, .scale = true, .rope_base = 10000.0 };
     if (m > 0) {
         f->in.n_source = m;
-        f->in.source = labels + 2;
+        f->in.source = fixture_labels + 2;
         f->in.source_embeddings = f->source;
     }
-}
-
-static void compute_ok(const attention_input *in, trace *t)
-{
-    assert_int_equal(trace_compute(in, NULL, t, NULL), TRACE_OK);
 }
 
 /* ---- ALiBi's slopes ---- */
@@ -89,7 +83,7 @@ static void test_rope_matches_the_formula(void **state)
         f.in.rope = true;
         f.in.rope_base = k == 1 ? 100.0 : 10000.0;
         trace t;
-        compute_ok(&f.in, &t);
+        fixture_compute(&f.in, &t);
         double q[8 * 4], keys[8 * 4];
         rotate_direct(trace_block(&t, STAGE_Q, 1), q, t.n, t.d_k, f.in.rope_base);
         rotate_direct(trace_block(&t, STAGE_K, 1), keys, t.m, t.d_k, f.in.rope_base);
@@ -120,7 +114,7 @@ static void test_rope_scores_depend_only_on_distance(void **state)
     memcpy(f.x + 6 * 4, f.x + 3 * 4, 4 * sizeof(double));  /* token 6 = token 3 */
     f.in.rope = true;
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     for (int h = 1; h <= 2; h++) {
         double near = trace_value(&t, STAGE_SCORES, h, 1, 3);
         assert_true(fabs(near - trace_value(&t, STAGE_SCORES, h, 4, 6)) < 1e-14);
@@ -140,7 +134,7 @@ static void test_alibi_biases_the_softmax(void **state)
     f.in.alibi = true;
     f.in.mask = MASK_CAUSAL;
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     for (int h = 1; h <= 4; h++)
         for (int i = 0; i < 5; i++) {
             double e[5], sum = 0;
@@ -170,7 +164,7 @@ static void test_window_mask(void **state)
     f.in.mask = MASK_WINDOW;
     f.in.window = 2;
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     for (int i = 0; i < 6; i++)
         for (int j = 0; j < 6; j++) {
             bool visible = j <= i && j > i - 2;
@@ -180,11 +174,11 @@ static void test_window_mask(void **state)
     trace_free(&t);
 
     f.in.window = 6;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     fixture causal = f;
     causal.in.mask = MASK_CAUSAL;
     trace c;
-    compute_ok(&causal.in, &c);
+    fixture_compute(&causal.in, &c);
     assert_memory_equal(trace_block(&t, STAGE_WEIGHTS, 1), trace_block(&c, STAGE_WEIGHTS, 1),
                         2 * 6 * 6 * sizeof(double));
     assert_memory_equal(trace_block(&t, STAGE_OUTPUT, 1), trace_block(&c, STAGE_OUTPUT, 1),
@@ -250,7 +244,7 @@ static void test_gqa_matches_direct_computation(void **state)
     f.in.kv_heads = 1;
     f.in.rope = true;
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     assert_int_equal(trace_cols(&t, STAGE_K), 2);
     assert_int_equal(trace_cols(&t, STAGE_V), 2);
     assert_int_equal(trace_cols(&t, STAGE_K_ROTATED), 2);
@@ -294,9 +288,9 @@ static void test_gqa_with_every_head_is_multi_head(void **state)
     fixture f;
     make_fixture(&f, 4, 0, 2, 33);
     trace plain, grouped;
-    compute_ok(&f.in, &plain);
+    fixture_compute(&f.in, &plain);
     f.in.kv_heads = 2;
-    compute_ok(&f.in, &grouped);
+    fixture_compute(&f.in, &grouped);
     for (int s = 0; s < STAGE_COUNT; s++)
         if (plain.block[s])
             assert_memory_equal(plain.block[s], grouped.block[s],
@@ -309,15 +303,6 @@ static void test_gqa_with_every_head_is_multi_head(void **state)
 
 /* ---- explanations and costs ---- */
 
-static void assert_explained(const trace *t, const char *spec, int head, const char *expected)
-{
-    trace_cell cell;
-    char error[256], text[1024];
-    assert_true(trace_cell_parse(t, spec, head, &cell, error, sizeof error));
-    trace_cell_explain(t, &cell, 4, text, sizeof text);
-    assert_string_equal(text, expected);
-}
-
 /* Two tokens with the pair (1, 0) in each of two pairs; identity weights: the rotation of a
  * cell, the bias and the mask can be checked by hand. */
 static void test_explanations(void **state)
@@ -325,26 +310,26 @@ static void test_explanations(void **state)
     (void)state;
     static const double e[] = { 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0 };
     static const double identity[] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
-    attention_input in = { .n_tokens = 3, .tokens = labels, .n_source = 3, .d_model = 4,
+    attention_input in = { .n_tokens = 3, .tokens = fixture_labels, .n_source = 3, .d_model = 4,
                            .heads = 2, .embeddings = e, .W_Q = identity, .W_K = identity,
                            .W_V = identity, .W_O = identity, .mask = MASK_WINDOW, .window = 1,
                            .scale = true, .rope = true, .rope_base = 100.0, .alibi = true };
     trace t;
-    compute_ok(&in, &t);
-    assert_explained(&t, "Q_rotated[b,1]", 1,
+    fixture_compute(&in, &t);
+    fixture_explains(&t, "Q_rotated[b,1]", 1,
                      "Q_rotated[b,1] = Q[b,0]·sin θ + Q[b,1]·cos θ, θ = 1 × 100.0^(−0/2) = 1.0 "
                      "(pair 0 of head 1) = (1.0 × 0.8415) + (0.0 × 0.5403) = 0.8415");
-    assert_explained(&t, "K_rotated[c,2]", 1,
+    fixture_explains(&t, "K_rotated[c,2]", 1,
                      "K_rotated[c,2] = K[c,2]·cos θ − K[c,3]·sin θ, θ = 2 × 100.0^(−0/2) = 2.0 "
                      "(pair 0 of head 2) = (1.0 × -0.4161) − (0.0 × 0.9093) = -0.4161");
-    assert_explained(&t, "biased[c,a]", 2,
+    fixture_explains(&t, "biased[c,a]", 2,
                      "biased[c,a] (head 2) = scaled[c,a] − m_2·|2 − 0| = -0.2943 − 0.0039 × 2 "
                      "= -0.3021");
-    assert_explained(&t, "masked[c,c]", 1,
+    fixture_explains(&t, "masked[c,c]", 1,
                      "masked[c,c] (head 1) = biased[c,c] (may attend) = 0.7071");
-    assert_explained(&t, "masked[c,b]", 1,
+    fixture_explains(&t, "masked[c,b]", 1,
                      "masked[c,b] (head 1) = −∞ (hidden by the sliding window)");
-    assert_explained(&t, "scores[a,a]", 1,
+    fixture_explains(&t, "scores[a,a]", 1,
                      "scores[a,a] (head 1) = rotated q_a · rotated k_a over dims 0…1 = "
                      "(1.0 × 1.0) + (0.0 × 0.0) = 1.0");
     trace_free(&t);
@@ -357,7 +342,7 @@ static void test_costs(void **state)
     make_fixture(&f, 3, 5, 2, 9);
     f.in.rope = true;
     trace t;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     cost_counts counts;
     cost_stage(&t, STAGE_K_ROTATED, &counts);  /* 5 keys × 4 columns */
     assert_int_equal(counts.multiplications, 40);
@@ -367,7 +352,7 @@ static void test_costs(void **state)
 
     make_fixture(&f, 3, 0, 2, 9);
     f.in.alibi = true;
-    compute_ok(&f.in, &t);
+    fixture_compute(&f.in, &t);
     cost_stage(&t, STAGE_BIASED, &counts);  /* 2 heads × 3 × 3 */
     assert_int_equal(counts.multiplications, 18);
     assert_int_equal(counts.additions, 18);
@@ -384,44 +369,34 @@ static void test_costs(void **state)
     "  a: [1, 0, 0, 1]\n" \
     "  b: [0, 1, 1, 0]\n"
 
-static void load_ok(const char *text, lesson *l)
-{
-    lesson_diagnostics d;
-    lesson_status status = lesson_load_buffer("t.yaml", text, strlen(text), l, &d);
-    if (status != LESSON_OK)
-        lesson_diagnostics_print(&d, stderr);
-    assert_int_equal(status, LESSON_OK);
-    lesson_diagnostics_free(&d);
-}
-
 static void test_lesson_keys(void **state)
 {
     (void)state;
     lesson l;
-    load_ok(TWO_TOKENS "positional: rope\n", &l);
+    fixture_load(TWO_TOKENS "positional: rope\n", &l);
     assert_true(l.input.rope && !l.input.positional && !l.input.alibi);
     assert_true(l.input.rope_base == 10000.0);
     lesson_free(&l);
-    load_ok(TWO_TOKENS "positional: rope\nrope_base: 500\nbias: alibi\n", &l);
+    fixture_load(TWO_TOKENS "positional: rope\nrope_base: 500\nbias: alibi\n", &l);
     assert_true(l.input.rope && l.input.alibi && l.input.rope_base == 500.0);
     lesson_free(&l);
-    load_ok(TWO_TOKENS "mask: {window: 2}\n", &l);
+    fixture_load(TWO_TOKENS "mask: {window: 2}\n", &l);
     assert_int_equal(l.input.mask, MASK_WINDOW);
     assert_int_equal(l.input.window, 2);
     static const unsigned char cells[] = { 1, 0, 0, 1, 1, 0, 0, 1, 1 };
     assert_memory_equal(l.mask_cells, cells, sizeof cells);
     lesson_free(&l);
-    load_ok(TWO_TOKENS "heads: 2\nkv_heads: 1\nW_K: [[1, 0], [0, 1], [1, 1], [0, 0]]\n"
+    fixture_load(TWO_TOKENS "heads: 2\nkv_heads: 1\nW_K: [[1, 0], [0, 1], [1, 1], [0, 0]]\n"
             "W_V: {random: normal, seed: 3}\n", &l);
     assert_int_equal(l.input.kv_heads, 1);
     static const double w_k[] = { 1, 0, 0, 1, 1, 1, 0, 0 };
     assert_memory_equal(l.W_K, w_k, sizeof w_k);
     trace t;
-    compute_ok(&l.input, &t);
+    fixture_compute(&l.input, &t);
     assert_int_equal(trace_cols(&t, STAGE_V), 2);
     trace_free(&t);
     lesson_free(&l);
-    load_ok(TWO_TOKENS "positional: sinusoidal\nbias: none\n", &l);
+    fixture_load(TWO_TOKENS "positional: sinusoidal\nbias: none\n", &l);
     assert_true(l.input.positional && !l.input.rope && !l.input.alibi);
     lesson_free(&l);
 }

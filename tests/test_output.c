@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "fixtures.h"
 #include "lesson.h"
 #include "output.h"
 #include "text.h"
@@ -37,14 +38,8 @@ typedef struct {
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    lesson_diagnostics d;
-    lesson_status status = lesson_load_buffer("t.yaml", lesson_text, strlen(lesson_text), &f->l,
-                                              &d);
-    if (status != LESSON_OK)
-        lesson_diagnostics_print(&d, stderr);
-    lesson_diagnostics_free(&d);
-    assert_int_equal(status, LESSON_OK);
-    assert_int_equal(trace_compute(&f->l.input, NULL, &f->t, NULL), TRACE_OK);
+    assert_non_null(f);
+    fixture_load_traced(lesson_text, &f->l, &f->t);
     *state = f;
     return 0;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "fixtures.h"
 #include "ui.h"
 #include "ui_curses.h"
 #include "ui_keys.h"
@@ -28,9 +29,6 @@
 #include "ui_util.h"
 #include "ui_view.h"
 
-static const char *const cat_sat_tokens[] = {"cat", "sat"};
-static const double cat_sat_embeddings[] = {1.0, 0.5, 0.0, 1.0};
-static const double identity2[] = {1, 0, 0, 1};
 static const char *const three_tokens[] = {"bank", "of", "river"};
 static const double three_embeddings[] = {1.0, 0.0, 0.5, -1.0, 0.0, 1.0, 0.0, 0.5,
                                           0.5, 0.5, 1.0, 0.0};
@@ -39,12 +37,10 @@ static const double identity4[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 
 /* The verdicts' numbers: four decimals, trailing zeros trimmed. */
 static const number_format short4 = {NUMBER_SHORT, 4, 0, false};
 
+/* The shared hand-worked example (tests/fixtures.c), under the name this file's tests use. */
 static attention_input cat_sat_input(void)
 {
-    return (attention_input){.n_tokens = 2, .tokens = cat_sat_tokens, .n_source = 2,
-                             .d_model = 2, .heads = 1, .embeddings = cat_sat_embeddings,
-                             .W_Q = identity2, .W_K = identity2, .W_V = identity2,
-                             .W_O = identity2, .mask = MASK_NONE, .scale = true};
+    return fixture_cat_sat();
 }
 
 static attention_input two_head_input(void)

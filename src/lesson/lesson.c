@@ -301,6 +301,12 @@ static void report_decimal_commas(checker *c, int node, const char *what) {
     else lesson_hint(d, LESSON_HINT_SEPARATE_NUMBERS);
 }
 
+/* The noun for count things, as a diagnostic writes it after the count: "1 number",
+ * "2 numbers". */
+static const char *noun(int count, const char *one, const char *many) {
+    return count == 1 ? one : many;
+}
+
 /* Reads a list of numbers into values (when not NULL). expected < 0 accepts any length; when
  * `most` is not NULL, expected is the length most of the lists that are `most` have, which a
  * hint then says. Returns the length found, or -1 when node is not a usable list. */
@@ -312,14 +318,15 @@ static int read_vector(checker *c, int node, int expected, const char *what, con
         return -1;
     }
     int count = node_at(c, node)->count;
+    const char *numbers = noun(expected, "number", "numbers");
     if (count == 0) {
         lesson_diagnostic *d = REPORT(c, node, EMPTY_LIST, what);
-        if (most && expected > 0) lesson_hint(d, LESSON_HINT_MOST_HAVE, most, expected);
+        if (most && expected > 0) lesson_hint(d, LESSON_HINT_MOST_HAVE, most, expected, numbers);
         return 0;
     }
     if (expected >= 0 && count != expected) {
-        lesson_diagnostic *d = REPORT(c, node, WRONG_SIZE, what, expected, "numbers", count);
-        if (most) lesson_hint(d, LESSON_HINT_MOST_HAVE, most, expected);
+        lesson_diagnostic *d = REPORT(c, node, WRONG_SIZE, what, expected, numbers, count);
+        if (most) lesson_hint(d, LESSON_HINT_MOST_HAVE, most, expected, numbers);
         values = NULL;
     }
     int i = 0;
@@ -745,7 +752,8 @@ static void read_matrix(checker *c, int node, const char *name, int cols, matrix
         return;
     }
     if (c->d_model >= 0 && rows != c->d_model)
-        REPORT(c, node, WRONG_SIZE, name, c->d_model, "rows (d_model)", rows);
+        REPORT(c, node, WRONG_SIZE, name, c->d_model,
+               noun(c->d_model, "row (d_model)", "rows (d_model)"), rows);
     char label[64];
     snprintf(label, sizeof label, "a row of %s", name);
     /* Without d_model, rows must at least agree with one another: the odd one is blamed. */
@@ -915,7 +923,8 @@ static void check_mask_rows(checker *c, int node, int n, int m) {
          row = lesson_node_next(c->t, row), i++) {
         if (!expect_kind(c, row, LESSON_NODE_LIST, label, "a list of 0 and 1")) continue;
         if (node_at(c, row)->count != m) {
-            REPORT(c, row, WRONG_SIZE, label, m, "cells (one per key)", node_at(c, row)->count);
+            REPORT(c, row, WRONG_SIZE, label, m,
+                   noun(m, "cell (one per key)", "cells (one per key)"), node_at(c, row)->count);
             continue;
         }
         bool sees = false, valid = true;
@@ -961,7 +970,8 @@ static void read_mask(checker *c, int node) {
         if (!c->tokens.valid || (cross && !c->source.valid)) return;
         int n = c->tokens.count, m = cross ? c->source.count : n;
         if (node_at(c, node)->count != n)
-            REPORT(c, node, WRONG_SIZE, "mask", n, "rows (one per token)", node_at(c, node)->count);
+            REPORT(c, node, WRONG_SIZE, "mask", n,
+                   noun(n, "row (one per token)", "rows (one per token)"), node_at(c, node)->count);
         else
             check_mask_rows(c, node, n, m);
         return;
@@ -1366,8 +1376,10 @@ static void check_kv_identity(checker *c, int i, const char *name) {
     int cols = kv_columns(c);
     if (c->W[i].form != FORM_IDENTITY || cols < 1 || cols == c->d_model) return;
     int node = c->keys[TOP_W_Q + i] >= 0 ? c->keys[TOP_W_Q + i] : c->keys[TOP_KV_HEADS];
-    lesson_hint(REPORT(c, node, IDENTITY_NOT_SQUARE, name, c->kv_heads, cols, c->d_model),
-                LESSON_HINT_KV_MATRIX, name, c->d_model, cols);
+    lesson_hint(REPORT(c, node, IDENTITY_NOT_SQUARE, name, c->kv_heads, cols,
+                       noun(cols, "column", "columns"), c->d_model),
+                LESSON_HINT_KV_MATRIX, name, c->d_model, noun(c->d_model, "row", "rows"), cols,
+                noun(cols, "number", "numbers"));
 }
 
 static void check_lesson(checker *c, int root) {

@@ -72,8 +72,32 @@ static void check_number(const lesson_step *step, const trace *t, lesson_diagnos
                   tolerance);
 }
 
+/* A choice taken from a focus column that does not hold its row's largest value is most likely
+ * the wrong key to "which word does cat look at most?": warned of, as the author may mean it. */
+static void warn_not_largest(const lesson_step *step, const trace *t, const char *column,
+                             lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    int largest = cell.col;
+    for (int col = 0; col < trace_cols(t, cell.stage); col++)
+        if (trace_value(t, cell.stage, cell.head, cell.row, col)
+            > trace_value(t, cell.stage, cell.head, cell.row, largest))
+            largest = col;
+    if (largest == cell.col) return;
+    char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX];
+    char column_shown[LESSON_ESCAPED_MAX], largest_shown[LESSON_ESCAPED_MAX];
+    const char *other = trace_axis_label(t, stage_get(cell.stage)->cols, largest, label,
+                                         sizeof label);
+    claim_cell_name(t, &cell, name, sizeof name);
+    lesson_report_warning(d, step->answer_at.line, step->answer_at.col,
+                          LESSON_ERROR_AUTO_NOT_LARGEST,
+                          lesson_escape(column, strlen(column), column_shown),
+                          escaped(name, name_shown),
+                          lesson_escape(other, strlen(other), largest_shown));
+}
+
 /* `answer: auto`: the focus cell's value, or the choice that names the focus cell's column. */
-static void take_answer(lesson_step *step, const trace *t, lesson_diagnostics *d) {
+static void take_answer(lesson_step *step, const trace *t, bool warnings,
+                        lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
     if (step->n_choices == 0) {
         step->answer = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
@@ -85,6 +109,7 @@ static void take_answer(lesson_step *step, const trace *t, lesson_diagnostics *d
     for (int i = 0; i < step->n_choices; i++)
         if (strcmp(step->choices[i], column) == 0) {
             step->answer_choice = i;
+            if (warnings) warn_not_largest(step, t, column, d);
             return;
         }
     lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_AUTO_NO_CHOICE,
@@ -106,7 +131,7 @@ static void check_answer(lesson_step *step, const trace *t, bool warnings,
                                   lesson_escape(answer, strlen(answer), shown));
         return;
     }
-    if (step->answer_auto) take_answer(step, t, d);
+    if (step->answer_auto) take_answer(step, t, warnings, d);
     else if (step->n_choices > 0 && step->answer_choice >= 0) check_choice(step, t, d);
     else if (step->n_choices == 0) check_number(step, t, d);
 }

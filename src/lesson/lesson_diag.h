@@ -64,7 +64,7 @@
                          "must be even; here it is %d") \
     X(NOT_WITH,          "%s does not work with '%s' (not computed yet)") \
     X(KV_HEADS_DIVIDE,   "kv_heads (%d) must divide heads (%d)") \
-    X(IDENTITY_NOT_SQUARE, "%s cannot be identity: with kv_heads %d it has %d columns " \
+    X(IDENTITY_NOT_SQUARE, "%s cannot be identity: with kv_heads %d it has %d %s " \
                          "(kv_heads × d_k), not d_model = %d") \
     X(STAGE_NEEDS,       "stage '%s' exists only with '%s'") \
     X(TRACE_TOO_LARGE,   "the lesson and its trace would need %s") \
@@ -84,6 +84,9 @@
                          "a column is the right one only at the focus") \
     X(AUTO_NO_FOCUS,     "'answer: auto' needs a focus: the cell to take the answer from") \
     X(AUTO_NO_CHOICE,    "'answer: auto': no choice is '%s', the focus cell's column") \
+    X(AUTO_NOT_LARGEST,  "'answer: auto' takes '%s', the column of the focus %s, but the " \
+                         "largest value of that row is at '%s'; if the question asks which is " \
+                         "largest, put the focus there") \
     X(UNCHECKED_ANSWER,  "answer %s cannot be checked: the step has no focus (or write " \
                          "'answer: auto' with a focus)") \
     X(BAD_PLACEHOLDER,   "%s") \
@@ -121,9 +124,9 @@ typedef enum {
     X(LINE_UP,           "start it in column %d, or deeper to put it inside the value above") \
     X(LINE_UP_ITEM,      "to continue the item of line %d, start it in column %d, under its " \
                          "first key") \
-    X(MOST_HAVE,         "most %s here have %d numbers") \
+    X(MOST_HAVE,         "most %s here have %d %s") \
     X(DECIMAL_POINT,     "write decimals with a point: %s") \
-    X(KV_MATRIX,         "write %s as %d rows of %d numbers, or {random: normal, seed: N}") \
+    X(KV_MATRIX,         "write %s as %d %s of %d %s, or {random: normal, seed: N}") \
     X(EVEN_D_K,          "use d_model and heads whose quotient is even, e.g. heads: %d") \
     X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers") \
     X(BIAS_LENGTH,       "%s is added to every row of %s, one number per column: %s") \

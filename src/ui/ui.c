@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "exit_status.h"
 #include "text.h"
 #include "ui_matrix.h"
@@ -25,7 +26,8 @@ typedef struct {
     ui_style st;
     bool headless;
     SCREEN *screen;
-    FILE *term_out, *term_in;    /* headless: the in-memory screen writes to /dev/null */
+    FILE *term_out, *term_in;    /* headless: what curses sends (kept in a temporary file when
+                                    the script counts clears, else /dev/null) */
     ui_event *script;
     int script_len, script_pos, dumps;
     int instant_failures;        /* reads that failed at once, in a row */
@@ -175,6 +177,43 @@ static void dump_screen(session *s)
     if (fflush(stdout) != 0) s->stop = true;   /* main reports the failed write */
 }
 
+/* Occurrences of needle (n > 0 bytes) in the whole file fd, without overlaps; -1 if unread. */
+static long count_in_file(int fd, const char *needle, size_t n)
+{
+    off_t end = lseek(fd, 0, SEEK_END);
+    char *text = end > 0 ? malloc((size_t)end) : NULL;
+    if (!text || pread(fd, text, (size_t)end, 0) != end) {
+        free(text);
+        return end == 0 ? 0 : -1;
+    }
+    long count = 0;
+    for (size_t i = 0; i + n <= (size_t)end; i++)
+        if (memcmp(text + i, needle, n) == 0) { count++; i += n - 1; }
+    free(text);
+    return count;
+}
+
+/* A key script's "clears": how many times curses has sent the terminal its clear-screen
+ * sequence so far (the first frame, a full redraw such as Ctrl-L's), read back from the file
+ * the headless terminal writes to, so a test can tell a redraw from a repaint of what changed.
+ * Padding ("$<50>") is left out of the sequence: it is a delay, not bytes curses sends. */
+static void write_clears(session *s)
+{
+    const char *cap = tigetstr("clear");
+    char sequence[64];
+    size_t n = 0;
+    for (; cap && cap != (const char *)-1 && *cap && n + 1 < sizeof sequence; cap++) {
+        const char *padding = cap[0] == '$' && cap[1] == '<' ? strchr(cap, '>') : NULL;
+        if (padding) cap = padding;
+        else sequence[n++] = *cap;
+    }
+    fflush(s->term_out);   /* curses writes to the descriptor; stdio may hold a part too */
+    long count = n ? count_in_file(fileno(s->term_out), sequence, n) : -1;
+    if (count < 0) printf("--- clears: cannot tell (TERM has no clear sequence, or no memory)\n");
+    else printf("--- clears %ld\n", count);
+    if (fflush(stdout) != 0) s->stop = true;   /* main reports the failed write */
+}
+
 /* ---- input ---- */
 
 static bool next_script_event(session *s, ui_event *ev)
@@ -182,6 +221,7 @@ static bool next_script_event(session *s, ui_event *ev)
     while (s->script_pos < s->script_len) {
         *ev = s->script[s->script_pos++];
         if (ev->kind == UI_EV_DUMP) { dump_screen(s); continue; }
+        if (ev->kind == UI_EV_CLEARS) { write_clears(s); continue; }
         if (ev->kind == UI_EV_RESIZE) resizeterm(ev->y, ev->x);
         return true;
     }
@@ -228,10 +268,19 @@ static bool next_event(session *s, ui_event *ev)
 
 /* ---- the terminal ---- */
 
+static bool script_counts_clears(const session *s)
+{
+    for (int i = 0; i < s->script_len; i++)
+        if (s->script[i].kind == UI_EV_CLEARS) return true;
+    return false;
+}
+
 static exit_status start_terminal(session *s, const ui_options *o)
 {
     if (s->headless) {
-        s->term_out = fopen("/dev/null", "w");
+        /* what curses sends is kept only for a script that counts clears, so that the others
+         * (and the key timings of make bench) write to /dev/null as a terminal would take it */
+        s->term_out = script_counts_clears(s) ? tmpfile() : fopen("/dev/null", "w");
         s->term_in = fopen("/dev/null", "r");
         use_env(FALSE);   /* the size comes from --screen, not from the environment */
         /* A fixed terminal type, so the dumps do not depend on $TERM; the others are

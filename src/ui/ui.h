@@ -23,7 +23,8 @@ typedef struct {
      * text to stdout wherever the script says "dump" and at its end. NULL for a real terminal.
      * Script lines: a printable character; space, enter, tab, btab, up, down, left, right,
      * pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; "resize COLSxROWS"; "click COL ROW";
-     * "dump"; "reload" (look at the lesson file now) and "reload FILE" (as if the lesson file
+     * "dump"; "clears" (writes how many times the terminal has been cleared so far, which a
+     * full redraw does); "reload" (look at the lesson file now) and "reload FILE" (as if the lesson file
      * had just been saved with FILE's text); blank lines and "# comments".
      * tests/screens/README has the details. */
     const char *key_script;

@@ -189,20 +189,22 @@ void ui_binding_bar_keys(const ui_binding *binding, bool utf8, char *buffer, siz
     append_keys(buffer, size, binding->keys + first, n, utf8, "");
 }
 
+/* --help-keys and the man page: the bindings that work everywhere first, then each context's
+ * own. A binding is listed under every context it works in (g and G in a lesson and while a
+ * question waits), except that one working everywhere is listed once, in its own section. */
 static const struct { unsigned context; const char *heading; } sections[] = {
+    {EVERYWHERE, "Everywhere (in a lesson, while a question waits, in the lesson picker)"},
     {UI_IN_LESSON, "In a lesson"},
     {UI_IN_QUESTION, "While a question waits for its answer"},
     {UI_IN_PICKER, "In the lesson picker"},
     {UI_IN_COMPARE, "In a comparison, besides the keys of a lesson"},
 };
 
-/* The first context of lesson, question, picker a binding belongs to: ui_print_keys lists
- * each binding once, under that heading. */
-static unsigned section_of(const ui_binding *binding)
+/* Whether ui_print_keys lists the binding under the section of context. */
+static bool in_section(const ui_binding *binding, unsigned context)
 {
-    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
-        if (binding->contexts & sections[i].context) return sections[i].context;
-    return 0;
+    bool everywhere = (binding->contexts & EVERYWHERE) == EVERYWHERE;
+    return context == EVERYWHERE ? everywhere : !everywhere && (binding->contexts & context);
 }
 
 /* Writes text for troff: '-' and '\' escaped, and a leading '.' or '\'' kept as text. */
@@ -221,7 +223,7 @@ void ui_print_keys(FILE *stream, bool man)
     for (size_t s = 0; s < sizeof sections / sizeof sections[0]; s++) {
         fprintf(stream, man ? ".SS \"%s\"\n" : "%s:\n", sections[s].heading);
         for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
-            if (section_of(&bindings[i]) != sections[s].context) continue;
+            if (!in_section(&bindings[i], sections[s].context)) continue;
             char keys[128];
             ui_binding_keys(&bindings[i], false, keys, sizeof keys);
             if (!man) {
@@ -277,6 +279,7 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     if (word[0] == '\0' || word[0] == '#') return 0;
     *ev = (ui_event){.kind = UI_EV_KEY};
     if (strcmp(word, "dump") == 0) { ev->kind = UI_EV_DUMP; return 1; }
+    if (strcmp(word, "clears") == 0) { ev->kind = UI_EV_CLEARS; return 1; }
     if (strcmp(word, "reload") == 0 || strncmp(word, "reload ", 7) == 0) {
         ev->kind = UI_EV_RELOAD;
         const char *file = word + 6;
@@ -307,7 +310,7 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     if (word[1] == '\0' && word[0] > 0x20 && word[0] < 0x7F) { ev->key = word[0]; return 1; }
     snprintf(error, size, "unknown key '%s' (one key per line: a character, or space, enter, "
              "tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, "
-             "ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE])", word);
+             "ctrl-l; or dump, clears, resize COLSxROWS, click COL ROW, reload [FILE])", word);
     return -1;
 }
 

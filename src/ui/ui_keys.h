@@ -76,9 +76,12 @@ void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t 
 /* ---- key scripts for headless runs; the format is described in ui.h ---- */
 /* UI_EV_TICK: the terminal's input timed out (time to look at the lesson file again);
  * UI_EV_RELOAD: a key script's "reload" (look now) or "reload FILE" (as if the lesson's file had
- * just been saved with FILE's text), so reloading is tested without timing. */
+ * just been saved with FILE's text), so reloading is tested without timing;
+ * UI_EV_CLEARS: a key script's "clears" (say how often the terminal has been cleared so far), so
+ * a full redraw such as Ctrl-L's is tested without a real terminal. */
 typedef enum {
-    UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_TICK, UI_EV_RELOAD, UI_EV_END
+    UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_TICK, UI_EV_RELOAD, UI_EV_CLEARS,
+    UI_EV_END
 } ui_event_kind;
 
 typedef struct {

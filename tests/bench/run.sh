@@ -14,37 +14,14 @@ flags="-std=c11 -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion
 flags="$flags -D_POSIX_C_SOURCE=200809L -O2 -g -ffp-contract=off -Isrc/core"
 python=/usr/bin/python3
 
-# 1. the two cores: the reference loops and the kernels. Until src/core/trace.c calls the kernels,
-#    tests/bench/attention-kernels.patch makes that version; afterwards the patch, reversed,
-#    gives back the reference loops.
-kernels_note="" reference_note=""
-if grep -q 'kernels_' src/core/trace.c; then
-    cp src/core/trace.c "$out/attention_kernels.c"
-    kernels_note="src/core/trace.c as it is (it calls the kernels)"
-    if patch -s -R -o "$out/attention_reference.c" src/core/trace.c \
-           tests/bench/attention-kernels.patch >/dev/null 2>&1; then
-        reference_note="src/core/trace.c with tests/bench/attention-kernels.patch reversed"
-    else
-        rm -f "$out/attention_reference.c"
-        reference_note="not measured: the patch no longer reverses onto src/core/trace.c"
-    fi
-else
-    cp src/core/trace.c "$out/attention_reference.c"
-    reference_note="src/core/trace.c as it is (textbook loops)"
-    if patch -s -o "$out/attention_kernels.c" src/core/trace.c \
-           tests/bench/attention-kernels.patch >/dev/null 2>&1; then
-        kernels_note="src/core/trace.c with tests/bench/attention-kernels.patch applied"
-    else
-        rm -f "$out/attention_kernels.c"
-        kernels_note="not measured: the patch no longer applies to src/core/trace.c"
-    fi
-fi
-for core in reference kernels; do
-    [ -f "$out/attention_$core.c" ] || continue
-    # every other file of the core, as it is
-    $CC $flags -o "$out/bench_$core" tests/bench/bench_trace.c "$out/attention_$core.c" \
-        $(ls src/core/*.c | grep -v '/trace\.c$') -lm -lpthread
-done
+# 1. one program times both: the core as it is (its kernels), and with `reference` the textbook
+#    loops of tests/textbook.c, which tests/test_kernels.c holds the kernels and the trace to, so
+#    that the row cannot rot while the tests pass.
+$CC $flags -Itests -o "$out/bench_trace" tests/bench/bench_trace.c tests/textbook.c src/core/*.c \
+    -lm -lpthread
+bench="$out/bench_trace"
+kernels_note="src/core as it is"
+reference_note="tests/textbook.c (the fused loops tests/test_kernels.c holds the kernels and the trace to), 1 thread"
 
 # Prints the value of key from key=value lines in file.
 value() { sed -n "s/^$2=//p" "$1" | head -n 1; }
@@ -90,30 +67,29 @@ ref_best=() ker_best=() kerN_best=() np1_best=() np2_best=() torch_best=()
 ker_medians="" kerN_medians="" np1_medians="" np2_medians="" torch_medians=""
 np1_cores="" np2_cores="" torch_cores="" ker_cores="" kerN_cores=""
 ker_med=() kerN_med=() np1_med=() np2_med=() torch_med=()
-ker_alloc=() ker_faults="" ker_path=""
+ker_alloc=() ker_faults="" ker_path="" ref_diff=""
 threads=2   # the targets compare two threads with numpy's two
 for round in $(seq 1 "$rounds"); do
     echo "round $round of $rounds" >&2
-    if [ -x "$out/bench_reference" ] && [ "$round" -eq 1 ]; then
-        "$out/bench_reference" 512 512 8 3 | tr ' ' '\n' > "$out/reference.txt"
+    if [ "$round" -eq 1 ]; then
+        "$bench" 512 512 8 3 reference | tr ' ' '\n' > "$out/reference.txt"
         ref_best+=("$(value "$out/reference.txt" best_s)")
+        ref_diff=$(value "$out/reference.txt" max_output_diff)
     fi
-    if [ -x "$out/bench_kernels" ]; then
-        ATTNSTEP_THREADS=1 "$out/bench_kernels" 512 512 8 11 | tr ' ' '\n' > "$out/kernels.txt"
-        ker_best+=("$(value "$out/kernels.txt" best_s)")
-        ker_medians="$ker_medians $(ms "$(value "$out/kernels.txt" median_s)")"
-        ker_med+=("$(value "$out/kernels.txt" median_s)")
-        ker_alloc+=("$(value "$out/kernels.txt" alloc_best_s)")
-        ker_faults="$ker_faults $(value "$out/kernels.txt" faults_per_trace)"
-        ker_path=$(value "$out/kernels.txt" path)
-        ATTNSTEP_THREADS=$threads "$out/bench_kernels" 512 512 8 11 | tr ' ' '\n' \
-            > "$out/kernels_threads.txt"
-        kerN_best+=("$(value "$out/kernels_threads.txt" best_s)")
-        kerN_medians="$kerN_medians $(ms "$(value "$out/kernels_threads.txt" median_s)")"
-        kerN_med+=("$(value "$out/kernels_threads.txt" median_s)")
-        ker_cores="$ker_cores $(value "$out/kernels.txt" cores)"
-        kerN_cores="$kerN_cores $(value "$out/kernels_threads.txt" cores)"
-    fi
+    ATTNSTEP_THREADS=1 "$bench" 512 512 8 11 | tr ' ' '\n' > "$out/kernels.txt"
+    ker_best+=("$(value "$out/kernels.txt" best_s)")
+    ker_medians="$ker_medians $(ms "$(value "$out/kernels.txt" median_s)")"
+    ker_med+=("$(value "$out/kernels.txt" median_s)")
+    ker_alloc+=("$(value "$out/kernels.txt" alloc_best_s)")
+    ker_faults="$ker_faults $(value "$out/kernels.txt" faults_per_trace)"
+    ker_path=$(value "$out/kernels.txt" path)
+    ATTNSTEP_THREADS=$threads "$bench" 512 512 8 11 | tr ' ' '\n' \
+        > "$out/kernels_threads.txt"
+    kerN_best+=("$(value "$out/kernels_threads.txt" best_s)")
+    kerN_medians="$kerN_medians $(ms "$(value "$out/kernels_threads.txt" median_s)")"
+    kerN_med+=("$(value "$out/kernels_threads.txt" median_s)")
+    ker_cores="$ker_cores $(value "$out/kernels.txt" cores)"
+    kerN_cores="$kerN_cores $(value "$out/kernels_threads.txt" cores)"
     if [ -x "$python" ]; then
         "$python" tests/bench/compare.py numpy 512 512 8 11 > "$out/python.txt" 2>&1 || true
         OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
@@ -148,16 +124,10 @@ torch_missing=$(value "$out/python.txt" torch_missing 2>/dev/null || true)
 [ -x "$python" ] || numpy_missing="no $python"
 
 # 4. peak memory at n = 1024, each core in a fresh process
-ref_rss="" ker_rss="" ker_1024=""
-if [ -x "$out/bench_reference" ]; then
-    ref_rss=$("$out/bench_reference" 1024 512 8 1 | tr ' ' '\n' | sed -n 's/^peak_rss_kb=//p')
-fi
-if [ -x "$out/bench_kernels" ]; then
-    ATTNSTEP_THREADS=$threads "$out/bench_kernels" 1024 512 8 3 | tr ' ' '\n' \
-        > "$out/kernels_1024.txt"
-    ker_rss=$(value "$out/kernels_1024.txt" peak_rss_kb)
-    ker_1024=$(value "$out/kernels_1024.txt" best_s)
-fi
+ref_rss=$("$bench" 1024 512 8 1 reference | tr ' ' '\n' | sed -n 's/^peak_rss_kb=//p')
+ATTNSTEP_THREADS=$threads "$bench" 1024 512 8 3 | tr ' ' '\n' > "$out/kernels_1024.txt"
+ker_rss=$(value "$out/kernels_1024.txt" peak_rss_kb)
+ker_1024=$(value "$out/kernels_1024.txt" best_s)
 
 # 5. the program's own view: --stats and --cost of ./attnstep
 program=./attnstep program_note="./attnstep"
@@ -310,7 +280,7 @@ the textbook sum with fused multiply-add in k order, bit for bit on every path; 
 exponential is within 2 ulp of libm's and the same bits on every path (tests/test_kernels.c,
 tests/test_paths.c).
 
-- reference loops: $reference_note
+- reference loops: $reference_note; its output differs from the core's by at most ${ref_diff:-?} (the exponential: libm's in the loops, the kernels' own in the core)
 - kernels: $kernels_note
 - numpy's BLAS: ${numpy_blas:-—}${numpy_missing:+ (numpy missing: $numpy_missing)}${torch_missing:+; PyTorch missing: $torch_missing}
 
@@ -391,12 +361,12 @@ $cost_text
 
 \`\`\`
 make bench                     # this file; BENCH_ROUNDS=N for more rounds
-ATTNSTEP_THREADS=1 build/bench/bench_kernels 512 512 8 11
-ATTNSTEP_THREADS=$threads build/bench/bench_kernels 512 512 8 11
-build/bench/bench_reference 512 512 8 3
+ATTNSTEP_THREADS=1 build/bench/bench_trace 512 512 8 11
+ATTNSTEP_THREADS=$threads build/bench/bench_trace 512 512 8 11
+build/bench/bench_trace 512 512 8 3 reference
 $python tests/bench/compare.py numpy 512 512 8 11
 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $python tests/bench/compare.py torch 512 512 8 11
-ATTNSTEP_THREADS=$threads build/bench/bench_kernels 1024 512 8 3
+ATTNSTEP_THREADS=$threads build/bench/bench_trace 1024 512 8 3
 tests/bench/make_lesson.sh 1024 512 8 > tests/bench/long_1024.yaml
 ATTNSTEP_KEY_TIMES=times.tsv ./attnstep --keys $ui_keys --screen $ui_screen $ui_lesson
 \`\`\`
