@@ -430,6 +430,81 @@ static void test_lesson_keys(void **state)
                    "    focus: [c, 2]\n", "focus column '2' is not one of the columns");
 }
 
+/* A decoding lesson's walk: without a script it is the time axis (walk_build_decode); a script
+ * step with position: shows that token's part of its stage, in a word or an index; a step
+ * without one shows the whole matrix. */
+static void test_decoding_walk_from_a_lesson(void **state)
+{
+    (void)state;
+    lesson l;
+    char message[512];
+    assert_int_equal(load(TOKENS "mask: causal\ndecode: true\n", &l, message, sizeof message),
+                     LESSON_OK);
+    trace t;
+    compute_ok(&l.input, &t);
+    walk w, decode;
+    assert_true(lesson_walk(&l, &t, &w));
+    assert_true(walk_build_decode(&decode, &t));
+    assert_int_equal(w.count, decode.count);
+    assert_int_equal(w.count, 4 * 7);
+    for (int k = 0; k < w.count; k++)
+        assert_memory_equal(&w.steps[k], &decode.steps[k], sizeof w.steps[k]);
+    walk_free(&w);
+    walk_free(&decode);
+    assert_true(walk_build_pipeline(&w, &t));   /* --json and --csv keep whole matrices */
+    for (int k = 0; k < w.count; k++)
+        assert_int_equal(w.steps[k].position, WALK_WHOLE);
+    walk_free(&w);
+    trace_free(&t);
+    lesson_free(&l);
+
+    assert_int_equal(load(TOKENS "mask: causal\ndecode: true\nsteps:\n"
+                          "  - stage: scores\n    position: b\n    focus: [b, a]\n"
+                          "  - stage: V\n    position: 2\n    focus: [b, 1]\n"
+                          "  - stage: weights\n", &l, message, sizeof message), LESSON_OK);
+    assert_int_equal(l.steps[0].token, 2);
+    assert_int_equal(l.steps[1].token, 3);
+    assert_int_equal(l.steps[2].token, 0);
+    compute_ok(&l.input, &t);
+    assert_true(lesson_walk(&l, &t, &w));
+    assert_int_equal(w.count, 3);
+    int expect_position[] = { 1, 2, WALK_WHOLE };
+    int expect_rows[][2] = { { 1, 2 }, { 0, 3 }, { 0, 4 } };
+    int expect_cols[][2] = { { 0, 2 }, { 0, 2 }, { 0, 4 } };
+    for (int k = 0; k < 3; k++) {
+        int first, end;
+        assert_int_equal(w.steps[k].position, expect_position[k]);
+        assert_int_equal(w.steps[k].narration, k);
+        walk_step_rows(&t, &w.steps[k], &first, &end);
+        assert_true(first == expect_rows[k][0] && end == expect_rows[k][1]);
+        walk_step_cols(&t, &w.steps[k], &first, &end);
+        assert_true(first == expect_cols[k][0] && end == expect_cols[k][1]);
+    }
+    walk_free(&w);
+    /* a mark with a token on a trace that does not decode is not placed (the loader refuses
+     * it: 'position' needs 'decode: true') */
+    attention_input in = l.input;
+    in.decode = false;
+    trace plain;
+    compute_ok(&in, &plain);
+    walk_mark marks[] = { { STAGE_SCORES, 0, 2 }, { STAGE_OUTPUT, 0, 0 } };
+    assert_true(walk_build(&w, &plain, marks, 2));
+    assert_int_equal(w.count, 1);
+    assert_int_equal(w.steps[0].stage, STAGE_OUTPUT);
+    walk_free(&w);
+    trace_free(&plain);
+    trace_free(&t);
+    lesson_free(&l);
+    assert_refused(TOKENS "mask: causal\nsteps:\n  - stage: Q\n    position: a\n",
+                   "'position' needs 'decode: true'");
+    assert_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: Q\n    position: 4\n",
+                   "position '4' is not one of the tokens (a token, or an index from 0 to 3)");
+    assert_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: K\n"
+                   "    position: b\n    focus: [c, 0]\n",
+                   "the focus is not shown at this position: at position 'b', stage 'K' shows "
+                   "the cache's rows up to that token");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_decode_is_the_causal_trace),
         cmocka_unit_test(test_decode_counts),
         cmocka_unit_test(test_decode_walk),
+        cmocka_unit_test(test_decoding_walk_from_a_lesson),
         cmocka_unit_test(test_stats_of_decoding),
         cmocka_unit_test(test_cost_of_decoding),
     };

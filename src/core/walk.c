@@ -28,17 +28,19 @@ static int place_pipeline(const trace *t, const walk_mark *marks, int n_marks, w
     return count;
 }
 
-/* The script: one step per mark, in the author's order; a mark the trace cannot show (the
- * loader never lets one through) is left out. */
+/* The script: one step per mark, in the author's order, at the mark's token when it names one;
+ * a mark the trace cannot show (the loader never lets one through) is left out. */
 static int place_script(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
 {
     int count = 0;
     for (int i = 0; i < n_marks; i++) {
         int head = marks[i].head == 0 ? 1 : marks[i].head;
-        if (!trace_has_stage(t, marks[i].stage) || head > heads_of(t, marks[i].stage))
+        int position = marks[i].token > 0 ? marks[i].token - 1 : WALK_WHOLE;
+        if (!trace_has_stage(t, marks[i].stage) || head > heads_of(t, marks[i].stage)
+            || position >= t->n || (position != WALK_WHOLE && !t->in->decode))
             continue;
         if (out)
-            out[count] = (walk_step){ marks[i].stage, head, WALK_WHOLE, i };
+            out[count] = (walk_step){ marks[i].stage, head, position, i };
         count++;
     }
     return count;
@@ -84,7 +86,8 @@ static bool build(walk *w, const trace *t, const walk_mark *marks, int n_marks, 
 
 bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks)
 {
-    return build(w, t, marks, n_marks, n_marks > 0 ? place_script : place_pipeline);
+    placer *place = n_marks > 0 ? place_script : t->in->decode ? place_decode : place_pipeline;
+    return build(w, t, marks, n_marks, place);
 }
 
 bool walk_build_pipeline(walk *w, const trace *t)
@@ -99,9 +102,16 @@ bool walk_build_decode(walk *w, const trace *t)
 
 void walk_step_rows(const trace *t, const walk_step *step, int *first, int *end)
 {
-    bool cache = step->stage == STAGE_K || step->stage == STAGE_V;
+    bool cache = stage_get(step->stage)->rows == AXIS_SOURCE;
     *first = step->position == WALK_WHOLE || cache ? 0 : step->position;
     *end = step->position == WALK_WHOLE ? trace_rows(t, step->stage) : step->position + 1;
+}
+
+void walk_step_cols(const trace *t, const walk_step *step, int *first, int *end)
+{
+    bool keys = stage_get(step->stage)->cols == AXIS_SOURCE;
+    *first = 0;
+    *end = step->position != WALK_WHOLE && keys ? step->position + 1 : trace_cols(t, step->stage);
 }
 
 void walk_free(walk *w)

@@ -48,6 +48,8 @@ typedef struct {
     int focus_row;         /* index along the stage's rows (tokens, or source tokens for K, V and
                               source_input), or -1 without focus */
     int focus_col;         /* index along the stage's columns, or -1 without focus */
+    int token;             /* in a decoding lesson, the token the step shows being generated,
+                              from 1 (walk_step.position + 1); 0 for the whole matrix */
     char *say;             /* narration text, or NULL */
     int line;              /* where the step is written in the file */
     char *ask;             /* the question, or NULL when the step asks none */

@@ -73,6 +73,10 @@
     X(NO_SUCH_HEAD,      "head %d does not exist; this lesson has %d") \
     X(HEAD_NOT_PER_HEAD, "stage '%s' is one matrix for all heads, so it takes no 'head'; " \
                          "the stages with one matrix per head are: %s") \
+    X(BAD_POSITION,      "position '%s' is not one of the tokens (a token, or an index from 0 " \
+                         "to %d)") \
+    X(FOCUS_NOT_SHOWN,   "the focus is not shown at this position: at position '%s', stage '%s' " \
+                         "shows %s%s") \
     X(BAD_FOCUS,         "focus %s '%s' is not one of the %ss of stage '%s'") \
     X(NOT_A_CHOICE,      "answer '%s' is not one of the choices") \
     X(NEEDS,             "'%s' needs %s") \

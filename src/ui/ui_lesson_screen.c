@@ -124,13 +124,17 @@ static void title_status(const ui_view *v, bool with_stage, char *text, size_t s
     ui_view_score(v, &right, &asked, &questions);
     text[0] = '\0';
     if (v->stepped_in)
-        add(text, size, "cell %ld of %ld \xc2\xb7 ", (long)v->row * ui_view_cols(v) + v->col + 1,
+        add(text, size, "cell %ld of %ld \xc2\xb7 ",
+            (long)(v->row - ui_view_first_row(v)) * ui_view_cols(v) + v->col - ui_view_first_col(v) + 1,
             (long)ui_view_rows(v) * ui_view_cols(v));
     if (asked > 0) add(text, size, "score %d/%d \xc2\xb7 ", right, asked);  /* once one is answered */
     if (with_stage) add(text, size, "%s ", stage_get(s->stage)->name);
     if (with_stage && stage_get(s->stage)->per_head && v->t->heads > 1)
         add(text, size, "head %d/%d ", s->head, v->t->heads);
     if (with_stage) add(text, size, "\xc2\xb7 ");
+    if (s->position != WALK_WHOLE)   /* a decoding step: the token being generated */
+        add(text, size, "token %d of %d (%s) \xc2\xb7 ", s->position + 1, v->t->n,
+            v->t->in->tokens[s->position]);
     if (v->off_script) add(text, size, "off the script, %s ", v->before_step ? "before" : "from");
     add(text, size, "step %d of %d ", v->step + 1, v->walk.count);
 }
