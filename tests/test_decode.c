@@ -205,8 +205,9 @@ static void assert_same_bits(double expected, double actual)
 }
 
 /* Decodes every token of f's input and holds each row to the trace's, bit for bit: the q, k
- * and v rows, in each head the scores and weights of the keys in the cache (the trace's later
- * weights are exactly 0) and the context row, the concat and output rows. */
+ * and v rows (turned, with RoPE), in each head the scores and weights of the keys in the cache
+ * (the trace's later weights are exactly 0), running_max and running_sum over the cache's tiles
+ * (with the online softmax) and the context row, the concat and output rows. */
 static void check_decode(const attention_input *in, const trace_options *options)
 {
     trace t;
@@ -214,15 +215,22 @@ static void check_decode(const attention_input *in, const trace_options *options
     assert_true(decode_supported(&t));
     decode_state d;
     assert_true(decode_begin(&d, &t));
-    stage_id rows[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_CONTEXT, STAGE_CONCAT, STAGE_OUTPUT };
+    stage_id rows[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_Q_ROTATED, STAGE_K_ROTATED,
+                        STAGE_RUNNING_MAX, STAGE_RUNNING_SUM, STAGE_CONTEXT, STAGE_CONCAT,
+                        STAGE_OUTPUT };
     for (int p = 0; p < t.n; p++) {
         decode_token(&d, options);
         assert_int_equal(d.length, p + 1);
-        for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+            if (!trace_has_stage(&t, rows[k]))
+                continue;
+            bool tiles = stage_get(rows[k])->cols == AXIS_TILES;
+            int cols = tiles ? p / t.in->tile + 1 : trace_cols(&t, rows[k]);
             for (int h = 1; h <= (stage_get(rows[k])->per_head ? t.heads : 1); h++)
-                for (int c = 0; c < trace_cols(&t, rows[k]); c++)
+                for (int c = 0; c < cols; c++)
                     assert_same_bits(trace_value(&t, rows[k], h, p, c),
                                      decode_value(&d, rows[k], h, p, c));
+        }
         for (int h = 1; h <= t.heads; h++)
             for (int j = 0; j < t.n; j++) {
                 if (j <= p)
@@ -236,18 +244,22 @@ static void check_decode(const attention_input *in, const trace_options *options
     trace_free(&t);
 }
 
-/* Under a causal mask and a window, with and without ALiBi, scaling and shared key/value heads,
- * on the vector and the portable code: the decoded rows are the trace's. */
+/* Under a causal mask and a window, with and without ALiBi, scaling, shared key/value heads,
+ * RoPE and the online softmax (tiles of 2 and of 3 keys: several tiles per row, the last one
+ * cut short), on the vector and the portable code: the decoded rows are the trace's. */
 static void test_decode_is_the_causal_trace(void **state)
 {
     (void)state;
     static const trace_options fast = { 1, false }, portable = { 1, true };
-    for (int variant = 0; variant < 16; variant++) {
+    for (int variant = 0; variant < 96; variant++) {
         fixture f;
         make_fixture(&f, variant % 2 ? MASK_WINDOW : MASK_CAUSAL, 40 + (unsigned)variant);
         f.in.alibi = variant / 2 % 2;
         f.in.scale = variant / 4 % 2;
         f.in.kv_heads = variant / 8 % 2 ? 1 : 0;
+        f.in.rope = variant / 16 % 2;
+        f.in.online_softmax = variant / 32 > 0;  /* 0: ordinary; 1: tiles of 2; 2: tiles of 3 */
+        f.in.tile = variant / 32 + 1;
         if (f.in.kv_heads == 1) {  /* W_K and W_V read as d_model × d_k */
             f.in.W_K = f.w[1];
             f.in.W_V = f.w[2];
@@ -306,6 +318,35 @@ static void test_decode_walk(void **state)
         assert_int_equal(first, cache ? 0 : step->position);
         assert_int_equal(end, step->position + 1);
         assert_false(walk_repeats_matrix(&w, k));
+    }
+    walk_free(&w);
+    trace_free(&t);
+    /* with RoPE, the turned Q and K (the cache of turned keys) after V; with the online
+     * softmax, running_max and running_sum between scores and weights, over the cache's tiles */
+    f.in.rope = true;
+    f.in.online_softmax = true;
+    f.in.tile = 3;
+    compute_ok(&f.in, &t);
+    assert_true(walk_build_decode(&w, &t));
+    assert_int_equal(w.count, N * (5 + 5 * 2 + 1));
+    stage_id modern[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_Q_ROTATED, STAGE_K_ROTATED,
+                          STAGE_SCORES, STAGE_RUNNING_MAX, STAGE_RUNNING_SUM, STAGE_WEIGHTS,
+                          STAGE_CONTEXT, STAGE_SCORES, STAGE_RUNNING_MAX, STAGE_RUNNING_SUM,
+                          STAGE_WEIGHTS, STAGE_CONTEXT, STAGE_OUTPUT };
+    for (int k = 0; k < w.count; k++) {
+        const walk_step *step = &w.steps[k];
+        assert_int_equal(step->stage, modern[k % 16]);
+        assert_int_equal(step->position, k / 16);
+        assert_int_equal(step->head, k % 16 >= 10 && k % 16 <= 14 ? 2 : 1);
+        int first, end;
+        walk_step_rows(&t, step, &first, &end);
+        bool cache = step->stage == STAGE_K || step->stage == STAGE_V
+                     || step->stage == STAGE_K_ROTATED;
+        assert_int_equal(first, cache ? 0 : step->position);
+        walk_step_cols(&t, step, &first, &end);
+        bool tiles = step->stage == STAGE_RUNNING_MAX || step->stage == STAGE_RUNNING_SUM;
+        if (tiles)
+            assert_int_equal(end, step->position / 3 + 1);
     }
     walk_step whole = { STAGE_SCORES, 1, WALK_WHOLE, -1 };
     int first, end;

@@ -101,13 +101,8 @@ void compute_rotated(const trace *t, stage_id stage, int head, double *out,
     const double *from = trace_block(t, stage == STAGE_Q_ROTATED ? STAGE_Q : STAGE_K, 1);
     int cols = trace_cols(t, stage);  /* heads (or key groups) of d_k columns each */
     for (int pos = 0; pos < trace_rows(t, stage); pos++)
-        for (int col = 0; col < cols; col += 2) {
-            size_t at = (size_t)pos * (size_t)cols + (size_t)col;
-            double angle = trace_rope_angle(t, pos, col % t->d_k / 2), c = cos(angle),
-                   s = sin(angle);
-            out[at] = from[at] * c - from[at + 1] * s;
-            out[at + 1] = from[at] * s + from[at + 1] * c;
-        }
+        trace_rope_rotate(t, pos, from + (size_t)pos * (size_t)cols,
+                          out + (size_t)pos * (size_t)cols, cols);
 }
 
 /* biased (ALiBi) = scaled − m_h·|i − j|: a penalty growing with distance, steeper in heads with

@@ -130,8 +130,7 @@ static trace_status check_shape(const attention_input *in)
         || (in->rope && (in->positional || (in->d_model / in->heads) % 2 != 0
                          || !(in->rope_base > 0.0) || !isfinite(in->rope_base)))
         || (in->alibi && in->source) || (in->online_softmax && in->tile < 1)
-        || (in->decode && (in->source || in->rope || in->online_softmax
-                           || (in->mask != MASK_CAUSAL && in->mask != MASK_WINDOW)))
+        || (in->decode && (in->source || (in->mask != MASK_CAUSAL && in->mask != MASK_WINDOW)))
         || in->kv_heads < 0 || (in->kv_heads > 0 && in->heads % in->kv_heads != 0))
         return TRACE_ERROR_SHAPE;
     return TRACE_OK;
@@ -228,6 +227,16 @@ int trace_kv_group(const trace *t, int head)
 double trace_rope_angle(const trace *t, int pos, int pair)
 {
     return pos * pow(t->in->rope_base, -2.0 * pair / t->d_k);
+}
+
+void trace_rope_rotate(const trace *t, int pos, const double *from, double *out, int cols)
+{
+    for (int col = 0; col < cols; col += 2) {
+        double angle = trace_rope_angle(t, pos, col % t->d_k / 2), c = cos(angle),
+               s = sin(angle);
+        out[col] = from[col] * c - from[col + 1] * s;
+        out[col + 1] = from[col] * s + from[col + 1] * c;
+    }
 }
 
 kernels_config trace_kernels_config(const trace_options *options)

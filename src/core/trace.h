@@ -53,7 +53,7 @@ typedef struct {
                                            context made from the recurrence */
     int tile;                           /* with online_softmax: keys per tile (≥ 1) */
     bool decode;                        /* decoding with a KV cache (decode.h): causal or window
-                                           mask, self-attention, no RoPE or online softmax */
+                                           mask, self-attention */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
@@ -171,6 +171,11 @@ double trace_alibi_slope(int head, int heads);
 /* RoPE's angle for the pair (2p, 2p+1) of a head's d_k columns at position pos:
  * pos · base^(−2p/d_k). */
 double trace_rope_angle(const trace *t, int pos, int pair);
+
+/* One row of Q or K (cols = heads or key groups of d_k columns each) turned by RoPE at position
+ * pos: each pair (2p, 2p+1) of each head by trace_rope_angle(t, pos, p). The one rotation of
+ * Q_rotated, K_rotated and of decoding a token; out may not alias from. */
+void trace_rope_rotate(const trace *t, int pos, const double *from, double *out, int cols);
 
 /* The mask's name in prose: "no mask", "causal mask" or "lesson's mask". */
 const char *trace_mask_name(mask_kind mask);

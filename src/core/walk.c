@@ -46,26 +46,52 @@ static int place_script(const trace *t, const walk_mark *marks, int n_marks, wal
     return count;
 }
 
-/* Decoding: token by token, the stages that make that token's rows. */
+/* Whether decoding makes a stage, token by token (decode.c): the projections (turned, with
+ * RoPE), scores, the online softmax's running_max and running_sum, weights, context and output.
+ * scaled, biased and masked are read on the way, concat is context side by side. */
+static bool decoded(const trace *t, stage_id stage)
+{
+    switch (stage) {
+    case STAGE_Q: case STAGE_K: case STAGE_V: case STAGE_Q_ROTATED: case STAGE_K_ROTATED:
+    case STAGE_SCORES: case STAGE_RUNNING_MAX: case STAGE_RUNNING_SUM: case STAGE_WEIGHTS:
+    case STAGE_CONTEXT: case STAGE_OUTPUT:
+        return trace_has_stage(t, stage);
+    default:
+        return false;
+    }
+}
+
+/* Decoding: token by token, the stages that make that token's rows in table order, the
+ * per-head ones head by head (all of head 1's, then head 2's). */
 static int place_decode(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
 {
     (void)marks;
     (void)n_marks;
-    static const stage_id projections[] = { STAGE_Q, STAGE_K, STAGE_V };
-    static const stage_id per_head[] = { STAGE_SCORES, STAGE_WEIGHTS, STAGE_CONTEXT };
     int count = 0;
-    for (int p = 0; p < t->n; p++) {
-        for (int i = 0; i < 3; i++, count++)
-            if (out)
-                out[count] = (walk_step){ projections[i], 1, p, -1 };
-        for (int h = 1; h <= t->heads; h++)
-            for (int i = 0; i < 3; i++, count++)
+    for (int p = 0; p < t->n; p++)
+        for (int s = 0; s < STAGE_COUNT; s++) {
+            stage_id stage = (stage_id)s;
+            if (!decoded(t, stage))
+                continue;
+            if (!stage_get(stage)->per_head) {
                 if (out)
-                    out[count] = (walk_step){ per_head[i], h, p, -1 };
-        if (out)
-            out[count] = (walk_step){ STAGE_OUTPUT, 1, p, -1 };
-        count++;
-    }
+                    out[count] = (walk_step){ stage, 1, p, -1 };
+                count++;
+                continue;
+            }
+            int run = s;  /* the per-head stages from here on, made head by head */
+            while (run < STAGE_COUNT && stage_get((stage_id)run)->per_head)
+                run++;
+            for (int h = 1; h <= t->heads; h++)
+                for (int r = s; r < run; r++) {
+                    if (!decoded(t, (stage_id)r))
+                        continue;
+                    if (out)
+                        out[count] = (walk_step){ (stage_id)r, h, p, -1 };
+                    count++;
+                }
+            s = run - 1;
+        }
     return count;
 }
 
@@ -109,9 +135,12 @@ void walk_step_rows(const trace *t, const walk_step *step, int *first, int *end)
 
 void walk_step_cols(const trace *t, const walk_step *step, int *first, int *end)
 {
-    bool keys = stage_get(step->stage)->cols == AXIS_SOURCE;
+    stage_axis cols = stage_get(step->stage)->cols;
     *first = 0;
-    *end = step->position != WALK_WHOLE && keys ? step->position + 1 : trace_cols(t, step->stage);
+    *end = step->position == WALK_WHOLE ? trace_cols(t, step->stage)
+         : cols == AXIS_SOURCE ? step->position + 1
+         : cols == AXIS_TILES ? step->position / t->in->tile + 1
+         : trace_cols(t, step->stage);
 }
 
 void walk_free(walk *w)

@@ -47,9 +47,10 @@ bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks);
 bool walk_build_pipeline(walk *w, const trace *t);
 
 /* The time axis of decoding with a KV cache (t->in->decode): for each token p in order, its q,
- * k and v rows (K and V showing the cache growing to p + 1 rows), in each head its scores,
- * weights and context rows, then its output row; every step at position p. Returns false when
- * out of memory. */
+ * k and v rows (K and V showing the cache growing to p + 1 rows; with RoPE, then Q_rotated and
+ * K_rotated, the cache of turned keys), in each head its scores, running_max and running_sum
+ * (with the online softmax), weights and context rows, then its output row; every step at
+ * position p. Returns false when out of memory. */
 bool walk_build_decode(walk *w, const trace *t);
 
 /* The rows of its stage a step shows, [*first, *end): every row for WALK_WHOLE; at position p,
@@ -59,7 +60,8 @@ void walk_step_rows(const trace *t, const walk_step *step, int *first, int *end)
 
 /* The columns of its stage a step shows, [*first, *end): at position p, the keys the cache
  * holds, 0 … p, of a stage whose columns are the keys (scores, weights: the decoder never
- * computes a later key's column); every column otherwise. */
+ * computes a later key's column), and the tiles of those keys, 0 … p / tile, of running_max
+ * and running_sum; every column otherwise. */
 void walk_step_cols(const trace *t, const walk_step *step, int *first, int *end);
 
 void walk_free(walk *w);

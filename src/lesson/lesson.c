@@ -1288,8 +1288,6 @@ static void read_decode(checker *c) {
     else if (c->mask != MASK_CAUSAL && c->mask != MASK_WINDOW)
         REPORT(c, node - 1, NEEDS, "decode: true", "'mask: causal' or 'mask: {window: W}': a "
                "token being generated sees only the tokens before it");
-    if (c->rope) REPORT(c, node, NOT_WITH, "decode: true", "positional: rope");
-    if (c->online_softmax) REPORT(c, node, NOT_WITH, "decode: true", "softmax: online");
 }
 
 /* kv_heads: G key/value heads shared by heads / G query heads each (grouped-query attention;

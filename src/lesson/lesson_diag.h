@@ -62,7 +62,6 @@
     X(SELF_ONLY,         "%s needs self-attention, but this lesson has a source") \
     X(ROPE_ODD_D_K,      "positional: rope turns pairs of dimensions, so d_k (d_model / heads) " \
                          "must be even; here it is %d") \
-    X(NOT_WITH,          "%s does not work with '%s' (not computed yet)") \
     X(KV_HEADS_DIVIDE,   "kv_heads (%d) must divide heads (%d)") \
     X(IDENTITY_NOT_SQUARE, "%s cannot be identity: with kv_heads %d it has %d columns " \
                          "(kv_heads × d_k), not d_model = %d") \
