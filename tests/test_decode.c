@@ -546,6 +546,36 @@ static void test_decoding_walk_from_a_lesson(void **state)
                    "the cache's rows up to that token");
 }
 
+/* The online softmax's context, counted as it is computed: a fused multiply-add of d_k numbers
+ * per visible key, d_k multiplications per row and tile (the rescale) and d_k divisions per row
+ * (by l_T), instead of the ordinary product's m terms per cell. */
+static void test_cost_of_online_context(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_CAUSAL, 5);
+    trace t;
+    compute_ok(&f.in, &t);
+    cost_counts ordinary = { 0 };
+    cost_stage(&t, STAGE_CONTEXT, &ordinary);
+    /* 2 heads × 7 rows × d_k 2 cells of 7 terms */
+    assert_int_equal(ordinary.multiplications, 28 * 7);
+    assert_int_equal(ordinary.additions, 28 * 6);
+    assert_int_equal(ordinary.divisions, 0);
+    trace_free(&t);
+    f.in.online_softmax = true;
+    f.in.tile = 2;
+    compute_ok(&f.in, &t);
+    cost_counts online = { 0 };
+    cost_stage(&t, STAGE_CONTEXT, &online);
+    /* 2 heads × 28 visible keys (causal, 7 tokens) × d_k 2, plus 2 heads × 7 rows × 4 tiles × 2
+     * rescales; 2 heads × 7 rows × 2 divisions */
+    assert_int_equal(online.multiplications, 2 * 28 * 2 + 2 * 7 * 4 * 2);
+    assert_int_equal(online.additions, 2 * 28 * 2);
+    assert_int_equal(online.divisions, 2 * 7 * 2);
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_decoding_walk_from_a_lesson),
         cmocka_unit_test(test_stats_of_decoding),
         cmocka_unit_test(test_cost_of_decoding),
+        cmocka_unit_test(test_cost_of_online_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
