@@ -700,6 +700,7 @@ static void test_blocks_and_explanations_of_every_stage(void **state)
                                      strlen(stage_get(stage)->name)), 0);
             assert_true(strstr(text, " = ") != NULL);
         }
+        bytes += trace_mask_bytes(&t);   /* a window's visible cells, allocated beside */
         assert_int_equal(bytes, trace_bytes_needed(&f.in));
         trace_free(&t);
         free_fixture(&f);

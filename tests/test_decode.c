@@ -576,6 +576,34 @@ static void test_cost_of_online_context(void **state)
     trace_free(&t);
 }
 
+/* The window's visible cells (one byte per query and key, allocated beside the blocks) are in
+ * trace_bytes_needed, so the 1 GiB rule counts them, and --stats shows them with masked; the
+ * stages' bytes still add up to it. */
+static void test_bytes_of_a_window(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_WINDOW, 6);
+    trace t;
+    compute_ok(&f.in, &t);
+    assert_int_equal(trace_mask_bytes(&t), N * N);
+    size_t blocks = trace_positional_bytes(&t);
+    for (int s = 0; s < STAGE_COUNT; s++)
+        blocks += trace_stage_bytes(&t, (stage_id)s);
+    assert_int_equal(trace_bytes_needed(&f.in), blocks + N * N);
+    stats_table table;
+    assert_true(stats_count(&t, &table));
+    assert_int_equal(table.total.counts.bytes, trace_bytes_needed(&f.in));
+    cost_counts masked;
+    cost_stage(&t, STAGE_MASKED, &masked);
+    assert_int_equal(masked.bytes, N * N);
+    trace_free(&t);
+    make_fixture(&f, MASK_CAUSAL, 6);   /* the causal rule needs no cells */
+    compute_ok(&f.in, &t);
+    assert_int_equal(trace_mask_bytes(&t), 0);
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -591,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_stats_of_decoding),
         cmocka_unit_test(test_cost_of_decoding),
         cmocka_unit_test(test_cost_of_online_context),
+        cmocka_unit_test(test_bytes_of_a_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -140,6 +140,8 @@ void cost_stage(const trace *t, stage_id stage, cost_counts *counts)
     stage_functions_get(stage)->cost(t, stage, counts);
     if (stage == first_stage(t))
         counts->bytes += trace_positional_bytes(t);
+    if (stage == STAGE_MASKED)  /* what the mask hides cells by: the window's visible cells */
+        counts->bytes += trace_mask_bytes(t);
 }
 
 size_t cost_scratch_doubles(const trace *t)

@@ -86,6 +86,12 @@ size_t trace_positional_bytes(const trace *t)
     return positional_rows(t) * (size_t)t->d_model * sizeof(double);
 }
 
+size_t trace_mask_bytes(const trace *t)
+{
+    size_t cells = t->in->mask == MASK_WINDOW ? (size_t)t->n : 0;
+    return multiply(&cells, (size_t)t->m) ? cells : SIZE_MAX;
+}
+
 /* Doubles of the whole trace (positional table and every block), or SIZE_MAX on overflow. */
 static size_t trace_doubles(const trace *t)
 {
@@ -104,10 +110,11 @@ static size_t trace_doubles(const trace *t)
 size_t trace_bytes_needed(const attention_input *in)
 {
     trace shape = shape_of(in);
-    size_t doubles = trace_doubles(&shape);
-    if (doubles == SIZE_MAX || doubles > SIZE_MAX / sizeof(double))
+    size_t doubles = trace_doubles(&shape), mask = trace_mask_bytes(&shape);
+    if (doubles == SIZE_MAX || doubles > SIZE_MAX / sizeof(double)
+        || mask > SIZE_MAX - doubles * sizeof(double))
         return SIZE_MAX;
-    return doubles * sizeof(double);
+    return doubles * sizeof(double) + mask;  /* the blocks' one allocation, and the window's */
 }
 
 size_t trace_stage_bytes(const trace *t, stage_id stage)
@@ -387,7 +394,7 @@ static bool fill_visible(trace *t)
 {
     if (t->in->mask != MASK_WINDOW)
         return true;
-    t->visible = malloc((size_t)t->n * (size_t)t->m);
+    t->visible = malloc(trace_mask_bytes(t));  /* what trace_bytes_needed counts */
     if (!t->visible)
         return false;
     for (int i = 0; i < t->n; i++)

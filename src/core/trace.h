@@ -107,7 +107,8 @@ typedef struct {
 /* The message for a status, e.g. "the trace would need more memory than allowed". */
 const char *trace_status_message(trace_status status);
 
-/* Bytes the trace of in would hold, or SIZE_MAX when that does not fit in size_t. */
+/* Bytes the trace of in would hold (its blocks and positional table, and a window mask's
+ * visible cells), or SIZE_MAX when that does not fit in size_t. */
 size_t trace_bytes_needed(const attention_input *in);
 
 /* Computes every stage. On success returns TRACE_OK and fills out (free with trace_free);
