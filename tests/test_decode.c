@@ -597,6 +597,16 @@ static void test_bytes_of_a_window(void **state)
     cost_counts masked;
     cost_stage(&t, STAGE_MASKED, &masked);
     assert_int_equal(masked.bytes, N * N);
+    /* --stats names the window's size and shows its cells held by masked */
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_int_equal(stats_print(&t, NULL, "a window", out), 0);
+    fclose(out);
+    assert_non_null(strstr(text, "d_k = 2, sliding window of W = 2 keys, scaled by 1/√d_k\n"));
+    assert_non_null(strstr(text, "\nmasked "));
+    assert_non_null(strstr(strstr(text, "\nmasked "), " 49 B "));
+    free(text);
     trace_free(&t);
     make_fixture(&f, MASK_CAUSAL, 6);   /* the causal rule needs no cells */
     compute_ok(&f.in, &t);
