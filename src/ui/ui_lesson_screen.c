@@ -131,6 +131,8 @@ static void title_status(const ui_view *v, bool with_stage, char *text, size_t s
     if (with_stage) add(text, size, "%s ", stage_get(s->stage)->name);
     if (with_stage && stage_get(s->stage)->per_head && v->t->heads > 1)
         add(text, size, "head %d/%d ", s->head, v->t->heads);
+    if (with_stage && stage_get(s->stage)->per_head && v->t->kv_heads < v->t->heads)
+        add(text, size, "\xc2\xb7 K/V group %d ", trace_kv_group(v->t, s->head));  /* GQA */
     if (with_stage) add(text, size, "\xc2\xb7 ");
     if (s->position != WALK_WHOLE)   /* a decoding step: the token being generated */
         add(text, size, "token %d of %d (%s) \xc2\xb7 ", s->position + 1, v->t->n,
