@@ -614,6 +614,36 @@ static void test_bytes_of_a_window(void **state)
     trace_free(&t);
 }
 
+/* What a stage reads follows the lesson, from the row's alternatives: the UI's "made from" and
+ * the worksheet's withholding read it. */
+static void test_inputs_follow_the_lesson(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_CAUSAL, 7);
+    trace t;
+    char text[64];
+    compute_ok(&f.in, &t);
+    assert_int_equal(trace_stage_inputs(&t, STAGE_SCORES, text, sizeof text), 4);
+    assert_string_equal(text, "Q, K");
+    trace_stage_inputs(&t, STAGE_MASKED, text, sizeof text);
+    assert_string_equal(text, "scaled, mask");
+    trace_stage_inputs(&t, STAGE_CONTEXT, text, sizeof text);
+    assert_string_equal(text, "weights, V");
+    trace_free(&t);
+    f.in.rope = true;
+    f.in.alibi = true;
+    compute_ok(&f.in, &t);
+    assert_int_equal(trace_stage_inputs(&t, STAGE_SCORES, NULL, 0), 20);
+    assert_int_equal(trace_stage_inputs(&t, STAGE_SCORES, text, 8), 20);   /* cut, as snprintf */
+    assert_string_equal(text, "Q_rotat");
+    trace_stage_inputs(&t, STAGE_SCORES, text, sizeof text);
+    assert_string_equal(text, "Q_rotated, K_rotated");
+    trace_stage_inputs(&t, STAGE_MASKED, text, sizeof text);
+    assert_string_equal(text, "biased, mask");
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -630,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_cost_of_decoding),
         cmocka_unit_test(test_cost_of_online_context),
         cmocka_unit_test(test_bytes_of_a_window),
+        cmocka_unit_test(test_inputs_follow_the_lesson),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

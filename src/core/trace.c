@@ -86,6 +86,45 @@ size_t trace_positional_bytes(const trace *t)
     return positional_rows(t) * (size_t)t->d_model * sizeof(double);
 }
 
+/* The alternative of one item of inputs ("Q|Q_rotated", ended by ',' or the string's end)
+ * that the trace reads: the last that is a stage it has, else the first; its length in
+ * *length. */
+static const char *input_chosen(const trace *t, const char *item, size_t *length)
+{
+    const char *chosen = item;
+    *length = strcspn(item, "|,");
+    for (const char *at = item;; at += strcspn(at, "|,") + 1) {
+        size_t part = strcspn(at, "|,");
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)part, at);
+        stage_id stage = stage_find(name);
+        if (stage != STAGE_COUNT && trace_has_stage(t, stage)) {
+            chosen = at;
+            *length = part;
+        }
+        if (at[part] != '|')
+            return chosen;
+    }
+}
+
+int trace_stage_inputs(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    const char *inputs = stage_get(stage)->inputs;
+    int wanted = 0;
+    for (const char *item = inputs; *item; ) {
+        size_t item_length = strcspn(item, ","), length;
+        const char *chosen = input_chosen(t, item, &length);
+        size_t used = (size_t)wanted < size ? (size_t)wanted : size;
+        wanted += snprintf(buffer ? buffer + used : NULL, buffer ? size - used : 0, "%s%.*s",
+                           item == inputs ? "" : ", ", (int)length, chosen);
+        item += item_length;
+        item += strspn(item, ", ");
+    }
+    if (buffer && size > 0 && wanted == 0)
+        buffer[0] = '\0';
+    return wanted;
+}
+
 size_t trace_mask_bytes(const trace *t)
 {
     size_t cells = t->in->mask == MASK_WINDOW ? (size_t)t->n : 0;

@@ -126,6 +126,12 @@ bool trace_has_stage(const trace *t, stage_id stage);
  * encoding). Returns the length it wanted, as snprintf. */
 int trace_stage_formula(const trace *t, stage_id stage, char *buffer, size_t size);
 
+/* What a stage reads in this trace, from its row's `inputs` ("Q_rotated, K_rotated" for scores
+ * under RoPE, "biased, mask" for masked under ALiBi): an item "A|B" of the row names the last
+ * of its alternatives that is a stage the trace has (else the first). Returns the length it
+ * wanted, as snprintf. */
+int trace_stage_inputs(const trace *t, stage_id stage, char *buffer, size_t size);
+
 /* Bytes the stored matrices of a stage take, over all its heads (0 for a derived stage or one
  * the trace lacks). With the positional table, they add up to trace_bytes_needed. */
 size_t trace_stage_bytes(const trace *t, stage_id stage);

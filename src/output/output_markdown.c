@@ -200,7 +200,8 @@ static bool arithmetic_answers_a_question(const output *o, stage_id stage, int h
 {
     if (answers_a_question(o, stage, head))
         return true;
-    const char *inputs = stage_get(stage)->inputs;
+    char inputs[128];  /* what the stage reads in this trace */
+    trace_stage_inputs(o->trace, stage, inputs, sizeof inputs);
     for (const char *item = inputs; *item; ) {
         char name[32];
         size_t length = strcspn(item, " ,");

@@ -268,12 +268,12 @@ static void narration_text(const compare_screen *cs, char *text, size_t size)
         const ui_view *v = &cs->s[me].v;
         const lesson_step *item = ui_view_here(v);
         const walk_step *s = ui_view_current(v);
-        char formula[256];
+        char formula[256], inputs[128];
         if (me == 1 && cs->s[1].absent) { add(text, size, "B: (not at this stage)\n"); continue; }
         trace_stage_formula(v->t, s->stage, formula, sizeof formula);
+        trace_stage_inputs(v->t, s->stage, inputs, sizeof inputs);
         if (item && item->say) add(text, size, "%s: %s\n", side_name(me), item->say);
-        else add(text, size, "%s: %s, made from %s.%s\n", side_name(me), formula,
-                 stage_get(s->stage)->inputs,
+        else add(text, size, "%s: %s, made from %s.%s\n", side_name(me), formula, inputs,
                  v->off_script ? " (Off its script: no step of it shows this stage and head.)" : "");
     }
 }

@@ -236,7 +236,6 @@ static void narration_text(const ui_view *v, const ui_style *st, char *text, siz
 {
     const walk_step *s = ui_view_current(v);
     const lesson_step *item = ui_view_here(v);
-    const stage_info *info = stage_get(s->stage);
     text[0] = '\0';
     if (!v->off_script && v->step == 0 && v->lesson && v->lesson->about)
         add(text, size, "%s\n\n", v->lesson->about);
@@ -258,10 +257,11 @@ static void narration_text(const ui_view *v, const ui_style *st, char *text, siz
         ui_view_verdict(v, v->step, &f, verdict, sizeof verdict);
         add(text, size, "%s\n%s\n", item->ask, verdict);
     }
-    char formula[256];
+    char formula[256], inputs[128];
     trace_stage_formula(v->t, s->stage, formula, sizeof formula);
+    trace_stage_inputs(v->t, s->stage, inputs, sizeof inputs);  /* what this trace reads */
     if (item && item->say) add(text, size, "%s", item->say);
-    else add(text, size, "%s, made from %s.", formula, info->inputs);
+    else add(text, size, "%s, made from %s.", formula, inputs);
 }
 
 /* Where a narration that does not fit its pane is, and the keys that scroll it:
