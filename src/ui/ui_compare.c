@@ -101,12 +101,14 @@ static token_match pair_tokens(compare_screen *cs)
     return match;
 }
 
-/* The other lesson's index along axis for index i of side me's current matrix, or -1. */
-static int pair_index(const compare_screen *cs, int me, stage_axis axis, int i, int other_count)
+/* The other lesson's index along axis for index i of side me's current matrix, or -1 when it
+ * is not among the other's [first, first + count) on screen. */
+static int pair_index(const compare_screen *cs, int me, stage_axis axis, int i, int first,
+                      int count)
 {
     int j = axis == AXIS_TOKENS ? cs->s[me].by_token[0][i]
           : axis == AXIS_SOURCE ? cs->s[me].by_token[1][i] : i;
-    return j >= 0 && j < other_count ? j : -1;
+    return j >= first && j < first + count ? j : -1;
 }
 
 /* The cell of the other lesson paired with side me's cell (row, col) of the matrix shown. */
@@ -115,8 +117,8 @@ static bool pair_cell(const compare_screen *cs, int me, int row, int col, int *o
     const ui_view *other = &cs->s[1 - me].v;
     const stage_info *info = stage_get(ui_view_current(&cs->s[me].v)->stage);
     if (cs->s[1].absent) return false;
-    *orow = pair_index(cs, me, info->rows, row, ui_view_rows(other));
-    *ocol = pair_index(cs, me, info->cols, col, ui_view_cols(other));
+    *orow = pair_index(cs, me, info->rows, row, ui_view_first_row(other), ui_view_rows(other));
+    *ocol = pair_index(cs, me, info->cols, col, ui_view_first_col(other), ui_view_cols(other));
     return *orow >= 0 && *ocol >= 0;
 }
 
@@ -248,8 +250,9 @@ static void difference_line(const compare_screen *cs, const ui_style *st, char *
     } else {
         add(text, size, "%s: %s in A; B has no such cell", name, x);
     }
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) differ += cell_differs(cs, 0, r, c);
+    for (int r = ui_view_first_row(a); r < ui_view_first_row(a) + rows; r++)
+        for (int c = ui_view_first_col(a); c < ui_view_first_col(a) + cols; c++)
+            differ += cell_differs(cs, 0, r, c);
     if (differ == 0) add(text, size, " \xc2\xb7 no cell differs");
     else add(text, size, " \xc2\xb7 %d of %d cells differ (marked %s)", differ, rows * cols,
              differ_mark(st));
