@@ -283,6 +283,10 @@ static void test_decode_counts(void **state)
     assert_int_equal(decode_token_multiplications(&t, 0), 64 + 8);
     assert_int_equal(decode_token_multiplications(&t, 5), 64 + 6 * 8);
     assert_int_equal(decode_prefix_multiplications(&t, 2), 3 * 64 + (1 + 2 + 3) * 8);
+    trace_free(&t);
+    f.in.rope = true;   /* turning q and k: 2 multiplications for each of their 4 + 4 numbers */
+    compute_ok(&f.in, &t);
+    assert_int_equal(decode_token_multiplications(&t, 5), 64 + 16 + 6 * 8);
     fixture cross;
     make_fixture(&cross, MASK_NONE, 2);
     trace unmasked;

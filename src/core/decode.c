@@ -187,7 +187,8 @@ double decode_value(const decode_state *d, stage_id stage, int head, int row, in
 tally decode_token_multiplications(const trace *t, int position)
 {
     tally d = (tally)t->d_model, kv = (tally)kv_cols(t), keys = (tally)position + 1;
-    return 2 * d * d + 2 * d * kv + 2 * (tally)t->heads * keys * (tally)t->d_k;
+    tally rotations = t->in->rope ? 2 * (d + kv) : 0;  /* as cost_rotated counts a cell */
+    return 2 * d * d + 2 * d * kv + rotations + 2 * (tally)t->heads * keys * (tally)t->d_k;
 }
 
 tally decode_prefix_multiplications(const trace *t, int position)

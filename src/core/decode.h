@@ -53,8 +53,9 @@ void decode_token(decode_state *d, const trace_options *options);
 double decode_value(const decode_state *d, stage_id stage, int head, int row, int col);
 
 /* The multiplications of decoding token `position` with the cache: its three projections and
- * the output's, and in each head one dot product of d_k terms per cached key for the scores
- * and one term per cached value for each context column: linear in position. */
+ * the output's (and RoPE's turn of its q and k, two per number), and in each head one dot
+ * product of d_k terms per cached key for the scores and one term per cached value for each
+ * context column: linear in position. */
 unsigned long long decode_token_multiplications(const trace *t, int position);
 
 /* The multiplications of the same token without a cache: recomputing attention over the whole
