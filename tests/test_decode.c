@@ -648,6 +648,42 @@ static void test_inputs_follow_the_lesson(void **state)
     trace_free(&t);
 }
 
+/* The number of diagnostics lesson_check gives text (with warnings) that contain `words`. */
+static int checked(const char *text, const char *words)
+{
+    lesson l;
+    char message[512];
+    assert_int_equal(load(text, &l, message, sizeof message), LESSON_OK);
+    trace t;
+    compute_ok(&l.input, &t);
+    lesson_diagnostics d;
+    lesson_check(&l, &t, true, &d);
+    int count = 0;
+    for (int i = 0; i < d.count; i++)
+        count += strstr(d.items[i].message, words) != NULL;
+    lesson_diagnostics_free(&d);
+    trace_free(&t);
+    lesson_free(&l);
+    return count;
+}
+
+/* A question is given away by an earlier step that shows its focus cell: at a decoding step,
+ * only the token's part is shown, so an earlier token's row of the same stage gives nothing. */
+static void test_questions_at_positions(void **state)
+{
+    (void)state;
+    static const char *const earlier[] = { "    position: b\n", "    position: 3\n", "" };
+    static const int leaks[] = { 0, 1, 1 };   /* row b; row c (index 3), the question's; all */
+    for (int i = 0; i < 3; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s  - stage: scores\n%s  - stage: scores\n"
+                 "    position: c\n    focus: [c, a]\n    ask: Which key?\n"
+                 "    choices: [a, b, c]\n    answer: auto\n",
+                 TOKENS "mask: causal\ndecode: true\nsteps:\n", earlier[i]);
+        assert_int_equal(checked(text, "already on screen"), leaks[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -665,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_cost_of_online_context),
         cmocka_unit_test(test_bytes_of_a_window),
         cmocka_unit_test(test_inputs_follow_the_lesson),
+        cmocka_unit_test(test_questions_at_positions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* The walk (walk.h): the author's script when the lesson has one, else every stage and head of
  * the trace in pipeline order. */
 #include <assert.h>
+#include <limits.h>
 #include <stdlib.h>
 #include "walk.h"
 
@@ -126,21 +127,44 @@ bool walk_build_decode(walk *w, const trace *t)
     return build(w, t, NULL, 0, place_decode);
 }
 
+/* The one rule of what a step at a position shows along one axis of its stage (whole: the
+ * axis's length): the cache's keys 0 … p along the keys, their tiles 0 … p / tile, the
+ * token's own row p along the queries, everything else. */
+static void span(stage_axis axis, bool rows, int position, int tile, int whole, int *first,
+                 int *end)
+{
+    *first = 0;
+    *end = whole;
+    if (position == WALK_WHOLE)
+        return;
+    if (axis == AXIS_SOURCE)
+        *end = position + 1;
+    else if (axis == AXIS_TILES)
+        *end = position / tile + 1;
+    else if (rows) {
+        *first = position;
+        *end = position + 1;
+    }
+}
+
 void walk_step_rows(const trace *t, const walk_step *step, int *first, int *end)
 {
-    bool cache = stage_get(step->stage)->rows == AXIS_SOURCE;
-    *first = step->position == WALK_WHOLE || cache ? 0 : step->position;
-    *end = step->position == WALK_WHOLE ? trace_rows(t, step->stage) : step->position + 1;
+    span(stage_get(step->stage)->rows, true, step->position, t->in->tile,
+         trace_rows(t, step->stage), first, end);
 }
 
 void walk_step_cols(const trace *t, const walk_step *step, int *first, int *end)
 {
-    stage_axis cols = stage_get(step->stage)->cols;
-    *first = 0;
-    *end = step->position == WALK_WHOLE ? trace_cols(t, step->stage)
-         : cols == AXIS_SOURCE ? step->position + 1
-         : cols == AXIS_TILES ? step->position / t->in->tile + 1
-         : trace_cols(t, step->stage);
+    span(stage_get(step->stage)->cols, false, step->position, t->in->tile,
+         trace_cols(t, step->stage), first, end);
+}
+
+bool walk_position_shows(stage_id stage, int position, int tile, int row, int col)
+{
+    int first_row, end_row, first_col, end_col;
+    span(stage_get(stage)->rows, true, position, tile, INT_MAX, &first_row, &end_row);
+    span(stage_get(stage)->cols, false, position, tile, INT_MAX, &first_col, &end_col);
+    return row >= first_row && row < end_row && col >= first_col && col < end_col;
 }
 
 void walk_free(walk *w)

@@ -64,6 +64,11 @@ void walk_step_rows(const trace *t, const walk_step *step, int *first, int *end)
  * and running_sum; every column otherwise. */
 void walk_step_cols(const trace *t, const walk_step *step, int *first, int *end);
 
+/* Whether a step of stage at a position (from 0; WALK_WHOLE: every cell) shows the cell (row,
+ * col), by the rule of walk_step_rows and walk_step_cols, for a caller without a trace (tile:
+ * the online softmax's keys per tile, read only for its tiles' columns). */
+bool walk_position_shows(stage_id stage, int position, int tile, int row, int col);
+
 void walk_free(walk *w);
 
 /* The first step showing stage at head (any head for a stage that is not per head), or -1. */

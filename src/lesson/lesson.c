@@ -1139,16 +1139,16 @@ static void read_position(checker *c, int node, lesson_step *step) {
 /* A focus at a position must be a cell that the step shows (walk_step_rows, walk_step_cols):
  * the token's own row, or a row of the cache; a key column up to the token. */
 static void check_focus_shown(checker *c, int node, int position, const lesson_step *step) {
-    if (step->token == 0 || step->focus_row < 0 || step->focus_col < 0) return;
-    const stage_info *info = stage_get(step->stage);
-    int p = step->token - 1;
-    bool cache = info->rows == AXIS_SOURCE, keys = info->cols == AXIS_SOURCE;
-    if ((cache ? step->focus_row <= p : step->focus_row == p) && (!keys || step->focus_col <= p))
+    if (step->token == 0 || step->focus_row < 0 || step->focus_col < 0
+        || walk_position_shows(step->stage, step->token - 1, c->tile, step->focus_row,
+                               step->focus_col))
         return;
+    const stage_info *info = stage_get(step->stage);
     char text[LESSON_ESCAPED_MAX];
     REPORT(c, node, FOCUS_NOT_SHOWN, shown(c, position, text), info->name,
-           cache ? "the cache's rows up to that token" : "only that token's row",
-           keys ? ", and the keys up to it" : "");
+           info->rows == AXIS_SOURCE ? "the cache's rows up to that token" : "only that token's row",
+           info->cols == AXIS_SOURCE ? ", and the keys up to it"
+           : info->cols == AXIS_TILES ? ", and the tiles of the keys up to it" : "");
 }
 
 static void read_step(checker *c, int node, lesson_step *step) {

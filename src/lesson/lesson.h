@@ -152,7 +152,7 @@ lesson_status lesson_load_buffer_within(const char *path, const char *data, size
  * each `expect:` claim, and each placeholder of say, ask and about, whose live numbers it then
  * writes into that text (claim_render). With warnings, also warns of a question whose answer an
  * earlier step of the script already showed: an earlier step at the question's stage (and, for
- * a per-head stage, its head). Returns LESSON_OK when no error was found (warnings may have
+ * a per-head stage, its head; at a position, one whose part shows the question's focus). Returns LESSON_OK when no error was found (warnings may have
  * been), else LESSON_INVALID; either way diagnostics holds what was found (free with
  * lesson_diagnostics_free). */
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
