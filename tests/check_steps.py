@@ -1,29 +1,34 @@
 #!/usr/bin/env python3
-"""One walk, one numbering: for every shipped lesson, step k shows the same stage formula and head
-in the UI (headless), in --plain ("[k/N]") and in --markdown ("## k."), and all three count the
-same N steps. Usage: check_steps.py ATTNSTEP LESSON..."""
+"""One walk, one numbering: for every shipped lesson, step k shows the same stage formula, head,
+token being decoded (a decoding lesson's time axis) and shape in the UI (headless), in --plain
+("[k/N]") and in --markdown ("## k."), and all three count the same N steps.
+Usage: check_steps.py ATTNSTEP LESSON..."""
 import re
 import sys
 
 from headless import report, run, screens
 
-PLAIN = re.compile(r"^\[(\d+)/(\d+)\] (.*?)(?:   head (\d+) of \d+)?   \d+×\d+$")
-MARKDOWN = re.compile(r"^## (\d+)\. (.*?)(?: \(head (\d+)\))? — \d+×\d+$")
-UI_TITLE = re.compile(r"step (\d+) of (\d+)\s*$")
-UI_FORMULA = re.compile(r"│(\S.*?)  \d+×\d+(?:  head (\d+) of \d+)?")
+TOKEN = r"token (\d+) of \d+ \(.*?\)"
+PLAIN = re.compile(r"^\[(\d+)/(\d+)\] (.*?)(?:   head (\d+) of \d+)?(?:   " + TOKEN + r")?   (\d+×\d+)$")
+MARKDOWN = re.compile(r"^## (\d+)\. (.*?)(?: \(head (\d+)\))?(?: · " + TOKEN + r")? — (\d+×\d+)$")
+UI_TITLE = re.compile(r"(?:" + TOKEN + r" · )?(?:off the script.*?)?step (\d+) of (\d+)\s*$")
+UI_FORMULA = re.compile(r"│(\S.*?)  (\d+×\d+)(?:  head (\d+) of \d+)?")
 
 
-def text_steps(program, lesson, flag, pattern, head_group):
-    """(number, count, formula, head) of every step header an output writes."""
+def text_steps(program, lesson, flag, pattern):
+    """(number, count, formula, head, token, shape) of every step header an output writes (token
+    0 for a step that shows a whole matrix)."""
     steps = []
     for line in run(program, flag, lesson).splitlines():
         match = pattern.match(line)
         if match:
             groups = match.groups()
             if flag == "--plain":
-                steps.append((int(groups[0]), int(groups[1]), groups[2], int(groups[3] or 1)))
+                number, count, formula, head, token, shape = groups
+                count = int(count)
             else:
-                steps.append((int(groups[0]), None, groups[1], int(groups[2] or 1)))
+                (number, formula, head, token, shape), count = groups, None
+            steps.append((int(number), count, formula, int(head or 1), int(token or 0), shape))
     return steps
 
 
@@ -36,8 +41,8 @@ def ui_steps(program, lesson, count):
         if not title or not formula:
             sys.exit(f"FAIL {lesson}: cannot read the step or formula from the UI screen:\n"
                      + "\n".join(lines))
-        steps.append((int(title.group(1)), int(title.group(2)), formula.group(1).rstrip(),
-                      int(formula.group(2) or 1)))
+        steps.append((int(title.group(2)), int(title.group(3)), formula.group(1).rstrip(),
+                      int(formula.group(3) or 1), int(title.group(1) or 0), formula.group(2)))
     return steps
 
 
@@ -45,8 +50,8 @@ def main():
     program, lessons = sys.argv[1], sys.argv[2:]
     failed = 0
     for lesson in lessons:
-        plain = text_steps(program, lesson, "--plain", PLAIN, 3)
-        markdown = text_steps(program, lesson, "--markdown", MARKDOWN, 2)
+        plain = text_steps(program, lesson, "--plain", PLAIN)
+        markdown = text_steps(program, lesson, "--markdown", MARKDOWN)
         count = len(plain)
         ui = ui_steps(program, lesson, count)
         problems = []
@@ -58,9 +63,10 @@ def main():
             if len(other) != count:
                 problems.append(f"{name} has {len(other)} steps, --plain {count}")
             for p, o in zip(plain, other):
-                if (p[0], p[2], p[3]) != (o[0], o[2], o[3]) or (o[1] is not None and o[1] != count):
-                    problems.append(f"step {p[0]}: --plain shows {p[2]!r} head {p[3]}, "
-                                    f"{name} step {o[0]}{'/' + str(o[1]) if o[1] else ''} shows {o[2]!r} head {o[3]}")
+                if (p[0],) + p[2:] != (o[0],) + o[2:] or (o[1] is not None and o[1] != count):
+                    problems.append(f"step {p[0]}: --plain shows {p[2]!r} head {p[3]} token {p[4]} {p[5]}, "
+                                    f"{name} step {o[0]}{'/' + str(o[1]) if o[1] else ''} shows "
+                                    f"{o[2]!r} head {o[3]} token {o[4]} {o[5]}")
                     break
         failed += report(lesson, problems, f"{count} steps, numbered alike in the UI, --plain and --markdown")
     print(f"steps: {len(lessons)} lessons, {failed} failed")

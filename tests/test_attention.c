@@ -514,8 +514,8 @@ static void test_step_list(void **state)
     walk_free(&w);
     /* a script: one step per mark in the author's order (weights before scores, a revisit of
      * scores head 2, a mark with no head on head 1), nothing else */
-    walk_mark marks[] = { { STAGE_SCORES, 2 }, { STAGE_SCORES, 2 }, { STAGE_WEIGHTS, 0 },
-                          { STAGE_Q, 0 }, { STAGE_SCORES, 2 } };
+    walk_mark marks[] = { { STAGE_SCORES, 2, 0 }, { STAGE_SCORES, 2, 0 }, { STAGE_WEIGHTS, 0, 0 },
+                          { STAGE_Q, 0, 0 }, { STAGE_SCORES, 2, 0 } };
     assert_true(walk_build(&w, &t, marks, 5));
     assert_int_equal(w.count, 5);
     for (int k = 0; k < w.count; k++)
@@ -533,7 +533,7 @@ static void test_step_list(void **state)
     assert_int_equal(walk_find(&w, STAGE_Q, 2), 3);         /* one Q for every head */
     walk_free(&w);
     /* a mark the trace cannot show (no head 3; no cross-attention source here) is left out */
-    walk_mark odd[] = { { STAGE_WEIGHTS, 3 }, { STAGE_OUTPUT, 0 } };
+    walk_mark odd[] = { { STAGE_WEIGHTS, 3, 0 }, { STAGE_OUTPUT, 0, 0 } };
     assert_true(walk_build(&w, &t, odd, 2));
     assert_int_equal(w.count, 1);
     assert_int_equal(w.steps[0].stage, STAGE_OUTPUT);
@@ -672,6 +672,7 @@ static void test_blocks_and_explanations_of_every_stage(void **state)
                                      strlen(stage_get(stage)->name)), 0);
             assert_true(strstr(text, " = ") != NULL);
         }
+        bytes += trace_mask_bytes(&t);   /* a window's visible cells, allocated beside */
         assert_int_equal(bytes, trace_bytes_needed(&f.in));
         trace_free(&t);
         free_fixture(&f);

@@ -201,8 +201,9 @@ static void assert_same_bits(double expected, double actual)
 }
 
 /* Decodes every token of f's input and holds each row to the trace's, bit for bit: the q, k
- * and v rows, in each head the scores and weights of the keys in the cache (the trace's later
- * weights are exactly 0) and the context row, the concat and output rows. */
+ * and v rows (turned, with RoPE), in each head the scores and weights of the keys in the cache
+ * (the trace's later weights are exactly 0), running_max and running_sum over the cache's tiles
+ * (with the online softmax) and the context row, the concat and output rows. */
 static void check_decode(const attention_input *in, const trace_options *options)
 {
     trace t;
@@ -210,15 +211,22 @@ static void check_decode(const attention_input *in, const trace_options *options
     assert_true(decode_supported(&t));
     decode_state d;
     assert_true(decode_begin(&d, &t));
-    stage_id rows[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_CONTEXT, STAGE_CONCAT, STAGE_OUTPUT };
+    stage_id rows[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_Q_ROTATED, STAGE_K_ROTATED,
+                        STAGE_RUNNING_MAX, STAGE_RUNNING_SUM, STAGE_CONTEXT, STAGE_CONCAT,
+                        STAGE_OUTPUT };
     for (int p = 0; p < t.n; p++) {
         decode_token(&d, options);
         assert_int_equal(d.length, p + 1);
-        for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+            if (!trace_has_stage(&t, rows[k]))
+                continue;
+            bool tiles = stage_get(rows[k])->cols == AXIS_TILES;
+            int cols = tiles ? p / t.in->tile + 1 : trace_cols(&t, rows[k]);
             for (int h = 1; h <= (stage_get(rows[k])->per_head ? t.heads : 1); h++)
-                for (int c = 0; c < trace_cols(&t, rows[k]); c++)
+                for (int c = 0; c < cols; c++)
                     assert_same_bits(trace_value(&t, rows[k], h, p, c),
                                      decode_value(&d, rows[k], h, p, c));
+        }
         for (int h = 1; h <= t.heads; h++)
             for (int j = 0; j < t.n; j++) {
                 if (j <= p)
@@ -232,24 +240,28 @@ static void check_decode(const attention_input *in, const trace_options *options
     trace_free(&t);
 }
 
-/* Under a causal mask and a window, with and without ALiBi, scaling, shared key/value heads and
- * biases (b_Q, b_K, b_V, b_O), on the vector and the portable code: the decoded rows are the
- * trace's. */
+/* Under a causal mask and a window, with and without ALiBi, scaling, shared key/value heads,
+ * RoPE, the online softmax (tiles of 2 and of 3 keys: several tiles per row, the last one cut
+ * short) and biases (b_Q, b_K, b_V, b_O), on the vector and the portable code: the decoded rows
+ * are the trace's. */
 static void test_decode_is_the_causal_trace(void **state)
 {
     (void)state;
     static const trace_options fast = { 1, false }, portable = { 1, true };
-    for (int variant = 0; variant < 32; variant++) {
+    for (int variant = 0; variant < 192; variant++) {
         fixture f;
         make_fixture(&f, variant % 2 ? MASK_WINDOW : MASK_CAUSAL, 40 + (unsigned)variant);
         f.in.alibi = variant / 2 % 2;
         f.in.scale = variant / 4 % 2;
         f.in.kv_heads = variant / 8 % 2 ? 1 : 0;
+        f.in.rope = variant / 16 % 2;
+        f.in.online_softmax = variant / 32 % 3 > 0;  /* 0: ordinary; 1: tiles of 2; 2: of 3 */
+        f.in.tile = variant / 32 % 3 + 1;
         if (f.in.kv_heads == 1) {  /* W_K and W_V read as d_model × d_k */
             f.in.W_K = f.w[1];
             f.in.W_V = f.w[2];
         }
-        if (variant / 16 % 2) {  /* b_K and b_V have kv_heads · d_k numbers: the first ones */
+        if (variant / 96) {  /* b_K and b_V have kv_heads · d_k numbers: the first ones */
             f.in.b_Q = f.b[0];
             f.in.b_K = f.b[1];
             f.in.b_V = f.b[2];
@@ -274,6 +286,10 @@ static void test_decode_counts(void **state)
     assert_int_equal(decode_token_multiplications(&t, 0), 64 + 8);
     assert_int_equal(decode_token_multiplications(&t, 5), 64 + 6 * 8);
     assert_int_equal(decode_prefix_multiplications(&t, 2), 3 * 64 + (1 + 2 + 3) * 8);
+    trace_free(&t);
+    f.in.rope = true;   /* turning q and k: 2 multiplications for each of their 4 + 4 numbers */
+    fixture_compute(&f.in, &t);
+    assert_int_equal(decode_token_multiplications(&t, 5), 64 + 16 + 6 * 8);
     fixture cross;
     make_fixture(&cross, MASK_NONE, 2);
     trace unmasked;
@@ -309,6 +325,35 @@ static void test_decode_walk(void **state)
         assert_int_equal(first, cache ? 0 : step->position);
         assert_int_equal(end, step->position + 1);
         assert_false(walk_repeats_matrix(&w, k));
+    }
+    walk_free(&w);
+    trace_free(&t);
+    /* with RoPE, the turned Q and K (the cache of turned keys) after V; with the online
+     * softmax, running_max and running_sum between scores and weights, over the cache's tiles */
+    f.in.rope = true;
+    f.in.online_softmax = true;
+    f.in.tile = 3;
+    fixture_compute(&f.in, &t);
+    assert_true(walk_build_decode(&w, &t));
+    assert_int_equal(w.count, N * (5 + 5 * 2 + 1));
+    stage_id modern[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_Q_ROTATED, STAGE_K_ROTATED,
+                          STAGE_SCORES, STAGE_RUNNING_MAX, STAGE_RUNNING_SUM, STAGE_WEIGHTS,
+                          STAGE_CONTEXT, STAGE_SCORES, STAGE_RUNNING_MAX, STAGE_RUNNING_SUM,
+                          STAGE_WEIGHTS, STAGE_CONTEXT, STAGE_OUTPUT };
+    for (int k = 0; k < w.count; k++) {
+        const walk_step *step = &w.steps[k];
+        assert_int_equal(step->stage, modern[k % 16]);
+        assert_int_equal(step->position, k / 16);
+        assert_int_equal(step->head, k % 16 >= 10 && k % 16 <= 14 ? 2 : 1);
+        int first, end;
+        walk_step_rows(&t, step, &first, &end);
+        bool cache = step->stage == STAGE_K || step->stage == STAGE_V
+                     || step->stage == STAGE_K_ROTATED;
+        assert_int_equal(first, cache ? 0 : step->position);
+        walk_step_cols(&t, step, &first, &end);
+        bool tiles = step->stage == STAGE_RUNNING_MAX || step->stage == STAGE_RUNNING_SUM;
+        if (tiles)
+            assert_int_equal(end, step->position / 3 + 1);
     }
     walk_step whole = { STAGE_SCORES, 1, WALK_WHOLE, -1 };
     int first, end;
@@ -433,6 +478,215 @@ static void test_lesson_keys(void **state)
                    "    focus: [c, 2]\n", "focus column '2' is not one of the columns");
 }
 
+/* A decoding lesson's walk: without a script it is the time axis (walk_build_decode); a script
+ * step with position: shows that token's part of its stage, in a word or an index; a step
+ * without one shows the whole matrix. */
+static void test_decoding_walk_from_a_lesson(void **state)
+{
+    (void)state;
+    lesson l;
+    char message[512];
+    assert_int_equal(load(TOKENS "mask: causal\ndecode: true\n", &l, message, sizeof message),
+                     LESSON_OK);
+    trace t;
+    fixture_compute(&l.input, &t);
+    walk w, decode;
+    assert_true(lesson_walk(&l, &t, &w));
+    assert_true(walk_build_decode(&decode, &t));
+    assert_int_equal(w.count, decode.count);
+    assert_int_equal(w.count, 4 * 7);
+    for (int k = 0; k < w.count; k++)
+        assert_memory_equal(&w.steps[k], &decode.steps[k], sizeof w.steps[k]);
+    walk_free(&w);
+    walk_free(&decode);
+    assert_true(walk_build_pipeline(&w, &t));   /* --json and --csv keep whole matrices */
+    for (int k = 0; k < w.count; k++)
+        assert_int_equal(w.steps[k].position, WALK_WHOLE);
+    walk_free(&w);
+    trace_free(&t);
+    lesson_free(&l);
+
+    assert_int_equal(load(TOKENS "mask: causal\ndecode: true\nsteps:\n"
+                          "  - stage: scores\n    position: b\n    focus: [b, a]\n"
+                          "  - stage: V\n    position: 2\n    focus: [b, 1]\n"
+                          "  - stage: weights\n", &l, message, sizeof message), LESSON_OK);
+    assert_int_equal(l.steps[0].token, 2);
+    assert_int_equal(l.steps[1].token, 3);
+    assert_int_equal(l.steps[2].token, 0);
+    fixture_compute(&l.input, &t);
+    assert_true(lesson_walk(&l, &t, &w));
+    assert_int_equal(w.count, 3);
+    int expect_position[] = { 1, 2, WALK_WHOLE };
+    int expect_rows[][2] = { { 1, 2 }, { 0, 3 }, { 0, 4 } };
+    int expect_cols[][2] = { { 0, 2 }, { 0, 2 }, { 0, 4 } };
+    for (int k = 0; k < 3; k++) {
+        int first, end;
+        assert_int_equal(w.steps[k].position, expect_position[k]);
+        assert_int_equal(w.steps[k].narration, k);
+        walk_step_rows(&t, &w.steps[k], &first, &end);
+        assert_true(first == expect_rows[k][0] && end == expect_rows[k][1]);
+        walk_step_cols(&t, &w.steps[k], &first, &end);
+        assert_true(first == expect_cols[k][0] && end == expect_cols[k][1]);
+    }
+    walk_free(&w);
+    /* a mark with a token on a trace that does not decode is not placed (the loader refuses
+     * it: 'position' needs 'decode: true') */
+    attention_input in = l.input;
+    in.decode = false;
+    trace plain;
+    fixture_compute(&in, &plain);
+    walk_mark marks[] = { { STAGE_SCORES, 0, 2 }, { STAGE_OUTPUT, 0, 0 } };
+    assert_true(walk_build(&w, &plain, marks, 2));
+    assert_int_equal(w.count, 1);
+    assert_int_equal(w.steps[0].stage, STAGE_OUTPUT);
+    walk_free(&w);
+    trace_free(&plain);
+    trace_free(&t);
+    lesson_free(&l);
+    assert_refused(TOKENS "mask: causal\nsteps:\n  - stage: Q\n    position: a\n",
+                   "'position' needs 'decode: true'");
+    assert_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: Q\n    position: 4\n",
+                   "position '4' is not one of the tokens (a token, or an index from 0 to 3)");
+    assert_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: K\n"
+                   "    position: b\n    focus: [c, 0]\n",
+                   "the focus is not shown at this position: at position 'b', stage 'K' shows "
+                   "the cache's rows up to that token");
+}
+
+/* The online softmax's context, counted as it is computed: a fused multiply-add of d_k numbers
+ * per visible key, d_k multiplications per row and tile (the rescale) and d_k divisions per row
+ * (by l_T), instead of the ordinary product's m terms per cell. */
+static void test_cost_of_online_context(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_CAUSAL, 5);
+    trace t;
+    fixture_compute(&f.in, &t);
+    cost_counts ordinary = { 0 };
+    cost_stage(&t, STAGE_CONTEXT, &ordinary);
+    /* 2 heads × 7 rows × d_k 2 cells of 7 terms */
+    assert_int_equal(ordinary.multiplications, 28 * 7);
+    assert_int_equal(ordinary.additions, 28 * 6);
+    assert_int_equal(ordinary.divisions, 0);
+    trace_free(&t);
+    f.in.online_softmax = true;
+    f.in.tile = 2;
+    fixture_compute(&f.in, &t);
+    cost_counts online = { 0 };
+    cost_stage(&t, STAGE_CONTEXT, &online);
+    /* 2 heads × 28 visible keys (causal, 7 tokens) × d_k 2, plus 2 heads × 7 rows × 4 tiles × 2
+     * rescales; 2 heads × 7 rows × 2 divisions */
+    assert_int_equal(online.multiplications, 2 * 28 * 2 + 2 * 7 * 4 * 2);
+    assert_int_equal(online.additions, 2 * 28 * 2);
+    assert_int_equal(online.divisions, 2 * 7 * 2);
+    trace_free(&t);
+}
+
+/* The window's visible cells (one byte per query and key, allocated beside the blocks) are in
+ * trace_bytes_needed, so the 1 GiB rule counts them, and --stats shows them with masked; the
+ * stages' bytes still add up to it. */
+static void test_bytes_of_a_window(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_WINDOW, 6);
+    trace t;
+    fixture_compute(&f.in, &t);
+    assert_int_equal(trace_mask_bytes(&t), N * N);
+    size_t blocks = trace_positional_bytes(&t);
+    for (int s = 0; s < STAGE_COUNT; s++)
+        blocks += trace_stage_bytes(&t, (stage_id)s);
+    assert_int_equal(trace_bytes_needed(&f.in), blocks + N * N);
+    stats_table table;
+    assert_true(stats_count(&t, &table));
+    assert_int_equal(table.total.counts.bytes, trace_bytes_needed(&f.in));
+    cost_counts masked;
+    cost_stage(&t, STAGE_MASKED, &masked);
+    assert_int_equal(masked.bytes, N * N);
+    /* --stats names the window's size and shows its cells held by masked */
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_int_equal(stats_print(&t, NULL, "a window", out), 0);
+    fclose(out);
+    assert_non_null(strstr(text, "d_k = 2, sliding window of W = 2 keys, scaled by 1/√d_k\n"));
+    assert_non_null(strstr(text, "\nmasked "));
+    assert_non_null(strstr(strstr(text, "\nmasked "), " 49 B "));
+    free(text);
+    trace_free(&t);
+    make_fixture(&f, MASK_CAUSAL, 6);   /* the causal rule needs no cells */
+    fixture_compute(&f.in, &t);
+    assert_int_equal(trace_mask_bytes(&t), 0);
+    trace_free(&t);
+}
+
+/* What a stage reads follows the lesson, from the row's alternatives: the UI's "made from" and
+ * the worksheet's withholding read it. */
+static void test_inputs_follow_the_lesson(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, MASK_CAUSAL, 7);
+    trace t;
+    char text[64];
+    fixture_compute(&f.in, &t);
+    assert_int_equal(trace_stage_inputs(&t, STAGE_SCORES, text, sizeof text), 4);
+    assert_string_equal(text, "Q, K");
+    trace_stage_inputs(&t, STAGE_MASKED, text, sizeof text);
+    assert_string_equal(text, "scaled, mask");
+    trace_stage_inputs(&t, STAGE_CONTEXT, text, sizeof text);
+    assert_string_equal(text, "weights, V");
+    trace_free(&t);
+    f.in.rope = true;
+    f.in.alibi = true;
+    fixture_compute(&f.in, &t);
+    assert_int_equal(trace_stage_inputs(&t, STAGE_SCORES, NULL, 0), 20);
+    assert_int_equal(trace_stage_inputs(&t, STAGE_SCORES, text, 8), 20);   /* cut, as snprintf */
+    assert_string_equal(text, "Q_rotat");
+    trace_stage_inputs(&t, STAGE_SCORES, text, sizeof text);
+    assert_string_equal(text, "Q_rotated, K_rotated");
+    trace_stage_inputs(&t, STAGE_MASKED, text, sizeof text);
+    assert_string_equal(text, "biased, mask");
+    trace_free(&t);
+}
+
+/* The number of diagnostics lesson_check gives text (with warnings) that contain `words`. */
+static int checked(const char *text, const char *words)
+{
+    lesson l;
+    char message[512];
+    assert_int_equal(load(text, &l, message, sizeof message), LESSON_OK);
+    trace t;
+    fixture_compute(&l.input, &t);
+    lesson_diagnostics d;
+    lesson_check(&l, &t, true, &d);
+    int count = 0;
+    for (int i = 0; i < d.count; i++)
+        count += strstr(d.items[i].message, words) != NULL;
+    lesson_diagnostics_free(&d);
+    trace_free(&t);
+    lesson_free(&l);
+    return count;
+}
+
+/* A question is given away by an earlier step that shows its focus cell: at a decoding step,
+ * only the token's part is shown, so an earlier token's row of the same stage gives nothing. */
+static void test_questions_at_positions(void **state)
+{
+    (void)state;
+    static const char *const earlier[] = { "    position: b\n", "    position: 3\n", "" };
+    static const int leaks[] = { 0, 1, 1 };   /* row b; row c (index 3), the question's; all */
+    for (int i = 0; i < 3; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s  - stage: scores\n%s  - stage: scores\n"
+                 "    position: c\n    focus: [c, a]\n    ask: Which key?\n"
+                 "    choices: [a, b, c]\n    answer: auto\n",
+                 TOKENS "mask: causal\ndecode: true\nsteps:\n", earlier[i]);
+        assert_int_equal(checked(text, "already on screen"), leaks[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,8 +698,13 @@ int main(void)
         cmocka_unit_test(test_decode_is_the_causal_trace),
         cmocka_unit_test(test_decode_counts),
         cmocka_unit_test(test_decode_walk),
+        cmocka_unit_test(test_decoding_walk_from_a_lesson),
         cmocka_unit_test(test_stats_of_decoding),
         cmocka_unit_test(test_cost_of_decoding),
+        cmocka_unit_test(test_cost_of_online_context),
+        cmocka_unit_test(test_bytes_of_a_window),
+        cmocka_unit_test(test_inputs_follow_the_lesson),
+        cmocka_unit_test(test_questions_at_positions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "online.h"
 #include "stage_functions.h"
 
 /* input and source_input: embeddings + PE, row by row (a copy without positional encoding). */
@@ -112,13 +113,8 @@ void compute_rotated(const trace *t, stage_id stage, int head, double *out,
     const double *from = trace_block(t, stage == STAGE_Q_ROTATED ? STAGE_Q : STAGE_K, 1);
     int cols = trace_cols(t, stage);  /* heads (or key groups) of d_k columns each */
     for (int pos = 0; pos < trace_rows(t, stage); pos++)
-        for (int col = 0; col < cols; col += 2) {
-            size_t at = (size_t)pos * (size_t)cols + (size_t)col;
-            double angle = trace_rope_angle(t, pos, col % t->d_k / 2), c = cos(angle),
-                   s = sin(angle);
-            out[at] = from[at] * c - from[at + 1] * s;
-            out[at + 1] = from[at] * s + from[at + 1] * c;
-        }
+        trace_rope_rotate(t, pos, from + (size_t)pos * (size_t)cols,
+                          out + (size_t)pos * (size_t)cols, cols);
 }
 
 /* biased (ALiBi) = scaled − m_h·|i − j|: a penalty growing with distance, steeper in heads with
@@ -153,14 +149,30 @@ static void ordinary_context(const trace *t, int head, const double *weights, do
                     trace_cols(t, STAGE_V), group_offset(t, head), config);
 }
 
-/* ---- the online softmax (FlashAttention's recurrence), tile by tile ---- */
+/* ---- the online softmax (FlashAttention's recurrence), tile by tile (online.c) ---- */
 
-/* exp(x) for x ≤ 0 by the softmax's own exponential, so both softmaxes share one. */
-static double online_exp(double x, const kernels_config *config)
+typedef struct {
+    const trace *t;
+    int head, row;
+} masked_row;
+
+static double read_masked(const void *row, int key)
 {
-    double y;
-    kernels_exp_nonpositive(&y, &x, 1, config);
-    return y;
+    const masked_row *r = row;
+    return trace_value(r->t, STAGE_MASKED, r->head, r->row, key);
+}
+
+/* Row i of head's masked scores, over all m keys, as online.c reads a row. */
+static online_row online_row_of(const trace *t, const masked_row *at)
+{
+    return (online_row){ read_masked, at, t->m, t->in->tile,
+                         trace_block(t, STAGE_V, 1) + group_offset(t, at->head),
+                         (size_t)trace_cols(t, STAGE_V), t->d_k };
+}
+
+static const double *running_max_of(const trace *t, int head, int row)
+{
+    return trace_block(t, STAGE_RUNNING_MAX, head) + (size_t)row * (size_t)trace_tile_count(t);
 }
 
 /* m_t = max(m_{t−1}, the largest visible score of tile t); −∞ while only hidden keys were seen. */
@@ -168,47 +180,10 @@ void compute_running_max(const trace *t, stage_id stage, int head, double *out,
                          const kernels_config *config)
 {
     (void)stage, (void)config;
-    int tiles = trace_tile_count(t);
     for (int i = 0; i < t->n; i++) {
-        double max = -INFINITY;
-        for (int b = 0; b < tiles; b++) {
-            int first, end;
-            trace_tile_keys(t, b, &first, &end);
-            for (int j = first; j < end; j++) {
-                double x = trace_value(t, STAGE_MASKED, head, i, j);
-                max = x > max ? x : max;
-            }
-            out[(size_t)i * (size_t)tiles + (size_t)b] = max;
-        }
-    }
-}
-
-/* One tile of one row of the recurrence: rescales what was accumulated (running_sum, and the
- * context's d_k numbers when context is not NULL) by exp(m_{t−1} − m_t), then adds the tile's
- * visible keys, each exp(s_j − m_t) (times v_j for the context, by fused multiply-add).
- * A row whose maximum is still −∞ has seen no visible key and keeps l = 0. */
-static void online_tile(const trace *t, int head, int row, int b, double *sum, double *context,
-                        const kernels_config *config)
-{
-    int tiles = trace_tile_count(t);
-    const double *max = trace_block(t, STAGE_RUNNING_MAX, head) + (size_t)row * (size_t)tiles;
-    if (max[b] == -INFINITY)
-        return;
-    double rescale = online_exp((b > 0 ? max[b - 1] : -INFINITY) - max[b], config);
-    *sum *= rescale;
-    for (int c = 0; context && c < t->d_k; c++)
-        context[c] *= rescale;
-    const double *v = trace_block(t, STAGE_V, 1) + group_offset(t, head);
-    size_t v_cols = (size_t)trace_cols(t, STAGE_V);
-    int first, end;
-    trace_tile_keys(t, b, &first, &end);
-    for (int j = first; j < end; j++) {
-        if (trace_is_hidden(t, row, j))
-            continue;
-        double p = online_exp(trace_value(t, STAGE_MASKED, head, row, j) - max[b], config);
-        *sum += p;
-        for (int c = 0; context && c < t->d_k; c++)
-            context[c] = fma(p, v[(size_t)j * v_cols + (size_t)c], context[c]);
+        masked_row at = { t, head, i };
+        online_row r = online_row_of(t, &at);
+        online_running_max(&r, out + (size_t)i * (size_t)trace_tile_count(t));
     }
 }
 
@@ -219,9 +194,11 @@ void compute_running_sum(const trace *t, stage_id stage, int head, double *out,
     (void)stage;
     int tiles = trace_tile_count(t);
     for (int i = 0; i < t->n; i++) {
+        masked_row at = { t, head, i };
+        online_row r = online_row_of(t, &at);
         double sum = 0.0;
         for (int b = 0; b < tiles; b++) {
-            online_tile(t, head, i, b, &sum, NULL, config);
+            online_tile(&r, running_max_of(t, head, i), b, &sum, NULL, config);
             out[(size_t)i * (size_t)tiles + (size_t)b] = sum;
         }
     }
@@ -242,26 +219,23 @@ static void online_weights(const trace *t, int head, double *out, const kernels_
         double max, sum;
         online_final(t, head, i, &max, &sum);
         for (int j = 0; j < t->m; j++)
-            out[(size_t)i * (size_t)t->m + (size_t)j] = trace_is_hidden(t, i, j) ? 0.0
-                : online_exp(trace_value(t, STAGE_MASKED, head, i, j) - max, config) / sum;
+            out[(size_t)i * (size_t)t->m + (size_t)j] =
+                online_weight(trace_value(t, STAGE_MASKED, head, i, j), max, sum, config);
     }
 }
 
 /* context from the recurrence, as FlashAttention makes it: the unnormalised sum of
  * exp(s_j − m_t)·v_j rescaled tile by tile with l, divided by l_T once at the end. */
-static void online_context(const trace *t, int head, double *out, const kernels_config *config)
+static void online_contexts(const trace *t, int head, double *out, const kernels_config *config)
 {
-    int tiles = trace_tile_count(t);
     for (int i = 0; i < t->n; i++) {
-        double *row = out + (size_t)i * (size_t)t->d_k, sum = 0.0, max, last;
-        for (int c = 0; c < t->d_k; c++)
-            row[c] = 0.0;
-        for (int b = 0; b < tiles; b++)
-            online_tile(t, head, i, b, &sum, row, config);
+        masked_row at = { t, head, i };
+        online_row r = online_row_of(t, &at);
+        double max, last, *row = out + (size_t)i * (size_t)t->d_k;
+        double sum = online_context(&r, running_max_of(t, head, i), row, config);
         online_final(t, head, i, &max, &last);
         assert(sum == last);  /* the same recurrence as running_sum, step for step */
-        for (int c = 0; c < t->d_k; c++)
-            row[c] /= sum;
+        (void)sum, (void)last;
     }
 }
 
@@ -280,7 +254,7 @@ void compute_context(const trace *t, stage_id stage, int head, double *out,
 {
     (void)stage;
     if (t->in->online_softmax)
-        online_context(t, head, out, config);
+        online_contexts(t, head, out, config);
     else
         ordinary_context(t, head, trace_block(t, STAGE_WEIGHTS, head), out, config);
 }

@@ -40,12 +40,6 @@ void cost_scores(const trace *t, stage_id stage, cost_counts *counts)
     dot_products(t, stage, (tally)t->d_k, counts);
 }
 
-/* Per head (n × m) · (m × d_k). */
-void cost_context(const trace *t, stage_id stage, cost_counts *counts)
-{
-    dot_products(t, stage, (tally)t->m, counts);
-}
-
 /* One division per cell when scaling. */
 void cost_scaled(const trace *t, stage_id stage, cost_counts *counts)
 {
@@ -78,6 +72,22 @@ static tally visible_cells(const trace *t, stage_id stage)
         for (int j = 0; j < t->m; j++)
             visible += !trace_is_hidden(t, i, j);
     return heads_of(t, stage) * visible;
+}
+
+/* Per head (n × m) · (m × d_k). The online softmax instead adds exp(s_j − m_t)·v_j by fused
+ * multiply-add over the visible keys only (its exponentials are running_sum's), rescales each
+ * row's d_k sums once per tile by running_sum's factor, and divides them by l_T once. */
+void cost_context(const trace *t, stage_id stage, cost_counts *counts)
+{
+    if (!t->in->online_softmax) {
+        dot_products(t, stage, (tally)t->m, counts);
+        return;
+    }
+    tally d_k = (tally)t->d_k, visible = visible_cells(t, stage),
+          rows = heads_of(t, stage) * (tally)t->n;
+    counts->multiplications += visible * d_k + rows * (tally)trace_tile_count(t) * d_k;
+    counts->additions += visible * d_k;
+    counts->divisions += rows * d_k;
 }
 
 /* running_max: comparisons only, no arithmetic. */
@@ -133,6 +143,8 @@ void cost_stage(const trace *t, stage_id stage, cost_counts *counts)
     stage_functions_get(stage)->cost(t, stage, counts);
     if (stage == first_stage(t))
         counts->bytes += trace_positional_bytes(t);
+    if (stage == STAGE_MASKED)  /* what the mask hides cells by: the window's visible cells */
+        counts->bytes += trace_mask_bytes(t);
 }
 
 size_t cost_scratch_doubles(const trace *t)

@@ -14,7 +14,8 @@ typedef struct {
     unsigned long long divisions;
     unsigned long long exponentials;
     size_t bytes;  /* what the trace stores for it; the positional table counts with the first
-                      stage (the one that adds it); 0 for stages derived when read */
+                      stage (the one that adds it), the window's visible cells with masked;
+                      otherwise 0 for stages derived when read */
 } cost_counts;
 
 /* The counts of a stage the trace has. Over every stage they add up to trace_bytes_needed. */

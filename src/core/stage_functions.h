@@ -78,6 +78,10 @@ double trace_alibi_bias(const trace *t, int head, int row, int col);
 /* Bytes of the positional-encoding table (0 without positional encoding). */
 size_t trace_positional_bytes(const trace *t);
 
+/* Bytes of the window mask's visible cells, one per query and key, which the trace allocates
+ * beside its blocks for the softmax's rule (0 without a window mask). */
+size_t trace_mask_bytes(const trace *t);
+
 /* The kernels' configuration for options (NULL: the defaults). */
 kernels_config trace_kernels_config(const trace_options *options);
 

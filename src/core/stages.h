@@ -36,7 +36,8 @@ typedef enum {
  *   explain   the arithmetic behind one cell (explain.c)
  *   cost      multiplications, additions, divisions and exponentials of the stage (cost.c)
  *   formula   writes the formula line from the lesson's configuration (formula.c)
- *   inputs    the stages or lesson data it reads
+ *   inputs    the stages or lesson data it reads; "A|B" when what it reads depends on the
+ *             lesson: trace_stage_inputs names the last alternative the trace has
  * The functions are named here and declared from here (stage_functions.h), so a row naming a
  * function that does not exist fails to compile or link. */
 #define STAGE_TABLE(X) \
@@ -63,7 +64,7 @@ typedef enum {
       "K, positions") \
     X(SCORES, "scores", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       trace_read_stored, compute_scores, explain_scores, cost_scores, formula_scores, \
-      "Q, K") \
+      "Q|Q_rotated, K|K_rotated") \
     X(SCALED, "scaled", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
       trace_read_scaled, compute_derived, explain_scaled, cost_scaled, formula_scaled, \
       "scores") \
@@ -72,7 +73,7 @@ typedef enum {
       "scaled, ALiBi slopes") \
     X(MASKED, "masked", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
       trace_read_masked, compute_derived, explain_masked, cost_nothing, formula_masked, \
-      "scaled, mask") \
+      "scaled|biased, mask") \
     X(RUNNING_MAX, "running_max", true, AXIS_TOKENS, AXIS_TILES, STAGE_STORED, \
       trace_read_stored, compute_running_max, explain_running_max, cost_running_max, \
       formula_running_max, "masked, tile") \

@@ -86,6 +86,51 @@ size_t trace_positional_bytes(const trace *t)
     return positional_rows(t) * (size_t)t->d_model * sizeof(double);
 }
 
+/* The alternative of one item of inputs ("Q|Q_rotated", ended by ',' or the string's end)
+ * that the trace reads: the last that is a stage it has, else the first; its length in
+ * *length. */
+static const char *input_chosen(const trace *t, const char *item, size_t *length)
+{
+    const char *chosen = item;
+    *length = strcspn(item, "|,");
+    for (const char *at = item;; at += strcspn(at, "|,") + 1) {
+        size_t part = strcspn(at, "|,");
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)part, at);
+        stage_id stage = stage_find(name);
+        if (stage != STAGE_COUNT && trace_has_stage(t, stage)) {
+            chosen = at;
+            *length = part;
+        }
+        if (at[part] != '|')
+            return chosen;
+    }
+}
+
+int trace_stage_inputs(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    const char *inputs = stage_get(stage)->inputs;
+    int wanted = 0;
+    for (const char *item = inputs; *item; ) {
+        size_t item_length = strcspn(item, ","), length;
+        const char *chosen = input_chosen(t, item, &length);
+        size_t used = (size_t)wanted < size ? (size_t)wanted : size;
+        wanted += snprintf(buffer ? buffer + used : NULL, buffer ? size - used : 0, "%s%.*s",
+                           item == inputs ? "" : ", ", (int)length, chosen);
+        item += item_length;
+        item += strspn(item, ", ");
+    }
+    if (buffer && size > 0 && wanted == 0)
+        buffer[0] = '\0';
+    return wanted;
+}
+
+size_t trace_mask_bytes(const trace *t)
+{
+    size_t cells = t->in->mask == MASK_WINDOW ? (size_t)t->n : 0;
+    return multiply(&cells, (size_t)t->m) ? cells : SIZE_MAX;
+}
+
 /* Doubles of the whole trace (positional table and every block), or SIZE_MAX on overflow. */
 static size_t trace_doubles(const trace *t)
 {
@@ -104,10 +149,11 @@ static size_t trace_doubles(const trace *t)
 size_t trace_bytes_needed(const attention_input *in)
 {
     trace shape = shape_of(in);
-    size_t doubles = trace_doubles(&shape);
-    if (doubles == SIZE_MAX || doubles > SIZE_MAX / sizeof(double))
+    size_t doubles = trace_doubles(&shape), mask = trace_mask_bytes(&shape);
+    if (doubles == SIZE_MAX || doubles > SIZE_MAX / sizeof(double)
+        || mask > SIZE_MAX - doubles * sizeof(double))
         return SIZE_MAX;
-    return doubles * sizeof(double);
+    return doubles * sizeof(double) + mask;  /* the blocks' one allocation, and the window's */
 }
 
 size_t trace_stage_bytes(const trace *t, stage_id stage)
@@ -130,8 +176,7 @@ static trace_status check_shape(const attention_input *in)
         || (in->rope && (in->positional || (in->d_model / in->heads) % 2 != 0
                          || !(in->rope_base > 0.0) || !isfinite(in->rope_base)))
         || (in->alibi && in->source) || (in->online_softmax && in->tile < 1)
-        || (in->decode && (in->source || in->rope || in->online_softmax
-                           || (in->mask != MASK_CAUSAL && in->mask != MASK_WINDOW)))
+        || (in->decode && (in->source || (in->mask != MASK_CAUSAL && in->mask != MASK_WINDOW)))
         || in->kv_heads < 0 || (in->kv_heads > 0 && in->heads % in->kv_heads != 0))
         return TRACE_ERROR_SHAPE;
     return TRACE_OK;
@@ -228,6 +273,16 @@ int trace_kv_group(const trace *t, int head)
 double trace_rope_angle(const trace *t, int pos, int pair)
 {
     return pos * pow(t->in->rope_base, -2.0 * pair / t->d_k);
+}
+
+void trace_rope_rotate(const trace *t, int pos, const double *from, double *out, int cols)
+{
+    for (int col = 0; col < cols; col += 2) {
+        double angle = trace_rope_angle(t, pos, col % t->d_k / 2), c = cos(angle),
+               s = sin(angle);
+        out[col] = from[col] * c - from[col + 1] * s;
+        out[col + 1] = from[col] * s + from[col + 1] * c;
+    }
 }
 
 kernels_config trace_kernels_config(const trace_options *options)
@@ -389,7 +444,7 @@ static bool fill_visible(trace *t)
 {
     if (t->in->mask != MASK_WINDOW)
         return true;
-    t->visible = malloc((size_t)t->n * (size_t)t->m);
+    t->visible = malloc(trace_mask_bytes(t));  /* what trace_bytes_needed counts */
     if (!t->visible)
         return false;
     for (int i = 0; i < t->n; i++)

@@ -57,7 +57,7 @@ typedef struct {
                                            context made from the recurrence */
     int tile;                           /* with online_softmax: keys per tile (≥ 1) */
     bool decode;                        /* decoding with a KV cache (decode.h): causal or window
-                                           mask, self-attention, no RoPE or online softmax */
+                                           mask, self-attention */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
@@ -111,7 +111,8 @@ typedef struct {
 /* The message for a status, e.g. "the trace would need more memory than allowed". */
 const char *trace_status_message(trace_status status);
 
-/* Bytes the trace of in would hold, or SIZE_MAX when that does not fit in size_t. */
+/* Bytes the trace of in would hold (its blocks and positional table, and a window mask's
+ * visible cells), or SIZE_MAX when that does not fit in size_t. */
 size_t trace_bytes_needed(const attention_input *in);
 
 /* Computes every stage. On success returns TRACE_OK and fills out (free with trace_free);
@@ -128,6 +129,12 @@ bool trace_has_stage(const trace *t, stage_id stage);
  * ("K = source_input · W_K" in cross-attention, "input = embeddings" without positional
  * encoding). Returns the length it wanted, as snprintf. */
 int trace_stage_formula(const trace *t, stage_id stage, char *buffer, size_t size);
+
+/* What a stage reads in this trace, from its row's `inputs` ("Q_rotated, K_rotated" for scores
+ * under RoPE, "biased, mask" for masked under ALiBi): an item "A|B" of the row names the last
+ * of its alternatives that is a stage the trace has (else the first). Returns the length it
+ * wanted, as snprintf. */
+int trace_stage_inputs(const trace *t, stage_id stage, char *buffer, size_t size);
 
 /* Bytes the stored matrices of a stage take, over all its heads (0 for a derived stage or one
  * the trace lacks). With the positional table, they add up to trace_bytes_needed. */
@@ -175,6 +182,11 @@ double trace_alibi_slope(int head, int heads);
 /* RoPE's angle for the pair (2p, 2p+1) of a head's d_k columns at position pos:
  * pos · base^(−2p/d_k). */
 double trace_rope_angle(const trace *t, int pos, int pair);
+
+/* One row of Q or K (cols = heads or key groups of d_k columns each) turned by RoPE at position
+ * pos: each pair (2p, 2p+1) of each head by trace_rope_angle(t, pos, p). The one rotation of
+ * Q_rotated, K_rotated and of decoding a token; out may not alias from. */
+void trace_rope_rotate(const trace *t, int pos, const double *from, double *out, int cols);
 
 /* The mask's name in prose: "no mask", "causal mask" or "lesson's mask". */
 const char *trace_mask_name(mask_kind mask);

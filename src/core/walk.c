@@ -1,6 +1,7 @@
 /* The walk (walk.h): the author's script when the lesson has one, else every stage and head of
  * the trace in pipeline order. */
 #include <assert.h>
+#include <limits.h>
 #include <stdlib.h>
 #include "walk.h"
 
@@ -28,42 +29,70 @@ static int place_pipeline(const trace *t, const walk_mark *marks, int n_marks, w
     return count;
 }
 
-/* The script: one step per mark, in the author's order; a mark the trace cannot show (the
- * loader never lets one through) is left out. */
+/* The script: one step per mark, in the author's order, at the mark's token when it names one;
+ * a mark the trace cannot show (the loader never lets one through) is left out. */
 static int place_script(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
 {
     int count = 0;
     for (int i = 0; i < n_marks; i++) {
         int head = marks[i].head == 0 ? 1 : marks[i].head;
-        if (!trace_has_stage(t, marks[i].stage) || head > heads_of(t, marks[i].stage))
+        int position = marks[i].token > 0 ? marks[i].token - 1 : WALK_WHOLE;
+        if (!trace_has_stage(t, marks[i].stage) || head > heads_of(t, marks[i].stage)
+            || position >= t->n || (position != WALK_WHOLE && !t->in->decode))
             continue;
         if (out)
-            out[count] = (walk_step){ marks[i].stage, head, WALK_WHOLE, i };
+            out[count] = (walk_step){ marks[i].stage, head, position, i };
         count++;
     }
     return count;
 }
 
-/* Decoding: token by token, the stages that make that token's rows. */
+/* Whether decoding makes a stage, token by token (decode.c): the projections (turned, with
+ * RoPE), scores, the online softmax's running_max and running_sum, weights, context and output.
+ * scaled, biased and masked are read on the way, concat is context side by side. */
+static bool decoded(const trace *t, stage_id stage)
+{
+    switch (stage) {
+    case STAGE_Q: case STAGE_K: case STAGE_V: case STAGE_Q_ROTATED: case STAGE_K_ROTATED:
+    case STAGE_SCORES: case STAGE_RUNNING_MAX: case STAGE_RUNNING_SUM: case STAGE_WEIGHTS:
+    case STAGE_CONTEXT: case STAGE_OUTPUT:
+        return trace_has_stage(t, stage);
+    default:
+        return false;
+    }
+}
+
+/* Decoding: token by token, the stages that make that token's rows in table order, the
+ * per-head ones head by head (all of head 1's, then head 2's). */
 static int place_decode(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
 {
     (void)marks;
     (void)n_marks;
-    static const stage_id projections[] = { STAGE_Q, STAGE_K, STAGE_V };
-    static const stage_id per_head[] = { STAGE_SCORES, STAGE_WEIGHTS, STAGE_CONTEXT };
     int count = 0;
-    for (int p = 0; p < t->n; p++) {
-        for (int i = 0; i < 3; i++, count++)
-            if (out)
-                out[count] = (walk_step){ projections[i], 1, p, -1 };
-        for (int h = 1; h <= t->heads; h++)
-            for (int i = 0; i < 3; i++, count++)
+    for (int p = 0; p < t->n; p++)
+        for (int s = 0; s < STAGE_COUNT; s++) {
+            stage_id stage = (stage_id)s;
+            if (!decoded(t, stage))
+                continue;
+            if (!stage_get(stage)->per_head) {
                 if (out)
-                    out[count] = (walk_step){ per_head[i], h, p, -1 };
-        if (out)
-            out[count] = (walk_step){ STAGE_OUTPUT, 1, p, -1 };
-        count++;
-    }
+                    out[count] = (walk_step){ stage, 1, p, -1 };
+                count++;
+                continue;
+            }
+            int run = s;  /* the per-head stages from here on, made head by head */
+            while (run < STAGE_COUNT && stage_get((stage_id)run)->per_head)
+                run++;
+            for (int h = 1; h <= t->heads; h++)
+                for (int r = s; r < run; r++) {
+                    if (!decoded(t, (stage_id)r))
+                        continue;
+                    if (out)
+                        out[count] = (walk_step){ (stage_id)r, h, p, -1 };
+                    count++;
+                }
+            s = run - 1;
+        }
     return count;
 }
 
@@ -84,7 +113,8 @@ static bool build(walk *w, const trace *t, const walk_mark *marks, int n_marks, 
 
 bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks)
 {
-    return build(w, t, marks, n_marks, n_marks > 0 ? place_script : place_pipeline);
+    placer *place = n_marks > 0 ? place_script : t->in->decode ? place_decode : place_pipeline;
+    return build(w, t, marks, n_marks, place);
 }
 
 bool walk_build_pipeline(walk *w, const trace *t)
@@ -97,11 +127,44 @@ bool walk_build_decode(walk *w, const trace *t)
     return build(w, t, NULL, 0, place_decode);
 }
 
+/* The one rule of what a step at a position shows along one axis of its stage (whole: the
+ * axis's length): the cache's keys 0 … p along the keys, their tiles 0 … p / tile, the
+ * token's own row p along the queries, everything else. */
+static void span(stage_axis axis, bool rows, int position, int tile, int whole, int *first,
+                 int *end)
+{
+    *first = 0;
+    *end = whole;
+    if (position == WALK_WHOLE)
+        return;
+    if (axis == AXIS_SOURCE)
+        *end = position + 1;
+    else if (axis == AXIS_TILES)
+        *end = position / tile + 1;
+    else if (rows) {
+        *first = position;
+        *end = position + 1;
+    }
+}
+
 void walk_step_rows(const trace *t, const walk_step *step, int *first, int *end)
 {
-    bool cache = step->stage == STAGE_K || step->stage == STAGE_V;
-    *first = step->position == WALK_WHOLE || cache ? 0 : step->position;
-    *end = step->position == WALK_WHOLE ? trace_rows(t, step->stage) : step->position + 1;
+    span(stage_get(step->stage)->rows, true, step->position, t->in->tile,
+         trace_rows(t, step->stage), first, end);
+}
+
+void walk_step_cols(const trace *t, const walk_step *step, int *first, int *end)
+{
+    span(stage_get(step->stage)->cols, false, step->position, t->in->tile,
+         trace_cols(t, step->stage), first, end);
+}
+
+bool walk_position_shows(stage_id stage, int position, int tile, int row, int col)
+{
+    int first_row, end_row, first_col, end_col;
+    span(stage_get(stage)->rows, true, position, tile, INT_MAX, &first_row, &end_row);
+    span(stage_get(stage)->cols, false, position, tile, INT_MAX, &first_col, &end_col);
+    return row >= first_row && row < end_row && col >= first_col && col < end_col;
 }
 
 void walk_free(walk *w)

@@ -18,11 +18,14 @@ typedef struct {
     int narration;  /* index of the narration item told at this step, or -1 */
 } walk_step;
 
-/* Where a narration item asks to be told: a stage, and a head from 1 (0 when it names none,
- * which means the first head). The loader refuses a head on a stage that is not per head. */
+/* Where a narration item asks to be told: a stage, a head from 1 (0 when it names none, which
+ * means the first head), and in a decoding lesson a token from 1 (0 when it names none: the
+ * whole matrix; token k is the step's position k − 1). The loader refuses a head on a stage
+ * that is not per head, and a token outside 1 … n or in a lesson that does not decode. */
 typedef struct {
     stage_id stage;
     int head;
+    int token;
 } walk_mark;
 
 typedef struct {
@@ -32,7 +35,8 @@ typedef struct {
 
 /* Builds the walk of t. With marks (the author's script), one step per mark in the author's
  * order, narration i at mark i: a script may revisit a stage or a head, and shows nothing it
- * does not name. Without marks, the pipeline (walk_build_pipeline). Marks naming a stage the
+ * does not name. Without marks, the time axis of decoding (walk_build_decode) when t decodes
+ * (t->in->decode), else the pipeline (walk_build_pipeline). Marks naming a stage the
  * trace lacks or a head it does not have are not placed (the loader never lets them through).
  * Returns false when out of memory (w is then empty). Free with walk_free. */
 bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks);
@@ -43,14 +47,27 @@ bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks);
 bool walk_build_pipeline(walk *w, const trace *t);
 
 /* The time axis of decoding with a KV cache (t->in->decode): for each token p in order, its q,
- * k and v rows (K and V showing the cache growing to p + 1 rows), in each head its scores,
- * weights and context rows, then its output row; every step at position p. Returns false when
- * out of memory. */
+ * k and v rows (K and V showing the cache growing to p + 1 rows; with RoPE, then Q_rotated and
+ * K_rotated, the cache of turned keys), in each head its scores, running_max and running_sum
+ * (with the online softmax), weights and context rows, then its output row; every step at
+ * position p. Returns false when out of memory. */
 bool walk_build_decode(walk *w, const trace *t);
 
 /* The rows of its stage a step shows, [*first, *end): every row for WALK_WHOLE; at position p,
- * the cache's rows 0 … p of K and V, and row p of any other stage. */
+ * the cache's rows 0 … p of a stage whose rows are the keys (K, V, K_rotated), and row p of
+ * any other stage. */
 void walk_step_rows(const trace *t, const walk_step *step, int *first, int *end);
+
+/* The columns of its stage a step shows, [*first, *end): at position p, the keys the cache
+ * holds, 0 … p, of a stage whose columns are the keys (scores, weights: the decoder never
+ * computes a later key's column), and the tiles of those keys, 0 … p / tile, of running_max
+ * and running_sum; every column otherwise. */
+void walk_step_cols(const trace *t, const walk_step *step, int *first, int *end);
+
+/* Whether a step of stage at a position (from 0; WALK_WHOLE: every cell) shows the cell (row,
+ * col), by the rule of walk_step_rows and walk_step_cols, for a caller without a trace (tile:
+ * the online softmax's keys per tile, read only for its tiles' columns). */
+bool walk_position_shows(stage_id stage, int position, int tile, int row, int col);
 
 void walk_free(walk *w);
 

@@ -31,7 +31,8 @@
 #define MASK_KEYS(X) X(WINDOW, "window")
 #define STEP_KEYS(X) \
     X(STAGE, "stage") X(HEAD, "head") X(FOCUS, "focus") X(SAY, "say") X(ASK, "ask") \
-    X(CHOICES, "choices") X(ANSWER, "answer") X(TOLERANCE, "tolerance") X(EXPECT, "expect")
+    X(CHOICES, "choices") X(ANSWER, "answer") X(TOLERANCE, "tolerance") X(EXPECT, "expect") \
+    X(POSITION, "position")
 
 #define TOP_ENUM(id, name) TOP_##id,
 #define RANDOM_ENUM(id, name) RANDOM_##id,
@@ -1212,6 +1213,42 @@ static void read_question(checker *c, const int *keys, lesson_step *step) {
     }
 }
 
+/* position: the token a decoding lesson's step shows being generated (a word, its first
+ * occurrence, or an index from 0): the step then shows only the rows and columns decoding
+ * computes for that token (walk_step_rows), as the decode walk does. */
+static void read_position(checker *c, int node, lesson_step *step) {
+    if (!expect_scalar(c, node, "position", "a token or an index")) return;
+    if (!c->decode) {
+        REPORT(c, node - 1, NEEDS, "position", "'decode: true': only a decoding lesson has a "
+               "token being generated");
+        return;
+    }
+    if (!c->tokens.valid) return;
+    int at = resolve_label(c, AXIS_TOKENS, lesson_node_text(c->t, node));
+    if (at >= 0) {
+        step->token = at + 1;
+        return;
+    }
+    char text[LESSON_ESCAPED_MAX];
+    report_unknown(c, REPORT(c, node, BAD_POSITION, shown(c, node, text), c->tokens.count - 1),
+                   node, (const char *const *)c->tokens.text, c->tokens.count, LESSON_HINT_COUNT);
+}
+
+/* A focus at a position must be a cell that the step shows (walk_step_rows, walk_step_cols):
+ * the token's own row, or a row of the cache; a key column up to the token. */
+static void check_focus_shown(checker *c, int node, int position, const lesson_step *step) {
+    if (step->token == 0 || step->focus_row < 0 || step->focus_col < 0
+        || walk_position_shows(step->stage, step->token - 1, c->tile, step->focus_row,
+                               step->focus_col))
+        return;
+    const stage_info *info = stage_get(step->stage);
+    char text[LESSON_ESCAPED_MAX];
+    REPORT(c, node, FOCUS_NOT_SHOWN, shown(c, position, text), info->name,
+           info->rows == AXIS_SOURCE ? "the cache's rows up to that token" : "only that token's row",
+           info->cols == AXIS_SOURCE ? ", and the keys up to it"
+           : info->cols == AXIS_TILES ? ", and the tiles of the keys up to it" : "");
+}
+
 static void read_step(checker *c, int node, lesson_step *step) {
     *step = (lesson_step){ .stage = STAGE_COUNT, .focus_row = -1, .focus_col = -1,
                            .answer_choice = -1, .tolerance = DEFAULT_TOLERANCE,
@@ -1222,7 +1259,10 @@ static void read_step(checker *c, int node, lesson_step *step) {
     require(c, node, keys[STEP_STAGE], "stage");
     if (keys[STEP_STAGE] >= 0) step->stage = read_stage(c, keys[STEP_STAGE]);
     if (keys[STEP_HEAD] >= 0) read_head(c, keys[STEP_HEAD], step);
+    if (keys[STEP_POSITION] >= 0) read_position(c, keys[STEP_POSITION], step);
     if (keys[STEP_FOCUS] >= 0) read_focus(c, keys[STEP_FOCUS], step);
+    if (keys[STEP_FOCUS] >= 0 && keys[STEP_POSITION] >= 0)
+        check_focus_shown(c, keys[STEP_FOCUS], keys[STEP_POSITION], step);
     step->say = read_written_text(c, keys[STEP_SAY], "say", &step->say_written);
     read_question(c, keys, step);
     if (keys[STEP_EXPECT] >= 0) read_expect(c, keys[STEP_EXPECT], step);
@@ -1346,8 +1386,6 @@ static void read_decode(checker *c) {
     else if (c->mask != MASK_CAUSAL && c->mask != MASK_WINDOW)
         REPORT(c, node - 1, NEEDS, "decode: true", "'mask: causal' or 'mask: {window: W}': a "
                "token being generated sees only the tokens before it");
-    if (c->rope) REPORT(c, node, NOT_WITH, "decode: true", "positional: rope");
-    if (c->online_softmax) REPORT(c, node, NOT_WITH, "decode: true", "softmax: online");
 }
 
 /* kv_heads: G key/value heads shared by heads / G query heads each (grouped-query attention;
@@ -1848,7 +1886,7 @@ bool lesson_walk(const lesson *l, const trace *t, walk *w) {
     walk_mark *marks = calloc(l->n_steps > 0 ? (size_t)l->n_steps : 1, sizeof *marks);
     if (!marks) { *w = (walk){ NULL, 0 }; return false; }
     for (int i = 0; i < l->n_steps; i++)
-        marks[i] = (walk_mark){ l->steps[i].stage, l->steps[i].head };
+        marks[i] = (walk_mark){ l->steps[i].stage, l->steps[i].head, l->steps[i].token };
     bool built = walk_build(w, t, marks, l->n_steps);
     free(marks);
     return built;

@@ -48,6 +48,8 @@ typedef struct {
     int focus_row;         /* index along the stage's rows (tokens, or source tokens for K, V and
                               source_input), or -1 without focus */
     int focus_col;         /* index along the stage's columns, or -1 without focus */
+    int token;             /* in a decoding lesson, the token the step shows being generated,
+                              from 1 (walk_step.position + 1); 0 for the whole matrix */
     char *say;             /* narration text, or NULL */
     int line;              /* where the step is written in the file */
     char *ask;             /* the question, or NULL when the step asks none */
@@ -174,7 +176,7 @@ lesson_status lesson_load_buffer_with(const char *path, const char *data, size_t
  * each `expect:` claim, and each placeholder of say, ask and about, whose live numbers it then
  * writes into that text (claim_render). With warnings, also warns of a question whose answer an
  * earlier step of the script already showed: an earlier step at the question's stage (and, for
- * a per-head stage, its head). Returns LESSON_OK when no error was found (warnings may have
+ * a per-head stage, its head; at a position, one whose part shows the question's focus). Returns LESSON_OK when no error was found (warnings may have
  * been), else LESSON_INVALID; either way diagnostics holds what was found (free with
  * lesson_diagnostics_free). */
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,

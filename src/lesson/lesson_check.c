@@ -193,9 +193,14 @@ static void render(char **text, lesson_written *w, int head, const trace *t,
 /* ---- questions the script already answered (read before the live numbers are written) ---- */
 
 /* Whether step `earlier` shows the matrix that question `asked` asks about. */
-static bool shows_matrix_of(const lesson_step *earlier, const lesson_step *asked) {
+static bool shows_matrix_of(const lesson_step *earlier, const lesson_step *asked,
+                            const trace *t) {
     if (earlier->stage != asked->stage) return false;
-    return !stage_get(asked->stage)->per_head || step_head(earlier) == step_head(asked);
+    if (stage_get(asked->stage)->per_head && step_head(earlier) != step_head(asked)) return false;
+    /* a decoding step shows only its token's part: it answers a question whose focus is there */
+    return earlier->token == 0 || !has_focus(asked)
+        || walk_position_shows(asked->stage, earlier->token - 1, t->in->tile, asked->focus_row,
+                               asked->focus_col);
 }
 
 /* Whether text (shown at `where`, its placeholders in head `head`) tells the answer of question
@@ -235,7 +240,7 @@ static void warn_leaks(const lesson *l, const trace *t, lesson_diagnostics *d) {
         const lesson_step *asked = &l->steps[k];
         if (!asked->ask || asked->stage == STAGE_COUNT || warn_told(l, t, k, d)) continue;
         for (int j = 0; j < k; j++) {
-            if (!shows_matrix_of(&l->steps[j], asked)) continue;
+            if (!shows_matrix_of(&l->steps[j], asked, t)) continue;
             char head[32] = "";
             if (stage_get(asked->stage)->per_head)
                 snprintf(head, sizeof head, " of head %d", step_head(asked));

@@ -62,7 +62,6 @@
     X(SELF_ONLY,         "%s needs self-attention, but this lesson has a source") \
     X(ROPE_ODD_D_K,      "positional: rope turns pairs of dimensions, so d_k (d_model / heads) " \
                          "must be even; here it is %d") \
-    X(NOT_WITH,          "%s does not work with '%s' (not computed yet)") \
     X(KV_HEADS_DIVIDE,   "kv_heads (%d) must divide heads (%d)") \
     X(IDENTITY_NOT_SQUARE, "%s cannot be identity: with kv_heads %d it has %d %s " \
                          "(kv_heads × d_k), not d_model = %d") \
@@ -73,6 +72,10 @@
     X(NO_SUCH_HEAD,      "head %d does not exist; this lesson has %d") \
     X(HEAD_NOT_PER_HEAD, "stage '%s' is one matrix for all heads, so it takes no 'head'; " \
                          "the stages with one matrix per head are: %s") \
+    X(BAD_POSITION,      "position '%s' is not one of the tokens (a token, or an index from 0 " \
+                         "to %d)") \
+    X(FOCUS_NOT_SHOWN,   "the focus is not shown at this position: at position '%s', stage '%s' " \
+                         "shows %s%s") \
     X(BAD_FOCUS,         "focus %s '%s' is not one of the %ss of stage '%s'") \
     X(NOT_A_CHOICE,      "answer '%s' is not one of the choices") \
     X(NEEDS,             "'%s' needs %s") \

@@ -1,6 +1,7 @@
 /* The walk shared by every text output (begin, one call per step of the walk, end), the writers
  * that remember the first failure, and the pieces several outputs use: cells, narration,
  * escaped text. */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,14 @@ static void ask_question(output *o, const lesson_step *s,
     free(question);
 }
 
+void output_token(output *o, int position, void (*word)(output *o, const char *utf8))
+{
+    assert(position >= 0 && position < o->trace->n);
+    output_printf(o, "token %d of %d (", position + 1, o->trace->n);
+    word(o, o->trace->in->tokens[position]);
+    output_putc(o, ')');
+}
+
 /* The header of the current step: its number, formula, head and shape. */
 static void step_header(output *o, const walk_step *step, const output_narrator *narrator)
 {
@@ -199,8 +208,11 @@ static void step_header(output *o, const walk_step *step, const output_narrator 
         trace_stage_formula(o->trace, step->stage, formula, (size_t)length + 1);
     }
     bool named = stage_get(step->stage)->per_head && o->trace->heads > 1;
-    narrator->header(o, o->step + 1, formula, named ? step->head : 0,
-                     trace_rows(o->trace, step->stage), trace_cols(o->trace, step->stage));
+    int first_row, end_row, first_col, end_col;
+    walk_step_rows(o->trace, step, &first_row, &end_row);
+    walk_step_cols(o->trace, step, &first_col, &end_col);
+    narrator->header(o, o->step + 1, formula, named ? step->head : 0, step->position,
+                     end_row - first_row, end_col - first_col);
     if (formula != small)
         free(formula);
 }
@@ -211,7 +223,7 @@ void output_narrated_step(output *o, const walk_step *step, const output_narrato
     if (walk_repeats_matrix(o->walk, o->step))
         narrator->repeated(o, o->step);
     else
-        narrator->table(o, step->stage, step->head);
+        narrator->table(o, step);
     const lesson_step *s = lesson_narration(o->lesson, step);
     if (!s)
         return;

@@ -114,14 +114,20 @@ char *output_escaped(output *o, const char *utf8, bool keep_lines);
  * ask, say and focus may be NULL. */
 typedef struct {
     /* number from 1; head 0 when the step has no head to name (a stage for all heads, or a
-       one-head lesson) */
-    void (*header)(output *o, int number, const char *formula, int head, int rows, int cols);
-    void (*table)(output *o, stage_id stage, int head);
+       one-head lesson); position the token being decoded (walk_step.position, WALK_WHOLE for
+       none); rows × cols the part of the matrix the step shows (walk_step_rows, _cols) */
+    void (*header)(output *o, int number, const char *formula, int head, int position, int rows,
+                   int cols);
+    void (*table)(output *o, const walk_step *step);  /* the rows and columns the step shows */
     void (*repeated)(output *o, int previous);  /* previous: the number of the step before */
     void (*ask)(output *o, const char *question, const char *answer);  /* predict, then reveal */
     void (*say)(output *o, const char *text);
     void (*focus)(output *o, const char *explanation);  /* the focused cell's arithmetic */
 } output_narrator;
+
+/* Writes "token 3 of 6 (sat)" for a step at position 2 of 6, the word through `word` (each
+ * format's own escaping of lesson text). */
+void output_token(output *o, int position, void (*word)(output *o, const char *utf8));
 
 /* Writes the current step, o->step: the header (its formula from trace_stage_formula); the
  * table, or the note when walk_repeats_matrix says the matrix was just shown; then its

@@ -48,33 +48,40 @@ static void markdown_begin(output *o)
     put_opening(o, true);
 }
 
-static void put_row(output *o, const char *label, stage_id stage, int head, int row)
+static void put_row(output *o, const char *label, const walk_step *step, int row, int first_col,
+                    int end_col)
 {
     output_puts(o, "| ");
     put_markdown(o, label, false);
-    for (int c = 0; c < trace_cols(o->trace, stage); c++) {
+    for (int c = first_col; c < end_col; c++) {
         output_puts(o, " | ");
-        output_number(o, trace_value(o->trace, stage, head, row, c), NUMBER_FIXED);
+        output_number(o, trace_value(o->trace, step->stage, step->head, row, c), NUMBER_FIXED);
     }
     output_puts(o, " |\n");
 }
 
-static void put_table(output *o, stage_id stage, int head)
+/* The part of the step's matrix it shows (walk_step_rows, walk_step_cols): all of it, or at a
+ * decoding step the rows and columns decoding computes for that token. */
+static void put_table(output *o, const walk_step *step)
 {
     const trace *t = o->trace;
-    const stage_info *info = stage_get(stage);
+    const stage_info *info = stage_get(step->stage);
+    int first_row, end_row, first_col, end_col;
+    walk_step_rows(t, step, &first_row, &end_row);
+    walk_step_cols(t, step, &first_col, &end_col);
     char buffer[32];
     output_puts(o, "|");
-    for (int c = 0; c < trace_cols(t, stage); c++) {
+    for (int c = first_col; c < end_col; c++) {
         output_puts(o, " | ");
         put_markdown(o, trace_axis_label(t, info->cols, c, buffer, sizeof buffer), false);
     }
     output_puts(o, " |\n|---|");
-    for (int c = 0; c < trace_cols(t, stage); c++)
+    for (int c = first_col; c < end_col; c++)
         output_puts(o, "---:|");
     output_putc(o, '\n');
-    for (int r = 0; r < trace_rows(t, stage); r++)
-        put_row(o, trace_axis_label(t, info->rows, r, buffer, sizeof buffer), stage, head, r);
+    for (int r = first_row; r < end_row; r++)
+        put_row(o, trace_axis_label(t, info->rows, r, buffer, sizeof buffer), step, r,
+                first_col, end_col);
 }
 
 static void ask_markdown(output *o, const char *question, const char *answer)
@@ -107,13 +114,28 @@ static void repeated_markdown(output *o, int previous)
     output_printf(o, "*The matrix of step %d again.*\n", previous);
 }
 
-static void header_markdown(output *o, int number, const char *formula, int head, int rows,
-                            int cols)
+static void put_token_word(output *o, const char *utf8)
 {
-    output_printf(o, "\n## %d. %s", number, formula);  /* attnstep's own text, read as is */
+    put_markdown(o, utf8, false);
+}
+
+/* A heading's end: the head, the token being decoded and the shape shown. */
+static void heading_end(output *o, int head, int position, int rows, int cols)
+{
     if (head)
         output_printf(o, " (head %d)", head);
+    if (position != WALK_WHOLE) {
+        output_puts(o, " · ");
+        output_token(o, position, put_token_word);
+    }
     output_printf(o, " — %d×%d\n\n", rows, cols);
+}
+
+static void header_markdown(output *o, int number, const char *formula, int head, int position,
+                            int rows, int cols)
+{
+    output_printf(o, "\n## %d. %s", number, formula);  /* attnstep's own text, read as is */
+    heading_end(o, head, position, rows, cols);
 }
 
 static void markdown_step(output *o, const walk_step *step)
@@ -178,7 +200,8 @@ static bool arithmetic_answers_a_question(const output *o, stage_id stage, int h
 {
     if (answers_a_question(o, stage, head))
         return true;
-    const char *inputs = stage_get(stage)->inputs;
+    char inputs[128];  /* what the stage reads in this trace */
+    trace_stage_inputs(o->trace, stage, inputs, sizeof inputs);
     for (const char *item = inputs; *item; ) {
         char name[32];
         size_t length = strcspn(item, " ,");
@@ -202,12 +225,12 @@ static void withheld(output *o)
     output_puts(o, "*Table withheld: it would answer a question. It is in the answer key.*\n");
 }
 
-static void worksheet_table(output *o, stage_id stage, int head)
+static void worksheet_table(output *o, const walk_step *step)
 {
-    if (answers_a_question(o, stage, head))
+    if (answers_a_question(o, step->stage, step->head))
         withheld(o);
     else
-        put_table(o, stage, head);
+        put_table(o, step);
 }
 
 static void worksheet_repeated(output *o, int previous)
@@ -268,19 +291,17 @@ static void worksheet_step(output *o, const walk_step *step)
 
 /* In the key, each question's step again, whole: its table, question and answer, narration and
  * arithmetic, under a heading that names the question. */
-static void key_header(output *o, int number, const char *formula, int head, int rows,
-                       int cols)
+static void key_header(output *o, int number, const char *formula, int head, int position,
+                       int rows, int cols)
 {
     output_printf(o, "\n### Question %d, at step %d. %s", question_number(o), number, formula);
-    if (head)
-        output_printf(o, " (head %d)", head);
-    output_printf(o, " — %d×%d\n\n", rows, cols);
+    heading_end(o, head, position, rows, cols);
 }
 
 static void key_table_again(output *o, int previous)
 {
     (void)previous;
-    put_table(o, current(o)->stage, current(o)->head);
+    put_table(o, current(o));
 }
 
 static void worksheet_end(output *o)

@@ -90,51 +90,57 @@ static void plain_begin(output *o)
             t->in->scale ? "scores scaled by 1/√d_k" : "scores not scaled (scale: false)");
 }
 
-static int column_width(output *o, stage_id stage, int head, int col)
+static int column_width(output *o, const walk_step *step, int first_row, int end_row, int col)
 {
     const trace *t = o->trace;
     char buffer[64];
-    int width = text_width(trace_axis_label(t, stage_get(stage)->cols, col, buffer,
+    int width = text_width(trace_axis_label(t, stage_get(step->stage)->cols, col, buffer,
                                             sizeof buffer));
-    for (int r = 0; r < trace_rows(t, stage); r++) {
-        output_cell_text(o, trace_value(t, stage, head, r, col), buffer, sizeof buffer);
+    for (int r = first_row; r < end_row; r++) {
+        output_cell_text(o, trace_value(t, step->stage, step->head, r, col), buffer,
+                         sizeof buffer);
         int w = text_width(buffer);
         width = w > width ? w : width;
     }
     return width;
 }
 
-static void put_table(output *o, stage_id stage, int head)
+/* The part of the step's matrix it shows (walk_step_rows, walk_step_cols): all of it, or at a
+ * decoding step the rows and columns decoding computes for that token. */
+static void put_table(output *o, const walk_step *step)
 {
     const trace *t = o->trace;
-    const stage_info *info = stage_get(stage);
-    int rows = trace_rows(t, stage), cols = trace_cols(t, stage), label_width = 0;
+    const stage_info *info = stage_get(step->stage);
+    int first_row, end_row, first_col, end_col, label_width = 0;
+    walk_step_rows(t, step, &first_row, &end_row);
+    walk_step_cols(t, step, &first_col, &end_col);
     char buffer[64];
-    for (int r = 0; r < rows; r++) {
+    for (int r = first_row; r < end_row; r++) {
         int w = text_width(trace_axis_label(t, info->rows, r, buffer, sizeof buffer));
         label_width = w > label_width ? w : label_width;
     }
-    int *widths = malloc(sizeof *widths * (size_t)cols);
+    int *widths = malloc(sizeof *widths * (size_t)(end_col - first_col + 1));
     if (!widths) {
         output_fail(o, EXIT_STATUS_SOFTWARE);
         return;
     }
-    for (int c = 0; c < cols; c++)
-        widths[c] = column_width(o, stage, head, c);
+    for (int c = first_col; c < end_col; c++)
+        widths[c - first_col] = column_width(o, step, first_row, end_row, c);
     pad(o, label_width);
-    for (int c = 0; c < cols; c++) {
+    for (int c = first_col; c < end_col; c++) {
         const char *label = trace_axis_label(t, info->cols, c, buffer, sizeof buffer);
-        pad(o, 2 + widths[c] - text_width(label));
+        pad(o, 2 + widths[c - first_col] - text_width(label));
         output_text(o, label);
     }
     output_putc(o, '\n');
-    for (int r = 0; r < rows; r++) {
+    for (int r = first_row; r < end_row; r++) {
         const char *label = trace_axis_label(t, info->rows, r, buffer, sizeof buffer);
         output_text(o, label);
         pad(o, label_width - text_width(label));
-        for (int c = 0; c < cols; c++) {
-            output_cell_text(o, trace_value(t, stage, head, r, c), buffer, sizeof buffer);
-            pad(o, 2 + widths[c] - text_width(buffer));
+        for (int c = first_col; c < end_col; c++) {
+            output_cell_text(o, trace_value(t, step->stage, step->head, r, c), buffer,
+                             sizeof buffer);
+            pad(o, 2 + widths[c - first_col] - text_width(buffer));
             output_puts(o, buffer);
         }
         output_putc(o, '\n');
@@ -163,12 +169,16 @@ static void repeated_plain(output *o, int previous)
     output_printf(o, "  (the matrix of step %d again)\n", previous);
 }
 
-static void header_plain(output *o, int number, const char *formula, int head, int rows,
-                         int cols)
+static void header_plain(output *o, int number, const char *formula, int head, int position,
+                         int rows, int cols)
 {
     output_printf(o, "\n[%d/%d] %s", number, o->walk->count, formula);
     if (head)
         output_printf(o, "   head %d of %d", head, o->trace->heads);
+    if (position != WALK_WHOLE) {
+        output_puts(o, "   ");
+        output_token(o, position, output_text);
+    }
     output_printf(o, "   %d×%d\n", rows, cols);
 }
 

@@ -338,16 +338,20 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
     size_t peak = stats_peak_memory();
     if (!stats_time(t, options, &table))
         return -1;
+    char window[64] = "";  /* a window's size: each query sees itself and W − 1 keys before */
+    if (t->in->mask == MASK_WINDOW)
+        snprintf(window, sizeof window, " of W = %d keys", t->in->window);
     fprintf(out, "Cost of %s\nn = %d query tokens, m = %d key tokens, d_model = %d, "
-            "%d head%s of d_k = %d, %s%s\n\n", title ? title : "the lesson", t->n, t->m,
+            "%d head%s of d_k = %d, %s%s%s\n\n", title ? title : "the lesson", t->n, t->m,
             t->d_model, t->heads, t->heads == 1 ? "" : "s", t->d_k,
-            trace_mask_name(t->in->mask), t->in->scale ? ", scaled by 1/√d_k" : "");
+            trace_mask_name(t->in->mask), window, t->in->scale ? ", scaled by 1/√d_k" : "");
     static const char *const heading[] = { "stage", "shape", "multiplications", "additions",
                                            "exp", "÷", "held", "time" };
     print_stats_line(out, heading);
     for (int s = 0; s < table.count; s++) {
         const stats_stage *row = &table.stages[s];
-        bool derived = stage_get(row->stage)->storage == STAGE_DERIVED;
+        /* a derived stage holds nothing, but masked under a window holds its visible cells */
+        bool derived = stage_get(row->stage)->storage == STAGE_DERIVED && row->counts.bytes == 0;
         print_stage_row(out, stage_get(row->stage)->name, row, derived);
     }
     print_stage_row(out, "total", &table.total, false);

@@ -94,12 +94,14 @@ static token_match pair_tokens(compare_screen *cs)
     return match;
 }
 
-/* The other lesson's index along axis for index i of side me's current matrix, or -1. */
-static int pair_index(const compare_screen *cs, int me, stage_axis axis, int i, int other_count)
+/* The other lesson's index along axis for index i of side me's current matrix, or -1 when it
+ * is not among the other's [first, first + count) on screen. */
+static int pair_index(const compare_screen *cs, int me, stage_axis axis, int i, int first,
+                      int count)
 {
     int j = axis == AXIS_TOKENS ? cs->s[me].by_token[0][i]
           : axis == AXIS_SOURCE ? cs->s[me].by_token[1][i] : i;
-    return j >= 0 && j < other_count ? j : -1;
+    return j >= first && j < first + count ? j : -1;
 }
 
 /* The cell of the other lesson paired with side me's cell (row, col) of the matrix shown. */
@@ -108,8 +110,8 @@ static bool pair_cell(const compare_screen *cs, int me, int row, int col, int *o
     const ui_view *other = &cs->s[1 - me].v;
     const stage_info *info = stage_get(ui_view_current(&cs->s[me].v)->stage);
     if (cs->s[1].absent) return false;
-    *orow = pair_index(cs, me, info->rows, row, ui_view_rows(other));
-    *ocol = pair_index(cs, me, info->cols, col, ui_view_cols(other));
+    *orow = pair_index(cs, me, info->rows, row, ui_view_first_row(other), ui_view_rows(other));
+    *ocol = pair_index(cs, me, info->cols, col, ui_view_first_col(other), ui_view_cols(other));
     return *orow >= 0 && *ocol >= 0;
 }
 
@@ -251,8 +253,9 @@ static void difference_line(const compare_screen *cs, const ui_style *st, char *
     } else {
         ui_text_append(text, size, "%s: %s in %s; %s has no such cell", name, x, lead, other);
     }
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) differ += cell_differs(cs, 0, r, c);
+    for (int r = ui_view_first_row(a); r < ui_view_first_row(a) + rows; r++)
+        for (int c = ui_view_first_col(a); c < ui_view_first_col(a) + cols; c++)
+            differ += cell_differs(cs, 0, r, c);
     if (differ == 0) ui_text_append(text, size, " \xc2\xb7 no cell differs");
     else ui_text_append(text, size, " \xc2\xb7 %d of %d cells differ (marked %s)", differ, rows * cols,
              differ_mark(st));
@@ -272,15 +275,16 @@ static void narration_text(const compare_screen *cs, char *text, size_t size)
         const ui_view *v = &cs->s[me].v;
         const lesson_step *item = ui_view_here(v);
         const walk_step *s = ui_view_current(v);
-        char formula[256];
+        char formula[256], inputs[128];
         if (me == 1 && cs->s[1].absent) {
             ui_text_append(text, size, "%s: (not at this stage)\n", letter_of(cs, me));
             continue;
         }
         trace_stage_formula(v->t, s->stage, formula, sizeof formula);
+        trace_stage_inputs(v->t, s->stage, inputs, sizeof inputs);
         if (item && item->say) ui_text_append(text, size, "%s: %s\n", letter_of(cs, me), item->say);
         else ui_text_append(text, size, "%s: %s, made from %s.%s\n", letter_of(cs, me), formula,
-                 stage_get(s->stage)->inputs,
+                 inputs,
                  v->off_script ? " (Off its script: no step of it shows this stage and head.)" : "");
     }
 }

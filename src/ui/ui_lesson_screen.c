@@ -116,13 +116,19 @@ static void title_status(const ui_view *v, bool with_stage, char *text, size_t s
     ui_view_score(v, &right, &asked, &questions);
     text[0] = '\0';
     if (v->stepped_in)
-        ui_text_append(text, size, "cell %ld of %ld \xc2\xb7 ", (long)v->row * ui_view_cols(v) + v->col + 1,
+        ui_text_append(text, size, "cell %ld of %ld \xc2\xb7 ",
+            (long)(v->row - ui_view_first_row(v)) * ui_view_cols(v) + v->col - ui_view_first_col(v) + 1,
             (long)ui_view_rows(v) * ui_view_cols(v));
     if (asked > 0) ui_text_append(text, size, "score %d/%d \xc2\xb7 ", right, asked);  /* once one is answered */
     if (with_stage) ui_text_append(text, size, "%s ", stage_get(s->stage)->name);
     if (with_stage && stage_get(s->stage)->per_head && v->t->heads > 1)
         ui_text_append(text, size, "head %d/%d ", s->head, v->t->heads);
+    if (with_stage && stage_get(s->stage)->per_head && v->t->kv_heads < v->t->heads)
+        ui_text_append(text, size, "\xc2\xb7 K/V group %d ", trace_kv_group(v->t, s->head));  /* GQA */
     if (with_stage) ui_text_append(text, size, "\xc2\xb7 ");
+    if (s->position != WALK_WHOLE)   /* a decoding step: the token being generated */
+        ui_text_append(text, size, "token %d of %d (%s) \xc2\xb7 ", s->position + 1, v->t->n,
+            v->t->in->tokens[s->position]);
     if (v->off_script) ui_text_append(text, size, "off the script, %s ", v->before_step ? "before" : "from");
     ui_text_append(text, size, "step %d of %d ", v->step + 1, v->walk.count);
 }
@@ -222,7 +228,6 @@ static void narration_text(const ui_view *v, const ui_style *st, char *text, siz
 {
     const walk_step *s = ui_view_current(v);
     const lesson_step *item = ui_view_here(v);
-    const stage_info *info = stage_get(s->stage);
     text[0] = '\0';
     if (!v->off_script && v->step == 0 && v->lesson && v->lesson->about)
         ui_text_append(text, size, "%s\n\n", v->lesson->about);
@@ -244,10 +249,11 @@ static void narration_text(const ui_view *v, const ui_style *st, char *text, siz
         ui_view_verdict(v, v->step, &f, verdict, sizeof verdict);
         ui_text_append(text, size, "%s\n%s\n", item->ask, verdict);
     }
-    char formula[256];
+    char formula[256], inputs[128];
     trace_stage_formula(v->t, s->stage, formula, sizeof formula);
+    trace_stage_inputs(v->t, s->stage, inputs, sizeof inputs);  /* what this trace reads */
     if (item && item->say) ui_text_append(text, size, "%s", item->say);
-    else ui_text_append(text, size, "%s, made from %s.", formula, info->inputs);
+    else ui_text_append(text, size, "%s, made from %s.", formula, inputs);
 }
 
 /* Where a narration that does not fit its pane is, and the keys that scroll it:

@@ -156,7 +156,8 @@ static int widest_label(ui_view *v, bool rows, const ui_style *st)
 {
     const stage_info *info = stage_get(ui_view_current(v)->stage);
     int *widest = &v->label_w[rows ? info->rows : info->cols];
-    int count = rows ? ui_view_rows(v) : ui_view_cols(v);
+    stage_id stage = ui_view_current(v)->stage;   /* the whole axis, whatever a step shows */
+    int count = rows ? trace_rows(v->t, stage) : trace_cols(v->t, stage);
     if (*widest == 0) {
         *widest = 1;
         for (int i = 0; i < count; i++) {
@@ -410,12 +411,14 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
     char text[128] = "", part[64];
     const char *dash = st->utf8 ? "\xe2\x80\x93" : "-";
     if (vis_rows < ui_view_rows(v)) {
-        snprintf(part, sizeof part, "rows %d%s%d of %d", v->top + 1, dash, v->top + vis_rows, ui_view_rows(v));
+        int top = v->top - ui_view_first_row(v);
+        snprintf(part, sizeof part, "rows %d%s%d of %d", top + 1, dash, top + vis_rows, ui_view_rows(v));
         strcat(text, part);
     }
     if (vis_cols < ui_view_cols(v)) {
-        snprintf(part, sizeof part, "%scols %d%s%d of %d", text[0] ? ", " : "", v->left + 1, dash,
-                 v->left + vis_cols, ui_view_cols(v));
+        int left = v->left - ui_view_first_col(v);
+        snprintf(part, sizeof part, "%scols %d%s%d of %d", text[0] ? ", " : "", left + 1, dash,
+                 left + vis_cols, ui_view_cols(v));
         strcat(text, part);
     }
     int w = ui_width(text, st);

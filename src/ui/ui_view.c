@@ -140,18 +140,45 @@ bool ui_view_focus(const ui_view *v, int k, int *row, int *col)
 
 int ui_view_rows(const ui_view *v)
 {
-    return trace_rows(v->t, ui_view_current(v)->stage);
+    int first, end;
+    walk_step_rows(v->t, ui_view_current(v), &first, &end);
+    return end - first;
 }
 
 int ui_view_cols(const ui_view *v)
 {
-    return trace_cols(v->t, ui_view_current(v)->stage);
+    int first, end;
+    walk_step_cols(v->t, ui_view_current(v), &first, &end);
+    return end - first;
 }
 
-/* Whether the lesson's walk is the author's script (else it is the pipeline itself). */
+int ui_view_first_row(const ui_view *v)
+{
+    int first, end;
+    walk_step_rows(v->t, ui_view_current(v), &first, &end);
+    return first;
+}
+
+int ui_view_first_col(const ui_view *v)
+{
+    int first, end;
+    walk_step_cols(v->t, ui_view_current(v), &first, &end);
+    return first;
+}
+
+/* Keeps the selected cell among those on screen. */
+static void clamp_selection(ui_view *v)
+{
+    int row = ui_view_first_row(v), col = ui_view_first_col(v);
+    v->row = ui_clamp(v->row, row, row + ui_view_rows(v) - 1);
+    v->col = ui_clamp(v->col, col, col + ui_view_cols(v) - 1);
+}
+
+/* Whether the lesson's walk is its own, the author's script or decoding's time axis (else it
+ * is the pipeline itself). */
 static bool scripted(const ui_view *v)
 {
-    return v->lesson && v->lesson->n_steps > 0;
+    return v->lesson && (v->lesson->n_steps > 0 || v->t->in->decode);
 }
 
 /* Shows a matrix: step of the script, or (off) the pipeline's step `shown`. Keeps the selected
@@ -172,8 +199,7 @@ static void show(ui_view *v, int step, bool off, int shown)
     v->pick = -1;
     v->typed[0] = '\0';
     if (!off) ui_view_focus(v, v->step, &v->row, &v->col);
-    v->row = ui_clamp(v->row, 0, ui_view_rows(v) - 1);
-    v->col = ui_clamp(v->col, 0, ui_view_cols(v) - 1);
+    clamp_selection(v);
 }
 
 /* Leaving a step whose question is open skips it: what the student sees elsewhere must not
@@ -200,18 +226,30 @@ void ui_view_open_stage(ui_view *v, stage_id stage, int head)
         ui_view_goto(v, v->step);   /* back to the step left */
         return;
     }
+    for (int k = 0; left->position != WALK_WHOLE && k < v->walk.count; k++) {
+        const walk_step *s = &v->walk.steps[k];
+        if (s->stage == stage && s->head == head && s->position == left->position) {
+            ui_view_goto(v, k);   /* decoding: the same token's step in that head */
+            return;
+        }
+    }
     leave(v, true, v->step);
     show(v, v->step, true, shown);
 }
 
-/* The first script step at the cell's stage and head, with the cell as its focus when
- * with_focus; -1 when there is none. */
+/* The first script step at the cell's stage and head that shows the cell (at a decoding step,
+ * the token's), with the cell as its focus when with_focus; -1 when there is none. */
 static int script_step_at(const ui_view *v, const trace_cell *cell, bool with_focus)
 {
     for (int k = 0; k < v->walk.count; k++) {
         const walk_step *s = &v->walk.steps[k];
-        int row, col;
+        int row, col, first_row, end_row, first_col, end_col;
         if (s->stage != cell->stage || (stage_get(s->stage)->per_head && s->head != cell->head))
+            continue;
+        walk_step_rows(v->t, s, &first_row, &end_row);
+        walk_step_cols(v->t, s, &first_col, &end_col);
+        if (cell->row < first_row || cell->row >= end_row || cell->col < first_col
+            || cell->col >= end_col)
             continue;
         if (!with_focus || (ui_view_focus(v, k, &row, &col) && row == cell->row && col == cell->col))
             return k;
@@ -232,8 +270,9 @@ bool ui_view_open_at(ui_view *v, const trace_cell *cell)
         show(v, 0, true, shown);
         v->before_step = true;
     }
-    v->row = ui_clamp(cell->row, 0, ui_view_rows(v) - 1);
-    v->col = ui_clamp(cell->col, 0, ui_view_cols(v) - 1);
+    v->row = cell->row;
+    v->col = cell->col;
+    clamp_selection(v);
     return true;
 }
 
@@ -270,31 +309,34 @@ static void step_stage(ui_view *v, int delta)
     }
     ui_view_open_stage(v, v->pipeline.steps[target].stage, v->pipeline.steps[target].head);
     if (v->off_script) {
-        v->row = ui_clamp(row, 0, ui_view_rows(v) - 1);
-        v->col = ui_clamp(col, 0, ui_view_cols(v) - 1);
+        v->row = row;
+        v->col = col;
+        clamp_selection(v);
     }
 }
 
 /* Moves the selection (and, stepped in, the cell being filled). */
 static void move(ui_view *v, int drow, int dcol)
 {
-    v->row = ui_clamp(v->row + drow, 0, ui_view_rows(v) - 1);
-    v->col = ui_clamp(v->col + dcol, 0, ui_view_cols(v) - 1);
+    v->row += drow;
+    v->col += dcol;
+    clamp_selection(v);
 }
 
 /* Stepped in, next and previous walk the cells in reading order. */
 static void step_cell(ui_view *v, int delta)
 {
+    int first_row = ui_view_first_row(v), first_col = ui_view_first_col(v);
     long cols = ui_view_cols(v), last = (long)ui_view_rows(v) * cols - 1;
-    long at = (long)v->row * cols + v->col + delta;
+    long at = (long)(v->row - first_row) * cols + v->col - first_col + delta;
     if (at > last) {
         v->stepped_in = false;
         snprintf(v->message, sizeof v->message, "every cell filled; stepped out");
         return;
     }
     at = at < 0 ? 0 : at;
-    v->row = (int)(at / cols);
-    v->col = (int)(at % cols);
+    v->row = first_row + (int)(at / cols);
+    v->col = first_col + (int)(at % cols);
 }
 
 /* Whether the lesson has a score to show (a lesson never answered just ends). */
@@ -640,8 +682,11 @@ bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l)
     const stage_info *now = stage_get(ui_view_current(&fresh)->stage);
     bool same_question = ui_view_question_open(&fresh) && !v->off_script &&
                          fresh.step == same_step(&fresh.walk, &v->walk, v->step);
-    fresh.row = find_place(t, now->rows, ui_view_rows(&fresh), &row, v->row);
-    fresh.col = find_place(t, now->cols, ui_view_cols(&fresh), &col, v->col);
+    fresh.row = find_place(t, now->rows, trace_rows(t, ui_view_current(&fresh)->stage), &row,
+                           v->row);
+    fresh.col = find_place(t, now->cols, trace_cols(t, ui_view_current(&fresh)->stage), &col,
+                           v->col);
+    clamp_selection(&fresh);
     fresh.stepped_in = v->stepped_in;
     fresh.heat_weights = v->heat_weights;
     fresh.heat_signed = v->heat_signed;
@@ -688,7 +733,11 @@ ui_view_outcome ui_view_apply(ui_view *v, ui_action action, int arg)
     }
     case UI_ACT_STEP_IN:
         if (v->stepped_in) step_cell(v, 1);
-        else { v->stepped_in = true; v->row = v->col = 0; }
+        else {
+            v->stepped_in = true;
+            v->row = ui_view_first_row(v);
+            v->col = ui_view_first_col(v);
+        }
         break;
     case UI_ACT_STEP_OUT: v->stepped_in = false; break;
     case UI_ACT_HEATMAP:
@@ -748,10 +797,14 @@ static int scroll_axis(int first, int selected, int visible, int total)
 
 void ui_view_scroll(ui_view *v, int visible_rows, int visible_cols)
 {
+    int first_row = ui_view_first_row(v), first_col = ui_view_first_col(v);
     if (!ui_view_marks_selection(v)) {   /* scrolling to the selection would point at it */
-        v->top = v->left = 0;
+        v->top = first_row;
+        v->left = first_col;
         return;
     }
-    v->top = scroll_axis(v->top, v->row, visible_rows, ui_view_rows(v));
-    v->left = scroll_axis(v->left, v->col, visible_cols, ui_view_cols(v));
+    v->top = first_row + scroll_axis(v->top - first_row, v->row - first_row, visible_rows,
+                                     ui_view_rows(v));
+    v->left = first_col + scroll_axis(v->left - first_col, v->col - first_col, visible_cols,
+                                      ui_view_cols(v));
 }

@@ -79,15 +79,22 @@ const lesson_step *ui_view_item(const ui_view *v, int k);
 const lesson_step *ui_view_here(const ui_view *v);
 /* Step k's narration focus, when it has one inside the stage's matrix. */
 bool ui_view_focus(const ui_view *v, int k, int *row, int *col);
+/* The part of the matrix on screen: ui_view_rows rows from ui_view_first_row, ui_view_cols
+ * columns from ui_view_first_col (indices into the stage's matrix, as v->row and v->col are).
+ * All of it, or at a decoding step what decoding computes for its token (walk_step_rows,
+ * walk_step_cols): its row, the cache's rows, the keys up to it. */
 int ui_view_rows(const ui_view *v);
 int ui_view_cols(const ui_view *v);
+int ui_view_first_row(const ui_view *v);
+int ui_view_first_col(const ui_view *v);
 
 /* Goes to step `step` of the script (clamped). Leaving a step whose question is still open
  * skips it: it is revealed, not scored, so nothing seen elsewhere can answer it later. */
 void ui_view_goto(ui_view *v, int step);
 /* Opens a stage and head as the step list does: off the script, without narration (the step
  * left stays v->step, and n goes on to the one after it); back on the script when it is the
- * step left's own stage and head, and on the walk itself when the lesson has no script. */
+ * step left's own stage and head, or when a step at that stage and head shows the same token
+ * being decoded (Tab at a decoding step); on the walk itself when the lesson has no script. */
 void ui_view_open_stage(ui_view *v, stage_id stage, int head);
 /* Opens at a cell (as from --at): the first script step at its stage, head and focus, else the
  * first at its stage and head, else its stage off the script; the cell is selected. A question
