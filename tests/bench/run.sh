@@ -45,6 +45,8 @@ previous_ms() {
     grep -F "| $1 | " tests/BENCH.md | head -n 1 | sed -n 's/^| [^|]* | \([0-9.]*\) ms |.*/\1/p' \
         | awk 'NF { printf "%.6f", $1 / 1000 }'
 }
+rm -f "$out/previous.md"
+if [ -f tests/BENCH.md ]; then cp tests/BENCH.md "$out/previous.md"; fi
 prev_date=$( [ -f tests/BENCH.md ] && sed -n 's/^Written by .* on \([0-9-]* [0-9:]* UTC\).*/\1/p' tests/BENCH.md | head -n 1 || true)
 prev_ker=$(previous_ms "core, kernels, 1 thread")
 # the runs before 2026-12-01 timed every trace with its allocation and page faults
@@ -292,6 +294,11 @@ numpy, 2 threads $(ms "$prev_np2") then, $(ms "$np2") now ($(moved "$np2" "$prev
 That run used $prev_method. Each run measures under the load recorded above; a figure
 that moved by more than 20 % between two runs is more likely the load than the program.
 
+Every timing of this file against the same figure of the run before (tests/bench/reproduce.py;
+best and median alike, and the UI's worst cases, which are the least stable):
+
+@REPRODUCE@
+
 ## Peak memory at n = 1024, d_model = 512, 8 heads
 
 Peak resident memory (ru_maxrss) of a process that builds random inputs and computes a trace
@@ -371,4 +378,16 @@ tests/bench/make_lesson.sh 1024 512 8 > tests/bench/long_1024.yaml
 ATTNSTEP_KEY_TIMES=times.tsv ./attnstep --keys $ui_keys --screen $ui_screen $ui_lesson
 \`\`\`
 EOF
+# the comparison needs the new file written: it replaces the @REPRODUCE@ line
+if [ -f "$out/previous.md" ]; then
+    python3 tests/bench/reproduce.py "$out/previous.md" tests/BENCH.md > "$out/reproduce.txt"
+else
+    echo "- no run before to compare with" > "$out/reproduce.txt"
+fi
+python3 - "$out/reproduce.txt" <<'PY'
+import sys
+text = open(sys.argv[1], encoding="utf-8").read().rstrip("\n") or "- nothing to compare"
+bench = open("tests/BENCH.md", encoding="utf-8").read().replace("@REPRODUCE@", text)
+open("tests/BENCH.md", "w", encoding="utf-8").write(bench)
+PY
 echo "wrote tests/BENCH.md" >&2
