@@ -156,7 +156,8 @@ static void test_print_keys_lists_every_binding(void **state)
                 }
                 snprintf(line, sizeof line, ".TP\n.B \"%s\"\n", escaped);
             } else {
-                snprintf(line, sizeof line, "  %-16s  %s\n", keys, b[i].help);
+                snprintf(line, sizeof line, "  %-16s  %s%s\n", keys, b[i].help,
+                         b[i].contexts & UI_NOT_COMPARE ? " (not in a comparison)" : "");
             }
             if (!strstr(text, line)) {
                 print_error("missing from ui_print_keys(man=%d): %s\n", man, line);
@@ -1132,7 +1133,8 @@ static ui_screen *open_comparison(const char *a, const char *b)
 /* Scaled against unscaled: keys move A, and B follows to its own script's step at the same
  * stage (step 4 of 6 while A is at step 5 of 7), with the same cell; the difference line gives
  * both numbers and the count of differing cells, and a differing cell is marked ≠ in its own
- * heat colour (the mark takes the pair of the cell it stands in). */
+ * heat colour (the mark takes the pair of the cell it stands in). The display keys that make
+ * sense there work on both panes; the others are left out of the comparison's keys. */
 static void test_comparison_moves_both_panes(void **state)
 {
     (void)state;
@@ -1170,9 +1172,35 @@ static void test_comparison_moves_both_panes(void **state)
     assert_true(mark_pair >= UI_PAIR_FREE);
     assert_int_equal(mark_pair, number_pair);
     assert_true(mark_attrs & A_BOLD);
-    /* display keys are the lesson screen's: here they say so and change nothing */
-    screen->ops->key(screen, '+', &st);
-    assert_non_null(strstr(lead->message, "does nothing in a comparison"));
+    /* + and - change both panes' decimals, c the palette of both; the step list, the
+     * presentation and a third lesson are a lesson's alone: L, P and C say so */
+    screen->ops->key(screen, '-', &st);
+    assert_string_equal(lead->message, "3 decimals");
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("weights[birds,sing]: 0.011 vs 0.126"));
+    assert_true(screen_has("[0.011]"));
+    assert_true(screen_has("[0.126]"));
+    screen->ops->key(screen, 'c', &st);
+    assert_non_null(strstr(lead->message, "inferno"));
+    static const int lesson_only[] = {'L', 'P', 'C'};
+    for (int i = 0; i < UI_COUNT(lesson_only); i++) {
+        assert_int_equal(ui_key_action(lesson_only[i], UI_IN_LESSON | UI_IN_COMPARE, NULL), UI_ACT_NONE);
+        assert_int_not_equal(ui_key_action(lesson_only[i], UI_IN_LESSON, NULL), UI_ACT_NONE);
+        screen->ops->key(screen, lesson_only[i], &st);
+        assert_non_null(strstr(lead->message, "does nothing in a comparison"));
+    }
+    /* stacked at 80×24 the narration of both lessons is longer than its pane: J and K scroll it */
+    resizeterm(24, 80);
+    screen->ops->key(screen, 'J', &st);
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has(" 2\xe2\x80\x93" "4 of "));
+    assert_true(screen_has("J\xe2\x86\x93 K\xe2\x86\x91"));
+    screen->ops->key(screen, 'K', &st);
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has(" 1\xe2\x80\x93" "3 of "));
     assert_int_equal(screen->ops->key(screen, 'q', &st).close, 1);
     screen->ops->close(screen);
     close_memory_screen(&m);

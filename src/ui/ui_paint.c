@@ -192,7 +192,7 @@ void ui_draw_bar(unsigned context, const ui_style *st)
     const ui_binding *b = ui_bindings(&count);
     ui_field(y, 0, COLS, "", st, A_NORMAL, 0, UI_LEFT);
     for (int i = 0; i < count; i++) {
-        if (!b[i].bar || !(b[i].contexts & context)) continue;
+        if (!b[i].bar || !ui_binding_applies(&b[i], context)) continue;
         char key[64];
         ui_binding_bar_keys(&b[i], st->utf8, key, sizeof key);
         int width = ui_width(key, st) + 1 + ui_width(b[i].bar, st);
