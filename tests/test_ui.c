@@ -1120,6 +1120,62 @@ static void test_classroom_lessons_show_every_column(void **state)
     }
 }
 
+/* Opens path's lesson screen at stage and head on the memory screen and draws it. */
+static ui_screen *lesson_drawn_at(const char *path, stage_id stage, int head, const ui_style *st)
+{
+    ui_opened *o = NULL;
+    char error[512];
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, &o, false, error, sizeof error),
+                     EXIT_STATUS_OK);
+    ui_screen *screen = ui_lesson_screen_new(o);
+    assert_non_null(screen);
+    ui_view_open_stage(ui_lesson_screen_view(screen), stage, head);
+    erase();
+    screen->ops->draw(screen, st);
+    return screen;
+}
+
+/* The step list makes room for the matrix: four_heads' weights at 80×24 and 4 decimals fit
+ * only without it, so it hides itself and the key bar starts with "L step list"; L brings it
+ * back (the matrix scrolls) and hides it again. Where a narrower list is enough, it narrows and
+ * cuts the names that no longer fit with …. */
+static void test_step_list_makes_room_for_the_matrix(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 80, 24);
+    ui_screen *screen = lesson_drawn_at("lessons/four_heads.yaml", STAGE_WEIGHTS, 4, &st);
+    char bar[2048];
+    row_text(LINES - 1, bar, sizeof bar);
+    assert_true(strncmp(bar, "L step list  q quit", 19) == 0);
+    assert_false(screen_has("cols "));
+    assert_false(screen_has("head 1      \xe2\x94\x82"));   /* no step list */
+    assert_true(screen_has("lazy     dog"));
+    screen->ops->key(screen, 'L', &st);
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("head 1      \xe2\x94\x82"));
+    assert_true(screen_has("cols "));   /* the matrix scrolls */
+    row_text(LINES - 1, bar, sizeof bar);
+    assert_true(strncmp(bar, "q quit", 6) == 0);
+    screen->ops->key(screen, 'L', &st);
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_false(screen_has("head 1      \xe2\x94\x82"));
+    assert_false(screen_has("cols "));
+    row_text(LINES - 1, bar, sizeof bar);
+    assert_true(strncmp(bar, "q quit", 6) == 0);   /* hidden by L: nothing to bring back */
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+    /* online_softmax's scores at 76 columns: a list of 12 leaves room for all 8 columns */
+    st = open_memory_screen(&m, 76, 30);
+    screen = lesson_drawn_at("lessons/online_softmax.yaml", STAGE_SCORES, 1, &st);
+    assert_true(screen_has("  running_\xe2\x80\xa6 \xe2\x94\x82"));
+    assert_false(screen_has("cols "));
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
 static ui_screen *open_comparison(const char *a, const char *b)
 {
     exit_status status = EXIT_STATUS_SOFTWARE;
@@ -1901,6 +1957,7 @@ int main(void)
         cmocka_unit_test(test_comparison_pairs_tokens),
         cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
         cmocka_unit_test(test_compare_key_picks_the_second_lesson),
+        cmocka_unit_test(test_step_list_makes_room_for_the_matrix),
         cmocka_unit_test(test_comparison_follows_both_files),
         cmocka_unit_test(test_picker_progress_marks_and_reset),
         cmocka_unit_test(test_progress_dir_follows_xdg),

@@ -29,7 +29,7 @@ bool ui_display_key(ui_display *d, ui_action action, int arg, int shown, char *m
         snprintf(message, size, "%d decimal%s", d->precision, d->precision == 1 ? "" : "s");
         return true;
     case UI_ACT_STEP_LIST:
-        d->list_hidden = !d->list_hidden && !d->present;
+        d->list = d->list_drawn ? UI_LIST_HIDDEN : UI_LIST_SHOWN;
         d->present = false;
         return true;
     case UI_ACT_PALETTE:

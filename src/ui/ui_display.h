@@ -11,11 +11,16 @@
 
 #define UI_MAX_DECIMALS 8
 
+/* The step list: by default shown, narrowed (its titles cut with …) or hidden when that lets
+ * every column of the matrix fit; L hides it, or shows it even where the matrix scrolls. */
+typedef enum { UI_LIST_AUTO, UI_LIST_HIDDEN, UI_LIST_SHOWN } ui_list;
+
 typedef struct {
     bool set;                    /* taken from the run's style yet */
     int precision;               /* decimals (+ and -) */
     int palette;                 /* the heatmap's colours (c) */
-    bool list_hidden;            /* the step list hidden (L) */
+    ui_list list;                /* the step list: shown where it costs no column, or as L says */
+    bool list_drawn;             /* the last frame showed the step list (what L toggles) */
     bool present;                /* the presentation preset (P, --present) */
     bool auto_precision;         /* presenting: the most decimals that fit, until + or - */
     int narration_top;           /* the narration's first line shown (J and K) */

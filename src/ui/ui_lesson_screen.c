@@ -46,12 +46,32 @@ static const lesson_screen *lesson_const(const ui_screen *s)
 typedef struct {
     int body_y, body_h, list_w, mat_x, mat_w;
     int explain_y, explain_h, narration_y, narration_h;
+    bool list_made_room;         /* the step list hid itself so that every column fits */
 } regions;
+
+/* The step list's width (its separator not counted), from its widest down to the narrowest
+ * that still names a stage ("▸ weights", "  ▸ head 4"; longer names end in …). */
+#define LIST_WIDEST 16
+#define LIST_NARROWEST 12
+
+/* The step list's width: the widest that lets every column of the matrix show with its full
+ * label; where none does, none at all when that makes them fit (unless L asked for the list),
+ * else the widest (the matrix scrolls either way). Hidden by L, when presenting and on
+ * screens narrower than 60 columns. */
+static int list_width(ui_view *v, const ui_display *d, const ui_style *st, bool *made_room)
+{
+    *made_room = false;
+    if (COLS < 60 || d->present || d->list == UI_LIST_HIDDEN) return 0;
+    for (int w = LIST_WIDEST; w >= LIST_NARROWEST; w--)
+        if (ui_matrix_shows_every_column(v, COLS - w - 1, st)) return w;
+    *made_room = d->list == UI_LIST_AUTO && ui_matrix_shows_every_column(v, COLS, st);
+    return *made_room ? 0 : LIST_WIDEST;
+}
 
 /* Shares the rows out between the matrix (all its rows, up to two thirds of the screen, or
  * all but three rows for the explanation and the narration when presenting), the explanation
  * (up to three lines, two when presenting) and the narration; what is left goes to the matrix. */
-static regions split_screen(const ui_view *v, const ui_display *d, const char *explanation,
+static regions split_screen(ui_view *v, const ui_display *d, const char *explanation,
                             const char *narration, const ui_style *st)
 {
     regions r;
@@ -66,7 +86,7 @@ static regions split_screen(const ui_view *v, const ui_display *d, const char *e
     r.explain_y = r.narration_y - 1 - r.explain_h;
     r.body_y = 1;
     r.body_h = r.explain_y - r.body_y;
-    r.list_w = COLS >= 60 && !d->list_hidden && !d->present ? 16 : 0;
+    r.list_w = list_width(v, d, st, &r.list_made_room);
     r.mat_x = r.list_w ? r.list_w + 1 : 0;
     r.mat_w = COLS - r.mat_x;
     return r;
@@ -164,7 +184,9 @@ static void draw_stage_list(const ui_view *v, const regions *r, const ui_style *
     list->w = r->list_w;
     list->count = 0;
     for (int i = first; i < n && i - first < r->body_h && i - first < UI_COUNT(list->opens); i++) {
-        ui_put(r->body_y + i - first, 0, r->list_w - 1, lines[i].text, st,
+        char cut[sizeof lines[i].text + 8];   /* a name longer than the list ends in … */
+        ui_cut_text(lines[i].text, r->list_w - 1, st, cut, sizeof cut);
+        ui_put(r->body_y + i - first, 0, r->list_w - 1, cut, st,
                lines[i].current ? A_BOLD : A_NORMAL, lines[i].current ? UI_PAIR_ACCENT * (st->colors > 0) : 0);
         list->opens[list->count++] = lines[i].opens;
     }
@@ -288,7 +310,9 @@ static void draw(ui_screen *s, const ui_style *run_style)
     ui_matrix_draw(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, &ls->grid);
     ui_put_wrapped(r.explain_y, 1, COLS - 2, r.explain_h, explanation, st, A_NORMAL);
     draw_narration(v, &ls->d, &r, narration, ls->o->progress_note, st);
-    ui_draw_bar(ui_view_context(v), st);
+    ls->d.list_drawn = r.list_w > 0;
+    /* the step list made room for the matrix: the key bar says which key brings it back */
+    ui_draw_bar_led(ui_view_context(v), UI_ACT_STEP_LIST, r.list_made_room ? "step list" : NULL, st);
 }
 
 /* An overlay to open; when there is no memory for it, the status line says so. */
