@@ -1436,6 +1436,82 @@ static int row_of(const char *text)
 /* The picker's progress column: a glyph and a colour for done (✓, green), started (◐, the
  * accent) and not started (○); R asks, any key but y keeps the progress, and y resets the
  * selected lesson's (only that lesson's). */
+/* The picker reads each lesson with lesson_load_summary: the same verdict and first diagnostic
+ * as lesson_load for every lesson of tests/bad, the same title and about (live numbers written)
+ * for every shipped lesson. */
+static void test_lesson_summary_checks_as_loading(void **state)
+{
+    (void)state;
+    static const char *const folders[] = {"tests/bad", "lessons"};
+    int checked = 0;
+    for (int f = 0; f < UI_COUNT(folders); f++) {
+        DIR *d = opendir(folders[f]);
+        assert_non_null(d);
+        for (struct dirent *e; (e = readdir(d));) {
+            size_t n = strlen(e->d_name);
+            if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0) continue;
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", folders[f], e->d_name);
+            lesson l;
+            lesson_summary summary;
+            lesson_diagnostics full = {0}, quick = {0};
+            lesson_status want = lesson_load(path, &l, &full);
+            lesson_status got = lesson_load_summary(path, &summary, &quick);
+            if (got != want) fail_msg("%s: lesson_load_summary says %d, lesson_load %d", path, got, want);
+            if (want == LESSON_OK) {
+                char *about = lesson_about_shown(&l);
+                assert_string_equal(summary.title, l.title);
+                if (about || summary.about) assert_string_equal(summary.about, about);
+                free(about);
+                lesson_free(&l);
+                lesson_summary_free(&summary);
+            } else {
+                assert_true(quick.count > 0);
+                assert_int_equal(quick.items[0].line, full.items[0].line);
+                assert_string_equal(quick.items[0].message, full.items[0].message);
+                lesson_diagnostics_free(&full);
+                lesson_diagnostics_free(&quick);
+            }
+            checked++;
+        }
+        closedir(d);
+    }
+    assert_true(checked > 100);
+}
+
+/* A lesson in a picker's folder, made by tests/bench/make_lesson.sh: n tokens, d_model d. */
+static void make_big_lesson(const char *dir, const char *name, int n, int d)
+{
+    char command[512];
+    snprintf(command, sizeof command, "bash tests/bench/make_lesson.sh %d %d 8 > '%s/%s'", n, d,
+             dir, name);
+    assert_int_equal(system(command), 0);
+}
+
+/* A folder of lessons of d_model 4096 lists without building them, and the picker still marks
+ * the lessons that do not load: a mistake in the text, and one over the 1 GiB limit (4096
+ * tokens), found before anything is allocated. */
+static void test_picker_marks_broken_lessons_among_large_ones(void **state)
+{
+    (void)state;
+    char dir[64], broken[160];
+    temp_dir(dir, sizeof dir);
+    make_big_lesson(dir, "a_big.yaml", 16, 4096);
+    make_big_lesson(dir, "b_too_big.yaml", 4096, 512);
+    copy_into(dir, "tests/screens/bad/broken.yaml", broken, sizeof broken);
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *picker = ui_picker_screen_new(dir, NULL, NULL);
+    assert_non_null(picker);
+    picker->ops->draw(picker, &st);
+    assert_true(screen_has("16 tokens, d_model 4096, 8 heads (benchmark)"));
+    assert_true(screen_has("does not load: line 2: missing key 'embeddings'"));
+    assert_true(screen_has("does not load: line 3: the lesson and its trace would need 2.2 GiB"));
+    picker->ops->close(picker);
+    close_memory_screen(&m);
+    remove_tree(dir);
+}
+
 static void test_picker_progress_marks_and_reset(void **state)
 {
     (void)state;
@@ -1958,6 +2034,8 @@ int main(void)
         cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
         cmocka_unit_test(test_compare_key_picks_the_second_lesson),
         cmocka_unit_test(test_step_list_makes_room_for_the_matrix),
+        cmocka_unit_test(test_lesson_summary_checks_as_loading),
+        cmocka_unit_test(test_picker_marks_broken_lessons_among_large_ones),
         cmocka_unit_test(test_comparison_follows_both_files),
         cmocka_unit_test(test_picker_progress_marks_and_reset),
         cmocka_unit_test(test_progress_dir_follows_xdg),
