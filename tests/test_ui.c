@@ -1436,6 +1436,33 @@ static int row_of(const char *text)
 /* The picker's progress column: a glyph and a colour for done (✓, green), started (◐, the
  * accent) and not started (○); R asks, any key but y keeps the progress, and y resets the
  * selected lesson's (only that lesson's). */
+/* The scaling pair at 120×30: side by side its 8-column input would scroll (5 of 8 columns a
+ * pane), stacked it shows whole, so the panes stack; its 4×4 scores stay side by side, and at
+ * 200×50 the input fits side by side. */
+static void test_comparison_stacks_where_side_by_side_would_scroll(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison("lessons/no_scale.yaml", "lessons/with_scale.yaml");
+    ui_view *lead = ui_compare_screen_view(screen);
+    ui_view_open_stage(lead, STAGE_INPUT, 1);
+    redraw(screen, &st);
+    assert_int_equal(column_of(row_of("B \xc2\xb7 birds sing at dawn, scaled"), " B \xc2\xb7"), 0);
+    assert_false(screen_has("cols "));
+    assert_true(screen_has("       5        6        7"));
+    ui_view_open_stage(lead, STAGE_SCORES, 1);
+    redraw(screen, &st);
+    assert_true(column_of(row_of("B \xc2\xb7 birds sing at dawn, scaled"), " B \xc2\xb7") > 50);
+    resizeterm(50, 200);
+    ui_view_open_stage(lead, STAGE_INPUT, 1);
+    redraw(screen, &st);
+    assert_true(column_of(row_of("B \xc2\xb7 birds sing at dawn, scaled"), " B \xc2\xb7") > 90);
+    assert_false(screen_has("cols "));
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
 /* The picker reads each lesson with lesson_load_summary: the same verdict and first diagnostic
  * as lesson_load for every lesson of tests/bad, the same title and about (live numbers written)
  * for every shipped lesson. */
@@ -2034,6 +2061,7 @@ int main(void)
         cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
         cmocka_unit_test(test_compare_key_picks_the_second_lesson),
         cmocka_unit_test(test_step_list_makes_room_for_the_matrix),
+        cmocka_unit_test(test_comparison_stacks_where_side_by_side_would_scroll),
         cmocka_unit_test(test_lesson_summary_checks_as_loading),
         cmocka_unit_test(test_picker_marks_broken_lessons_among_large_ones),
         cmocka_unit_test(test_comparison_follows_both_files),

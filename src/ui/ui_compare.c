@@ -15,8 +15,9 @@
 
 #define TEXT_MAX 4096
 /* Panes side by side from this many columns (two of 50, room for a 5×5 matrix at 4 decimals
- * with its labels); narrower, they are stacked, which needs this many rows for two matrices
- * of a few rows each with the explanation, the difference line and the narration. */
+ * with its labels), unless a matrix shows whole only stacked; narrower, they are stacked,
+ * which needs this many rows for two matrices of a few rows each with the explanation, the
+ * difference line and the narration. */
 #define COMPARE_SIDE_COLS 100
 #define COMPARE_STACK_ROWS 20
 
@@ -394,6 +395,26 @@ static void status_text(const compare_screen *cs, char *text, size_t size)
         if (cs->s[me].v.message[0]) snprintf(text, size, "%s", cs->s[me].v.message);
 }
 
+/* Rows the panes share: the screen less the title, the explanation, the difference line, the
+ * narration with its rule, and the key bar. */
+static int body_height(int explain_h, int diff_h, int narration_h)
+{
+    return LINES - 1 - narration_h - 1 - diff_h - explain_h - 1;
+}
+
+/* Whether both panes (the follower's only where it is at the leader's stage) would show their
+ * matrix whole, every column with its full label and every row, in panes of width × height. */
+static bool panes_show_all(compare_screen *cs, int width, int height, const ui_style *st)
+{
+    for (int me = 0; me < 2; me++) {
+        ui_view *v = &cs->s[me].v;
+        if (me == 1 && cs->s[1].absent) continue;
+        if (!ui_matrix_shows_every_column(v, width, st) || ui_matrix_height(v) > height - 1)
+            return false;   /* less the pane's title */
+    }
+    return true;
+}
+
 /* The narration under its rule: when longer than its pane it scrolls (J and K), and the rule's
  * right end says which lines are shown, unless the status line has something to say. */
 static void draw_narration(compare_screen *cs, int y, int height, const char *text,
@@ -428,6 +449,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     /* the follower is placed from the leader before each frame, so every way the leader moves
      * (keys, clicks, --at) is followed */
     follow_leader(cs);
+    bool can_stack = LINES >= COMPARE_STACK_ROWS;
     const ui_view *a = &cs->s[0].v;
     /* a new matrix or step, or the other lesson leading, starts the narration at its top */
     ui_display_narration_at(&cs->d, (unsigned long)a->shown << 20 ^ (unsigned long)a->step << 2
@@ -438,9 +460,17 @@ static void draw(ui_screen *s, const ui_style *run_style)
     narration_text(cs, narration, sizeof narration);
     int explain_h = ui_clamp(ui_lines_needed(explanation, COLS - 2, st), 1, 2);
     int diff_h = ui_clamp(ui_lines_needed(difference, COLS - 2, st), 1, 2);
-    int narration_h = ui_clamp(ui_lines_needed(narration, COLS - 2, st), 1, side_by_side ? 6 : 3);
+    int narration_needs = ui_lines_needed(narration, COLS - 2, st);
+    /* side by side where both matrices show whole, or where stacking would not show them
+     * whole either (the scaling pair's 8 columns at 120×30 are stacked) */
+    if (side_by_side && can_stack
+        && !panes_show_all(cs, (COLS - 1) / 2,
+                           body_height(explain_h, diff_h, ui_clamp(narration_needs, 1, 6)), st)
+        && panes_show_all(cs, COLS, body_height(explain_h, diff_h, ui_clamp(narration_needs, 1, 3)) / 2, st))
+        side_by_side = false;
+    int narration_h = ui_clamp(narration_needs, 1, side_by_side ? 6 : 3);
     int narration_y = LINES - 1 - narration_h, diff_y = narration_y - 1 - diff_h;
-    int explain_y = diff_y - explain_h, body_h = explain_y - 1;
+    int explain_y = diff_y - explain_h, body_h = body_height(explain_h, diff_h, narration_h);
     draw_title(cs, st);
     int first = side_of(cs, 0), second = side_of(cs, 1);   /* A's pane first, whichever leads */
     if (side_by_side) {
