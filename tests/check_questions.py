@@ -26,7 +26,9 @@ def step_count(program, lesson):
 def step_screens(program, lesson, count):
     """Two screens a step: as it opens, and after Esc (which skips an open question)."""
     keys = "# each step as it opens, then with its question skipped\n" + "dump\nesc\ndump\nn\n" * count
-    dumps = screens(program, lesson, keys, "120x40")
+    # wide enough that the step list stays beside every shipped lesson's matrix (where the matrix
+    # needs its room, the list hides itself)
+    dumps = screens(program, lesson, keys, "200x40")
     return [(dumps[2 * k], dumps[2 * k + 1]) for k in range(count)]
 
 
@@ -47,6 +49,8 @@ def leaks(screen, answer, choices_from):
     """What the open question's screen gives away (empty when nothing)."""
     found = []
     body = [line.split("│", 1)[1] for line in screen if "│" in line]
+    if not body:   # the step list tells the matrix apart: without it nothing here could fail
+        found.append("no step list on screen, so the matrix cannot be told apart")
     if any("▾" in part or "▸" in part or "[" in part for part in body):
         found.append("a marker on the matrix (▾, ▸ or [ ])")
     for line in screen:

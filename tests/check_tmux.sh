@@ -322,7 +322,8 @@ heat_frame() {
 check "the selected heatmap cell keeps its colour; + and - change the decimals" heat_frame
 
 # --present on an 80x24 projector terminal: no step list and every column of four_heads'
-# weights with its full label (no scroll note); P gives the step list back.
+# weights with its full label (no scroll note); P switches it off, and the step list, which would
+# cost the matrix a column there, stays hidden with the key bar offering L; L gives it back.
 present() {
     "${tmux[@]}" resize-window -t "$pane" -x 80 -y 24
     start TERM=xterm-256color "$binary" --present --at "'weights[fox,dog]'" --head 4 lessons/four_heads.yaml
@@ -332,7 +333,9 @@ present() {
     screen | grep -qF "cols " && { echo "  --present scrolls the columns at 80x24"; return 1; }
     screen | grep -qF "head 1      │" && { echo "  --present shows the step list"; return 1; }
     send P
-    wait_for "presentation off" "  scores        │" || return 1
+    wait_for "presentation off" "L step list  q quit" || return 1
+    send L
+    wait_for "  scores        │" || return 1
     send q
     ended_cleanly 0
     local status=$?

@@ -152,7 +152,8 @@ static void test_print_keys_lists_every_binding(void **state)
                 }
                 snprintf(line, sizeof line, ".TP\n.B \"%s\"\n", escaped);
             } else {
-                snprintf(line, sizeof line, "  %-16s  %s\n", keys, b[i].help);
+                snprintf(line, sizeof line, "  %-16s  %s%s\n", keys, b[i].help,
+                         b[i].contexts & UI_NOT_COMPARE ? " (not in a comparison)" : "");
             }
             if (!strstr(text, line)) {
                 print_error("missing from ui_print_keys(man=%d): %s\n", man, line);
@@ -1115,6 +1116,62 @@ static void test_classroom_lessons_show_every_column(void **state)
     }
 }
 
+/* Opens path's lesson screen at stage and head on the memory screen and draws it. */
+static ui_screen *lesson_drawn_at(const char *path, stage_id stage, int head, const ui_style *st)
+{
+    ui_opened *o = NULL;
+    char error[512];
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, NULL, &o, false, error, sizeof error),
+                     EXIT_STATUS_OK);
+    ui_screen *screen = ui_lesson_screen_new(o);
+    assert_non_null(screen);
+    ui_view_open_stage(ui_lesson_screen_view(screen), stage, head);
+    erase();
+    screen->ops->draw(screen, st);
+    return screen;
+}
+
+/* The step list makes room for the matrix: four_heads' weights at 80×24 and 4 decimals fit
+ * only without it, so it hides itself and the key bar starts with "L step list"; L brings it
+ * back (the matrix scrolls) and hides it again. Where a narrower list is enough, it narrows and
+ * cuts the names that no longer fit with …. */
+static void test_step_list_makes_room_for_the_matrix(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 80, 24);
+    ui_screen *screen = lesson_drawn_at("lessons/four_heads.yaml", STAGE_WEIGHTS, 4, &st);
+    char bar[2048];
+    row_text(LINES - 1, bar, sizeof bar);
+    assert_true(strncmp(bar, "L step list  q quit", 19) == 0);
+    assert_false(screen_has("cols "));
+    assert_false(screen_has("head 1      \xe2\x94\x82"));   /* no step list */
+    assert_true(screen_has("lazy     dog"));
+    screen->ops->key(screen, 'L', &st);
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("head 1      \xe2\x94\x82"));
+    assert_true(screen_has("cols "));   /* the matrix scrolls */
+    row_text(LINES - 1, bar, sizeof bar);
+    assert_true(strncmp(bar, "q quit", 6) == 0);
+    screen->ops->key(screen, 'L', &st);
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_false(screen_has("head 1      \xe2\x94\x82"));
+    assert_false(screen_has("cols "));
+    row_text(LINES - 1, bar, sizeof bar);
+    assert_true(strncmp(bar, "q quit", 6) == 0);   /* hidden by L: nothing to bring back */
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+    /* online_softmax's scores at 76 columns: a list of 12 leaves room for all 8 columns */
+    st = open_memory_screen(&m, 76, 30);
+    screen = lesson_drawn_at("lessons/online_softmax.yaml", STAGE_SCORES, 1, &st);
+    assert_true(screen_has("  running_\xe2\x80\xa6 \xe2\x94\x82"));
+    assert_false(screen_has("cols "));
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
 static ui_screen *open_comparison(const char *a, const char *b)
 {
     exit_status status = EXIT_STATUS_SOFTWARE;
@@ -1129,7 +1186,8 @@ static ui_screen *open_comparison(const char *a, const char *b)
 /* Scaled against unscaled: keys move A, and B follows to its own script's step at the same
  * stage (step 4 of 6 while A is at step 5 of 7), with the same cell; the difference line gives
  * both numbers and the count of differing cells, and a differing cell is marked ≠ in its own
- * heat colour (the mark takes the pair of the cell it stands in). */
+ * heat colour (the mark takes the pair of the cell it stands in). The display keys that make
+ * sense there work on both panes; the others are left out of the comparison's keys. */
 static void test_comparison_moves_both_panes(void **state)
 {
     (void)state;
@@ -1167,9 +1225,35 @@ static void test_comparison_moves_both_panes(void **state)
     assert_true(mark_pair >= UI_PAIR_FREE);
     assert_int_equal(mark_pair, number_pair);
     assert_true(mark_attrs & A_BOLD);
-    /* display keys are the lesson screen's: here they say so and change nothing */
-    screen->ops->key(screen, '+', &st);
-    assert_non_null(strstr(lead->message, "does nothing in a comparison"));
+    /* + and - change both panes' decimals, c the palette of both; the step list, the
+     * presentation and a third lesson are a lesson's alone: L, P and C say so */
+    screen->ops->key(screen, '-', &st);
+    assert_string_equal(lead->message, "3 decimals");
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has("weights[birds,sing]: 0.011 vs 0.126"));
+    assert_true(screen_has("[0.011]"));
+    assert_true(screen_has("[0.126]"));
+    screen->ops->key(screen, 'c', &st);
+    assert_non_null(strstr(lead->message, "inferno"));
+    static const int lesson_only[] = {'L', 'P', 'C'};
+    for (int i = 0; i < UI_COUNT(lesson_only); i++) {
+        assert_int_equal(ui_key_action(lesson_only[i], UI_IN_LESSON | UI_IN_COMPARE, NULL), UI_ACT_NONE);
+        assert_int_not_equal(ui_key_action(lesson_only[i], UI_IN_LESSON, NULL), UI_ACT_NONE);
+        screen->ops->key(screen, lesson_only[i], &st);
+        assert_non_null(strstr(lead->message, "does nothing in a comparison"));
+    }
+    /* stacked at 80×24 the narration of both lessons is longer than its pane: J and K scroll it */
+    resizeterm(24, 80);
+    screen->ops->key(screen, 'J', &st);
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has(" 2\xe2\x80\x93" "4 of "));
+    assert_true(screen_has("J\xe2\x86\x93 K\xe2\x86\x91"));
+    screen->ops->key(screen, 'K', &st);
+    erase();
+    screen->ops->draw(screen, &st);
+    assert_true(screen_has(" 1\xe2\x80\x93" "3 of "));
     assert_int_equal(screen->ops->key(screen, 'q', &st).close, 1);
     screen->ops->close(screen);
     close_memory_screen(&m);
@@ -1349,6 +1433,109 @@ static int row_of(const char *text)
 /* The picker's progress column: a glyph and a colour for done (✓, green), started (◐, the
  * accent) and not started (○); R asks, any key but y keeps the progress, and y resets the
  * selected lesson's (only that lesson's). */
+/* The scaling pair at 120×30: side by side its 8-column input would scroll (5 of 8 columns a
+ * pane), stacked it shows whole, so the panes stack; its 4×4 scores stay side by side, and at
+ * 200×50 the input fits side by side. */
+static void test_comparison_stacks_where_side_by_side_would_scroll(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *screen = open_comparison("lessons/no_scale.yaml", "lessons/with_scale.yaml");
+    ui_view *lead = ui_compare_screen_view(screen);
+    ui_view_open_stage(lead, STAGE_INPUT, 1);
+    redraw(screen, &st);
+    assert_int_equal(column_of(row_of("B \xc2\xb7 birds sing at dawn, scaled"), " B \xc2\xb7"), 0);
+    assert_false(screen_has("cols "));
+    assert_true(screen_has("       5        6        7"));
+    ui_view_open_stage(lead, STAGE_SCORES, 1);
+    redraw(screen, &st);
+    assert_true(column_of(row_of("B \xc2\xb7 birds sing at dawn, scaled"), " B \xc2\xb7") > 50);
+    resizeterm(50, 200);
+    ui_view_open_stage(lead, STAGE_INPUT, 1);
+    redraw(screen, &st);
+    assert_true(column_of(row_of("B \xc2\xb7 birds sing at dawn, scaled"), " B \xc2\xb7") > 90);
+    assert_false(screen_has("cols "));
+    screen->ops->close(screen);
+    close_memory_screen(&m);
+}
+
+/* The picker reads each lesson with lesson_load_summary: the same verdict and first diagnostic
+ * as lesson_load for every lesson of tests/bad, the same title and about (live numbers written)
+ * for every shipped lesson. */
+static void test_lesson_summary_checks_as_loading(void **state)
+{
+    (void)state;
+    static const char *const folders[] = {"tests/bad", "lessons"};
+    int checked = 0;
+    for (int f = 0; f < UI_COUNT(folders); f++) {
+        DIR *d = opendir(folders[f]);
+        assert_non_null(d);
+        for (struct dirent *e; (e = readdir(d));) {
+            size_t n = strlen(e->d_name);
+            if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0) continue;
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", folders[f], e->d_name);
+            lesson l;
+            lesson_summary summary;
+            lesson_diagnostics full = {0}, quick = {0};
+            lesson_status want = lesson_load(path, &l, &full);
+            lesson_status got = lesson_load_summary(path, NULL, &summary, &quick);
+            if (got != want) fail_msg("%s: lesson_load_summary says %d, lesson_load %d", path, got, want);
+            if (want == LESSON_OK) {
+                char *about = lesson_about_shown(&l);
+                assert_string_equal(summary.title, l.title);
+                if (about || summary.about) assert_string_equal(summary.about, about);
+                free(about);
+                lesson_free(&l);
+                lesson_summary_free(&summary);
+            } else {
+                assert_true(quick.count > 0);
+                assert_int_equal(quick.items[0].line, full.items[0].line);
+                assert_string_equal(quick.items[0].message, full.items[0].message);
+                lesson_diagnostics_free(&full);
+                lesson_diagnostics_free(&quick);
+            }
+            checked++;
+        }
+        closedir(d);
+    }
+    assert_true(checked > 100);
+}
+
+/* A lesson in a picker's folder, made by tests/bench/make_lesson.sh: n tokens, d_model d. */
+static void make_big_lesson(const char *dir, const char *name, int n, int d)
+{
+    char command[512];
+    snprintf(command, sizeof command, "bash tests/bench/make_lesson.sh %d %d 8 > '%s/%s'", n, d,
+             dir, name);
+    assert_int_equal(system(command), 0);
+}
+
+/* A folder of lessons of d_model 4096 lists without building them, and the picker still marks
+ * the lessons that do not load: a mistake in the text, and one over the 1 GiB limit (4096
+ * tokens), found before anything is allocated. */
+static void test_picker_marks_broken_lessons_among_large_ones(void **state)
+{
+    (void)state;
+    char dir[64], broken[160];
+    temp_dir(dir, sizeof dir);
+    make_big_lesson(dir, "a_big.yaml", 16, 4096);
+    make_big_lesson(dir, "b_too_big.yaml", 4096, 512);
+    copy_into(dir, "tests/screens/bad/broken.yaml", broken, sizeof broken);
+    memory_screen m;
+    ui_style st = open_memory_screen(&m, 120, 30);
+    ui_screen *picker = ui_picker_screen_new(dir, NULL, NULL, NULL);
+    assert_non_null(picker);
+    picker->ops->draw(picker, &st);
+    assert_true(screen_has("16 tokens, d_model 4096, 8 heads (benchmark)"));
+    assert_true(screen_has("does not load: line 2: missing key 'embeddings'"));
+    assert_true(screen_has("does not load: line 3: the lesson and its trace would need 2.2 GiB"));
+    picker->ops->close(picker);
+    close_memory_screen(&m);
+    remove_tree(dir);
+}
+
 static void test_picker_progress_marks_and_reset(void **state)
 {
     (void)state;
@@ -1870,6 +2057,10 @@ int main(void)
         cmocka_unit_test(test_comparison_pairs_tokens),
         cmocka_unit_test(test_comparison_missing_head_and_small_terminals),
         cmocka_unit_test(test_compare_key_picks_the_second_lesson),
+        cmocka_unit_test(test_step_list_makes_room_for_the_matrix),
+        cmocka_unit_test(test_comparison_stacks_where_side_by_side_would_scroll),
+        cmocka_unit_test(test_lesson_summary_checks_as_loading),
+        cmocka_unit_test(test_picker_marks_broken_lessons_among_large_ones),
         cmocka_unit_test(test_comparison_follows_both_files),
         cmocka_unit_test(test_picker_progress_marks_and_reset),
         cmocka_unit_test(test_progress_dir_follows_xdg),

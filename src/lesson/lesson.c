@@ -113,6 +113,7 @@ typedef struct {
     char *data_files[DRAWN_COUNT];  /* the data files read: embeddings, W_* and b_* at most */
     size_t max_bytes;         /* the most that the lesson and its trace may take together */
     bool allow_paths;         /* data files may be anywhere (lesson_options, --allow-paths) */
+    bool structure_only;      /* check everything but build no matrix (lesson_load_summary) */
 } checker;
 
 /* ---- reporting helpers ---- */
@@ -1451,7 +1452,8 @@ static void check_lesson(checker *c, int root) {
     c->scale = read_bool(c, k[TOP_SCALE], "scale", true);
     read_steps(c, k[TOP_STEPS]);
     int order[DRAWN_COUNT], drawn = read_draw_order(c, k[TOP_DRAW_ORDER], order);
-    if (!failed(c) && c->d_model > 0 && c->tokens.valid) draw_numpy(c, order, drawn);
+    if (!failed(c) && c->d_model > 0 && c->tokens.valid && !c->structure_only)
+        draw_numpy(c, order, drawn);
 }
 
 /* ---- building a valid lesson ---- */
@@ -1613,8 +1615,8 @@ static lesson_status build(checker *c, int root, lesson *l) {
     }
     int d = c->d_model;
     double **W[] = { &l->W_Q, &l->W_K, &l->W_V, &l->W_O };
-    bool ok = build_embeddings(c, l) && build_mask(c, l);
-    for (int i = 0; ok && i < 4; i++) {
+    bool ok = c->structure_only || (build_embeddings(c, l) && build_mask(c, l));
+    for (int i = 0; ok && !c->structure_only && i < 4; i++) {
         int cols = i == 1 || i == 2 ? kv_columns(c) : d;
         *W[i] = malloc((size_t)d * (size_t)cols * sizeof **W[i]);
         ok = *W[i] != NULL;
@@ -1692,7 +1694,7 @@ static void checker_free(checker *c) {
 
 static lesson_status check_and_build(const lesson_tree *tree, const char *data, size_t size,
                                      lesson *out, lesson_diagnostics *d,
-                                     const lesson_options *options) {
+                                     const lesson_options *options, bool structure_only) {
     if (tree->nodes[0].kind != LESSON_NODE_MAP) {
         lesson_report(d, tree->nodes[0].line, tree->nodes[0].col, LESSON_ERROR_NOT_A_LESSON,
                       lesson_node_describe(tree, 0));
@@ -1701,7 +1703,7 @@ static lesson_status check_and_build(const lesson_tree *tree, const char *data, 
     checker c = { .t = tree, .data = data, .size = size, .d = d, .d_model = -1,
                   .mask_node = -1,
                   .max_bytes = options->max_bytes ? options->max_bytes : LESSON_MAX_BYTES,
-                  .allow_paths = options->allow_paths };
+                  .allow_paths = options->allow_paths, .structure_only = structure_only };
     check_lesson(&c, 0);
     lesson_status status = failed(&c) ? LESSON_INVALID : build(&c, 0, out);
     checker_free(&c);
@@ -1725,12 +1727,13 @@ static void report_text_problem(lesson_diagnostics *d, const char *data, size_t 
 }
 
 static lesson_status load_text(const char *data, size_t size, const lesson_options *options,
-                               lesson *out, lesson_diagnostics *d) {
+                               bool structure_only, lesson *out, lesson_diagnostics *d) {
     report_text_problem(d, data, size);
     if (d->count > 0) return LESSON_INVALID;
     lesson_tree tree;
     lesson_status status = lesson_tree_parse(data, size, &tree, d)
-                         ? check_and_build(&tree, data, size, out, d, options) : LESSON_INVALID;
+                         ? check_and_build(&tree, data, size, out, d, options, structure_only)
+                         : LESSON_INVALID;
     lesson_tree_free(&tree);
     return status;
 }
@@ -1779,9 +1782,10 @@ lesson_status lesson_load_buffer_within(const char *path, const char *data, size
     return lesson_load_buffer_with(path, data, size, &options, out, diagnostics);
 }
 
-lesson_status lesson_load_buffer_with(const char *path, const char *data, size_t size,
-                                      const lesson_options *options, lesson *out,
-                                      lesson_diagnostics *diagnostics) {
+/* lesson_load_buffer_with; structure_only checks the lesson without building its matrices. */
+static lesson_status load_buffer(const char *path, const char *data, size_t size,
+                                 const lesson_options *options, bool structure_only,
+                                 lesson *out, lesson_diagnostics *diagnostics) {
     static const lesson_options defaults = { 0 };
     if (!options) options = &defaults;
     start(path, out, diagnostics);
@@ -1796,7 +1800,7 @@ lesson_status lesson_load_buffer_with(const char *path, const char *data, size_t
     if (copy) {
         memcpy(copy, data, size);
         copy[size] = '\0';
-        status = load_text(copy, size, options, out, diagnostics);
+        status = load_text(copy, size, options, structure_only, out, diagnostics);
         lesson_diagnostics_quote(diagnostics, copy, size);
         if (status == LESSON_OK) {
             out->text = copy;  /* kept, so that checks after loading can quote it too */
@@ -1808,6 +1812,12 @@ lesson_status lesson_load_buffer_with(const char *path, const char *data, size_t
         lesson_report(diagnostics, 0, 0, LESSON_ERROR_NO_MEMORY);
     }
     return finish(status, path, out, diagnostics);
+}
+
+lesson_status lesson_load_buffer_with(const char *path, const char *data, size_t size,
+                                      const lesson_options *options, lesson *out,
+                                      lesson_diagnostics *diagnostics) {
+    return load_buffer(path, data, size, options, false, out, diagnostics);
 }
 
 /* What a file that is not regular is, for the message that refuses it. */
@@ -1867,7 +1877,9 @@ lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *dia
     return lesson_load_with(path, NULL, out, diagnostics);
 }
 
-lesson_status lesson_load_with(const char *path, const lesson_options *options, lesson *out,
+/* lesson_load_with; structure_only checks the lesson without building its matrices. */
+static lesson_status load_file(const char *path, const lesson_options *options,
+                               bool structure_only, lesson *out,
                                lesson_diagnostics *diagnostics) {
     size_t size = 0;
     const char *why = NULL;
@@ -1877,9 +1889,53 @@ lesson_status lesson_load_with(const char *path, const lesson_options *options, 
         lesson_report(diagnostics, 0, 0, LESSON_ERROR_CANNOT_READ, why);
         return LESSON_UNREADABLE;
     }
-    lesson_status status = lesson_load_buffer_with(path, data, size, options, out, diagnostics);
+    lesson_status status = load_buffer(path, data, size, options, structure_only, out,
+                                       diagnostics);
     free(data);
     return status;
+}
+
+lesson_status lesson_load_with(const char *path, const lesson_options *options, lesson *out,
+                               lesson_diagnostics *diagnostics) {
+    return load_file(path, options, false, out, diagnostics);
+}
+
+/* Every check of lesson_load runs (the same diagnostics), but no matrix is drawn, read into
+ * place or allocated, so a lesson of d_model 4096 is summed up in the time of reading its
+ * text. Only an about with live numbers, in a lesson small enough to trace, loads in full. */
+lesson_status lesson_load_summary(const char *path, const lesson_options *options,
+                                  lesson_summary *out, lesson_diagnostics *diagnostics) {
+    lesson l;
+    *out = (lesson_summary){ 0 };
+    lesson_status status = load_file(path, options, true, &l, diagnostics);
+    if (status != LESSON_OK) return status;
+    bool live = l.about && strchr(l.about, '{')
+             && trace_bytes_needed(&l.input) <= LESSON_ABOUT_TRACE_MAX;
+    out->title = l.title;
+    out->about = l.about;
+    l.title = l.about = NULL;
+    lesson_free(&l);
+    lesson full;
+    lesson_diagnostics ignored;
+    if (live && lesson_load_with(path, options, &full, &ignored) == LESSON_OK) {
+        char *shown = lesson_about_shown(&full);
+        if (shown) { free(out->about); out->about = shown; }
+        lesson_free(&full);
+    } else if (live) {
+        lesson_diagnostics_free(&ignored);
+    }
+    if (!out->title) {
+        lesson_summary_free(out);
+        lesson_report(diagnostics, 0, 0, LESSON_ERROR_NO_MEMORY);
+        return LESSON_NO_MEMORY;
+    }
+    return LESSON_OK;
+}
+
+void lesson_summary_free(lesson_summary *summary) {
+    free(summary->title);
+    free(summary->about);
+    *summary = (lesson_summary){ 0 };
 }
 
 bool lesson_walk(const lesson *l, const trace *t, walk *w) {

@@ -144,6 +144,20 @@ lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *dia
 lesson_status lesson_load_with(const char *path, const lesson_options *options, lesson *out,
                                lesson_diagnostics *diagnostics);
 
+/* What a list of lessons shows of a lesson: its title and its about with its live numbers
+ * (as lesson_about_shown writes it), or NULL when it has none. Free with lesson_summary_free. */
+typedef struct {
+    char *title;
+    char *about;
+} lesson_summary;
+
+/* Loads only what a list of lessons shows, checking path as lesson_load does (the same
+ * statuses and diagnostics, which lesson_load's caller frees the same way) without drawing,
+ * reading into place or allocating the lesson's matrices: fast for a lesson of any size. */
+lesson_status lesson_load_summary(const char *path, const lesson_options *options,
+                                  lesson_summary *out, lesson_diagnostics *diagnostics);
+void lesson_summary_free(lesson_summary *summary);
+
 /* Opens path for reading, refusing anything but a regular file (a FIFO, a device, a directory,
  * a socket) without blocking on it: the one way lessons, lesson folders' entries and key
  * scripts are opened. NULL with *why set to a short reason ("it is a FIFO, not a regular

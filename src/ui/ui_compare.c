@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ui_display.h"
 #include "ui_matrix.h"
 #include "ui_screen.h"
 #include "ui_text.h"
@@ -14,8 +15,9 @@
 
 #define TEXT_MAX 4096
 /* Panes side by side from this many columns (two of 50, room for a 5×5 matrix at 4 decimals
- * with its labels); narrower, they are stacked, which needs this many rows for two matrices
- * of a few rows each with the explanation, the difference line and the narration. */
+ * with its labels), unless a matrix shows whole only stacked; narrower, they are stacked,
+ * which needs this many rows for two matrices of a few rows each with the explanation, the
+ * difference line and the narration. */
 #define COMPARE_SIDE_COLS 100
 #define COMPARE_STACK_ROWS 20
 
@@ -41,6 +43,7 @@ typedef struct {
     ui_screen base;
     side s[2];                   /* s[0] leads (keys move it); s[1] follows it; x swaps them */
     token_match match;
+    ui_display d;                /* decimals, palette and narration scroll of both panes */
 } compare_screen;
 
 static compare_screen *compare_of(ui_screen *s)
@@ -396,27 +399,82 @@ static void status_text(const compare_screen *cs, char *text, size_t size)
         if (cs->s[me].v.message[0]) snprintf(text, size, "%s", cs->s[me].v.message);
 }
 
-static void draw(ui_screen *s, const ui_style *st)
+/* Rows the panes share: the screen less the title, the explanation, the difference line, the
+ * narration with its rule, and the key bar. */
+static int body_height(int explain_h, int diff_h, int narration_h)
+{
+    return LINES - 1 - narration_h - 1 - diff_h - explain_h - 1;
+}
+
+/* Whether both panes (the follower's only where it is at the leader's stage) would show their
+ * matrix whole, every column with its full label and every row, in panes of width × height. */
+static bool panes_show_all(compare_screen *cs, int width, int height, const ui_style *st)
+{
+    for (int me = 0; me < 2; me++) {
+        ui_view *v = &cs->s[me].v;
+        if (me == 1 && cs->s[1].absent) continue;
+        if (!ui_matrix_shows_every_column(v, width, st) || ui_matrix_height(v) > height - 1)
+            return false;   /* less the pane's title */
+    }
+    return true;
+}
+
+/* The narration under its rule: when longer than its pane it scrolls (J and K), and the rule's
+ * right end says which lines are shown, unless the status line has something to say. */
+static void draw_narration(compare_screen *cs, int y, int height, const char *text,
+                           const ui_style *st)
+{
+    const ui_view *a = &cs->s[0].v;
+    char status[sizeof a->message + sizeof a->reload_error + 8];
+    int needed = ui_lines_needed(text, COLS - 2, st), most = needed > height ? needed - height : 0;
+    cs->d.narration_top = ui_clamp(cs->d.narration_top, 0, most);
+    ui_draw_hline(y - 1, 0, COLS, st);
+    status_text(cs, status, sizeof status);
+    if (status[0]) ui_put(y - 1, 2, COLS - 4, status, st, A_BOLD, 0);
+    else if (most > 0) {
+        char note[128];
+        ui_display_scroll_note(&cs->d, height, needed, most, st, note, sizeof note);
+        int w = ui_width(note, st);
+        if (w < COLS - 4) ui_put(y - 1, COLS - 1 - w, w, note, st, A_BOLD, 0);
+    }
+    ui_put_wrapped_from(y, 1, COLS - 2, height, cs->d.narration_top, text, st, A_NORMAL);
+}
+
+static void draw(ui_screen *s, const ui_style *run_style)
 {
     compare_screen *cs = compare_of(s);
     static char explanation[TEXT_MAX], narration[TEXT_MAX];
     char difference[512];
+    ui_style mine = ui_display_style(&cs->d, run_style);   /* + - c change both panes */
+    const ui_style *st = &mine;
     erase();
     bool side_by_side = COLS >= COMPARE_SIDE_COLS;
     if (!side_by_side && LINES < COMPARE_STACK_ROWS) { draw_cramped(st); return; }
     /* the follower is placed from the leader before each frame, so every way the leader moves
      * (keys, clicks, --at) is followed */
     follow_leader(cs);
+    bool can_stack = LINES >= COMPARE_STACK_ROWS;
     const ui_view *a = &cs->s[0].v;
+    /* a new matrix or step, or the other lesson leading, starts the narration at its top */
+    ui_display_narration_at(&cs->d, (unsigned long)a->shown << 20 ^ (unsigned long)a->step << 2
+                                    ^ (unsigned long)a->off_script << 1 ^ (unsigned long)cs->s[0].letter);
     trace_cell cell = {ui_view_current(a)->stage, ui_view_current(a)->head, a->row, a->col};
     trace_cell_explain(a->t, &cell, st->precision, explanation, sizeof explanation);
     difference_line(cs, st, difference, sizeof difference);
     narration_text(cs, narration, sizeof narration);
     int explain_h = ui_clamp(ui_lines_needed(explanation, COLS - 2, st), 1, 2);
     int diff_h = ui_clamp(ui_lines_needed(difference, COLS - 2, st), 1, 2);
-    int narration_h = ui_clamp(ui_lines_needed(narration, COLS - 2, st), 1, side_by_side ? 6 : 3);
+    int narration_needs = ui_lines_needed(narration, COLS - 2, st);
+    /* side by side where both matrices show whole, or where stacking would not show them
+     * whole either (the scaling pair's 8 columns at 120×30 are stacked) */
+    if (side_by_side && can_stack
+        && !panes_show_all(cs, (COLS - 1) / 2,
+                           body_height(explain_h, diff_h, ui_clamp(narration_needs, 1, 6)), st)
+        && panes_show_all(cs, COLS, body_height(explain_h, diff_h, ui_clamp(narration_needs, 1, 3)) / 2, st))
+        side_by_side = false;
+    int narration_h = ui_clamp(narration_needs, 1, side_by_side ? 6 : 3);
     int narration_y = LINES - 1 - narration_h, diff_y = narration_y - 1 - diff_h;
-    int explain_y = diff_y - explain_h, body_h = explain_y - 1;
+    int explain_y = diff_y - explain_h, body_h = body_height(explain_h, diff_h, narration_h);
     draw_title(cs, st);
     int first = side_of(cs, 0), second = side_of(cs, 1);   /* A's pane first, whichever leads */
     if (side_by_side) {
@@ -431,11 +489,7 @@ static void draw(ui_screen *s, const ui_style *st)
     }
     ui_put_wrapped(explain_y, 1, COLS - 2, explain_h, explanation, st, A_NORMAL);
     ui_put_wrapped(diff_y, 1, COLS - 2, diff_h, difference, st, A_BOLD);
-    ui_draw_hline(narration_y - 1, 0, COLS, st);
-    char status[sizeof a->message + sizeof a->reload_error + 8];
-    status_text(cs, status, sizeof status);
-    if (status[0]) ui_put(narration_y - 1, 2, COLS - 4, status, st, A_BOLD, 0);
-    ui_put_wrapped(narration_y, 1, COLS - 2, narration_h, narration, st, A_NORMAL);
+    draw_narration(cs, narration_y, narration_h, narration, st);
     ui_draw_bar(UI_IN_LESSON | UI_IN_COMPARE, st);
 }
 
@@ -464,7 +518,11 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
     switch (action) {
     case UI_ACT_QUIT: return (ui_outcome){1, NULL};
     case UI_ACT_HELP: overlay = ui_help_screen_new(); break;
-    case UI_ACT_SUM: overlay = ui_sum_screen_new(lead, st); break;   /* the leader's cell */
+    case UI_ACT_SUM: {   /* the leader's cell, with the panes' decimals */
+        ui_style mine = ui_display_style(&cs->d, st);
+        overlay = ui_sum_screen_new(lead, &mine);
+        break;
+    }
     case UI_ACT_SWAP: swap_leader(cs); return UI_STAY;
     default: break;
     }
@@ -472,6 +530,10 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
         if (!overlay) snprintf(lead->message, sizeof lead->message, "out of memory");
         return (ui_outcome){0, overlay};
     }
+    /* how both lessons are shown: decimals, palette, the narration's scroll */
+    if (ui_display_key(&cs->d, action, arg, ui_display_style(&cs->d, st).precision, lead->message,
+                       sizeof lead->message))
+        return UI_STAY;
     /* where the lesson is, not how it is shown: the moves, steps, heads, filling, heatmap */
     if (action >= UI_ACT_NEXT && action <= UI_ACT_STAGE_PREV) {
         ui_view_apply(lead, action, arg);

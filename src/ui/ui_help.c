@@ -19,7 +19,7 @@ static int help_lines(const ui_binding *b, int count, unsigned context, int help
 {
     int lines = 0;
     for (int i = 0; i < count; i++)
-        if (b[i].contexts & context) lines += ui_clamp(ui_lines_needed(b[i].help, help_w, st), 1, 64);
+        if (ui_binding_applies(&b[i], context)) lines += ui_clamp(ui_lines_needed(b[i].help, help_w, st), 1, 64);
     return lines;
 }
 
@@ -33,7 +33,7 @@ static void draw(ui_screen *s, const ui_style *st)
     for (int i = 0; i < count; i++) {
         char keys[96];
         ui_binding_keys(&b[i], st->utf8, keys, sizeof keys);
-        if (b[i].contexts & context) keys_w = ui_clamp(ui_width(keys, st), keys_w, 32);
+        if (ui_binding_applies(&b[i], context)) keys_w = ui_clamp(ui_width(keys, st), keys_w, 32);
     }
     int width = COLS - 2 < 100 ? COLS - 2 : 100;   /* wider only where the screen is */
     keys_w = keys_w < width / 3 ? keys_w : width / 3;
@@ -46,7 +46,7 @@ static void draw(ui_screen *s, const ui_style *st)
     ui_draw_box(y0, x0, height, width, st);
     ui_put(y0, x0 + 2, width - 4, " keys ", st, A_BOLD, 0);
     for (int i = 0, line = 0; i < count && line < *top + shown; i++) {
-        if (!(b[i].contexts & context)) continue;
+        if (!ui_binding_applies(&b[i], context)) continue;
         int n = ui_clamp(ui_lines_needed(b[i].help, help_w, st), 1, 64);
         int first = *top > line ? *top - line : 0;   /* lines of it scrolled off the top */
         if (first < n) {

@@ -63,14 +63,14 @@ static const ui_binding bindings[] = {
      * display settings; the view model never sees them). */
     {UI_ACT_MORE_DECIMALS, UI_IN_LESSON, {'+', '='}, NULL, "one more decimal (wider columns)", 0},
     {UI_ACT_FEWER_DECIMALS, UI_IN_LESSON, {'-'}, NULL, "one decimal fewer (narrower columns)", 0},
-    {UI_ACT_STEP_LIST, UI_IN_LESSON, {'L'}, NULL, "hide or show the step list (room for the matrix)", 0},
+    {UI_ACT_STEP_LIST, UI_IN_LESSON | UI_NOT_COMPARE, {'L'}, NULL, "hide or show the step list (room for the matrix)", 0},
     {UI_ACT_PALETTE, UI_IN_LESSON, {'c'}, NULL,
      "heatmap colours: viridis and blue-orange, or inferno and purple-green", 0},
     {UI_ACT_NARRATION_SCROLL, UI_IN_LESSON | QUESTION, {'J', 'K'}, NULL,
      "scroll the narration down or up when it is longer than its pane", 0},
-    {UI_ACT_PRESENT, UI_IN_LESSON, {'P'}, NULL,
+    {UI_ACT_PRESENT, UI_IN_LESSON | UI_NOT_COMPARE, {'P'}, NULL,
      "presentation: no step list, a larger matrix, the most decimals that fit", 0},
-    {UI_ACT_COMPARE, UI_IN_LESSON, {'C'}, NULL,
+    {UI_ACT_COMPARE, UI_IN_LESSON | UI_NOT_COMPARE, {'C'}, NULL,
      "compare: pick a lesson from this one's folder to show side by side with it", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
     {UI_ACT_RESET, UI_IN_PICKER, {'R'}, "reset",
@@ -91,10 +91,16 @@ const ui_binding *ui_bindings(int *count)
     return bindings;
 }
 
+bool ui_binding_applies(const ui_binding *binding, unsigned context)
+{
+    if ((context & UI_IN_COMPARE) && (binding->contexts & UI_NOT_COMPARE)) return false;
+    return (binding->contexts & context) != 0;
+}
+
 ui_action ui_key_action(int key, unsigned context, int *arg)
 {
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
-        if (!(bindings[i].contexts & context)) continue;
+        if (!ui_binding_applies(&bindings[i], context)) continue;
         for (const int *k = bindings[i].keys; *k; k++) {
             if (*k != key) continue;
             if (arg) *arg = (int)(k - bindings[i].keys);
@@ -143,7 +149,7 @@ const char *ui_action_key(ui_action action, unsigned context, bool utf8, char *b
                           size_t size)
 {
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++)
-        if (bindings[i].action == action && (bindings[i].contexts & context))
+        if (bindings[i].action == action && ui_binding_applies(&bindings[i], context))
             return ui_key_label(bindings[i].keys[0], utf8, buffer, size);
     return "?";
 }
@@ -226,14 +232,16 @@ void ui_print_keys(FILE *stream, bool man)
             if (!in_section(&bindings[i], sections[s].context)) continue;
             char keys[128];
             ui_binding_keys(&bindings[i], false, keys, sizeof keys);
+            const char *lesson_only = bindings[i].contexts & UI_NOT_COMPARE ? " (not in a comparison)" : "";
             if (!man) {
-                fprintf(stream, "  %-16s  %s\n", keys, bindings[i].help);
+                fprintf(stream, "  %-16s  %s%s\n", keys, bindings[i].help, lesson_only);
                 continue;
             }
             fputs(".TP\n.B \"", stream);
             put_troff(stream, keys);
             fputs("\"\n", stream);
             put_troff(stream, bindings[i].help);
+            put_troff(stream, lesson_only);
             fputc('\n', stream);
         }
     }

@@ -35,6 +35,9 @@ enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
  * with keys of its own besides (its context is UI_IN_LESSON | UI_IN_COMPARE). */
 enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8, UI_IN_COMPARE = 16 };
 #define UI_IN_QUESTION (UI_IN_CHOICE | UI_IN_NUMBER)
+/* A lesson's binding with this bit does not apply in a comparison (it has no step list, no
+ * presentation, no third lesson to pick): the key bar, the help and the keys leave it out there. */
+enum { UI_NOT_COMPARE = 32 };
 
 /* The characters of a typed number, in the order of UI_ACT_TYPE's keys (its arg indexes this). */
 #define UI_TYPED_CHARS "0123456789.-"
@@ -45,7 +48,7 @@ enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8, U
 #define UI_MAX_KEYS 16
 typedef struct {
     ui_action action;
-    unsigned contexts;         /* UI_IN_LESSON and/or UI_IN_PICKER */
+    unsigned contexts;         /* UI_IN_LESSON, UI_IN_PICKER…, and UI_NOT_COMPARE */
     int keys[UI_MAX_KEYS];     /* 0-terminated */
     const char *bar;           /* short label for the key bar, NULL to leave it out */
     const char *help;          /* the help overlay's description */
@@ -55,6 +58,10 @@ typedef struct {
 } ui_binding;
 
 const ui_binding *ui_bindings(int *count);
+
+/* Whether binding applies in context (a screen's context, e.g. UI_IN_LESSON | UI_IN_COMPARE):
+ * the one test of the keys, the key bar and the help. */
+bool ui_binding_applies(const ui_binding *binding, unsigned context);
 
 /* The action key has in context; arg receives the key's index in its binding (so the head
  * for UI_ACT_HEAD_NUMBER is arg + 1 and the direction of UI_ACT_MOVE is arg % 4). */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ui_display.h"
 #include "ui_matrix.h"
 #include "ui_progress.h"
 #include "ui_screen.h"
@@ -12,7 +13,6 @@
 #include "ui_util.h"
 
 #define TEXT_MAX 4096
-#define UI_MAX_DECIMALS 8
 #define UI_PRESENT_MAX_DECIMALS 4   /* presenting: the most decimals, when they fit */
 
 /* The stage list as drawn, so that a click on a line opens its stage and head. */
@@ -22,19 +22,6 @@ typedef struct {
     walk_step opens[256];        /* the stage and head each line opens */
 } stage_list;
 
-/* How the lesson is shown, changed by keys in front of a class: the screen's own settings,
- * taken from the run's style when the screen is first drawn. */
-typedef struct {
-    bool set;                    /* taken from the run's style yet */
-    int precision;               /* decimals (+ and -) */
-    int palette;                 /* the heatmap's colours (c) */
-    bool list_hidden;            /* the step list hidden (L) */
-    bool present;                /* the presentation preset (P, --present) */
-    bool auto_precision;         /* presenting: the most decimals that fit, until + or - */
-    int narration_top;           /* the narration's first line shown (J and K) */
-    unsigned long narration_of;  /* the matrix and step that narration_top belongs to */
-} display;
-
 typedef struct {
     ui_screen base;
     ui_opened *o;
@@ -42,7 +29,7 @@ typedef struct {
     ui_matrix_grid grid;
     stage_list list;
     ui_file_stamp seen;          /* the lesson's file when last looked at */
-    display d;
+    ui_display d;                /* how the lesson is shown (the display keys) */
 } lesson_screen;
 
 static lesson_screen *lesson_of(ui_screen *s)
@@ -59,12 +46,32 @@ static const lesson_screen *lesson_const(const ui_screen *s)
 typedef struct {
     int body_y, body_h, list_w, mat_x, mat_w;
     int explain_y, explain_h, narration_y, narration_h;
+    bool list_made_room;         /* the step list hid itself so that every column fits */
 } regions;
+
+/* The step list's width (its separator not counted), from its widest down to the narrowest
+ * that still names a stage ("▸ weights", "  ▸ head 4"; longer names end in …). */
+#define LIST_WIDEST 16
+#define LIST_NARROWEST 12
+
+/* The step list's width: the widest that lets every column of the matrix show with its full
+ * label; where none does, none at all when that makes them fit (unless L asked for the list),
+ * else the widest (the matrix scrolls either way). Hidden by L, when presenting and on
+ * screens narrower than 60 columns. */
+static int list_width(ui_view *v, const ui_display *d, const ui_style *st, bool *made_room)
+{
+    *made_room = false;
+    if (COLS < 60 || d->present || d->list == UI_LIST_HIDDEN) return 0;
+    for (int w = LIST_WIDEST; w >= LIST_NARROWEST; w--)
+        if (ui_matrix_shows_every_column(v, COLS - w - 1, st)) return w;
+    *made_room = d->list == UI_LIST_AUTO && ui_matrix_shows_every_column(v, COLS, st);
+    return *made_room ? 0 : LIST_WIDEST;
+}
 
 /* Shares the rows out between the matrix (all its rows, up to two thirds of the screen, or
  * all but three rows for the explanation and the narration when presenting), the explanation
  * (up to three lines, two when presenting) and the narration; what is left goes to the matrix. */
-static regions split_screen(const ui_view *v, const display *d, const char *explanation,
+static regions split_screen(ui_view *v, const ui_display *d, const char *explanation,
                             const char *narration, const ui_style *st)
 {
     regions r;
@@ -79,7 +86,7 @@ static regions split_screen(const ui_view *v, const display *d, const char *expl
     r.explain_y = r.narration_y - 1 - r.explain_h;
     r.body_y = 1;
     r.body_h = r.explain_y - r.body_y;
-    r.list_w = COLS >= 60 && !d->list_hidden && !d->present ? 16 : 0;
+    r.list_w = list_width(v, d, st, &r.list_made_room);
     r.mat_x = r.list_w ? r.list_w + 1 : 0;
     r.mat_w = COLS - r.mat_x;
     return r;
@@ -89,13 +96,8 @@ static regions split_screen(const ui_view *v, const display *d, const char *expl
  * presenting, the most decimals (up to 4) with which every column of the matrix fits. */
 static ui_style style_of(lesson_screen *ls, const ui_style *st)
 {
-    display *d = &ls->d;
-    if (!d->set)
-        *d = (display){.set = true, .precision = st->precision, .palette = st->palette,
-                       .present = st->present, .auto_precision = st->present};
-    ui_style mine = *st;
-    mine.precision = d->precision;
-    mine.palette = d->palette;
+    ui_display *d = &ls->d;
+    ui_style mine = ui_display_style(d, st);
     /* at most 4 decimals: read from the back row of a classroom, a fifth and sixth digit are
      * noise that widens every column, and no lesson's point rests on them */
     if (d->present && d->auto_precision) {
@@ -188,7 +190,9 @@ static void draw_stage_list(const ui_view *v, const regions *r, const ui_style *
     list->w = r->list_w;
     list->count = 0;
     for (int i = first; i < n && i - first < r->body_h && i - first < UI_COUNT(list->opens); i++) {
-        ui_put(r->body_y + i - first, 0, r->list_w - 1, lines[i].text, st,
+        char cut[sizeof lines[i].text + 8];   /* a name longer than the list ends in … */
+        ui_cut_text(lines[i].text, r->list_w - 1, st, cut, sizeof cut);
+        ui_put(r->body_y + i - first, 0, r->list_w - 1, cut, st,
                lines[i].current ? A_BOLD : A_NORMAL, lines[i].current ? UI_PAIR_ACCENT * (st->colors > 0) : 0);
         list->opens[list->count++] = lines[i].opens;
     }
@@ -256,28 +260,9 @@ static void narration_text(const ui_view *v, const ui_style *st, char *text, siz
     else ui_text_append(text, size, "%s, made from %s.", formula, inputs);
 }
 
-/* Where a narration that does not fit its pane is, and the keys that scroll it:
- * " 3–5 of 19 · J↓ K↑ ". */
-static void scroll_note(const display *d, int shown, int needed, int most, const ui_style *st,
-                        char *text, size_t size)
-{
-    const ui_binding *b = NULL;
-    int count;
-    for (const ui_binding *all = ui_bindings(&count); count-- > 0; all++)
-        if (all->action == UI_ACT_NARRATION_SCROLL) b = all;
-    assert(b);
-    char down[32], up[32];
-    snprintf(text, size, " %d%s%d of %d \xc2\xb7 %s%s %s%s ", d->narration_top + 1,
-             st->utf8 ? "\xe2\x80\x93" : "-", d->narration_top + shown, needed,
-             ui_key_label(b->keys[0], st->utf8, down, sizeof down),
-             d->narration_top < most ? (st->utf8 ? "\xe2\x86\x93" : "v") : "",
-             ui_key_label(b->keys[1], st->utf8, up, sizeof up),
-             d->narration_top > 0 ? (st->utf8 ? "\xe2\x86\x91" : "^") : "");
-}
-
 /* The narration under its rule; when it is longer than its pane it scrolls (J and K), and the
  * rule's right end says which lines are shown (unless a remark about the last key is there). */
-static void draw_narration(const ui_view *v, display *d, const regions *r, const char *text,
+static void draw_narration(const ui_view *v, ui_display *d, const regions *r, const char *text,
                            const char *note, const ui_style *st)
 {
     int sep = r->narration_y - 1, accent = UI_PAIR_ACCENT * (st->colors > 0);
@@ -300,7 +285,7 @@ static void draw_narration(const ui_view *v, display *d, const regions *r, const
     if (v->message[0])   /* a remark about the last key, until the next one */
         snprintf(right, sizeof right, " %s ", v->message);
     else if (most > 0)
-        scroll_note(d, r->narration_h, needed, most, st, right, sizeof right);
+        ui_display_scroll_note(d, r->narration_h, needed, most, st, right, sizeof right);
     else if (note[0])   /* progress is not being saved: said until a save works */
         snprintf(right, sizeof right, " %s ", note);
     int w = ui_width(right, st), room = COLS - used - 2;
@@ -322,9 +307,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     ui_style mine = style_of(ls, run_style);
     const ui_style *st = &mine;
     /* a new matrix or step starts its narration at the top */
-    unsigned long here = (unsigned long)v->shown << 20 ^ (unsigned long)v->step << 1 ^ v->off_script;
-    if (here != ls->d.narration_of) ls->d.narration_top = 0;
-    ls->d.narration_of = here;
+    ui_display_narration_at(&ls->d, (unsigned long)v->shown << 20 ^ (unsigned long)v->step << 1 ^ v->off_script);
     explanation_text(v, st, explanation, sizeof explanation);
     narration_text(v, st, narration, sizeof narration);
     regions r = split_screen(v, &ls->d, explanation, narration, st);
@@ -333,7 +316,9 @@ static void draw(ui_screen *s, const ui_style *run_style)
     ui_matrix_draw(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, &ls->grid);
     ui_put_wrapped(r.explain_y, 1, COLS - 2, r.explain_h, explanation, st, A_NORMAL);
     draw_narration(v, &ls->d, &r, narration, ls->o->progress_note, st);
-    ui_draw_bar(ui_view_context(v), st);
+    ls->d.list_drawn = r.list_w > 0;
+    /* the step list made room for the matrix: the key bar says which key brings it back */
+    ui_draw_bar_led(ui_view_context(v), UI_ACT_STEP_LIST, r.list_made_room ? "step list" : NULL, st);
 }
 
 /* An overlay to open; when there is no memory for it, the status line says so. */
@@ -362,36 +347,8 @@ static void explain_unbound(ui_view *v, int key, const ui_style *st)
 /* The keys that change how the lesson is shown, not where it is: true when action was one. */
 static bool display_key(lesson_screen *ls, ui_action action, int arg, const ui_style *st)
 {
-    static const char *const palettes[] = {"viridis, and blue-orange for signed values",
-                                           "inferno, and purple-green for signed values"};
-    display *d = &ls->d;
-    char *message = ls->v.message;
     int shown = style_of(ls, st).precision;   /* what + and - start from, presenting or not */
-    switch (action) {
-    case UI_ACT_MORE_DECIMALS:
-    case UI_ACT_FEWER_DECIMALS:
-        d->precision = ui_clamp(shown + (action == UI_ACT_MORE_DECIMALS ? 1 : -1), 0, UI_MAX_DECIMALS);
-        d->auto_precision = false;
-        snprintf(message, sizeof ls->v.message, "%d decimal%s", d->precision, d->precision == 1 ? "" : "s");
-        return true;
-    case UI_ACT_STEP_LIST:
-        d->list_hidden = !d->list_hidden && !d->present;
-        d->present = false;
-        return true;
-    case UI_ACT_PALETTE:
-        d->palette = (d->palette + 1) % UI_PALETTE_COUNT;
-        snprintf(message, sizeof ls->v.message, "heatmap colours: %s", palettes[d->palette]);
-        return true;
-    case UI_ACT_NARRATION_SCROLL:
-        d->narration_top += arg == 0 ? 1 : -1;   /* drawing keeps it within the text */
-        return true;
-    case UI_ACT_PRESENT:
-        d->present = d->auto_precision = !d->present;
-        snprintf(message, sizeof ls->v.message, "presentation %s", d->present ? "on" : "off");
-        return true;
-    default:
-        return false;
-    }
+    return ui_display_key(&ls->d, action, arg, shown, ls->v.message, sizeof ls->v.message);
 }
 
 /* Questions answered or skipped so far: a change is worth saving at once. */

@@ -242,6 +242,12 @@ bool ui_matrix_fits(ui_view *v, int width, const ui_style *st)
     return L.vis_cols == ui_view_cols(v) && L.full_labels && L.pad == 2;
 }
 
+bool ui_matrix_shows_every_column(ui_view *v, int width, const ui_style *st)
+{
+    layout L = lay_out(v, width, st);
+    return L.vis_cols == ui_view_cols(v) && L.full_labels;
+}
+
 /* Screen column where visible column c (0 = the first shown) starts: a separator column
  * before each head's first column but the first one shown. */
 static int col_x(const ui_matrix_grid *grid, int c)

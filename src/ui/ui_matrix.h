@@ -32,6 +32,8 @@ int ui_matrix_height(const ui_view *v);
 /* Whether every column of the current matrix fits in width columns with its full label and a
  * blank on both sides of its numbers. */
 bool ui_matrix_fits(ui_view *v, int width, const ui_style *st);
+/* Whether every column fits with its full label, with one blank or two around its numbers. */
+bool ui_matrix_shows_every_column(ui_view *v, int width, const ui_style *st);
 
 /* The bucket (0 … n-1) of a position 0…1 on a ramp of n colours: bucket i holds [i/n,
  * (i+1)/n), so the legend's edges are exact and equal-looking values share a colour. */

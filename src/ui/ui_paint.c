@@ -186,19 +186,36 @@ void ui_draw_too_small(const ui_style *st)
     }
 }
 
+/* One key and its label at x on the bar; false (nothing drawn) when it does not fit. */
+static bool bar_item(int *x, const ui_binding *b, const char *label, const ui_style *st)
+{
+    char key[64];
+    int y = LINES - 1;
+    ui_binding_bar_keys(b, st->utf8, key, sizeof key);
+    if (*x + ui_width(key, st) + 1 + ui_width(label, st) > COLS) return false;
+    *x += ui_put(y, *x, COLS - *x, key, st, A_REVERSE | A_BOLD, 0) + 1;
+    *x += ui_put(y, *x, COLS - *x, label, st, A_NORMAL, 0) + 2;
+    return true;
+}
+
+void ui_draw_bar_led(unsigned context, ui_action action, const char *label, const ui_style *st)
+{
+    int count, x = 0;
+    const ui_binding *b = ui_bindings(&count);
+    ui_field(LINES - 1, 0, COLS, "", st, A_NORMAL, 0, UI_LEFT);
+    for (int i = 0; i < count && label; i++)
+        if (b[i].action == action && ui_binding_applies(&b[i], context)) {
+            bar_item(&x, &b[i], label, st);
+            break;
+        }
+    for (int i = 0; i < count; i++) {
+        if (!b[i].bar || !ui_binding_applies(&b[i], context)) continue;
+        if (!bar_item(&x, &b[i], b[i].bar, st)) break;
+    }
+}
+
 void ui_draw_bar(unsigned context, const ui_style *st)
 {
-    int count, x = 0, y = LINES - 1;
-    const ui_binding *b = ui_bindings(&count);
-    ui_field(y, 0, COLS, "", st, A_NORMAL, 0, UI_LEFT);
-    for (int i = 0; i < count; i++) {
-        if (!b[i].bar || !(b[i].contexts & context)) continue;
-        char key[64];
-        ui_binding_bar_keys(&b[i], st->utf8, key, sizeof key);
-        int width = ui_width(key, st) + 1 + ui_width(b[i].bar, st);
-        if (x + width > COLS) break;
-        x += ui_put(y, x, COLS - x, key, st, A_REVERSE | A_BOLD, 0) + 1;
-        x += ui_put(y, x, COLS - x, b[i].bar, st, A_NORMAL, 0) + 2;
-    }
+    ui_draw_bar_led(context, UI_ACT_NONE, NULL, st);
 }
 

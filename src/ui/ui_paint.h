@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "number.h"
 #include "ui.h"
+#include "ui_keys.h"
 
 /* How to draw (decided once per run from the locale, the terminal, --color and --precision). */
 typedef struct {
@@ -71,5 +72,8 @@ void ui_draw_vline(int y, int x, int height, const ui_style *st);
 void ui_draw_box(int y, int x, int height, int width, const ui_style *st);
 /* The key bar on the bottom line: the bindings of context that have a bar label. */
 void ui_draw_bar(unsigned context, const ui_style *st);
+/* The key bar led by action's key with label (a key the bar does not list, worth naming now,
+ * e.g. "L step list" when the step list hid itself to make room). */
+void ui_draw_bar_led(unsigned context, ui_action action, const char *label, const ui_style *st);
 
 #endif

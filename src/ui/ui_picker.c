@@ -1,6 +1,7 @@
 /* The lesson picker, a screen (ui_screen.h) shown when no lesson is given: finds lesson files,
- * reads their titles and about text with the lesson loader, lists them in the teaching order
- * their folder states, and opens the one chosen as a lesson screen over itself.
+ * reads their titles and about text with the lesson loader (lesson_load_summary: checked, no
+ * matrix built), lists them in the teaching order their folder states, and opens the one
+ * chosen as a lesson screen over itself.
  *
  * The order: a folder of lessons may hold a plain text file named ORDER, one lesson file name
  * a line, in the order a class should take them. "#" starts a comment (to the end of the
@@ -105,7 +106,9 @@ static void apply_order(const char *dir, char **names, size_t n)
     fclose(f);
 }
 
-/* Reads one lesson's title and about line; a lesson that does not load is listed with why. */
+/* Reads one lesson's title and about line, checked as in full but without building its
+ * matrices (a folder of large lessons lists at once); a lesson that does not load is listed
+ * with why. */
 static bool add_entry(picker_screen *p, const char *path)
 {
     lesson_entry *grown = realloc(p->items, (size_t)(p->count + 1) * sizeof *grown);
@@ -113,12 +116,11 @@ static bool add_entry(picker_screen *p, const char *path)
     p->items = grown;
     lesson_entry *e = &p->items[p->count++];
     *e = (lesson_entry){.path = copy(path)};
-    lesson l;
+    lesson_summary summary;
     lesson_diagnostics d = {0};
-    if (lesson_load_with(path, &p->load, &l, &d) == LESSON_OK) {
-        e->title = copy(l.title);
-        e->about = lesson_about_shown(&l);  /* with its live numbers (lesson.h) */
-        lesson_free(&l);
+    if (lesson_load_summary(path, &p->load, &summary, &d) == LESSON_OK) {
+        e->title = summary.title;   /* taken, with the about and its live numbers (lesson.h) */
+        e->about = summary.about;
     } else {
         char message[512];
         if (d.count > 0 && d.items[0].line > 0)
