@@ -47,7 +47,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
-.PHONY: all run test test-asan fuzz install uninstall bench deps update-golden mutants clean
+.PHONY: all run test test-asan fuzz install uninstall bench deps update-golden mutants clean \
+        cross-arm64
 all: attnstep $(BUILD)/attnstep.1 $(BUILD)/attnstep.man
 
 deps:
@@ -85,6 +86,20 @@ $(BUILD)/tests/%.o: tests/%.c $(HEADERS) $(wildcard tests/*.h)
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(SUPPORT_OBJ) $(BUILD)/libattnstep.a
 	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS) $(TEST_LIBS)
+
+# The program linked in a folder of its own, for builds that cannot run ./attnstep here (cross).
+$(BUILD)/attnstep: $(BUILD)/cli/main.o $(BUILD)/libattnstep.a
+	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
+
+# An AArch64 build of the program and of the kernel tests in build/arm64 (Debian's cross
+# compiler and the arm64 multiarch libraries; .ci/install-deps test installs them), which
+# tests/check_arm64.sh runs under qemu-aarch64.
+CROSS_ARM64 ?= aarch64-linux-gnu-
+ARM64_PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+cross-arm64:
+	PKG_CONFIG_LIBDIR=$(ARM64_PKG_CONFIG_LIBDIR) $(MAKE) --no-print-directory BUILD=$(BUILD)/arm64 \
+	    CC=$(CROSS_ARM64)gcc AR=$(CROSS_ARM64)ar $(BUILD)/arm64/attnstep \
+	    $(BUILD)/arm64/tests/test_kernels $(BUILD)/arm64/tests/test_paths
 
 run:
 	@bash .ci/install-deps run
