@@ -100,14 +100,17 @@ const char *kernels_path_name(const kernels_config *config)
     return names[product_path(config)];
 }
 
-/* Whether the finite scan runs its AVX2 build: the processor has AVX2 and the caller did not ask
- * for the portable code. Its result does not depend on it. */
+/* Whether the finite scan runs its vector build: the processor has AVX2 (or is AArch64, where
+ * that build is NEON code) and the caller did not ask for the portable code. Its result does not
+ * depend on it. */
 static bool have_avx2(const kernels_config *config)
 {
     if (config && config->portable)
         return false;
 #ifdef KERNELS_X86
     return __builtin_cpu_supports("avx2");
+#elif defined(KERNELS_NEON)
+    return true;
 #else
     return false;
 #endif
@@ -604,14 +607,14 @@ void fused4(v4d *p, const v4d *r, const v4d *c, bool hardware)
 #endif
 #ifdef KERNELS_NEON
     if (hardware) { /* two NEON registers of two lanes: vfmaq_f64(c, p, r) = c + p·r */
-        double lanes[4];
-        memcpy(lanes, p, sizeof lanes);
-        float64x2_t low = vfmaq_f64(vld1q_f64(&(*c)[0]), vld1q_f64(lanes), vld1q_f64(&(*r)[0]));
-        float64x2_t high = vfmaq_f64(vld1q_f64(&(*c)[2]), vld1q_f64(lanes + 2),
-                                     vld1q_f64(&(*r)[2]));
-        vst1q_f64(lanes, low);
-        vst1q_f64(lanes + 2, high);
-        memcpy(p, lanes, sizeof lanes);
+        double pl[4], rl[4], cl[4];
+        memcpy(pl, p, sizeof pl);
+        memcpy(rl, r, sizeof rl);
+        memcpy(cl, c, sizeof cl);
+        for (int half = 0; half < 4; half += 2)
+            vst1q_f64(pl + half, vfmaq_f64(vld1q_f64(cl + half), vld1q_f64(pl + half),
+                                           vld1q_f64(rl + half)));
+        memcpy(p, pl, sizeof pl);
         return;
     }
 #endif
