@@ -1,5 +1,6 @@
 /* Fast kernels for the attention core: a cache-blocked, register-tiled matrix product (packed
- * panels, 6×8 or 6×16 tiles in vector registers, fused multiply-add) and the stable row softmax,
+ * panels, 6×8 or 6×16 tiles in vector registers, fused multiply-add; AVX2 or AVX-512 on x86-64,
+ * NEON on AArch64) and the stable row softmax,
  * split by rows across threads when large. See kernels.h. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE 1  /* madvise's MADV_HUGEPAGE */
@@ -63,8 +64,16 @@ typedef unsigned long long v4u __attribute__((vector_size(32)));
 #define AVX2
 #endif
 
+/* AArch64 always has NEON (Advanced SIMD, with a fused multiply-add on two doubles): its code
+ * needs no target attributes and no run-time check; config->portable still chooses the
+ * portable code. */
+#if defined(__aarch64__) && defined(__GNUC__) && !defined(KERNELS_PORTABLE_ONLY)
+#define KERNELS_NEON
+#include <arm_neon.h>
+#endif
+
 /* Which code computes the products: the results are the same bits on every one. */
-typedef enum { PATH_PORTABLE, PATH_AVX2_FMA, PATH_AVX512 } kernels_path;
+typedef enum { PATH_PORTABLE, PATH_AVX2_FMA, PATH_AVX512, PATH_NEON } kernels_path;
 
 static kernels_path product_path(const kernels_config *config)
 {
@@ -78,6 +87,8 @@ static kernels_path product_path(const kernels_config *config)
     if (!(config && config->no_avx512) && __builtin_cpu_supports("avx512f"))
         return PATH_AVX512;
     return PATH_AVX2_FMA;
+#elif defined(KERNELS_NEON)
+    return PATH_NEON;
 #else
     return PATH_PORTABLE;
 #endif
@@ -85,18 +96,21 @@ static kernels_path product_path(const kernels_config *config)
 
 const char *kernels_path_name(const kernels_config *config)
 {
-    static const char *const names[] = { "portable", "avx2+fma", "avx512" };
+    static const char *const names[] = { "portable", "avx2+fma", "avx512", "neon" };
     return names[product_path(config)];
 }
 
-/* Whether the finite scan runs its AVX2 build: the processor has AVX2 and the caller did not ask
- * for the portable code. Its result does not depend on it. */
+/* Whether the finite scan runs its vector build: the processor has AVX2 (or is AArch64, where
+ * that build is NEON code) and the caller did not ask for the portable code. Its result does not
+ * depend on it. */
 static bool have_avx2(const kernels_config *config)
 {
     if (config && config->portable)
         return false;
 #ifdef KERNELS_X86
     return __builtin_cpu_supports("avx2");
+#elif defined(KERNELS_NEON)
+    return true;
 #else
     return false;
 #endif
@@ -247,6 +261,44 @@ AVX512 static void tile_avx512(int kc, const double *a, const double *b, double 
 }
 #endif
 
+#ifdef KERNELS_NEON
+/* 6×8 in twenty-four 2-double registers of the 32, with four B vectors and A's six values in
+ * three more; each step multiplies B by one lane of A's (vfmaq_laneq_f64: acc + b·a[lane] with
+ * one rounding, the same as fma(a, b, acc) since the product commutes exactly). */
+static void tile_neon(int kc, const double *a, const double *b, double *c, size_t ldc,
+                      bool first)
+{
+    float64x2_t acc[MR][4];
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; q++)
+            acc[r][q] = first ? vdupq_n_f64(0.0) : vld1q_f64(c + (size_t)r * ldc + 2 * q);
+    for (int p = 0; p < kc; p++, a += MR, b += NR_AVX2) {
+        float64x2_t b0 = vld1q_f64(b), b1 = vld1q_f64(b + 2), b2 = vld1q_f64(b + 4),
+                    b3 = vld1q_f64(b + 6);
+        float64x2_t a01 = vld1q_f64(a), a23 = vld1q_f64(a + 2), a45 = vld1q_f64(a + 4);
+#define NEON_ROW(r, pair, lane)                                     \
+        acc[r][0] = vfmaq_laneq_f64(acc[r][0], b0, pair, lane);     \
+        acc[r][1] = vfmaq_laneq_f64(acc[r][1], b1, pair, lane);     \
+        acc[r][2] = vfmaq_laneq_f64(acc[r][2], b2, pair, lane);     \
+        acc[r][3] = vfmaq_laneq_f64(acc[r][3], b3, pair, lane);
+        NEON_ROW(0, a01, 0)
+        NEON_ROW(1, a01, 1)
+        NEON_ROW(2, a23, 0)
+        NEON_ROW(3, a23, 1)
+        NEON_ROW(4, a45, 0)
+        NEON_ROW(5, a45, 1)
+#undef NEON_ROW
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; q++)
+            vst1q_f64(c + (size_t)r * ldc + 2 * q, acc[r][q]);
+}
+#endif
+
 /* A path's tile and its width. */
 typedef struct {
     tile_function *tile;
@@ -260,6 +312,10 @@ static tile_kind tile_of(kernels_path path)
         return (tile_kind){ tile_avx512, NR_AVX512 };
     if (path == PATH_AVX2_FMA)
         return (tile_kind){ tile_avx2_fma, NR_AVX2 };
+#endif
+#ifdef KERNELS_NEON
+    if (path == PATH_NEON)
+        return (tile_kind){ tile_neon, NR_AVX2 };
 #endif
     (void)path;
     return (tile_kind){ tile_portable, NR_AVX2 };
@@ -549,6 +605,19 @@ void fused4(v4d *p, const v4d *r, const v4d *c, bool hardware)
         return;
     }
 #endif
+#ifdef KERNELS_NEON
+    if (hardware) { /* two NEON registers of two lanes: vfmaq_f64(c, p, r) = c + p·r */
+        double pl[4], rl[4], cl[4];
+        memcpy(pl, p, sizeof pl);
+        memcpy(rl, r, sizeof rl);
+        memcpy(cl, c, sizeof cl);
+        for (int half = 0; half < 4; half += 2)
+            vst1q_f64(pl + half, vfmaq_f64(vld1q_f64(cl + half), vld1q_f64(pl + half),
+                                           vld1q_f64(rl + half)));
+        memcpy(p, pl, sizeof pl);
+        return;
+    }
+#endif
     (void)hardware;
     for (int lane = 0; lane < 4; lane++)
         (*p)[lane] = fma((*p)[lane], (*r)[lane], (*c)[lane]);
@@ -698,6 +767,13 @@ AVX2_FMA static void softmax_row_avx2(double *w, int m)
 }
 #endif
 
+#ifdef KERNELS_NEON
+static void softmax_row_neon(double *w, int m)
+{
+    softmax_row(w, m, true);
+}
+#endif
+
 static void softmax_row_portable(double *w, int m)
 {
     softmax_row(w, m, false);
@@ -742,12 +818,25 @@ AVX2_FMA static void exp_array_avx2(double *out, const double *in, size_t count)
 }
 #endif
 
+#ifdef KERNELS_NEON
+static void exp_array_neon(double *out, const double *in, size_t count)
+{
+    exp_array(out, in, count, true);
+}
+#endif
+
 void kernels_exp_nonpositive(double *out, const double *in, size_t count,
                              const kernels_config *config)
 {
 #ifdef KERNELS_X86
     if (product_path(config) != PATH_PORTABLE) {
         exp_array_avx2(out, in, count);
+        return;
+    }
+#endif
+#ifdef KERNELS_NEON
+    if (product_path(config) != PATH_PORTABLE) {
+        exp_array_neon(out, in, count);
         return;
     }
 #endif
@@ -768,7 +857,7 @@ typedef struct {
     const double *scores;
     int n, m;
     const kernels_softmax_rule *rule;
-    bool wide;  /* AVX2 and FMA are there */
+    bool wide;  /* AVX2 and FMA (or NEON) are there */
 } softmax_job;
 
 /* Rows in one chunk of a softmax: enough to make taking a chunk cheap beside computing it. */
@@ -801,6 +890,8 @@ static void softmax_work(void *argument, int chunk, double *scratch)
         /* pass 3: the row's stable softmax */
 #ifdef KERNELS_X86
         (wide ? softmax_row_avx2 : softmax_row_portable)(w, x->m);
+#elif defined(KERNELS_NEON)
+        (wide ? softmax_row_neon : softmax_row_portable)(w, x->m);
 #else
         softmax_row_portable(w, x->m);
 #endif

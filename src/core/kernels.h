@@ -8,10 +8,10 @@
 
 /* How the kernels run; results never depend on it, to the bit. Every kernel takes one (NULL =
  * defaults). The products run vector code with fused multiply-add where the processor has it
- * (x86-64: AVX-512, else AVX2 with FMA, chosen at run time), the softmax its AVX2 build where the
- * processor has AVX2; elsewhere, or with portable set, the portable code runs: the same
- * arithmetic with libm's fma() (the hardware instruction where there is one, an exact and slow
- * emulation where there is not) and the same exponential. */
+ * (x86-64: AVX-512, else AVX2 with FMA, chosen at run time; AArch64: NEON, always there), the
+ * softmax its AVX2 (or NEON) build where the processor has it; elsewhere, or with portable set,
+ * the portable code runs: the same arithmetic with libm's fma() (the hardware instruction where
+ * there is one, an exact and slow emulation where there is not) and the same exponential. */
 typedef struct {
     int threads;     /* threads a large product or softmax is split across; 0 = the online
                         processors; 1 keeps all work on the calling thread */
@@ -20,8 +20,8 @@ typedef struct {
                         every path) */
 } kernels_config;
 
-/* The code the products run on this processor under config: "avx512", "avx2+fma" or "portable"
- * (a static string, for benchmarks and reports; results never depend on it). */
+/* The code the products run on this processor under config: "avx512", "avx2+fma", "neon" or
+ * "portable" (a static string, for benchmarks and reports; results never depend on it). */
 const char *kernels_path_name(const kernels_config *config);
 
 /* The threads config asks for, or the online processors; at least 1, at most 8. Results do not
