@@ -481,7 +481,7 @@ static const struct {
       "with, then ./lessons" },
     { "ATTNSTEP_THREADS", "threads for the core's large products and softmaxes (at most 8); "
       "unset or 0: one per processor; no number depends on it" },
-    { "ATTNSTEP_PORTABLE", "set and not 0: never the vector code (AVX-512, AVX2 with FMA); "
+    { "ATTNSTEP_PORTABLE", "set and not 0: never the vector code (AVX-512, AVX2 with FMA, NEON); "
       "every number is the same to the bit, only slower" },
     { "ATTNSTEP_KEY_TIMES", "a file the UI appends the time of every key to (for make bench)" },
     { "NO_COLOR", "set and not empty: the UI draws without colour unless --color=always" },

@@ -37,9 +37,15 @@ bool decode_begin(decode_state *d, const trace *t)
     double **parts[] = { &d->q, &d->k, &d->v, &d->q_rotated, &d->k_rotated, &d->scores,
                          &d->running_max, &d->running_sum, &d->weights, &d->context, &d->concat,
                          &d->output, &d->unmasked, &d->masked };
+    static const stage_id stages[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_Q_ROTATED,
+                                       STAGE_K_ROTATED, STAGE_SCORES, STAGE_RUNNING_MAX,
+                                       STAGE_RUNNING_SUM, STAGE_WEIGHTS, STAGE_CONTEXT,
+                                       STAGE_CONCAT, STAGE_OUTPUT, STAGE_COUNT, STAGE_COUNT };
     double *next = d->memory;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         *parts[i] = sizes[i] > 0 ? next : NULL;  /* a part the lesson does not use stays NULL */
+        if (stages[i] != STAGE_COUNT)             /* the last two are scratch rows */
+            d->stored[stages[i]] = *parts[i];
         next += sizes[i];
     }
     return true;
@@ -161,29 +167,11 @@ void decode_token(decode_state *d, const trace_options *options)
 double decode_value(const decode_state *d, stage_id stage, int head, int row, int col)
 {
     const trace *t = d->t;
-    size_t n = (size_t)t->n, h = (size_t)(head - 1), r = (size_t)row, c = (size_t)col;
-    assert(row < d->length);
-    switch (stage) {
-    case STAGE_Q: return d->q[r * (size_t)t->d_model + c];
-    case STAGE_K: return d->k[r * (size_t)kv_cols(t) + c];
-    case STAGE_V: return d->v[r * (size_t)kv_cols(t) + c];
-    case STAGE_Q_ROTATED: return d->q_rotated[r * (size_t)t->d_model + c];
-    case STAGE_K_ROTATED: return d->k_rotated[r * (size_t)kv_cols(t) + c];
-    case STAGE_SCORES: return d->scores[(h * n + r) * n + c];
-    case STAGE_RUNNING_MAX:
-        assert(col <= row / t->in->tile);
-        return d->running_max[(h * n + r) * (size_t)trace_tile_count(t) + c];
-    case STAGE_RUNNING_SUM:
-        assert(col <= row / t->in->tile);
-        return d->running_sum[(h * n + r) * (size_t)trace_tile_count(t) + c];
-    case STAGE_WEIGHTS: return d->weights[(h * n + r) * n + c];
-    case STAGE_CONTEXT: return d->context[(h * n + r) * (size_t)t->d_k + c];
-    case STAGE_CONCAT: return d->concat[r * (size_t)t->d_model + c];
-    case STAGE_OUTPUT: return d->output[r * (size_t)t->d_model + c];
-    default: break;
-    }
-    assert(!"a stage decoding does not make");
-    return NAN;
+    const double *block = d->stored[stage];
+    assert(block && row < d->length);
+    size_t heads_before = stage_get(stage)->per_head ? (size_t)(head - 1) : 0;
+    size_t rows = (size_t)trace_rows(t, stage), cols = (size_t)trace_cols(t, stage);
+    return block[(heads_before * rows + (size_t)row) * cols + (size_t)col];
 }
 
 tally decode_token_multiplications(const trace *t, int position)

@@ -29,6 +29,8 @@ typedef struct {
     double *output;       /* (n, d_model) */
     double *unmasked;     /* (n) scratch: the row the softmax reads (scaled, biased with ALiBi) */
     double *masked;       /* (n) scratch: that row with −∞ at hidden keys, for the online softmax */
+    const double *stored[STAGE_COUNT];  /* each stage above by its id, laid out as the trace lays
+                                           it out; NULL for a stage decoding does not make */
 } decode_state;
 
 /* Whether t can be decoded token by token: self-attention under a causal or window mask (with

@@ -4,7 +4,7 @@
  * first trace and a warm-up run), apart from them the best time of a whole trace_compute with its
  * allocation and its page faults (minor faults per trace), and the peak RSS once the trace is
  * computed (before the timing's scratch matrix), and the code the products ran on (path=avx512,
- * avx2+fma or portable) with the CPU time over the wall time of the timed runs (cores=, how many
+ * avx2+fma, neon or portable) with the CPU time over the wall time of the timed runs (cores=, how many
  * cores it really had). ATTNSTEP_THREADS and ATTNSTEP_PORTABLE set the core's options, as they do
  * for attnstep.
  * With `reference`, the same forward pass by the textbook loops of tests/textbook.c (the ones
