@@ -64,3 +64,25 @@ void fixture_diagnostics_are(const lesson_diagnostics *d, const char *expected)
     assert_string_equal(printed, expected);
     free(printed);
 }
+
+lesson_status fixture_load_status(const char *text, lesson *l, char *message, size_t size)
+{
+    lesson_diagnostics d;
+    lesson_status status = lesson_load_buffer("t.yaml", text, strlen(text), l, &d);
+    message[0] = '\0';
+    if (d.count > 0)
+        snprintf(message, size, "%s", d.items[0].message);
+    lesson_diagnostics_free(&d);
+    return status;
+}
+
+void fixture_refused(const char *text, const char *expected)
+{
+    lesson l;
+    char message[512];
+    assert_int_not_equal(fixture_load_status(text, &l, message, sizeof message), LESSON_OK);
+    if (!strstr(message, expected)) {
+        fprintf(stderr, "message: %s\nexpected: %s\n", message, expected);
+        fail();
+    }
+}

@@ -21,6 +21,13 @@ void fixture_compute(const attention_input *in, trace *t);
  * then). Returns how many diagnostics (warnings) it gave. */
 int fixture_load(const char *text, lesson *l);
 
+/* Loads text as the lesson "t.yaml" and returns its status, whatever it is; the first
+ * diagnostic's message (or "") goes into message. On LESSON_OK free l with lesson_free. */
+lesson_status fixture_load_status(const char *text, lesson *l, char *message, size_t size);
+
+/* Asserts that text is refused with a first message that contains expected. */
+void fixture_refused(const char *text, const char *expected);
+
 /* fixture_load, then fixture_compute of the lesson's input into t. */
 void fixture_load_traced(const char *text, lesson *l, trace *t);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "fixtures.h"
 #include "stage_functions.h"
 #include "lesson.h"
 
@@ -202,34 +203,12 @@ static void test_explanation_formula_and_cost(void **state)
     "W_K: {random: normal, seed: 2}\n" \
     "W_V: {random: normal, seed: 3}\n"
 
-static lesson_status load(const char *text, lesson *l, char *message, size_t size)
-{
-    lesson_diagnostics d;
-    lesson_status status = lesson_load_buffer("t.yaml", text, strlen(text), l, &d);
-    message[0] = '\0';
-    if (d.count > 0)
-        snprintf(message, size, "%s", d.items[0].message);
-    lesson_diagnostics_free(&d);
-    return status;
-}
-
-static void assert_refused(const char *text, const char *expected)
-{
-    lesson l;
-    char message[512];
-    assert_int_not_equal(load(text, &l, message, sizeof message), LESSON_OK);
-    if (!strstr(message, expected)) {
-        fprintf(stderr, "message: %s\nexpected: %s\n", message, expected);
-        fail();
-    }
-}
-
 static void test_lesson_biases(void **state)
 {
     (void)state;
     lesson l;
     char message[512];
-    assert_int_equal(load(LESSON, &l, message, sizeof message), LESSON_OK);
+    assert_int_equal(fixture_load_status(LESSON, &l, message, sizeof message), LESSON_OK);
     assert_null(l.input.b_Q);
     assert_null(l.input.b_K);
     assert_null(l.input.b_V);
@@ -237,7 +216,7 @@ static void test_lesson_biases(void **state)
     lesson_free(&l);
     /* b_K and b_V have kv_heads · d_k = 2 numbers; numpy's draws continue one stream after the
      * matrices: randn(4) for b_Q, then randn(2) for b_V (numpy seed 0: 1.764…, 0.400…, …) */
-    assert_int_equal(load(LESSON "b_Q: {random: numpy, seed: 0}\nb_K: [0.5, -1]\n"
+    assert_int_equal(fixture_load_status(LESSON "b_Q: {random: numpy, seed: 0}\nb_K: [0.5, -1]\n"
                           "b_V: {random: numpy, seed: 0}\nb_O: {random: normal, seed: 4}\n",
                           &l, message, sizeof message), LESSON_OK);
     assert_true(fabs(l.input.b_Q[0] - 1.764052345967664) < 1e-15);
@@ -246,16 +225,18 @@ static void test_lesson_biases(void **state)
     assert_non_null(l.input.b_O);
     lesson_free(&l);
     /* draw_order may put a bias first */
-    assert_int_equal(load(LESSON "b_V: {random: numpy, seed: 0}\nb_Q: {random: numpy, seed: 0}\n"
-                          "draw_order: [b_V, b_Q]\n", &l, message, sizeof message), LESSON_OK);
+    assert_int_equal(fixture_load_status(LESSON "b_V: {random: numpy, seed: 0}\n"
+                                         "b_Q: {random: numpy, seed: 0}\n"
+                                         "draw_order: [b_V, b_Q]\n", &l, message, sizeof message),
+                     LESSON_OK);
     assert_true(fabs(l.input.b_V[0] - 1.764052345967664) < 1e-15);
     lesson_free(&l);
-    assert_refused(LESSON "b_K: [1, 2, 3, 4]\n", "b_K: expected 2 numbers, found 4");
-    assert_refused(LESSON "b_Q: [1, 2]\n", "b_Q: expected 4 numbers, found 2");
-    assert_refused(LESSON "b_O: identity\n", "b_O must be a list of numbers (one per column)");
-    assert_refused(LESSON "b_O: [[1, 2, 3, 4]]\n", "not a list of rows");
-    assert_refused(LESSON "b_Q: [1, x, 3, 4]\n", "b_Q: 'x' is not a number");
-    assert_refused(LESSON "b_Q: {random: numpy, seed: 0}\ndraw_order: [b_Q, b_K]\n",
+    fixture_refused(LESSON "b_K: [1, 2, 3, 4]\n", "b_K: expected 2 numbers, found 4");
+    fixture_refused(LESSON "b_Q: [1, 2]\n", "b_Q: expected 4 numbers, found 2");
+    fixture_refused(LESSON "b_O: identity\n", "b_O must be a list of numbers (one per column)");
+    fixture_refused(LESSON "b_O: [[1, 2, 3, 4]]\n", "not a list of rows");
+    fixture_refused(LESSON "b_Q: [1, x, 3, 4]\n", "b_Q: 'x' is not a number");
+    fixture_refused(LESSON "b_Q: {random: numpy, seed: 0}\ndraw_order: [b_Q, b_K]\n",
                    "'b_K' is not drawn with 'random: numpy'");
 }
 

@@ -431,50 +431,29 @@ static void test_cost_of_decoding(void **state)
     "  b: [0, 1]\n" \
     "  c: [1, 1]\n"
 
-/* Loads text and returns its status; the first diagnostic's message goes into message. */
-static lesson_status load(const char *text, lesson *l, char *message, size_t size)
-{
-    lesson_diagnostics d;
-    lesson_status status = lesson_load_buffer("t.yaml", text, strlen(text), l, &d);
-    message[0] = '\0';
-    if (d.count > 0)
-        snprintf(message, size, "%s", d.items[0].message);
-    lesson_diagnostics_free(&d);
-    return status;
-}
-
-static void assert_refused(const char *text, const char *expected)
-{
-    lesson l;
-    char message[512];
-    assert_int_not_equal(load(text, &l, message, sizeof message), LESSON_OK);
-    if (!strstr(message, expected)) {
-        fprintf(stderr, "message: %s\nexpected: %s\n", message, expected);
-        fail();
-    }
-}
-
 static void test_lesson_keys(void **state)
 {
     (void)state;
     lesson l;
     char message[512];
-    assert_int_equal(load(TOKENS "softmax: online\ntile: 3\nsteps:\n  - stage: running_sum\n"
-                          "    focus: [c, 1]\n", &l, message, sizeof message), LESSON_OK);
+    assert_int_equal(fixture_load_status(TOKENS "softmax: online\ntile: 3\nsteps:\n"
+                                         "  - stage: running_sum\n    focus: [c, 1]\n", &l,
+                                         message, sizeof message), LESSON_OK);
     assert_true(l.input.online_softmax);
     assert_int_equal(l.input.tile, 3);
     assert_int_equal(l.steps[0].focus_col, 1);
     lesson_free(&l);
-    assert_int_equal(load(TOKENS "softmax: ordinary\n", &l, message, sizeof message), LESSON_OK);
+    assert_int_equal(fixture_load_status(TOKENS "softmax: ordinary\n", &l, message,
+                                         sizeof message), LESSON_OK);
     assert_false(l.input.online_softmax);
     lesson_free(&l);
-    assert_refused(TOKENS "softmax: flash\n", "softmax must be ordinary or online, not 'flash'");
-    assert_refused(TOKENS "tile: 2\n", "'tile' needs 'softmax: online'");
-    assert_refused(TOKENS "softmax: online\n", "'softmax: online' needs 'tile: B'");
-    assert_refused(TOKENS "softmax: online\ntile: 0\n", "tile must be a whole number from 1");
-    assert_refused(TOKENS "steps:\n  - stage: running_max\n",
+    fixture_refused(TOKENS "softmax: flash\n", "softmax must be ordinary or online, not 'flash'");
+    fixture_refused(TOKENS "tile: 2\n", "'tile' needs 'softmax: online'");
+    fixture_refused(TOKENS "softmax: online\n", "'softmax: online' needs 'tile: B'");
+    fixture_refused(TOKENS "softmax: online\ntile: 0\n", "tile must be a whole number from 1");
+    fixture_refused(TOKENS "steps:\n  - stage: running_max\n",
                    "stage 'running_max' exists only with 'softmax: online'");
-    assert_refused(TOKENS "softmax: online\ntile: 3\nsteps:\n  - stage: running_sum\n"
+    fixture_refused(TOKENS "softmax: online\ntile: 3\nsteps:\n  - stage: running_sum\n"
                    "    focus: [c, 2]\n", "focus column '2' is not one of the columns");
 }
 
@@ -486,8 +465,8 @@ static void test_decoding_walk_from_a_lesson(void **state)
     (void)state;
     lesson l;
     char message[512];
-    assert_int_equal(load(TOKENS "mask: causal\ndecode: true\n", &l, message, sizeof message),
-                     LESSON_OK);
+    assert_int_equal(fixture_load_status(TOKENS "mask: causal\ndecode: true\n", &l, message,
+                                         sizeof message), LESSON_OK);
     trace t;
     fixture_compute(&l.input, &t);
     walk w, decode;
@@ -506,7 +485,7 @@ static void test_decoding_walk_from_a_lesson(void **state)
     trace_free(&t);
     lesson_free(&l);
 
-    assert_int_equal(load(TOKENS "mask: causal\ndecode: true\nsteps:\n"
+    assert_int_equal(fixture_load_status(TOKENS "mask: causal\ndecode: true\nsteps:\n"
                           "  - stage: scores\n    position: b\n    focus: [b, a]\n"
                           "  - stage: V\n    position: 2\n    focus: [b, 1]\n"
                           "  - stage: weights\n", &l, message, sizeof message), LESSON_OK);
@@ -543,11 +522,11 @@ static void test_decoding_walk_from_a_lesson(void **state)
     trace_free(&plain);
     trace_free(&t);
     lesson_free(&l);
-    assert_refused(TOKENS "mask: causal\nsteps:\n  - stage: Q\n    position: a\n",
+    fixture_refused(TOKENS "mask: causal\nsteps:\n  - stage: Q\n    position: a\n",
                    "'position' needs 'decode: true'");
-    assert_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: Q\n    position: 4\n",
+    fixture_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: Q\n    position: 4\n",
                    "position '4' is not one of the tokens (a token, or an index from 0 to 3)");
-    assert_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: K\n"
+    fixture_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: K\n"
                    "    position: b\n    focus: [c, 0]\n",
                    "the focus is not shown at this position: at position 'b', stage 'K' shows "
                    "the cache's rows up to that token");
@@ -656,7 +635,7 @@ static int checked(const char *text, const char *words)
 {
     lesson l;
     char message[512];
-    assert_int_equal(load(text, &l, message, sizeof message), LESSON_OK);
+    assert_int_equal(fixture_load_status(text, &l, message, sizeof message), LESSON_OK);
     trace t;
     fixture_compute(&l.input, &t);
     lesson_diagnostics d;
