@@ -237,7 +237,7 @@ static void test_lesson_biases(void **state)
     fixture_refused(LESSON "b_O: [[1, 2, 3, 4]]\n", "not a list of rows");
     fixture_refused(LESSON "b_Q: [1, x, 3, 4]\n", "b_Q: 'x' is not a number");
     fixture_refused(LESSON "b_Q: {random: numpy, seed: 0}\ndraw_order: [b_Q, b_K]\n",
-                   "'b_K' is not drawn with 'random: numpy'");
+                    "'b_K' is not drawn with 'random: numpy'");
 }
 
 int main(void)

@@ -452,9 +452,9 @@ static void test_lesson_keys(void **state)
     fixture_refused(TOKENS "softmax: online\n", "'softmax: online' needs 'tile: B'");
     fixture_refused(TOKENS "softmax: online\ntile: 0\n", "tile must be a whole number from 1");
     fixture_refused(TOKENS "steps:\n  - stage: running_max\n",
-                   "stage 'running_max' exists only with 'softmax: online'");
+                    "stage 'running_max' exists only with 'softmax: online'");
     fixture_refused(TOKENS "softmax: online\ntile: 3\nsteps:\n  - stage: running_sum\n"
-                   "    focus: [c, 2]\n", "focus column '2' is not one of the columns");
+                    "    focus: [c, 2]\n", "focus column '2' is not one of the columns");
 }
 
 /* A decoding lesson's walk: without a script it is the time axis (walk_build_decode); a script
@@ -523,13 +523,13 @@ static void test_decoding_walk_from_a_lesson(void **state)
     trace_free(&t);
     lesson_free(&l);
     fixture_refused(TOKENS "mask: causal\nsteps:\n  - stage: Q\n    position: a\n",
-                   "'position' needs 'decode: true'");
+                    "'position' needs 'decode: true'");
     fixture_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: Q\n    position: 4\n",
-                   "position '4' is not one of the tokens (a token, or an index from 0 to 3)");
+                    "position '4' is not one of the tokens (a token, or an index from 0 to 3)");
     fixture_refused(TOKENS "mask: causal\ndecode: true\nsteps:\n  - stage: K\n"
-                   "    position: b\n    focus: [c, 0]\n",
-                   "the focus is not shown at this position: at position 'b', stage 'K' shows "
-                   "the cache's rows up to that token");
+                    "    position: b\n    focus: [c, 0]\n",
+                    "the focus is not shown at this position: at position 'b', stage 'K' shows "
+                    "the cache's rows up to that token");
 }
 
 /* The online softmax's context, counted as it is computed: a fused multiply-add of d_k numbers
