@@ -6,6 +6,7 @@
 set -u
 unset TMUX   # our own server even when the tests run inside tmux
 cd "$(dirname "$0")/.."
+. tests/lib.sh
 binary=$PWD/attnstep
 [ -x "$binary" ] || { echo "check_data_reload: $binary is not built"; exit 1; }
 command -v tmux > /dev/null ||
@@ -21,34 +22,6 @@ trap '"${tmux[@]}" kill-server 2> /dev/null; rm -rf "$dir"' EXIT
 pane=ui failures=0 run=0
 
 screen() { "${tmux[@]}" capture-pane -p -t "$pane"; }
-
-# Polls the screen until it contains every given text (fixed strings), or fails after 10 s.
-wait_for() {
-    local deadline=$((SECONDS + 10)) text missing now
-    while :; do
-        missing=""
-        now=$(screen)
-        for text in "$@"; do
-            grep -qF -- "$text" <<< "$now" || { missing=$text; break; }
-        done
-        [ -z "$missing" ] && return 0
-        if [ $SECONDS -ge $deadline ]; then
-            echo "  timed out waiting for: $missing; the screen was:"
-            screen | sed 's/^/  | /'
-            return 1
-        fi
-        sleep 0.05
-    done
-}
-
-# Polls until the screen no longer contains text.
-wait_gone() {
-    local deadline=$((SECONDS + 10))
-    while screen | grep -qF -- "$1"; do
-        if [ $SECONDS -ge $deadline ]; then echo "  still on screen: $1"; return 1; fi
-        sleep 0.05
-    done
-}
 
 check() {   # check NAME COMMAND...: runs one assertion, counting failures
     local name=$1; shift

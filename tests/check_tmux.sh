@@ -5,6 +5,7 @@
 set -u
 unset TMUX   # our own server even when the tests run inside tmux
 cd "$(dirname "$0")/.."
+. tests/lib.sh
 binary=./attnstep
 [ -x "$binary" ] || { echo "check_tmux: $binary is not built"; exit 1; }
 command -v tmux > /dev/null || { echo "check_tmux: tmux is missing (.ci/install-deps installs it)"; exit 1; }
@@ -17,34 +18,6 @@ pane=ui
 failures=0 run=0
 
 screen() { "${tmux[@]}" capture-pane -p -t "$pane" "$@"; }
-
-# Polls the screen until it contains every given text (fixed strings), or fails after
-# $wait_limit seconds (10 unless set).
-wait_for() {
-    local deadline=$((SECONDS + ${wait_limit:-10})) text missing
-    while :; do
-        missing=""
-        local now; now=$(screen)
-        for text in "$@"; do
-            grep -qF -- "$text" <<< "$now" || { missing=$text; break; }
-        done
-        [ -z "$missing" ] && return 0
-        if [ $SECONDS -ge $deadline ]; then
-            echo "  timed out waiting for: $missing"; echo "  the screen was:"; screen | sed 's/^/  | /'
-            return 1
-        fi
-        sleep 0.05
-    done
-}
-
-# Polls until the screen no longer contains text.
-wait_gone() {
-    local deadline=$((SECONDS + 10))
-    while screen | grep -qF -- "$1"; do
-        if [ $SECONDS -ge $deadline ]; then echo "  still on screen: $1"; return 1; fi
-        sleep 0.05
-    done
-}
 
 # The step counter "step K of N" on screen, or nothing.
 step_shown() { screen | grep -o 'step [0-9]* of [0-9]*' | head -1; }

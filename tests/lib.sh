@@ -29,3 +29,32 @@ expect_status() {
         return 1
     fi
 }
+
+# For the tmux checks, which define screen() to print what the terminal shows:
+# Polls the screen until it contains every given text (fixed strings), or fails after
+# $wait_limit seconds (10 unless set).
+wait_for() {
+    local deadline=$((SECONDS + ${wait_limit:-10})) text missing
+    while :; do
+        missing=""
+        local now; now=$(screen)
+        for text in "$@"; do
+            grep -qF -- "$text" <<< "$now" || { missing=$text; break; }
+        done
+        [ -z "$missing" ] && return 0
+        if [ $SECONDS -ge $deadline ]; then
+            echo "  timed out waiting for: $missing"; echo "  the screen was:"; screen | sed 's/^/  | /'
+            return 1
+        fi
+        sleep 0.05
+    done
+}
+
+# Polls until the screen no longer contains text.
+wait_gone() {
+    local deadline=$((SECONDS + 10))
+    while screen | grep -qF -- "$1"; do
+        if [ $SECONDS -ge $deadline ]; then echo "  still on screen: $1"; return 1; fi
+        sleep 0.05
+    done
+}
