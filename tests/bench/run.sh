@@ -288,7 +288,7 @@ tests/test_paths.c).
 
 AArch64 (NEON) is tested for its bits under qemu-aarch64 (tests/check_arm64.sh) but not timed
 here: no arm64 machine was available. Under emulation, where every FMA lane is done in software,
-NEON was 1.13× the portable code at n = 512, d_model = 512, 8 heads, one thread (7.18 s against
+NEON was 1.13 times as fast as the portable code at n = 512, d_model = 512, 8 heads, one thread (7.18 s against
 8.12 s, measured once on 2026-12-01): a sanity figure, not a benchmark.
 
 ## Does it reproduce?
