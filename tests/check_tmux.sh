@@ -422,5 +422,29 @@ compare_key() {
 }
 check "C in a lesson compares it with a lesson picked from its folder; q goes back" compare_key
 
+# --replay on the terminal (issue #14): the recording plays at its pace with its state on the
+# last row; space pauses, + and - change the speed, lesson keys wait; q hands over, and then
+# the lesson's keys work again.
+replay() {
+    printf '%s\n' n 'wait 100' n 'wait 600000' n >"$state_root/demo.keys"
+    start TERM=xterm-256color "$binary" --replay "$state_root/demo.keys" lessons/no_scale.yaml
+    wait_for "step 3 of 7" "replay x1" "Space pause" || return 1
+    send Space
+    wait_for "paused x1" "Space resume" || return 1
+    send + +
+    wait_for "paused x4" || return 1
+    send - - -
+    wait_for "paused x0.5" || return 1
+    send n
+    send q
+    wait_gone "paused x0.5" || return 1
+    [ "$(step_shown)" = "step 3 of 7" ] || { echo "  n moved the lesson during the replay"; return 1; }
+    send n
+    wait_for "step 4 of 7" || return 1
+    send q
+    ended_cleanly 0
+}
+check "--replay plays at its pace; space pauses, + and - change the speed, q hands over" replay
+
 echo "tmux checks: $failures failed"
 [ "$failures" -eq 0 ]

@@ -3,6 +3,7 @@
  * restored on every way out. */
 #include "ui_curses.h"
 #include <assert.h>
+#include <errno.h>
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
@@ -16,10 +17,14 @@
 #include "text.h"
 #include "ui_matrix.h"
 #include "ui_progress.h"
+#include "ui_replay.h"
 #include "ui_screen.h"
 
 #define DEFAULT_PRECISION 4
 #define INPUT_WAIT_MS 250   /* how long a read waits before looking at pending signals */
+/* A replay's wait shorter than this is slept, not read through: a read that times out sooner
+ * would look to next_terminal_event like a terminal that fails at once. */
+#define REPLAY_MIN_READ_MS 30
 
 typedef struct {
     ui_style st;
@@ -33,6 +38,14 @@ typedef struct {
     FILE *key_times;             /* $ATTNSTEP_KEY_TIMES opened for appending, or NULL */
     double started;              /* CLOCK_MONOTONIC seconds at ui_run's entry */
     bool first_frame_timed;
+    /* --replay and --record (ui.h) */
+    bool pace;                   /* the script's waits are waited */
+    bool replaying;              /* on the terminal, until the script ends or is stopped */
+    bool redraw;                 /* the replay ended: draw once more, without its label */
+    ui_replay replay;
+    FILE *record;
+    double event_read;           /* when the event being handled was read */
+    double last_recorded;        /* when the last event recorded was read (or the start) */
 } session;
 
 /* Set from signal handlers: the signal to re-raise once the terminal is restored. */
@@ -177,11 +190,20 @@ static void dump_screen(session *s)
 
 /* ---- input ---- */
 
+static void sleep_seconds(double seconds)
+{
+    if (seconds <= 0) return;
+    struct timespec t = {.tv_sec = (time_t)seconds};
+    t.tv_nsec = (long)((seconds - (double)t.tv_sec) * 1e9);
+    while (nanosleep(&t, &t) != 0 && errno == EINTR && !pending_signal) {}
+}
+
 static bool next_script_event(session *s, ui_event *ev)
 {
     while (s->script_pos < s->script_len) {
         *ev = s->script[s->script_pos++];
         if (ev->kind == UI_EV_DUMP) { dump_screen(s); continue; }
+        if (ev->kind == UI_EV_WAIT) { if (s->pace) sleep_seconds(ev->ms / 1000.0); continue; }
         if (ev->kind == UI_EV_RESIZE) resizeterm(ev->y, ev->x);
         return true;
     }
@@ -218,12 +240,100 @@ static bool next_terminal_event(session *s, ui_event *ev)
     }
 }
 
+/* ---- replaying on the terminal (--replay) ---- */
+
+/* The replay's state and keys on the last row, in place of the key bar (whose keys wait
+ * until the replay ends); left out when the row is too narrow. */
+static void draw_replay_label(const session *s)
+{
+    if (!s->replaying) return;
+    char pause[32], faster[32], slower[32], stop[32], text[160];
+    bool u = s->st.utf8;
+    snprintf(text, sizeof text, " %-6s x%-5g %s %-6s %s %s speed  %s take over ",
+             s->replay.paused ? "paused" : "replay", ui_replay_speed(&s->replay),
+             ui_action_key(UI_ACT_REPLAY_PAUSE, UI_IN_REPLAY, u, pause, sizeof pause),
+             s->replay.paused ? "resume" : "pause",
+             ui_action_key(UI_ACT_REPLAY_FASTER, UI_IN_REPLAY, u, faster, sizeof faster),
+             ui_action_key(UI_ACT_REPLAY_SLOWER, UI_IN_REPLAY, u, slower, sizeof slower),
+             ui_action_key(UI_ACT_REPLAY_STOP, UI_IN_REPLAY, u, stop, sizeof stop));
+    if ((int)strlen(text) > COLS) return;   /* ASCII: one column a byte */
+    move(LINES - 1, 0);
+    clrtoeol();
+    attron(A_REVERSE);
+    addstr(text);
+    attroff(A_REVERSE);
+}
+
+/* The recording's next event once its wait is over. Meanwhile the terminal's keys pause,
+ * speed up, slow down or stop the replay (UI_IN_REPLAY; other keys and clicks are ignored,
+ * so the demo goes on undisturbed), and the terminal's resizes and ticks pass; the
+ * recording's own resizes and dumps are left out, as the viewer's terminal keeps its size.
+ * When the recording ends or is stopped, the terminal is the user's again. */
+static bool next_replay_event(session *s, ui_event *ev)
+{
+    while (s->script_pos < s->script_len) {
+        const ui_event *next = &s->script[s->script_pos];
+        if (next->kind != UI_EV_WAIT) {
+            s->script_pos++;
+            if (next->kind == UI_EV_DUMP || next->kind == UI_EV_RESIZE) continue;
+            *ev = *next;
+            return true;
+        }
+        if (!s->replay.waiting) ui_replay_wait(&s->replay, next->ms, now_seconds());
+        double left = ui_replay_left(&s->replay, now_seconds());
+        if (left >= 0 && left < REPLAY_MIN_READ_MS / 1000.0) {
+            sleep_seconds(left);
+            ui_replay_done(&s->replay);
+            s->script_pos++;
+            continue;
+        }
+        bool long_wait = left < 0 || left > INPUT_WAIT_MS / 1000.0;
+        timeout(long_wait ? INPUT_WAIT_MS : (int)(left * 1000));
+        bool got = next_terminal_event(s, ev);
+        timeout(INPUT_WAIT_MS);
+        if (!got) return false;
+        if (ev->kind == UI_EV_RESIZE || ev->kind == UI_EV_TICK) return true;
+        if (ev->kind != UI_EV_KEY) continue;
+        ui_action action = ui_key_action(ev->key, UI_IN_REPLAY, NULL);
+        if (action == UI_ACT_REPLAY_STOP) break;
+        if (ui_replay_act(&s->replay, action, now_seconds())) {
+            draw_replay_label(s);
+            refresh();
+        }
+    }
+    s->replaying = false;
+    s->script_pos = s->script_len;
+    s->redraw = true;
+    *ev = (ui_event){.kind = UI_EV_TICK};
+    return true;
+}
+
 /* The next key, click or resize. False when the script has ended or a signal asks to stop. */
 static bool next_event(session *s, ui_event *ev)
 {
-    bool got = s->headless ? next_script_event(s, ev) : next_terminal_event(s, ev);
+    bool got = s->headless ? next_script_event(s, ev)
+             : s->replaying ? next_replay_event(s, ev) : next_terminal_event(s, ev);
     if (!got) s->stop = true;
+    s->event_read = now_seconds();
     return got;
+}
+
+/* ---- recording (--record) ---- */
+
+/* Writes a key, click or resize the run handled, after the wait since the one before. */
+static void record_event(session *s, const ui_event *handled)
+{
+    if (!s->record || (handled->kind != UI_EV_KEY && handled->kind != UI_EV_CLICK
+                       && handled->kind != UI_EV_RESIZE)) return;
+    ui_event ev = *handled;
+    if (ev.kind == UI_EV_RESIZE) { ev.x = COLS; ev.y = LINES; }   /* the terminal's new size */
+    char line[64];
+    double ms = floor((s->event_read - s->last_recorded) * 1000);
+    s->last_recorded = s->event_read;
+    if (ms >= 1)
+        fprintf(s->record, "wait %d\n", ms < UI_SCRIPT_MAX_WAIT_MS ? (int)ms : UI_SCRIPT_MAX_WAIT_MS);
+    if (ui_script_format_event(&ev, line, sizeof line)) fputs(line, s->record);
+    else fprintf(s->record, "# key %d has no name in key scripts\n", ev.key);
 }
 
 /* ---- the terminal ---- */
@@ -401,6 +511,7 @@ static void run_stack(session *s, stack *k)
     for (bool draw = true; k->n > 0;) {
         if (draw) {
             draw_stack(k, &s->st);
+            draw_replay_label(s);
             refresh();
             time_first_frame(s);
         }
@@ -410,7 +521,8 @@ static void run_stack(session *s, stack *k)
         ui_screen *top = top_of(k);
         draw = true;
         if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
-            draw = follow_all(k, &ev);
+            draw = follow_all(k, &ev) || s->redraw;
+            s->redraw = false;
         } else if (ev.kind == UI_EV_KEY && ignored_while_too_small(ev.key)) {
             draw = false;
         } else if (ev.kind == UI_EV_KEY
@@ -425,6 +537,7 @@ static void run_stack(session *s, stack *k)
         } else if (ev.kind == UI_EV_CLICK && !ui_screen_too_small()) {
             settle(k, top->ops->click(top, ev.x, ev.y));
         }
+        if (k->n > 0) record_event(s, &ev);   /* not the key that ends the run */
     }
 }
 
@@ -496,8 +609,12 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
     } else {
         /* the saved answers, and the step where the student stopped unless told where */
         ui_view *v = ui_lesson_screen_view(screen);
-        o->state_dir = options->state_dir;
-        ui_progress_open(o, v, !options->at && !options->head);
+        /* a recording and its replay start at the first step with no saved answers, and
+         * save none, so that they play alike */
+        if (!options->record && !options->replay) {
+            o->state_dir = options->state_dir;
+            ui_progress_open(o, v, !options->at && !options->head);
+        }
         if ((*status = place_view(v, options)) != EXIT_STATUS_OK) {
             o->state_dir = NULL;   /* a mistyped --at must not overwrite the saved place */
             screen->ops->close(screen);
@@ -516,21 +633,53 @@ static exit_status run(session *s, const ui_options *options)
     if (!first) return status;
     push(&k, first);
     status = start_terminal(s, options);
+    s->last_recorded = now_seconds();
     if (status == EXIT_STATUS_OK) run_stack(s, &k);
     while (k.n > 0) pop(&k);
     return status;
 }
 
+/* Says that --record's FILE cannot be written, and why. */
+static void record_failed(const char *path, int error)
+{
+    fputs("attnstep: --record ", stderr);
+    text_write_escaped(stderr, path, false);
+    fprintf(stderr, ": cannot write the recording: %s\n", strerror(error));
+}
+
+static FILE *open_record(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) { record_failed(path, errno); return NULL; }
+    fputs("# attnstep --record: a key script with the time between keys; play it with\n"
+          "# attnstep --replay FILE LESSON (space pauses, + and - change the speed)\n", f);
+    return f;
+}
+
+/* Closes the recording; false, having said why, when any of it could not be written. */
+static bool close_record(FILE *f, const char *path)
+{
+    bool failed = ferror(f) != 0;
+    int error = failed ? EIO : 0;
+    if (fclose(f) != 0 && !failed) { failed = true; error = errno; }
+    if (failed) record_failed(path, error);
+    return !failed;
+}
+
 int ui_run(const ui_options *options)
 {
     session s = {.st.precision = options->precision >= 0 ? options->precision : DEFAULT_PRECISION,
-                 .headless = options->key_script != NULL, .started = now_seconds()};
+                 .headless = options->key_script != NULL, .started = now_seconds(),
+                 .pace = options->replay != NULL,
+                 .replaying = options->replay != NULL && options->key_script == NULL};
+    const char *script = options->key_script ? options->key_script : options->replay;
     setlocale(LC_CTYPE, "");   /* wide characters; numbers stay in the "C" locale */
     s.st.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     s.st.present = options->present;
-    if (s.headless) {
+    ui_replay_init(&s.replay);
+    if (script) {
         char error[512];
-        exit_status status = ui_script_load(options->key_script, &s.script, &s.script_len, error,
+        exit_status status = ui_script_load(script, &s.script, &s.script_len, error,
                                             sizeof error);
         if (status != EXIT_STATUS_OK) {   /* the message echoes the path or the line */
             fputs("attnstep: ", stderr);
@@ -547,11 +696,18 @@ int ui_run(const ui_options *options)
         free(s.script);
         return EXIT_STATUS_NO_INPUT;
     }
+    if (options->record && !(s.record = open_record(options->record))) {
+        free(s.script);
+        if (s.key_times) fclose(s.key_times);
+        return EXIT_STATUS_IO;
+    }
     pending_signal = 0;
     int status = run(&s, options);
     stop_terminal(&s);
     free(s.script);
     if (s.key_times) fclose(s.key_times);
+    if (s.record && !close_record(s.record, options->record) && status == EXIT_STATUS_OK)
+        status = EXIT_STATUS_IO;
     raise_pending_end();
     /* Ctrl-C, SIGTERM and SIGHUP end the UI like q, with the shell's status for the signal.
      * Exiting rather than re-raising lets a shell running "attnstep; next" go on to next. */

@@ -23,10 +23,19 @@ typedef struct {
      * Script lines: a printable character; space, enter, tab, btab, up, down, left, right,
      * pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; "resize COLSxROWS"; "click COL ROW";
      * "dump"; "reload" (look at the lesson file now) and "reload FILE" (as if the lesson file
-     * had just been saved with FILE's text); blank lines and "# comments".
+     * had just been saved with FILE's text); "wait MS" (skipped here; --replay waits it);
+     * blank lines and "# comments".
      * tests/screens/README has the details. */
     const char *key_script;
     int screen_cols, screen_rows;
+    /* --replay FILE: a key script (a recording) played at its pace, its "wait MS" lines waited:
+     * on the terminal, where space pauses, + and - change the speed and q hands over (the
+     * keys of UI_IN_REPLAY), and where the recording's resizes and dumps are left out; or
+     * headless when key_script is FILE too (no terminal), waiting but with no keys. NULL: none.
+     * --record FILE: every key, click and resize the run handles is written to FILE as a
+     * key script, each after "wait MS", the time since the one before (0 ms waits left out);
+     * the key that ends the run is not written, so a replay ends on the last screen. */
+    const char *replay, *record;
     /* What main read from the environment (the UI reads none itself). */
     trace_options compute;       /* ATTNSTEP_THREADS, ATTNSTEP_PORTABLE: how lessons are computed */
     const char *lesson_folders;  /* ATTNSTEP_LESSONS: the picker's folders, or NULL */

@@ -72,6 +72,12 @@ static const ui_binding bindings[] = {
      "compare: pick a lesson from this one's folder to show side by side with it", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
+    /* A recorded demo replaying (--replay): its own keys, so none of them moves the lesson. */
+    {UI_ACT_REPLAY_PAUSE, UI_IN_REPLAY, {' '}, "pause", "pause or resume the replay", 0},
+    {UI_ACT_REPLAY_FASTER, UI_IN_REPLAY, {'+', '='}, "faster", "replay twice as fast (up to 8x)", 0},
+    {UI_ACT_REPLAY_SLOWER, UI_IN_REPLAY, {'-'}, "slower", "replay half as fast (down to 1/8x)", 0},
+    {UI_ACT_REPLAY_STOP, UI_IN_REPLAY, {'q', 27}, "take over",
+     "stop the replay here and go on by hand", 0},
 };
 
 /* Appends text to buffer (of size), keeping it terminated. */
@@ -189,6 +195,7 @@ static const struct { unsigned context; const char *heading; } sections[] = {
     {UI_IN_LESSON, "In a lesson"},
     {UI_IN_QUESTION, "While a question waits for its answer"},
     {UI_IN_PICKER, "In the lesson picker"},
+    {UI_IN_REPLAY, "While a recorded demo replays (--replay)"},
 };
 
 /* The first context of lesson, question, picker a binding belongs to: ui_print_keys lists
@@ -291,6 +298,22 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
         snprintf(error, size, "resize needs COLSxROWS, e.g. 'resize 40x12'");
         return -1;
     }
+    if (strncmp(word, "wait", 4) == 0 && (word[4] == '\0' || word[4] == ' ' || word[4] == '\t')) {
+        ev->kind = UI_EV_WAIT;
+        const char *digits = word + 4;
+        while (*digits == ' ' || *digits == '\t') digits++;
+        char *end;
+        errno = 0;
+        long ms = strtol(digits, &end, 10);
+        if (*digits >= '0' && *digits <= '9' && *end == '\0' && errno == 0 && ms >= 0
+            && ms <= UI_SCRIPT_MAX_WAIT_MS) {
+            ev->ms = (int)ms;
+            return 1;
+        }
+        snprintf(error, size, "wait needs whole milliseconds from 0 to %d, e.g. 'wait 250'",
+                 UI_SCRIPT_MAX_WAIT_MS);
+        return -1;
+    }
     if (strncmp(word, "click ", 6) == 0) {
         ev->kind = UI_EV_CLICK;
         if (parse_pair(word + 6, ' ', &ev->x, &ev->y)) return 1;
@@ -302,8 +325,33 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     if (word[1] == '\0' && word[0] > 0x20 && word[0] < 0x7F) { ev->key = word[0]; return 1; }
     snprintf(error, size, "unknown key '%s' (one key per line: a character, or space, enter, "
              "tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, "
-             "ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE])", word);
+             "ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE], wait MS)", word);
     return -1;
+}
+
+bool ui_script_format_event(const ui_event *ev, char *line, size_t size)
+{
+    int n = -1;
+    switch (ev->kind) {
+    case UI_EV_KEY:
+        for (size_t i = 0; i < N_KEY_NAMES && n < 0; i++)
+            if (key_names[i].key == ev->key) n = snprintf(line, size, "%s\n", key_names[i].script);
+        /* '#' alone would read back as a comment */
+        if (n < 0 && ev->key > 0x20 && ev->key < 0x7F && ev->key != '#')
+            n = snprintf(line, size, "%c\n", ev->key);
+        break;
+    case UI_EV_RESIZE: n = snprintf(line, size, "resize %dx%d\n", ev->x, ev->y); break;
+    case UI_EV_CLICK: n = snprintf(line, size, "click %d %d\n", ev->x, ev->y); break;
+    case UI_EV_DUMP: n = snprintf(line, size, "dump\n"); break;
+    case UI_EV_WAIT: n = snprintf(line, size, "wait %d\n", ev->ms); break;
+    case UI_EV_RELOAD:
+        n = snprintf(line, size, ev->file[0] ? "reload %s\n" : "reload\n", ev->file);
+        break;
+    case UI_EV_TICK: case UI_EV_END: break;
+    }
+    if (n >= 0 && (size_t)n < size) return true;
+    if (size) line[0] = '\0';
+    return false;
 }
 
 /* Why a line is not text (a NUL byte, a control character but tab and a line break, bytes

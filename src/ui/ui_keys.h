@@ -22,6 +22,8 @@ typedef enum {
     UI_ACT_MORE_DECIMALS, UI_ACT_FEWER_DECIMALS, UI_ACT_STEP_LIST, UI_ACT_PALETTE,
     UI_ACT_NARRATION_SCROLL, UI_ACT_PRESENT,
     UI_ACT_COMPARE,
+    /* while a recorded demo replays (--replay) */
+    UI_ACT_REPLAY_PAUSE, UI_ACT_REPLAY_FASTER, UI_ACT_REPLAY_SLOWER, UI_ACT_REPLAY_STOP,
     UI_ACT_COUNT
 } ui_action;
 
@@ -30,7 +32,8 @@ enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
 
 /* Where a binding applies: a lesson, the picker, or a question waiting for its answer (one of
  * the choices, or a typed number), whose keys are their own context. */
-enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8 };
+enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8,
+       UI_IN_REPLAY = 16 /* a recorded demo playing on the terminal (--replay) */ };
 #define UI_IN_QUESTION (UI_IN_CHOICE | UI_IN_NUMBER)
 
 /* The characters of a typed number, in the order of UI_ACT_TYPE's keys (its arg indexes this). */
@@ -74,13 +77,20 @@ void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t 
 /* UI_EV_TICK: the terminal's input timed out (time to look at the lesson file again);
  * UI_EV_RELOAD: a key script's "reload" (look now) or "reload FILE" (as if the lesson's file had
  * just been saved with FILE's text), so reloading is tested without timing. */
+/* UI_EV_WAIT: a recording's "wait MS", the time between two events (--record writes it,
+ * --replay waits it, --keys runs skip it). */
 typedef enum {
-    UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_TICK, UI_EV_RELOAD, UI_EV_END
+    UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_TICK, UI_EV_RELOAD, UI_EV_WAIT,
+    UI_EV_END
 } ui_event_kind;
+
+/* The longest wait a script may hold, in milliseconds (an hour). */
+#define UI_SCRIPT_MAX_WAIT_MS 3600000
 
 typedef struct {
     ui_event_kind kind;
     int key;        /* UI_EV_KEY */
+    int ms;         /* UI_EV_WAIT: milliseconds, 0 to UI_SCRIPT_MAX_WAIT_MS */
     int x, y;       /* UI_EV_CLICK: column and row; UI_EV_RESIZE: columns and rows */
     char file[256]; /* UI_EV_RELOAD: FILE, or "" to look at the lesson's own file */
 } ui_event;
@@ -88,6 +98,12 @@ typedef struct {
 /* Parses one script line. Returns 1 with ev filled, 0 for a blank or comment line, -1 with a
  * reason in error for a line it does not understand. */
 int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t size);
+
+/* Writes ev as one script line (with its '\n') into line: the line ui_script_parse_line reads
+ * back as ev. False, with nothing written, for an event a script cannot hold (a tick, the end,
+ * a key without a script name: keys outside the key table's printable ASCII and named keys).
+ * A resize is written with ev->x and ev->y. */
+bool ui_script_format_event(const ui_event *ev, char *line, size_t size);
 
 /* Reads a whole script. Returns EXIT_STATUS_OK, or EXIT_STATUS_USAGE (a bad line),
  * EXIT_STATUS_NO_INPUT (unreadable) or EXIT_STATUS_SOFTWARE (no memory) with a one-line
