@@ -24,6 +24,7 @@ MANDIR  := $(prefix)/share/man/man1
 #   core    libc and libm only      text    libc, utf8proc
 #   lesson  core, text, libyaml     output  core, text, lesson
 #   ui      core, text, lesson, curses        cli (main)  every layer
+#   net     text (the classroom protocol; the only layer that may reach sockets)
 YAML_CFLAGS  := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 CURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null) -D_XOPEN_SOURCE_EXTENDED
 LAYER_FLAGS_core   := -Isrc/core
@@ -32,10 +33,11 @@ LAYER_FLAGS_lesson := -Isrc/lesson -Isrc/core -Isrc/text $(YAML_CFLAGS)
 LAYER_FLAGS_output := -Isrc/output -Isrc/core -Isrc/text -Isrc/lesson
 LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output $(CURSES_CFLAGS) \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
-LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui \
+LAYER_FLAGS_net    := -Isrc/net -Isrc/text
+LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui -Isrc/net \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
-LAYERS   := core text lesson output ui
-ALL_INCLUDES := $(LAYER_FLAGS_ui) $(YAML_CFLAGS)
+LAYERS   := core text lesson output ui net
+ALL_INCLUDES := $(LAYER_FLAGS_ui) -Isrc/net $(YAML_CFLAGS)
 LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc 2>/dev/null) -lm -lpthread
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
@@ -110,7 +112,8 @@ test-asan:
 	    SKIP_SUITES="check_valgrind check_memory"
 
 # libFuzzer over the loader, the core and the outputs (fuzz_lesson), the cell language of
-# --explain and --at (fuzz_cell) and the key-script parser (fuzz_keys), each for FUZZ_SECONDS
+# --explain and --at (fuzz_cell), the key-script parser (fuzz_keys) and the classroom
+# protocol's messages (fuzz_message, seeded by tests/fuzz/messages), each for FUZZ_SECONDS
 # (clang's runtime needed); the last two check that nothing they would print holds a raw
 # control character once escaped. Each corpus grows in build/fuzz/corpus-NAME, fuzz_lesson's
 # seeded by the lessons and the bad-lesson corpus; crashes are written to build/fuzz/ as
@@ -121,7 +124,7 @@ FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer,addres
 FUZZ_SRC = $(filter-out src/ui/%,$(LIB_SRC))
 FUZZ_PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 libutf8proc)
 FUZZ_LIBS = $(shell pkg-config --libs yaml-0.1 libutf8proc) -lm -lpthread
-FUZZ_TARGETS := fuzz_lesson fuzz_cell fuzz_keys
+FUZZ_TARGETS := fuzz_lesson fuzz_cell fuzz_keys fuzz_message
 # fuzz_keys adds the key table and parser of the UI (key codes from curses.h, no curses calls)
 FUZZ_EXTRA_fuzz_keys := src/ui/ui_keys.c -Isrc/ui $(CURSES_CFLAGS)
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_escape.c tests/fuzz/fuzz_escape.h $(FUZZ_SRC) \
@@ -131,6 +134,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_escape.c tests/fuzz/fuzz_escape.
 	    $(FUZZ_SRC) $(FUZZ_EXTRA_$*) $(FUZZ_LIBS)
 FUZZ_SEEDS_fuzz_lesson := $(CURDIR)/lessons $(CURDIR)/tests/reference $(CURDIR)/tests/bad
 FUZZ_SEEDS_fuzz_keys := $(CURDIR)/tests/screens
+FUZZ_SEEDS_fuzz_message := $(CURDIR)/tests/fuzz/messages
+FUZZ_EXTRA_fuzz_message := -Isrc/net
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 	$(foreach t,$(FUZZ_TARGETS),(cd $(BUILD)/fuzz && ./$(t) -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
