@@ -33,12 +33,13 @@ LAYER_FLAGS_lesson := -Isrc/lesson -Isrc/core -Isrc/text $(YAML_CFLAGS)
 LAYER_FLAGS_output := -Isrc/output -Isrc/core -Isrc/text -Isrc/lesson
 LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output $(CURSES_CFLAGS) \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
-LAYER_FLAGS_net    := -Isrc/net -Isrc/text
+ZMQ_CFLAGS := $(shell pkg-config --cflags libzmq 2>/dev/null)
+LAYER_FLAGS_net    := -Isrc/net -Isrc/text $(ZMQ_CFLAGS) -D_DEFAULT_SOURCE
 LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui -Isrc/net \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
 LAYERS   := core text lesson output ui net
 ALL_INCLUDES := $(LAYER_FLAGS_ui) -Isrc/net $(YAML_CFLAGS)
-LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc 2>/dev/null) -lm -lpthread
+LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc libzmq 2>/dev/null) -lm -lpthread
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 LIB_SRC  := $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.c))
@@ -121,7 +122,7 @@ test-asan:
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all $(LAYER_FLAGS_output) -Itests/fuzz
-FUZZ_SRC = $(filter-out src/ui/%,$(LIB_SRC))
+FUZZ_SRC = $(filter-out src/ui/% src/net/net_link.c,$(LIB_SRC))
 FUZZ_PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 libutf8proc)
 FUZZ_LIBS = $(shell pkg-config --libs yaml-0.1 libutf8proc) -lm -lpthread
 FUZZ_TARGETS := fuzz_lesson fuzz_cell fuzz_keys fuzz_message

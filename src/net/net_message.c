@@ -24,12 +24,12 @@ const char *net_error_message(net_error error)
 
 static const char *const type_words[] = {
     [NET_JOIN] = "join", [NET_WELCOME] = "welcome", [NET_REFUSE] = "refuse",
-    [NET_STATE] = "state", [NET_ANSWER] = "answer", [NET_BYE] = "bye",
+    [NET_STATE] = "state", [NET_AT] = "at", [NET_ANSWER] = "answer", [NET_BYE] = "bye",
 };
 /* How many fields follow the type word (a join's name counts as one, whatever its spaces). */
 static const int type_fields[] = {
-    [NET_JOIN] = 3, [NET_WELCOME] = 0, [NET_REFUSE] = 2, [NET_STATE] = 6, [NET_ANSWER] = 3,
-    [NET_BYE] = 0,
+    [NET_JOIN] = 3, [NET_WELCOME] = 0, [NET_REFUSE] = 2, [NET_STATE] = 6, [NET_AT] = 1,
+    [NET_ANSWER] = 3, [NET_BYE] = 0,
 };
 static const char *const reason_words[] = {
     [NET_REFUSE_CODE] = "code", [NET_REFUSE_HASH] = "hash", [NET_REFUSE_FULL] = "full",
@@ -169,6 +169,7 @@ static net_error parse_fields(char **f, net_message *m)
     case NET_JOIN: return parse_join(f, m);
     case NET_STATE: return parse_state(f, m);
     case NET_ANSWER: return parse_answer(f, m);
+    case NET_AT: return parse_index(f[0], NET_MAX_INDEX, &m->seq) ? NET_OK : NET_ERR_INTEGER;
     case NET_REFUSE: {
         int r = find_word(f[0], reason_words, COUNT(reason_words));
         if (r < 0) return NET_ERR_REASON;
@@ -249,6 +250,8 @@ static bool write_fields(const net_message *m, char *out, size_t size)
             && snprintf(out, size, " %" PRIu32 " %" PRIu32 " %d %" PRIu32 " %" PRIu32 " %s",
                         m->seq, m->step, m->head, m->row, m->col,
                         question_words[m->question]) > 0;
+    case NET_AT:
+        return m->seq <= NET_MAX_INDEX && snprintf(out, size, " %" PRIu32, m->seq) > 0;
     case NET_ANSWER:
         if (m->seq > NET_MAX_INDEX) return false;
         if (m->is_number)

@@ -10,6 +10,8 @@
  *   attnstep/1 state SEQ STEP HEAD ROW COL QUESTION
  *                                      leader: where the class is; QUESTION is none, open or
  *                                      revealed; SEQ counts the leader's changes
+ *   attnstep/1 at SEQ                  follower: it shows the state SEQ (and is still there:
+ *                                      sent again every second, it keeps the follower joined)
  *   attnstep/1 answer SEQ choice N     follower: its answer to the question open at SEQ, N 1-9
  *   attnstep/1 answer SEQ number X     follower: a typed number (finite decimal, 32 bytes max)
  *   attnstep/1 bye                     either side: leaving
@@ -61,7 +63,7 @@
 typedef enum { NET_ERROR_TABLE(NET_ERROR_ENUM) NET_ERROR_COUNT } net_error;
 #undef NET_ERROR_ENUM
 
-typedef enum { NET_JOIN, NET_WELCOME, NET_REFUSE, NET_STATE, NET_ANSWER, NET_BYE } net_type;
+typedef enum { NET_JOIN, NET_WELCOME, NET_REFUSE, NET_STATE, NET_AT, NET_ANSWER, NET_BYE } net_type;
 typedef enum { NET_REFUSE_CODE, NET_REFUSE_HASH, NET_REFUSE_FULL, NET_REFUSE_NAME } net_reason;
 typedef enum { NET_QUESTION_NONE, NET_QUESTION_OPEN, NET_QUESTION_REVEALED } net_question;
 
@@ -71,7 +73,7 @@ typedef struct {
     uint64_t hash;                 /* join: the follower's lesson; refuse: the leader's */
     char name[NET_NAME_MAX + 1];   /* join */
     net_reason reason;             /* refuse */
-    uint32_t seq;                  /* state, answer */
+    uint32_t seq;                  /* state, at, answer */
     uint32_t step, row, col;       /* state */
     int head;                      /* state */
     net_question question;         /* state */
