@@ -23,7 +23,7 @@ MANDIR  := $(prefix)/share/man/man1
 # libyaml or curses and a stray include of another layer's header fails the build.
 #   core    libc and libm only      text    libc, utf8proc
 #   lesson  core, text, libyaml     output  core, text, lesson
-#   ui      core, text, lesson, curses        cli (main)  every layer
+#   ui      core, text, lesson, net, curses   cli (main)  every layer
 #   net     text (the classroom protocol; the only layer that may reach sockets)
 YAML_CFLAGS  := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 CURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null) -D_XOPEN_SOURCE_EXTENDED
@@ -31,14 +31,14 @@ LAYER_FLAGS_core   := -Isrc/core
 LAYER_FLAGS_text   := -Isrc/text $(shell pkg-config --cflags libutf8proc 2>/dev/null)
 LAYER_FLAGS_lesson := -Isrc/lesson -Isrc/core -Isrc/text $(YAML_CFLAGS)
 LAYER_FLAGS_output := -Isrc/output -Isrc/core -Isrc/text -Isrc/lesson
-LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output $(CURSES_CFLAGS) \
+LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/net $(CURSES_CFLAGS) \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
 ZMQ_CFLAGS := $(shell pkg-config --cflags libzmq 2>/dev/null)
 LAYER_FLAGS_net    := -Isrc/net -Isrc/text $(ZMQ_CFLAGS) -D_DEFAULT_SOURCE
 LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui -Isrc/net \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
 LAYERS   := core text lesson output ui net
-ALL_INCLUDES := $(LAYER_FLAGS_ui) -Isrc/net $(YAML_CFLAGS)
+ALL_INCLUDES := $(LAYER_FLAGS_ui) $(YAML_CFLAGS)
 LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc libzmq 2>/dev/null) -lm -lpthread
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 

@@ -11,7 +11,7 @@ fail() { echo "FAIL $*"; failed=1; }
 # Which layers' headers a layer may include (besides its own).
 declare -A may_use=(
     [core]="" [text]="" [lesson]="core text" [output]="core text lesson"
-    [ui]="core text lesson output" [cli]="core text lesson output ui net" [net]="text"
+    [ui]="core text lesson output net" [cli]="core text lesson output ui net" [net]="text"
 )
 for layer in core text lesson output ui net cli; do
     [ -d "src/$layer" ] || { fail "src/$layer is missing"; continue; }

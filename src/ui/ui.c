@@ -15,6 +15,7 @@
 #include <time.h>
 #include "exit_status.h"
 #include "text.h"
+#include "ui_class.h"
 #include "ui_matrix.h"
 #include "ui_progress.h"
 #include "ui_replay.h"
@@ -25,6 +26,8 @@
 /* A replay's wait shorter than this is slept, not read through: a read that times out sooner
  * would look to next_terminal_event like a terminal that fails at once. */
 #define REPLAY_MIN_READ_MS 30
+#define CLASS_WAIT_MS 30      /* in a class, the network is looked at this often */
+#define AWAIT_LIMIT_S 60      /* a key script's "await" fails after this long */
 
 typedef struct {
     ui_style st;
@@ -46,6 +49,13 @@ typedef struct {
     FILE *record;
     double event_read;           /* when the event being handled was read */
     double last_recorded;        /* when the last event recorded was read (or the start) */
+    /* --lead and --follow (ui_class.h) */
+    ui_class *class;
+    bool class_follower;
+    char class_said[200];        /* the class's words last put in the status line */
+    char class_end[400];         /* why a follower's class ended, or "" */
+    exit_status class_status;    /* and its exit status */
+    long dumped_seq;             /* headless follower: the leader's place last dumped */
 } session;
 
 /* Set from signal handlers: the signal to re-raise once the terminal is restored. */
@@ -207,6 +217,11 @@ static bool next_script_event(session *s, ui_event *ev)
         if (ev->kind == UI_EV_RESIZE) resizeterm(ev->y, ev->x);
         return true;
     }
+    if (s->class_follower) {   /* a follower goes on after its script, until its class ends */
+        sleep_seconds(0.005);
+        *ev = (ui_event){.kind = UI_EV_TICK};
+        return true;
+    }
     return false;
 }
 
@@ -287,10 +302,11 @@ static bool next_replay_event(session *s, ui_event *ev)
             s->script_pos++;
             continue;
         }
-        bool long_wait = left < 0 || left > INPUT_WAIT_MS / 1000.0;
-        timeout(long_wait ? INPUT_WAIT_MS : (int)(left * 1000));
+        int wait_ms = s->class ? CLASS_WAIT_MS : INPUT_WAIT_MS;
+        bool long_wait = left < 0 || left > wait_ms / 1000.0;
+        timeout(long_wait ? wait_ms : (int)(left * 1000));
         bool got = next_terminal_event(s, ev);
-        timeout(INPUT_WAIT_MS);
+        timeout(wait_ms);
         if (!got) return false;
         if (ev->kind == UI_EV_RESIZE || ev->kind == UI_EV_TICK) return true;
         if (ev->kind != UI_EV_KEY) continue;
@@ -367,7 +383,7 @@ static exit_status start_terminal(session *s, const ui_options *o)
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
-    timeout(INPUT_WAIT_MS);
+    timeout(s->class ? CLASS_WAIT_MS : INPUT_WAIT_MS);
     mouseinterval(0);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
     s->st.colors = ui_colors_init(o->color);
@@ -505,6 +521,66 @@ static bool ignored_while_too_small(int key)
     return action != UI_ACT_QUIT && action != UI_ACT_REDRAW;
 }
 
+/* ---- the classroom (--lead, --follow) ---- */
+
+/* A class is only ever opened on a lesson screen, at the bottom of the stack. */
+static ui_view *class_view(const stack *k)
+{
+    return ui_lesson_screen_view(k->at[0]);
+}
+
+/* Looks at the network and keeps the class's words in the status line (unless a remark about
+ * the last key is there); ends the run when a follower's class ended (headless, or refused).
+ * True when the screen must be drawn again. */
+static bool class_tick(session *s, stack *k)
+{
+    if (!s->class || k->n == 0) return false;
+    ui_view *v = class_view(k);
+    bool changed = ui_class_poll(s->class, v, now_seconds());
+    char said[sizeof s->class_said];
+    ui_class_status(s->class, said, sizeof said);
+    if (!v->message[0] || strcmp(v->message, s->class_said) == 0) {
+        changed |= strcmp(v->message, said) != 0;
+        snprintf(v->message, sizeof v->message, "%s", said);
+        snprintf(s->class_said, sizeof s->class_said, "%s", said);
+    }
+    exit_status why;
+    if (ui_class_ended(s->class, &why, s->class_end, sizeof s->class_end)
+        && (s->headless || why != EXIT_STATUS_OK)) {
+        s->stop = true;
+        s->class_status = why;
+    }
+    return changed;
+}
+
+/* A key script's "await": the class is looked at until it is ready, or the run ends. */
+static void class_await(session *s, stack *k, const ui_event *ev)
+{
+    double deadline = now_seconds() + AWAIT_LIMIT_S;
+    for (;;) {
+        class_tick(s, k);
+        double now = now_seconds();
+        int joined = ui_class_joined(s->class, now), synced = ui_class_synced(s->class, now);
+        if (ev->x >= 0 ? joined >= ev->x : synced == joined) return;
+        if (now > deadline || s->stop) break;
+        sleep_seconds(0.002);
+    }
+    snprintf(s->class_end, sizeof s->class_end, "the key script's await timed out after %d s",
+             AWAIT_LIMIT_S);
+    s->class_status = EXIT_STATUS_SOFTWARE;
+    s->stop = true;
+}
+
+/* A headless follower writes its screen each time it has taken the leader's place. */
+static void class_dump(session *s)
+{
+    if (!s->class_follower || !s->headless) return;
+    long taken = ui_class_taken(s->class);
+    if (taken < 0 || taken == s->dumped_seq) return;
+    s->dumped_seq = taken;
+    dump_screen(s);
+}
+
 static void run_stack(session *s, stack *k)
 {
     key_timing kt = {0};
@@ -514,13 +590,21 @@ static void run_stack(session *s, stack *k)
             draw_replay_label(s);
             refresh();
             time_first_frame(s);
+            class_dump(s);
         }
         time_key_end(s, k, draw, &kt);
         ui_event ev;
-        if (!next_event(s, &ev)) return;
+        if (s->stop || !next_event(s, &ev)) return;
         ui_screen *top = top_of(k);
         draw = true;
-        if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
+        /* a follower's place before the event: one that moves it puts it on its own */
+        ui_class_place before = s->class ? ui_class_place_of(class_view(k)) : (ui_class_place){0};
+        if (ev.kind == UI_EV_AWAIT) {
+            if (s->class) class_await(s, k, &ev);
+        } else if (ev.kind == UI_EV_KEY && s->class
+                   && ui_class_key(s->class, class_view(k), ev.key, now_seconds())) {
+            /* f: following again */
+        } else if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
             draw = follow_all(k, &ev) || s->redraw;
             s->redraw = false;
         } else if (ev.kind == UI_EV_KEY && ignored_while_too_small(ev.key)) {
@@ -538,6 +622,11 @@ static void run_stack(session *s, stack *k)
             settle(k, top->ops->click(top, ev.x, ev.y));
         }
         if (k->n > 0) record_event(s, &ev);   /* not the key that ends the run */
+        if (s->class && k->n > 0) {
+            if (ev.kind == UI_EV_KEY || ev.kind == UI_EV_CLICK)
+                ui_class_moved(s->class, &before, class_view(k));
+            draw |= class_tick(s, k);
+        }
     }
 }
 
@@ -583,7 +672,8 @@ static exit_status place_view(ui_view *v, const ui_options *options)
 
 /* The first screen: the lesson given, placed by --at and --head (whose errors are told before
  * the terminal starts), or the picker. NULL with the exit status when there is none. */
-static ui_screen *first_screen(const ui_options *options, exit_status *status)
+static ui_screen *first_screen(const ui_options *options, exit_status *status,
+                               unsigned long long *hash)
 {
     char error[512];
     ui_opened *o = NULL;
@@ -609,6 +699,7 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
     } else {
         /* the saved answers, and the step where the student stopped unless told where */
         ui_view *v = ui_lesson_screen_view(screen);
+        *hash = o->hash;
         /* a recording and its replay start at the first step with no saved answers, and
          * save none, so that they play alike */
         if (!options->record && !options->replay) {
@@ -629,13 +720,26 @@ static exit_status run(session *s, const ui_options *options)
 {
     exit_status status = EXIT_STATUS_OK;
     stack k = {.n = 0};
-    ui_screen *first = first_screen(options, &status);
+    unsigned long long hash = 0;
+    ui_screen *first = first_screen(options, &status, &hash);
     if (!first) return status;
     push(&k, first);
+    if (options->class.lead || options->class.follow) {   /* main allows a class on a lesson only */
+        if (!(s->class = ui_class_open(&options->class, hash, &status))) {
+            pop(&k);
+            return status;
+        }
+        s->class_follower = options->class.follow != NULL;
+        s->dumped_seq = -1;
+    }
     status = start_terminal(s, options);
     s->last_recorded = now_seconds();
     if (status == EXIT_STATUS_OK) run_stack(s, &k);
     while (k.n > 0) pop(&k);
+    ui_class_close(s->class);
+    s->class = NULL;
+    if (s->class_end[0] && s->class_status != EXIT_STATUS_OK && status == EXIT_STATUS_OK)
+        status = s->class_status;
     return status;
 }
 
@@ -704,6 +808,9 @@ int ui_run(const ui_options *options)
     pending_signal = 0;
     int status = run(&s, options);
     stop_terminal(&s);
+    if (s.class_end[0] && status != EXIT_STATUS_OK) {   /* hex and fixed words: nothing to escape */
+        fprintf(stderr, "attnstep: %s\n", s.class_end);
+    }
     free(s.script);
     if (s.key_times) fclose(s.key_times);
     if (s.record && !close_record(s.record, options->record) && status == EXIT_STATUS_OK)

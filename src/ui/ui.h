@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "trace.h"
+#include "ui_class.h"
 
 typedef enum { UI_COLOR_AUTO, UI_COLOR_ALWAYS, UI_COLOR_NEVER } ui_color;
 
@@ -36,6 +37,11 @@ typedef struct {
      * key script, each after "wait MS", the time since the one before (0 ms waits left out);
      * the key that ends the run is not written, so a replay ends on the last screen. */
     const char *replay, *record;
+    /* --lead, --follow and their options (ui_class.h); a class needs a lesson, not the
+     * picker or --compare. With a key script, "await joined N" and "await synced" wait for
+     * the class, and a follower goes on after its script, dumping the screen each time it
+     * takes the leader's place, until the leader says bye. */
+    ui_class_options class;
     /* What main read from the environment (the UI reads none itself). */
     trace_options compute;       /* ATTNSTEP_THREADS, ATTNSTEP_PORTABLE: how lessons are computed */
     const char *lesson_folders;  /* ATTNSTEP_LESSONS: the picker's folders, or NULL */

@@ -78,6 +78,8 @@ static const ui_binding bindings[] = {
     {UI_ACT_REPLAY_SLOWER, UI_IN_REPLAY, {'-'}, "slower", "replay half as fast (down to 1/8x)", 0},
     {UI_ACT_REPLAY_STOP, UI_IN_REPLAY, {'q', 27}, "take over",
      "stop the replay here and go on by hand", 0},
+    /* A follower (--follow): any key that moves it puts it on its own. */
+    {UI_ACT_FOLLOW, UI_IN_CLASS, {'f'}, "follow", "follow the leader again", 0},
 };
 
 /* Appends text to buffer (of size), keeping it terminated. */
@@ -196,6 +198,7 @@ static const struct { unsigned context; const char *heading; } sections[] = {
     {UI_IN_QUESTION, "While a question waits for its answer"},
     {UI_IN_PICKER, "In the lesson picker"},
     {UI_IN_REPLAY, "While a recorded demo replays (--replay)"},
+    {UI_IN_CLASS, "Following a class (--follow)"},
 };
 
 /* The first context of lesson, question, picker a binding belongs to: ui_print_keys lists
@@ -253,6 +256,17 @@ static bool parse_pair(const char *s, char separator, int *a, int *b)
     return true;
 }
 
+/* Parses a whole number of digits only (no sign, no blanks) from 0 to max. */
+static bool parse_count(const char *s, long max, int *value)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v > max) return false;
+    *value = (int)v;
+    return true;
+}
+
 /* The longest key-script line, in bytes: a longer one is refused, never cut. */
 #define SCRIPT_MAX_LINE 1023
 
@@ -302,16 +316,16 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
         ev->kind = UI_EV_WAIT;
         const char *digits = word + 4;
         while (*digits == ' ' || *digits == '\t') digits++;
-        char *end;
-        errno = 0;
-        long ms = strtol(digits, &end, 10);
-        if (*digits >= '0' && *digits <= '9' && *end == '\0' && errno == 0 && ms >= 0
-            && ms <= UI_SCRIPT_MAX_WAIT_MS) {
-            ev->ms = (int)ms;
-            return 1;
-        }
+        if (parse_count(digits, UI_SCRIPT_MAX_WAIT_MS, &ev->ms)) return 1;
         snprintf(error, size, "wait needs whole milliseconds from 0 to %d, e.g. 'wait 250'",
                  UI_SCRIPT_MAX_WAIT_MS);
+        return -1;
+    }
+    if (strcmp(word, "await synced") == 0) { ev->kind = UI_EV_AWAIT; ev->x = -1; return 1; }
+    if (strncmp(word, "await joined ", 13) == 0) {
+        ev->kind = UI_EV_AWAIT;
+        if (parse_count(word + 13, 1000, &ev->x)) return 1;
+        snprintf(error, size, "await needs 'joined N' (N from 0 to 1000) or 'synced'");
         return -1;
     }
     if (strncmp(word, "click ", 6) == 0) {
@@ -325,7 +339,7 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     if (word[1] == '\0' && word[0] > 0x20 && word[0] < 0x7F) { ev->key = word[0]; return 1; }
     snprintf(error, size, "unknown key '%s' (one key per line: a character, or space, enter, "
              "tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, "
-             "ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE], wait MS)", word);
+             "ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE], wait MS, await joined N, await synced)", word);
     return -1;
 }
 
@@ -344,6 +358,10 @@ bool ui_script_format_event(const ui_event *ev, char *line, size_t size)
     case UI_EV_CLICK: n = snprintf(line, size, "click %d %d\n", ev->x, ev->y); break;
     case UI_EV_DUMP: n = snprintf(line, size, "dump\n"); break;
     case UI_EV_WAIT: n = snprintf(line, size, "wait %d\n", ev->ms); break;
+    case UI_EV_AWAIT:
+        n = ev->x < 0 ? snprintf(line, size, "await synced\n")
+                      : snprintf(line, size, "await joined %d\n", ev->x);
+        break;
     case UI_EV_RELOAD:
         n = snprintf(line, size, ev->file[0] ? "reload %s\n" : "reload\n", ev->file);
         break;

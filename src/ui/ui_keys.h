@@ -24,6 +24,8 @@ typedef enum {
     UI_ACT_COMPARE,
     /* while a recorded demo replays (--replay) */
     UI_ACT_REPLAY_PAUSE, UI_ACT_REPLAY_FASTER, UI_ACT_REPLAY_SLOWER, UI_ACT_REPLAY_STOP,
+    /* a follower in a class (--follow) */
+    UI_ACT_FOLLOW,
     UI_ACT_COUNT
 } ui_action;
 
@@ -33,7 +35,8 @@ enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
 /* Where a binding applies: a lesson, the picker, or a question waiting for its answer (one of
  * the choices, or a typed number), whose keys are their own context. */
 enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8,
-       UI_IN_REPLAY = 16 /* a recorded demo playing on the terminal (--replay) */ };
+       UI_IN_REPLAY = 16, /* a recorded demo playing on the terminal (--replay) */
+       UI_IN_CLASS = 32 /* a follower in a class (--follow), asked before the screen's own */ };
 #define UI_IN_QUESTION (UI_IN_CHOICE | UI_IN_NUMBER)
 
 /* The characters of a typed number, in the order of UI_ACT_TYPE's keys (its arg indexes this). */
@@ -77,11 +80,13 @@ void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t 
 /* UI_EV_TICK: the terminal's input timed out (time to look at the lesson file again);
  * UI_EV_RELOAD: a key script's "reload" (look now) or "reload FILE" (as if the lesson's file had
  * just been saved with FILE's text), so reloading is tested without timing. */
-/* UI_EV_WAIT: a recording's "wait MS", the time between two events (--record writes it,
+/* UI_EV_AWAIT: a leader's key script waits until its class is ready: "await joined N" (x = N
+ * followers heard from) or "await synced" (x = -1: every follower shows the leader's place).
+ * UI_EV_WAIT: a recording's "wait MS", the time between two events (--record writes it,
  * --replay waits it, --keys runs skip it). */
 typedef enum {
     UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_TICK, UI_EV_RELOAD, UI_EV_WAIT,
-    UI_EV_END
+    UI_EV_AWAIT, UI_EV_END
 } ui_event_kind;
 
 /* The longest wait a script may hold, in milliseconds (an hour). */
@@ -91,7 +96,8 @@ typedef struct {
     ui_event_kind kind;
     int key;        /* UI_EV_KEY */
     int ms;         /* UI_EV_WAIT: milliseconds, 0 to UI_SCRIPT_MAX_WAIT_MS */
-    int x, y;       /* UI_EV_CLICK: column and row; UI_EV_RESIZE: columns and rows */
+    int x, y;       /* UI_EV_CLICK: column and row; UI_EV_RESIZE: columns and rows;
+                       UI_EV_AWAIT: x as above */
     char file[256]; /* UI_EV_RELOAD: FILE, or "" to look at the lesson's own file */
 } ui_event;
 
