@@ -599,11 +599,12 @@ static void run_stack(session *s, stack *k)
         draw = true;
         /* a follower's place before the event: one that moves it puts it on its own */
         ui_class_place before = s->class ? ui_class_place_of(class_view(k)) : (ui_class_place){0};
+        bool own_move = ev.kind == UI_EV_KEY || ev.kind == UI_EV_CLICK;
         if (ev.kind == UI_EV_AWAIT) {
             if (s->class) class_await(s, k, &ev);
         } else if (ev.kind == UI_EV_KEY && s->class
                    && ui_class_key(s->class, class_view(k), ev.key, now_seconds())) {
-            /* f: following again */
+            own_move = false;   /* f: following again, to the leader's place */
         } else if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
             draw = follow_all(k, &ev) || s->redraw;
             s->redraw = false;
@@ -623,8 +624,7 @@ static void run_stack(session *s, stack *k)
         }
         if (k->n > 0) record_event(s, &ev);   /* not the key that ends the run */
         if (s->class && k->n > 0) {
-            if (ev.kind == UI_EV_KEY || ev.kind == UI_EV_CLICK)
-                ui_class_moved(s->class, &before, class_view(k));
+            if (own_move) ui_class_moved(s->class, &before, class_view(k));
             draw |= class_tick(s, k);
         }
     }
