@@ -26,12 +26,14 @@ until_true() {
 }
 
 # Splits a run's output into one file per screen dump: PREFIX.1, PREFIX.2, ... without the
-# status line's class words (the leader's "leading ·" and a follower's "following"), which
-# are all that may differ.
+# status line's class words (the leader's "leading :" and a follower's "following") and of the
+# title line all but the stage and step (a follower's own score takes room there), which are
+# all that may differ.
 split_dumps() {
     awk -v p="$2" '/^--- screen/{n++; next} n{print > (p "." n)}' "$1"
     local f; for f in "$2".*; do
-        [ -e "$f" ] && sed -i -E '/(leading · code|─ following ─)/s/^(── [^─]*).*/\1/' "$f"
+        [ -e "$f" ] && sed -i -E -e '/(─ leading :|─ following ─)/s/^(── [^─]*).*/\1/' \
+            -e '1s/.* ([^ ]+ · step [0-9]+ of [0-9]+)$/\1/' "$f"
     done
 }
 dumps() { local n; n=$(grep -c '^--- screen' "$1" 2>/dev/null); echo "${n:-0}"; }
@@ -45,23 +47,32 @@ start_leader() {   # start_leader NAME LISTEN SCRIPT
     port=$(sed -n 's/.*port \([0-9]*\),.*/\1/p' "$tmp/$1.err" | head -1)
 }
 
-# The first leader: a cell selected (j), then every step of the lesson with Esc at each of
-# the two questions (the leader reveals); it dumps once every follower shows each place, then
-# holds the class until it is killed.
+# The first leader: a cell selected (j), then every step of the lesson; at each of the two
+# questions it waits for every answer and dumps its tally, then reveals (Esc). It dumps once
+# every follower shows each place, then holds the class until it is killed.
 {
     echo "await joined $followers"; echo "await synced"; echo dump
     for key in j n n n n esc n n n n esc n n n n; do
+        [ "$key" = esc ] && { echo "await answered $followers"; echo dump; }
         echo "$key"; echo "await synced"; echo dump
     done
     echo "await joined 1000"
 } >"$tmp/lead1.keys"
+# Followers answer each question when it is open: the first with choice 1 (every third one 2),
+# the second with 0.63 (right) or, every other one, 0.5.
+follower_keys() {
+    echo "await question"; [ $(($1 % 3)) -eq 0 ] && echo 2 || echo 1
+    echo "await question"; echo 0; echo .
+    [ $(($1 % 2)) -eq 0 ] && echo 5 || { echo 6; echo 3; }; echo enter
+}
 start_leader lead1 127.0.0.1:0 "$tmp/lead1.keys"
 : >"$tmp/empty.keys"
 follower_pids=()
 for i in $(seq 1 $followers); do
     size=80x24; [ "$i" -gt $((followers * 5 / 6)) ] && size=100x30   # five at a size of their own
+    follower_keys "$i" >"$tmp/f$i.keys"
     XDG_STATE_HOME=$tmp/state/f$i ./attnstep --follow "127.0.0.1:$port" --code $code \
-        --name "student $i" --screen $size --keys "$tmp/empty.keys" "$lesson" \
+        --name "student $i" --screen $size --keys "$tmp/f$i.keys" "$lesson" \
         >"$tmp/f$i.out" 2>"$tmp/f$i.err" &
     pids+=($!); follower_pids+=($!)
 done
@@ -71,14 +82,28 @@ all_dumped() {
     local i; for i in $(seq 1 $followers); do [ "$(dumps "$tmp/f$i.out")" -ge $1 ] || return 1; done
 }
 until_true 60 all_dumped $expected || fail "not every follower showed the $expected places"
-[ "$(dumps "$tmp/lead1.out")" -eq $expected ] || fail "the leader dumped $(dumps "$tmp/lead1.out") screens"
-split_dumps "$tmp/lead1.out" "$tmp/L"
+[ "$(dumps "$tmp/lead1.out")" -eq $((expected + 2)) ] || fail "the leader dumped $(dumps "$tmp/lead1.out") screens"
+split_dumps "$tmp/lead1.out" "$tmp/T"
+awk -v p="$tmp/R" '/^--- screen/{n++; next} n{print > (p "." n)}' "$tmp/lead1.out"   # as shown
+# The leader's dumps are its places, with the tallies of the two questions after places 6 and
+# 11: T.7 and T.13.
+for n in $(seq 1 $expected); do cp "$tmp/T.$((n + (n > 6) + (n > 11)))" "$tmp/L.$n"; done
+third=$((followers / 3)); half=$((followers / 2))
+grep -q "answered $followers/$followers: 1×$((followers - third)) 2×$third" "$tmp/R.7" \
+    && echo "ok   the leader's tally of the choices: 1×$((followers - third)) 2×$third of $followers" \
+    || { fail "the tally of the first question:"; grep leading "$tmp/R.7"; }
+grep -q "answered $followers/$followers: 0.5 … 0.63 … 0.63" "$tmp/R.13" \
+    && echo "ok   the leader's tally of the numbers: least 0.5, median 0.63, largest 0.63" \
+    || { fail "the tally of the second question:"; grep leading "$tmp/R.13"; }
+# above the narration: what the leader's screen shows of the lesson (a follower's own answer
+# and verdict are in the narration, its own)
+above() { sed '/^── /,$d' "$1"; }
 same_screens=0 same_steps=0
 for i in $(seq 1 $followers); do
     split_dumps "$tmp/f$i.out" "$tmp/F$i"
     for n in $(seq 1 $expected); do
         if [ "$i" -le $((followers * 5 / 6)) ]; then   # the leader's size: the same screen, to the character
-            cmp -s "$tmp/L.$n" "$tmp/F$i.$n" && same_screens=$((same_screens + 1)) \
+            cmp -s <(above "$tmp/L.$n") <(above "$tmp/F$i.$n") && same_screens=$((same_screens + 1)) \
                 || { fail "follower $i, place $n differs from the leader's:"; diff "$tmp/L.$n" "$tmp/F$i.$n" | head -8; }
         else   # its own size: the same step, and the question hidden alike
             a=$(grep -o 'step [0-9]* of [0-9]*' "$tmp/L.$n" | head -1)
@@ -90,6 +115,19 @@ for i in $(seq 1 $followers); do
     done
 done
 echo "ok   $same_screens follower screens equal to the leader's, $same_steps at their own size on the leader's step"
+# Once the leader reveals, each follower sees the answer and whether it was right: the same
+# verdict for the same answer, and another for the other one.
+verdicts() {
+    local i v; for i in $(seq 1 $followers); do
+        v=$(grep -oE '(Right|Not quite)' "$tmp/F$i.$1" | head -1)
+        echo "$(($i % $2 == 0)) ${v:-none}"
+    done | sort -u | tr '\n' ';'
+}
+v1=$(verdicts 7 3) v2=$(verdicts 12 2)
+[ "$v1" = "0 Not quite;1 Right;" ] || [ "$v1" = "0 Right;1 Not quite;" ] \
+    && echo "ok   first question: each follower sees its verdict ($v1)" || fail "first question's verdicts: $v1"
+[ "$v2" = "0 Not quite;1 Right;" ] || [ "$v2" = "0 Right;1 Not quite;" ] \
+    && echo "ok   second question: each follower sees its verdict ($v2)" || fail "second question's verdicts: $v2"
 ! cmp -s "$tmp/L.1" "$tmp/L.2" && grep -q 'step 1 of 13' "$tmp/L.2" \
     && grep -q 'step 5 of 13' "$tmp/L.6" && grep -q '── question' "$tmp/L.6" \
     && grep -q 'step 9 of 13' "$tmp/L.11" && grep -q '── question' "$tmp/L.11" \

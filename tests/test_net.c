@@ -119,12 +119,33 @@ static void test_followers_join_and_follow(void **state)
         assert_int_equal(s[i].state.head, 2);
         assert_int_equal(s[i].state.question, NET_QUESTION_OPEN);
     }
+    /* answers to the open question are counted, never sent on: choices and numbers */
+    for (int i = 0; i < FOLLOWERS; i++) {
+        net_message answer = {.seq = seq, .choice = 1 + i % 2};
+        if (i >= FOLLOWERS - 2) { answer.is_number = true; answer.number = i; }
+        net_follower_answer(s[i].f, &answer);
+    }
+    int choices[NET_MAX_CHOICE + 1], n_numbers = 0;
+    double numbers[4];
+    double deadline = now_s() + 10;
+    while (net_leader_tally(l, now_s(), choices, numbers, 4, &n_numbers) < FOLLOWERS) {
+        poll_all(l, s, FOLLOWERS);
+        if (now_s() > deadline) fail_msg("the answers never all arrived");
+        nap();
+    }
+    assert_int_equal(choices[1], (FOLLOWERS - 2) / 2);
+    assert_int_equal(choices[2], (FOLLOWERS - 2) / 2);
+    assert_int_equal(n_numbers, 2);
+    assert_true(numbers[0] + numbers[1] == 2 * FOLLOWERS - 3);
+    for (int i = 0; i < FOLLOWERS; i++) assert_int_equal(s[i].state.type, NET_STATE);
     /* the same place again is no new state; a new one is */
     assert_int_equal(net_leader_set_state(l, &where, now_s()), seq);
     where.step = 4;
     assert_int_equal(net_leader_set_state(l, &where, now_s()), seq + 1);
     wait_for(l, s, FOLLOWERS, NET_FOLLOWER_JOINED, FOLLOWERS, FOLLOWERS);
     assert_int_equal(s[0].state.step, 4);
+    /* another step's question is a new count */
+    assert_int_equal(net_leader_tally(l, now_s(), choices, numbers, 4, &n_numbers), 0);
     /* the leader leaves: every follower hears its bye */
     net_leader_close(l);
     wait_for(NULL, s, FOLLOWERS, NET_FOLLOWER_LEFT, 0, 0);

@@ -42,6 +42,14 @@ static void test_bad_wait_lines(void **state)
     }
     ui_event ev;
     char error[512];
+    static const char *const bad_awaits[] = {"await", "await joined", "await joined -1",
+                                             "await joined 1001", "await synced 3", "await lunch",
+                                             "await answered x", "await question now"};
+    for (size_t i = 0; i < sizeof bad_awaits / sizeof bad_awaits[0]; i++) {
+        assert_int_equal(ui_script_parse_line(bad_awaits[i], &ev, error, sizeof error), -1);
+        assert_string_equal(error, "await needs 'joined N', 'answered N' (N from 0 to 1000), "
+                                   "'synced' or 'question'");
+    }
     assert_int_equal(ui_script_parse_line("waiting", &ev, error, sizeof error), -1);
     assert_non_null(strstr(error, "unknown key 'waiting'"));
     assert_non_null(strstr(error, "wait MS"));
@@ -64,6 +72,10 @@ static void round_trip(const ui_event *ev)
         assert_int_equal(back.y, ev->y);
         break;
     case UI_EV_RELOAD: assert_string_equal(back.file, ev->file); break;
+    case UI_EV_AWAIT:
+        assert_int_equal(back.key, ev->key);
+        assert_int_equal(back.x, ev->x);
+        break;
     default: break;
     }
 }
@@ -93,6 +105,10 @@ static void test_events_round_trip(void **state)
     round_trip(&(ui_event){.kind = UI_EV_RESIZE, .x = 100, .y = 30});
     round_trip(&(ui_event){.kind = UI_EV_CLICK, .x = 0, .y = 7});
     round_trip(&(ui_event){.kind = UI_EV_DUMP});
+    round_trip(&(ui_event){.kind = UI_EV_AWAIT, .key = UI_AWAIT_JOINED, .x = 30});
+    round_trip(&(ui_event){.kind = UI_EV_AWAIT, .key = UI_AWAIT_SYNCED});
+    round_trip(&(ui_event){.kind = UI_EV_AWAIT, .key = UI_AWAIT_ANSWERED, .x = 0});
+    round_trip(&(ui_event){.kind = UI_EV_AWAIT, .key = UI_AWAIT_QUESTION});
     round_trip(&(ui_event){.kind = UI_EV_RELOAD, .file = ""});
     round_trip(&(ui_event){.kind = UI_EV_RELOAD, .file = "next.yaml"});
     char line[64] = "untouched";

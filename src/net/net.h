@@ -37,6 +37,13 @@ uint32_t net_leader_set_state(net_leader *l, const net_message *state, double no
  * when due. Returns whether the count of followers or of those caught up changed. */
 bool net_leader_poll(net_leader *l, double now);
 
+/* The answers to the question open now (its state's question is open; a new step's question
+ * starts a new count): how many of the followers heard from answered, how many chose each
+ * choice (choices[1..9]), and up to max of the numbers typed (*n_numbers of them). Followers'
+ * answers are never sent to anyone. */
+int net_leader_tally(const net_leader *l, double now, int choices[NET_MAX_CHOICE + 1],
+                     double *numbers, int max, int *n_numbers);
+
 /* Followers heard from in the last 3 seconds; of them, those showing the current state. */
 int net_leader_joined(const net_leader *l, double now);
 int net_leader_synced(const net_leader *l, double now);
@@ -61,6 +68,9 @@ void net_follower_close(net_follower *f);
  * receives it and *fresh is set. */
 net_follower_status net_follower_poll(net_follower *f, double now, net_message *state,
                                       bool *fresh);
+/* Sends the follower's answer (type NET_ANSWER: a choice 1-9 or a number) to the question of
+ * the leader's state seq. */
+void net_follower_answer(net_follower *f, const net_message *answer);
 /* Tells the leader the follower shows state seq. */
 void net_follower_at(net_follower *f, uint32_t seq);
 /* Why the leader refused, and its lesson hash (for NET_REFUSE_HASH). */

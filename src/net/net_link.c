@@ -110,6 +110,8 @@ typedef struct {
     size_t id_len;
     double seen;       /* when it was last heard from */
     uint32_t at;       /* the state it last said it shows */
+    net_message answer;   /* its answer to the question open now, when has_answer */
+    bool has_answer;
 } peer;
 
 struct net_leader {
@@ -120,6 +122,7 @@ struct net_leader {
     net_message state;
     bool has_state;
     uint32_t seq;
+    uint32_t question_seq;   /* the state at which the question open now was opened */
     double next_beat;
     int joined, synced;   /* as last counted, to tell a change */
 };
@@ -217,6 +220,12 @@ uint32_t net_leader_set_state(net_leader *l, const net_message *state, double no
     next.seq = l->seq;
     if (l->has_state && memcmp(&next, &l->state, sizeof next) == 0) return l->seq;
     next.seq = ++l->seq;
+    bool same_question = l->has_state && l->state.step == next.step
+                         && l->state.question == NET_QUESTION_OPEN;
+    if (next.question == NET_QUESTION_OPEN && !same_question) {   /* a new count */
+        l->question_seq = next.seq;
+        for (int i = 0; i < l->count; i++) l->peers[i].has_answer = false;
+    }
     l->state = next;
     l->has_state = true;
     broadcast_state(l);
@@ -237,6 +246,12 @@ bool net_leader_poll(net_leader *l, double now)
         if (m.type == NET_JOIN) on_join(l, id, id_len, &m, now);
         peer *p = find_peer(l, id, id_len);
         if (p && m.type == NET_AT) { p->seen = now; p->at = m.seq; }
+        /* an answer counts for the question open now, asked at or after question_seq */
+        if (p && m.type == NET_ANSWER && l->has_state && l->state.question == NET_QUESTION_OPEN
+            && m.seq >= l->question_seq && m.seq <= l->seq) {
+            p->answer = m;
+            p->has_answer = true;
+        }
     }
     if (l->has_state && now >= l->next_beat) {
         broadcast_state(l);
@@ -247,6 +262,22 @@ bool net_leader_poll(net_leader *l, double now)
     l->joined = joined;
     l->synced = synced;
     return changed;
+}
+
+int net_leader_tally(const net_leader *l, double now, int choices[NET_MAX_CHOICE + 1],
+                     double *numbers, int max, int *n_numbers)
+{
+    int answered = 0;
+    memset(choices, 0, (NET_MAX_CHOICE + 1) * sizeof *choices);
+    *n_numbers = 0;
+    for (int i = 0; i < l->count; i++) {
+        const peer *p = &l->peers[i];
+        if (!p->has_answer || now - p->seen >= GONE_S) continue;
+        answered++;
+        if (!p->answer.is_number) choices[p->answer.choice]++;
+        else if (*n_numbers < max) numbers[(*n_numbers)++] = p->answer.number;
+    }
+    return answered;
 }
 
 int net_leader_joined(const net_leader *l, double now)
@@ -324,6 +355,13 @@ void net_follower_close(net_follower *f)
     }
     if (f->ctx) zmq_ctx_term(f->ctx);
     free(f);
+}
+
+void net_follower_answer(net_follower *f, const net_message *answer)
+{
+    net_message m = *answer;
+    m.type = NET_ANSWER;
+    if (f->status == NET_FOLLOWER_JOINED) send_message(f->sock, NULL, 0, &m);
 }
 
 void net_follower_at(net_follower *f, uint32_t seq)

@@ -553,24 +553,6 @@ static bool class_tick(session *s, stack *k)
     return changed;
 }
 
-/* A key script's "await": the class is looked at until it is ready, or the run ends. */
-static void class_await(session *s, stack *k, const ui_event *ev)
-{
-    double deadline = now_seconds() + AWAIT_LIMIT_S;
-    for (;;) {
-        class_tick(s, k);
-        double now = now_seconds();
-        int joined = ui_class_joined(s->class, now), synced = ui_class_synced(s->class, now);
-        if (ev->x >= 0 ? joined >= ev->x : synced == joined) return;
-        if (now > deadline || s->stop) break;
-        sleep_seconds(0.002);
-    }
-    snprintf(s->class_end, sizeof s->class_end, "the key script's await timed out after %d s",
-             AWAIT_LIMIT_S);
-    s->class_status = EXIT_STATUS_SOFTWARE;
-    s->stop = true;
-}
-
 /* A headless follower writes its screen each time it has taken the leader's place. */
 static void class_dump(session *s)
 {
@@ -579,6 +561,33 @@ static void class_dump(session *s)
     if (taken < 0 || taken == s->dumped_seq) return;
     s->dumped_seq = taken;
     dump_screen(s);
+}
+
+/* A key script's "await": the class is looked at until it is ready, or the run ends. */
+static void class_await(session *s, stack *k, const ui_event *ev)
+{
+    double deadline = now_seconds() + AWAIT_LIMIT_S;
+    for (;;) {
+        class_tick(s, k);
+        double now = now_seconds();
+        int joined = ui_class_joined(s->class, now);
+        bool ready = ev->key == UI_AWAIT_JOINED ? joined >= ev->x
+                   : ev->key == UI_AWAIT_SYNCED ? ui_class_synced(s->class, now) == joined
+                   : ev->key == UI_AWAIT_ANSWERED ? ui_class_answered(s->class, now) >= ev->x
+                   : ui_view_question_open(class_view(k));
+        if (ready) return;
+        if (now > deadline || s->stop) break;
+        if (s->class_follower && ui_class_taken(s->class) != s->dumped_seq) {
+            draw_stack(k, &s->st);   /* a headless follower dumps each place it takes */
+            refresh();
+            class_dump(s);
+        }
+        sleep_seconds(0.002);
+    }
+    snprintf(s->class_end, sizeof s->class_end, "the key script's await timed out after %d s",
+             AWAIT_LIMIT_S);
+    s->class_status = EXIT_STATUS_SOFTWARE;
+    s->stop = true;
 }
 
 static void run_stack(session *s, stack *k)

@@ -22,7 +22,8 @@ struct ui_class {
     bool applied_any;
     net_follower_status status;
     int joined, synced;         /* the leader's last counts */
-    bool counts_changed;
+    char tally[120];            /* the leader: the open question's tally, or "" */
+    int sent_step;              /* a follower: the question step it sent its answer to, or -1 */
 };
 
 /* 16 hex digits (either case) into code; false for anything else. */
@@ -78,6 +79,7 @@ ui_class *ui_class_open(const ui_class_options *o, unsigned long long hash, exit
     if (!c->follower) return fail(c, status, EXIT_STATUS_USAGE, "--follow", error);
     snprintf(c->address, sizeof c->address, "%s", o->follow);
     c->following = true;
+    c->sent_step = -1;
     return c;
 }
 
@@ -105,6 +107,38 @@ static net_message place_message(const ui_view *v)
     return m;
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The open question's tally in words: " · answered 12/30: 1×8 2×4" for choices, " · answered
+ * 3/30: 0.55 … 0.61 … 0.63" (least, median, largest) for numbers; "" when no question is open. */
+static void write_tally(ui_class *c, const net_message *m, double now)
+{
+    enum { MAX_NUMBERS = NET_MAX_FOLLOWERS };
+    static double numbers[MAX_NUMBERS];   /* one leader per process */
+    int choices[NET_MAX_CHOICE + 1], n_numbers;
+    c->tally[0] = '\0';
+    if (m->question != NET_QUESTION_OPEN) return;
+    int answered = net_leader_tally(c->leader, now, choices, numbers, MAX_NUMBERS, &n_numbers);
+    size_t used = (size_t)snprintf(c->tally, sizeof c->tally, " · answered %d/%d", answered,
+                                   c->joined);
+    const char *separator = ": ";
+    for (int i = 1; i <= NET_MAX_CHOICE && used < sizeof c->tally; i++)
+        if (choices[i]) {
+            used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, "%s%d×%d",
+                                     separator, i, choices[i]);
+            separator = " ";
+        }
+    if (n_numbers > 0 && used < sizeof c->tally) {
+        qsort(numbers, (size_t)n_numbers, sizeof *numbers, compare_doubles);
+        snprintf(c->tally + used, sizeof c->tally - used, ": %.4g … %.4g … %.4g", numbers[0],
+                 numbers[n_numbers / 2], numbers[n_numbers - 1]);
+    }
+}
+
 static bool lead(ui_class *c, const ui_view *v, double now)
 {
     net_message m = place_message(v);
@@ -112,7 +146,10 @@ static bool lead(ui_class *c, const ui_view *v, double now)
     bool changed = net_leader_poll(c->leader, now);
     c->joined = net_leader_joined(c->leader, now);
     c->synced = net_leader_synced(c->leader, now);
-    return changed;
+    char before[sizeof c->tally];
+    memcpy(before, c->tally, sizeof before);
+    write_tally(c, &m, now);
+    return changed || strcmp(before, c->tally) != 0;
 }
 
 /* ---- a follower ---- */
@@ -137,6 +174,24 @@ static bool take_place(ui_view *v, const net_message *m)
     return true;
 }
 
+/* A follower that answered the leader's open question sends its answer, once. */
+static void send_answer(ui_class *c, const ui_view *v)
+{
+    int step = (int)c->state.step;
+    if (!c->has_state || c->state.question != NET_QUESTION_OPEN || step >= v->walk.count) {
+        c->sent_step = -1;
+        return;
+    }
+    const ui_step_state *mine = &v->state[step];
+    const lesson_step *item = ui_view_item(v, step);
+    if (c->sent_step == step || mine->question != UI_Q_ANSWERED || !item) return;
+    net_message answer = {.type = NET_ANSWER, .seq = c->state.seq};
+    if (item->n_choices > 0) answer.choice = mine->given_choice + 1;
+    else { answer.is_number = true; answer.number = mine->given_number; }
+    net_follower_answer(c->follower, &answer);   /* one the format cannot carry is not sent */
+    c->sent_step = step;
+}
+
 static bool follow(ui_class *c, ui_view *v, double now)
 {
     net_message m;
@@ -154,6 +209,7 @@ static bool follow(ui_class *c, ui_view *v, double now)
         c->applied_any = true;
         net_follower_at(c->follower, c->applied);
     }
+    send_answer(c, v);
     return changed;
 }
 
@@ -175,20 +231,27 @@ bool ui_class_key(ui_class *c, ui_view *v, int key, double now)
 
 ui_class_place ui_class_place_of(const ui_view *v)
 {
-    return (ui_class_place){v->step, v->shown, v->row, v->col, v->off_script};
+    return (ui_class_place){v->step, v->shown, v->row, v->col, v->off_script,
+                            ui_view_question_open(v)};
 }
 
 void ui_class_moved(ui_class *c, const ui_class_place *before, const ui_view *v)
 {
     ui_class_place now = ui_class_place_of(v);
-    if (c->follower && memcmp(&now, before, sizeof now) != 0) c->following = false;
+    bool other_matrix = now.step != before->step || now.shown != before->shown
+                        || now.off_script != before->off_script;
+    bool other_cell = (now.row != before->row || now.col != before->col) && !before->question_open;
+    if (c->follower && (other_matrix || other_cell)) c->following = false;
 }
 
 void ui_class_status(const ui_class *c, char *text, size_t size)
 {
-    if (c->leader)
-        snprintf(text, size, "leading · code %016" PRIx64 " · port %d · %d joined, %d here",
-                 c->code, c->port, c->joined, c->synced);
+    if (c->leader && !c->tally[0])
+        snprintf(text, size, "leading :%d · code %016" PRIx64 " · %d/%d here", c->port,
+                 c->code, c->synced, c->joined);
+    else if (c->leader)   /* the tally takes the room the code had */
+        snprintf(text, size, "leading :%d · %d/%d here%s", c->port, c->synced, c->joined,
+                 c->tally);
     else if (c->status == NET_FOLLOWER_LEFT)
         snprintf(text, size, "the leader has left — on your own");
     else if (c->status != NET_FOLLOWER_JOINED)
@@ -200,6 +263,14 @@ void ui_class_status(const ui_class *c, char *text, size_t size)
 long ui_class_taken(const ui_class *c)
 {
     return c->applied_any ? (long)c->applied : -1;
+}
+
+int ui_class_answered(const ui_class *c, double now)
+{
+    if (!c->leader) return -1;
+    int choices[NET_MAX_CHOICE + 1], n_numbers;
+    double none[1];
+    return net_leader_tally(c->leader, now, choices, none, 0, &n_numbers);
 }
 
 int ui_class_joined(const ui_class *c, double now)

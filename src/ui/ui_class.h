@@ -34,18 +34,25 @@ bool ui_class_poll(ui_class *c, ui_view *v, double now);
 
 /* A follower's key, before the screen has it: f follows again (true: the key is used up). */
 bool ui_class_key(ui_class *c, ui_view *v, int key, double now);
-/* A follower's place before a key, and after it: one that moved it is on its own. */
-typedef struct { int step, shown, row, col; bool off_script; } ui_class_place;
+/* A follower's place before a key, and after it: one that moved it to another step or matrix,
+ * or to another cell when no question was waiting, puts it on its own (answering a question
+ * does not, though the answer may select the question's cell). */
+typedef struct { int step, shown, row, col; bool off_script, question_open; } ui_class_place;
 ui_class_place ui_class_place_of(const ui_view *v);
 void ui_class_moved(ui_class *c, const ui_class_place *before, const ui_view *v);
 
-/* The status line's text: "leading · code … · port … · N joined, N here", "following",
+/* The status line's text: "leading :PORT · code CODE · 28/30 here" (followers showing the
+ * leader's place, of those joined) or, while a question is open, "leading :PORT · 28/30 here ·
+ * answered 12/30: 1×8 2×4" (or the least, median and largest numbers typed),
+ * "following",
  * "on your own — f to follow", "joining HOST:PORT…". */
 void ui_class_status(const ui_class *c, char *text, size_t size);
 
 /* For key scripts' "await joined N" and "await synced": the followers heard from, and of them
  * those showing the leader's place (-1 for a follower). */
 int ui_class_joined(const ui_class *c, double now);
+/* The leader: how many answered the question open now (-1 for a follower). */
+int ui_class_answered(const ui_class *c, double now);
 int ui_class_synced(const ui_class *c, double now);
 
 /* The seq of the leader's place a follower last took into its view, or -1. */

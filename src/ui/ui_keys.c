@@ -267,6 +267,13 @@ static bool parse_count(const char *s, long max, int *value)
     return true;
 }
 
+/* The words of a key script's "await" (ui_keys.h), and whether a count follows. */
+static const struct { const char *word; int what; bool counted; } awaits[] = {
+    {"joined", UI_AWAIT_JOINED, true}, {"synced", UI_AWAIT_SYNCED, false},
+    {"answered", UI_AWAIT_ANSWERED, true}, {"question", UI_AWAIT_QUESTION, false},
+};
+#define N_AWAITS (sizeof awaits / sizeof awaits[0])
+
 /* The longest key-script line, in bytes: a longer one is refused, never cut. */
 #define SCRIPT_MAX_LINE 1023
 
@@ -321,11 +328,19 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
                  UI_SCRIPT_MAX_WAIT_MS);
         return -1;
     }
-    if (strcmp(word, "await synced") == 0) { ev->kind = UI_EV_AWAIT; ev->x = -1; return 1; }
-    if (strncmp(word, "await joined ", 13) == 0) {
+    if (strncmp(word, "await", 5) == 0 && (word[5] == '\0' || word[5] == ' ')) {
         ev->kind = UI_EV_AWAIT;
-        if (parse_count(word + 13, 1000, &ev->x)) return 1;
-        snprintf(error, size, "await needs 'joined N' (N from 0 to 1000) or 'synced'");
+        const char *what = word[5] ? word + 6 : "";
+        for (size_t i = 0; i < N_AWAITS; i++) {
+            size_t n = strlen(awaits[i].word);
+            if (strncmp(what, awaits[i].word, n) != 0) continue;
+            ev->key = awaits[i].what;
+            if (!awaits[i].counted && what[n] == '\0') return 1;
+            if (awaits[i].counted && what[n] == ' ' && parse_count(what + n + 1, 1000, &ev->x))
+                return 1;
+        }
+        snprintf(error, size, "await needs 'joined N', 'answered N' (N from 0 to 1000), "
+                 "'synced' or 'question'");
         return -1;
     }
     if (strncmp(word, "click ", 6) == 0) {
@@ -339,7 +354,7 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     if (word[1] == '\0' && word[0] > 0x20 && word[0] < 0x7F) { ev->key = word[0]; return 1; }
     snprintf(error, size, "unknown key '%s' (one key per line: a character, or space, enter, "
              "tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, "
-             "ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE], wait MS, await joined N, await synced)", word);
+             "ctrl-l; or dump, resize COLSxROWS, click COL ROW, reload [FILE], wait MS, await WHAT)", word);
     return -1;
 }
 
@@ -359,8 +374,10 @@ bool ui_script_format_event(const ui_event *ev, char *line, size_t size)
     case UI_EV_DUMP: n = snprintf(line, size, "dump\n"); break;
     case UI_EV_WAIT: n = snprintf(line, size, "wait %d\n", ev->ms); break;
     case UI_EV_AWAIT:
-        n = ev->x < 0 ? snprintf(line, size, "await synced\n")
-                      : snprintf(line, size, "await joined %d\n", ev->x);
+        for (size_t i = 0; i < N_AWAITS && n < 0; i++)
+            if (awaits[i].what == ev->key)
+                n = awaits[i].counted ? snprintf(line, size, "await %s %d\n", awaits[i].word, ev->x)
+                                      : snprintf(line, size, "await %s\n", awaits[i].word);
         break;
     case UI_EV_RELOAD:
         n = snprintf(line, size, ev->file[0] ? "reload %s\n" : "reload\n", ev->file);

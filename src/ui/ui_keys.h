@@ -80,9 +80,12 @@ void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t 
 /* UI_EV_TICK: the terminal's input timed out (time to look at the lesson file again);
  * UI_EV_RELOAD: a key script's "reload" (look now) or "reload FILE" (as if the lesson's file had
  * just been saved with FILE's text), so reloading is tested without timing. */
-/* UI_EV_AWAIT: a leader's key script waits until its class is ready: "await joined N" (x = N
- * followers heard from) or "await synced" (x = -1: every follower shows the leader's place).
- * UI_EV_WAIT: a recording's "wait MS", the time between two events (--record writes it,
+/* UI_EV_AWAIT: a key script waits until its class is ready (key says for what, x is N):
+ * a leader's "await joined N" (N followers heard from), "await synced" (every follower shows
+ * the leader's place), "await answered N" (N of them answered the open question); a
+ * follower's "await question" (it shows the leader's open question). */
+enum { UI_AWAIT_JOINED, UI_AWAIT_SYNCED, UI_AWAIT_ANSWERED, UI_AWAIT_QUESTION };
+/* UI_EV_WAIT: a recording's "wait MS", the time between two events (--record writes it,
  * --replay waits it, --keys runs skip it). */
 typedef enum {
     UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_TICK, UI_EV_RELOAD, UI_EV_WAIT,
@@ -94,7 +97,7 @@ typedef enum {
 
 typedef struct {
     ui_event_kind kind;
-    int key;        /* UI_EV_KEY */
+    int key;        /* UI_EV_KEY; UI_EV_AWAIT: UI_AWAIT_JOINED, _SYNCED, _ANSWERED, _QUESTION */
     int ms;         /* UI_EV_WAIT: milliseconds, 0 to UI_SCRIPT_MAX_WAIT_MS */
     int x, y;       /* UI_EV_CLICK: column and row; UI_EV_RESIZE: columns and rows;
                        UI_EV_AWAIT: x as above */
