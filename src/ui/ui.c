@@ -218,7 +218,7 @@ static bool next_script_event(session *s, ui_event *ev)
         return true;
     }
     if (s->class_follower) {   /* a follower goes on after its script, until its class ends */
-        sleep_seconds(0.005);
+        sleep_seconds(CLASS_WAIT_MS / 1000.0);
         *ev = (ui_event){.kind = UI_EV_TICK};
         return true;
     }
