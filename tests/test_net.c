@@ -88,7 +88,7 @@ static void open_students(student *s, int n, int port, uint64_t code, uint64_t h
     char address[64], error[256];
     snprintf(address, sizeof address, "127.0.0.1:%d", port);
     for (int i = 0; i < n; i++) {
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "student %d", i);
         s[i] = (student){.f = net_follower_open(address, code, hash, name, error, sizeof error)};
         if (!s[i].f) fail_msg("%s", error);
