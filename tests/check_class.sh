@@ -59,11 +59,22 @@ start_leader() {   # start_leader NAME LISTEN SCRIPT
     echo "await joined 1000"
 } >"$tmp/lead1.keys"
 # Followers answer each question when it is open: the first with choice 1 (every third one 2),
-# the second with 0.63 (right) or, every other one, 0.5.
+# the second with 0.63 (right) or, every other one, 0.5; each dumps its screen once it has
+# answered, before the leader reveals.
 follower_keys() {
-    echo "await question"; [ $(($1 % 3)) -eq 0 ] && echo 2 || echo 1
+    echo "await question"; [ $(($1 % 3)) -eq 0 ] && echo 2 || echo 1; echo dump
     echo "await question"; echo 0; echo .
-    [ $(($1 % 2)) -eq 0 ] && echo 5 || { echo 6; echo 3; }; echo enter
+    [ $(($1 % 2)) -eq 0 ] && echo 5 || { echo 6; echo 3; }; echo enter; echo dump
+}
+# Moves a follower's screens dumped while it held its answer (PREFIX.N) to PREFIX.held.K and
+# numbers the others (its places) again from 1.
+separate_held() {
+    local n=1 m=1 k=1
+    while [ -e "$1.$n" ]; do
+        if grep -q 'answer sent, wait for the reveal' "$1.$n"; then mv "$1.$n" "$1.held.$k"; k=$((k + 1))
+        else [ $n -ne $m ] && mv "$1.$n" "$1.$m"; m=$((m + 1)); fi
+        n=$((n + 1))
+    done
 }
 start_leader lead1 127.0.0.1:0 "$tmp/lead1.keys"
 : >"$tmp/empty.keys"
@@ -81,7 +92,7 @@ expected=16   # the first place, then one for each of the 15 keys
 all_dumped() {
     local i; for i in $(seq 1 $followers); do [ "$(dumps "$tmp/f$i.out")" -ge $1 ] || return 1; done
 }
-until_true 60 all_dumped $expected || fail "not every follower showed the $expected places"
+until_true 60 all_dumped $((expected + 2)) || fail "not every follower showed the $expected places"
 [ "$(dumps "$tmp/lead1.out")" -eq $((expected + 2)) ] || fail "the leader dumped $(dumps "$tmp/lead1.out") screens"
 split_dumps "$tmp/lead1.out" "$tmp/T"
 awk -v p="$tmp/R" '/^--- screen/{n++; next} n{print > (p "." n)}' "$tmp/lead1.out"   # as shown
@@ -99,8 +110,16 @@ grep -q "answered $followers/$followers: 0.5 … 0.63 … 0.63" "$tmp/R.13" \
 # and verdict are in the narration, its own)
 above() { sed '/^── /,$d' "$1"; }
 same_screens=0 same_steps=0
+held_hidden=0
 for i in $(seq 1 $followers); do
     split_dumps "$tmp/f$i.out" "$tmp/F$i"
+    separate_held "$tmp/F$i"
+    # answered but not yet revealed: the question still hides the stage, and no verdict
+    for h in 1 2; do
+        [ -e "$tmp/F$i.held.$h" ] && grep -q '── question' "$tmp/F$i.held.$h" \
+            && ! grep -qE 'Right|Not quite' "$tmp/F$i.held.$h" && held_hidden=$((held_hidden + 1)) \
+            || fail "follower $i, answer $h: not held back until the reveal"
+    done
     for n in $(seq 1 $expected); do
         if [ "$i" -le $((followers * 5 / 6)) ]; then   # the leader's size: the same screen, to the character
             cmp -s <(above "$tmp/L.$n") <(above "$tmp/F$i.$n") && same_screens=$((same_screens + 1)) \
@@ -115,6 +134,7 @@ for i in $(seq 1 $followers); do
     done
 done
 echo "ok   $same_screens follower screens equal to the leader's, $same_steps at their own size on the leader's step"
+echo "ok   $held_hidden answers held back (question still open, no verdict) until the leader revealed"
 # Once the leader reveals, each follower sees the answer and whether it was right: the same
 # verdict for the same answer, and another for the other one.
 verdicts() {
@@ -149,8 +169,9 @@ wait "$leader_pid" || fail "the second leader exited $?"
 split_dumps "$tmp/lead2.out" "$tmp/M"
 rejoined=0
 for i in $(seq 1 $((followers * 5 / 6))); do
-    n=$(( $(dumps "$tmp/f$i.out") - 1 ))   # the last place taken (the last dump is at exit)
+    n=$(( $(dumps "$tmp/f$i.out") - 3 ))   # the last place taken (the last dump is at exit)
     split_dumps "$tmp/f$i.out" "$tmp/G$i"
+    separate_held "$tmp/G$i"
     cmp -s "$tmp/M.2" "$tmp/G$i.$n" && rejoined=$((rejoined + 1)) || fail "follower $i does not show the new leader's place"
 done
 grep -q 'step 3 of 13' "$tmp/M.2" && echo "ok   $rejoined followers show the restarted leader's step" \

@@ -574,7 +574,7 @@ static void class_await(session *s, stack *k, const ui_event *ev)
         bool ready = ev->key == UI_AWAIT_JOINED ? joined >= ev->x
                    : ev->key == UI_AWAIT_SYNCED ? ui_class_synced(s->class, now) == joined
                    : ev->key == UI_AWAIT_ANSWERED ? ui_class_answered(s->class, now) >= ev->x
-                   : ui_view_question_open(class_view(k));
+                   : ui_view_question_open(class_view(k)) && !ui_class_holds_answer(s->class);
         if (ready) return;
         if (now > deadline || s->stop) break;
         if (s->class_follower && ui_class_taken(s->class) != s->dumped_seq) {

@@ -23,7 +23,9 @@ struct ui_class {
     net_follower_status status;
     int joined, synced;         /* the leader's last counts */
     char tally[120];            /* the leader: the open question's tally, or "" */
-    int sent_step;              /* a follower: the question step it sent its answer to, or -1 */
+    int held_step;              /* a follower: the step whose answer it sent and holds back
+                                   until the leader reveals, or -1 */
+    ui_step_state held;         /* that answer */
 };
 
 /* 16 hex digits (either case) into code; false for anything else. */
@@ -79,7 +81,7 @@ ui_class *ui_class_open(const ui_class_options *o, unsigned long long hash, exit
     if (!c->follower) return fail(c, status, EXIT_STATUS_USAGE, "--follow", error);
     snprintf(c->address, sizeof c->address, "%s", o->follow);
     c->following = true;
-    c->sent_step = -1;
+    c->held_step = -1;
     return c;
 }
 
@@ -174,22 +176,34 @@ static bool take_place(ui_view *v, const net_message *m)
     return true;
 }
 
-/* A follower that answered the leader's open question sends its answer, once. */
-static void send_answer(ui_class *c, const ui_view *v)
+/* A following follower that answered the leader's open question sends its answer and holds
+ * it back: the question stays open on its screen (another answer replaces it) until the leader
+ * reveals, so that the class answers before anyone sees the numbers. */
+static void hold_answer(ui_class *c, ui_view *v)
 {
     int step = (int)c->state.step;
-    if (!c->has_state || c->state.question != NET_QUESTION_OPEN || step >= v->walk.count) {
-        c->sent_step = -1;
+    if (!c->following || !c->has_state || c->state.question != NET_QUESTION_OPEN
+        || step >= v->walk.count || v->off_script || v->step != step)
         return;
-    }
-    const ui_step_state *mine = &v->state[step];
+    ui_step_state *mine = &v->state[step];
     const lesson_step *item = ui_view_item(v, step);
-    if (c->sent_step == step || mine->question != UI_Q_ANSWERED || !item) return;
+    if (mine->question != UI_Q_ANSWERED || !item) return;
     net_message answer = {.type = NET_ANSWER, .seq = c->state.seq};
     if (item->n_choices > 0) answer.choice = mine->given_choice + 1;
     else { answer.is_number = true; answer.number = mine->given_number; }
     net_follower_answer(c->follower, &answer);   /* one the format cannot carry is not sent */
-    c->sent_step = step;
+    c->held = *mine;
+    c->held_step = step;
+    mine->question = UI_Q_OPEN;
+}
+
+/* Gives the held answer back to the view: the leader revealed or moved on, or the follower
+ * went its own way. */
+static void release_answer(ui_class *c, ui_view *v)
+{
+    if (c->held_step < 0) return;
+    v->state[c->held_step] = c->held;
+    c->held_step = -1;
 }
 
 static bool follow(ui_class *c, ui_view *v, double now)
@@ -203,14 +217,18 @@ static bool follow(ui_class *c, ui_view *v, double now)
         c->state = m;
         c->has_state = true;
     }
+    if (!c->following || c->state.step != (uint32_t)c->held_step
+        || c->state.question != NET_QUESTION_OPEN)
+        release_answer(c, v);   /* before the view leaves the step, which would skip it */
     if (c->following && c->has_state && (!c->applied_any || c->state.seq != c->applied)) {
         if (take_place(v, &c->state)) changed = true;
         c->applied = c->state.seq;
         c->applied_any = true;
         net_follower_at(c->follower, c->applied);
     }
-    send_answer(c, v);
-    return changed;
+    int held = c->held_step;
+    hold_answer(c, v);
+    return changed || held != c->held_step;
 }
 
 bool ui_class_poll(ui_class *c, ui_view *v, double now)
@@ -235,13 +253,16 @@ ui_class_place ui_class_place_of(const ui_view *v)
                             ui_view_question_open(v)};
 }
 
-void ui_class_moved(ui_class *c, const ui_class_place *before, const ui_view *v)
+void ui_class_moved(ui_class *c, const ui_class_place *before, ui_view *v)
 {
     ui_class_place now = ui_class_place_of(v);
     bool other_matrix = now.step != before->step || now.shown != before->shown
                         || now.off_script != before->off_script;
     bool other_cell = (now.row != before->row || now.col != before->col) && !before->question_open;
-    if (c->follower && (other_matrix || other_cell)) c->following = false;
+    if (c->follower && (other_matrix || other_cell)) {
+        c->following = false;
+        release_answer(c, v);   /* leaving skipped the question: the answer given stands */
+    }
 }
 
 void ui_class_status(const ui_class *c, char *text, size_t size)
@@ -256,8 +277,15 @@ void ui_class_status(const ui_class *c, char *text, size_t size)
         snprintf(text, size, "the leader has left — on your own");
     else if (c->status != NET_FOLLOWER_JOINED)
         snprintf(text, size, "joining %s…", c->address);
+    else if (c->held_step >= 0)
+        snprintf(text, size, "following · answer sent, wait for the reveal");
     else
         snprintf(text, size, c->following ? "following" : "on your own — f to follow");
+}
+
+bool ui_class_holds_answer(const ui_class *c)
+{
+    return c->held_step >= 0;
 }
 
 long ui_class_taken(const ui_class *c)

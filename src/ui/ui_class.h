@@ -39,7 +39,7 @@ bool ui_class_key(ui_class *c, ui_view *v, int key, double now);
  * does not, though the answer may select the question's cell). */
 typedef struct { int step, shown, row, col; bool off_script, question_open; } ui_class_place;
 ui_class_place ui_class_place_of(const ui_view *v);
-void ui_class_moved(ui_class *c, const ui_class_place *before, const ui_view *v);
+void ui_class_moved(ui_class *c, const ui_class_place *before, ui_view *v);
 
 /* The status line's text: "leading :PORT · code CODE · 28/30 here" (followers showing the
  * leader's place, of those joined) or, while a question is open, "leading :PORT · 28/30 here ·
@@ -54,6 +54,10 @@ int ui_class_joined(const ui_class *c, double now);
 /* The leader: how many answered the question open now (-1 for a follower). */
 int ui_class_answered(const ui_class *c, double now);
 int ui_class_synced(const ui_class *c, double now);
+
+/* Whether a follower holds back an answer it sent (its question shows as open until the
+ * leader reveals). */
+bool ui_class_holds_answer(const ui_class *c);
 
 /* The seq of the leader's place a follower last took into its view, or -1. */
 long ui_class_taken(const ui_class *c);
