@@ -50,8 +50,10 @@ start_leader() {   # start_leader NAME LISTEN SCRIPT
 # The first leader: a cell selected (j), then every step of the lesson; at each of the two
 # questions it waits for every answer and dumps its tally, then reveals (Esc). It dumps once
 # every follower shows each place, then holds the class until it is killed.
+# One more follower, "late Zoë", joins and never answers: the leader names it as the one it
+# waits for (a name with a control character is refused before it is sent, see below).
 {
-    echo "await joined $followers"; echo "await synced"; echo dump
+    echo "await joined $((followers + 1))"; echo "await synced"; echo dump
     for key in j n n n n esc n n n n esc n n n n; do
         [ "$key" = esc ] && { echo "await answered $followers"; echo dump; }
         echo "$key"; echo "await synced"; echo dump
@@ -79,6 +81,9 @@ separate_held() {
 start_leader lead1 127.0.0.1:0 "$tmp/lead1.keys"
 : >"$tmp/empty.keys"
 follower_pids=()
+XDG_STATE_HOME=$tmp/state/late ./attnstep --follow "127.0.0.1:$port" --code $code \
+    --name "late Zoë" --keys "$tmp/empty.keys" "$lesson" >/dev/null 2>&1 &
+pids+=($!); follower_pids+=($!)
 for i in $(seq 1 $followers); do
     size=80x24; [ "$i" -gt $((followers * 5 / 6)) ] && size=100x30   # five at a size of their own
     follower_keys "$i" >"$tmp/f$i.keys"
@@ -100,10 +105,10 @@ awk -v p="$tmp/R" '/^--- screen/{n++; next} n{print > (p "." n)}' "$tmp/lead1.ou
 # 11: T.7 and T.13.
 for n in $(seq 1 $expected); do cp "$tmp/T.$((n + (n > 6) + (n > 11)))" "$tmp/L.$n"; done
 third=$((followers / 3)); half=$((followers / 2))
-grep -q "answered $followers/$followers: 1×$((followers - third)) 2×$third" "$tmp/R.7" \
-    && echo "ok   the leader's tally of the choices: 1×$((followers - third)) 2×$third of $followers" \
+grep -qF "answered $followers/$((followers + 1)): 1×$((followers - third)) 2×$third · waiting: late Zoë" "$tmp/R.7" \
+    && echo "ok   the leader's tally of the choices: 1×$((followers - third)) 2×$third, waiting for late Zoë" \
     || { fail "the tally of the first question:"; grep leading "$tmp/R.7"; }
-grep -q "answered $followers/$followers: 0.5 … 0.63 … 0.63" "$tmp/R.13" \
+grep -q "answered $followers/$((followers + 1)): 0.5 … 0.63 … 0.63" "$tmp/R.13" \
     && echo "ok   the leader's tally of the numbers: least 0.5, median 0.63, largest 0.63" \
     || { fail "the tally of the second question:"; grep leading "$tmp/R.13"; }
 # above the narration: what the leader's screen shows of the lesson (a follower's own answer
@@ -157,7 +162,7 @@ v1=$(verdicts 7 3) v2=$(verdicts 12 2)
 
 # The leader dies without a word; a new one on the same port and code gets the class back.
 { kill -9 "$leader_pid"; wait "$leader_pid"; } 2>/dev/null
-printf 'await joined %d\nawait synced\ndump\nn\nn\nawait synced\ndump\n' $followers >"$tmp/lead2.keys"
+printf 'await joined %d\nawait synced\ndump\nn\nn\nawait synced\ndump\n' $((followers + 1)) >"$tmp/lead2.keys"
 start_leader lead2 "127.0.0.1:$port" "$tmp/lead2.keys"
 status_all=0
 for p in "${follower_pids[@]}"; do

@@ -119,6 +119,12 @@ static void test_followers_join_and_follow(void **state)
         assert_int_equal(s[i].state.head, 2);
         assert_int_equal(s[i].state.question, NET_QUESTION_OPEN);
     }
+    /* before any answer, every follower is waited for, by name, cut to the room given */
+    char names[64];
+    assert_int_equal(net_leader_waiting(l, now_s(), names, sizeof names), FOLLOWERS);
+    assert_non_null(strstr(names, "student 0, student 1, "));
+    assert_true(strlen(names) < sizeof names);
+    assert_string_equal(names + strlen(names) - strlen("…"), "…");
     /* answers to the open question are counted, never sent on: choices and numbers */
     for (int i = 0; i < FOLLOWERS; i++) {
         net_message answer = {.seq = seq, .choice = 1 + i % 2};
@@ -137,6 +143,8 @@ static void test_followers_join_and_follow(void **state)
     assert_int_equal(choices[2], (FOLLOWERS - 2) / 2);
     assert_int_equal(n_numbers, 2);
     assert_true(numbers[0] + numbers[1] == 2 * FOLLOWERS - 3);
+    assert_int_equal(net_leader_waiting(l, now_s(), names, sizeof names), 0);
+    assert_string_equal(names, "");
     for (int i = 0; i < FOLLOWERS; i++) assert_int_equal(s[i].state.type, NET_STATE);
     /* the same place again is no new state; a new one is */
     assert_int_equal(net_leader_set_state(l, &where, now_s()), seq);

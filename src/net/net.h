@@ -44,6 +44,11 @@ bool net_leader_poll(net_leader *l, double now);
 int net_leader_tally(const net_leader *l, double now, int choices[NET_MAX_CHOICE + 1],
                      double *numbers, int max, int *n_numbers);
 
+/* The names of the followers heard from that have not answered the open question, each
+ * escaped (text_escape: a name is never written to a terminal as received), ", " between them,
+ * in names (cut with "…" when it is full). Returns how many there are. */
+int net_leader_waiting(const net_leader *l, double now, char *names, size_t size);
+
 /* Followers heard from in the last 3 seconds; of them, those showing the current state. */
 int net_leader_joined(const net_leader *l, double now);
 int net_leader_synced(const net_leader *l, double now);

@@ -2,6 +2,7 @@
  * followers, a follower's DEALER socket and its joining; the only file that includes zmq.h.
  * Every send and receive is non-blocking; every payload is parsed by net_message_parse. */
 #include "net.h"
+#include "text.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,7 @@ typedef struct {
     uint8_t id[MAX_ID];
     size_t id_len;
     double seen;       /* when it was last heard from */
+    char name[NET_NAME_MAX + 1];   /* as it joined: text without controls, escaped when shown */
     uint32_t at;       /* the state it last said it shows */
     net_message answer;   /* its answer to the question open now, when has_answer */
     bool has_answer;
@@ -200,6 +202,7 @@ static void on_join(net_leader *l, const uint8_t *id, size_t id_len, const net_m
         }
         p->seen = now;
         p->at = UINT32_MAX;
+        memcpy(p->name, m->name, sizeof p->name);
         send_message(l->sock, id, id_len, &(net_message){.type = NET_WELCOME});
         if (l->has_state) send_message(l->sock, id, id_len, &l->state);
         return;
@@ -278,6 +281,26 @@ int net_leader_tally(const net_leader *l, double now, int choices[NET_MAX_CHOICE
         else if (*n_numbers < max) numbers[(*n_numbers)++] = p->answer.number;
     }
     return answered;
+}
+
+int net_leader_waiting(const net_leader *l, double now, char *names, size_t size)
+{
+    int waiting = 0;
+    size_t used = 0;
+    if (size) names[0] = '\0';
+    for (int i = 0; i < l->count; i++) {
+        const peer *p = &l->peers[i];
+        if (p->has_answer || now - p->seen >= GONE_S) continue;
+        char shown[4 * NET_NAME_MAX + 8];
+        text_escape(p->name, shown, sizeof shown);
+        if (used < size) {
+            int n = snprintf(names + used, size - used, "%s%s", waiting ? ", " : "", shown);
+            used = n < 0 || (size_t)n >= size - used ? size : used + (size_t)n;
+            if (used == size && size > 4) snprintf(names + size - 4, 4, "…");
+        }
+        waiting++;
+    }
+    return waiting;
 }
 
 int net_leader_joined(const net_leader *l, double now)

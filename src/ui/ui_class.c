@@ -22,7 +22,7 @@ struct ui_class {
     bool applied_any;
     net_follower_status status;
     int joined, synced;         /* the leader's last counts */
-    char tally[120];            /* the leader: the open question's tally, or "" */
+    char tally[200];            /* the leader: the open question's tally, or "" */
     int held_step;              /* a follower: the step whose answer it sent and holds back
                                    until the leader reveals, or -1 */
     ui_step_state held;         /* that answer */
@@ -116,7 +116,8 @@ static int compare_doubles(const void *a, const void *b)
 }
 
 /* The open question's tally in words: " · answered 12/30: 1×8 2×4" for choices, " · answered
- * 3/30: 0.55 … 0.61 … 0.63" (least, median, largest) for numbers; "" when no question is open. */
+ * 3/30: 0.55 … 0.61 … 0.63" (least, median, largest) for numbers, then the names of the last
+ * three or fewer still to answer (" · waiting: ana, bo"); "" when no question is open. */
 static void write_tally(ui_class *c, const net_message *m, double now)
 {
     enum { MAX_NUMBERS = NET_MAX_FOLLOWERS };
@@ -136,9 +137,13 @@ static void write_tally(ui_class *c, const net_message *m, double now)
         }
     if (n_numbers > 0 && used < sizeof c->tally) {
         qsort(numbers, (size_t)n_numbers, sizeof *numbers, compare_doubles);
-        snprintf(c->tally + used, sizeof c->tally - used, ": %.4g … %.4g … %.4g", numbers[0],
-                 numbers[n_numbers / 2], numbers[n_numbers - 1]);
+        used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %.4g … %.4g … %.4g",
+                                 numbers[0], numbers[n_numbers / 2], numbers[n_numbers - 1]);
     }
+    char names[64];   /* the last few to answer, by name (escaped by the transport) */
+    int waiting = net_leader_waiting(c->leader, now, names, sizeof names);
+    if (waiting > 0 && waiting <= 3 && used < sizeof c->tally)
+        snprintf(c->tally + used, sizeof c->tally - used, " · waiting: %s", names);
 }
 
 static bool lead(ui_class *c, const ui_view *v, double now)
@@ -270,9 +275,8 @@ void ui_class_status(const ui_class *c, char *text, size_t size)
     if (c->leader && !c->tally[0])
         snprintf(text, size, "leading :%d · code %016" PRIx64 " · %d/%d here", c->port,
                  c->code, c->synced, c->joined);
-    else if (c->leader)   /* the tally takes the room the code had */
-        snprintf(text, size, "leading :%d · %d/%d here%s", c->port, c->synced, c->joined,
-                 c->tally);
+    else if (c->leader)   /* the tally takes the room of the code and the count */
+        snprintf(text, size, "leading :%d%s", c->port, c->tally);
     else if (c->status == NET_FOLLOWER_LEFT)
         snprintf(text, size, "the leader has left — on your own");
     else if (c->status != NET_FOLLOWER_JOINED)
