@@ -23,20 +23,23 @@ MANDIR  := $(prefix)/share/man/man1
 # libyaml or curses and a stray include of another layer's header fails the build.
 #   core    libc and libm only      text    libc, utf8proc
 #   lesson  core, text, libyaml     output  core, text, lesson
-#   ui      core, text, lesson, curses        cli (main)  every layer
+#   ui      core, text, lesson, net, curses   cli (main)  every layer
+#   net     text (the classroom protocol; the only layer that may reach sockets)
 YAML_CFLAGS  := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 CURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null) -D_XOPEN_SOURCE_EXTENDED
 LAYER_FLAGS_core   := -Isrc/core
 LAYER_FLAGS_text   := -Isrc/text $(shell pkg-config --cflags libutf8proc 2>/dev/null)
 LAYER_FLAGS_lesson := -Isrc/lesson -Isrc/core -Isrc/text $(YAML_CFLAGS)
 LAYER_FLAGS_output := -Isrc/output -Isrc/core -Isrc/text -Isrc/lesson
-LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output $(CURSES_CFLAGS) \
+LAYER_FLAGS_ui     := -Isrc/ui -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/net $(CURSES_CFLAGS) \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
-LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui \
+ZMQ_CFLAGS := $(shell pkg-config --cflags libzmq 2>/dev/null)
+LAYER_FLAGS_net    := -Isrc/net -Isrc/text $(ZMQ_CFLAGS) -D_DEFAULT_SOURCE
+LAYER_FLAGS_cli    := -Isrc/cli -Isrc/core -Isrc/text -Isrc/lesson -Isrc/output -Isrc/ui -Isrc/net \
                       -DATTNSTEP_LESSON_DIR='"$(LESSONDIR)"'
-LAYERS   := core text lesson output ui
+LAYERS   := core text lesson output ui net
 ALL_INCLUDES := $(LAYER_FLAGS_ui) $(YAML_CFLAGS)
-LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc 2>/dev/null) -lm -lpthread
+LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc libzmq 2>/dev/null) -lm -lpthread
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 LIB_SRC  := $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.c))
@@ -126,19 +129,19 @@ test-asan:
 	    SKIP_SUITES="check_valgrind check_memory check_arm64"
 
 # libFuzzer over the loader, the core and the outputs (fuzz_lesson), the cell language of
-# --explain and --at (fuzz_cell), the claim and live-number language of lessons (fuzz_claim)
-# and the key-script parser (fuzz_keys), each for FUZZ_SECONDS
-# (clang's runtime needed); the last three check that nothing they would print holds a raw
-# control character once escaped. Each corpus grows in build/fuzz/corpus-NAME, fuzz_lesson's
+# --explain and --at (fuzz_cell), the claim and live-number language of lessons (fuzz_claim),
+# the key-script parser (fuzz_keys) and the classroom protocol's messages (fuzz_message, seeded
+# by tests/fuzz/messages), each for FUZZ_SECONDS (clang's runtime needed); the last four check
+# that nothing they would print holds a raw control character once escaped. Each corpus grows in build/fuzz/corpus-NAME, fuzz_lesson's
 # seeded by the lessons and the bad-lesson corpus; crashes are written to build/fuzz/ as
 # crash-* files: turn each into a regression test (a tests/bad/ file for fuzz_lesson).
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all $(LAYER_FLAGS_output) -Itests/fuzz
-FUZZ_SRC = $(filter-out src/ui/%,$(LIB_SRC))
+FUZZ_SRC = $(filter-out src/ui/% src/net/net_link.c,$(LIB_SRC))
 FUZZ_PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 libutf8proc)
 FUZZ_LIBS = $(shell pkg-config --libs yaml-0.1 libutf8proc) -lm -lpthread
-FUZZ_TARGETS := fuzz_lesson fuzz_cell fuzz_claim fuzz_keys
+FUZZ_TARGETS := fuzz_lesson fuzz_cell fuzz_claim fuzz_keys fuzz_message
 # fuzz_keys adds the key table and parser of the UI (key codes from curses.h, no curses calls)
 FUZZ_EXTRA_fuzz_keys := src/ui/ui_keys.c -Isrc/ui $(CURSES_CFLAGS)
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_escape.c tests/fuzz/fuzz_escape.h $(FUZZ_SRC) \
@@ -149,6 +152,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_escape.c tests/fuzz/fuzz_escape.
 FUZZ_SEEDS_fuzz_lesson := $(CURDIR)/lessons $(CURDIR)/tests/reference $(CURDIR)/tests/bad
 FUZZ_SEEDS_fuzz_keys := $(CURDIR)/tests/screens
 FUZZ_SEEDS_fuzz_claim := $(CURDIR)/tests/fuzz/claims
+FUZZ_SEEDS_fuzz_message := $(CURDIR)/tests/fuzz/messages
+FUZZ_EXTRA_fuzz_message := -Isrc/net
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 	$(foreach t,$(FUZZ_TARGETS),(cd $(BUILD)/fuzz && ./$(t) -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \

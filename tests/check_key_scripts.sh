@@ -34,7 +34,7 @@ printf 'j\n\xc2\x9b2J\n' >"$tmp/keys"
 says 64 "attnstep: $tmp/keys:2: control character \\u009b: a key script is text"
 # A 2000-byte comment is one line: the error on the line after it has the right number.
 { printf '# %02000d\n' 0; printf 'bogus\n'; } >"$tmp/keys"
-says 64 "attnstep: $tmp/keys:2: unknown key 'bogus' (one key per line: a character, or space, enter, tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; or dump, clears, resize COLSxROWS, click COL ROW, reload [FILE])"
+says 64 "attnstep: $tmp/keys:2: unknown key 'bogus' (one key per line: a character, or space, enter, tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; or dump, clears, resize COLSxROWS, click COL ROW, reload [FILE], wait MS, await WHAT)"
 # shellcheck disable=SC2046
 { printf 'j\n'; printf 'j %01100d\n' 0; printf 'q\n'; } >"$tmp/keys"
 says 64 "attnstep: $tmp/keys:2: the line is longer than 1023 bytes"
@@ -42,7 +42,7 @@ says 64 "attnstep: $tmp/keys:2: the line is longer than 1023 bytes"
 says 64 "attnstep: $tmp/keys:2: reload: the file name is longer than 255 bytes"
 # What the parser echoes is escaped (an unknown word of printable text is echoed as it is).
 printf 'j\nzz\xe2\x80\x8bz\n' >"$tmp/keys"
-says 64 "attnstep: $tmp/keys:2: unknown key 'zz"$'\xe2\x80\x8b'"z' (one key per line: a character, or space, enter, tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; or dump, clears, resize COLSxROWS, click COL ROW, reload [FILE])"
+says 64 "attnstep: $tmp/keys:2: unknown key 'zz"$'\xe2\x80\x8b'"z' (one key per line: a character, or space, enter, tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; or dump, clears, resize COLSxROWS, click COL ROW, reload [FILE], wait MS, await WHAT)"
 # A reload name may hold a tab (a file name can; found by fuzz_keys): the reload fails with the
 # error in the status line and no raw tab on the screen.
 printf 'reload %s/a\tb.yaml\ndump\nq\n' "$tmp" >"$tmp/keys"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The layers of docs/DESIGN.md, checked on the source: which headers each folder of src/ may
-# include, that only src/lesson reaches libyaml and only src/ui reaches curses, and that the core
-# stays pure (no I/O calls, no getenv, no writable file-scope variables).
+# include, that only src/lesson reaches libyaml, only src/ui curses and only src/net zmq or
+# sockets, and that the core stays pure (no I/O calls, no getenv, no writable file-scope
+# variables), as does the classroom message format (src/net/net_message.c).
 set -u
 cd "$(dirname "$0")/.."
 failed=0
@@ -10,9 +11,9 @@ fail() { echo "FAIL $*"; failed=1; }
 # Which layers' headers a layer may include (besides its own).
 declare -A may_use=(
     [core]="" [text]="" [lesson]="core text" [output]="core text lesson"
-    [ui]="core text lesson output" [cli]="core text lesson output ui"
+    [ui]="core text lesson output net" [cli]="core text lesson output ui net" [net]="text"
 )
-for layer in core text lesson output ui cli; do
+for layer in core text lesson output ui net cli; do
     [ -d "src/$layer" ] || { fail "src/$layer is missing"; continue; }
     for file in src/$layer/*.[ch]; do
         while IFS= read -r header; do
@@ -35,10 +36,11 @@ check_library() {  # check_library PATTERN LAYER WHAT
 check_library 'yaml\.h' lesson "libyaml"
 check_library 'n?curses(w)?\.h|ncursesw/|term\.h' ui "curses"
 check_library 'utf8proc\.h' text "utf8proc"
+check_library 'zmq\.h|sys/socket\.h|netinet/|arpa/inet\.h|netdb\.h' net "zmq or socket headers"
 
 # The core: plain structs in and out.
-impure=$(grep -nE '\b(getenv|secure_getenv|fopen|freopen|fprintf|printf|puts|fputs|fputc|putchar|fwrite|fread|scanf|fscanf|perror|exit)[[:space:]]*\(' src/core/*.c src/core/*.h)
-[ -z "$impure" ] || fail "the core does I/O or reads the environment:
+impure=$(grep -nE '\b(getenv|secure_getenv|fopen|freopen|fprintf|printf|puts|fputs|fputc|putchar|fwrite|fread|scanf|fscanf|perror|exit)[[:space:]]*\(' src/core/*.c src/core/*.h src/net/net_message.[ch])
+[ -z "$impure" ] || fail "the core or the classroom message format does I/O or reads the environment:
 $impure"
 globals=$(grep -nE '^(static[[:space:]]+)?[A-Za-z_][A-Za-z_0-9 ]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*(\[[^]]*\])?[[:space:]]*(=[^=]|;)' src/core/*.c \
           | grep -vE ':(static[[:space:]]+)?(const|typedef|return|enum|struct [a-z_]+ \{)|const[[:space:]]+[a-z_]+[[:space:]]*\*?[[:space:]]*const|\(')

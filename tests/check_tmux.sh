@@ -398,5 +398,52 @@ compare_key() {
 }
 check "C in a lesson compares it with a lesson picked from its folder; q goes back" compare_key
 
+# --replay on the terminal (issue #14): the recording plays at its pace with its state on the
+# last row; space pauses, + and - change the speed, lesson keys wait; q hands over, and then
+# the lesson's keys work again.
+replay() {
+    printf '%s\n' n 'wait 100' n 'wait 600000' n >"$state_root/demo.keys"
+    start TERM=xterm-256color "$binary" --replay "$state_root/demo.keys" lessons/no_scale.yaml
+    wait_for "step 3 of 7" "replay x1" "Space pause" || return 1
+    send Space
+    wait_for "paused x1" "Space resume" || return 1
+    send + +
+    wait_for "paused x4" || return 1
+    send - - -
+    wait_for "paused x0.5" || return 1
+    send n
+    send q
+    wait_gone "paused x0.5" || return 1
+    [ "$(step_shown)" = "step 3 of 7" ] || { echo "  n moved the lesson during the replay"; return 1; }
+    send n
+    wait_for "step 4 of 7" || return 1
+    send q
+    ended_cleanly 0
+}
+check "--replay plays at its pace; space pauses, + and - change the speed, q hands over" replay
+
+# --follow on the terminal (issue #14): the status line says following; a key that moves puts
+# the follower on its own (and the leader's next step does not move it); f follows again.
+follow_class() {
+    printf 'await joined 1\nawait synced\nn\nawait synced\nawait joined 1000\n' >"$state_root/lead.keys"
+    XDG_STATE_HOME=$state_root/leader "$binary" --lead --listen 127.0.0.1:0 --code 00000000000000ab \
+        --keys "$state_root/lead.keys" lessons/no_scale.yaml >/dev/null 2>"$state_root/lead.err" &
+    local leader=$! port="" deadline=$((SECONDS + 10))
+    while [ -z "$port" ]; do
+        port=$(sed -n 's/.*port \([0-9]*\),.*/\1/p' "$state_root/lead.err" 2>/dev/null | head -1)
+        [ $SECONDS -ge $deadline ] && { echo "  the leader did not start"; kill "$leader"; return 1; }
+        sleep 0.05
+    done
+    start TERM=xterm-256color "$binary" --follow "127.0.0.1:$port" --code 00000000000000ab \
+        --name tmux lessons/no_scale.yaml
+    local ok=0
+    wait_for "step 2 of 7" " following " && { send j; wait_for "on your own — f to follow"; } \
+        && { send n; wait_for "step 3 of 7"; } && { send f; wait_for "step 2 of 7" " following "; } \
+        && { send q; ended_cleanly 0; } || ok=1
+    { kill -9 "$leader"; wait "$leader"; } 2>/dev/null
+    return $ok
+}
+check "--follow: following, on your own after a move, f follows again" follow_class
+
 echo "tmux checks: $failures failed"
 [ "$failures" -eq 0 ]

@@ -235,14 +235,43 @@ static int reset_progress(const options *o, int count, char **paths)
     return status;
 }
 
+static bool ui_usable(const options *o, char *why, size_t size);
+
+/* --replay plays on the terminal, or headless (its file is the key script too) without one;
+ * --keys already names the keys, so the two are refused together. */
+static bool place_replay(const options *o, ui_options *ui)
+{
+    if (!ui->replay) return true;
+    if (ui->key_script) {
+        usage_error("--replay and --keys both give the keys", "choose one");
+        return false;
+    }
+    char why[128];
+    if (!ui_usable(o, why, sizeof why)) ui->key_script = ui->replay;
+    return true;
+}
+
+/* A class (--lead, --follow) is one lesson on one screen; its other options need it. */
+static bool class_allowed(const ui_options *ui, int count)
+{
+    const ui_class_options *c = &ui->class;
+    const char *problem = c->lead && c->follow ? "--lead and --follow: choose one"
+        : (c->lead || c->follow) && count != 1 ? "--lead and --follow take one lesson"
+        : (c->lead || c->follow) && ui->compare_path ? "a class shows one lesson, not --compare"
+        : c->listen && !c->lead ? "--listen goes with --lead"
+        : c->name && !c->follow ? "--name goes with --follow"
+        : c->code && !c->lead && !c->follow ? "--code goes with --lead or --follow" : NULL;
+    if (problem) usage_error(problem, NULL);
+    return problem == NULL;
+}
+
 static int run_ui(const options *o, int count, char **paths)
 {
     ui_options ui = o->ui;
     ui.lesson_path = count ? paths[0] : NULL;
+    if (!place_replay(o, &ui) || !class_allowed(&ui, count)) return EXIT_STATUS_USAGE;
     return ui_run(&ui);
 }
-
-static bool ui_usable(const options *o, char *why, size_t size);
 
 /* --compare A B: the UI with two lessons side by side, A leading; it has no text form, so
  * without a terminal (or --keys) it is refused rather than drawn into a file. */
@@ -251,10 +280,12 @@ static int run_compare(const options *o, int count, char **paths)
     if (count != 2)
         return usage_error("--compare takes two lessons", count < 2 ? "too few" : "too many");
     char why[128];
-    if (!o->ui.key_script && !ui_usable(o, why, sizeof why))
+    if (!o->ui.key_script && !o->ui.replay && !ui_usable(o, why, sizeof why))
         return usage_error("--compare shows the interactive UI and needs a terminal (or --keys)",
                            why);
     ui_options ui = o->ui;
+    ui.compare_path = paths[1];
+    if (!place_replay(o, &ui) || !class_allowed(&ui, 1)) return EXIT_STATUS_USAGE;
     ui.lesson_path = paths[0];
     ui.compare_path = paths[1];
     return ui_run(&ui);
@@ -301,6 +332,13 @@ static bool set_d_model(options *o, const char *arg)
 static bool set_heads(options *o, const char *arg) { return parse_int(arg, 1, 4096, &o->heads); }
 static bool set_at(options *o, const char *arg) { o->ui.at = arg; return true; }
 static bool set_keys(options *o, const char *arg) { o->ui.key_script = arg; return true; }
+static bool set_replay(options *o, const char *arg) { o->ui.replay = arg; return true; }
+static bool set_record(options *o, const char *arg) { o->ui.record = arg; return true; }
+static bool set_lead(options *o, const char *arg) { (void)arg; o->ui.class.lead = true; return true; }
+static bool set_listen(options *o, const char *arg) { o->ui.class.listen = arg; return true; }
+static bool set_follow(options *o, const char *arg) { o->ui.class.follow = arg; return true; }
+static bool set_code(options *o, const char *arg) { o->ui.class.code = arg; return true; }
+static bool set_name(options *o, const char *arg) { o->ui.class.name = arg; return true; }
 static bool set_present(options *o, const char *arg) { (void)arg; o->ui.present = true; return true; }
 static bool set_explain(options *o, const char *arg) { o->explain = arg; return true; }
 static bool set_csv(options *o, const char *arg) { o->csv_stage = arg; return true; }
@@ -458,6 +496,28 @@ static const option_row option_table[] = {
     { "keys", 0, required_argument, "--keys FILE",
       "headless UI: read keys from FILE, dump screens as text", NULL, set_keys, NULL, NULL,
       USES_UI },
+    { "record", 0, required_argument, "--record FILE",
+      "write the keys of this run to FILE as a key script with the\n"
+      "time between them, for --replay", NULL, set_record, NULL, NULL, USES_UI },
+    { "replay", 0, required_argument, "--replay FILE",
+      "play a recording (--record) at its pace: space pauses, + and -\n"
+      "change the speed, q hands over", NULL, set_replay, NULL, NULL, USES_UI },
+    { "lead", 0, no_argument, "--lead LESSON",
+      "teach a class: print a class code and a port, and send where\n"
+      "you are in the lesson to every student who follows", NULL, set_lead, NULL, NULL, USES_UI },
+    { "listen", 0, required_argument, "--listen ADDR:PORT",
+      "with --lead: where to listen (default 127.0.0.1:7340; port 0:\n"
+      "any free one)", NULL, set_listen, NULL, NULL, USES_UI },
+    { "follow", 0, required_argument, "--follow HOST:PORT LESSON",
+      "follow a class: show the leader's step on your own screen\n"
+      "(any key that moves you puts you on your own; f follows again)", NULL, set_follow,
+      NULL, NULL, USES_UI },
+    { "code", 0, required_argument, "--code CODE",
+      "the class code (16 hex digits): a follower's, or a leader's\n"
+      "to start again with the same class", NULL, set_code, NULL, NULL, USES_UI },
+    { "name", 0, required_argument, "--name NAME",
+      "with --follow: the name the leader sees (default: student)", NULL, set_name, NULL,
+      NULL, USES_UI },
     { "screen", 0, required_argument, "--screen COLSxROWS",
       "headless UI screen size (default 80x24)", NULL, set_screen,
       "--screen takes COLSxROWS, e.g. 80x24", NULL, USES_UI },
@@ -598,6 +658,22 @@ static const struct {
       "that a downloaded lesson cannot read other files. It applies to every lesson loaded, "
       "the UI's picker too." },
     { "keys", "For tests and for scripted demonstrations; the format is under KEY SCRIPTS." },
+    { "record", "Each key, click and resize handled is written as a line of KEY SCRIPTS, after "
+      "a line wait MS with the milliseconds since the one before (none when under one); the "
+      "key that ends the run is left out, so a replay ends on the last screen. Works with "
+      "--keys and --replay too. A file that cannot be written exits 74." },
+    { "replay", "Each wait MS line of FILE is waited, at the speed chosen (1/8 to 8 times "
+      "as recorded); the recording's resizes are left out, as the terminal keeps its size. "
+      "Other keys are ignored until the recording ends or q stops it; then the lesson is "
+      "yours. Without a terminal it runs headless like --keys, waiting. Not with --keys (64)." },
+    { "lead", "Followers join with the class code and their own copy of the lesson, which must "
+      "be the same text (its hash is compared). The leader listens on loopback unless --listen "
+      "names an address; it never waits for a follower, and a follower that falls behind gets "
+      "the latest place. Quitting tells the followers; a leader started again with the same "
+      "--listen and --code gets its class back by itself." },
+    { "follow", "The leader's step, head, selected cell and open question are shown at this "
+      "terminal's own size and colours. A follower that loses the leader joins again by itself. "
+      "A different lesson is refused naming both hashes (exit 65); a wrong code exits 64." },
     { "help-keys", "--help-keys=man writes them as troff, for the KEYS section of this page." },
     { "help", "--help=man writes the OPTIONS, ENVIRONMENT and EXIT STATUS sections of this page "
       "as troff." },
@@ -936,7 +1012,7 @@ static bool ui_usable(const options *o, char *why, size_t size)
 static const mode *default_mode(options *o, int files)
 {
     char why[160];
-    bool ui = o->ui.key_script || ui_usable(o, why, sizeof why);
+    bool ui = o->ui.key_script || o->ui.replay || ui_usable(o, why, sizeof why);
     snprintf(o->writing, sizeof o->writing, ui ? "the UI's screens" : "the plain trace");
     if (ui)
         return &mode_ui;
@@ -950,8 +1026,11 @@ static const mode *default_mode(options *o, int files)
  * stdout): it is said once, naming what was being written, and the status becomes 74. */
 static int close_stdout(int status, const char *writing)
 {
-    int error = status == EXIT_STATUS_IO ? errno : 0;  /* the mode stopped at the failure */
-    bool failed = status == EXIT_STATUS_IO || ferror(stdout);
+    /* 74 with stdout unharmed: a file of the mode's own could not be written (--record,
+     * --reset), and the mode said so */
+    bool said = status == EXIT_STATUS_IO && !ferror(stdout) && fflush(stdout) == 0;
+    int error = status == EXIT_STATUS_IO && !said ? errno : 0;  /* the mode stopped at the failure */
+    bool failed = (status == EXIT_STATUS_IO && !said) || ferror(stdout);
     if (failed && !error) {
         /* a printer that went on after a failed write (--help is longer than stdio's buffer):
          * the unwritten part is still buffered, and writing it again says why */

@@ -3,6 +3,7 @@
  * restored on every way out. */
 #include "ui_curses.h"
 #include <assert.h>
+#include <errno.h>
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
@@ -15,12 +16,19 @@
 #include <unistd.h>
 #include "exit_status.h"
 #include "text.h"
+#include "ui_class.h"
 #include "ui_matrix.h"
 #include "ui_progress.h"
+#include "ui_replay.h"
 #include "ui_screen.h"
 
 #define DEFAULT_PRECISION 4
 #define INPUT_WAIT_MS 250   /* how long a read waits before looking at pending signals */
+/* A replay's wait shorter than this is slept, not read through: a read that times out sooner
+ * would look to next_terminal_event like a terminal that fails at once. */
+#define REPLAY_MIN_READ_MS 30
+#define CLASS_WAIT_MS 30      /* in a class, the network is looked at this often */
+#define AWAIT_LIMIT_S 60      /* a key script's "await" fails after this long */
 
 typedef struct {
     ui_style st;
@@ -35,6 +43,21 @@ typedef struct {
     FILE *key_times;             /* $ATTNSTEP_KEY_TIMES opened for appending, or NULL */
     double started;              /* CLOCK_MONOTONIC seconds at ui_run's entry */
     bool first_frame_timed;
+    /* --replay and --record (ui.h) */
+    bool pace;                   /* the script's waits are waited */
+    bool replaying;              /* on the terminal, until the script ends or is stopped */
+    bool redraw;                 /* the replay ended: draw once more, without its label */
+    ui_replay replay;
+    FILE *record;
+    double event_read;           /* when the event being handled was read */
+    double last_recorded;        /* when the last event recorded was read (or the start) */
+    /* --lead and --follow (ui_class.h) */
+    ui_class *class;
+    bool class_follower;
+    char class_said[200];        /* the class's words last put in the status line */
+    char class_end[400];         /* why a follower's class ended, or "" */
+    exit_status class_status;    /* and its exit status */
+    long dumped_seq;             /* headless follower: the leader's place last dumped */
 } session;
 
 /* Set from signal handlers: the signal to re-raise once the terminal is restored. */
@@ -216,13 +239,27 @@ static void write_clears(session *s)
 
 /* ---- input ---- */
 
+static void sleep_seconds(double seconds)
+{
+    if (seconds <= 0) return;
+    struct timespec t = {.tv_sec = (time_t)seconds};
+    t.tv_nsec = (long)((seconds - (double)t.tv_sec) * 1e9);
+    while (nanosleep(&t, &t) != 0 && errno == EINTR && !pending_signal) {}
+}
+
 static bool next_script_event(session *s, ui_event *ev)
 {
     while (s->script_pos < s->script_len) {
         *ev = s->script[s->script_pos++];
         if (ev->kind == UI_EV_DUMP) { dump_screen(s); continue; }
         if (ev->kind == UI_EV_CLEARS) { write_clears(s); continue; }
+        if (ev->kind == UI_EV_WAIT) { if (s->pace) sleep_seconds(ev->ms / 1000.0); continue; }
         if (ev->kind == UI_EV_RESIZE) resizeterm(ev->y, ev->x);
+        return true;
+    }
+    if (s->class_follower) {   /* a follower goes on after its script, until its class ends */
+        sleep_seconds(CLASS_WAIT_MS / 1000.0);
+        *ev = (ui_event){.kind = UI_EV_TICK};
         return true;
     }
     return false;
@@ -258,12 +295,101 @@ static bool next_terminal_event(session *s, ui_event *ev)
     }
 }
 
+/* ---- replaying on the terminal (--replay) ---- */
+
+/* The replay's state and keys on the last row, in place of the key bar (whose keys wait
+ * until the replay ends); left out when the row is too narrow. */
+static void draw_replay_label(const session *s)
+{
+    if (!s->replaying) return;
+    char pause[32], faster[32], slower[32], stop[32], text[160];
+    bool u = s->st.utf8;
+    snprintf(text, sizeof text, " %-6s x%-5g %s %-6s %s %s speed  %s take over ",
+             s->replay.paused ? "paused" : "replay", ui_replay_speed(&s->replay),
+             ui_action_key(UI_ACT_REPLAY_PAUSE, UI_IN_REPLAY, u, pause, sizeof pause),
+             s->replay.paused ? "resume" : "pause",
+             ui_action_key(UI_ACT_REPLAY_FASTER, UI_IN_REPLAY, u, faster, sizeof faster),
+             ui_action_key(UI_ACT_REPLAY_SLOWER, UI_IN_REPLAY, u, slower, sizeof slower),
+             ui_action_key(UI_ACT_REPLAY_STOP, UI_IN_REPLAY, u, stop, sizeof stop));
+    if ((int)strlen(text) > COLS) return;   /* ASCII: one column a byte */
+    move(LINES - 1, 0);
+    clrtoeol();
+    attron(A_REVERSE);
+    addstr(text);
+    attroff(A_REVERSE);
+}
+
+/* The recording's next event once its wait is over. Meanwhile the terminal's keys pause,
+ * speed up, slow down or stop the replay (UI_IN_REPLAY; other keys and clicks are ignored,
+ * so the demo goes on undisturbed), and the terminal's resizes and ticks pass; the
+ * recording's own resizes and dumps are left out, as the viewer's terminal keeps its size.
+ * When the recording ends or is stopped, the terminal is the user's again. */
+static bool next_replay_event(session *s, ui_event *ev)
+{
+    while (s->script_pos < s->script_len) {
+        const ui_event *next = &s->script[s->script_pos];
+        if (next->kind != UI_EV_WAIT) {
+            s->script_pos++;
+            if (next->kind == UI_EV_DUMP || next->kind == UI_EV_RESIZE) continue;
+            *ev = *next;
+            return true;
+        }
+        if (!s->replay.waiting) ui_replay_wait(&s->replay, next->ms, now_seconds());
+        double left = ui_replay_left(&s->replay, now_seconds());
+        if (left >= 0 && left < REPLAY_MIN_READ_MS / 1000.0) {
+            sleep_seconds(left);
+            ui_replay_done(&s->replay);
+            s->script_pos++;
+            continue;
+        }
+        int wait_ms = s->class ? CLASS_WAIT_MS : INPUT_WAIT_MS;
+        bool long_wait = left < 0 || left > wait_ms / 1000.0;
+        timeout(long_wait ? wait_ms : (int)(left * 1000));
+        bool got = next_terminal_event(s, ev);
+        timeout(wait_ms);
+        if (!got) return false;
+        if (ev->kind == UI_EV_RESIZE || ev->kind == UI_EV_TICK) return true;
+        if (ev->kind != UI_EV_KEY) continue;
+        ui_action action = ui_key_action(ev->key, UI_IN_REPLAY, NULL);
+        if (action == UI_ACT_REPLAY_STOP) break;
+        if (ui_replay_act(&s->replay, action, now_seconds())) {
+            draw_replay_label(s);
+            refresh();
+        }
+    }
+    s->replaying = false;
+    s->script_pos = s->script_len;
+    s->redraw = true;
+    *ev = (ui_event){.kind = UI_EV_TICK};
+    return true;
+}
+
 /* The next key, click or resize. False when the script has ended or a signal asks to stop. */
 static bool next_event(session *s, ui_event *ev)
 {
-    bool got = s->headless ? next_script_event(s, ev) : next_terminal_event(s, ev);
+    bool got = s->headless ? next_script_event(s, ev)
+             : s->replaying ? next_replay_event(s, ev) : next_terminal_event(s, ev);
     if (!got) s->stop = true;
+    s->event_read = now_seconds();
     return got;
+}
+
+/* ---- recording (--record) ---- */
+
+/* Writes a key, click or resize the run handled, after the wait since the one before. */
+static void record_event(session *s, const ui_event *handled)
+{
+    if (!s->record || (handled->kind != UI_EV_KEY && handled->kind != UI_EV_CLICK
+                       && handled->kind != UI_EV_RESIZE)) return;
+    ui_event ev = *handled;
+    if (ev.kind == UI_EV_RESIZE) { ev.x = COLS; ev.y = LINES; }   /* the terminal's new size */
+    char line[64];
+    double ms = floor((s->event_read - s->last_recorded) * 1000);
+    s->last_recorded = s->event_read;
+    if (ms >= 1)
+        fprintf(s->record, "wait %d\n", ms < UI_SCRIPT_MAX_WAIT_MS ? (int)ms : UI_SCRIPT_MAX_WAIT_MS);
+    if (ui_script_format_event(&ev, line, sizeof line)) fputs(line, s->record);
+    else fprintf(s->record, "# key %d has no name in key scripts\n", ev.key);
 }
 
 /* ---- the terminal ---- */
@@ -306,7 +432,7 @@ static exit_status start_terminal(session *s, const ui_options *o)
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
-    timeout(INPUT_WAIT_MS);
+    timeout(s->class ? CLASS_WAIT_MS : INPUT_WAIT_MS);
     mouseinterval(0);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
     s->st.colors = ui_colors_init(o->color);
@@ -444,22 +570,102 @@ static bool ignored_while_too_small(int key)
     return action != UI_ACT_QUIT && action != UI_ACT_REDRAW;
 }
 
+/* ---- the classroom (--lead, --follow) ---- */
+
+/* A class is only ever opened on a lesson screen, at the bottom of the stack. */
+static ui_view *class_view(const stack *k)
+{
+    return ui_lesson_screen_view(k->at[0]);
+}
+
+/* Looks at the network and keeps the class's words in the status line (unless a remark about
+ * the last key is there); ends the run when a follower's class ended (headless, or refused).
+ * True when the screen must be drawn again. */
+static bool class_tick(session *s, stack *k)
+{
+    if (!s->class || k->n == 0) return false;
+    ui_view *v = class_view(k);
+    bool changed = ui_class_poll(s->class, v, now_seconds());
+    char said[sizeof s->class_said];
+    ui_class_status(s->class, said, sizeof said);
+    if (!v->message[0] || strcmp(v->message, s->class_said) == 0) {
+        changed |= strcmp(v->message, said) != 0;
+        snprintf(v->message, sizeof v->message, "%s", said);
+        snprintf(s->class_said, sizeof s->class_said, "%s", said);
+    }
+    exit_status why;
+    if (ui_class_ended(s->class, &why, s->class_end, sizeof s->class_end)
+        && (s->headless || why != EXIT_STATUS_OK)) {
+        s->stop = true;
+        s->class_status = why;
+    }
+    return changed;
+}
+
+/* A headless follower writes its screen each time it has taken the leader's place. */
+static void class_dump(session *s)
+{
+    if (!s->class_follower || !s->headless) return;
+    long taken = ui_class_taken(s->class);
+    if (taken < 0 || taken == s->dumped_seq) return;
+    s->dumped_seq = taken;
+    dump_screen(s);
+}
+
+/* A key script's "await": the class is looked at until it is ready, or the run ends. */
+static void class_await(session *s, stack *k, const ui_event *ev)
+{
+    double deadline = now_seconds() + AWAIT_LIMIT_S;
+    for (;;) {
+        class_tick(s, k);
+        double now = now_seconds();
+        int joined = ui_class_joined(s->class, now);
+        bool ready = ev->key == UI_AWAIT_JOINED ? joined >= ev->x
+                   : ev->key == UI_AWAIT_SYNCED ? ui_class_synced(s->class, now) == joined
+                   : ev->key == UI_AWAIT_ANSWERED ? ui_class_answered(s->class, now) >= ev->x
+                   : ui_view_question_open(class_view(k)) && !ui_class_holds_answer(s->class);
+        if (ready) return;
+        if (now > deadline || s->stop) break;
+        if (s->class_follower && ui_class_taken(s->class) != s->dumped_seq) {
+            draw_stack(k, &s->st);   /* a headless follower dumps each place it takes */
+            refresh();
+            class_dump(s);
+        }
+        sleep_seconds(0.002);
+    }
+    snprintf(s->class_end, sizeof s->class_end, "the key script's await timed out after %d s",
+             AWAIT_LIMIT_S);
+    s->class_status = EXIT_STATUS_SOFTWARE;
+    s->stop = true;
+}
+
 static void run_stack(session *s, stack *k)
 {
     key_timing kt = {0};
     for (bool draw = true; k->n > 0;) {
         if (draw) {
             draw_stack(k, &s->st);
+            draw_replay_label(s);
             refresh();
             time_first_frame(s);
+            class_dump(s);
         }
         time_key_end(s, k, draw, &kt);
         ui_event ev;
-        if (!next_event(s, &ev)) return;
+        if (s->stop || !next_event(s, &ev)) return;
         ui_screen *top = top_of(k);
         draw = true;
-        if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
-            draw = follow_all(k, &ev);
+        /* a follower's place before the event: one that moves it puts it on its own */
+        ui_class_place before = s->class ? ui_class_place_of(class_view(k)) : (ui_class_place){0};
+        bool own_move = ev.kind == UI_EV_KEY || ev.kind == UI_EV_CLICK;
+        if (ev.kind == UI_EV_AWAIT) {
+            if (s->class) class_await(s, k, &ev);
+        } else if (ev.kind == UI_EV_KEY && s->class
+                   && ui_class_key(s->class, class_view(k), ev.key, now_seconds())) {
+            own_move = false;   /* f: following again, to the leader's place */
+        } else if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
+            draw = follow_all(k, &ev) || s->redraw;
+            s->redraw = false;
         } else if (ev.kind == UI_EV_KEY && ignored_while_too_small(ev.key)) {
             draw = false;
         } else if (ev.kind == UI_EV_KEY
@@ -473,6 +679,11 @@ static void run_stack(session *s, stack *k)
             settle(k, top->ops->key(top, ev.key, &s->st));
         } else if (ev.kind == UI_EV_CLICK && !ui_screen_too_small()) {
             settle(k, top->ops->click(top, ev.x, ev.y));
+        }
+        if (k->n > 0) record_event(s, &ev);   /* not the key that ends the run */
+        if (s->class && k->n > 0) {
+            if (own_move) ui_class_moved(s->class, &before, class_view(k));
+            draw |= class_tick(s, k);
         }
     }
 }
@@ -519,7 +730,8 @@ static exit_status place_view(ui_view *v, const ui_options *options)
 
 /* The first screen: the lesson given, placed by --at and --head (whose errors are told before
  * the terminal starts), or the picker. NULL with the exit status when there is none. */
-static ui_screen *first_screen(const ui_options *options, exit_status *status)
+static ui_screen *first_screen(const ui_options *options, exit_status *status,
+                               unsigned long long *hash)
 {
     char error[512];
     ui_opened *o = NULL;
@@ -547,8 +759,13 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status)
     } else {
         /* the saved answers, and the step where the student stopped unless told where */
         ui_view *v = ui_lesson_screen_view(screen);
-        o->state_dir = options->state_dir;
-        ui_progress_open(o, v, !options->at && !options->head);
+        *hash = o->hash;
+        /* a recording and its replay start at the first step with no saved answers, and
+         * save none, so that they play alike */
+        if (!options->record && !options->replay) {
+            o->state_dir = options->state_dir;
+            ui_progress_open(o, v, !options->at && !options->head);
+        }
         if ((*status = place_view(v, options)) != EXIT_STATUS_OK) {
             o->state_dir = NULL;   /* a mistyped --at must not overwrite the saved place */
             screen->ops->close(screen);
@@ -563,25 +780,70 @@ static exit_status run(session *s, const ui_options *options)
 {
     exit_status status = EXIT_STATUS_OK;
     stack k = {.n = 0};
-    ui_screen *first = first_screen(options, &status);
+    unsigned long long hash = 0;
+    ui_screen *first = first_screen(options, &status, &hash);
     if (!first) return status;
     push(&k, first);
+    if (options->class.lead || options->class.follow) {   /* main allows a class on a lesson only */
+        if (!(s->class = ui_class_open(&options->class, hash, &status))) {
+            pop(&k);
+            return status;
+        }
+        s->class_follower = options->class.follow != NULL;
+        s->dumped_seq = -1;
+    }
     status = start_terminal(s, options);
+    s->last_recorded = now_seconds();
     if (status == EXIT_STATUS_OK) run_stack(s, &k);
     while (k.n > 0) pop(&k);
+    ui_class_close(s->class);
+    s->class = NULL;
+    if (s->class_end[0] && s->class_status != EXIT_STATUS_OK && status == EXIT_STATUS_OK)
+        status = s->class_status;
     return status;
+}
+
+/* Says that --record's FILE cannot be written, and why. */
+static void record_failed(const char *path, int error)
+{
+    fputs("attnstep: --record ", stderr);
+    text_write_escaped(stderr, path, false);
+    fprintf(stderr, ": cannot write the recording: %s\n", strerror(error));
+}
+
+static FILE *open_record(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) { record_failed(path, errno); return NULL; }
+    fputs("# attnstep --record: a key script with the time between keys; play it with\n"
+          "# attnstep --replay FILE LESSON (space pauses, + and - change the speed)\n", f);
+    return f;
+}
+
+/* Closes the recording; false, having said why, when any of it could not be written. */
+static bool close_record(FILE *f, const char *path)
+{
+    bool failed = ferror(f) != 0;
+    int error = failed ? EIO : 0;
+    if (fclose(f) != 0 && !failed) { failed = true; error = errno; }
+    if (failed) record_failed(path, error);
+    return !failed;
 }
 
 int ui_run(const ui_options *options)
 {
     session s = {.st.precision = options->precision >= 0 ? options->precision : DEFAULT_PRECISION,
-                 .headless = options->key_script != NULL, .started = now_seconds()};
+                 .headless = options->key_script != NULL, .started = now_seconds(),
+                 .pace = options->replay != NULL,
+                 .replaying = options->replay != NULL && options->key_script == NULL};
+    const char *script = options->key_script ? options->key_script : options->replay;
     setlocale(LC_CTYPE, "");   /* wide characters; numbers stay in the "C" locale */
     s.st.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     s.st.present = options->present;
-    if (s.headless) {
+    ui_replay_init(&s.replay);
+    if (script) {
         char error[512];
-        exit_status status = ui_script_load(options->key_script, &s.script, &s.script_len, error,
+        exit_status status = ui_script_load(script, &s.script, &s.script_len, error,
                                             sizeof error);
         if (status != EXIT_STATUS_OK) {   /* the message echoes the path or the line */
             fputs("attnstep: ", stderr);
@@ -598,11 +860,21 @@ int ui_run(const ui_options *options)
         free(s.script);
         return EXIT_STATUS_NO_INPUT;
     }
+    if (options->record && !(s.record = open_record(options->record))) {
+        free(s.script);
+        if (s.key_times) fclose(s.key_times);
+        return EXIT_STATUS_IO;
+    }
     pending_signal = 0;
     int status = run(&s, options);
     stop_terminal(&s);
+    if (s.class_end[0] && status != EXIT_STATUS_OK) {   /* hex and fixed words: nothing to escape */
+        fprintf(stderr, "attnstep: %s\n", s.class_end);
+    }
     free(s.script);
     if (s.key_times) fclose(s.key_times);
+    if (s.record && !close_record(s.record, options->record) && status == EXIT_STATUS_OK)
+        status = EXIT_STATUS_IO;
     raise_pending_end();
     /* Ctrl-C, SIGTERM and SIGHUP end the UI like q, with the shell's status for the signal.
      * Exiting rather than re-raising lets a shell running "attnstep; next" go on to next. */

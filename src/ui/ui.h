@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "lesson.h"
 #include "trace.h"
+#include "ui_class.h"
 
 typedef enum { UI_COLOR_AUTO, UI_COLOR_ALWAYS, UI_COLOR_NEVER } ui_color;
 
@@ -24,11 +25,26 @@ typedef struct {
      * Script lines: a printable character; space, enter, tab, btab, up, down, left, right,
      * pgup, pgdn, home, end, backspace, esc, f1, ctrl-l; "resize COLSxROWS"; "click COL ROW";
      * "dump"; "clears" (writes how many times the terminal has been cleared so far, which a
-     * full redraw does); "reload" (look at the lesson file now) and "reload FILE" (as if the lesson file
-     * had just been saved with FILE's text); blank lines and "# comments".
+     * full redraw does); "reload" (look at the lesson file now) and "reload FILE" (as if the
+     * lesson file had just been saved with FILE's text); "wait MS" (skipped here; --replay waits
+     * it); "await …" (a class's script waits for its followers or its leader); blank lines and
+     * "# comments".
      * tests/screens/README has the details. */
     const char *key_script;
     int screen_cols, screen_rows;
+    /* --replay FILE: a key script (a recording) played at its pace, its "wait MS" lines waited:
+     * on the terminal, where space pauses, + and - change the speed and q hands over (the
+     * keys of UI_IN_REPLAY), and where the recording's resizes and dumps are left out; or
+     * headless when key_script is FILE too (no terminal), waiting but with no keys. NULL: none.
+     * --record FILE: every key, click and resize the run handles is written to FILE as a
+     * key script, each after "wait MS", the time since the one before (0 ms waits left out);
+     * the key that ends the run is not written, so a replay ends on the last screen. */
+    const char *replay, *record;
+    /* --lead, --follow and their options (ui_class.h); a class needs a lesson, not the
+     * picker or --compare. With a key script, "await joined N" and "await synced" wait for
+     * the class, and a follower goes on after its script, dumping the screen each time it
+     * takes the leader's place, until the leader says bye. */
+    ui_class_options class;
     /* What main read from the environment (the UI reads none itself). */
     trace_options compute;       /* ATTNSTEP_THREADS, ATTNSTEP_PORTABLE: how lessons are computed */
     lesson_options load;         /* how lessons are loaded: --allow-paths */

@@ -76,6 +76,14 @@ static const ui_binding bindings[] = {
     {UI_ACT_RESET, UI_IN_PICKER, {'R'}, "reset",
      "reset the selected lesson's saved progress (answers, score, place), after y to confirm", 0},
     {UI_ACT_REDRAW, EVERYWHERE, {12}, NULL, "redraw the screen", 0},
+    /* A recorded demo replaying (--replay): its own keys, so none of them moves the lesson. */
+    {UI_ACT_REPLAY_PAUSE, UI_IN_REPLAY, {' '}, "pause", "pause or resume the replay", 0},
+    {UI_ACT_REPLAY_FASTER, UI_IN_REPLAY, {'+', '='}, "faster", "replay twice as fast (up to 8x)", 0},
+    {UI_ACT_REPLAY_SLOWER, UI_IN_REPLAY, {'-'}, "slower", "replay half as fast (down to 1/8x)", 0},
+    {UI_ACT_REPLAY_STOP, UI_IN_REPLAY, {'q', 27}, "take over",
+     "stop the replay here and go on by hand", 0},
+    /* A follower (--follow): any key that moves it puts it on its own. */
+    {UI_ACT_FOLLOW, UI_IN_CLASS, {'f'}, "follow", "follow the leader again", 0},
 };
 
 /* Appends text to buffer (of size), keeping it terminated. */
@@ -204,6 +212,8 @@ static const struct { unsigned context; const char *heading; } sections[] = {
     {UI_IN_QUESTION, "While a question waits for its answer"},
     {UI_IN_PICKER, "In the lesson picker"},
     {UI_IN_COMPARE, "In a comparison, besides the keys of a lesson"},
+    {UI_IN_REPLAY, "While a recorded demo replays (--replay)"},
+    {UI_IN_CLASS, "Following a class (--follow)"},
 };
 
 /* Whether ui_print_keys lists the binding under the section of context. */
@@ -261,6 +271,24 @@ static bool parse_pair(const char *s, char separator, int *a, int *b)
     return true;
 }
 
+/* Parses a whole number of digits only (no sign, no blanks) from 0 to max. */
+static bool parse_count(const char *s, long max, int *value)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v > max) return false;
+    *value = (int)v;
+    return true;
+}
+
+/* The words of a key script's "await" (ui_keys.h), and whether a count follows. */
+static const struct { const char *word; int what; bool counted; } awaits[] = {
+    {"joined", UI_AWAIT_JOINED, true}, {"synced", UI_AWAIT_SYNCED, false},
+    {"answered", UI_AWAIT_ANSWERED, true}, {"question", UI_AWAIT_QUESTION, false},
+};
+#define N_AWAITS (sizeof awaits / sizeof awaits[0])
+
 /* The longest key-script line, in bytes: a longer one is refused, never cut. */
 #define SCRIPT_MAX_LINE 1023
 
@@ -307,6 +335,30 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
         snprintf(error, size, "resize needs COLSxROWS, e.g. 'resize 40x12'");
         return -1;
     }
+    if (strncmp(word, "wait", 4) == 0 && (word[4] == '\0' || word[4] == ' ' || word[4] == '\t')) {
+        ev->kind = UI_EV_WAIT;
+        const char *digits = word + 4;
+        while (*digits == ' ' || *digits == '\t') digits++;
+        if (parse_count(digits, UI_SCRIPT_MAX_WAIT_MS, &ev->ms)) return 1;
+        snprintf(error, size, "wait needs whole milliseconds from 0 to %d, e.g. 'wait 250'",
+                 UI_SCRIPT_MAX_WAIT_MS);
+        return -1;
+    }
+    if (strncmp(word, "await", 5) == 0 && (word[5] == '\0' || word[5] == ' ')) {
+        ev->kind = UI_EV_AWAIT;
+        const char *what = word[5] ? word + 6 : "";
+        for (size_t i = 0; i < N_AWAITS; i++) {
+            size_t n = strlen(awaits[i].word);
+            if (strncmp(what, awaits[i].word, n) != 0) continue;
+            ev->key = awaits[i].what;
+            if (!awaits[i].counted && what[n] == '\0') return 1;
+            if (awaits[i].counted && what[n] == ' ' && parse_count(what + n + 1, 1000, &ev->x))
+                return 1;
+        }
+        snprintf(error, size, "await needs 'joined N', 'answered N' (N from 0 to 1000), "
+                 "'synced' or 'question'");
+        return -1;
+    }
     if (strncmp(word, "click ", 6) == 0) {
         ev->kind = UI_EV_CLICK;
         if (parse_pair(word + 6, ' ', &ev->x, &ev->y)) return 1;
@@ -318,8 +370,41 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
     if (word[1] == '\0' && word[0] > 0x20 && word[0] < 0x7F) { ev->key = word[0]; return 1; }
     snprintf(error, size, "unknown key '%s' (one key per line: a character, or space, enter, "
              "tab, btab, up, down, left, right, pgup, pgdn, home, end, backspace, esc, f1, "
-             "ctrl-l; or dump, clears, resize COLSxROWS, click COL ROW, reload [FILE])", word);
+             "ctrl-l; or dump, clears, resize COLSxROWS, click COL ROW, reload [FILE], wait MS, "
+             "await WHAT)", word);
     return -1;
+}
+
+bool ui_script_format_event(const ui_event *ev, char *line, size_t size)
+{
+    int n = -1;
+    switch (ev->kind) {
+    case UI_EV_KEY:
+        for (size_t i = 0; i < N_KEY_NAMES && n < 0; i++)
+            if (key_names[i].key == ev->key) n = snprintf(line, size, "%s\n", key_names[i].script);
+        /* '#' alone would read back as a comment */
+        if (n < 0 && ev->key > 0x20 && ev->key < 0x7F && ev->key != '#')
+            n = snprintf(line, size, "%c\n", ev->key);
+        break;
+    case UI_EV_RESIZE: n = snprintf(line, size, "resize %dx%d\n", ev->x, ev->y); break;
+    case UI_EV_CLICK: n = snprintf(line, size, "click %d %d\n", ev->x, ev->y); break;
+    case UI_EV_DUMP: n = snprintf(line, size, "dump\n"); break;
+    case UI_EV_CLEARS: n = snprintf(line, size, "clears\n"); break;
+    case UI_EV_WAIT: n = snprintf(line, size, "wait %d\n", ev->ms); break;
+    case UI_EV_AWAIT:
+        for (size_t i = 0; i < N_AWAITS && n < 0; i++)
+            if (awaits[i].what == ev->key)
+                n = awaits[i].counted ? snprintf(line, size, "await %s %d\n", awaits[i].word, ev->x)
+                                      : snprintf(line, size, "await %s\n", awaits[i].word);
+        break;
+    case UI_EV_RELOAD:
+        n = snprintf(line, size, ev->file[0] ? "reload %s\n" : "reload\n", ev->file);
+        break;
+    case UI_EV_TICK: case UI_EV_END: break;
+    }
+    if (n >= 0 && (size_t)n < size) return true;
+    if (size) line[0] = '\0';
+    return false;
 }
 
 /* Why a line is not text (a NUL byte, a control character but tab and a line break, bytes

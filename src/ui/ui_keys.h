@@ -24,6 +24,10 @@ typedef enum {
     UI_ACT_COMPARE,
     UI_ACT_SWAP,                /* a comparison: the other lesson leads */
     UI_ACT_RESET,               /* the picker: forget the selected lesson's progress */
+    /* while a recorded demo replays (--replay) */
+    UI_ACT_REPLAY_PAUSE, UI_ACT_REPLAY_FASTER, UI_ACT_REPLAY_SLOWER, UI_ACT_REPLAY_STOP,
+    /* a follower in a class (--follow) */
+    UI_ACT_FOLLOW,
     UI_ACT_COUNT
 } ui_action;
 
@@ -33,11 +37,13 @@ enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
 /* Where a binding applies: a lesson, the picker, or a question waiting for its answer (one of
  * the choices, or a typed number), whose keys are their own context; a comparison is a lesson
  * with keys of its own besides (its context is UI_IN_LESSON | UI_IN_COMPARE). */
-enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8, UI_IN_COMPARE = 16 };
+enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8, UI_IN_COMPARE = 16,
+       UI_IN_REPLAY = 32, /* a recorded demo playing on the terminal (--replay) */
+       UI_IN_CLASS = 64 /* a follower in a class (--follow), asked before the screen's own */ };
 #define UI_IN_QUESTION (UI_IN_CHOICE | UI_IN_NUMBER)
 /* A lesson's binding with this bit does not apply in a comparison (it has no step list, no
  * presentation, no third lesson to pick): the key bar, the help and the keys leave it out there. */
-enum { UI_NOT_COMPARE = 32 };
+enum { UI_NOT_COMPARE = 128 };
 
 /* The characters of a typed number, in the order of UI_ACT_TYPE's keys (its arg indexes this). */
 #define UI_TYPED_CHARS "0123456789.-"
@@ -86,21 +92,39 @@ void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t 
  * just been saved with FILE's text), so reloading is tested without timing;
  * UI_EV_CLEARS: a key script's "clears" (say how often the terminal has been cleared so far), so
  * a full redraw such as Ctrl-L's is tested without a real terminal. */
+/* UI_EV_AWAIT: a key script waits until its class is ready (key says for what, x is N):
+ * a leader's "await joined N" (N followers heard from), "await synced" (every follower shows
+ * the leader's place), "await answered N" (N of them answered the open question); a
+ * follower's "await question" (it shows the leader's open question). */
+enum { UI_AWAIT_JOINED, UI_AWAIT_SYNCED, UI_AWAIT_ANSWERED, UI_AWAIT_QUESTION };
+/* UI_EV_WAIT: a recording's "wait MS", the time between two events (--record writes it,
+ * --replay waits it, --keys runs skip it). */
 typedef enum {
     UI_EV_KEY, UI_EV_RESIZE, UI_EV_CLICK, UI_EV_DUMP, UI_EV_TICK, UI_EV_RELOAD, UI_EV_CLEARS,
-    UI_EV_END
+    UI_EV_WAIT, UI_EV_AWAIT, UI_EV_END
 } ui_event_kind;
+
+/* The longest wait a script may hold, in milliseconds (an hour). */
+#define UI_SCRIPT_MAX_WAIT_MS 3600000
 
 typedef struct {
     ui_event_kind kind;
-    int key;        /* UI_EV_KEY */
-    int x, y;       /* UI_EV_CLICK: column and row; UI_EV_RESIZE: columns and rows */
+    int key;        /* UI_EV_KEY; UI_EV_AWAIT: UI_AWAIT_JOINED, _SYNCED, _ANSWERED, _QUESTION */
+    int ms;         /* UI_EV_WAIT: milliseconds, 0 to UI_SCRIPT_MAX_WAIT_MS */
+    int x, y;       /* UI_EV_CLICK: column and row; UI_EV_RESIZE: columns and rows;
+                       UI_EV_AWAIT: x as above */
     char file[256]; /* UI_EV_RELOAD: FILE, or "" to look at the lesson's own file */
 } ui_event;
 
 /* Parses one script line. Returns 1 with ev filled, 0 for a blank or comment line, -1 with a
  * reason in error for a line it does not understand. */
 int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t size);
+
+/* Writes ev as one script line (with its '\n') into line: the line ui_script_parse_line reads
+ * back as ev. False, with nothing written, for an event a script cannot hold (a tick, the end,
+ * a key without a script name: keys outside the key table's printable ASCII and named keys).
+ * A resize is written with ev->x and ev->y. */
+bool ui_script_format_event(const ui_event *ev, char *line, size_t size);
 
 /* Reads a whole script. Returns EXIT_STATUS_OK, or EXIT_STATUS_USAGE (a bad line),
  * EXIT_STATUS_NO_INPUT (unreadable) or EXIT_STATUS_SOFTWARE (no memory) with a one-line

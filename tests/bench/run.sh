@@ -215,6 +215,11 @@ faster() { # $1 measured, $2 the other: "met" when $1 < $2
     awk -v a="$1" -v b="$2" 'BEGIN { print (a < b ? "met" : "not met") }'
 }
 
+echo "a class of ${BENCH_FOLLOWERS:-200} followers (tests/bench/class_load.sh)" >&2
+class_text=$(bash tests/bench/class_load.sh || echo "## A class of followers
+
+Not measured: tests/bench/class_load.sh failed (its message is on make bench's stderr).")
+
 cat > tests/BENCH.md <<EOF
 # Benchmarks
 
@@ -368,6 +373,8 @@ Run by the same program, with its defaults (d_model 64, 4 heads).
 \`\`\`
 $cost_text
 \`\`\`
+
+$class_text
 
 ## Commands
 

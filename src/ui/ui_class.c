@@ -1,0 +1,340 @@
+/* The classroom in the UI (ui_class.h): the leader's place sent as a state message, a
+ * follower's view moved to the leader's place, and the words of the status line. */
+#include "ui_class.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "net.h"
+#include "text.h"
+#include "ui_keys.h"
+
+struct ui_class {
+    net_leader *leader;
+    net_follower *follower;
+    int port;
+    uint64_t code, hash;
+    char address[300];          /* what a follower connects to (for its status line) */
+    bool following;             /* a follower that shows the leader's place */
+    bool has_state;             /* a follower that has heard one */
+    net_message state;          /* the leader's last place */
+    uint32_t applied;           /* the seq of the state taken into the view */
+    bool applied_any;
+    net_follower_status status;
+    int joined, synced;         /* the leader's last counts */
+    char tally[200];            /* the leader: the open question's tally, or "" */
+    int held_step;              /* a follower: the step whose answer it sent and holds back
+                                   until the leader reveals, or -1 */
+    ui_step_state held;         /* that answer */
+};
+
+/* 16 hex digits (either case) into code; false for anything else. */
+static bool parse_code(const char *text, uint64_t *code)
+{
+    size_t n = strlen(text);
+    if (n != NET_HEX_DIGITS || strspn(text, "0123456789abcdefABCDEF") != n) return false;
+    *code = strtoull(text, NULL, 16);
+    return true;
+}
+
+static ui_class *fail(ui_class *c, exit_status *status, exit_status why, const char *what,
+                      const char *error)
+{
+    fputs("attnstep: ", stderr);
+    text_write_escaped(stderr, what, false);
+    fputs(": ", stderr);
+    text_write_escaped(stderr, error, false);
+    fputc('\n', stderr);
+    *status = why;
+    ui_class_close(c);
+    return NULL;
+}
+
+ui_class *ui_class_open(const ui_class_options *o, unsigned long long hash, exit_status *status)
+{
+    char error[300];
+    ui_class *c = calloc(1, sizeof *c);
+    if (!c) return fail(c, status, EXIT_STATUS_SOFTWARE, "--lead", "out of memory");
+    c->hash = hash;
+    if (o->code && !parse_code(o->code, &c->code))
+        return fail(c, status, EXIT_STATUS_USAGE, "--code", "a class code is 16 hex digits, "
+                    "as the leader printed it");
+    if (o->lead) {
+        if (!o->code && !net_class_code(&c->code, error, sizeof error))
+            return fail(c, status, EXIT_STATUS_SOFTWARE, "--lead", error);
+        c->leader = net_leader_open(o->listen, c->code, hash, &c->port, error, sizeof error);
+        if (!c->leader)
+            return fail(c, status, strncmp(error, "--listen", 8) == 0 ? EXIT_STATUS_USAGE
+                                                                    : EXIT_STATUS_SOFTWARE,
+                        "--lead", error);
+        fprintf(stderr, "attnstep: leading on %s, port %d, class code %016" PRIx64 "\n"
+                "attnstep: students run: attnstep --follow HOST:%d --code %016" PRIx64
+                " LESSON\n", o->listen ? o->listen : "127.0.0.1", c->port, c->code, c->port,
+                c->code);
+        fflush(stderr);
+        return c;
+    }
+    if (!o->code)
+        return fail(c, status, EXIT_STATUS_USAGE, "--follow", "needs the class code (--code)");
+    c->follower = net_follower_open(o->follow, c->code, hash, o->name ? o->name : "student",
+                                    error, sizeof error);
+    if (!c->follower) return fail(c, status, EXIT_STATUS_USAGE, "--follow", error);
+    snprintf(c->address, sizeof c->address, "%s", o->follow);
+    c->following = true;
+    c->held_step = -1;
+    return c;
+}
+
+void ui_class_close(ui_class *c)
+{
+    if (!c) return;
+    net_leader_close(c->leader);
+    net_follower_close(c->follower);
+    free(c);
+}
+
+/* ---- the leader ---- */
+
+/* Where v is, as a state message: a step of the script, or past the script's steps the
+ * pipeline's matrix shown off it (both sides have the same lesson, so the same walks). */
+static net_message place_message(const ui_view *v)
+{
+    const walk_step *here = ui_view_current(v);
+    net_message m = {.type = NET_STATE, .row = (uint32_t)v->row, .col = (uint32_t)v->col,
+                     .head = here->head > 0 ? here->head : 1};
+    m.step = (uint32_t)(v->off_script ? v->walk.count + v->shown : v->step);
+    ui_question q = v->off_script ? UI_Q_NONE : v->state[v->step].question;
+    m.question = q == UI_Q_OPEN ? NET_QUESTION_OPEN
+               : q == UI_Q_NONE ? NET_QUESTION_NONE : NET_QUESTION_REVEALED;
+    return m;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The open question's tally in words: " · answered 12/30: 1×8 2×4" for choices, " · answered
+ * 3/30: 0.55 … 0.61 … 0.63" (least, median, largest) for numbers, then the names of the last
+ * three or fewer still to answer (" · waiting: ana, bo"); "" when no question is open. */
+static void write_tally(ui_class *c, const net_message *m, double now)
+{
+    enum { MAX_NUMBERS = NET_MAX_FOLLOWERS };
+    static double numbers[MAX_NUMBERS];   /* one leader per process */
+    int choices[NET_MAX_CHOICE + 1], n_numbers;
+    c->tally[0] = '\0';
+    if (m->question != NET_QUESTION_OPEN) return;
+    int answered = net_leader_tally(c->leader, now, choices, numbers, MAX_NUMBERS, &n_numbers);
+    size_t used = (size_t)snprintf(c->tally, sizeof c->tally, " · answered %d/%d", answered,
+                                   c->joined);
+    const char *separator = ": ";
+    for (int i = 1; i <= NET_MAX_CHOICE && used < sizeof c->tally; i++)
+        if (choices[i]) {
+            used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, "%s%d×%d",
+                                     separator, i, choices[i]);
+            separator = " ";
+        }
+    if (n_numbers > 0 && used < sizeof c->tally) {
+        qsort(numbers, (size_t)n_numbers, sizeof *numbers, compare_doubles);
+        used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %.4g … %.4g … %.4g",
+                                 numbers[0], numbers[n_numbers / 2], numbers[n_numbers - 1]);
+    }
+    char names[64];   /* the last few to answer, by name (escaped by the transport) */
+    int waiting = net_leader_waiting(c->leader, now, names, sizeof names);
+    if (waiting > 0 && waiting <= 3 && used < sizeof c->tally)
+        snprintf(c->tally + used, sizeof c->tally - used, " · waiting: %s", names);
+}
+
+static bool lead(ui_class *c, const ui_view *v, double now)
+{
+    net_message m = place_message(v);
+    net_leader_set_state(c->leader, &m, now);
+    bool changed = net_leader_poll(c->leader, now);
+    c->joined = net_leader_joined(c->leader, now);
+    c->synced = net_leader_synced(c->leader, now);
+    char before[sizeof c->tally];
+    memcpy(before, c->tally, sizeof before);
+    write_tally(c, &m, now);
+    return changed || strcmp(before, c->tally) != 0;
+}
+
+/* ---- a follower ---- */
+
+/* Takes the leader's place into v; false for a place this lesson does not have (then nothing
+ * changes). */
+static bool take_place(ui_view *v, const net_message *m)
+{
+    int step = (int)m->step, count = v->walk.count;
+    if (m->step >= (uint32_t)(count + v->pipeline.count)) return false;
+    if (step < count) {
+        if (v->off_script || v->step != step) ui_view_goto(v, step);
+    } else {
+        const walk_step *s = &v->pipeline.steps[step - count];
+        if (!v->off_script || v->shown != step - count) ui_view_open_stage(v, s->stage, s->head);
+    }
+    if (!ui_view_question_open(v)) {   /* an open question keeps its cell unmarked */
+        v->row = m->row < (uint32_t)ui_view_rows(v) ? (int)m->row : v->row;
+        v->col = m->col < (uint32_t)ui_view_cols(v) ? (int)m->col : v->col;
+    }
+    if (m->question == NET_QUESTION_REVEALED) ui_view_reveal(v);
+    return true;
+}
+
+/* A following follower that answered the leader's open question sends its answer and holds
+ * it back: the question stays open on its screen (another answer replaces it) until the leader
+ * reveals, so that the class answers before anyone sees the numbers. */
+static void hold_answer(ui_class *c, ui_view *v)
+{
+    int step = (int)c->state.step;
+    if (!c->following || !c->has_state || c->state.question != NET_QUESTION_OPEN
+        || step >= v->walk.count || v->off_script || v->step != step)
+        return;
+    ui_step_state *mine = &v->state[step];
+    const lesson_step *item = ui_view_item(v, step);
+    if (mine->question != UI_Q_ANSWERED || !item) return;
+    net_message answer = {.type = NET_ANSWER, .seq = c->state.seq};
+    if (item->n_choices > 0) answer.choice = mine->given_choice + 1;
+    else { answer.is_number = true; answer.number = mine->given_number; }
+    net_follower_answer(c->follower, &answer);   /* one the format cannot carry is not sent */
+    c->held = *mine;
+    c->held_step = step;
+    mine->question = UI_Q_OPEN;
+}
+
+/* Gives the held answer back to the view: the leader revealed or moved on, or the follower
+ * went its own way. */
+static void release_answer(ui_class *c, ui_view *v)
+{
+    if (c->held_step < 0) return;
+    v->state[c->held_step] = c->held;
+    c->held_step = -1;
+}
+
+static bool follow(ui_class *c, ui_view *v, double now)
+{
+    net_message m;
+    bool fresh;
+    net_follower_status before = c->status;
+    c->status = net_follower_poll(c->follower, now, &m, &fresh);
+    bool changed = c->status != before;
+    if (fresh) {
+        c->state = m;
+        c->has_state = true;
+    }
+    if (!c->following || c->state.step != (uint32_t)c->held_step
+        || c->state.question != NET_QUESTION_OPEN)
+        release_answer(c, v);   /* before the view leaves the step, which would skip it */
+    if (c->following && c->has_state && (!c->applied_any || c->state.seq != c->applied)) {
+        if (take_place(v, &c->state)) changed = true;
+        c->applied = c->state.seq;
+        c->applied_any = true;
+        net_follower_at(c->follower, c->applied);
+    }
+    int held = c->held_step;
+    hold_answer(c, v);
+    return changed || held != c->held_step;
+}
+
+bool ui_class_poll(ui_class *c, ui_view *v, double now)
+{
+    return c->leader ? lead(c, v, now) : follow(c, v, now);
+}
+
+bool ui_class_key(ui_class *c, ui_view *v, int key, double now)
+{
+    if (!c->follower || ui_key_action(key, UI_IN_CLASS, NULL) != UI_ACT_FOLLOW
+        || ui_view_question_open(v))   /* a typed answer may hold the key */
+        return false;
+    c->following = true;
+    c->applied_any = false;   /* take the leader's place now, whatever was taken before */
+    follow(c, v, now);
+    return true;
+}
+
+ui_class_place ui_class_place_of(const ui_view *v)
+{
+    return (ui_class_place){v->step, v->shown, v->row, v->col, v->off_script,
+                            ui_view_question_open(v)};
+}
+
+void ui_class_moved(ui_class *c, const ui_class_place *before, ui_view *v)
+{
+    ui_class_place now = ui_class_place_of(v);
+    bool other_matrix = now.step != before->step || now.shown != before->shown
+                        || now.off_script != before->off_script;
+    bool other_cell = (now.row != before->row || now.col != before->col) && !before->question_open;
+    if (c->follower && (other_matrix || other_cell)) {
+        c->following = false;
+        release_answer(c, v);   /* leaving skipped the question: the answer given stands */
+    }
+}
+
+void ui_class_status(const ui_class *c, char *text, size_t size)
+{
+    if (c->leader && !c->tally[0])
+        snprintf(text, size, "leading :%d · code %016" PRIx64 " · %d/%d here", c->port,
+                 c->code, c->synced, c->joined);
+    else if (c->leader)   /* the tally takes the room of the code and the count */
+        snprintf(text, size, "leading :%d%s", c->port, c->tally);
+    else if (c->status == NET_FOLLOWER_LEFT)
+        snprintf(text, size, "the leader has left — on your own");
+    else if (c->status != NET_FOLLOWER_JOINED)
+        snprintf(text, size, "joining %s…", c->address);
+    else if (c->held_step >= 0)
+        snprintf(text, size, "following · answer sent, wait for the reveal");
+    else
+        snprintf(text, size, c->following ? "following" : "on your own — f to follow");
+}
+
+bool ui_class_holds_answer(const ui_class *c)
+{
+    return c->held_step >= 0;
+}
+
+long ui_class_taken(const ui_class *c)
+{
+    return c->applied_any ? (long)c->applied : -1;
+}
+
+int ui_class_answered(const ui_class *c, double now)
+{
+    if (!c->leader) return -1;
+    int choices[NET_MAX_CHOICE + 1], n_numbers;
+    double none[1];
+    return net_leader_tally(c->leader, now, choices, none, 0, &n_numbers);
+}
+
+int ui_class_joined(const ui_class *c, double now)
+{
+    return c->leader ? net_leader_joined(c->leader, now) : -1;
+}
+
+int ui_class_synced(const ui_class *c, double now)
+{
+    return c->leader ? net_leader_synced(c->leader, now) : -1;
+}
+
+bool ui_class_ended(const ui_class *c, exit_status *status, char *message, size_t size)
+{
+    if (!c->follower) return false;
+    if (c->status == NET_FOLLOWER_LEFT) {
+        snprintf(message, size, "the leader has left");
+        *status = EXIT_STATUS_OK;
+        return true;
+    }
+    if (c->status != NET_FOLLOWER_REFUSED) return false;
+    net_reason reason;
+    uint64_t leader_hash;
+    net_follower_refusal(c->follower, &reason, &leader_hash);
+    *status = reason == NET_REFUSE_HASH ? EXIT_STATUS_DATA : EXIT_STATUS_USAGE;
+    if (reason == NET_REFUSE_HASH)
+        snprintf(message, size, "--follow: the leader's lesson is not this one: its text has "
+                 "hash %016" PRIx64 ", this lesson's %016" PRIx64 " (open the same file)",
+                 leader_hash, c->hash);
+    else
+        snprintf(message, size, "--follow: the leader refused: %s",
+                 reason == NET_REFUSE_CODE ? "wrong class code"
+                 : reason == NET_REFUSE_FULL ? "the class is full" : "that name");
+    return true;
+}

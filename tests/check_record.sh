@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# --record and --replay (issue #14): a headless run recorded, then replayed headless, ends on
+# the same screen; a replay waits its "wait MS" lines (a --keys run does not); bad waits,
+# --replay with --keys and an unwritable recording are refused with their status and message.
+set -u
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+lesson=lessons/cat_sat.yaml
+failures=0
+export XDG_STATE_HOME=$tmp/state   # never the real home's progress
+check() {   # check NAME COMMAND...: one assertion, counting failures
+    local name=$1; shift
+    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+
+# The recording of a run that steps, selects, steps in, answers a question, resizes and quits
+# to the score box and back; replayed without a terminal it draws the same last screen. Each run
+# keeps its progress apart, so that nothing saved by one changes where the next starts.
+printf '%s\n' n n 1 j l s s 'resize 100x30' n tab ']' P q >"$tmp/keys"
+round_trip() {
+    XDG_STATE_HOME=$tmp/s1 ./attnstep --keys "$tmp/keys" --record "$tmp/rec" "$lesson" \
+        >"$tmp/recorded" </dev/null || { echo "  the recorded run failed"; return 1; }
+    XDG_STATE_HOME=$tmp/s2 ./attnstep --replay "$tmp/rec" "$lesson" >"$tmp/replayed" </dev/null \
+        || { echo "  the replay failed"; return 1; }
+    # a recording holds keys, not screens: the last dump of each run is the screen it ended on
+    local last; last() { awk '/^--- screen/{s=""} {s=s $0 "\n"} END{printf "%s", s}' "$1"; }
+    [ -s "$tmp/recorded" ] && [ "$(last "$tmp/recorded")" = "$(last "$tmp/replayed")" ] \
+        || { echo "  the screens differ:"; diff <(last "$tmp/recorded") <(last "$tmp/replayed"); return 1; }
+    grep -qx 'resize 100x30' "$tmp/rec" && grep -qx 'tab' "$tmp/rec" \
+        || { echo "  the recording lacks its resize or tab:"; cat "$tmp/rec"; return 1; }
+}
+check "a recorded headless run replays to the same screen" round_trip
+
+# The same keys replayed a second time, from a recording started anew: progress saved by the
+# first replay does not move the second (a replay neither reads nor writes progress).
+replay_twice() {
+    XDG_STATE_HOME=$tmp/s2 ./attnstep --replay "$tmp/rec" "$lesson" >"$tmp/again" </dev/null &&
+    cmp -s "$tmp/replayed" "$tmp/again"
+}
+check "a replay starts at the first step whatever was saved before" replay_twice
+
+# A replay waits: three waits of 150 ms take at least 0.45 s; the same file as --keys does not
+# wait (compared with the replay, not with a fixed bound).
+printf '%s\n' n 'wait 150' n 'wait 150' j 'wait 150' l >"$tmp/paced"
+paced() {
+    local start=$EPOCHREALTIME
+    ./attnstep --replay "$tmp/paced" "$lesson" >"$tmp/paced.out" </dev/null || return 1
+    local replay_us=$(( (${EPOCHREALTIME/./} - ${start/./}) ))
+    start=$EPOCHREALTIME   # progress of its own: --keys would resume where another run stopped
+    XDG_STATE_HOME=$tmp/s3 ./attnstep --keys "$tmp/paced" "$lesson" >"$tmp/keys.out" </dev/null || return 1
+    local keys_us=$(( (${EPOCHREALTIME/./} - ${start/./}) ))
+    [ "$replay_us" -ge 450000 ] || { echo "  the replay took ${replay_us} us"; return 1; }
+    [ "$keys_us" -lt "$replay_us" ] || { echo "  --keys took ${keys_us} us, the replay ${replay_us} us"; return 1; }
+    cmp -s "$tmp/paced.out" "$tmp/keys.out" || { echo "  the two runs differ"; return 1; }
+}
+check "a replay waits its waits; --keys skips them" paced
+
+# says STATUS MESSAGE COMMAND...: the command exits STATUS, its stderr exactly MESSAGE.
+says() {
+    local want_status=$1 want=$2; shift 2
+    local said; said=$(timeout 10 "$@" 2>&1 >/dev/null </dev/null)
+    local status=$?
+    if [ "$status" -eq "$want_status" ] && [ "$said" = "$want" ]; then
+        echo "ok   $want"
+    else
+        printf 'FAIL status %s (expected %s)\n     said: %s\n     want: %s\n' "$status" \
+            "$want_status" "$said" "$want"
+        failures=$((failures + 1))
+    fi
+}
+wait_error="wait needs whole milliseconds from 0 to 3600000, e.g. 'wait 250'"
+for bad in 'wait' 'wait -5' 'wait 1.5' 'wait 3600001' 'wait 2s'; do
+    printf 'n\n%s\nn\n' "$bad" >"$tmp/bad"
+    says 64 "attnstep: $tmp/bad:2: $wait_error" ./attnstep --replay "$tmp/bad" "$lesson"
+done
+says 64 "attnstep: --replay and --keys both give the keys: choose one
+Try 'attnstep --help' for more information." ./attnstep --replay "$tmp/paced" --keys "$tmp/paced" "$lesson"
+says 66 "attnstep: $tmp/none: cannot read the key script: No such file or directory" \
+    ./attnstep --replay "$tmp/none" "$lesson"
+says 74 "attnstep: --record $tmp/no/such/folder: cannot write the recording: No such file or directory" \
+    ./attnstep --keys "$tmp/keys" --record "$tmp/no/such/folder" "$lesson"
+if [ -w /dev/full ]; then
+    says 74 "attnstep: --record /dev/full: cannot write the recording: No space left on device" \
+        ./attnstep --keys "$tmp/keys" --record /dev/full "$lesson"
+fi
+
+echo "record and replay: $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,269 @@
+/* Unit tests of the classroom's transport (src/net/net_link.c) on loopback, leader and
+ * followers in one process: joining with the code and the lesson's hash, the refusals, the
+ * state reaching every follower and its acknowledgement, and followers joining a restarted
+ * leader by themselves. Waits poll the state with a deadline; ports are picked by the kernel. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "net.h"
+
+#define CODE 0x1234567890abcdefULL
+#define HASH 0x00000000cafef00dULL
+#define FOLLOWERS 8
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void nap(void)
+{
+    nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+}
+
+typedef struct {
+    net_follower *f;
+    net_follower_status status;
+    net_message state;
+    bool has_state;
+} student;
+
+/* Polls the leader and every student once; each student acknowledges what it received. */
+static void poll_all(net_leader *l, student *s, int n)
+{
+    double t = now_s();
+    if (l) net_leader_poll(l, t);
+    for (int i = 0; i < n; i++) {
+        bool fresh;
+        net_message m;
+        s[i].status = net_follower_poll(s[i].f, t, &m, &fresh);
+        if (fresh) {
+            s[i].state = m;
+            s[i].has_state = true;
+            net_follower_at(s[i].f, m.seq);
+        }
+    }
+}
+
+/* Polls until every student has status and the leader counts `joined` (and `synced`, unless
+ * negative), or fails after 10 seconds. */
+static void wait_for(net_leader *l, student *s, int n, net_follower_status status, int joined,
+                     int synced)
+{
+    double deadline = now_s() + 10;
+    for (;;) {
+        poll_all(l, s, n);
+        bool all = true;
+        for (int i = 0; i < n; i++) all &= s[i].status == status;
+        double t = now_s();
+        if (all && (!l || (net_leader_joined(l, t) == joined
+                           && (synced < 0 || net_leader_synced(l, t) == synced)))) return;
+        if (t > deadline)
+            fail_msg("timed out: leader counts %d joined, %d synced", l ? net_leader_joined(l, t) : -1,
+                     l ? net_leader_synced(l, t) : -1);
+        nap();
+    }
+}
+
+static net_leader *open_leader(const char *listen, int *port)
+{
+    char error[256] = "";
+    net_leader *l = net_leader_open(listen, CODE, HASH, port, error, sizeof error);
+    if (!l) fail_msg("%s", error);
+    return l;
+}
+
+static void open_students(student *s, int n, int port, uint64_t code, uint64_t hash)
+{
+    char address[64], error[256];
+    snprintf(address, sizeof address, "127.0.0.1:%d", port);
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "student %d", i);
+        s[i] = (student){.f = net_follower_open(address, code, hash, name, error, sizeof error)};
+        if (!s[i].f) fail_msg("%s", error);
+    }
+}
+
+static void close_students(student *s, int n)
+{
+    for (int i = 0; i < n; i++) net_follower_close(s[i].f);
+}
+
+static void test_followers_join_and_follow(void **state)
+{
+    (void)state;
+    int port;
+    net_leader *l = open_leader("127.0.0.1:0", &port);
+    assert_true(port > 0);
+    student s[FOLLOWERS];
+    open_students(s, FOLLOWERS, port, CODE, HASH);
+    wait_for(l, s, FOLLOWERS, NET_FOLLOWER_JOINED, FOLLOWERS, -1);
+    net_message where = {.type = NET_STATE, .step = 3, .head = 2, .row = 1, .col = 0,
+                         .question = NET_QUESTION_OPEN};
+    uint32_t seq = net_leader_set_state(l, &where, now_s());
+    wait_for(l, s, FOLLOWERS, NET_FOLLOWER_JOINED, FOLLOWERS, FOLLOWERS);
+    for (int i = 0; i < FOLLOWERS; i++) {
+        assert_int_equal(s[i].state.seq, seq);
+        assert_int_equal(s[i].state.step, 3);
+        assert_int_equal(s[i].state.head, 2);
+        assert_int_equal(s[i].state.question, NET_QUESTION_OPEN);
+    }
+    /* before any answer, every follower is waited for, by name, cut to the room given */
+    char names[64];
+    assert_int_equal(net_leader_waiting(l, now_s(), names, sizeof names), FOLLOWERS);
+    assert_true(strncmp(names, "student ", 8) == 0);   /* in the order they joined */
+    assert_non_null(strstr(names, ", student "));
+    assert_true(strlen(names) < sizeof names);
+    assert_string_equal(names + strlen(names) - strlen("…"), "…");
+    /* answers to the open question are counted, never sent on: choices and numbers */
+    for (int i = 0; i < FOLLOWERS; i++) {
+        net_message answer = {.seq = seq, .choice = 1 + i % 2};
+        if (i >= FOLLOWERS - 2) { answer.is_number = true; answer.number = i; }
+        net_follower_answer(s[i].f, &answer);
+    }
+    int choices[NET_MAX_CHOICE + 1], n_numbers = 0;
+    double numbers[4];
+    double deadline = now_s() + 10;
+    while (net_leader_tally(l, now_s(), choices, numbers, 4, &n_numbers) < FOLLOWERS) {
+        poll_all(l, s, FOLLOWERS);
+        if (now_s() > deadline) fail_msg("the answers never all arrived");
+        nap();
+    }
+    assert_int_equal(choices[1], (FOLLOWERS - 2) / 2);
+    assert_int_equal(choices[2], (FOLLOWERS - 2) / 2);
+    assert_int_equal(n_numbers, 2);
+    assert_true(numbers[0] + numbers[1] == 2 * FOLLOWERS - 3);
+    assert_int_equal(net_leader_waiting(l, now_s(), names, sizeof names), 0);
+    assert_string_equal(names, "");
+    for (int i = 0; i < FOLLOWERS; i++) assert_int_equal(s[i].state.type, NET_STATE);
+    /* the same place again is no new state; a new one is */
+    assert_int_equal(net_leader_set_state(l, &where, now_s()), seq);
+    where.step = 4;
+    assert_int_equal(net_leader_set_state(l, &where, now_s()), seq + 1);
+    wait_for(l, s, FOLLOWERS, NET_FOLLOWER_JOINED, FOLLOWERS, FOLLOWERS);
+    assert_int_equal(s[0].state.step, 4);
+    /* another step's question is a new count */
+    assert_int_equal(net_leader_tally(l, now_s(), choices, numbers, 4, &n_numbers), 0);
+    /* the leader leaves: every follower hears its bye */
+    net_leader_close(l);
+    wait_for(NULL, s, FOLLOWERS, NET_FOLLOWER_LEFT, 0, 0);
+    close_students(s, FOLLOWERS);
+}
+
+static void test_wrong_code_and_hash_are_refused(void **state)
+{
+    (void)state;
+    int port;
+    net_leader *l = open_leader("127.0.0.1:0", &port);
+    student s[2];
+    open_students(&s[0], 1, port, CODE ^ 1, HASH);
+    open_students(&s[1], 1, port, CODE, HASH + 1);
+    wait_for(l, s, 2, NET_FOLLOWER_REFUSED, 0, 0);
+    net_reason reason;
+    uint64_t leader_hash;
+    net_follower_refusal(s[0].f, &reason, &leader_hash);
+    assert_int_equal(reason, NET_REFUSE_CODE);
+    assert_true(leader_hash == 0);   /* nothing about the lesson to a stranger */
+    net_follower_refusal(s[1].f, &reason, &leader_hash);
+    assert_int_equal(reason, NET_REFUSE_HASH);
+    assert_true(leader_hash == HASH);
+    close_students(s, 2);
+    net_leader_close(l);
+}
+
+/* A leader in a child process, on a port the kernel picks (written to fd), that polls until it
+ * is killed. */
+static void run_leader_child(int fd)
+{
+    int port;
+    char error[256];
+    net_leader *l = net_leader_open("127.0.0.1:0", CODE, HASH, &port, error, sizeof error);
+    if (!l || write(fd, &port, sizeof port) != (ssize_t)sizeof port) _exit(1);
+    net_message where = {.type = NET_STATE, .step = 2, .head = 1};
+    net_leader_set_state(l, &where, now_s());
+    for (;;) { net_leader_poll(l, now_s()); nap(); }
+}
+
+/* Killed (no bye) and started again on the same port with the same code, the leader has its
+ * class back without anyone doing anything. */
+static void test_followers_rejoin_a_restarted_leader(void **state)
+{
+    (void)state;
+    int fds[2], port = 0;
+    assert_int_equal(pipe(fds), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) run_leader_child(fds[1]);
+    assert_int_equal(read(fds[0], &port, sizeof port), (ssize_t)sizeof port);
+    close(fds[0]);
+    close(fds[1]);
+    student s[FOLLOWERS];
+    open_students(s, FOLLOWERS, port, CODE, HASH);
+    double deadline = now_s() + 10;
+    for (bool all = false; !all; nap()) {   /* following the first leader, at its step */
+        poll_all(NULL, s, FOLLOWERS);
+        all = true;
+        for (int i = 0; i < FOLLOWERS; i++) all &= s[i].has_state && s[i].state.step == 2;
+        if (now_s() > deadline) fail_msg("the followers never joined the first leader");
+    }
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    char listen[32];
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
+    int again;
+    net_leader *l = open_leader(listen, &again);
+    assert_int_equal(again, port);
+    net_message where = {.type = NET_STATE, .step = 5, .head = 1};
+    net_leader_set_state(l, &where, now_s());
+    wait_for(l, s, FOLLOWERS, NET_FOLLOWER_JOINED, FOLLOWERS, FOLLOWERS);
+    for (int i = 0; i < FOLLOWERS; i++) assert_int_equal(s[i].state.step, 5);
+    close_students(s, FOLLOWERS);
+    net_leader_close(l);
+}
+
+static void test_addresses(void **state)
+{
+    (void)state;
+    char host[64], error[256];
+    int port;
+    assert_true(net_split_address("127.0.0.1:7340", host, sizeof host, &port));
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 7340);
+    assert_true(net_split_address("class-room.local:0", host, sizeof host, &port));
+    static const char *const bad[] = {"", ":1", "host", "host:", "host:65536", "host:-1",
+                                      "host:1x", "ho st:1", "a/b:1", "host:123456"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_false(net_split_address(bad[i], host, sizeof host, &port));
+    assert_null(net_leader_open("nowhere", CODE, HASH, &port, error, sizeof error));
+    assert_non_null(strstr(error, "--listen takes ADDRESS:PORT"));
+    assert_null(net_follower_open("127.0.0.1:7340", CODE, HASH, "\x1b[2J", error, sizeof error));
+    assert_non_null(strstr(error, "--name takes 1 to 32 bytes"));
+    assert_null(net_follower_open("127.0.0.1:0", CODE, HASH, "ana", error, sizeof error));
+    assert_non_null(strstr(error, "--follow takes HOST:PORT"));
+    uint64_t a = 0, b = 0;
+    assert_true(net_class_code(&a, error, sizeof error));
+    assert_true(net_class_code(&b, error, sizeof error));
+    assert_true(a != b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_addresses),
+        cmocka_unit_test(test_followers_join_and_follow),
+        cmocka_unit_test(test_wrong_code_and_hash_are_refused),
+        cmocka_unit_test(test_followers_rejoin_a_restarted_leader),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
