@@ -108,8 +108,10 @@ third=$((followers / 3)); half=$((followers / 2))
 grep -qF "answered $followers/$((followers + 1)): 1×$((followers - third)) 2×$third · waiting: late Zoë" "$tmp/R.7" \
     && echo "ok   the leader's tally of the choices: 1×$((followers - third)) 2×$third, waiting for late Zoë" \
     || { fail "the tally of the first question:"; grep leading "$tmp/R.7"; }
-grep -q "answered $followers/$((followers + 1)): 0.5 … 0.63 … 0.63" "$tmp/R.13" \
-    && echo "ok   the leader's tally of the numbers: least 0.5, median 0.63, largest 0.63" \
+# the numbers as a histogram: half at the least (0.5) and half at the largest (0.63), nothing
+# between (six bars: the first and last full, four empty), and the median
+grep -qF "answered $followers/$((followers + 1)): 0.5 ▕█    █▏ 0.63 · median 0.63" "$tmp/R.13" \
+    && echo "ok   the leader's histogram of the numbers: 0.5 ▕█    █▏ 0.63 · median 0.63" \
     || { fail "the tally of the second question:"; grep leading "$tmp/R.13"; }
 # above the narration: what the leader's screen shows of the lesson (a follower's own answer
 # and verdict are in the narration, its own)

@@ -8,6 +8,7 @@
 #include "net.h"
 #include "text.h"
 #include "ui_keys.h"
+#include "ui_tally.h"
 
 struct ui_class {
     net_leader *leader;
@@ -109,14 +110,8 @@ static net_message place_message(const ui_view *v)
     return m;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The open question's tally in words: " · answered 12/30: 1×8 2×4" for choices, " · answered
- * 3/30: 0.55 … 0.61 … 0.63" (least, median, largest) for numbers, then the names of the last
+ * 3/30: 0.55 ▕▂ █ ▄▏ 0.63 · median 0.61" (a histogram, ui_tally.h) for numbers, then the names of the last
  * three or fewer still to answer (" · waiting: ana, bo"); "" when no question is open. */
 static void write_tally(ui_class *c, const net_message *m, double now)
 {
@@ -136,9 +131,11 @@ static void write_tally(ui_class *c, const net_message *m, double now)
             separator = " ";
         }
     if (n_numbers > 0 && used < sizeof c->tally) {
-        qsort(numbers, (size_t)n_numbers, sizeof *numbers, compare_doubles);
-        used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %.4g … %.4g … %.4g",
-                                 numbers[0], numbers[n_numbers / 2], numbers[n_numbers - 1]);
+        ui_tally_histogram h;
+        ui_tally_bin(numbers, n_numbers, &h);
+        char bars[120];
+        ui_tally_write(&h, bars, sizeof bars);
+        used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %s", bars);
     }
     char names[64];   /* the last few to answer, by name (escaped by the transport) */
     int waiting = net_leader_waiting(c->leader, now, names, sizeof names);

@@ -1,0 +1,82 @@
+/* The leader's histogram of a number question's answers (ui_tally.h): Tukey's fences for the
+ * outliers, equal bins between the least and largest answer within them, and its words. */
+#include "ui_tally.h"
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The bar of x in [lo, hi] cut in bins equal parts; hi falls in the last. */
+static int bin_of(double x, double lo, double hi, int bins)
+{
+    int i = (int)floor((x - lo) / (hi - lo) * bins);
+    return i < 0 ? 0 : i >= bins ? bins - 1 : i;
+}
+
+void ui_tally_bin(double *numbers, int n, ui_tally_histogram *h)
+{
+    memset(h, 0, sizeof *h);
+    if (n <= 0) return;
+    for (int i = 0; i < n; i++) assert(isfinite(numbers[i]));
+    qsort(numbers, (size_t)n, sizeof *numbers, compare_doubles);
+    h->n = n;
+    h->median = numbers[n / 2];
+    double q1 = numbers[n / 4], q3 = numbers[3 * n / 4], spread = 1.5 * (q3 - q1);
+    int first = 0, last = n - 1;   /* the answers within the fences */
+    while (numbers[first] < q1 - spread) first++;
+    while (numbers[last] > q3 + spread) last--;
+    h->below = first;
+    h->above = n - 1 - last;
+    h->lo = numbers[first];
+    h->hi = numbers[last];
+    h->bins = h->hi > h->lo ? UI_TALLY_BINS : 1;
+    for (int i = first; i <= last; i++)
+        h->count[h->bins == 1 ? 0 : bin_of(numbers[i], h->lo, h->hi, h->bins)]++;
+}
+
+/* Heights: a space for an empty bar, then ▁ … █ against the tallest. */
+static const char *const bars[] = {" ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83",
+                                   "\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86",
+                                   "\xe2\x96\x87", "\xe2\x96\x88"};
+enum { LEVELS = sizeof bars / sizeof bars[0] - 1 };
+
+/* Appends to text at *used, as snprintf does; nothing past size. */
+static void put(char *text, size_t size, size_t *used, const char *format, ...)
+{
+    if (*used >= size) return;
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(text + *used, size - *used, format, ap);
+    va_end(ap);
+    if (n > 0) *used += (size_t)n;
+}
+
+void ui_tally_write(const ui_tally_histogram *h, char *text, size_t size)
+{
+    assert(size > 0);
+    text[0] = '\0';
+    if (h->n == 0) return;
+    size_t used = 0;
+    if (h->bins == 1 && !h->below && !h->above) {
+        put(text, size, &used, "all %.4g", h->lo);
+        return;
+    }
+    int top = 1;
+    for (int i = 0; i < h->bins; i++) top = h->count[i] > top ? h->count[i] : top;
+    if (h->below) put(text, size, &used, "%d< ", h->below);
+    put(text, size, &used, "%.4g \xe2\x96\x95", h->lo);
+    for (int i = 0; i < h->bins; i++)   /* any answer makes a bar of at least ▁ */
+        put(text, size, &used, "%s", bars[(h->count[i] * LEVELS + top - 1) / top]);
+    put(text, size, &used, "\xe2\x96\x8f");
+    if (h->bins > 1) put(text, size, &used, " %.4g", h->hi);
+    if (h->above) put(text, size, &used, " >%d", h->above);
+    put(text, size, &used, " \xc2\xb7 median %.4g", h->median);
+}
