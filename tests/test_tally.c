@@ -1,5 +1,6 @@
 /* Unit tests of the leader's histogram of number answers (src/ui/ui_tally.c): the bins, the
- * outliers kept apart, equal answers, one answer, none, and the words of the status line. */
+ * outliers kept apart, equal answers, one answer, none, and the words of the status line, also
+ * as a terminal without UTF-8 shows them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -7,6 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 #include "ui_tally.h"
+#include "ui_text.h"
 
 static void test_two_camps(void **unused)
 {
@@ -104,6 +106,22 @@ static void test_none_and_a_short_buffer(void **unused)
     assert_memory_equal(text, "1 ▕█ ", 8);
 }
 
+/* Without UTF-8 the painter spells each bar in one ASCII column, so the line keeps its width. */
+static void test_ascii_spelling(void **unused)
+{
+    (void)unused;
+    double x[] = {0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 5, 5, 5, 5, 5, 5, 5, 5};
+    ui_tally_histogram h;
+    char text[120];
+    ui_tally_bin(x, 18, &h);
+    ui_tally_write(&h, text, sizeof text);
+    assert_string_equal(text, "0 ▕█ ▁▁ █▏ 5 · median 3");
+    wchar_t utf8[120], ascii[120];
+    size_t n = ui_text_widen(text, true, utf8, 120);
+    assert_int_equal(ui_text_widen(text, false, ascii, 120), n);
+    assert_true(wcscmp(ascii, L"0 |# __ #| 5 * median 3") == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -112,6 +130,7 @@ int main(void)
         cmocka_unit_test(test_outliers_are_counted_apart),
         cmocka_unit_test(test_equal_answers_and_one),
         cmocka_unit_test(test_none_and_a_short_buffer),
+        cmocka_unit_test(test_ascii_spelling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
