@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 #include "ui_tally.h"
 #include "ui_text.h"
@@ -16,7 +17,7 @@ static void test_two_camps(void **unused)
     double x[30];
     for (int i = 0; i < 30; i++) x[i] = i % 2 ? 0.5 : 0.63;
     ui_tally_histogram h;
-    ui_tally_bin(x, 30, &h);
+    ui_tally_bin(x, 30, 0.63, 0.01, &h);
     assert_int_equal(h.n, 30);
     assert_int_equal(h.bins, UI_TALLY_BINS);
     assert_int_equal(h.below + h.above, 0);
@@ -26,7 +27,8 @@ static void test_two_camps(void **unused)
     for (int i = 1; i < UI_TALLY_BINS - 1; i++) assert_int_equal(h.count[i], 0);
     char text[120];
     ui_tally_write(&h, text, sizeof text);
-    assert_string_equal(text, "0.5 ▕█    █▏ 0.63 · median 0.63");
+    assert_int_equal(h.right, 15);
+    assert_string_equal(text, "0.5 ▕█    █▏ 0.63 · 15 right · median 0.63");
 }
 
 static void test_spread_and_heights(void **unused)
@@ -38,7 +40,7 @@ static void test_spread_and_heights(void **unused)
     for (int i = 0; i < 6; i++)
         for (int k = 0; k <= i; k++) x[n++] = i;
     ui_tally_histogram h;
-    ui_tally_bin(x, n, &h);
+    ui_tally_bin(x, n, NAN, 0, &h);
     for (int i = 0; i < 6; i++) assert_int_equal(h.count[i], i + 1);
     assert_int_equal(h.below + h.above, 0);
     char text[120];
@@ -52,7 +54,7 @@ static void test_outliers_are_counted_apart(void **unused)
     /* answers near 0.63, one typed as 63 and one as -1: the bars stay where the class is */
     double x[] = {0.61, 0.62, 0.63, 0.63, 0.63, 0.64, 0.65, 63, -1, 0.6};
     ui_tally_histogram h;
-    ui_tally_bin(x, 10, &h);
+    ui_tally_bin(x, 10, 0.63, 0.01, &h);   /* 0.62 to 0.64 are right */
     assert_int_equal(h.below, 1);
     assert_int_equal(h.above, 1);
     assert_true(h.lo == 0.6 && h.hi == 0.65);
@@ -61,7 +63,7 @@ static void test_outliers_are_counted_apart(void **unused)
     assert_int_equal(binned, 8);
     char text[120];
     ui_tally_write(&h, text, sizeof text);
-    assert_string_equal(text, "1< 0.6 ▕▃▃▃█▃▃▏ 0.65 >1 · median 0.63");
+    assert_string_equal(text, "1< 0.6 ▕▃▃▃█▃▃▏ 0.65 >1 · 5 right · median 0.63");
 }
 
 static void test_equal_answers_and_one(void **unused)
@@ -70,19 +72,20 @@ static void test_equal_answers_and_one(void **unused)
     double same[] = {0.63, 0.63, 0.63, 0.63}, one[] = {2.5};
     ui_tally_histogram h;
     char text[120];
-    ui_tally_bin(same, 4, &h);
+    ui_tally_bin(same, 4, 0.63, 0.005, &h);
     assert_int_equal(h.bins, 1);
     assert_int_equal(h.count[0], 4);
     ui_tally_write(&h, text, sizeof text);
-    assert_string_equal(text, "all 0.63");
-    ui_tally_bin(one, 1, &h);
+    assert_string_equal(text, "all 0.63 · 4 right");
+    ui_tally_bin(one, 1, 2, 0.1, &h);
     assert_int_equal(h.bins, 1);
     assert_int_equal(h.count[0], 1);
     ui_tally_write(&h, text, sizeof text);
-    assert_string_equal(text, "all 2.5");
+    assert_int_equal(h.right, 0);
+    assert_string_equal(text, "all 2.5 · 0 right");
     /* most equal, two far off: one bar, the others beside it */
     double most[] = {0.63, 0.63, 0.63, 0.63, 0.63, 0.63, 0.1, 9};
-    ui_tally_bin(most, 8, &h);
+    ui_tally_bin(most, 8, NAN, 0, &h);
     assert_int_equal(h.bins, 1);
     assert_int_equal(h.count[0], 6);
     ui_tally_write(&h, text, sizeof text);
@@ -94,13 +97,14 @@ static void test_none_and_a_short_buffer(void **unused)
     (void)unused;
     ui_tally_histogram h;
     char text[12] = "x";
-    ui_tally_bin(NULL, 0, &h);
+    ui_tally_bin(NULL, 0, NAN, 0, &h);
     assert_int_equal(h.n, 0);
     assert_int_equal(h.bins, 0);
+    assert_int_equal(h.right, -1);   /* no key known */
     ui_tally_write(&h, text, sizeof text);
     assert_string_equal(text, "");
     double x[] = {1, 2, 3, 4};
-    ui_tally_bin(x, 4, &h);
+    ui_tally_bin(x, 4, NAN, 0, &h);
     ui_tally_write(&h, text, sizeof text);   /* cut, never past the end */
     assert_int_equal(strlen(text), sizeof text - 1);
     assert_memory_equal(text, "1 ▕█ ", 8);
@@ -113,7 +117,7 @@ static void test_ascii_spelling(void **unused)
     double x[] = {0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 5, 5, 5, 5, 5, 5, 5, 5};
     ui_tally_histogram h;
     char text[120];
-    ui_tally_bin(x, 18, &h);
+    ui_tally_bin(x, 18, NAN, 0, &h);
     ui_tally_write(&h, text, sizeof text);
     assert_string_equal(text, "0 ▕█ ▁▁ █▏ 5 · median 3");
     wchar_t utf8[120], ascii[120];

@@ -2,6 +2,7 @@
  * follower's view moved to the leader's place, and the words of the status line. */
 #include "ui_class.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,10 +111,11 @@ static net_message place_message(const ui_view *v)
     return m;
 }
 
-/* The open question's tally in words: " · answered 12/30: 1×8 2×4" for choices, " · answered
- * 3/30: 0.55 ▕▂ █ ▄▏ 0.63 · median 0.61" (a histogram, ui_tally.h) for numbers, then the names of the last
- * three or fewer still to answer (" · waiting: ana, bo"); "" when no question is open. */
-static void write_tally(ui_class *c, const net_message *m, double now)
+/* The open question's tally in words: "answered 12/30: 1×8 2×4" for choices, "answered 3/30:
+ * 0.55 ▕▂ █ ▄▏ 0.63 · 2 right · median 0.61" (a histogram, ui_tally.h; how many are right when
+ * the lesson knows the key) for numbers, then the names of the last three or fewer still to
+ * answer (" · waiting: ana, bo"); "" when no question is open. */
+static void write_tally(ui_class *c, const ui_view *v, const net_message *m, double now)
 {
     enum { MAX_NUMBERS = NET_MAX_FOLLOWERS };
     static double numbers[MAX_NUMBERS];   /* one leader per process */
@@ -121,7 +123,7 @@ static void write_tally(ui_class *c, const net_message *m, double now)
     c->tally[0] = '\0';
     if (m->question != NET_QUESTION_OPEN) return;
     int answered = net_leader_tally(c->leader, now, choices, numbers, MAX_NUMBERS, &n_numbers);
-    size_t used = (size_t)snprintf(c->tally, sizeof c->tally, " · answered %d/%d", answered,
+    size_t used = (size_t)snprintf(c->tally, sizeof c->tally, "answered %d/%d", answered,
                                    c->joined);
     const char *separator = ": ";
     for (int i = 1; i <= NET_MAX_CHOICE && used < sizeof c->tally; i++)
@@ -132,7 +134,10 @@ static void write_tally(ui_class *c, const net_message *m, double now)
         }
     if (n_numbers > 0 && used < sizeof c->tally) {
         ui_tally_histogram h;
-        ui_tally_bin(numbers, n_numbers, &h);
+        const lesson_step *item = ui_view_item(v, v->step);   /* the question open here */
+        bool known = item && item->n_choices == 0 && !isnan(item->answer);
+        ui_tally_bin(numbers, n_numbers, known ? item->answer : NAN, known ? item->tolerance : 0,
+                     &h);
         char bars[120];
         ui_tally_write(&h, bars, sizeof bars);
         used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %s", bars);
@@ -152,7 +157,7 @@ static bool lead(ui_class *c, const ui_view *v, double now)
     c->synced = net_leader_synced(c->leader, now);
     char before[sizeof c->tally];
     memcpy(before, c->tally, sizeof before);
-    write_tally(c, &m, now);
+    write_tally(c, v, &m, now);
     return changed || strcmp(before, c->tally) != 0;
 }
 
@@ -272,8 +277,8 @@ void ui_class_status(const ui_class *c, char *text, size_t size)
     if (c->leader && !c->tally[0])
         snprintf(text, size, "leading :%d · code %016" PRIx64 " · %d/%d here", c->port,
                  c->code, c->synced, c->joined);
-    else if (c->leader)   /* the tally takes the room of the code and the count */
-        snprintf(text, size, "leading :%d%s", c->port, c->tally);
+    else if (c->leader)   /* the tally takes the whole room: a histogram needs it at 80 columns */
+        snprintf(text, size, "%s", c->tally);
     else if (c->status == NET_FOLLOWER_LEFT)
         snprintf(text, size, "the leader has left — on your own");
     else if (c->status != NET_FOLLOWER_JOINED)

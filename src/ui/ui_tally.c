@@ -21,11 +21,15 @@ static int bin_of(double x, double lo, double hi, int bins)
     return i < 0 ? 0 : i >= bins ? bins - 1 : i;
 }
 
-void ui_tally_bin(double *numbers, int n, ui_tally_histogram *h)
+void ui_tally_bin(double *numbers, int n, double key, double tolerance, ui_tally_histogram *h)
 {
     memset(h, 0, sizeof *h);
+    h->right = isnan(key) ? -1 : 0;
     if (n <= 0) return;
-    for (int i = 0; i < n; i++) assert(isfinite(numbers[i]));
+    for (int i = 0; i < n; i++) {
+        assert(isfinite(numbers[i]));
+        if (!isnan(key) && fabs(numbers[i] - key) <= tolerance) h->right++;   /* ui_view's rule */
+    }
     qsort(numbers, (size_t)n, sizeof *numbers, compare_doubles);
     h->n = n;
     h->median = numbers[n / 2];
@@ -67,6 +71,7 @@ void ui_tally_write(const ui_tally_histogram *h, char *text, size_t size)
     size_t used = 0;
     if (h->bins == 1 && !h->below && !h->above) {
         put(text, size, &used, "all %.4g", h->lo);
+        if (h->right >= 0) put(text, size, &used, " \xc2\xb7 %d right", h->right);
         return;
     }
     int top = 1;
@@ -78,5 +83,6 @@ void ui_tally_write(const ui_tally_histogram *h, char *text, size_t size)
     put(text, size, &used, "\xe2\x96\x8f");
     if (h->bins > 1) put(text, size, &used, " %.4g", h->hi);
     if (h->above) put(text, size, &used, " >%d", h->above);
+    if (h->right >= 0) put(text, size, &used, " \xc2\xb7 %d right", h->right);
     put(text, size, &used, " \xc2\xb7 median %.4g", h->median);
 }
