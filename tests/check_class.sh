@@ -110,13 +110,13 @@ grep -qF "answered $followers/$((followers + 1)): 1×$((followers - third)) 2×$
     || { fail "the tally of the first question:"; grep answered "$tmp/R.7"; }
 # the numbers as a histogram: half at the least (0.5) and half at the largest (0.63), nothing
 # between (six bars: the first and last full, four empty), how many are right (the lesson's key
-# 0.63 ± 0.01, itself not shown) and the median, in the whole status line (the tally takes the
-# room of "leading :PORT"; at 80 columns the name still waited for is cut)
-grep -qF "─ answered $followers/$((followers + 1)): 0.5 ▕█    █▏ 0.63 · $((followers - half)) right · median 0.63" "$tmp/R.13" \
-    && echo "ok   the leader's histogram of the numbers: 0.5 ▕█    █▏ 0.63 · $((followers - half)) right · median 0.63" \
+# 0.63 ± 0.01, itself not shown) and the name still waited for (in the median's room), all of
+# it in the status line at 80 columns (the tally takes the room of "leading :PORT")
+grep -qF "─ answered $followers/$((followers + 1)): 0.5 ▕█    █▏ 0.63 · $((followers - half)) right · waiting: late Zoë ─" "$tmp/R.13" \
+    && echo "ok   the leader's histogram of the numbers: 0.5 ▕█    █▏ 0.63 · $((followers - half)) right · waiting: late Zoë" \
     || { fail "the tally of the second question:"; grep answered "$tmp/R.13"; }
 # the tally is the leader's alone: no follower's screen ever shows it
-! grep -qE '▕|answered [0-9]+/[0-9]+:|right · median' "$tmp"/f*.out \
+! grep -qE '▕|answered [0-9]+/[0-9]+:|[0-9] right ·' "$tmp"/f*.out \
     && echo "ok   no follower's screen shows the tally" || fail "a follower's screen shows the tally"
 # above the narration: what the leader's screen shows of the lesson (a follower's own answer
 # and verdict are in the narration, its own)

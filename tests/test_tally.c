@@ -26,9 +26,11 @@ static void test_two_camps(void **unused)
     assert_int_equal(h.count[UI_TALLY_BINS - 1], 15);   /* the largest is in the last bar */
     for (int i = 1; i < UI_TALLY_BINS - 1; i++) assert_int_equal(h.count[i], 0);
     char text[120];
-    ui_tally_write(&h, text, sizeof text);
+    ui_tally_write(&h, true, text, sizeof text);
     assert_int_equal(h.right, 15);
     assert_string_equal(text, "0.5 ▕█    █▏ 0.63 · 15 right · median 0.63");
+    ui_tally_write(&h, false, text, sizeof text);   /* room for the names still waited for */
+    assert_string_equal(text, "0.5 ▕█    █▏ 0.63 · 15 right");
 }
 
 static void test_spread_and_heights(void **unused)
@@ -44,7 +46,7 @@ static void test_spread_and_heights(void **unused)
     for (int i = 0; i < 6; i++) assert_int_equal(h.count[i], i + 1);
     assert_int_equal(h.below + h.above, 0);
     char text[120];
-    ui_tally_write(&h, text, sizeof text);
+    ui_tally_write(&h, true, text, sizeof text);
     assert_string_equal(text, "0 ▕▂▃▄▆▇█▏ 5 · median 4");
 }
 
@@ -62,7 +64,7 @@ static void test_outliers_are_counted_apart(void **unused)
     for (int i = 0; i < h.bins; i++) binned += h.count[i];
     assert_int_equal(binned, 8);
     char text[120];
-    ui_tally_write(&h, text, sizeof text);
+    ui_tally_write(&h, true, text, sizeof text);
     assert_string_equal(text, "1< 0.6 ▕▃▃▃█▃▃▏ 0.65 >1 · 5 right · median 0.63");
 }
 
@@ -75,12 +77,12 @@ static void test_equal_answers_and_one(void **unused)
     ui_tally_bin(same, 4, 0.63, 0.005, &h);
     assert_int_equal(h.bins, 1);
     assert_int_equal(h.count[0], 4);
-    ui_tally_write(&h, text, sizeof text);
+    ui_tally_write(&h, true, text, sizeof text);
     assert_string_equal(text, "all 0.63 · 4 right");
     ui_tally_bin(one, 1, 2, 0.1, &h);
     assert_int_equal(h.bins, 1);
     assert_int_equal(h.count[0], 1);
-    ui_tally_write(&h, text, sizeof text);
+    ui_tally_write(&h, true, text, sizeof text);
     assert_int_equal(h.right, 0);
     assert_string_equal(text, "all 2.5 · 0 right");
     /* most equal, two far off: one bar, the others beside it */
@@ -88,7 +90,7 @@ static void test_equal_answers_and_one(void **unused)
     ui_tally_bin(most, 8, NAN, 0, &h);
     assert_int_equal(h.bins, 1);
     assert_int_equal(h.count[0], 6);
-    ui_tally_write(&h, text, sizeof text);
+    ui_tally_write(&h, true, text, sizeof text);
     assert_string_equal(text, "1< 0.63 ▕█▏ >1 · median 0.63");
 }
 
@@ -101,11 +103,11 @@ static void test_none_and_a_short_buffer(void **unused)
     assert_int_equal(h.n, 0);
     assert_int_equal(h.bins, 0);
     assert_int_equal(h.right, -1);   /* no key known */
-    ui_tally_write(&h, text, sizeof text);
+    ui_tally_write(&h, true, text, sizeof text);
     assert_string_equal(text, "");
     double x[] = {1, 2, 3, 4};
     ui_tally_bin(x, 4, NAN, 0, &h);
-    ui_tally_write(&h, text, sizeof text);   /* cut, never past the end */
+    ui_tally_write(&h, true, text, sizeof text);   /* cut, never past the end */
     assert_int_equal(strlen(text), sizeof text - 1);
     assert_memory_equal(text, "1 ▕█ ", 8);
 }
@@ -118,7 +120,7 @@ static void test_ascii_spelling(void **unused)
     ui_tally_histogram h;
     char text[120];
     ui_tally_bin(x, 18, NAN, 0, &h);
-    ui_tally_write(&h, text, sizeof text);
+    ui_tally_write(&h, true, text, sizeof text);
     assert_string_equal(text, "0 ▕█ ▁▁ █▏ 5 · median 3");
     wchar_t utf8[120], ascii[120];
     size_t n = ui_text_widen(text, true, utf8, 120);

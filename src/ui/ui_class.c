@@ -111,10 +111,22 @@ static net_message place_message(const ui_view *v)
     return m;
 }
 
+/* The numbers typed as a histogram (ui_tally.h), with how many are right when the lesson
+ * knows the key of the question open on v; the median only if asked. */
+static void write_histogram(char *text, size_t size, const ui_view *v, double *numbers, int n,
+                            bool median)
+{
+    ui_tally_histogram h;
+    const lesson_step *item = ui_view_item(v, v->step);   /* the question open here */
+    bool known = item && item->n_choices == 0 && !isnan(item->answer);
+    ui_tally_bin(numbers, n, known ? item->answer : NAN, known ? item->tolerance : 0, &h);
+    ui_tally_write(&h, median, text, size);
+}
+
 /* The open question's tally in words: "answered 12/30: 1×8 2×4" for choices, "answered 3/30:
- * 0.55 ▕▂ █ ▄▏ 0.63 · 2 right · median 0.61" (a histogram, ui_tally.h; how many are right when
- * the lesson knows the key) for numbers, then the names of the last three or fewer still to
- * answer (" · waiting: ana, bo"); "" when no question is open. */
+ * 0.55 ▕▂ █ ▄▏ 0.63 · 2 right · median 0.61" for numbers, then the names of the last three or
+ * fewer still to answer (" · waiting: ana, bo", in the median's room: 80 columns hold one of
+ * them); "" when no question is open. */
 static void write_tally(ui_class *c, const ui_view *v, const net_message *m, double now)
 {
     enum { MAX_NUMBERS = NET_MAX_FOLLOWERS };
@@ -132,19 +144,15 @@ static void write_tally(ui_class *c, const ui_view *v, const net_message *m, dou
                                      separator, i, choices[i]);
             separator = " ";
         }
-    if (n_numbers > 0 && used < sizeof c->tally) {
-        ui_tally_histogram h;
-        const lesson_step *item = ui_view_item(v, v->step);   /* the question open here */
-        bool known = item && item->n_choices == 0 && !isnan(item->answer);
-        ui_tally_bin(numbers, n_numbers, known ? item->answer : NAN, known ? item->tolerance : 0,
-                     &h);
-        char bars[120];
-        ui_tally_write(&h, bars, sizeof bars);
-        used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %s", bars);
-    }
     char names[64];   /* the last few to answer, by name (escaped by the transport) */
     int waiting = net_leader_waiting(c->leader, now, names, sizeof names);
-    if (waiting > 0 && waiting <= 3 && used < sizeof c->tally)
+    bool naming = waiting > 0 && waiting <= 3;
+    if (n_numbers > 0 && used < sizeof c->tally) {
+        char bars[120];
+        write_histogram(bars, sizeof bars, v, numbers, n_numbers, !naming);
+        used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %s", bars);
+    }
+    if (naming && used < sizeof c->tally)
         snprintf(c->tally + used, sizeof c->tally - used, " · waiting: %s", names);
 }
 

@@ -63,7 +63,7 @@ static void put(char *text, size_t size, size_t *used, const char *format, ...)
     if (n > 0) *used += (size_t)n;
 }
 
-void ui_tally_write(const ui_tally_histogram *h, char *text, size_t size)
+void ui_tally_write(const ui_tally_histogram *h, bool median, char *text, size_t size)
 {
     assert(size > 0);
     text[0] = '\0';
@@ -84,5 +84,5 @@ void ui_tally_write(const ui_tally_histogram *h, char *text, size_t size)
     if (h->bins > 1) put(text, size, &used, " %.4g", h->hi);
     if (h->above) put(text, size, &used, " >%d", h->above);
     if (h->right >= 0) put(text, size, &used, " \xc2\xb7 %d right", h->right);
-    put(text, size, &used, " \xc2\xb7 median %.4g", h->median);
+    if (median) put(text, size, &used, " \xc2\xb7 median %.4g", h->median);
 }

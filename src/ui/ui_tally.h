@@ -4,6 +4,7 @@
 #ifndef ATTNSTEP_UI_TALLY_H
 #define ATTNSTEP_UI_TALLY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum { UI_TALLY_BINS = 6 };   /* as many bars as fit the status line at 80 columns */
@@ -31,9 +32,10 @@ void ui_tally_bin(double *numbers, int n, double key, double tolerance, ui_tally
  * UTF-8): "0.5 ▕█    █▏ 0.63 · 15 right · median 0.63": the least binned answer, one bar per
  * bin, its height (▁ to █) its count against the tallest, a space for none, the largest, the
  * answers within the key's tolerance (when the key is known: never the key itself, as the
- * leader's screen may be projected), the median; with outliers "2< 0.5 ▕…▏ 0.63 >1"; when every
+ * leader's screen may be projected), the median (if asked: at 80 columns it gives way to the
+ * names still waited for); with outliers "2< 0.5 ▕…▏ 0.63 >1"; when every
  * binned answer is the same "all 0.63" (or "0.63 ▕█▏" around outliers). Always NUL-terminated;
  * cut at size. */
-void ui_tally_write(const ui_tally_histogram *h, char *text, size_t size);
+void ui_tally_write(const ui_tally_histogram *h, bool median, char *text, size_t size);
 
 #endif
