@@ -14,10 +14,11 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The bar of x in [lo, hi] cut in bins equal parts; hi falls in the last. */
+/* The bar of x in [lo, hi] (lo < hi) cut in bins equal parts; hi falls in the last. Halved
+ * first, so that answers near ±DBL_MAX (finite, so allowed) do not overflow to inf − inf. */
 static int bin_of(double x, double lo, double hi, int bins)
 {
-    int i = (int)floor((x - lo) / (hi - lo) * bins);
+    int i = (int)floor((x / 2 - lo / 2) / (hi / 2 - lo / 2) * bins);
     return i < 0 ? 0 : i >= bins ? bins - 1 : i;
 }
 
@@ -52,7 +53,8 @@ static const char *const bars[] = {" ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x9
                                    "\xe2\x96\x87", "\xe2\x96\x88"};
 enum { LEVELS = sizeof bars / sizeof bars[0] - 1 };
 
-/* Appends to text at *used, as snprintf does; nothing past size. */
+/* Appends to text at *used, as snprintf does, but a cut text ends on a whole UTF-8 character
+ * (then *used is size: nothing more is added). */
 static void put(char *text, size_t size, size_t *used, const char *format, ...)
 {
     if (*used >= size) return;
@@ -60,7 +62,20 @@ static void put(char *text, size_t size, size_t *used, const char *format, ...)
     va_start(ap, format);
     int n = vsnprintf(text + *used, size - *used, format, ap);
     va_end(ap);
-    if (n > 0) *used += (size_t)n;
+    if (n < 0) return;
+    if ((size_t)n < size - *used) {
+        *used += (size_t)n;
+        return;
+    }
+    size_t end = size - 1;   /* cut: drop a last character missing some of its bytes */
+    size_t start = end;
+    while (start > 0 && ((unsigned char)text[start - 1] & 0xC0) == 0x80) start--;
+    if (start > 0 && (unsigned char)text[start - 1] >= 0xC0) {
+        unsigned char lead = (unsigned char)text[start - 1];
+        size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+        if (end - (start - 1) < length) text[start - 1] = '\0';
+    }
+    *used = size;
 }
 
 void ui_tally_write(const ui_tally_histogram *h, bool median, char *text, size_t size)
