@@ -107,10 +107,17 @@ for n in $(seq 1 $expected); do cp "$tmp/T.$((n + (n > 6) + (n > 11)))" "$tmp/L.
 third=$((followers / 3)); half=$((followers / 2))
 grep -qF "answered $followers/$((followers + 1)): 1×$((followers - third)) 2×$third · waiting: late Zoë" "$tmp/R.7" \
     && echo "ok   the leader's tally of the choices: 1×$((followers - third)) 2×$third, waiting for late Zoë" \
-    || { fail "the tally of the first question:"; grep leading "$tmp/R.7"; }
-grep -q "answered $followers/$((followers + 1)): 0.5 … 0.63 … 0.63" "$tmp/R.13" \
-    && echo "ok   the leader's tally of the numbers: least 0.5, median 0.63, largest 0.63" \
-    || { fail "the tally of the second question:"; grep leading "$tmp/R.13"; }
+    || { fail "the tally of the first question:"; grep answered "$tmp/R.7"; }
+# the numbers as a histogram: half at the least (0.5) and half at the largest (0.63), nothing
+# between (six bars: the first and last full, four empty), how many are right (the lesson's key
+# 0.63 ± 0.01, itself not shown) and the name still waited for (in the median's room), all of
+# it in the status line at 80 columns (the tally takes the room of "leading :PORT")
+grep -qF "─ answered $followers/$((followers + 1)): 0.5 ▕█    █▏ 0.63 · $((followers - half)) right · waiting: late Zoë ─" "$tmp/R.13" \
+    && echo "ok   the leader's histogram of the numbers: 0.5 ▕█    █▏ 0.63 · $((followers - half)) right · waiting: late Zoë" \
+    || { fail "the tally of the second question:"; grep answered "$tmp/R.13"; }
+# the tally is the leader's alone: no follower's screen ever shows it
+! grep -qE '▕|answered [0-9]+/[0-9]+:|[0-9] right ·' "$tmp"/f*.out \
+    && echo "ok   no follower's screen shows the tally" || fail "a follower's screen shows the tally"
 # above the narration: what the leader's screen shows of the lesson (a follower's own answer
 # and verdict are in the narration, its own)
 above() { sed '/^── /,$d' "$1"; }

@@ -2,12 +2,14 @@
  * follower's view moved to the leader's place, and the words of the status line. */
 #include "ui_class.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "net.h"
 #include "text.h"
 #include "ui_keys.h"
+#include "ui_tally.h"
 
 struct ui_class {
     net_leader *leader;
@@ -109,16 +111,23 @@ static net_message place_message(const ui_view *v)
     return m;
 }
 
-static int compare_doubles(const void *a, const void *b)
+/* The numbers typed as a histogram (ui_tally.h), with how many are right when the lesson
+ * knows the key of the question open on v; the median only if asked. */
+static void write_histogram(char *text, size_t size, const ui_view *v, double *numbers, int n,
+                            bool median)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    ui_tally_histogram h;
+    const lesson_step *item = ui_view_item(v, v->step);   /* the question open here */
+    bool known = item && item->n_choices == 0 && !isnan(item->answer);
+    ui_tally_bin(numbers, n, known ? item->answer : NAN, known ? item->tolerance : 0, &h);
+    ui_tally_write(&h, median, text, size);
 }
 
-/* The open question's tally in words: " · answered 12/30: 1×8 2×4" for choices, " · answered
- * 3/30: 0.55 … 0.61 … 0.63" (least, median, largest) for numbers, then the names of the last
- * three or fewer still to answer (" · waiting: ana, bo"); "" when no question is open. */
-static void write_tally(ui_class *c, const net_message *m, double now)
+/* The open question's tally in words: "answered 12/30: 1×8 2×4" for choices, "answered 3/30:
+ * 0.55 ▕▂ █ ▄▏ 0.63 · 2 right · median 0.61" for numbers, then the names of the last three or
+ * fewer still to answer (" · waiting: ana, bo", in the median's room: 80 columns hold one of
+ * them); "" when no question is open. */
+static void write_tally(ui_class *c, const ui_view *v, const net_message *m, double now)
 {
     enum { MAX_NUMBERS = NET_MAX_FOLLOWERS };
     static double numbers[MAX_NUMBERS];   /* one leader per process */
@@ -126,7 +135,7 @@ static void write_tally(ui_class *c, const net_message *m, double now)
     c->tally[0] = '\0';
     if (m->question != NET_QUESTION_OPEN) return;
     int answered = net_leader_tally(c->leader, now, choices, numbers, MAX_NUMBERS, &n_numbers);
-    size_t used = (size_t)snprintf(c->tally, sizeof c->tally, " · answered %d/%d", answered,
+    size_t used = (size_t)snprintf(c->tally, sizeof c->tally, "answered %d/%d", answered,
                                    c->joined);
     const char *separator = ": ";
     for (int i = 1; i <= NET_MAX_CHOICE && used < sizeof c->tally; i++)
@@ -135,14 +144,15 @@ static void write_tally(ui_class *c, const net_message *m, double now)
                                      separator, i, choices[i]);
             separator = " ";
         }
-    if (n_numbers > 0 && used < sizeof c->tally) {
-        qsort(numbers, (size_t)n_numbers, sizeof *numbers, compare_doubles);
-        used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %.4g … %.4g … %.4g",
-                                 numbers[0], numbers[n_numbers / 2], numbers[n_numbers - 1]);
-    }
     char names[64];   /* the last few to answer, by name (escaped by the transport) */
     int waiting = net_leader_waiting(c->leader, now, names, sizeof names);
-    if (waiting > 0 && waiting <= 3 && used < sizeof c->tally)
+    bool naming = waiting > 0 && waiting <= 3;
+    if (n_numbers > 0 && used < sizeof c->tally) {
+        char bars[120];
+        write_histogram(bars, sizeof bars, v, numbers, n_numbers, !naming);
+        used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %s", bars);
+    }
+    if (naming && used < sizeof c->tally)
         snprintf(c->tally + used, sizeof c->tally - used, " · waiting: %s", names);
 }
 
@@ -155,7 +165,7 @@ static bool lead(ui_class *c, const ui_view *v, double now)
     c->synced = net_leader_synced(c->leader, now);
     char before[sizeof c->tally];
     memcpy(before, c->tally, sizeof before);
-    write_tally(c, &m, now);
+    write_tally(c, v, &m, now);
     return changed || strcmp(before, c->tally) != 0;
 }
 
@@ -275,8 +285,8 @@ void ui_class_status(const ui_class *c, char *text, size_t size)
     if (c->leader && !c->tally[0])
         snprintf(text, size, "leading :%d · code %016" PRIx64 " · %d/%d here", c->port,
                  c->code, c->synced, c->joined);
-    else if (c->leader)   /* the tally takes the room of the code and the count */
-        snprintf(text, size, "leading :%d%s", c->port, c->tally);
+    else if (c->leader)   /* the tally takes the whole room: a histogram needs it at 80 columns */
+        snprintf(text, size, "%s", c->tally);
     else if (c->status == NET_FOLLOWER_LEFT)
         snprintf(text, size, "the leader has left — on your own");
     else if (c->status != NET_FOLLOWER_JOINED)

@@ -42,9 +42,11 @@ ui_class_place ui_class_place_of(const ui_view *v);
 void ui_class_moved(ui_class *c, const ui_class_place *before, ui_view *v);
 
 /* The status line's text: "leading :PORT · code CODE · 28/30 here" (followers showing the
- * leader's place, of those joined) or, while a question is open, "leading :PORT · answered
- * 12/30: 1×8 2×4" (or the least, median and largest numbers typed) and, when three or fewer
- * are left, " · waiting: NAME, NAME" (escaped),
+ * leader's place, of those joined) or, while a question is open, the tally in the whole room:
+ * "answered 12/30: 1×8 2×4", or for numbers a histogram, "answered 12/30: 0.5 ▕█  ▂ █▏ 0.63 ·
+ * 6 right · median 0.6" (ui_tally.h; "right" when the lesson knows the key, never shown) and,
+ * when three or fewer are left, " · waiting: NAME, NAME" (escaped; in a number question in
+ * place of the median),
  * "following",
  * "on your own — f to follow", "joining HOST:PORT…". */
 void ui_class_status(const ui_class *c, char *text, size_t size);

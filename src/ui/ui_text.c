@@ -15,6 +15,9 @@ static const struct { unsigned cp; const char *ascii; } ascii_spelling[] = {
     {0x2018, "'"},    {0x2019, "'"},   {0x201C, "\""},  {0x201D, "\""},   {0x2248, "~"},
     {0x2264, "<="},   {0x2265, ">="},  {0x00A0, " "},   {0x2022, "*"},    {0x2211, "sum"},
     {0x03A3, "sum"},  {0x2260, "!="},  {0x00B1, "+-"},  {0x2208, "in"},
+    /* the tally's bars (ui_tally.c), one column each, lowest to tallest, and their frame */
+    {0x2581, "_"},    {0x2582, "."},   {0x2583, ","},   {0x2584, ":"},    {0x2585, "="},
+    {0x2586, "+"},    {0x2587, "%"},   {0x2588, "#"},   {0x2595, "|"},    {0x258F, "|"},
 };
 
 /* Decodes one UTF-8 sequence at s into *cp (text_decode); returns its length. A malformed

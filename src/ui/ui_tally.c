@@ -1,0 +1,103 @@
+/* The leader's histogram of a number question's answers (ui_tally.h): Tukey's fences for the
+ * outliers, equal bins between the least and largest answer within them, and its words. */
+#include "ui_tally.h"
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The bar of x in [lo, hi] (lo < hi) cut in bins equal parts; hi falls in the last. Halved
+ * first, so that answers near ±DBL_MAX (finite, so allowed) do not overflow to inf − inf. */
+static int bin_of(double x, double lo, double hi, int bins)
+{
+    int i = (int)floor((x / 2 - lo / 2) / (hi / 2 - lo / 2) * bins);
+    return i < 0 ? 0 : i >= bins ? bins - 1 : i;
+}
+
+void ui_tally_bin(double *numbers, int n, double key, double tolerance, ui_tally_histogram *h)
+{
+    memset(h, 0, sizeof *h);
+    h->right = isnan(key) ? -1 : 0;
+    if (n <= 0) return;
+    for (int i = 0; i < n; i++) {
+        assert(isfinite(numbers[i]));
+        if (!isnan(key) && fabs(numbers[i] - key) <= tolerance) h->right++;   /* ui_view's rule */
+    }
+    qsort(numbers, (size_t)n, sizeof *numbers, compare_doubles);
+    h->n = n;
+    h->median = numbers[n / 2];
+    double q1 = numbers[n / 4], q3 = numbers[3 * n / 4], spread = 1.5 * (q3 - q1);
+    int first = 0, last = n - 1;   /* the answers within the fences */
+    while (numbers[first] < q1 - spread) first++;
+    while (numbers[last] > q3 + spread) last--;
+    h->below = first;
+    h->above = n - 1 - last;
+    h->lo = numbers[first];
+    h->hi = numbers[last];
+    h->bins = h->hi > h->lo ? UI_TALLY_BINS : 1;
+    for (int i = first; i <= last; i++)
+        h->count[h->bins == 1 ? 0 : bin_of(numbers[i], h->lo, h->hi, h->bins)]++;
+}
+
+/* Heights: a space for an empty bar, then ▁ … █ against the tallest. */
+static const char *const bars[] = {" ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83",
+                                   "\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86",
+                                   "\xe2\x96\x87", "\xe2\x96\x88"};
+enum { LEVELS = sizeof bars / sizeof bars[0] - 1 };
+
+/* Appends to text at *used, as snprintf does, but a cut text ends on a whole UTF-8 character
+ * (then *used is size: nothing more is added). */
+static void put(char *text, size_t size, size_t *used, const char *format, ...)
+{
+    if (*used >= size) return;
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(text + *used, size - *used, format, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < size - *used) {
+        *used += (size_t)n;
+        return;
+    }
+    size_t end = size - 1;   /* cut: drop a last character missing some of its bytes */
+    size_t start = end;
+    while (start > 0 && ((unsigned char)text[start - 1] & 0xC0) == 0x80) start--;
+    if (start > 0 && (unsigned char)text[start - 1] >= 0xC0) {
+        unsigned char lead = (unsigned char)text[start - 1];
+        size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+        if (end - (start - 1) < length) text[start - 1] = '\0';
+    }
+    *used = size;
+}
+
+void ui_tally_write(const ui_tally_histogram *h, bool median, char *text, size_t size)
+{
+    assert(size > 0);
+    text[0] = '\0';
+    if (h->n == 0) return;
+    size_t used = 0;
+    if (h->bins == 1 && !h->below && !h->above) {
+        put(text, size, &used, "all %.4g", h->lo);
+        if (h->right >= 0) put(text, size, &used, " \xc2\xb7 %d right", h->right);
+        return;
+    }
+    int top = 1;
+    for (int i = 0; i < h->bins; i++) top = h->count[i] > top ? h->count[i] : top;
+    if (h->below) put(text, size, &used, "%d< ", h->below);
+    put(text, size, &used, "%.4g \xe2\x96\x95", h->lo);
+    for (int i = 0; i < h->bins; i++)   /* any answer makes a bar of at least ▁ */
+        put(text, size, &used, "%s", bars[(h->count[i] * LEVELS + top - 1) / top]);
+    put(text, size, &used, "\xe2\x96\x8f");
+    if (h->bins > 1) put(text, size, &used, " %.4g", h->hi);
+    if (h->above) put(text, size, &used, " >%d", h->above);
+    if (h->right >= 0) put(text, size, &used, " \xc2\xb7 %d right", h->right);
+    if (median) put(text, size, &used, " \xc2\xb7 median %.4g", h->median);
+}
