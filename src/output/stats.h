@@ -34,8 +34,8 @@ bool stats_count(const trace *t, stats_table *table);
  * blocks into scratch memory, with the kernels as options say (NULL: defaults), and stores the
  * seconds (and their total) in table. Derived stages are timed as reading every cell. Each time
  * is taken on memory already allocated and touched (a first run warms it up), as the best of
- * batches of runs repeated for at least STATS_MIN_SECONDS (and STATS_MIN_BATCHES batches).
- * Returns false when the scratch memory cannot be had. */
+ * batches of runs repeated for at least STATS_MIN_SECONDS (and STATS_MIN_BATCHES batches),
+ * the best of STATS_ROUNDS rounds taken stage after stage. Returns false when the scratch memory cannot be had. */
 bool stats_time(const trace *t, const trace_options *options, stats_table *table);
 
 /* The process's peak resident memory so far, in bytes (getrusage's ru_maxrss). */
@@ -61,6 +61,10 @@ int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE
  * long enough that the best batch is stable from one run to the next. */
 #define STATS_MIN_SECONDS 0.05
 #define STATS_MIN_BATCHES 3
+/* Every time is taken in this many rounds, in turn with the other times of its table, and the
+ * best round kept: a stretch of other work on a shared machine then slows one round of each
+ * time, not every batch of one of them. */
+#define STATS_ROUNDS 3
 
 /* The n of --cost's rows: 16 doubled up to 2048; the shape when --d-model and --heads are not
  * given (small enough that the n² part dominates from a few hundred tokens on). */
