@@ -4,22 +4,14 @@
 # messages escape what they echo, and a script that is not a regular file is refused (66).
 set -u
 cd "$(dirname "$0")/.."
+. tests/lib.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 lesson=tests/reference/cat_sat.yaml
 failures=0
 
 # says STATUS MESSAGE: the script $tmp/keys makes attnstep exit STATUS saying exactly MESSAGE.
 says() {
-    local want_status=$1 want=$2
-    local said; said=$(timeout 10 ./attnstep --keys "$tmp/keys" "$lesson" 2>&1 >/dev/null)
-    local status=$?
-    if [ "$status" -eq "$want_status" ] && [ "$said" = "$want" ]; then
-        echo "ok   $want"
-    else
-        printf 'FAIL status %s (expected %s)\n     said: %s\n     want: %s\n' "$status" \
-            "$want_status" "$said" "$want"
-        failures=$((failures + 1))
-    fi
+    stderr_is "$@" ./attnstep --keys "$tmp/keys" "$lesson"
 }
 
 printf 'j\n\0\0q\n' >"$tmp/keys"

@@ -4,6 +4,7 @@
 # --replay with --keys and an unwritable recording are refused with their status and message.
 set -u
 cd "$(dirname "$0")/.."
+. tests/lib.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 lesson=lessons/cat_sat.yaml
 failures=0
@@ -55,32 +56,19 @@ paced() {
 }
 check "a replay waits its waits; --keys skips them" paced
 
-# says STATUS MESSAGE COMMAND...: the command exits STATUS, its stderr exactly MESSAGE.
-says() {
-    local want_status=$1 want=$2; shift 2
-    local said; said=$(timeout 10 "$@" 2>&1 >/dev/null </dev/null)
-    local status=$?
-    if [ "$status" -eq "$want_status" ] && [ "$said" = "$want" ]; then
-        echo "ok   $want"
-    else
-        printf 'FAIL status %s (expected %s)\n     said: %s\n     want: %s\n' "$status" \
-            "$want_status" "$said" "$want"
-        failures=$((failures + 1))
-    fi
-}
 wait_error="wait needs whole milliseconds from 0 to 3600000, e.g. 'wait 250'"
 for bad in 'wait' 'wait -5' 'wait 1.5' 'wait 3600001' 'wait 2s'; do
     printf 'n\n%s\nn\n' "$bad" >"$tmp/bad"
-    says 64 "attnstep: $tmp/bad:2: $wait_error" ./attnstep --replay "$tmp/bad" "$lesson"
+    stderr_is 64 "attnstep: $tmp/bad:2: $wait_error" ./attnstep --replay "$tmp/bad" "$lesson"
 done
-says 64 "attnstep: --replay and --keys both give the keys: choose one
+stderr_is 64 "attnstep: --replay and --keys both give the keys: choose one
 Try 'attnstep --help' for more information." ./attnstep --replay "$tmp/paced" --keys "$tmp/paced" "$lesson"
-says 66 "attnstep: $tmp/none: cannot read the key script: No such file or directory" \
+stderr_is 66 "attnstep: $tmp/none: cannot read the key script: No such file or directory" \
     ./attnstep --replay "$tmp/none" "$lesson"
-says 74 "attnstep: --record $tmp/no/such/folder: cannot write the recording: No such file or directory" \
+stderr_is 74 "attnstep: --record $tmp/no/such/folder: cannot write the recording: No such file or directory" \
     ./attnstep --keys "$tmp/keys" --record "$tmp/no/such/folder" "$lesson"
 if [ -w /dev/full ]; then
-    says 74 "attnstep: --record /dev/full: cannot write the recording: No space left on device" \
+    stderr_is 74 "attnstep: --record /dev/full: cannot write the recording: No space left on device" \
         ./attnstep --keys "$tmp/keys" --record /dev/full "$lesson"
 fi
 

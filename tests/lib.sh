@@ -58,3 +58,18 @@ wait_gone() {
         sleep 0.05
     done
 }
+
+# stderr_is STATUS MESSAGE COMMAND...: the command exits STATUS, its stderr exactly MESSAGE;
+# counts a failure in $failures otherwise.
+stderr_is() {
+    local want_status=$1 want=$2; shift 2
+    local said; said=$(timeout 10 "$@" 2>&1 >/dev/null </dev/null)
+    local status=$?
+    if [ "$status" -eq "$want_status" ] && [ "$said" = "$want" ]; then
+        echo "ok   $want"
+    else
+        printf 'FAIL status %s (expected %s)\n     said: %s\n     want: %s\n' "$status" \
+            "$want_status" "$said" "$want"
+        failures=$((failures + 1))
+    fi
+}
