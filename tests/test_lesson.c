@@ -79,7 +79,7 @@ static void test_cat_sat_defaults(void **state) {
     for (int i = 0; i < 4; i++) support_assert_close("W", identity2, W[i], 4, 0);
     /* and the core can run on it */
     trace t;
-    assert_int_equal(trace_compute(in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(in, &t);
     double cat_weights[] = { 0.6296, 0.3704 };
     support_assert_close("weights of cat", cat_weights, trace_block(&t, STAGE_WEIGHTS, 1), 2, 5e-5);
     trace_free(&t);
@@ -190,7 +190,7 @@ static void test_cross_attention(void **state) {
     unsigned char cells[] = { 1, 1, 0, 0, 1, 1 };
     assert_memory_equal(in->mask_cells, cells, 6);
     trace t;
-    assert_int_equal(trace_compute(in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(in, &t);
     trace_free(&t);
     lesson_free(&l);
 }

@@ -80,7 +80,7 @@ static char *explained(const char *path, const char *spec, bool full)
     lesson_diagnostics d;
     assert_int_equal(lesson_load(path, &l, &d), LESSON_OK);
     trace t;
-    assert_int_equal(trace_compute(&l.input, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&l.input, &t);
     trace_cell cell;
     char error[256];
     assert_true(trace_cell_parse(&t, spec, 1, &cell, error, sizeof error));

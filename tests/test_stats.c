@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "fixtures.h"
 #include "trace.h"
 #include "stats.h"
 #include "walk.h"
@@ -31,7 +32,7 @@ static void compute(fixture *f)
     f->in.W_O = f->weights + 3 * d * d;
     if (f->in.source)
         f->in.source_embeddings = f->source;
-    assert_int_equal(trace_compute(&f->in, NULL, &f->t, NULL), TRACE_OK);
+    fixture_compute(&f->in, &f->t);
 }
 
 static const stats_stage *find(const stats_table *table, stage_id stage)
@@ -167,7 +168,7 @@ static void test_doubling_n_quadruples_the_attention_work(void **state)
                                .W_K = weights + d * d, .W_V = weights + 2 * d * d,
                                .W_O = weights + 3 * d * d, .mask = MASK_NONE, .scale = true };
         trace t;
-        assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+        fixture_compute(&in, &t);
         stats_table table;
         assert_true(stats_count(&t, &table));
         unsigned long long quadratic = find(&table, STAGE_SCORES)->counts.multiplications

@@ -250,7 +250,7 @@ static void test_walk_visits_every_stage_in_order(void **state)
     (void)state;
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     assert_int_equal(v.walk.count, 11);   /* input … output, no source_input without a source */
@@ -277,7 +277,7 @@ static void test_step_into_fills_in_reading_order(void **state)
     (void)state;
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     ui_view_goto(&v, walk_find(&v.walk, STAGE_SCORES, 1));
@@ -307,7 +307,7 @@ static void test_heads_are_sub_steps_and_tab_switches(void **state)
     (void)state;
     attention_input in = two_head_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));   /* no script: the walk is the pipeline */
     assert_int_equal(v.walk.count, 4 + 5 * 2 + 2);
@@ -363,7 +363,7 @@ static void test_off_the_script_and_back(void **state)
     (void)state;
     attention_input in = two_head_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     lesson_step narration[] = {
         {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = -1, .focus_col = -1, .say = "first"},
         {.stage = STAGE_SCORES, .head = 2, .focus_row = 2, .focus_col = 0, .say = "second"},
@@ -412,7 +412,7 @@ static void test_at_lands_where_it_says(void **state)
     (void)state;
     attention_input in = two_head_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     char *choices[] = {"bank", "river"};
     lesson_step narration[] = {
         {.stage = STAGE_SCORES, .head = 1, .focus_row = 0, .focus_col = 0, .say = "one"},
@@ -463,7 +463,7 @@ static void test_scrolling_keeps_the_selection_visible(void **state)
     (void)state;
     attention_input in = two_head_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_DOWN);
@@ -510,7 +510,7 @@ static void test_choice_question_hides_then_judges(void **state)
     (void)state;
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     lesson_step narration[2];
     question_narration(narration);
     lesson l = {.steps = narration, .n_steps = 2};
@@ -548,7 +548,7 @@ static void test_numeric_question_typed_and_right(void **state)
     (void)state;
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     lesson_step narration[2];
     question_narration(narration);
     lesson l = {.steps = narration, .n_steps = 2};
@@ -592,8 +592,8 @@ static void test_rebuild_keeps_the_place(void **state)
     (void)state;
     attention_input big = two_head_input(), small = cat_sat_input();
     trace t1, t2;
-    assert_int_equal(trace_compute(&big, NULL, &t1, NULL), TRACE_OK);
-    assert_int_equal(trace_compute(&small, NULL, &t2, NULL), TRACE_OK);
+    fixture_compute(&big, &t1);
+    fixture_compute(&small, &t2);
     lesson_step narration[2];
     question_narration(narration);
     narration[0].focus_col = -1;
@@ -635,8 +635,8 @@ static void test_rebuild_keeps_tokens_by_name(void **state)
     a.n_tokens = a.n_source = 4, a.tokens = before, a.embeddings = e4;
     b.n_tokens = b.n_source = 5, b.tokens = after, b.embeddings = e5;
     trace t1, t2;
-    assert_int_equal(trace_compute(&a, NULL, &t1, NULL), TRACE_OK);
-    assert_int_equal(trace_compute(&b, NULL, &t2, NULL), TRACE_OK);
+    fixture_compute(&a, &t1);
+    fixture_compute(&b, &t2);
     lesson_step narration[] = {
         {.stage = STAGE_SCORES, .head = 1, .focus_row = -1, .focus_col = -1, .say = "one"},
         {.stage = STAGE_WEIGHTS, .head = 2, .focus_row = -1, .focus_col = -1, .say = "two"},
@@ -780,7 +780,7 @@ static wchar_t cell_at(int y, int x, attr_t *attrs, short *pair)
 /* Traces in (which t keeps pointing to) into t and opens a view of it on a stage and head. */
 static void view_on(const attention_input *in, stage_id stage, int head, trace *t, ui_view *v)
 {
-    assert_int_equal(trace_compute(in, NULL, t, NULL), TRACE_OK);
+    fixture_compute(in, t);
     assert_true(ui_view_init(v, t, NULL));
     ui_view_open_stage(v, stage, head);
 }
@@ -858,7 +858,7 @@ static void test_eight_colour_legend_has_bucket_edges(void **state)
     assert_int_equal(st.colors, 8);
     attention_input in = cat_sat_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
@@ -881,7 +881,7 @@ static void test_masked_cells_have_their_own_mark(void **state)
     attention_input in = cat_sat_input();
     in.mask = MASK_CAUSAL;
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
@@ -914,7 +914,7 @@ static void test_heads_are_grouped_in_q(void **state)
     ui_style st = open_memory_screen(&m, 80, 24);
     attention_input in = two_head_input();
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     ui_view_open_stage(&v, STAGE_Q, 1);
@@ -953,7 +953,7 @@ static void test_columns_fit_their_labels(void **state)
     attention_input in = cat_sat_input();
     in.tokens = long_tokens;
     trace t;
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     ui_view v;
     assert_true(ui_view_init(&v, &t, NULL));
     ui_view_open_stage(&v, STAGE_WEIGHTS, 1);
@@ -963,7 +963,7 @@ static void test_columns_fit_their_labels(void **state)
     ui_view_free(&v);
     trace_free(&t);
     in = two_head_input();
-    assert_int_equal(trace_compute(&in, NULL, &t, NULL), TRACE_OK);
+    fixture_compute(&in, &t);
     assert_true(ui_view_init(&v, &t, NULL));
     ui_view_open_stage(&v, STAGE_Q, 1);
     assert_false(ui_matrix_fits(&v, 36, &st));   /* four columns of -1.0000 do not fit */
