@@ -42,9 +42,9 @@ ALL_INCLUDES := $(LAYER_FLAGS_ui) $(YAML_CFLAGS)
 LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc libzmq 2>/dev/null) -lm -lpthread
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
-LIB_SRC  := $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.c))
+LIB_SRC  := $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.c)) $(wildcard src/core/ops/*.c)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
-HEADERS  := $(wildcard src/*/*.h)
+HEADERS  := $(wildcard src/*/*.h) $(wildcard src/core/ops/*.h)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))

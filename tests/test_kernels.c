@@ -190,12 +190,12 @@ static void test_softmax_every_mask_and_scale(void **state)
                     cells[(size_t)i * (size_t)m + (size_t)j] = (i * 7 + j * 3) % 5 != 0
                                                                || j == i % m;
             for (int scale = 0; scale <= 1; scale++) {
-                kernels_softmax_rule none = { scale, 64, false, NULL };
-                kernels_softmax_rule cells_rule = { scale, 17, false, cells };
+                kernels_softmax_rule none = { scale, sqrt(64.0), false, NULL };
+                kernels_softmax_rule cells_rule = { scale, sqrt(17.0), false, cells };
                 check_softmax(scores, n, m, &none, "softmax, no mask");
                 check_softmax(scores, n, m, &cells_rule, "softmax, explicit mask");
                 if (n <= m) { /* causal: row i sees 0 … i, so it needs m > i */
-                    kernels_softmax_rule causal = { scale, 3, true, NULL };
+                    kernels_softmax_rule causal = { scale, sqrt(3.0), true, NULL };
                     check_softmax(scores, n, m, &causal, "softmax, causal mask");
                 }
             }
@@ -211,7 +211,7 @@ static void test_softmax_divides_by_sqrt_dk(void **state)
     (void)state;
     for (int d_k = 1; d_k <= 200; d_k++) {
         double scores[2] = { 0.0, -1.0 / 3.0 - d_k }, w[2];
-        kernels_softmax_rule rule = { true, d_k, false, NULL };
+        kernels_softmax_rule rule = { true, sqrt((double)d_k), false, NULL };
         kernels_softmax(w, scores, 1, 2, &rule, &config);
         double scaled = scores[1] / sqrt((double)d_k);
         double expected = exp(scaled) / (1.0 + exp(scaled));
@@ -226,7 +226,7 @@ static void test_softmax_exponential_over_its_range(void **state)
     (void)state;
     for (double x = -760.0; x <= 0.0; x += 0.173) {
         double scores[2] = { 0.0, x }, w[2];
-        kernels_softmax_rule rule = { false, 1, false, NULL };
+        kernels_softmax_rule rule = { false, sqrt(1.0), false, NULL };
         kernels_softmax(w, scores, 1, 2, &rule, &config);
         double e = exp(x), expected = e / (1.0 + e);
         double error = fabs(w[1] - expected);
@@ -258,9 +258,9 @@ static void test_softmax_of_huge_unmasked_scores(void **state)
             cells[at] = at % 3 != 1 || at % (size_t)m == 0;  /* column 0 always visible */
         }
         for (int scale = 0; scale <= 1; scale++) {
-            kernels_softmax_rule none = { scale, 1, false, NULL };
-            kernels_softmax_rule some = { scale, 1, false, cells };
-            kernels_softmax_rule causal = { scale, 1, true, NULL };
+            kernels_softmax_rule none = { scale, sqrt(1.0), false, NULL };
+            kernels_softmax_rule some = { scale, sqrt(1.0), false, cells };
+            kernels_softmax_rule causal = { scale, sqrt(1.0), true, NULL };
             check_softmax(scores, n, m, &none, "huge scores, no mask");
             check_softmax(scores, n, m, &some, "huge scores, explicit mask");
             check_softmax(scores, n, m, &causal, "huge scores, causal mask");
@@ -327,7 +327,7 @@ static void test_softmax_rows_sum_to_one(void **state)
     double *scores = numbers((size_t)n * (size_t)m, 17), *w = numbers((size_t)n * (size_t)m, 18);
     for (int i = 0; i < n * m; i++)
         scores[i] *= 300.0 * (i % m);
-    kernels_softmax_rule rule = { true, 64, true, NULL };
+    kernels_softmax_rule rule = { true, sqrt(64.0), true, NULL };
     kernels_softmax(w, scores, n, m, &rule, &config);
     for (int i = 0; i < n; i++) {
         double sum = 0.0;
@@ -370,7 +370,7 @@ static void test_threads_do_not_change_results(void **state)
     double *A = numbers((size_t)rows * (size_t)inner, 21), *B = numbers((size_t)inner * (size_t)cols, 22);
     double *scores = numbers((size_t)rows * (size_t)rows, 23);
     double *C[3], *W[3];
-    kernels_softmax_rule rule = { true, 64, true, NULL };
+    kernels_softmax_rule rule = { true, sqrt(64.0), true, NULL };
     for (int t = 0; t < 3; t++) {
         kernels_config threads = config;
         threads.threads = t + 1;

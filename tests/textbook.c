@@ -25,7 +25,7 @@ void textbook_softmax(double *w, const double *s, int n, int m, const kernels_so
         for (int j = 0; j < m; j++) {
             size_t at = (size_t)i * (size_t)m + (size_t)j;
             bool hidden = rule->causal ? j > i : rule->allowed && rule->allowed[at] == 0;
-            w[at] = hidden ? -INFINITY : rule->scale ? s[at] / sqrt((double)rule->d_k) : s[at];
+            w[at] = hidden ? -INFINITY : rule->scale ? s[at] / rule->divisor : s[at];
             if (w[at] > max)
                 max = w[at];
         }
@@ -47,7 +47,7 @@ void textbook_attention_compute(textbook_attention *a)
     textbook_gemm(n, d, d, a->input, ld, a->W_Q, ld, false, a->Q, ld);
     textbook_gemm(n, d, d, a->input, ld, a->W_K, ld, false, a->K, ld);
     textbook_gemm(n, d, d, a->input, ld, a->W_V, ld, false, a->V, ld);
-    kernels_softmax_rule rule = { .scale = a->scale, .d_k = d_k };
+    kernels_softmax_rule rule = { .scale = a->scale, .divisor = sqrt((double)d_k) };
     for (int h = 0; h < a->heads; h++) {
         size_t offset = (size_t)h * (size_t)d_k;
         double *scores = a->scores + (size_t)h * nn, *weights = a->weights + (size_t)h * nn;

@@ -7,30 +7,14 @@
 #include <stdbool.h>
 #include "trace.h"
 
-/* What decoding has made so far. The rows 0 … length − 1 of each matrix hold numbers; row p of
- * scores and weights holds columns 0 … p (the keys the cache had when token p came). */
+/* What decoding has made so far: a trace of the same input, prepared but not computed, whose
+ * rows 0 … length − 1 the forward runner has made one token at a time (trace_forward over the
+ * row of each token): row p of scores and weights holds columns 0 … p (the keys the cache had
+ * when token p came), of running_max and running_sum its tiles 0 … p / tile. */
 typedef struct {
-    const trace *t;       /* the trace whose input is decoded: its input rows, shape and mask
-                             (none of its computed stages is read) */
-    int length;           /* tokens decoded so far */
-    double *memory;       /* the one allocation */
-    double *q;            /* (n, d_model) each token's query, used once */
-    double *k, *v;        /* (n, kv_heads·d_k) the KV cache (without RoPE; k is the projection) */
-    double *q_rotated;    /* (n, d_model) with RoPE, each query turned at its position; else NULL */
-    double *k_rotated;    /* (n, kv_heads·d_k) with RoPE, the cache of keys turned at their
-                             positions, as llama2.c keeps it; else NULL */
-    double *scores;       /* (heads, n, n) */
-    double *running_max;  /* (heads, n, tiles) with the online softmax: row p holds its tiles
-                             0 … p / tile (the tiles of the cache); else NULL */
-    double *running_sum;  /* (heads, n, tiles) likewise */
-    double *weights;      /* (heads, n, n) */
-    double *context;      /* (heads, n, d_k) */
-    double *concat;       /* (n, d_model) */
-    double *output;       /* (n, d_model) */
-    double *unmasked;     /* (n) scratch: the row the softmax reads (scaled, biased with ALiBi) */
-    double *masked;       /* (n) scratch: that row with −∞ at hidden keys, for the online softmax */
-    const double *stored[STAGE_COUNT];  /* each stage above by its id, laid out as the trace lays
-                                           it out; NULL for a stage decoding does not make */
+    const trace *t;   /* the trace whose input is decoded (none of its stages is read) */
+    int length;       /* tokens decoded so far */
+    trace cache;      /* the K/V cache and every other stage, row by row */
 } decode_state;
 
 /* Whether t can be decoded token by token: self-attention under a causal or window mask (with
@@ -41,17 +25,18 @@ bool decode_supported(const trace *t);
  * when out of memory (d is then empty). Free with decode_free. */
 bool decode_begin(decode_state *d, const trace *t);
 
-/* Decodes token d->length: its q, k and v rows (k and v join the cache; with RoPE q and k are
- * turned at the token's position first, and the cache keeps the turned key), its scores against
- * the cache, its weights and context rows in each head (with the online softmax, by the
- * recurrence over the cache's tiles), and its output row; then d->length grows by one. Each number is computed as trace_compute computes it (fused products in k
- * order, the kernels' softmax over the visible keys), so the rows are the trace's, bit for
- * bit, whatever options say (NULL: the defaults). d->length must be below n. */
+/* Decodes token d->length by the forward runner over its row alone: its q, k and v rows (k and v
+ * join the cache; with RoPE q and k are turned at the token's position, and the cache keeps the
+ * turned key), its scores against the cache, its weights and context rows in each head (with
+ * the online softmax, by the recurrence over the cache's tiles), and its output row; then
+ * d->length grows by one. Each number is computed by the operations trace_compute runs, so
+ * the rows are the trace's, bit for bit, whatever options say (NULL: the defaults).
+ * d->length must be below n. */
 void decode_token(decode_state *d, const trace_options *options);
 
-/* The decoded value of a cell: stage Q, K, V, Q_rotated and K_rotated (RoPE), scores,
- * running_max and running_sum (the online softmax: column a tile up to row / tile), weights,
- * context, concat or output, head from 1 for a per-head stage; row below d->length. */
+/* The decoded value of a cell of any stage the trace has (head from 1 for a per-head stage),
+ * row below d->length; of a stage whose columns are the keys or their tiles, a column the
+ * row's token knew (up to row, or row / tile). */
 double decode_value(const decode_state *d, stage_id stage, int head, int row, int col);
 
 /* The multiplications of decoding token `position` with the cache: its three projections and

@@ -725,9 +725,9 @@ static inline __attribute__((always_inline)) void softmax_row(double *w, int m, 
         w[j] /= sum;
 }
 
-/* Every score of every row, scaled: the core's score / sqrt(d_k), which sqrt's correct rounding
- * makes bit-for-bit the same as its own; IEEE division is exact-rounded in vectors too. When
- * the divisor is a power of two (d_k = 1, 4, 16, 64, …) its reciprocal is exact, and x · (1/2^e)
+/* Every score of every row, scaled: score / divisor, the core's own rule with the divisor it
+ * gives (√d_k), bit-for-bit as the core divides; IEEE division is exact-rounded in vectors too.
+ * When the divisor is a power of two (d_k = 1, 4, 16, 64, …) its reciprocal is exact, and x · (1/2^e)
  * is the same real number as x / 2^e, so rounded the same: the much cheaper multiplication. */
 static inline __attribute__((always_inline))
 void scale_rows(double *w, const double *s, size_t count, bool scale, double divisor)
@@ -876,7 +876,7 @@ static void softmax_work(void *argument, int chunk, double *scratch)
     bool wide = x->wide;
     (wide ? scale_rows_avx2 : scale_rows_portable)(x->weights + first, x->scores + first,
                                                     (size_t)rows * row, rule->scale,
-                                                    sqrt((double)rule->d_k));
+                                                    rule->divisor);
     for (int i = row0; i < row0 + rows; i++) {
         double *w = x->weights + (size_t)i * row;
         /* pass 2: hidden cells become −∞, so their exponential is exactly 0 */

@@ -55,8 +55,8 @@ void kernels_context(double *context, const double *weights, const double *V, in
  * and `masked` is bit-for-bit what the softmax read. Hidden cells are −∞, so their weight is
  * exactly 0. */
 typedef struct {
-    bool scale;                       /* scaled = score / sqrt((double)d_k), else scaled = score */
-    int d_k;
+    bool scale;                       /* scaled = score / divisor, else scaled = score */
+    double divisor;                   /* the core's scaling rule's (trace_score_divisor) */
     bool causal;                      /* row i hides the columns after i */
     const unsigned char *allowed;     /* (n, m), 1 = may attend, 0 = hidden; NULL = all visible
                                          (read only when causal is false) */

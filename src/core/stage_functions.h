@@ -18,30 +18,46 @@ typedef struct {
     bool full;
 } explain_text;
 
+/* The rows a forward operation writes: query rows [first, end) of its matrix, and of a stage
+ * whose rows are the keys the same rows (self-attention) or every key (a whole pass); the
+ * keys known are keys 0 … keys − 1 (every key in a whole pass, the cache's keys 0 … end − 1
+ * when decoding token end − 1). trace_span_whole gives the whole pass. */
+typedef struct {
+    int first, end;
+    int keys;
+} trace_span;
+
+/* The whole pass over t: every row, every key. */
+trace_span trace_span_whole(const trace *t);
+
+/* Rows [*first, *end) of stage that span covers. */
+void trace_span_rows(const trace *t, stage_id stage, const trace_span *span, int *first,
+                     int *end);
+
 /* The value of one cell of stage (head from 1, 1 for a stage not per head). */
 typedef double stage_read_fn(const trace *t, stage_id stage, int head, int row, int col);
-/* Writes the matrix of stage at head (the whole stage if not per head) into out, reading only
- * the trace's blocks of earlier stages and its input. */
-typedef void stage_compute_fn(const trace *t, stage_id stage, int head, double *out,
-                              const kernels_config *config);
+/* Writes span's rows of the matrix of stage at head (the whole stage if not per head) into out
+ * (the matrix's first cell), reading only the trace's blocks of earlier stages and its input. */
+typedef void stage_forward_fn(const trace *t, stage_id stage, int head, double *out,
+                              const trace_span *span, const kernels_config *config);
 /* Writes " = …" after the cell's name: how the cell was made. Returns whether the cell's value
  * should follow (false for a cell whose explanation already ends in its value, e.g. hidden). */
 typedef bool stage_explain_fn(explain_text *out, const trace *t, const trace_cell *cell);
 /* Adds the stage's arithmetic, over all its heads, to counts. */
 typedef void stage_cost_fn(const trace *t, stage_id stage, cost_counts *counts);
 /* Writes the stage's formula line for this trace's configuration, as snprintf. */
-typedef int stage_formula_fn(const trace *t, char *buffer, size_t size);
+typedef int stage_formula_fn(const trace *t, stage_id stage, char *buffer, size_t size);
 
-#define STAGE_DECLARE(id, name, per_head, rows, cols, storage, read, compute, explain, cost, \
-                      formula, inputs) \
-    stage_read_fn read; stage_compute_fn compute; stage_explain_fn explain; \
+#define STAGE_DECLARE(id, name, family, presence, per_head, rows, cols, storage, flags, inputs, \
+                      read, forward, explain, cost, formula) \
+    stage_read_fn read; stage_forward_fn forward; stage_explain_fn explain; \
     stage_cost_fn cost; stage_formula_fn formula;
 STAGE_TABLE(STAGE_DECLARE)
 #undef STAGE_DECLARE
 
 typedef struct {
     stage_read_fn *read;
-    stage_compute_fn *compute;
+    stage_forward_fn *forward;
     stage_explain_fn *explain;
     stage_cost_fn *cost;
     stage_formula_fn *formula;
@@ -50,20 +66,30 @@ typedef struct {
 /* The functions of a stage's row; stage must be < STAGE_COUNT. */
 const stage_functions *stage_functions_get(stage_id stage);
 
-/* The stage K and V are made from: source_input in cross-attention, input otherwise. */
-stage_id trace_source_stage(const trace *t);
+/* The node stage's input number `index` (0-based, counting only node inputs) reads in this
+ * trace: the input's `instead` when the trace has it, else its stage; STAGE_COUNT when the row
+ * has no such input. */
+stage_id trace_stage_node_input(const trace *t, stage_id stage, int index);
 
-/* The bias of a projection stage (b_Q, b_K, b_V or b_O for Q, K, V or output), or NULL when
- * the lesson gives none or the stage is not a projection. */
-const double *trace_stage_bias(const trace *t, stage_id stage);
+/* The parameter input number `index` (0-based, counting only parameter inputs) of stage, or
+ * PARAM_COUNT when the row has none. */
+param_id trace_stage_param_input(stage_id stage, int index);
 
-/* The one arithmetic of a projection, wherever one is computed (compute.c, decode.c):
+/* A parameter's numbers as the lesson gives them (NULL for an optional one it lacks). */
+const double *trace_param(const trace *t, param_id param);
+
+/* The one arithmetic of a projection, wherever one is computed (the projections' forward, decoding's rows):
  * out (rows × cols) = from (rows × d_model) · weights (d_model × cols), each cell the fused
  * dot product in k order (kernels_matmul), then, when bias is not NULL, + bias[col] as one more
  * rounded addition. Without a bias nothing is added. */
 void trace_project(double *out, const double *from, int rows, int d_model,
                    const double *weights, const double *bias, int cols,
                    const kernels_config *config);
+
+/* The one scaling rule (ops/scores.c): what scores are divided by, √d_k (1 with scale: false),
+ * and a score so scaled. */
+double trace_score_divisor(const trace *t);
+double trace_scale_score(const trace *t, double score);
 
 /* What the scores read: Q_rotated and K_rotated with RoPE, Q and K otherwise. */
 stage_id trace_query_stage(const trace *t);

@@ -1,22 +1,29 @@
-/* The stage table's entries, looked up by id or by name, and the functions each row names. */
+/* The node and parameter tables' entries, looked up by id or by name, and the functions each
+ * row names. */
 #include <assert.h>
 #include <string.h>
 #include "stage_functions.h"
 
 static const stage_info stages[STAGE_COUNT] = {
-#define STAGE_ENTRY(id, name, per_head, rows, cols, storage, read, compute, explain, cost, \
-                    formula, inputs) \
-    { name, per_head, rows, cols, storage, inputs },
+#define STAGE_ENTRY(id, name, family, presence, per_head, rows, cols, storage, flags, inputs, \
+                    read, forward, explain, cost, formula) \
+    { name, family, presence, per_head, rows, cols, storage, flags, inputs },
     STAGE_TABLE(STAGE_ENTRY)
 #undef STAGE_ENTRY
 };
 
 static const stage_functions functions[STAGE_COUNT] = {
-#define STAGE_FUNCTIONS(id, name, per_head, rows, cols, storage, read, compute, explain, cost, \
-                        formula, inputs) \
-    { read, compute, explain, cost, formula },
+#define STAGE_FUNCTIONS(id, name, family, presence, per_head, rows, cols, storage, flags, \
+                        inputs, read, forward, explain, cost, formula) \
+    { read, forward, explain, cost, formula },
     STAGE_TABLE(STAGE_FUNCTIONS)
 #undef STAGE_FUNCTIONS
+};
+
+static const param_info params[PARAM_COUNT] = {
+#define PARAM_ENTRY(id, name, rows, cols, optional) { name, rows, cols, optional },
+    PARAM_TABLE(PARAM_ENTRY)
+#undef PARAM_ENTRY
 };
 
 const stage_info *stage_get(stage_id stage)
@@ -31,10 +38,47 @@ const stage_functions *stage_functions_get(stage_id stage)
     return &functions[stage];
 }
 
+const param_info *param_get(param_id param)
+{
+    assert(param < PARAM_COUNT);
+    return &params[param];
+}
+
 stage_id stage_find(const char *name)
 {
     for (int s = 0; s < STAGE_COUNT; s++)
         if (strcmp(stages[s].name, name) == 0)
             return (stage_id)s;
     return STAGE_COUNT;
+}
+
+const char *stage_presence_key(stage_presence presence)
+{
+    static const char *const keys[] = {
+        [PRESENT_ALWAYS] = NULL, [PRESENT_WITH_SOURCE] = "source",
+        [PRESENT_WITH_ROPE] = "positional: rope", [PRESENT_WITH_ALIBI] = "bias: alibi",
+        [PRESENT_WITH_ONLINE] = "softmax: online",
+    };
+    assert((size_t)presence < sizeof keys / sizeof keys[0]);
+    return keys[presence];
+}
+
+const char *stage_data_name(data_id data)
+{
+    static const char *const names[DATA_COUNT] = {
+        [DATA_EMBEDDINGS] = "embeddings", [DATA_POSITIONAL] = "positional encoding",
+        [DATA_POSITIONS] = "positions", [DATA_SLOPES] = "ALiBi slopes", [DATA_MASK] = "mask",
+        [DATA_TILE] = "tile",
+    };
+    assert(data < DATA_COUNT);
+    return names[data];
+}
+
+param_id trace_stage_param_input(stage_id stage, int index)
+{
+    const stage_input *in = stage_get(stage)->inputs;
+    for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++)
+        if (in[i].kind == READ_PARAM && index-- == 0)
+            return (param_id)in[i].id;
+    return PARAM_COUNT;
 }

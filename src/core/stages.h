@@ -1,12 +1,12 @@
-/* The stages of multi-head scaled dot-product attention, as data: one row per stage is its whole
- * spec (name, shape, storage, and the functions that compute, read, explain, count and write its
- * formula). Every output, the UI, the walk and --stats read it; nothing else lists the stages. */
+/* The graph of multi-head scaled dot-product attention, as data: the node table (one row per
+ * stage: its whole spec) and the parameter table (the lesson's learned matrices). Every pass,
+ * output and view reads these rows; nothing else lists the stages or says which exist. */
 #ifndef ATTNSTEP_STAGES_H
 #define ATTNSTEP_STAGES_H
 
 #include <stdbool.h>
 
-/* What a stage's rows or columns are indexed by. */
+/* What a stage's rows or columns (or a parameter's) are indexed by. */
 typedef enum {
     AXIS_TOKENS,      /* the query tokens, n of them */
     AXIS_SOURCE,      /* the key/value tokens, m of them (m = n, the same tokens, in self-attention) */
@@ -14,7 +14,8 @@ typedef enum {
     AXIS_KV_DIMS,     /* dimensions 0 … kv_heads·d_k − 1 of keys and values (d_model unless
                          grouped-query attention shares them between heads) */
     AXIS_HEAD_DIMS,   /* dimensions 0 … d_k-1, counted within the head */
-    AXIS_TILES        /* the online softmax's tiles of keys, 0 … ⌈m / tile⌉ − 1 */
+    AXIS_TILES,       /* the online softmax's tiles of keys, 0 … ⌈m / tile⌉ − 1 */
+    AXIS_ONE          /* a single row: a bias is one row of numbers */
 } stage_axis;
 
 /* Where a stage's numbers live. */
@@ -23,79 +24,187 @@ typedef enum {
     STAGE_DERIVED   /* computed from another stage's block when read (no memory of its own) */
 } stage_storage;
 
-/* X(ID, name, per_head, rows, cols, storage, read, compute, explain, cost, formula, inputs)
+/* The family of a stage: the operations of one family live in one file of src/core/ops/, and
+ * views group stages by family (a worksheet withholds a question's whole family). */
+typedef enum {
+    FAMILY_INPUT,       /* ops/input.c: embeddings and positional encoding */
+    FAMILY_PROJECTION,  /* ops/projection.c: X · W (+ b) */
+    FAMILY_POSITIONS,   /* ops/positions.c: RoPE's rotations */
+    FAMILY_SCORES,      /* ops/scores.c: Q·Kᵀ, the scaling, ALiBi's bias */
+    FAMILY_MASK,        /* ops/mask.c: hidden cells */
+    FAMILY_SOFTMAX,     /* ops/softmax.c: the softmax, ordinary or online */
+    FAMILY_CONTEXT      /* ops/context.c: weights · V, the heads side by side */
+} stage_family;
+
+/* When a stage exists: always, or only when the lesson asks for what makes it. */
+typedef enum {
+    PRESENT_ALWAYS,
+    PRESENT_WITH_SOURCE,   /* cross-attention: a lesson with `source:` */
+    PRESENT_WITH_ROPE,     /* positional: rope */
+    PRESENT_WITH_ALIBI,    /* bias: alibi */
+    PRESENT_WITH_ONLINE    /* softmax: online */
+} stage_presence;
+
+/* Properties views read, as flags. */
+enum {
+    STAGE_HEAD_COLUMNS = 1,  /* its columns are the heads' d_k columns side by side (separators) */
+    STAGE_DECODED = 2,       /* a decoding walk shows it at every token (it makes that token's
+                                rows); the stages read on the way (scaled, masked) are not shown */
+    STAGE_MONOTONE = 4,      /* derived: each cell an increasing function of the same cell of
+                                its first input, so their extremes sit at the same cells */
+    STAGE_HIDES = 8          /* cells the mask hides are −∞ in it */
+};
+
+/* The learned parameters: P(ID, name, rows, cols, optional). A bias is one row. */
+#define PARAM_TABLE(P) \
+    P(W_Q, "W_Q", AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, false) \
+    P(W_K, "W_K", AXIS_MODEL_DIMS, AXIS_KV_DIMS, false) \
+    P(W_V, "W_V", AXIS_MODEL_DIMS, AXIS_KV_DIMS, false) \
+    P(W_O, "W_O", AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, false) \
+    P(B_Q, "b_Q", AXIS_ONE, AXIS_MODEL_DIMS, true) \
+    P(B_K, "b_K", AXIS_ONE, AXIS_KV_DIMS, true) \
+    P(B_V, "b_V", AXIS_ONE, AXIS_KV_DIMS, true) \
+    P(B_O, "b_O", AXIS_ONE, AXIS_MODEL_DIMS, true)
+
+typedef enum {
+#define PARAM_ENUM(id, name, rows, cols, optional) PARAM_##id,
+    PARAM_TABLE(PARAM_ENUM)
+#undef PARAM_ENUM
+    PARAM_COUNT
+} param_id;
+
+typedef struct {
+    const char *name;
+    stage_axis rows, cols;
+    bool optional;  /* NULL in the input means the lesson has none (then nothing is added) */
+} param_info;
+
+/* What a node reads besides other nodes, named in "made from" lines. */
+typedef enum {
+    DATA_EMBEDDINGS,   /* the lesson's embeddings (or source embeddings) */
+    DATA_POSITIONAL,   /* the sinusoidal positional encoding */
+    DATA_POSITIONS,    /* token positions (RoPE's angles) */
+    DATA_SLOPES,       /* ALiBi's slopes */
+    DATA_MASK,         /* the mask */
+    DATA_TILE,         /* the online softmax's tile size */
+    DATA_COUNT
+} data_id;
+
+/* One input of a node. */
+typedef enum {
+    READ_NONE,       /* the end of a row's inputs */
+    READ_NODE,       /* stage `id` (or `instead`, when the trace has it: scores read Q_rotated
+                        under RoPE), the same head */
+    READ_EVERY_HEAD, /* stage `id`, every head of it (concat) */
+    READ_PARAM,      /* parameter `id` (named only when the lesson gives it) */
+    READ_DATA        /* data_id `id` */
+} read_kind;
+
+typedef struct {
+    read_kind kind;
+    int id;
+    int instead;     /* READ_NODE: the stage read instead when present, or -1 */
+} stage_input;
+
+#define STAGE_MAX_INPUTS 4
+#define NODE(id) { READ_NODE, STAGE_##id, -1 }
+#define NODE_OR(id, other) { READ_NODE, STAGE_##id, STAGE_##other }
+#define EVERY_HEAD(id) { READ_EVERY_HEAD, STAGE_##id, -1 }
+#define PARAM(id) { READ_PARAM, PARAM_##id, -1 }
+#define DATA(id) { READ_DATA, DATA_##id, -1 }
+#define INPUTS(...) { __VA_ARGS__ }
+
+/* The node table. X(ID, name, family, presence, per_head, rows, cols, storage, flags, inputs,
+ *                   read, forward, explain, cost, formula)
  *   name      the stage's name everywhere: JSON, --plain, --explain, the UI
+ *   family    its operations' file (ops/) and its group in views
+ *   presence  when it exists (trace_has_stage, the loader's "exists only with")
  *   per_head  one matrix per head (true) or one for the whole layer (false)
  *   rows, cols  the axes of its matrix; the block of a stored stage holds
  *             (per_head ? heads : 1) × rows × cols doubles, row-major, head after head
  *   storage   STAGE_STORED or STAGE_DERIVED (scaled and masked: a cheap, exact function of
  *             scores, which keeps a 1024-token trace within memory)
+ *   flags     STAGE_HEAD_COLUMNS, STAGE_DECODED, STAGE_MONOTONE, STAGE_HIDES
+ *   inputs    the nodes, parameters and data it reads, in order (the first node input is
+ *             what a derived stage is a function of; a projection reads a node, a weight and
+ *             its optional bias)
  *   read      one cell's value (stage_functions.h): trace_read_stored for stored stages
- *   compute   writes one head's matrix (the whole matrix if not per head) from the stages
- *             before it: the forward pass, and --stats' timing into scratch memory
- *   explain   the arithmetic behind one cell (explain.c)
- *   cost      multiplications, additions, divisions and exponentials of the stage (cost.c)
- *   formula   writes the formula line from the lesson's configuration (formula.c)
- *   inputs    the stages or lesson data it reads; "A|B" when what it reads depends on the
- *             lesson: trace_stage_inputs names the last alternative the trace has
- * The functions are named here and declared from here (stage_functions.h), so a row naming a
- * function that does not exist fails to compile or link. */
+ *   forward   writes rows [first, end) of one head's matrix (the whole matrix if not per head)
+ *             from the stages before it: the forward runner (trace_forward), decoding one row
+ *             at a time, and --stats' timing into scratch memory
+ *   explain   the arithmetic behind one cell
+ *   cost      multiplications, additions, divisions and exponentials of the stage
+ *   formula   writes the formula line from the lesson's configuration
+ * A backward operation (the gradient of a stage's inputs from its own) will be a column
+ * beside forward, with a gradient block laid out as the activations are (llm.c's grads_acts);
+ * none is here yet. The rows are in an order where every stage comes after what it reads,
+ * so the table order is the forward order. The functions are declared from the table
+ * (stage_functions.h), so a row naming a function that does not exist fails to compile. */
 #define STAGE_TABLE(X) \
-    X(SOURCE_INPUT, "source_input", false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_source_input, explain_input, cost_input, formula_source_input, \
-      "embeddings, positional encoding") \
-    X(INPUT, "input", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_input, explain_input, cost_input, formula_input, \
-      "embeddings, positional encoding") \
-    X(Q, "Q", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_q, explain_q, cost_projection, formula_q, \
-      "input, W_Q") \
-    X(K, "K", false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_k, explain_k, cost_projection, formula_k, \
-      "input, W_K") \
-    X(V, "V", false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_v, explain_v, cost_projection, formula_v, \
-      "input, W_V") \
-    X(Q_ROTATED, "Q_rotated", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_rotated, explain_rotated, cost_rotated, formula_q_rotated, \
-      "Q, positions") \
-    X(K_ROTATED, "K_rotated", false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_rotated, explain_rotated, cost_rotated, formula_k_rotated, \
-      "K, positions") \
-    X(SCORES, "scores", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
-      trace_read_stored, compute_scores, explain_scores, cost_scores, formula_scores, \
-      "Q|Q_rotated, K|K_rotated") \
-    X(SCALED, "scaled", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
-      trace_read_scaled, compute_derived, explain_scaled, cost_scaled, formula_scaled, \
-      "scores") \
-    X(BIASED, "biased", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
-      trace_read_stored, compute_biased, explain_biased, cost_biased, formula_biased, \
-      "scaled, ALiBi slopes") \
-    X(MASKED, "masked", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_DERIVED, \
-      trace_read_masked, compute_derived, explain_masked, cost_nothing, formula_masked, \
-      "scaled|biased, mask") \
-    X(RUNNING_MAX, "running_max", true, AXIS_TOKENS, AXIS_TILES, STAGE_STORED, \
-      trace_read_stored, compute_running_max, explain_running_max, cost_running_max, \
-      formula_running_max, "masked, tile") \
-    X(RUNNING_SUM, "running_sum", true, AXIS_TOKENS, AXIS_TILES, STAGE_STORED, \
-      trace_read_stored, compute_running_sum, explain_running_sum, cost_running_sum, \
-      formula_running_sum, "masked, running_max") \
-    X(WEIGHTS, "weights", true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
-      trace_read_stored, compute_weights, explain_weights, cost_weights, formula_weights, \
-      "masked") \
-    X(CONTEXT, "context", true, AXIS_TOKENS, AXIS_HEAD_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_context, explain_context, cost_context, formula_context, \
-      "weights, V") \
-    X(CONCAT, "concat", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_concat, explain_concat, cost_nothing, formula_concat, \
-      "context of every head") \
-    X(OUTPUT, "output", false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
-      trace_read_stored, compute_output, explain_output, cost_projection, formula_output, \
-      "concat, W_O")
+    X(SOURCE_INPUT, "source_input", FAMILY_INPUT, PRESENT_WITH_SOURCE, false, AXIS_SOURCE, \
+      AXIS_MODEL_DIMS, STAGE_STORED, 0, INPUTS(DATA(EMBEDDINGS), DATA(POSITIONAL)), \
+      trace_read_stored, forward_input, explain_input, cost_input, formula_input) \
+    X(INPUT, "input", FAMILY_INPUT, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
+      STAGE_STORED, 0, INPUTS(DATA(EMBEDDINGS), DATA(POSITIONAL)), \
+      trace_read_stored, forward_input, explain_input, cost_input, formula_input) \
+    X(Q, "Q", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
+      STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
+      INPUTS(NODE(INPUT), PARAM(W_Q), PARAM(B_Q)), \
+      trace_read_stored, forward_projection, explain_projection, cost_projection, \
+      formula_projection) \
+    X(K, "K", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_SOURCE, AXIS_KV_DIMS, \
+      STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
+      INPUTS(NODE_OR(INPUT, SOURCE_INPUT), PARAM(W_K), PARAM(B_K)), \
+      trace_read_stored, forward_projection, explain_projection, cost_projection, \
+      formula_projection) \
+    X(V, "V", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_SOURCE, AXIS_KV_DIMS, \
+      STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
+      INPUTS(NODE_OR(INPUT, SOURCE_INPUT), PARAM(W_V), PARAM(B_V)), \
+      trace_read_stored, forward_projection, explain_projection, cost_projection, \
+      formula_projection) \
+    X(Q_ROTATED, "Q_rotated", FAMILY_POSITIONS, PRESENT_WITH_ROPE, false, AXIS_TOKENS, \
+      AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(Q), DATA(POSITIONS)), \
+      trace_read_stored, forward_rotated, explain_rotated, cost_rotated, formula_rotated) \
+    X(K_ROTATED, "K_rotated", FAMILY_POSITIONS, PRESENT_WITH_ROPE, false, AXIS_SOURCE, \
+      AXIS_KV_DIMS, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(K), DATA(POSITIONS)), \
+      trace_read_stored, forward_rotated, explain_rotated, cost_rotated, formula_rotated) \
+    X(SCORES, "scores", FAMILY_SCORES, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
+      STAGE_STORED, STAGE_DECODED, INPUTS(NODE_OR(Q, Q_ROTATED), NODE_OR(K, K_ROTATED)), \
+      trace_read_stored, forward_scores, explain_scores, cost_scores, formula_scores) \
+    X(SCALED, "scaled", FAMILY_SCORES, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
+      STAGE_DERIVED, STAGE_MONOTONE, INPUTS(NODE(SCORES)), \
+      trace_read_scaled, forward_derived, explain_scaled, cost_scaled, formula_scaled) \
+    X(BIASED, "biased", FAMILY_SCORES, PRESENT_WITH_ALIBI, true, AXIS_TOKENS, AXIS_SOURCE, \
+      STAGE_STORED, 0, INPUTS(NODE(SCALED), DATA(SLOPES)), \
+      trace_read_stored, forward_biased, explain_biased, cost_biased, formula_biased) \
+    X(MASKED, "masked", FAMILY_MASK, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
+      STAGE_DERIVED, STAGE_MONOTONE | STAGE_HIDES, INPUTS(NODE_OR(SCALED, BIASED), DATA(MASK)), \
+      trace_read_masked, forward_derived, explain_masked, cost_nothing, formula_masked) \
+    X(RUNNING_MAX, "running_max", FAMILY_SOFTMAX, PRESENT_WITH_ONLINE, true, AXIS_TOKENS, \
+      AXIS_TILES, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(MASKED), DATA(TILE)), \
+      trace_read_stored, forward_running_max, explain_running_max, cost_running_max, \
+      formula_running_max) \
+    X(RUNNING_SUM, "running_sum", FAMILY_SOFTMAX, PRESENT_WITH_ONLINE, true, AXIS_TOKENS, \
+      AXIS_TILES, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(MASKED), NODE(RUNNING_MAX)), \
+      trace_read_stored, forward_running_sum, explain_running_sum, cost_running_sum, \
+      formula_running_sum) \
+    X(WEIGHTS, "weights", FAMILY_SOFTMAX, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
+      STAGE_STORED, STAGE_DECODED, INPUTS(NODE(MASKED)), \
+      trace_read_stored, forward_weights, explain_weights, cost_weights, formula_weights) \
+    X(CONTEXT, "context", FAMILY_CONTEXT, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_HEAD_DIMS, \
+      STAGE_STORED, STAGE_DECODED, INPUTS(NODE(WEIGHTS), NODE(V)), \
+      trace_read_stored, forward_context, explain_context, cost_context, formula_context) \
+    X(CONCAT, "concat", FAMILY_CONTEXT, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
+      STAGE_STORED, STAGE_HEAD_COLUMNS, INPUTS(EVERY_HEAD(CONTEXT)), \
+      trace_read_stored, forward_concat, explain_concat, cost_nothing, formula_concat) \
+    X(OUTPUT, "output", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
+      STAGE_STORED, STAGE_DECODED, INPUTS(NODE(CONCAT), PARAM(W_O), PARAM(B_O)), \
+      trace_read_stored, forward_projection, explain_projection, cost_projection, \
+      formula_projection)
 
 typedef enum {
-#define STAGE_ENUM(id, name, per_head, rows, cols, storage, read, compute, explain, cost, \
-                   formula, inputs) STAGE_##id,
+#define STAGE_ENUM(id, name, family, presence, per_head, rows, cols, storage, flags, inputs, \
+                   read, forward, explain, cost, formula) STAGE_##id,
     STAGE_TABLE(STAGE_ENUM)
 #undef STAGE_ENUM
     STAGE_COUNT
@@ -103,10 +212,13 @@ typedef enum {
 
 typedef struct {
     const char *name;
+    stage_family family;
+    stage_presence presence;
     bool per_head;
     stage_axis rows, cols;
     stage_storage storage;
-    const char *inputs;
+    unsigned flags;
+    stage_input inputs[STAGE_MAX_INPUTS];  /* READ_NONE after the last */
 } stage_info;
 
 /* The table entry of a stage; stage must be < STAGE_COUNT. */
@@ -114,5 +226,15 @@ const stage_info *stage_get(stage_id stage);
 
 /* The stage called name (exact, case-sensitive), or STAGE_COUNT when there is none. */
 stage_id stage_find(const char *name);
+
+/* The lesson key that makes a stage of this presence exist ("positional: rope"), or NULL for
+ * PRESENT_ALWAYS. */
+const char *stage_presence_key(stage_presence presence);
+
+/* The table entry of a parameter; param must be < PARAM_COUNT. */
+const param_info *param_get(param_id param);
+
+/* The name of a data input ("embeddings", "ALiBi slopes"). */
+const char *stage_data_name(data_id data);
 
 #endif

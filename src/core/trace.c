@@ -45,6 +45,7 @@ static int axis_length(const trace *t, stage_axis axis)
     case AXIS_KV_DIMS: return t->kv_heads * t->d_k;
     case AXIS_HEAD_DIMS: return t->d_k;
     case AXIS_TILES: return trace_tile_count(t);
+    case AXIS_ONE: return 1;
     }
     return 0;
 }
@@ -86,39 +87,53 @@ size_t trace_positional_bytes(const trace *t)
     return positional_rows(t) * (size_t)t->d_model * sizeof(double);
 }
 
-/* The alternative of one item of inputs ("Q|Q_rotated", ended by ',' or the string's end)
- * that the trace reads: the last that is a stage it has, else the first; its length in
- * *length. */
-static const char *input_chosen(const trace *t, const char *item, size_t *length)
+stage_id trace_stage_node_input(const trace *t, stage_id stage, int index)
 {
-    const char *chosen = item;
-    *length = strcspn(item, "|,");
-    for (const char *at = item;; at += strcspn(at, "|,") + 1) {
-        size_t part = strcspn(at, "|,");
-        char name[32];
-        snprintf(name, sizeof name, "%.*s", (int)part, at);
-        stage_id stage = stage_find(name);
-        if (stage != STAGE_COUNT && trace_has_stage(t, stage)) {
-            chosen = at;
-            *length = part;
-        }
-        if (at[part] != '|')
-            return chosen;
+    const stage_input *in = stage_get(stage)->inputs;
+    for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++) {
+        if ((in[i].kind != READ_NODE && in[i].kind != READ_EVERY_HEAD) || index-- != 0)
+            continue;
+        bool instead = in[i].instead >= 0 && trace_has_stage(t, (stage_id)in[i].instead);
+        return (stage_id)(instead ? in[i].instead : in[i].id);
     }
+    return STAGE_COUNT;
+}
+
+const double *trace_param(const trace *t, param_id param)
+{
+    assert(param < PARAM_COUNT);
+    return t->in->params[param];
+}
+
+/* The name of one input as this trace reads it, or NULL for a parameter it lacks. */
+static const char *input_name(const trace *t, const stage_input *in)
+{
+    switch (in->kind) {
+    case READ_NODE: {
+        bool instead = in->instead >= 0 && trace_has_stage(t, (stage_id)in->instead);
+        return stage_get((stage_id)(instead ? in->instead : in->id))->name;
+    }
+    case READ_EVERY_HEAD: return stage_get((stage_id)in->id)->name;
+    case READ_PARAM:
+        return trace_param(t, (param_id)in->id) ? param_get((param_id)in->id)->name : NULL;
+    case READ_DATA: return stage_data_name((data_id)in->id);
+    case READ_NONE: break;
+    }
+    return NULL;
 }
 
 int trace_stage_inputs(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    const char *inputs = stage_get(stage)->inputs;
+    const stage_input *in = stage_get(stage)->inputs;
     int wanted = 0;
-    for (const char *item = inputs; *item; ) {
-        size_t item_length = strcspn(item, ","), length;
-        const char *chosen = input_chosen(t, item, &length);
+    for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++) {
+        const char *name = input_name(t, &in[i]);
+        if (!name)
+            continue;
         size_t used = (size_t)wanted < size ? (size_t)wanted : size;
-        wanted += snprintf(buffer ? buffer + used : NULL, buffer ? size - used : 0, "%s%.*s",
-                           item == inputs ? "" : ", ", (int)length, chosen);
-        item += item_length;
-        item += strspn(item, ", ");
+        wanted += snprintf(buffer ? buffer + used : NULL, buffer ? size - used : 0, "%s%s%s",
+                           wanted ? ", " : "", name,
+                           in[i].kind == READ_EVERY_HEAD ? " of every head" : "");
     }
     if (buffer && size > 0 && wanted == 0)
         buffer[0] = '\0';
@@ -180,31 +195,6 @@ static trace_status check_shape(const attention_input *in)
         || in->kv_heads < 0 || (in->kv_heads > 0 && in->heads % in->kv_heads != 0))
         return TRACE_ERROR_SHAPE;
     return TRACE_OK;
-}
-
-const char *trace_mask_name(mask_kind mask)
-{
-    static const char *const names[] = {
-        [MASK_NONE] = "no mask", [MASK_CAUSAL] = "causal mask", [MASK_EXPLICIT] = "lesson's mask",
-        [MASK_WINDOW] = "sliding window",
-    };
-    assert((size_t)mask < sizeof names / sizeof names[0]);
-    return names[mask];
-}
-
-bool trace_is_hidden(const trace *t, int row, int col)
-{
-    switch (t->in->mask) {
-    case MASK_CAUSAL:
-        return col > row;
-    case MASK_EXPLICIT:
-        return t->in->mask_cells[(size_t)row * (size_t)t->m + (size_t)col] == 0;
-    case MASK_WINDOW:
-        return col > row || col <= row - t->in->window;
-    case MASK_NONE:
-        break;
-    }
-    return false;
 }
 
 /* PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(the same angle). */
@@ -270,41 +260,10 @@ int trace_kv_group(const trace *t, int head)
     return (head - 1) / (t->heads / t->kv_heads) + 1;
 }
 
-double trace_rope_angle(const trace *t, int pos, int pair)
-{
-    return pos * pow(t->in->rope_base, -2.0 * pair / t->d_k);
-}
-
-void trace_rope_rotate(const trace *t, int pos, const double *from, double *out, int cols)
-{
-    for (int col = 0; col < cols; col += 2) {
-        double angle = trace_rope_angle(t, pos, col % t->d_k / 2), c = cos(angle),
-               s = sin(angle);
-        out[col] = from[col] * c - from[col + 1] * s;
-        out[col + 1] = from[col] * s + from[col + 1] * c;
-    }
-}
-
 kernels_config trace_kernels_config(const trace_options *options)
 {
     return options ? (kernels_config){ .threads = options->threads, .portable = options->portable }
                    : (kernels_config){ .threads = 0 };
-}
-
-stage_id trace_source_stage(const trace *t)
-{
-    return t->in->source ? STAGE_SOURCE_INPUT : STAGE_INPUT;
-}
-
-const double *trace_stage_bias(const trace *t, stage_id stage)
-{
-    switch (stage) {
-    case STAGE_Q: return t->in->b_Q;
-    case STAGE_K: return t->in->b_K;
-    case STAGE_V: return t->in->b_V;
-    case STAGE_OUTPUT: return t->in->b_O;
-    default: return NULL;
-    }
 }
 
 /* The block layout, in one place: where cell (row, col) of head's matrix sits in its stage's
@@ -325,40 +284,41 @@ double trace_read_stored(const trace *t, stage_id stage, int head, int row, int 
     return t->block[stage][cell_offset(t, stage, head, row, col)];
 }
 
-/* The one definition of the scaling step: the softmax (compute_weights) scales by the same
- * rule in the kernels, so the shown `scaled` stage is bit-for-bit what the softmax read. */
+/* scaled, read from scores by the one scaling rule (trace_scale_score, ops/scores.c), which
+ * the softmax's kernel rule also carries: the shown `scaled` is what the softmax read. */
 double trace_read_scaled(const trace *t, stage_id stage, int head, int row, int col)
 {
-    (void)stage;
-    double score = trace_read_stored(t, STAGE_SCORES, head, row, col);
-    return t->in->scale ? score / sqrt((double)t->d_k) : score;
+    return trace_scale_score(t, trace_read_stored(t, trace_stage_node_input(t, stage, 0), head,
+                                                  row, col));
 }
 
 stage_id trace_query_stage(const trace *t)
 {
-    return t->in->rope ? STAGE_Q_ROTATED : STAGE_Q;
+    return trace_stage_node_input(t, STAGE_SCORES, 0);
 }
 
 stage_id trace_key_stage(const trace *t)
 {
-    return t->in->rope ? STAGE_K_ROTATED : STAGE_K;
-}
-
-double trace_alibi_bias(const trace *t, int head, int row, int col)
-{
-    return trace_alibi_slope(head, t->heads) * (double)abs(row - col);
+    return trace_stage_node_input(t, STAGE_SCORES, 1);
 }
 
 stage_id trace_unmasked_stage(const trace *t)
 {
-    return t->in->alibi ? STAGE_BIASED : STAGE_SCALED;
+    return trace_stage_node_input(t, STAGE_MASKED, 0);
 }
 
-double trace_read_masked(const trace *t, stage_id stage, int head, int row, int col)
+/* A derived stage has no block: its forward is reading every cell of the span's rows, which is
+ * what showing it costs (and what --stats times). */
+void forward_derived(const trace *t, stage_id stage, int head, double *out,
+                     const trace_span *span, const kernels_config *config)
 {
-    (void)stage;
-    return trace_is_hidden(t, row, col) ? -INFINITY
-                                        : trace_value(t, trace_unmasked_stage(t), head, row, col);
+    (void)config;
+    assert(stage_get(stage)->storage == STAGE_DERIVED);
+    int first, end, cols = trace_cols(t, stage);
+    trace_span_rows(t, stage, span, &first, &end);
+    for (int i = first; i < end; i++)
+        for (int j = 0; j < cols; j++)
+            out[(size_t)i * (size_t)cols + (size_t)j] = trace_value(t, stage, head, i, j);
 }
 
 /* The one allocation: the positional table, then each stored stage's block in table order. */
@@ -468,8 +428,7 @@ static trace_status check_mask_rows(const trace *t, trace_failure *failure)
     return TRACE_OK;
 }
 
-trace_status trace_compute(const attention_input *in, const trace_options *options, trace *out,
-                           trace_failure *failure)
+trace_status trace_prepare(const attention_input *in, trace *out, trace_failure *failure)
 {
     memset(out, 0, sizeof *out);
     trace_status status = check_shape(in);
@@ -487,24 +446,77 @@ trace_status trace_compute(const attention_input *in, const trace_options *optio
         return fail(out, status, failure);
     if (!allocate(out) || !fill_visible(out))
         return fail(out, TRACE_ERROR_NO_MEMORY, failure);
-
-    /* the forward pass: each stored stage in table order, each of its heads, by its row's
-     * compute function (derived stages are read from scores when shown) */
-    kernels_config config = trace_kernels_config(options);
     if (out->positional)
         fill_positional(out->positional, (int)positional_rows(out), out->d_model);
-    for (int s = 0; s < STAGE_COUNT; s++)
-        for (int h = 1; out->block[s] && h <= heads_of(out, (stage_id)s); h++)
-            stage_functions_get((stage_id)s)->compute(out, (stage_id)s, h,
-                                                      block_at(out, (stage_id)s, h), &config);
-
-    /* Overflow anywhere shows up as a non-finite number in some stage; a fast scan says whether
-     * there is one, and only then the walk cell by cell names the first. */
-    bool finite = blocks_finite(out, &config);
-    for (int s = 0; !finite && s < STAGE_COUNT; s++)
-        if (checked_for_overflow(out, (stage_id)s) && find_non_finite(out, (stage_id)s, failure))
-            return fail(out, TRACE_ERROR_OVERFLOW, failure);
     return TRACE_OK;
+}
+
+trace_span trace_span_whole(const trace *t)
+{
+    return (trace_span){ 0, t->n, t->m };
+}
+
+void trace_span_rows(const trace *t, stage_id stage, const trace_span *span, int *first, int *end)
+{
+    bool whole = span->first == 0 && span->end == t->n;
+    assert(whole || !t->in->source);  /* a partial span is decoding: self-attention */
+    switch (stage_get(stage)->rows) {
+    case AXIS_TOKENS:
+        *first = span->first, *end = span->end;
+        return;
+    case AXIS_SOURCE:  /* the keys: every one in a whole pass, else the span's own tokens */
+        *first = whole ? 0 : span->first, *end = whole ? t->m : span->end;
+        return;
+    default:
+        *first = 0, *end = trace_rows(t, stage);
+    }
+}
+
+void trace_forward(trace *t, stage_id from, int first, int end, const trace_options *options)
+{
+    assert(from < STAGE_COUNT && first >= 0 && first < end && end <= t->n);
+    kernels_config config = trace_kernels_config(options);
+    /* the keys known to rows [first, end): every key in a whole pass or in cross-attention;
+     * in self-attention decoding, the tokens up to the last row's */
+    trace_span span = { first, end, first == 0 && end == t->n ? t->m : end };
+    /* 1. each stored stage from `from` on, in table order (every stage after what it reads),
+     *    each of its heads, by its row's forward operation; derived stages are read when shown */
+    for (int s = from; s < STAGE_COUNT; s++)
+        for (int h = 1; t->block[s] && h <= heads_of(t, (stage_id)s); h++)
+            stage_functions_get((stage_id)s)->forward(t, (stage_id)s, h,
+                                                      block_at(t, (stage_id)s, h), &span,
+                                                      &config);
+}
+
+/* Overflow anywhere shows up as a non-finite number in some stage; a fast scan says whether
+ * there is one, and only then the walk cell by cell names the first. */
+static trace_status check_finite(trace *t, const trace_options *options, trace_failure *failure)
+{
+    kernels_config config = trace_kernels_config(options);
+    bool finite = blocks_finite(t, &config);
+    for (int s = 0; !finite && s < STAGE_COUNT; s++)
+        if (checked_for_overflow(t, (stage_id)s) && find_non_finite(t, (stage_id)s, failure))
+            return TRACE_ERROR_OVERFLOW;
+    return TRACE_OK;
+}
+
+trace_status trace_compute(const attention_input *in, const trace_options *options, trace *out,
+                           trace_failure *failure)
+{
+    trace_status status = trace_prepare(in, out, failure);
+    if (status != TRACE_OK)
+        return status;
+    trace_forward(out, (stage_id)0, 0, out->n, options);
+    if ((status = check_finite(out, options, failure)) != TRACE_OK)
+        return fail(out, status, failure);
+    return TRACE_OK;
+}
+
+trace_status trace_recompute(trace *t, stage_id from, const trace_options *options,
+                             trace_failure *failure)
+{
+    trace_forward(t, from, 0, t->n, options);
+    return check_finite(t, options, failure);
 }
 
 void trace_free(trace *t)
@@ -514,17 +526,21 @@ void trace_free(trace *t)
     memset(t, 0, sizeof *t);
 }
 
+bool trace_presence_met(const attention_input *in, stage_presence presence)
+{
+    switch (presence) {
+    case PRESENT_ALWAYS: return true;
+    case PRESENT_WITH_SOURCE: return in->source != NULL;
+    case PRESENT_WITH_ROPE: return in->rope;
+    case PRESENT_WITH_ALIBI: return in->alibi;
+    case PRESENT_WITH_ONLINE: return in->online_softmax;
+    }
+    return false;
+}
+
 bool trace_has_stage(const trace *t, stage_id stage)
 {
-    switch (stage) {
-    case STAGE_SOURCE_INPUT: return t->in->source != NULL;
-    case STAGE_Q_ROTATED:
-    case STAGE_K_ROTATED: return t->in->rope;
-    case STAGE_BIASED: return t->in->alibi;
-    case STAGE_RUNNING_MAX:
-    case STAGE_RUNNING_SUM: return t->in->online_softmax;
-    default: return true;
-    }
+    return trace_presence_met(t->in, stage_get(stage)->presence);
 }
 
 int trace_rows(const trace *t, stage_id stage)
@@ -559,9 +575,24 @@ const char *trace_axis_label(const trace *t, stage_axis axis, int i, char *buffe
     case AXIS_KV_DIMS:
     case AXIS_HEAD_DIMS:
     case AXIS_TILES:
+    case AXIS_ONE:
         break;
     }
     snprintf(buffer, size, "%d", i);
     return buffer;
 }
 
+
+stage_id trace_first_reader(const trace *t, read_kind kind, int id)
+{
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        const stage_input *in = stage_get((stage_id)s)->inputs;
+        if (!trace_has_stage(t, (stage_id)s))
+            continue;
+        for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++)
+            if ((in[i].kind == kind || (kind == READ_NODE && in[i].kind == READ_EVERY_HEAD))
+                && (in[i].id == id || (kind == READ_NODE && in[i].instead == id)))
+                return (stage_id)s;
+    }
+    return STAGE_COUNT;
+}

@@ -34,12 +34,17 @@ typedef struct {
     int heads;                          /* divides d_model; d_k = d_model / heads */
     const double *embeddings;           /* (n, d_model) one row per token, repeats repeated */
     const double *source_embeddings;    /* (m, d_model); NULL in self-attention */
-    const double *W_Q, *W_O;            /* (d_model, d_model) each */
-    const double *W_K, *W_V;            /* (d_model, kv_heads · d_k) each */
-    const double *b_Q, *b_K, *b_V, *b_O; /* biases added to every row of Q, K, V and output:
-                                           (d_model), (kv_heads · d_k), (kv_heads · d_k),
-                                           (d_model); NULL = no bias, and then no addition at
-                                           all (not a + 0), so every number is as without */
+    /* The parameters (stages.h's parameter table), by name or by id: W_Q and W_O (d_model,
+     * d_model), W_K and W_V (d_model, kv_heads · d_k); biases added to every row of Q, K, V and
+     * output: (d_model), (kv_heads · d_k), (kv_heads · d_k), (d_model); a NULL bias = no bias,
+     * and then no addition at all (not a + 0), so every number is as without. */
+    union {
+        struct {
+            const double *W_Q, *W_K, *W_V, *W_O;
+            const double *b_Q, *b_K, *b_V, *b_O;
+        };
+        const double *params[PARAM_COUNT];
+    };
     mask_kind mask;
     const unsigned char *mask_cells;    /* (n, m) 1 = may attend, 0 = hidden; NULL unless MASK_EXPLICIT */
     bool positional;                    /* add the sinusoidal positional encoding */
@@ -120,10 +125,32 @@ size_t trace_bytes_needed(const attention_input *in);
 trace_status trace_compute(const attention_input *in, const trace_options *options, trace *out,
                            trace_failure *failure);
 
+/* The forward runner, in three pieces for the passes that need them apart (decoding, a
+ * changed number): trace_prepare checks in and allocates out's blocks without computing any
+ * (failure as trace_compute's); trace_forward computes query rows [first, end) of every stage
+ * from `from` on, in table order, reading what earlier stages hold (decoding token p is
+ * first = p, end = p + 1, on a self-attention trace whose rows 0 … p − 1 are computed);
+ * trace_recompute runs every row from `from` on again after the caller changed a number that
+ * `from` is the first stage to read (stage_first_reader), and checks for overflow. The result
+ * is bit for bit what trace_compute of the changed input gives. trace_compute is trace_prepare,
+ * then trace_forward over every row from the first stage, then the overflow check. */
+trace_status trace_prepare(const attention_input *in, trace *out, trace_failure *failure);
+void trace_forward(trace *t, stage_id from, int first, int end, const trace_options *options);
+trace_status trace_recompute(trace *t, stage_id from, const trace_options *options,
+                             trace_failure *failure);
+
+/* The first stage in table order that reads input `id` of this kind (READ_PARAM: a param_id;
+ * READ_DATA: a data_id; READ_NODE: a stage_id), among those t has; STAGE_COUNT if none. */
+stage_id trace_first_reader(const trace *t, read_kind kind, int id);
+
 void trace_free(trace *t);
 
-/* Whether a stage exists in this trace (source_input only in cross-attention). */
+/* Whether a stage exists in this trace: its row's presence rule (source_input only in
+ * cross-attention). */
 bool trace_has_stage(const trace *t, stage_id stage);
+
+/* Whether a stage of this presence exists for in. */
+bool trace_presence_met(const attention_input *in, stage_presence presence);
 
 /* The formula of a stage as this trace computes it, written from the lesson's configuration
  * ("K = source_input · W_K" in cross-attention, "input = embeddings" without positional
@@ -187,6 +214,10 @@ double trace_rope_angle(const trace *t, int pos, int pair);
  * pos: each pair (2p, 2p+1) of each head by trace_rope_angle(t, pos, p). The one rotation of
  * Q_rotated, K_rotated and of decoding a token; out may not alias from. */
 void trace_rope_rotate(const trace *t, int pos, const double *from, double *out, int cols);
+
+/* The scaling rule in words for a summary line: "scores scaled by 1/√d_k", or "scores not
+ * scaled (scale: false)" (ops/scores.c, beside the rule itself). */
+const char *trace_scaling_words(const trace *t);
 
 /* The mask's name in prose: "no mask", "causal mask" or "lesson's mask". */
 const char *trace_mask_name(mask_kind mask);

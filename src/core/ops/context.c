@@ -1,0 +1,97 @@
+/* The context family: context = weights · V_g in each head (or the online softmax's
+ * recurrence), and concat, the heads' contexts side by side. */
+#include <string.h>
+#include <stdio.h>
+#include "ops.h"
+
+void ops_weighted_values(const trace *t, int head, const double *weights, double *out,
+                           const trace_span *span, const kernels_config *config)
+{
+    stage_id v = trace_stage_node_input(t, STAGE_CONTEXT, 1);
+    int ld = trace_cols(t, v), offset = (int)ops_group_offset(t, head);
+    if (span->first == 0 && span->end == t->n && span->keys == t->m) {
+        kernels_context(out, weights, trace_block(t, v, 1), t->n, t->m, t->d_k, ld, offset,
+                        config);
+        return;
+    }
+    for (int i = span->first; i < span->end; i++)  /* decoding: the keys the cache holds */
+        kernels_context(out + (size_t)i * (size_t)t->d_k, weights + (size_t)i * (size_t)t->m,
+                        trace_block(t, v, 1), 1, span->keys, t->d_k, ld, offset, config);
+}
+
+void forward_context(const trace *t, stage_id stage, int head, double *out,
+                     const trace_span *span, const kernels_config *config)
+{
+    if (t->in->online_softmax)
+        ops_online_context(t, head, out, span, config);
+    else
+        ops_weighted_values(t, head, trace_block(t, trace_stage_node_input(t, stage, 0), head),
+                              out, span, config);
+}
+
+/* Rows [first, end) of each head's context, in the head's d_k columns. */
+void forward_concat(const trace *t, stage_id stage, int head, double *out,
+                    const trace_span *span, const kernels_config *config)
+{
+    (void)head, (void)config;
+    size_t d = (size_t)t->d_model, d_k = (size_t)t->d_k;
+    stage_id from = trace_stage_node_input(t, stage, 0);
+    for (int h = 1; h <= t->heads; h++) {
+        const double *context = trace_block(t, from, h);
+        for (size_t i = (size_t)span->first; i < (size_t)span->end; i++)
+            memcpy(out + i * d + ops_head_offset(t, h), context + i * d_k, d_k * sizeof(double));
+    }
+}
+
+/* ---- explained, counted and written as a formula ---- */
+
+bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    size_t offset = ops_group_offset(t, cell->head) + (size_t)cell->col;
+    products p = { trace_block(t, STAGE_WEIGHTS, cell->head) + (size_t)cell->row * (size_t)t->m,
+                   trace_block(t, STAGE_V, 1) + offset, 1, (size_t)trace_cols(t, STAGE_V) };
+    explain_put(out, " = Σ_j weights[%s,j] × v_j[%zu]", explain_row_label(t, cell), offset);
+    explain_put_group(out, t, cell->head);
+    explain_put(out, " = ");
+    explain_put_product_terms(out, &p, t->m);
+    return true;
+}
+
+bool explain_concat(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    int head = cell->col / t->d_k + 1;
+    explain_put(out, " = context[%s,%d] of head %d", explain_row_label(t, cell), cell->col % t->d_k, head);
+    return true;
+}
+
+int formula_context(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    (void)stage;
+    if (t->in->online_softmax)
+        return snprintf(buffer, size, "context = Σ exp(masked − m_t)·V_%s rescaled tile by tile, "
+                        "/ l_T", ops_key_index(t));
+    return snprintf(buffer, size, "context = weights · V_%s", ops_key_index(t));
+}
+
+int formula_concat(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    (void)stage;
+    (void)t;
+    return snprintf(buffer, size, "concat = [context_1 … context_h]");
+}
+
+/* Per head (n × m) · (m × d_k). The online softmax instead adds exp(s_j − m_t)·v_j by fused
+ * multiply-add over the visible keys only (its exponentials are running_sum's), rescales each
+ * row's d_k sums once per tile by running_sum's factor, and divides them by l_T once. */
+void cost_context(const trace *t, stage_id stage, cost_counts *counts)
+{
+    if (!t->in->online_softmax) {
+        ops_dot_products(t, stage, (tally)t->m, counts);
+        return;
+    }
+    tally d_k = (tally)t->d_k, visible = ops_visible_cells(t, stage),
+          rows = ops_cost_heads(t, stage) * (tally)t->n;
+    counts->multiplications += visible * d_k + rows * (tally)trace_tile_count(t) * d_k;
+    counts->additions += visible * d_k;
+    counts->divisions += rows * d_k;
+}

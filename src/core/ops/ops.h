@@ -1,0 +1,96 @@
+/* What the operation files of src/core/ops/ share: each holds the forward, explain, cost and
+ * formula operations of one family of the node table (stages.h), so that each rule of the
+ * computation is written once, beside its explanation and its count. */
+#ifndef ATTNSTEP_OPS_H
+#define ATTNSTEP_OPS_H
+
+#include "stage_functions.h"
+
+/* The first column of head's d_k columns in Q, concat (and K and V without shared heads). */
+size_t ops_head_offset(const trace *t, int head);
+
+/* The first column of the key/value group that head reads, in K and V. */
+size_t ops_group_offset(const trace *t, int head);
+
+/* Rows of span of head's context = weights · V_g, the kernels' product (ops/context.c); also
+ * the ordinary softmax's context the online one is compared with. */
+void ops_weighted_values(const trace *t, int head, const double *weights, double *out,
+                         const trace_span *span, const kernels_config *config);
+
+/* Rows of span of head's context by the online softmax's recurrence (ops/softmax.c). */
+void ops_online_context(const trace *t, int head, double *out, const trace_span *span,
+                        const kernels_config *config);
+
+/* ---- writing explanations (explain.c) ---- */
+
+/* What a product-sum reads: term i is left(i) × right(i). The total the explanation ends with is
+ * the trace's own cell: these terms summed as the kernels sum them, in this order, each step one
+ * fused multiply-add (total = fma(left(i), right(i), total)), so the sum shown is the sum the
+ * trace holds to the bit (tests/test_kernels.c and tests/reference_attention.py hold the kernels
+ * to that definition). */
+typedef struct {
+    const double *left, *right;
+    size_t left_stride, right_stride;
+} products;
+
+/* The terms of a sum: how many, which are left out of it (masked), the value of each and how
+ * it is written. */
+typedef struct sum_terms sum_terms;
+struct sum_terms {
+    int count;
+    bool (*absent)(const sum_terms *s, int i);   /* NULL: every term is in the sum */
+    double (*value)(const sum_terms *s, int i);
+    void (*put_term)(explain_text *out, const sum_terms *s, int i);
+    const trace *t;
+    const trace_cell *cell;
+    products p;
+    double shift;                                /* the softmax's row max */
+    int first;                                   /* the key of term 0 (a tile's first) */
+};
+
+/* Appends to out as printf does; a number at out's precision (or `precision`), by the one
+ * formatter. */
+void explain_put(explain_text *out, const char *format, ...);
+void explain_put_number_at(explain_text *out, double x, int precision);
+void explain_put_number(explain_text *out, double x);
+
+/* Whether term i is in the sum (not left out, e.g. hidden by the mask). */
+bool explain_term_present(const sum_terms *s, int i);
+
+/* The sum's present terms joined by " + ": all of them when they fit or when out->full, else
+ * the largest with a note of how many were left out and how small they are. */
+void explain_put_sum(explain_text *out, const sum_terms *s);
+
+/* count products of p as a sum. */
+void explain_put_product_terms(explain_text *out, const products *p, int count);
+
+/* The label of the cell's row along its stage's rows, and of key i. */
+const char *explain_row_label(const trace *t, const trace_cell *cell);
+const char *explain_source_label(const trace *t, int i);
+
+/* " of group 2" after a key or value that grouped-query attention shares; nothing otherwise. */
+void explain_put_group(explain_text *out, const trace *t, int head);
+
+/* "stage[row,key]" with the cell's labels. */
+void explain_put_source_cell(explain_text *out, const trace *t, const char *stage,
+                             const trace_cell *cell);
+
+/* ---- counting (cost.c) ---- */
+
+typedef unsigned long long tally;
+
+/* The heads of stage (1 for a stage that is not per head). */
+tally ops_cost_heads(const trace *t, stage_id stage);
+
+/* Each cell of every head of stage is a dot product of `terms` terms. */
+void ops_dot_products(const trace *t, stage_id stage, tally terms, cost_counts *counts);
+
+/* Visible keys of every row, over the heads of stage: the cells the online softmax reads. */
+tally ops_visible_cells(const trace *t, stage_id stage);
+
+/* ---- formulas (formula.c) ---- */
+
+/* "h" in multi-head attention; "g" (the head's key/value group) when heads share keys (GQA). */
+const char *ops_key_index(const trace *t);
+
+#endif

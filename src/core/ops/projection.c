@@ -1,0 +1,81 @@
+/* The projection family: Q, K, V and output, each the rows of the stage it reads times a
+ * weight matrix, plus its bias when the lesson gives one. */
+#include <stdio.h>
+#include "ops.h"
+
+void trace_project(double *out, const double *from, int rows, int d_model,
+                   const double *weights, const double *bias, int cols,
+                   const kernels_config *config)
+{
+    kernels_matmul(out, from, weights, rows, d_model, cols, config);
+    if (!bias)
+        return;
+    for (size_t i = 0; i < (size_t)rows; i++)
+        for (size_t c = 0; c < (size_t)cols; c++)
+            out[i * (size_t)cols + c] += bias[c];
+}
+
+/* rows [first, end) of the stage = those rows of its node input (d_model columns) · its
+ * weight (d_model × cols) + its bias, as the row names them. */
+void forward_projection(const trace *t, stage_id stage, int head, double *out,
+                        const trace_span *span, const kernels_config *config)
+{
+    (void)head;
+    int first, end, cols = trace_cols(t, stage);
+    trace_span_rows(t, stage, span, &first, &end);
+    const double *from = trace_block(t, trace_stage_node_input(t, stage, 0), 1);
+    trace_project(out + (size_t)first * (size_t)cols, from + (size_t)first * (size_t)t->d_model,
+                  end - first, t->d_model, trace_param(t, trace_stage_param_input(stage, 0)),
+                  trace_param(t, trace_stage_param_input(stage, 1)), cols, config);
+}
+
+/* ---- explained, counted and written as a formula ---- */
+
+/* Q, K, V and output: a row of stage `from` times a column of the weight matrix, which has as
+ * many columns as the stage (d_model, or kv_heads · d_k for K and V), then the bias of that
+ * column, when the lesson gives one, as its own last term with its number:
+ *   Q[cat,1] = input_cat · W_Q[:,1] + b_Q[1] = (1 × 0.5) + (0.5 × 2) + b_Q[1] (0.1) = 1.6
+ * (the sum of the products first, then the bias: the order trace_project adds them in). */
+bool explain_projection(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id from = trace_stage_node_input(t, cell->stage, 0);
+    param_id weight = trace_stage_param_input(cell->stage, 0), bias_id = trace_stage_param_input(cell->stage, 1);
+    const double *weights = trace_param(t, weight), *bias = trace_param(t, bias_id);
+    const char *matrix = param_get(weight)->name;
+    size_t d = (size_t)t->d_model, cols = (size_t)trace_cols(t, cell->stage);
+    products p = { trace_block(t, from, 1) + (size_t)cell->row * d, weights + (size_t)cell->col,
+                   1, cols };
+    explain_put(out, " = %s_%s · %s[:,%d]", stage_get(from)->name, explain_row_label(t, cell),
+                matrix, cell->col);
+    if (bias)
+        explain_put(out, " + %s[%d]", param_get(bias_id)->name, cell->col);
+    explain_put(out, " = ");
+    explain_put_product_terms(out, &p, t->d_model);
+    if (bias) {
+        explain_put(out, " + %s[%d] (", param_get(bias_id)->name, cell->col);
+        explain_put_number(out, bias[cell->col]);
+        explain_put(out, ")");
+    }
+    return true;
+}
+
+/* "Q = input · W_Q": the stage, the stage its rows come from, the weight matrix, and
+ * " + b_Q" when the lesson gives the stage a bias. */
+int formula_projection(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    param_id bias = trace_stage_param_input(stage, 1);
+    bool biased = trace_param(t, bias) != NULL;
+    return snprintf(buffer, size, "%s = %s · %s%s%s", stage_get(stage)->name,
+                    stage_get(trace_stage_node_input(t, stage, 0))->name,
+                    param_get(trace_stage_param_input(stage, 0))->name, biased ? " + " : "",
+                    biased ? param_get(bias)->name : "");
+}
+
+/* Q, K, V and output: (rows × d_model) · (d_model × cols), and with a bias one more addition
+ * per cell (rows × cols of them). */
+void cost_projection(const trace *t, stage_id stage, cost_counts *counts)
+{
+    ops_dot_products(t, stage, (tally)t->d_model, counts);
+    if (trace_param(t, trace_stage_param_input(stage, 1)))
+        counts->additions += (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage);
+}

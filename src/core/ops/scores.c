@@ -1,0 +1,162 @@
+/* The scores family: scores = Q_h · K_gᵀ, the scaling by √d_k (the one place it is written),
+ * and ALiBi's biased = scaled − m_h·|i − j|. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "ops.h"
+
+size_t ops_head_offset(const trace *t, int head)
+{
+    return (size_t)(head - 1) * (size_t)t->d_k;
+}
+
+size_t ops_group_offset(const trace *t, int head)
+{
+    return (size_t)(trace_kv_group(t, head) - 1) * (size_t)t->d_k;
+}
+
+/* Rows [first, end) of head's scores against the keys known: the head's columns of Q (or
+ * Q_rotated) against its group's columns of K (the same columns in multi-head attention). */
+void forward_scores(const trace *t, stage_id stage, int head, double *out,
+                    const trace_span *span, const kernels_config *config)
+{
+    stage_id query = trace_stage_node_input(t, stage, 0), key = trace_stage_node_input(t, stage, 1);
+    const double *q = trace_block(t, query, 1) + (size_t)span->first * (size_t)trace_cols(t, query);
+    kernels_gemm(span->end - span->first, span->keys, t->d_k, q + ops_head_offset(t, head),
+                 (size_t)trace_cols(t, query), trace_block(t, key, 1) + ops_group_offset(t, head),
+                 (size_t)trace_cols(t, key), true, out + (size_t)span->first * (size_t)t->m,
+                 (size_t)t->m, config);
+}
+
+/* The one scaling rule: scaled = score / √d_k, or the score itself with `scale: false`. The
+ * softmax's kernel rule divides by the same divisor (ops/softmax.c), so the `scaled` shown is
+ * bit for bit what the softmax read. */
+double trace_score_divisor(const trace *t)
+{
+    return t->in->scale ? sqrt((double)t->d_k) : 1.0;
+}
+
+double trace_scale_score(const trace *t, double score)
+{
+    return t->in->scale ? score / trace_score_divisor(t) : score;
+}
+
+double trace_alibi_bias(const trace *t, int head, int row, int col)
+{
+    return trace_alibi_slope(head, t->heads) * (double)abs(row - col);
+}
+
+/* biased = scaled − m_h·|i − j|: a penalty growing with distance, steeper in heads with a
+ * larger slope. */
+void forward_biased(const trace *t, stage_id stage, int head, double *out,
+                    const trace_span *span, const kernels_config *config)
+{
+    (void)config;
+    stage_id from = trace_stage_node_input(t, stage, 0);
+    for (int i = span->first; i < span->end; i++)
+        for (int j = 0; j < span->keys; j++)
+            out[(size_t)i * (size_t)t->m + (size_t)j] =
+                trace_value(t, from, head, i, j) - trace_alibi_bias(t, head, i, j);
+}
+
+/* ---- explained, counted and written as a formula ---- */
+
+bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id query = trace_stage_node_input(t, cell->stage, 0),
+             key = trace_stage_node_input(t, cell->stage, 1);
+    size_t offset = ops_head_offset(t, cell->head);
+    size_t d = (size_t)trace_cols(t, query), kv = (size_t)trace_cols(t, key);
+    products p = { trace_block(t, query, 1) + (size_t)cell->row * d + offset,
+                   trace_block(t, key, 1) + (size_t)cell->col * kv
+                   + ops_group_offset(t, cell->head), 1, 1 };
+    bool rotated = stage_get(query)->family == FAMILY_POSITIONS;
+    explain_put(out, rotated ? " = rotated q_%s · rotated k_%s" : " = q_%s · k_%s",
+                explain_row_label(t, cell), explain_source_label(t, cell->col));
+    if (t->heads > 1)
+        explain_put(out, " over dims %zu…%zu", offset, offset + (size_t)t->d_k - 1);
+    if (t->kv_heads < t->heads)
+        explain_put(out, " of Q, %zu…%zu of K (group %d)", ops_group_offset(t, cell->head),
+            ops_group_offset(t, cell->head) + (size_t)t->d_k - 1, trace_kv_group(t, cell->head));
+    explain_put(out, " = ");
+    explain_put_product_terms(out, &p, t->d_k);
+    return true;
+}
+
+bool explain_scaled(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id from = trace_stage_node_input(t, cell->stage, 0);
+    explain_put(out, " = ");
+    explain_put_source_cell(out, t, stage_get(from)->name, cell);
+    double score = trace_value(t, from, cell->head, cell->row, cell->col);
+    if (!t->in->scale) {
+        explain_put(out, " (scale: false) = ");
+        explain_put_number(out, score);
+        return true;
+    }
+    explain_put(out, " / √d_k = ");
+    explain_put_number(out, score);
+    explain_put(out, " / √%d", t->d_k);
+    return true;
+}
+
+/* biased: scaled minus the head's slope times the distance, with numbers. */
+bool explain_biased(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id from = trace_stage_node_input(t, cell->stage, 0);
+    explain_put(out, " = ");
+    explain_put_source_cell(out, t, stage_get(from)->name, cell);
+    explain_put(out, " − m_%d·|%d − %d| = ", cell->head, cell->row, cell->col);
+    explain_put_number(out, trace_value(t, from, cell->head, cell->row, cell->col));
+    explain_put(out, " − ");
+    explain_put_number(out, trace_alibi_slope(cell->head, t->heads));
+    explain_put(out, " × %d", abs(cell->row - cell->col));
+    return true;
+}
+
+int formula_scores(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    return snprintf(buffer, size, "%s = %s_h · %s_%sᵀ", stage_get(stage)->name,
+                    stage_get(trace_stage_node_input(t, stage, 0))->name,
+                    stage_get(trace_stage_node_input(t, stage, 1))->name, ops_key_index(t));
+}
+
+int formula_scaled(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    const char *name = stage_get(stage)->name,
+               *from = stage_get(trace_stage_node_input(t, stage, 0))->name;
+    return t->in->scale ? snprintf(buffer, size, "%s = %s / √d_k", name, from)
+         : snprintf(buffer, size, "%s = %s (scale: false: not divided by √d_k)", name, from);
+}
+
+const char *trace_scaling_words(const trace *t)
+{
+    return t->in->scale ? "scores scaled by 1/√d_k" : "scores not scaled (scale: false)";
+}
+
+int formula_biased(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    return snprintf(buffer, size, "%s = %s − m_h·|i − j| (ALiBi)", stage_get(stage)->name,
+                    stage_get(trace_stage_node_input(t, stage, 0))->name);
+}
+
+/* Per head (n × d_k) · (d_k × m). */
+void cost_scores(const trace *t, stage_id stage, cost_counts *counts)
+{
+    ops_dot_products(t, stage, (tally)t->d_k, counts);
+}
+
+/* One division per cell when scaling. */
+void cost_scaled(const trace *t, stage_id stage, cost_counts *counts)
+{
+    if (t->in->scale)
+        counts->divisions += ops_cost_heads(t, stage) * (tally)t->n * (tally)t->m;
+}
+
+/* ALiBi: per cell one multiplication (slope × distance) and one subtraction. */
+void cost_biased(const trace *t, stage_id stage, cost_counts *counts)
+{
+    tally cells = ops_cost_heads(t, stage) * (tally)t->n * (tally)t->m;
+    counts->multiplications += cells;
+    counts->additions += cells;
+}
