@@ -557,7 +557,7 @@ static void test_every_stage_row_is_complete(void **state)
         assert_true(info->name[0] != '\0');
         assert_int_equal(stage_find(info->name), s);
         assert_non_null(f->read);
-        assert_non_null(f->compute);
+        assert_non_null(f->forward);
         assert_non_null(f->explain);
         assert_non_null(f->cost);
         assert_non_null(f->formula);
@@ -596,7 +596,7 @@ static fixture table_fixture(int kind)
     return f;
 }
 
-/* Each row's compute function, run into scratch as --stats does, writes bit for bit what the
+/* Each row's forward operation, run into scratch as --stats does, writes bit for bit what the
  * trace holds (and, for a derived stage, what trace_value reads), with the kernels the trace
  * was computed with (the portable softmax's libm exp may differ from the AVX2 one in the last
  * bit), whatever the threads. */
@@ -612,8 +612,9 @@ static void check_stage_compute(const attention_input *in, const trace_options *
         int heads = stage_get(stage)->per_head ? t.heads : 1, cols = trace_cols(&t, stage);
         size_t cells = (size_t)trace_rows(&t, stage) * (size_t)cols;
         assert_true(cells <= cost_scratch_doubles(&t));
+        trace_span whole = trace_span_whole(&t);
         for (int h = 1; h <= heads && trace_has_stage(&t, stage); h++) {
-            stage_functions_get(stage)->compute(&t, stage, h, scratch, &config);
+            stage_functions_get(stage)->forward(&t, stage, h, scratch, &whole, &config);
             for (size_t c = 0; c < cells; c++) {
                 double x = trace_value(&t, stage, h, (int)c / cols, (int)c % cols);
                 assert_memory_equal(&x, &scratch[c], sizeof x);

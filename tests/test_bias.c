@@ -78,8 +78,8 @@ static void assert_projections(const trace *t)
     const attention_input *in = t->in;
     const double *weights[] = { in->W_Q, in->W_K, in->W_V, in->W_O };
     const double *biases[] = { in->b_Q, in->b_K, in->b_V, in->b_O };
-    stage_id from[] = { STAGE_INPUT, trace_source_stage(t), trace_source_stage(t),
-                        STAGE_CONCAT };
+    stage_id source = in->source ? STAGE_SOURCE_INPUT : STAGE_INPUT;
+    stage_id from[] = { STAGE_INPUT, source, source, STAGE_CONCAT };
     for (int s = 0; s < 4; s++) {
         int cols = trace_cols(t, stages[s]);
         for (int i = 0; i < trace_rows(t, stages[s]); i++)
