@@ -66,18 +66,6 @@ typedef struct {
 /* The functions of a stage's row; stage must be < STAGE_COUNT. */
 const stage_functions *stage_functions_get(stage_id stage);
 
-/* The node stage's input number `index` (0-based, counting only node inputs) reads in this
- * trace: the input's `instead` when the trace has it, else its stage; STAGE_COUNT when the row
- * has no such input. */
-stage_id trace_stage_node_input(const trace *t, stage_id stage, int index);
-
-/* The parameter input number `index` (0-based, counting only parameter inputs) of stage, or
- * PARAM_COUNT when the row has none. */
-param_id trace_stage_param_input(stage_id stage, int index);
-
-/* A parameter's numbers as the lesson gives them (NULL for an optional one it lacks). */
-const double *trace_param(const trace *t, param_id param);
-
 /* The one arithmetic of a projection, wherever one is computed (the projections' forward, decoding's rows):
  * out (rows × cols) = from (rows × d_model) · weights (d_model × cols), each cell the fused
  * dot product in k order (kernels_matmul), then, when bias is not NULL, + bias[col] as one more

@@ -52,7 +52,9 @@ enum {
                                 rows); the stages read on the way (scaled, masked) are not shown */
     STAGE_MONOTONE = 4,      /* derived: each cell an increasing function of the same cell of
                                 its first input, so their extremes sit at the same cells */
-    STAGE_HIDES = 8          /* cells the mask hides are −∞ in it */
+    STAGE_HIDES = 8,         /* cells the mask hides are −∞ in it */
+    STAGE_ATTENTION = 16     /* each row is a query's attention over the keys (0 … 1, summing
+                                to 1): shown unsigned, read as "gives 0.8 of its attention" */
 };
 
 /* The learned parameters: P(ID, name, rows, cols, optional). A bias is one row. */
@@ -124,7 +126,7 @@ typedef struct {
  *             (per_head ? heads : 1) × rows × cols doubles, row-major, head after head
  *   storage   STAGE_STORED or STAGE_DERIVED (scaled and masked: a cheap, exact function of
  *             scores, which keeps a 1024-token trace within memory)
- *   flags     STAGE_HEAD_COLUMNS, STAGE_DECODED, STAGE_MONOTONE, STAGE_HIDES
+ *   flags     STAGE_HEAD_COLUMNS, STAGE_DECODED, STAGE_MONOTONE, STAGE_HIDES, STAGE_ATTENTION
  *   inputs    the nodes, parameters and data it reads, in order (the first node input is
  *             what a derived stage is a function of; a projection reads a node, a weight and
  *             its optional bias)
@@ -189,7 +191,7 @@ typedef struct {
       trace_read_stored, forward_running_sum, explain_running_sum, cost_running_sum, \
       formula_running_sum) \
     X(WEIGHTS, "weights", FAMILY_SOFTMAX, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
-      STAGE_STORED, STAGE_DECODED, INPUTS(NODE(MASKED)), \
+      STAGE_STORED, STAGE_DECODED | STAGE_ATTENTION, INPUTS(NODE(MASKED)), \
       trace_read_stored, forward_weights, explain_weights, cost_weights, formula_weights) \
     X(CONTEXT, "context", FAMILY_CONTEXT, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_HEAD_DIMS, \
       STAGE_STORED, STAGE_DECODED, INPUTS(NODE(WEIGHTS), NODE(V)), \

@@ -163,6 +163,18 @@ int trace_stage_formula(const trace *t, stage_id stage, char *buffer, size_t siz
  * wanted, as snprintf. */
 int trace_stage_inputs(const trace *t, stage_id stage, char *buffer, size_t size);
 
+/* The node stage's input number `index` (0-based, counting only node inputs) reads in this
+ * trace: the input's `instead` when the trace has it, else its stage; STAGE_COUNT when the row
+ * has no such input. */
+stage_id trace_stage_node_input(const trace *t, stage_id stage, int index);
+
+/* The parameter input number `index` (0-based, counting only parameter inputs) of stage, or
+ * PARAM_COUNT when the row has none. */
+param_id trace_stage_param_input(stage_id stage, int index);
+
+/* A parameter's numbers as the lesson gives them (NULL for an optional one it lacks). */
+const double *trace_param(const trace *t, param_id param);
+
 /* Bytes the stored matrices of a stage take, over all its heads (0 for a derived stage or one
  * the trace lacks). With the positional table, they add up to trace_bytes_needed. */
 size_t trace_stage_bytes(const trace *t, stage_id stage);

@@ -47,19 +47,11 @@ static int place_script(const trace *t, const walk_mark *marks, int n_marks, wal
     return count;
 }
 
-/* Whether decoding makes a stage, token by token (decode.c): the projections (turned, with
- * RoPE), scores, the online softmax's running_max and running_sum, weights, context and output.
- * scaled, biased and masked are read on the way, concat is context side by side. */
+/* Whether a decoding walk shows a stage at each token: its row says so (STAGE_DECODED: the
+ * stages that make the token's rows), and the trace has it. */
 static bool decoded(const trace *t, stage_id stage)
 {
-    switch (stage) {
-    case STAGE_Q: case STAGE_K: case STAGE_V: case STAGE_Q_ROTATED: case STAGE_K_ROTATED:
-    case STAGE_SCORES: case STAGE_RUNNING_MAX: case STAGE_RUNNING_SUM: case STAGE_WEIGHTS:
-    case STAGE_CONTEXT: case STAGE_OUTPUT:
-        return trace_has_stage(t, stage);
-    default:
-        return false;
-    }
+    return (stage_get(stage)->flags & STAGE_DECODED) && trace_has_stage(t, stage);
 }
 
 /* Decoding: token by token, the stages that make that token's rows in table order, the

@@ -136,7 +136,7 @@ static int number_width(const ui_view *v, const ui_style *st)
     int lo = number_columns_of(ui_view_range(v)->lo, st);
     int hi = number_columns_of(ui_view_range(v)->hi, st);
     int width = lo > hi ? lo : hi;
-    if (ui_view_current(v)->stage == STAGE_MASKED) {
+    if (stage_get(ui_view_current(v)->stage)->flags & STAGE_HIDES) {
         int inf = number_columns_of(-INFINITY, st);
         width = inf > width ? inf : width;
     }
@@ -175,7 +175,7 @@ static int head_group(const ui_view *v)
 {
     stage_id stage = ui_view_current(v)->stage;
     int heads = v->t->heads, cols = ui_view_cols(v);
-    bool split = stage == STAGE_Q || stage == STAGE_K || stage == STAGE_V || stage == STAGE_CONCAT;
+    bool split = stage_get(stage)->flags & STAGE_HEAD_COLUMNS;
     return split && heads > 1 && cols % heads == 0 ? cols / heads : 0;
 }
 
@@ -208,7 +208,7 @@ static int cells_width(const layout *L, int k)
 
 static layout lay_out(ui_view *v, int width, const ui_style *st)
 {
-    layout L = {.heat = ui_view_heatmap(v), .diverging = ui_view_current(v)->stage != STAGE_WEIGHTS};
+    layout L = {.heat = ui_view_heatmap(v), .diverging = !(stage_get(ui_view_current(v)->stage)->flags & STAGE_ATTENTION)};
     int cols = ui_view_cols(v);
     L.absmax = fmax(fabs(ui_view_range(v)->lo), fabs(ui_view_range(v)->hi));
     L.glyph_w = L.heat && !st->colors ? 2 : 0;
@@ -256,13 +256,12 @@ static int col_x(const ui_matrix_grid *grid, int c)
     return grid->grid_x + c * grid->cell_w + seps;
 }
 
+/* Whether a cell is one the mask hides, in a stage that shows it: −∞ where it hides, a weight
+ * of exactly 0 in the attention. */
 static bool is_masked(const ui_view *v, int row, int col)
 {
-    const walk_step *s = ui_view_current(v);
-    if (s->stage != STAGE_MASKED && s->stage != STAGE_WEIGHTS) return false;
-    if (!trace_has_stage(v->t, STAGE_MASKED)) return false;
-    double x = trace_value(v->t, STAGE_MASKED, s->head, row, col);
-    return isinf(x) && x < 0;
+    unsigned flags = stage_get(ui_view_current(v)->stage)->flags;
+    return (flags & (STAGE_HIDES | STAGE_ATTENTION)) && trace_is_hidden(v->t, row, col);
 }
 
 /* Draws one cell; returns its colour pair (the selected cell's frame takes it) and notes a
@@ -271,6 +270,7 @@ static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int 
                      int row, int col, bool *masked)
 {
     const walk_step *s = ui_view_current(v);
+    bool hides = stage_get(s->stage)->flags & STAGE_HIDES;
     bool marked = ui_view_marks_selection(v);
     bool cross = marked && (row == v->row || col == v->col);
     /* The selected cell's query row and key column form an underlined crosshair, so "which
@@ -282,11 +282,11 @@ static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int 
     if (!ui_view_is_filled(v, row, col)) {
         snprintf(text, sizeof text, "%s", st->utf8 ? "\xc2\xb7" : ".");
         attr = A_DIM;
-    } else if (is_masked(v, row, col) && (L->heat || s->stage == STAGE_MASKED)) {
+    } else if (is_masked(v, row, col) && (L->heat || hides)) {
         /* a masked cell is no small weight: its own mark, colour and glyph, and −∞ bold so it
          * reads from the back of the room */
         *masked = true;
-        if (s->stage == STAGE_MASKED) ui_number(-INFINITY, NUMBER_FIXED, L->cw, st, text, sizeof text);
+        if (hides) ui_number(-INFINITY, NUMBER_FIXED, L->cw, st, text, sizeof text);
         else snprintf(text, sizeof text, "0");   /* exactly 0, unlike any small weight */
         attr |= A_BOLD;
         pair = L->heat && st->colors ? PAIR_MASK : 0;

@@ -19,63 +19,75 @@ static bool asks(const lesson_step *item)
 
 /* ---- the extremes of every step, measured once at load ---- */
 
-/* Where the finite extremes of a block are (cell indices, SIZE_MAX when none is finite),
- * leaving out the cells the mask hides when masking. */
-static void find_extremes(const trace *t, const double *block, int rows, int cols, bool masking,
-                          size_t at[2])
+/* Where the finite extremes of head's matrix of stage are (cell indices, SIZE_MAX when none is
+ * finite), leaving out the cells the mask hides when masking: scanned as an array when the
+ * stage is stored, else cell by cell as trace_value reads it. */
+static void find_extremes(const trace *t, stage_id stage, int head, bool masking, size_t at[2])
 {
+    int rows = trace_rows(t, stage), cols = trace_cols(t, stage);
+    const double *block = trace_block(t, stage, head);
     double lo = INFINITY, hi = -INFINITY;
     at[0] = at[1] = SIZE_MAX;
-    for (int r = 0; r < rows; r++) {
-        const double *row = block + (size_t)r * (size_t)cols;
+    for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++) {
-            double x = row[c];
+            size_t i = (size_t)r * (size_t)cols + (size_t)c;
+            double x = block ? block[i] : trace_value(t, stage, head, r, c);
             if (x >= lo && x <= hi) continue;   /* most cells: one predictable branch */
             if (!isfinite(x) || (masking && trace_is_hidden(t, r, c))) continue;
-            size_t i = (size_t)r * (size_t)cols + (size_t)c;
             if (x < lo) { lo = x; at[0] = i; }
             if (x > hi) { hi = x; at[1] = i; }
         }
+}
+
+/* The stored stage whose cells a stage's extremes sit at: itself when stored; for a derived
+ * stage that is an increasing function of its first input cell by cell (STAGE_MONOTONE, of
+ * the same shape), that input's (followed down to a stored stage); else the stage itself,
+ * which is then scanned cell by cell. */
+static stage_id extremes_source(const trace *t, stage_id stage)
+{
+    stage_id at = stage;
+    while (stage_get(at)->storage == STAGE_DERIVED && (stage_get(at)->flags & STAGE_MONOTONE)) {
+        stage_id from = trace_stage_node_input(t, at, 0);
+        if (from == STAGE_COUNT || stage_get(from)->rows != stage_get(stage)->rows
+            || stage_get(from)->cols != stage_get(stage)->cols)
+            return stage;
+        at = from;
     }
+    return stage_get(at)->storage == STAGE_STORED ? at : stage;
 }
 
 /* The lo and hi of every stage and head (each once: the pipeline). The stored stages are
- * scanned as arrays; scaled and masked are the scores divided by √d_k (or not), a monotone map,
- * so their extremes are trace_value at the cells of the scores' extremes (masked with a mask:
- * among the cells it shows). Nothing is recomputed; each head's scores are scanned once for
- * the three stages. */
+ * scanned as arrays; a monotone derived stage (scaled, masked) takes its extremes at the cells
+ * of its stored source's (masked with a mask: among the cells it shows), each source and head
+ * scanned once for all the stages derived from it; any other derived stage is read cell by
+ * cell. Nothing is recomputed. */
 static void measure_steps(ui_view *v)
 {
     const trace *t = v->t;
-    size_t (*scores_at)[2] = calloc((size_t)t->heads, sizeof *scores_at);
+    size_t heads = (size_t)t->heads, (*known)[2] = calloc(STAGE_COUNT * heads, sizeof *known);
     for (int i = 0; i < v->pipeline.count; i++) {
         const walk_step *s = &v->pipeline.steps[i];
         ui_range *m = &v->range[i];
-        int rows = trace_rows(t, s->stage), cols = trace_cols(t, s->stage);
-        /* the derived stages (scaled, masked) are monotone functions of scores' cells; with
-         * ALiBi masked shows the cells of biased, a stored stage, instead */
-        bool derived = stage_get(s->stage)->storage == STAGE_DERIVED;
-        stage_id source = s->stage == STAGE_MASKED && t->in->alibi ? STAGE_BIASED : STAGE_SCORES;
-        bool masking = s->stage == STAGE_MASKED && t->in->mask != MASK_NONE;
-        size_t at[2];
-        if (derived && !masking && source == STAGE_SCORES && scores_at
-            && scores_at[s->head - 1][0] != 0) {
-            at[0] = scores_at[s->head - 1][0] - 1;
-            at[1] = scores_at[s->head - 1][1] - 1;
+        int cols = trace_cols(t, s->stage);
+        stage_id source = extremes_source(t, s->stage);
+        bool masking = (stage_get(s->stage)->flags & STAGE_HIDES) && t->in->mask != MASK_NONE;
+        size_t at[2], *cached = known ? known[(size_t)source * heads + (size_t)s->head - 1] : NULL;
+        if (!masking && cached && cached[0] != 0) {   /* kept plus one */
+            at[0] = cached[0] - 1;
+            at[1] = cached[1] - 1;
         } else {
-            find_extremes(t, trace_block(t, derived ? source : s->stage, s->head), rows,
-                          cols, masking, at);
-        }
-        if (s->stage == STAGE_SCORES && scores_at && at[0] != SIZE_MAX) {   /* kept plus one */
-            scores_at[s->head - 1][0] = at[0] + 1;
-            scores_at[s->head - 1][1] = at[1] + 1;
+            find_extremes(t, source, s->head, masking, at);
+            if (!masking && cached && at[0] != SIZE_MAX) {
+                cached[0] = at[0] + 1;
+                cached[1] = at[1] + 1;
+            }
         }
         m->lo = m->hi = 0;
         if (at[0] == SIZE_MAX) continue;   /* no finite value at all */
         m->lo = trace_value(t, s->stage, s->head, (int)(at[0] / (size_t)cols), (int)(at[0] % (size_t)cols));
         m->hi = trace_value(t, s->stage, s->head, (int)(at[1] / (size_t)cols), (int)(at[1] % (size_t)cols));
     }
-    free(scores_at);
+    free(known);
 }
 
 bool ui_view_init(ui_view *v, const trace *t, const lesson *l)
@@ -522,9 +534,10 @@ static void cell_phrase(const ui_view *v, const judged *j, int col, bool brief, 
     const char *row = trace_axis_label(v->t, info->rows, j->row, rb, sizeof rb);
     const char *column = trace_axis_label(v->t, info->cols, col, cb, sizeof cb);
     cell_number(v, j, col, number, sizeof number);
-    if (j->at->stage == STAGE_WEIGHTS && brief)
+    bool attention = info->flags & STAGE_ATTENTION;
+    if (attention && brief)
         snprintf(out, size, "%s gets %s", column, number);
-    else if (j->at->stage == STAGE_WEIGHTS)
+    else if (attention)
         snprintf(out, size, "%s gives %s of its attention to %s", row, number, column);
     else
         snprintf(out, size, "%s[%s,%s] = %s", info->name, row, column, number);
@@ -741,7 +754,8 @@ ui_view_outcome ui_view_apply(ui_view *v, ui_action action, int arg)
         break;
     case UI_ACT_STEP_OUT: v->stepped_in = false; break;
     case UI_ACT_HEATMAP:
-        if (ui_view_current(v)->stage == STAGE_WEIGHTS) v->heat_weights = !v->heat_weights;
+        if (stage_get(ui_view_current(v)->stage)->flags & STAGE_ATTENTION)
+            v->heat_weights = !v->heat_weights;
         else v->heat_signed = !v->heat_signed;
         break;
     default: break;
@@ -784,7 +798,8 @@ bool ui_view_is_filled(const ui_view *v, int row, int col)
 
 bool ui_view_heatmap(const ui_view *v)
 {
-    return ui_view_current(v)->stage == STAGE_WEIGHTS ? v->heat_weights : v->heat_signed;
+    return stage_get(ui_view_current(v)->stage)->flags & STAGE_ATTENTION ? v->heat_weights
+                                                                          : v->heat_signed;
 }
 
 static int scroll_axis(int first, int selected, int visible, int total)
