@@ -36,7 +36,7 @@ static trace shape_of(const attention_input *in)
                     .kv_heads = in->kv_heads > 0 ? in->kv_heads : in->heads };
 }
 
-static int axis_length(const trace *t, stage_axis axis)
+int trace_axis_length(const trace *t, stage_axis axis)
 {
     switch (axis) {
     case AXIS_TOKENS: return t->n;
@@ -271,7 +271,7 @@ kernels_config trace_kernels_config(const trace_options *options)
 static size_t cell_offset(const trace *t, stage_id stage, int head, int row, int col)
 {
     const stage_info *info = stage_get(stage);
-    size_t rows = (size_t)axis_length(t, info->rows), cols = (size_t)axis_length(t, info->cols);
+    size_t rows = (size_t)trace_axis_length(t, info->rows), cols = (size_t)trace_axis_length(t, info->cols);
     assert(head >= 1 && head <= (info->per_head ? t->heads : 1));
     assert(row >= 0 && row < (int)rows && col >= 0 && col < (int)cols);
     return ((size_t)(head - 1) * rows + (size_t)row) * cols + (size_t)col;
@@ -545,12 +545,12 @@ bool trace_has_stage(const trace *t, stage_id stage)
 
 int trace_rows(const trace *t, stage_id stage)
 {
-    return axis_length(t, stage_get(stage)->rows);
+    return trace_axis_length(t, stage_get(stage)->rows);
 }
 
 int trace_cols(const trace *t, stage_id stage)
 {
-    return axis_length(t, stage_get(stage)->cols);
+    return trace_axis_length(t, stage_get(stage)->cols);
 }
 
 const double *trace_block(const trace *t, stage_id stage, int head)

@@ -179,6 +179,9 @@ const double *trace_param(const trace *t, param_id param);
  * the trace lacks). With the positional table, they add up to trace_bytes_needed. */
 size_t trace_stage_bytes(const trace *t, stage_id stage);
 
+/* The length of an axis in this trace (n, m, d_model, …; 1 for AXIS_ONE). */
+int trace_axis_length(const trace *t, stage_axis axis);
+
 /* Rows and columns of a stage's matrix. */
 int trace_rows(const trace *t, stage_id stage);
 int trace_cols(const trace *t, stage_id stage);

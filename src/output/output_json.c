@@ -66,18 +66,17 @@ static void put_options(output *o, const attention_input *in)
 static void put_biases(output *o)
 {
     const trace *t = o->trace;
-    static const stage_id stages[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_OUTPUT };
-    const double *biases[] = { t->in->b_Q, t->in->b_K, t->in->b_V, t->in->b_O };
-    const char *names[] = { "b_Q", "b_K", "b_V", "b_O" };
     bool any = false;
-    for (int i = 0; i < 4; i++) {
-        if (!biases[i])
+    for (int p = 0; p < PARAM_COUNT; p++) {
+        const param_info *info = param_get((param_id)p);
+        const double *bias = trace_param(t, (param_id)p);
+        if (info->rows != AXIS_ONE || !bias)   /* the one-row parameters: the biases */
             continue;
-        output_printf(o, "%s\"%s\": [", any ? ", " : "  \"biases\": {", names[i]);
+        output_printf(o, "%s\"%s\": [", any ? ", " : "  \"biases\": {", info->name);
         any = true;
-        for (int c = 0; c < trace_cols(t, stages[i]); c++) {
+        for (int c = 0; c < trace_axis_length(t, info->cols); c++) {
             output_puts(o, c ? ", " : "");
-            output_number(o, biases[i][c], NUMBER_EXACT);
+            output_number(o, bias[c], NUMBER_EXACT);
         }
         output_puts(o, "]");
     }

@@ -156,16 +156,17 @@ const output_format output_markdown = { markdown_begin, markdown_step, markdown_
 
 /* ---- the worksheet ---- */
 
-/* Stages that show the same numbers, or their order: scores, scaled and masked are exact
- * functions of one another and weights keeps their order in each row (a question on any of
- * them is answered by the others); concat is the contexts side by side. */
+/* Stages that show the same numbers, or their order, by family: the scores, their scaling,
+ * the mask and the softmax are exact functions of one another or keep their order in each row
+ * (a question on any of them is answered by the others); the context family is the contexts,
+ * alone or side by side. Every other stage is a group of its own. */
 static int family(stage_id stage)
 {
-    if (stage >= STAGE_SCORES && stage <= STAGE_WEIGHTS)
-        return STAGE_SCORES;
-    if (stage == STAGE_CONCAT)
-        return STAGE_CONTEXT;
-    return (int)stage;
+    switch (stage_get(stage)->family) {
+    case FAMILY_SCORES: case FAMILY_MASK: case FAMILY_SOFTMAX: return -1 - FAMILY_SCORES;
+    case FAMILY_CONTEXT: return -1 - FAMILY_CONTEXT;
+    default: return (int)stage;
+    }
 }
 
 /* Whether a table of stage at head gives away the answer of a question asked on asked at
@@ -195,23 +196,15 @@ static bool answers_a_question(const output *o, stage_id stage, int head)
 }
 
 /* Whether the worked arithmetic of a cell of stage shows such a table's numbers: the stage's
- * own, or those of a stage it reads (the stage table's inputs, e.g. "weights, V"). */
+ * own, or those of a stage it reads (the node table's inputs, e.g. weights and V). */
 static bool arithmetic_answers_a_question(const output *o, stage_id stage, int head)
 {
     if (answers_a_question(o, stage, head))
         return true;
-    char inputs[128];  /* what the stage reads in this trace */
-    trace_stage_inputs(o->trace, stage, inputs, sizeof inputs);
-    for (const char *item = inputs; *item; ) {
-        char name[32];
-        size_t length = strcspn(item, " ,");
-        snprintf(name, sizeof name, "%.*s", (int)length, item);
-        stage_id read = stage_find(name);
-        if (read != STAGE_COUNT && answers_a_question(o, read, head))
+    stage_id read;
+    for (int i = 0; (read = trace_stage_node_input(o->trace, stage, i)) != STAGE_COUNT; i++)
+        if (answers_a_question(o, read, head))
             return true;
-        item += strcspn(item, ",");
-        item += strspn(item, ", ");
-    }
     return false;
 }
 

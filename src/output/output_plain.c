@@ -87,7 +87,7 @@ static void plain_begin(output *o)
     output_printf(o, "\nd_model %d, heads %d, d_k %d, mask %s, positional %s, %s\n",
             t->d_model, t->heads, t->d_k, mask_name(t->in->mask),
             trace_positional_word(trace_positional_kind(t->in)),
-            t->in->scale ? "scores scaled by 1/√d_k" : "scores not scaled (scale: false)");
+            trace_scaling_words(t));
 }
 
 static int column_width(output *o, const walk_step *step, int first_row, int end_row, int col)

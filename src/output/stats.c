@@ -353,9 +353,9 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
     if (t->in->mask == MASK_WINDOW)
         snprintf(window, sizeof window, " of W = %d keys", t->in->window);
     fprintf(out, "Cost of %s\nn = %d query tokens, m = %d key tokens, d_model = %d, "
-            "%d head%s of d_k = %d, %s%s%s\n\n", title ? title : "the lesson", t->n, t->m,
+            "%d head%s of d_k = %d, %s%s%s%s\n\n", title ? title : "the lesson", t->n, t->m,
             t->d_model, t->heads, t->heads == 1 ? "" : "s", t->d_k,
-            trace_mask_name(t->in->mask), window, t->in->scale ? ", scaled by 1/√d_k" : "");
+            trace_mask_name(t->in->mask), window, ", ", trace_scaling_words(t));
     static const char *const heading[] = { "stage", "shape", "multiplications", "additions",
                                            "exp", "÷", "held", "time" };
     print_stats_line(out, heading);
@@ -385,16 +385,28 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
     return ferror(out) ? -1 : 0;
 }
 
-/* The two parts --cost times apart: the projections, whose work grows as n, and the attention
- * proper (scores, softmax, context), whose work grows as n². */
-static const stage_id linear_stages[] = { STAGE_Q, STAGE_K, STAGE_V, STAGE_OUTPUT };
-static const stage_id quadratic_stages[] = { STAGE_SCORES, STAGE_WEIGHTS, STAGE_CONTEXT };
+/* The two parts --cost times apart, read from the node table: the projections, whose work
+ * grows as n, and the attention proper, every stored per-head stage (scores, softmax, context),
+ * whose work grows as n². */
 enum { LINEAR = 0, QUADRATIC = 1, PARTS = 2 };
 
-static const stage_id *part_stages(int part, int *count)
+static bool in_part(const trace *t, stage_id stage, int part)
 {
-    *count = part == LINEAR ? 4 : 3;
-    return part == LINEAR ? linear_stages : quadratic_stages;
+    const stage_info *info = stage_get(stage);
+    if (!trace_has_stage(t, stage))
+        return false;
+    return part == LINEAR ? info->family == FAMILY_PROJECTION
+                          : info->per_head && info->storage == STAGE_STORED;
+}
+
+/* The stages of a part, in table order, into stages; returns how many. */
+static int part_stages(const trace *t, int part, stage_id stages[STAGE_COUNT])
+{
+    int count = 0;
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (in_part(t, (stage_id)s, part))
+            stages[count++] = (stage_id)s;
+    return count;
 }
 
 /* One size of --cost: for each part, its multiplications and its measured seconds. */
@@ -406,15 +418,12 @@ typedef struct {
 } cost_row;
 
 /* The multiplications of a part, from the counted table. */
-static tally part_multiplications(const stats_table *table, int part)
+static tally part_multiplications(const trace *t, const stats_table *table, int part)
 {
-    int count;
-    const stage_id *stages = part_stages(part, &count);
     tally sum = 0;
     for (int s = 0; s < table->count; s++)
-        for (int i = 0; i < count; i++)
-            sum += table->stages[s].stage == stages[i] ? table->stages[s].counts.multiplications
-                                                       : 0;
+        if (in_part(t, table->stages[s].stage, part))
+            sum += table->stages[s].counts.multiplications;
     return sum;
 }
 
@@ -430,9 +439,9 @@ static bool measure(const attention_input *in, const trace_options *options, cos
     bool ok = scratch && stats_count(&t, &table);
     for (int round = 0; ok && round < STATS_ROUNDS; round++)
         for (int part = 0; part < PARTS; part++) {
-            timed_work w = { &t, options, NULL, 0, scratch };
-            w.stages = part_stages(part, &w.count);
-            row->multiplications[part] = part_multiplications(&table, part);
+            stage_id stages[STAGE_COUNT];
+            timed_work w = { &t, options, stages, part_stages(&t, part, stages), scratch };
+            row->multiplications[part] = part_multiplications(&t, &table, part);
             row->seconds[part] = best_of_rounds(round, row->seconds[part], best_time(&w));
         }
     free(scratch);
