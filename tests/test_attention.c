@@ -642,6 +642,75 @@ static void test_stage_compute_matches_the_trace(void **state)
     }
 }
 
+/* Whether every cell of every stage the two traces have is the same, bit for bit; the first
+ * difference is named in `difference`. */
+static bool same_trace(const trace *a, const trace *b, char *difference, size_t size)
+{
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        stage_id stage = (stage_id)s;
+        int heads = stage_get(stage)->per_head ? a->heads : 1;
+        for (int h = 1; h <= heads && trace_has_stage(a, stage); h++)
+            for (int i = 0; i < trace_rows(a, stage); i++)
+                for (int j = 0; j < trace_cols(a, stage); j++) {
+                    double x = trace_value(a, stage, h, i, j), y = trace_value(b, stage, h, i, j);
+                    if (memcmp(&x, &y, sizeof x) == 0)
+                        continue;
+                    snprintf(difference, size, "%s[%d,%d] head %d: %.17g, afresh %.17g",
+                             stage_get(stage)->name, i, j, h, x, y);
+                    return false;
+                }
+    }
+    return true;
+}
+
+/* The first stage after `from` that has a block: where a runner that skipped `from` starts. */
+static stage_id next_stored(const trace *t, stage_id from)
+{
+    int s = from + 1;
+    while (s < STAGE_COUNT && !trace_block(t, (stage_id)s, 1))
+        s++;
+    return (stage_id)s;
+}
+
+/* A changed number, recomputed from the first stage that reads it (what a live edit does),
+ * gives the trace that computing the changed input afresh gives, bit for bit; starting one
+ * stored stage later does not (so the first reader is the stage the change needs). */
+static void check_recompute(fixture *f, double *number, read_kind kind, int id, stage_id expected)
+{
+    trace t, fresh;
+    char difference[160] = "";
+    fixture_compute(&f->in, &t);
+    *number += 0.375;
+    fixture_compute(&f->in, &fresh);
+    stage_id from = trace_first_reader(&t, kind, id);
+    assert_int_equal(from, expected);
+    assert_int_equal(trace_recompute(&t, next_stored(&t, from), NULL, NULL), TRACE_OK);
+    assert_false(same_trace(&t, &fresh, difference, sizeof difference));
+    assert_int_equal(trace_recompute(&t, from, NULL, NULL), TRACE_OK);
+    if (!same_trace(&t, &fresh, difference, sizeof difference))
+        fail_msg("recomputed from %s: %s", stage_get(from)->name, difference);
+    trace_free(&fresh);
+    trace_free(&t);
+}
+
+static void test_recompute_after_a_change_is_a_fresh_trace(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < FIXTURE_KINDS; kind++) {
+        bool cross = kind == FIXTURE_CROSS;
+        fixture f = table_fixture(kind);
+        /* an embedding: from the stage that adds the embeddings */
+        check_recompute(&f, &f.x[5], READ_DATA, DATA_EMBEDDINGS, STAGE_INPUT);
+        if (cross)
+            check_recompute(&f, &f.source[2], READ_DATA, DATA_SOURCE_EMBEDDINGS,
+                            STAGE_SOURCE_INPUT);
+        /* a weight read late: everything before V stays */
+        check_recompute(&f, &f.wv[3], READ_PARAM, PARAM_W_V, STAGE_V);
+        check_recompute(&f, &f.wo[7], READ_PARAM, PARAM_W_O, STAGE_OUTPUT);
+        free_fixture(&f);
+    }
+}
+
 /* The blocks of one allocation: each stored stage's bytes from its row's shape, adding up with
  * the positional table to trace_bytes_needed; every explanation starts with the cell's name. */
 static void test_blocks_and_explanations_of_every_stage(void **state)
@@ -788,6 +857,7 @@ int main(void)
         cmocka_unit_test(test_step_list),
         cmocka_unit_test(test_every_stage_row_is_complete),
         cmocka_unit_test(test_stage_compute_matches_the_trace),
+        cmocka_unit_test(test_recompute_after_a_change_is_a_fresh_trace),
         cmocka_unit_test(test_blocks_and_explanations_of_every_stage),
         cmocka_unit_test(test_formulas_follow_the_configuration),
     };

@@ -66,7 +66,8 @@ const char *stage_presence_key(stage_presence presence)
 const char *stage_data_name(data_id data)
 {
     static const char *const names[DATA_COUNT] = {
-        [DATA_EMBEDDINGS] = "embeddings", [DATA_POSITIONAL] = "positional encoding",
+        [DATA_EMBEDDINGS] = "embeddings", [DATA_SOURCE_EMBEDDINGS] = "source embeddings",
+        [DATA_POSITIONAL] = "positional encoding",
         [DATA_POSITIONS] = "positions", [DATA_SLOPES] = "ALiBi slopes", [DATA_MASK] = "mask",
         [DATA_TILE] = "tile",
     };

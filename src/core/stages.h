@@ -83,7 +83,8 @@ typedef struct {
 
 /* What a node reads besides other nodes, named in "made from" lines. */
 typedef enum {
-    DATA_EMBEDDINGS,   /* the lesson's embeddings (or source embeddings) */
+    DATA_EMBEDDINGS,   /* the lesson's embeddings of the query tokens */
+    DATA_SOURCE_EMBEDDINGS, /* the embeddings of the source's tokens (cross-attention) */
     DATA_POSITIONAL,   /* the sinusoidal positional encoding */
     DATA_POSITIONS,    /* token positions (RoPE's angles) */
     DATA_SLOPES,       /* ALiBi's slopes */
@@ -144,7 +145,7 @@ typedef struct {
  * (stage_functions.h), so a row naming a function that does not exist fails to compile. */
 #define STAGE_TABLE(X) \
     X(SOURCE_INPUT, "source_input", FAMILY_INPUT, PRESENT_WITH_SOURCE, false, AXIS_SOURCE, \
-      AXIS_MODEL_DIMS, STAGE_STORED, 0, INPUTS(DATA(EMBEDDINGS), DATA(POSITIONAL)), \
+      AXIS_MODEL_DIMS, STAGE_STORED, 0, INPUTS(DATA(SOURCE_EMBEDDINGS), DATA(POSITIONAL)), \
       trace_read_stored, forward_input, explain_input, cost_input, formula_input) \
     X(INPUT, "input", FAMILY_INPUT, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, 0, INPUTS(DATA(EMBEDDINGS), DATA(POSITIONAL)), \

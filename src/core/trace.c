@@ -474,7 +474,7 @@ void trace_span_rows(const trace *t, stage_id stage, const trace_span *span, int
 
 void trace_forward(trace *t, stage_id from, int first, int end, const trace_options *options)
 {
-    assert(from < STAGE_COUNT && first >= 0 && first < end && end <= t->n);
+    assert(from <= STAGE_COUNT && first >= 0 && first < end && end <= t->n);
     kernels_config config = trace_kernels_config(options);
     /* the keys known to rows [first, end): every key in a whole pass or in cross-attention;
      * in self-attention decoding, the tokens up to the last row's */

@@ -130,7 +130,7 @@ trace_status trace_compute(const attention_input *in, const trace_options *optio
  * (failure as trace_compute's); trace_forward computes query rows [first, end) of every stage
  * from `from` on, in table order, reading what earlier stages hold (decoding token p is
  * first = p, end = p + 1, on a self-attention trace whose rows 0 … p − 1 are computed);
- * trace_recompute runs every row from `from` on again after the caller changed a number that
+ * trace_recompute runs every row from `from` on (STAGE_COUNT: none) again after the caller changed a number that
  * `from` is the first stage to read (stage_first_reader), and checks for overflow. The result
  * is bit for bit what trace_compute of the changed input gives. trace_compute is trace_prepare,
  * then trace_forward over every row from the first stage, then the overflow check. */
