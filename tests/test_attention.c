@@ -8,6 +8,8 @@
 #include "stage_functions.h"
 #include "number.h"
 #include "walk.h"
+#include "stats.h"
+#include "decode.h"
 
 /* --- the hand-worked example of the reference tutorial --- */
 
@@ -711,6 +713,68 @@ static void test_recompute_after_a_change_is_a_fresh_trace(void **state)
     }
 }
 
+/* How many steps of w show stage at head (any position). */
+static int steps_showing(const walk *w, stage_id stage, int head, int position)
+{
+    int found = 0;
+    for (int k = 0; k < w->count; k++)
+        found += w->steps[k].stage == stage && w->steps[k].head == head
+                 && (position == WALK_WHOLE || w->steps[k].position == position);
+    return found;
+}
+
+/* Every view that lists stages lists every stage the trace has, from the node table alone: the
+ * pipeline walk (the walk of --json, --csv, unscripted --plain and the UI's step list) each
+ * head of each once; the decoding walk every stage its row marks as decoded, at every token
+ * and head; --stats one row each. A row added to the table that a view leaves out fails here
+ * (docs/DESIGN.md's recipes; tests/check_nodes.sh does the same through the program). */
+static void test_every_view_lists_every_node(void **state)
+{
+    (void)state;
+    bool seen[STAGE_COUNT] = { false };
+    for (int kind = 0; kind < FIXTURE_KINDS; kind++) {
+        fixture f = table_fixture(kind);
+        trace t;
+        fixture_compute(&f.in, &t);
+        walk pipeline, decoding = { NULL, 0 };
+        stats_table table;
+        assert_true(walk_build_pipeline(&pipeline, &t));
+        assert_true(!decode_supported(&t) || walk_build_decode(&decoding, &t));
+        assert_true(stats_count(&t, &table));
+        int present = 0;
+        for (int s = 0; s < STAGE_COUNT; s++) {
+            stage_id stage = (stage_id)s;
+            const stage_info *info = stage_get(stage);
+            if (!trace_has_stage(&t, stage))
+                continue;
+            seen[s] = true;
+            int rows = 0;
+            for (int r = 0; r < table.count; r++)
+                rows += table.stages[r].stage == stage;
+            if (rows != 1)
+                fail_msg("--stats lists %s %d times", info->name, rows);
+            present++;
+            for (int h = 1; h <= (info->per_head ? t.heads : 1); h++) {
+                if (steps_showing(&pipeline, stage, h, WALK_WHOLE) != 1)
+                    fail_msg("the pipeline walk shows %s head %d %d times", info->name, h,
+                             steps_showing(&pipeline, stage, h, WALK_WHOLE));
+                for (int p = 0; decoding.count > 0 && p < t.n; p++)
+                    if (steps_showing(&decoding, stage, h, p) != !!(info->flags & STAGE_DECODED))
+                        fail_msg("the decoding walk shows %s head %d at token %d %d times",
+                                 info->name, h, p, steps_showing(&decoding, stage, h, p));
+            }
+        }
+        assert_int_equal(table.count, present);
+        walk_free(&pipeline);
+        walk_free(&decoding);
+        trace_free(&t);
+        free_fixture(&f);
+    }
+    for (int s = 0; s < STAGE_COUNT; s++)   /* the fixtures between them have every stage */
+        if (!seen[s])
+            fail_msg("no fixture has the stage %s: add one", stage_get((stage_id)s)->name);
+}
+
 /* The blocks of one allocation: each stored stage's bytes from its row's shape, adding up with
  * the positional table to trace_bytes_needed; every explanation starts with the cell's name. */
 static void test_blocks_and_explanations_of_every_stage(void **state)
@@ -858,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_every_stage_row_is_complete),
         cmocka_unit_test(test_stage_compute_matches_the_trace),
         cmocka_unit_test(test_recompute_after_a_change_is_a_fresh_trace),
+        cmocka_unit_test(test_every_view_lists_every_node),
         cmocka_unit_test(test_blocks_and_explanations_of_every_stage),
         cmocka_unit_test(test_formulas_follow_the_configuration),
     };
