@@ -180,21 +180,53 @@ size_t trace_stage_bytes(const trace *t, stage_id stage)
     return doubles * sizeof(double);
 }
 
+/* The checks of an input, one concern each (each true when the input makes sense). */
+static bool sizes_fit(const attention_input *in)
+{
+    return in->n_tokens >= 1 && source_count(in) >= 1 && in->d_model >= 1 && in->heads >= 1
+        && in->d_model % in->heads == 0 && in->kv_heads >= 0
+        && (in->kv_heads == 0 || in->heads % in->kv_heads == 0);
+}
+
+static bool data_given(const attention_input *in)
+{
+    for (int p = 0; p < PARAM_COUNT; p++)
+        if (!in->params[p] && !param_get((param_id)p)->optional)
+            return false;
+    return in->embeddings && (!in->source || in->source_embeddings);
+}
+
+/* causal, window and ALiBi compare a query's and a key's positions: self-attention only */
+static bool mask_fits(const attention_input *in)
+{
+    bool by_position = in->mask == MASK_CAUSAL || in->mask == MASK_WINDOW;
+    return (in->mask != MASK_EXPLICIT || in->mask_cells) && !(by_position && in->source)
+        && (in->mask != MASK_WINDOW || in->window >= 1);
+}
+
+static bool positions_fit(const attention_input *in)
+{
+    if (in->alibi && in->source)
+        return false;
+    return !in->rope || (!in->positional && (in->d_model / in->heads) % 2 == 0
+                         && in->rope_base > 0.0 && isfinite(in->rope_base));
+}
+
+static bool softmax_fits(const attention_input *in)
+{
+    return !in->online_softmax || in->tile >= 1;
+}
+
+static bool decoding_fits(const attention_input *in)
+{
+    return !in->decode || (!in->source && (in->mask == MASK_CAUSAL || in->mask == MASK_WINDOW));
+}
+
 static trace_status check_shape(const attention_input *in)
 {
-    if (in->n_tokens < 1 || source_count(in) < 1 || in->d_model < 1 || in->heads < 1
-        || in->d_model % in->heads != 0 || !in->embeddings || !in->W_Q || !in->W_K
-        || !in->W_V || !in->W_O || (in->source && !in->source_embeddings)
-        || (in->mask == MASK_EXPLICIT && !in->mask_cells)
-        || ((in->mask == MASK_CAUSAL || in->mask == MASK_WINDOW) && in->source)
-        || (in->mask == MASK_WINDOW && in->window < 1)
-        || (in->rope && (in->positional || (in->d_model / in->heads) % 2 != 0
-                         || !(in->rope_base > 0.0) || !isfinite(in->rope_base)))
-        || (in->alibi && in->source) || (in->online_softmax && in->tile < 1)
-        || (in->decode && (in->source || (in->mask != MASK_CAUSAL && in->mask != MASK_WINDOW)))
-        || in->kv_heads < 0 || (in->kv_heads > 0 && in->heads % in->kv_heads != 0))
-        return TRACE_ERROR_SHAPE;
-    return TRACE_OK;
+    bool fits = sizes_fit(in) && data_given(in) && mask_fits(in) && positions_fit(in)
+             && softmax_fits(in) && decoding_fits(in);
+    return fits ? TRACE_OK : TRACE_ERROR_SHAPE;
 }
 
 /* PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(the same angle). */
