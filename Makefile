@@ -57,7 +57,7 @@ all: attnstep $(BUILD)/attnstep.1 $(BUILD)/attnstep.man
 deps:
 	@bash .ci/install-deps test
 
-attnstep: $(BUILD)/cli/main.o $(BUILD)/libattnstep.a
+attnstep: $(BUILD)/cli/main.o $(BUILD)/cli/help.o $(BUILD)/libattnstep.a
 	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
 
 # The manual page: OPTIONS, ENVIRONMENT and EXIT STATUS come from main.c's tables, like --help;
@@ -91,7 +91,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(SUPPORT_OBJ) $(BUILD)/libattnst
 	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS) $(TEST_LIBS)
 
 # The program linked in a folder of its own, for builds that cannot run ./attnstep here (cross).
-$(BUILD)/attnstep: $(BUILD)/cli/main.o $(BUILD)/libattnstep.a
+$(BUILD)/attnstep: $(BUILD)/cli/main.o $(BUILD)/cli/help.o $(BUILD)/libattnstep.a
 	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
 
 # An AArch64 build of the program and of the kernel tests in build/arm64 (Debian's cross

@@ -1,0 +1,264 @@
+/* The model's keys of a lesson: d_model, heads, kv_heads, mask, positional, bias, softmax and
+ * decode, and which stages a step may name given them. */
+#include <stdlib.h>
+#include <string.h>
+#include "lesson_private.h"
+
+#define MASK_KEYS(X) X(WINDOW, "window")
+#define MASK_ENUM(id, name) MASK_KEY_##id,
+enum { MASK_KEYS(MASK_ENUM) MASK_KEY_COUNT };
+static const char *const mask_keys[] = { MASK_KEYS(KEY_NAME) };
+
+/* ---- shapes ---- */
+
+/* Columns of W_K and W_V, K and V: kv_heads · d_k with grouped-query attention, d_model
+ * otherwise; -1 while unknown. */
+int checker_kv_columns(const checker *c) {
+    if (c->kv_heads == 0 || c->d_model < 1) return c->d_model;
+    if (c->kv_heads < 0 || c->heads < 1) return -1;
+    return c->d_model / c->heads * c->kv_heads;
+}
+
+/* ---- mask ---- */
+
+static void check_mask_rows(checker *c, int node, int n, int m) {
+    char label[] = "a mask row";
+    int i = 0;
+    for (int row = node + 1; row < lesson_node_next(c->t, node);
+         row = lesson_node_next(c->t, row), i++) {
+        if (!checker_expect_kind(c, row, LESSON_NODE_LIST, label, "a list of 0 and 1")) continue;
+        if (checker_node(c, row)->count != m) {
+            REPORT(c, row, WRONG_SIZE, label, m,
+                   checker_noun(m, "cell (one per key)", "cells (one per key)"),
+                   checker_node(c, row)->count);
+            continue;
+        }
+        bool sees = false, valid = true;
+        LESSON_FOR_EACH_CHILD(c->t, row, cell) {
+            static const char *const bits[] = { "0", "1" };
+            int bit = checker_read_word(c, cell, "a mask cell", bits, 2, "0 or 1");
+            valid = valid && bit >= 0;
+            sees = sees || bit == 1;
+        }
+        char text[LESSON_ESCAPED_MAX];
+        if (valid && !sees && i < n)
+            REPORT(c, row, MASK_ROW_HIDDEN,
+                   lesson_escape(c->tokens.text[i], strlen(c->tokens.text[i]), text));
+    }
+}
+
+/* mask: {window: W}: each query sees itself and the W − 1 keys before it. */
+static void read_window(checker *c, int map) {
+    int keys[MASK_KEY_COUNT];
+    uint64_t window = 0;
+    checker_read_keys(c, map, mask_keys, MASK_KEY_COUNT, keys);
+    checker_require(c, map, keys[MASK_KEY_WINDOW], "window");
+    if (keys[MASK_KEY_WINDOW] < 0
+        || !checker_read_integer(c, keys[MASK_KEY_WINDOW], "window", 1, LESSON_MAX_TOKENS, &window))
+        return;
+    c->mask = MASK_WINDOW;
+    c->window = (int)window;
+    if (c->keys[TOP_SOURCE] >= 0) REPORT(c, map, SELF_ONLY, "a sliding window");
+}
+
+void checker_read_mask(checker *c, int node) {
+    static const char *const words[] = { "none", "causal" };
+    c->mask = MASK_NONE;
+    c->mask_node = node;
+    if (!checker_usable(c, node)) return;
+    if (checker_node(c, node)->kind == LESSON_NODE_MAP) {
+        read_window(c, node);
+        return;
+    }
+    if (checker_node(c, node)->kind == LESSON_NODE_LIST) {
+        c->mask = MASK_EXPLICIT;
+        bool cross = c->keys[TOP_SOURCE] >= 0;
+        if (!c->tokens.valid || (cross && !c->source.valid)) return;
+        int n = c->tokens.count, m = cross ? c->source.count : n;
+        if (checker_node(c, node)->count != n)
+            REPORT(c, node, WRONG_SIZE, "mask", n,
+                   checker_noun(n, "row (one per token)", "rows (one per token)"),
+                   checker_node(c, node)->count);
+        else
+            check_mask_rows(c, node, n, m);
+        return;
+    }
+    int word = checker_read_word(c, node, "mask", words, 2,
+                                 "none, causal, {window: W} or a list of rows");
+    if (word == 1) {
+        c->mask = MASK_CAUSAL;
+        if (c->keys[TOP_SOURCE] >= 0) REPORT(c, node, CAUSAL_CROSS, NULL);
+    }
+}
+
+/* ---- the stages a step may name ---- */
+
+stage_id checker_read_stage(checker *c, int node) {
+    if (!checker_expect_scalar(c, node, "stage", "a stage name")) return STAGE_COUNT;
+    const char *name = lesson_node_text(c->t, node);
+    stage_id stage = stage_find(name);
+    if (stage == STAGE_SOURCE_INPUT && c->keys[TOP_SOURCE] < 0) {
+        REPORT(c, node, NO_SOURCE_STAGE, NULL);
+        return STAGE_COUNT;
+    }
+    const char *needs = (stage == STAGE_Q_ROTATED || stage == STAGE_K_ROTATED) && !c->rope
+                        ? "positional: rope" : stage == STAGE_BIASED && !c->alibi
+                        ? "bias: alibi"
+                        : (stage == STAGE_RUNNING_MAX || stage == STAGE_RUNNING_SUM)
+                          && !c->online_softmax ? "softmax: online" : NULL;
+    if (needs) {
+        REPORT(c, node, STAGE_NEEDS, name, needs);
+        return STAGE_COUNT;
+    }
+    if (stage != STAGE_COUNT) return stage;
+    const char *names[STAGE_COUNT];
+    char text[LESSON_ESCAPED_MAX];
+    for (int i = 0; i < STAGE_COUNT; i++) names[i] = stage_get((stage_id)i)->name;
+    checker_report_unknown(c, REPORT(c, node, UNKNOWN_STAGE, checker_shown(c, node, text)), node,
+                           names, STAGE_COUNT, LESSON_HINT_STAGES_ARE);
+    return STAGE_COUNT;
+}
+
+/* ---- sizes, positions, softmax and decoding ---- */
+
+void checker_read_sizes(checker *c) {
+    uint64_t value = 0;
+    if (c->keys[TOP_D_MODEL] >= 0
+        && checker_read_integer(c, c->keys[TOP_D_MODEL], "d_model", 1, LESSON_MAX_D_MODEL, &value))
+        c->d_model = (int)value;
+    c->heads = 1;
+    if (c->keys[TOP_HEADS] >= 0)
+        c->heads = checker_read_integer(c, c->keys[TOP_HEADS], "heads", 1, LESSON_MAX_HEADS, &value)
+                 ? (int)value : -1;
+}
+
+/* "1, 2 or 4": the numbers of heads that divide d_model, within the limit on heads. */
+static void list_divisors(int d_model, char *out, size_t size) {
+    int count = 0, last = 0;
+    out[0] = '\0';
+    for (int h = 1; h <= d_model && h <= LESSON_MAX_HEADS; h++) {
+        if (d_model % h != 0) continue;
+        if (last) {
+            size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%d", count > 1 ? ", " : "", last);
+        }
+        last = h;
+        count++;
+    }
+    size_t used = strlen(out);
+    snprintf(out + used, size - used, "%s%d", count > 1 ? " or " : "", last);
+}
+
+void checker_check_heads(checker *c) {
+    int node = c->keys[TOP_HEADS];
+    if (node >= 0 && c->heads > 0 && c->d_model > 0 && c->d_model % c->heads != 0) {
+        char divisors[512];
+        list_divisors(c->d_model, divisors, sizeof divisors);
+        lesson_hint(REPORT(c, node, HEADS_DIVIDE, c->heads, c->d_model), LESSON_HINT_USE_HEADS,
+                    divisors);
+        c->heads = -1;
+    }
+    if (c->d_model > LESSON_MAX_D_MODEL) {
+        REPORT(c, c->keys[TOP_EMBEDDINGS], OVER_LIMIT, "d_model", (unsigned long long)c->d_model,
+               (unsigned long long)LESSON_MAX_D_MODEL);
+    }
+}
+
+/* positional: none, sinusoidal or rope, and rope_base: with rope. */
+void checker_read_positional(checker *c) {
+    static const char *const words[] = { "none", "sinusoidal", "rope" };
+    int node = c->keys[TOP_POSITIONAL], base = c->keys[TOP_ROPE_BASE];
+    int word = node >= 0 ? checker_read_word(c, node, "positional", words, 3,
+                                             "none, sinusoidal or rope") : 0;
+    c->positional = word == 1;
+    c->rope = word == 2;
+    c->rope_base = 10000.0;
+    if (base >= 0 && !c->rope) {
+        REPORT(c, base - 1, NEEDS, "rope_base", "'positional: rope'");
+    } else if (base >= 0 && checker_read_number(c, base, "rope_base", &c->rope_base)
+               && !(c->rope_base > 0.0)) {
+        char text[LESSON_ESCAPED_MAX];
+        REPORT(c, base, BAD_VALUE, "rope_base", "a number greater than 0",
+               checker_shown(c, base, text));
+    }
+    int d_k = c->d_model > 0 && c->heads > 0 ? c->d_model / c->heads : 0;
+    if (c->rope && d_k % 2 != 0) {
+        lesson_diagnostic *item = REPORT(c, node, ROPE_ODD_D_K, d_k);
+        for (int h = 1; h <= c->d_model && h <= LESSON_MAX_HEADS; h++)
+            if (c->d_model % h == 0 && (c->d_model / h) % 2 == 0) {
+                lesson_hint(item, LESSON_HINT_EVEN_D_K, h);
+                break;
+            }
+    }
+}
+
+/* bias: none or alibi (self-attention only). */
+void checker_read_bias(checker *c) {
+    static const char *const words[] = { "none", "alibi" };
+    int node = c->keys[TOP_BIAS];
+    c->alibi = node >= 0 && checker_read_word(c, node, "bias", words, 2, "none or alibi") == 1;
+    if (c->alibi && c->keys[TOP_SOURCE] >= 0) REPORT(c, node, SELF_ONLY, "bias: alibi");
+}
+
+/* softmax: ordinary or online, and tile: B (keys per tile), which online needs and nothing
+ * else takes. */
+void checker_read_softmax(checker *c) {
+    static const char *const words[] = { "ordinary", "online" };
+    int node = c->keys[TOP_SOFTMAX], tile = c->keys[TOP_TILE];
+    c->online_softmax = node >= 0
+        && checker_read_word(c, node, "softmax", words, 2, "ordinary or online") == 1;
+    c->tile = 0;
+    uint64_t value = 0;
+    if (tile >= 0 && !c->online_softmax)
+        REPORT(c, tile - 1, NEEDS, "tile", "'softmax: online'");
+    else if (c->online_softmax && tile < 0)
+        REPORT(c, node - 1, NEEDS, "softmax: online", "'tile: B', the keys per tile");
+    else if (tile >= 0 && checker_read_integer(c, tile, "tile", 1, LESSON_MAX_TOKENS, &value))
+        c->tile = (int)value;
+}
+
+/* decode: true (decoding with a KV cache): each new token sees only the tokens before it, so
+ * a causal or window mask, in self-attention. */
+void checker_read_decode(checker *c) {
+    int node = c->keys[TOP_DECODE];
+    c->decode = checker_read_bool(c, node, "decode", false);
+    if (!c->decode) return;
+    if (c->keys[TOP_SOURCE] >= 0)
+        REPORT(c, node, SELF_ONLY, "decode: true");
+    else if (c->mask != MASK_CAUSAL && c->mask != MASK_WINDOW)
+        REPORT(c, node - 1, NEEDS, "decode: true", "'mask: causal' or 'mask: {window: W}': a "
+               "token being generated sees only the tokens before it");
+}
+
+/* kv_heads: G key/value heads shared by heads / G query heads each (grouped-query attention;
+ * 1 is multi-query). */
+void checker_read_kv_heads(checker *c) {
+    int node = c->keys[TOP_KV_HEADS];
+    uint64_t value = 0;
+    c->kv_heads = 0;
+    if (node < 0) return;
+    if (!checker_read_integer(c, node, "kv_heads", 1, LESSON_MAX_HEADS, &value)) {
+        c->kv_heads = -1;
+        return;
+    }
+    c->kv_heads = (int)value;
+    if (c->heads > 0 && c->heads % c->kv_heads != 0) {
+        char divisors[512];
+        list_divisors(c->heads, divisors, sizeof divisors);
+        lesson_hint(REPORT(c, node, KV_HEADS_DIVIDE, c->kv_heads, c->heads), LESSON_HINT_USE_HEADS,
+                    divisors);
+        c->kv_heads = -1;
+    }
+}
+
+/* Identity (given, or by default) only fits a square W_K or W_V. */
+void checker_check_kv_identity(checker *c, int i, const char *name) {
+    int cols = checker_kv_columns(c);
+    if (c->W[i].form != FORM_IDENTITY || cols < 1 || cols == c->d_model) return;
+    int node = c->keys[TOP_W_Q + i] >= 0 ? c->keys[TOP_W_Q + i] : c->keys[TOP_KV_HEADS];
+    lesson_hint(REPORT(c, node, IDENTITY_NOT_SQUARE, name, c->kv_heads, cols,
+                       checker_noun(cols, "column", "columns"), c->d_model),
+                LESSON_HINT_KV_MATRIX, name, c->d_model, checker_noun(c->d_model, "row", "rows"),
+                cols,
+                checker_noun(cols, "number", "numbers"));
+}

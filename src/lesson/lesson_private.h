@@ -1,0 +1,205 @@
+/* What the loader's files share: the checker (the state of one lesson being read and checked)
+ * and the checker_ functions each file lends the others. Only src/lesson's files include it. */
+#ifndef LESSON_PRIVATE_H
+#define LESSON_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lesson.h"
+#include "lesson_diag.h"
+#include "lesson_text.h"
+#include "lesson_yaml.h"
+#include "random.h"
+
+/* X(ID, key) for each top-level key of a lesson. */
+#define TOP_KEYS(X) \
+    X(TITLE, "title") X(ABOUT, "about") X(TOKENS, "tokens") X(EMBEDDINGS, "embeddings") \
+    X(D_MODEL, "d_model") X(HEADS, "heads") X(W_Q, "W_Q") X(W_K, "W_K") X(W_V, "W_V") \
+    X(W_O, "W_O") X(B_Q, "b_Q") X(B_K, "b_K") X(B_V, "b_V") X(B_O, "b_O") X(MASK, "mask") \
+    X(POSITIONAL, "positional") X(SCALE, "scale") \
+    X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
+    X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile") X(DECODE, "decode") \
+    X(DRAW_ORDER, "draw_order")
+#define TOP_ENUM(id, name) TOP_##id,
+#define KEY_NAME(id, name) name,
+enum { TOP_KEYS(TOP_ENUM) TOP_COUNT };
+
+/* How a matrix, a bias (a matrix of one row) or the set of embeddings is given. FORM_VECTOR is a
+ * bias written as one list of numbers. */
+typedef enum { FORM_IDENTITY, FORM_LIST, FORM_RANDOM, FORM_NUMPY, FORM_FILE, FORM_VECTOR }
+    matrix_form;
+
+typedef struct {
+    matrix_form form;
+    int node;            /* the list, for FORM_LIST; the mapping, for the others */
+    random_kind kind;
+    uint64_t seed;
+    double scale;
+    double *values;      /* FORM_FILE and FORM_NUMPY: rows × cols given values, row-major (for
+                            embeddings one row per token, then per source token) */
+    int rows, cols;
+} matrix_spec;
+
+/* The matrices and biases in numpy's default draw order; draw_order: names them. */
+enum { DRAWN_EMBEDDINGS, DRAWN_FIRST_BIAS = 5, DRAWN_COUNT = 9 };
+
+/* A token list as read: copies of the tokens, and the node each one was written in. */
+typedef struct {
+    bool valid;          /* given, and every token is usable */
+    int count;           /* tokens stored in text */
+    char **text;
+    int *nodes;
+    lesson_index first;  /* token → index of its first occurrence */
+} token_list;
+
+typedef struct {
+    const lesson_tree *t;
+    const char *data;         /* the file's text (NUL-terminated at data[size]), for places */
+    size_t size;
+    lesson_diagnostics *d;
+    int keys[TOP_COUNT];
+    token_list tokens, source;
+    /* distinct tokens, tokens first then source, in order of first appearance */
+    const char **all_tokens;  /* tokens then source */
+    lesson_index distinct;    /* over all_tokens */
+    int *distinct_of;         /* (n + m) the distinct number of each of all_tokens */
+    int n_distinct;
+    const char **distinct_text;  /* each distinct token */
+    int *distinct_node;       /* where each distinct token first appears */
+    int *distinct_vector;     /* the node of its embedding, or -1 */
+    int d_model;              /* -1 while unknown */
+    int heads;                /* -1 when invalid */
+    int kv_heads;             /* 0 when not given, -1 when invalid */
+    matrix_spec embeddings, W[4];
+    matrix_spec b[4];         /* b_Q, b_K, b_V, b_O: given when keys[TOP_B_Q + i] >= 0 */
+    mask_kind mask;
+    int mask_node;
+    int window;               /* for a window mask */
+    bool positional, scale;
+    bool rope, alibi;
+    double rope_base;
+    bool online_softmax;      /* softmax: online */
+    int tile;                 /* its keys per tile; 0 when not given or invalid */
+    bool decode;              /* decode: true */
+    int n_steps;
+    lesson_step *steps;
+    int n_data_files;
+    char *data_files[DRAWN_COUNT];  /* the data files read: embeddings, W_* and b_* at most */
+    size_t max_bytes;         /* the most that the lesson and its trace may take together */
+    bool allow_paths;         /* data files may be anywhere (lesson_options, --allow-paths) */
+    bool structure_only;      /* check everything but build no matrix (lesson_load_summary) */
+} checker;
+
+/* ---- reporting (here, as every file reads nodes and reports through them) ---- */
+
+static inline const lesson_node *checker_node(const checker *c, int node) {
+    return &c->t->nodes[node];
+}
+
+static inline bool checker_failed(const checker *c) {
+    return c->d->count > 0 || c->d->dropped > 0;
+}
+
+static inline bool checker_usable(const checker *c, int node) {
+    return node >= 0 && checker_node(c, node)->kind != LESSON_NODE_BAD;
+}
+
+#define REPORT(c, node, error, ...) \
+    lesson_report((c)->d, checker_node(c, node)->line, checker_node(c, node)->col, \
+                  LESSON_ERROR_##error, __VA_ARGS__)
+
+/* ---- lesson_values.c ---- */
+
+/* The escaped text of a scalar node, for a message; buffer holds LESSON_ESCAPED_MAX bytes. */
+const char *checker_shown(const checker *c, int node, char *buffer);
+/* Whether node is a non-null scalar; otherwise reports that `what` must be `expected`. */
+bool checker_expect_scalar(checker *c, int node, const char *what, const char *expected);
+/* Whether node is of kind; otherwise reports that `what` must be `expected`. */
+bool checker_expect_kind(checker *c, int node, lesson_node_kind kind, const char *what,
+                         const char *expected);
+/* Copies a scalar's text, or NULL when it is missing or not text (after reporting). */
+char *checker_read_text(checker *c, int node, const char *what);
+/* Adds to item that node's word is not one of words[]: "did you mean", or else the hint all. */
+void checker_report_unknown(checker *c, lesson_diagnostic *item, int node,
+                            const char *const *words, int count, lesson_hint_id all);
+/* Finds the value of each of names[] in map (-1 when absent), reporting unknown keys. */
+void checker_read_keys(checker *c, int map, const char *const *names, int count, int *values);
+/* Reports that map lacks the key name when value < 0. */
+void checker_require(checker *c, int map, int value, const char *name);
+/* Reads a finite number into *value (when not NULL); false after reporting. */
+bool checker_read_number(checker *c, int node, const char *what, double *value);
+/* Reads a whole number from min to limit into *value; false after reporting. */
+bool checker_read_integer(checker *c, int node, const char *what, uint64_t min, uint64_t limit,
+                          uint64_t *value);
+/* The noun for count things, as a diagnostic writes it after the count. */
+const char *checker_noun(int count, const char *one, const char *many);
+/* Reads a list of numbers into values (when not NULL); the length found, or -1 (see the file). */
+int checker_read_vector(checker *c, int node, int expected, const char *what, const char *most,
+                        double *values);
+/* Index of the scalar node's text in words[], or -1 after reporting. */
+int checker_read_word(checker *c, int node, const char *what, const char *const *words, int count,
+                      const char *expected);
+/* true or false (any YAML spelling); fallback when node < 0 or after reporting. */
+bool checker_read_bool(checker *c, int node, const char *what, bool fallback);
+/* Reads `tokens` or `source` into list: a list, or one string split on spaces. */
+void checker_read_tokens(checker *c, int node, token_list *list, const char *what);
+void checker_token_list_free(token_list *list);
+/* Numbers every distinct token, tokens first and then source; false when out of memory. */
+bool checker_index_distinct(checker *c);
+/* Reads embeddings: a token → vector map, {random: ...} or {file: ...}. */
+void checker_read_embeddings(checker *c, int node);
+/* Reads W_Q, W_K, W_V or W_O into spec: d_model rows and cols columns (-1: unknown). */
+void checker_read_matrix(checker *c, int node, const char *name, int cols, matrix_spec *spec);
+/* Numbers in bias i (b_Q, b_K, b_V, b_O): the columns of its stage (-1 while unknown). */
+int checker_bias_length(const checker *c, int i);
+/* Reads b_Q, b_K, b_V or b_O (i = 0 … 3) from its key, if given. */
+void checker_read_bias_vector(checker *c, int i);
+/* The spec of drawn matrix i (DRAWN_EMBEDDINGS, W_Q … W_O, b_Q … b_O). */
+matrix_spec *checker_drawn_spec(checker *c, int i);
+/* Reads draw_order: into order, returning how many; without it, the default order. */
+int checker_read_draw_order(checker *c, int node, int *order);
+/* Draws every `random: numpy` matrix of order[0 … count-1], as numpy would in that order. */
+void checker_draw_numpy(checker *c, const int *order, int count);
+
+/* ---- lesson_config.c ---- */
+
+/* Columns of W_K and W_V, K and V: kv_heads · d_k, or d_model; -1 while unknown. */
+int checker_kv_columns(const checker *c);
+/* Reads mask: none, causal, {window: W} or a list of rows (checked against the tokens). */
+void checker_read_mask(checker *c, int node);
+/* Reads a step's stage, refusing one the lesson's keys do not give it; STAGE_COUNT if none. */
+stage_id checker_read_stage(checker *c, int node);
+/* Reads d_model and heads (heads is 1 when absent, -1 when invalid). */
+void checker_read_sizes(checker *c);
+/* Reports heads that do not divide d_model, and a d_model over the limit. */
+void checker_check_heads(checker *c);
+/* Reads positional: and rope_base:. */
+void checker_read_positional(checker *c);
+/* Reads bias: none or alibi. */
+void checker_read_bias(checker *c);
+/* Reads softmax: and tile:. */
+void checker_read_softmax(checker *c);
+/* Reads decode:, which needs a causal or window mask (so after checker_read_mask). */
+void checker_read_decode(checker *c);
+/* Reads kv_heads: (0 when absent, -1 when invalid). */
+void checker_read_kv_heads(checker *c);
+/* Reports an identity W_K or W_V (i = 1 or 2, named name) that grouped heads make not square. */
+void checker_check_kv_identity(checker *c, int i, const char *name);
+
+/* ---- lesson_script.c ---- */
+
+/* Where each live-number placeholder of the text at node is written in the file, into w. */
+void checker_read_written(checker *c, int node, lesson_written *w);
+/* Reads steps: into c->steps (after every model key, which a step is checked against). */
+void checker_read_steps(checker *c, int node);
+/* Frees what a step holds (not the step itself). */
+void checker_free_step(lesson_step *step);
+
+/* ---- lesson_build.c ---- */
+
+/* Builds the lesson l from a checker that found no problem: its tokens, matrices, mask and
+ * attention_input, within c->max_bytes; LESSON_INVALID after reporting otherwise. */
+lesson_status checker_build(checker *c, int root, lesson *l);
+
+#endif

@@ -1,0 +1,321 @@
+/* The lesson's script: its steps (stage, head, position, focus), their narration with live
+ * numbers, claims and questions; and the walk and narration a loaded lesson gives its views. */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lesson_private.h"
+#include "claim.h"
+
+#define DEFAULT_TOLERANCE 0.005
+
+#define STEP_KEYS(X) \
+    X(STAGE, "stage") X(HEAD, "head") X(FOCUS, "focus") X(SAY, "say") X(ASK, "ask") \
+    X(CHOICES, "choices") X(ANSWER, "answer") X(TOLERANCE, "tolerance") X(EXPECT, "expect") \
+    X(POSITION, "position")
+#define STEP_ENUM(id, name) STEP_##id,
+enum { STEP_KEYS(STEP_ENUM) STEP_COUNT };
+static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
+
+/* ---- steps ---- */
+
+/* Labels along an axis: tokens resolve to their first occurrence, and any axis takes a 0-based
+ * index. Returns the index, -1 when there is no such label, -2 when the axis is unknown. */
+static int resolve_label(const checker *c, stage_axis axis, const char *text) {
+    bool cross = c->keys[TOP_SOURCE] >= 0, tokens = axis == AXIS_TOKENS || axis == AXIS_SOURCE;
+    const token_list *list = axis == AXIS_SOURCE && cross ? &c->source : &c->tokens;
+    int d_k = c->heads > 0 && c->d_model > 0 ? c->d_model / c->heads : -1;
+    const token_list *keys = cross ? &c->source : &c->tokens;
+    int tiles = c->tile > 0 && keys->valid ? (keys->count + c->tile - 1) / c->tile : -1;
+    int count = axis == AXIS_MODEL_DIMS ? c->d_model
+              : axis == AXIS_KV_DIMS ? checker_kv_columns(c)
+              : axis == AXIS_HEAD_DIMS ? d_k
+              : axis == AXIS_TILES ? tiles
+              : list->valid ? list->count : -1;
+    if (count < 0) return -2;
+    if (tokens) {
+        int at = lesson_index_first(&list->first, text);
+        if (at >= 0) return at;
+    }
+    uint64_t index = 0;
+    return lesson_parse_integer(text, 0, (uint64_t)count - 1, &index) ? (int)index : -1;
+}
+
+static int read_focus_part(checker *c, int node, stage_id stage, bool row) {
+    const stage_info *info = stage_get(stage);
+    const char *what = row ? "a focus row" : "a focus column";
+    if (!checker_expect_scalar(c, node, what, "a token or an index")) return -1;
+    stage_axis axis = row ? info->rows : info->cols;
+    int at = resolve_label(c, axis, lesson_node_text(c->t, node));
+    char text[LESSON_ESCAPED_MAX];
+    if (at != -1) return at;
+    lesson_diagnostic *item = REPORT(c, node, BAD_FOCUS, row ? "row" : "column",
+                                     checker_shown(c, node, text), row ? "row" : "column",
+                                     info->name);
+    const token_list *list = axis == AXIS_SOURCE && c->keys[TOP_SOURCE] >= 0 ? &c->source
+                                                                             : &c->tokens;
+    if (axis == AXIS_TOKENS || axis == AXIS_SOURCE)
+        checker_report_unknown(c, item, node, (const char *const *)list->text, list->count,
+                               LESSON_HINT_COUNT);
+    return at;
+}
+
+static void read_focus(checker *c, int node, lesson_step *step) {
+    if (!checker_expect_kind(c, node, LESSON_NODE_LIST, "focus", "a list [row, column]")) return;
+    if (checker_node(c, node)->count != 2) {
+        REPORT(c, node, WRONG_SIZE, "focus", 2, "items [row, column]",
+               checker_node(c, node)->count);
+        return;
+    }
+    if (step->stage == STAGE_COUNT) return;
+    int row = node + 1, col = lesson_node_next(c->t, row);
+    step->focus_row = read_focus_part(c, row, step->stage, true);
+    step->focus_col = read_focus_part(c, col, step->stage, false);
+}
+
+/* A head names one of a per-head stage's matrices; on a stage that is one matrix for all heads
+ * it would be shown in one view and dropped in another, so it is refused. */
+static void read_head(checker *c, int node, lesson_step *step) {
+    uint64_t head = 0;
+    if (!checker_read_integer(c, node, "head", 1, LESSON_MAX_HEADS, &head)) return;
+    step->head = (int)head;
+    if (c->heads > 0 && step->head > c->heads)
+        REPORT(c, node, NO_SUCH_HEAD, step->head, c->heads);
+    if (step->stage == STAGE_COUNT || stage_get(step->stage)->per_head) return;
+    char list[256] = "";
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (stage_get((stage_id)s)->per_head)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "",
+                     stage_get((stage_id)s)->name);
+    REPORT(c, node, HEAD_NOT_PER_HEAD, stage_get(step->stage)->name, list);
+    step->head = 0;
+}
+
+/* ---- text with live numbers, and claims ---- */
+
+static lesson_place place_of(const checker *c, int node) {
+    return (lesson_place){ checker_node(c, node)->line, checker_node(c, node)->col };
+}
+
+static size_t offset_of(const checker *c, int node) {
+    return lesson_position_offset(c->data, c->size, checker_node(c, node)->line,
+                                  checker_node(c, node)->col);
+}
+
+/* Where each placeholder of a text is written: found as written in the file between the text's
+ * value and the next node; a placeholder the file writes otherwise (folded across lines, or
+ * with escapes in a quoted string) is placed at the value itself. */
+void checker_read_written(checker *c, int node, lesson_written *w) {
+    w->at = place_of(c, node);
+    const char *text = lesson_node_text(c->t, node);
+    size_t from = offset_of(c, node);
+    size_t bound = node + 1 < c->t->n_nodes ? offset_of(c, node + 1) : c->size;
+    size_t open = 0, length = 0, count = 0;
+    for (size_t at = 0; claim_placeholder_find(text, at, &open, &length); at = open + length)
+        count++;
+    if (count == 0 || !(w->marks = calloc(count, sizeof *w->marks))) return;
+    for (size_t at = 0; claim_placeholder_find(text, at, &open, &length); at = open + length) {
+        lesson_place *mark = &w->marks[w->count++];
+        *mark = w->at;
+        for (size_t i = from; i + length <= bound; i++)
+            if (memcmp(c->data + i, text + open, length) == 0) {
+                lesson_offset_position(c->data, c->size, i, &mark->line, &mark->col);
+                from = i + length;
+                break;
+            }
+    }
+}
+
+static char *read_written_text(checker *c, int node, const char *what, lesson_written *w) {
+    char *text = checker_read_text(c, node, what);
+    if (text) checker_read_written(c, node, w);
+    return text;
+}
+
+static void add_claim(checker *c, int node, lesson_step *step) {
+    char *text = checker_read_text(c, node, "a claim");
+    if (!text) return;
+    step->expect[step->n_expect++] = (lesson_claim){ text, place_of(c, node) };
+}
+
+/* expect: one claim, or a list of them. */
+static void read_expect(checker *c, int node, lesson_step *step) {
+    if (!checker_usable(c, node)) return;
+    bool list = checker_node(c, node)->kind == LESSON_NODE_LIST;
+    int count = list ? checker_node(c, node)->count : 1;
+    if (list && count == 0) {
+        REPORT(c, node, EMPTY_LIST, "expect");
+        return;
+    }
+    step->expect = calloc((size_t)count, sizeof *step->expect);
+    if (!step->expect) return;
+    if (!list) {
+        add_claim(c, node, step);
+        return;
+    }
+    LESSON_FOR_EACH_CHILD(c->t, node, item)
+        add_claim(c, item, step);
+}
+
+/* ---- questions ---- */
+
+static void read_choices(checker *c, int node, lesson_step *step) {
+    if (!checker_expect_kind(c, node, LESSON_NODE_LIST, "choices", "a list of answers")) return;
+    if (checker_node(c, node)->count == 0) {
+        REPORT(c, node, EMPTY_LIST, "choices");
+        return;
+    }
+    step->choices = calloc((size_t)checker_node(c, node)->count, sizeof *step->choices);
+    if (!step->choices) return;
+    LESSON_FOR_EACH_CHILD(c->t, node, item) {
+        char *choice = checker_read_text(c, item, "a choice");
+        if (choice) step->choices[step->n_choices++] = choice;
+    }
+}
+
+static void read_answer(checker *c, int node, bool with_choices, lesson_step *step) {
+    if (with_choices && !step->choices) return;  /* the choices themselves were wrong */
+    step->answer_at = place_of(c, node);
+    if (checker_node(c, node)->kind == LESSON_NODE_SCALAR) {
+        step->answer_text = strdup(lesson_node_text(c->t, node));
+        /* auto: lesson_check takes it from the trace (unless a choice is called "auto") */
+        step->answer_auto = strcmp(step->answer_text, "auto") == 0;
+        for (int i = 0; step->answer_auto && i < step->n_choices; i++)
+            step->answer_auto = strcmp(step->choices[i], "auto") != 0;
+        if (step->answer_auto) return;
+    }
+    if (with_choices) {
+        if (!checker_expect_scalar(c, node, "answer", "one of the choices")) return;
+        for (int i = 0; i < step->n_choices && step->answer_choice < 0; i++)
+            if (strcmp(step->choices[i], lesson_node_text(c->t, node)) == 0)
+                step->answer_choice = i;
+        char text[LESSON_ESCAPED_MAX];
+        if (step->answer_choice < 0) REPORT(c, node, NOT_A_CHOICE, checker_shown(c, node, text));
+        return;
+    }
+    checker_read_number(c, node, "answer", &step->answer);
+}
+
+/* ask, choices, answer and tolerance: a question asked before the step's stage is shown. */
+static void read_question(checker *c, const int *keys, lesson_step *step) {
+    step->ask = read_written_text(c, keys[STEP_ASK], "ask", &step->ask_written);
+    if (keys[STEP_ASK] >= 0) step->ask_at = place_of(c, keys[STEP_ASK] - 1);
+    if (keys[STEP_CHOICES] >= 0) read_choices(c, keys[STEP_CHOICES], step);
+    if (keys[STEP_ANSWER] >= 0) read_answer(c, keys[STEP_ANSWER], keys[STEP_CHOICES] >= 0, step);
+    if (keys[STEP_ASK] < 0) {
+        int parts[] = { STEP_CHOICES, STEP_ANSWER, STEP_TOLERANCE };
+        for (int i = 0; i < 3; i++)
+            if (keys[parts[i]] >= 0)
+                REPORT(c, keys[parts[i]] - 1, NEEDS, step_keys[parts[i]], "'ask'");
+        return;
+    }
+    if (keys[STEP_ANSWER] < 0) REPORT(c, keys[STEP_ASK] - 1, NEEDS, "ask", "'answer'");
+    if (keys[STEP_TOLERANCE] < 0) return;
+    if (keys[STEP_CHOICES] >= 0) {
+        REPORT(c, keys[STEP_TOLERANCE] - 1, NEEDS, "tolerance",
+               "a numeric answer, without 'choices'");
+    } else if (checker_read_number(c, keys[STEP_TOLERANCE], "tolerance", &step->tolerance)
+               && step->tolerance < 0) {
+        char text[LESSON_ESCAPED_MAX];
+        REPORT(c, keys[STEP_TOLERANCE], BAD_VALUE, "tolerance", "a number of at least 0",
+               checker_shown(c, keys[STEP_TOLERANCE], text));
+    }
+}
+
+/* position: the token a decoding lesson's step shows being generated (a word, its first
+ * occurrence, or an index from 0): the step then shows only the rows and columns decoding
+ * computes for that token (walk_step_rows), as the decode walk does. */
+static void read_position(checker *c, int node, lesson_step *step) {
+    if (!checker_expect_scalar(c, node, "position", "a token or an index")) return;
+    if (!c->decode) {
+        REPORT(c, node - 1, NEEDS, "position", "'decode: true': only a decoding lesson has a "
+               "token being generated");
+        return;
+    }
+    if (!c->tokens.valid) return;
+    int at = resolve_label(c, AXIS_TOKENS, lesson_node_text(c->t, node));
+    if (at >= 0) {
+        step->token = at + 1;
+        return;
+    }
+    char text[LESSON_ESCAPED_MAX];
+    checker_report_unknown(c, REPORT(c, node, BAD_POSITION, checker_shown(c, node, text),
+                                     c->tokens.count - 1),
+                           node, (const char *const *)c->tokens.text, c->tokens.count,
+                           LESSON_HINT_COUNT);
+}
+
+/* A focus at a position must be a cell that the step shows (walk_step_rows, walk_step_cols):
+ * the token's own row, or a row of the cache; a key column up to the token. */
+static void check_focus_shown(checker *c, int node, int position, const lesson_step *step) {
+    if (step->token == 0 || step->focus_row < 0 || step->focus_col < 0
+        || walk_position_shows(step->stage, step->token - 1, c->tile, step->focus_row,
+                               step->focus_col))
+        return;
+    const stage_info *info = stage_get(step->stage);
+    char text[LESSON_ESCAPED_MAX];
+    REPORT(c, node, FOCUS_NOT_SHOWN, checker_shown(c, position, text), info->name,
+           info->rows == AXIS_SOURCE ? "the cache's rows up to that token" : "only that token's row",
+           info->cols == AXIS_SOURCE ? ", and the keys up to it"
+           : info->cols == AXIS_TILES ? ", and the tiles of the keys up to it" : "");
+}
+
+static void read_step(checker *c, int node, lesson_step *step) {
+    *step = (lesson_step){ .stage = STAGE_COUNT, .focus_row = -1, .focus_col = -1,
+                           .answer_choice = -1, .tolerance = DEFAULT_TOLERANCE,
+                           .line = checker_node(c, node)->line };
+    if (!checker_expect_kind(c, node, LESSON_NODE_MAP, "a step", "a mapping (stage:, say:, ...)"))
+        return;
+    int keys[STEP_COUNT];
+    checker_read_keys(c, node, step_keys, STEP_COUNT, keys);
+    checker_require(c, node, keys[STEP_STAGE], "stage");
+    if (keys[STEP_STAGE] >= 0) step->stage = checker_read_stage(c, keys[STEP_STAGE]);
+    if (keys[STEP_HEAD] >= 0) read_head(c, keys[STEP_HEAD], step);
+    if (keys[STEP_POSITION] >= 0) read_position(c, keys[STEP_POSITION], step);
+    if (keys[STEP_FOCUS] >= 0) read_focus(c, keys[STEP_FOCUS], step);
+    if (keys[STEP_FOCUS] >= 0 && keys[STEP_POSITION] >= 0)
+        check_focus_shown(c, keys[STEP_FOCUS], keys[STEP_POSITION], step);
+    step->say = read_written_text(c, keys[STEP_SAY], "say", &step->say_written);
+    read_question(c, keys, step);
+    if (keys[STEP_EXPECT] >= 0) read_expect(c, keys[STEP_EXPECT], step);
+}
+
+void checker_read_steps(checker *c, int node) {
+    if (node < 0 || !checker_expect_kind(c, node, LESSON_NODE_LIST, "steps", "a list of steps"))
+        return;
+    int count = checker_node(c, node)->count;
+    if (count == 0) return;
+    c->steps = calloc((size_t)count, sizeof *c->steps);
+    if (!c->steps) return;
+    LESSON_FOR_EACH_CHILD(c->t, node, item)
+        read_step(c, item, &c->steps[c->n_steps++]);
+}
+
+/* ---- a loaded lesson's script ---- */
+
+void checker_free_step(lesson_step *step) {
+    free(step->say);
+    free(step->ask);
+    free(step->answer_text);
+    for (int i = 0; i < step->n_expect; i++) free(step->expect[i].text);
+    free(step->expect);
+    free(step->say_written.marks);
+    free(step->ask_written.marks);
+    for (int i = 0; i < step->n_choices; i++) free(step->choices[i]);
+    free(step->choices);
+}
+
+bool lesson_walk(const lesson *l, const trace *t, walk *w) {
+    walk_mark *marks = calloc(l->n_steps > 0 ? (size_t)l->n_steps : 1, sizeof *marks);
+    if (!marks) { *w = (walk){ NULL, 0 }; return false; }
+    for (int i = 0; i < l->n_steps; i++)
+        marks[i] = (walk_mark){ l->steps[i].stage, l->steps[i].head, l->steps[i].token };
+    bool built = walk_build(w, t, marks, l->n_steps);
+    free(marks);
+    return built;
+}
+
+const lesson_step *lesson_narration(const lesson *l, const walk_step *step) {
+    if (step->narration < 0) return NULL;
+    assert(step->narration < l->n_steps);
+    return &l->steps[step->narration];
+}
