@@ -75,6 +75,15 @@ const char *stage_data_name(data_id data)
     return names[data];
 }
 
+stage_id stage_param_reader(param_id param)
+{
+    for (int s = 0; s < STAGE_COUNT; s++)
+        for (int i = 0; i < STAGE_MAX_INPUTS && stages[s].inputs[i].kind != READ_NONE; i++)
+            if (stages[s].inputs[i].kind == READ_PARAM && stages[s].inputs[i].id == (int)param)
+                return (stage_id)s;
+    return STAGE_COUNT;
+}
+
 param_id trace_stage_param_input(stage_id stage, int index)
 {
     const stage_input *in = stage_get(stage)->inputs;

@@ -237,6 +237,9 @@ const char *stage_presence_key(stage_presence presence);
 /* The table entry of a parameter; param must be < PARAM_COUNT. */
 const param_info *param_get(param_id param);
 
+/* The stage that reads parameter param (Q for W_Q and b_Q), or STAGE_COUNT. */
+stage_id stage_param_reader(param_id param);
+
 /* The name of a data input ("embeddings", "ALiBi slopes"). */
 const char *stage_data_name(data_id data);
 

@@ -55,6 +55,12 @@ static int heads_of(const trace *t, stage_id stage)
     return stage_get(stage)->per_head ? t->heads : 1;
 }
 
+int trace_input_axis_length(const attention_input *in, stage_axis axis)
+{
+    trace shape = shape_of(in);
+    return trace_axis_length(&shape, axis);
+}
+
 /* Multiplies *total by factor, or returns false when it would overflow size_t. */
 static bool multiply(size_t *total, size_t factor)
 {

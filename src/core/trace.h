@@ -179,8 +179,10 @@ const double *trace_param(const trace *t, param_id param);
  * the trace lacks). With the positional table, they add up to trace_bytes_needed. */
 size_t trace_stage_bytes(const trace *t, stage_id stage);
 
-/* The length of an axis in this trace (n, m, d_model, …; 1 for AXIS_ONE). */
+/* The length of an axis in this trace (n, m, d_model, …; 1 for AXIS_ONE), and in the trace
+ * that in would make (for a parameter's shape before any trace exists). */
 int trace_axis_length(const trace *t, stage_axis axis);
+int trace_input_axis_length(const attention_input *in, stage_axis axis);
 
 /* Rows and columns of a stage's matrix. */
 int trace_rows(const trace *t, stage_id stage);

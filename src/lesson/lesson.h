@@ -85,9 +85,8 @@ typedef struct {
     /* Storage behind input; input's pointers point here. */
     double *embeddings;          /* (n_tokens, d_model) */
     double *source_embeddings;   /* (n_source, d_model) or NULL */
-    double *W_Q, *W_K, *W_V, *W_O;  /* (d_model, d_model) each */
-    double *b_Q, *b_K, *b_V, *b_O;  /* the biases, each one number per column of W_Q, W_K,
-                                       W_V, W_O; NULL when the lesson gives none */
+    double *params[PARAM_COUNT];    /* the core's parameter table's: W_Q … W_O, and the biases
+                                       b_Q … b_O, NULL when the lesson gives none */
     unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) 1 = may attend, for explicit,
                                     causal and window masks (input.mask_cells is set only for explicit
                                     ones); NULL without a mask */

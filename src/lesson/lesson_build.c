@@ -101,18 +101,23 @@ static void take_tokens(token_list *list, char ***text, int *count) {
     list->count = 0;
 }
 
-/* Fills input's sizes and flags (the pointers come with the storage). */
-static void describe_input(const checker *c, lesson *l) {
-    bool cross = l->source != NULL;
-    l->input = (attention_input){
-        .n_tokens = l->n_tokens, .tokens = (const char *const *)l->tokens,
-        .n_source = cross ? l->n_source : l->n_tokens,
-        .source = cross ? (const char *const *)l->source : NULL,
+attention_input checker_model(const checker *c) {
+    return (attention_input){
         .d_model = c->d_model, .heads = c->heads, .mask = c->mask,
         .positional = c->positional, .scale = c->scale, .rope = c->rope,
         .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window,
         .kv_heads = c->kv_heads, .online_softmax = c->online_softmax, .tile = c->tile,
         .decode = c->decode };
+}
+
+/* Fills input's sizes and flags (the pointers come with the storage). */
+static void describe_input(const checker *c, lesson *l) {
+    bool cross = l->source != NULL;
+    l->input = checker_model(c);
+    l->input.n_tokens = l->n_tokens;
+    l->input.tokens = (const char *const *)l->tokens;
+    l->input.n_source = cross ? l->n_source : l->n_tokens;
+    l->input.source = cross ? (const char *const *)l->source : NULL;
 }
 
 /* "1.5 GiB", "256 KiB": the largest binary unit the amount reaches, one decimal unless whole. */
@@ -160,22 +165,17 @@ lesson_status checker_build(checker *c, int root, lesson *l) {
         REPORT(c, root, TRACE_TOO_LARGE, amount);
         return LESSON_INVALID;
     }
-    int d = c->d_model;
-    double **W[] = { &l->W_Q, &l->W_K, &l->W_V, &l->W_O };
     bool ok = c->structure_only || (build_embeddings(c, l) && build_mask(c, l));
-    for (int i = 0; ok && !c->structure_only && i < 4; i++) {
-        int cols = i == 1 || i == 2 ? checker_kv_columns(c) : d;
-        *W[i] = malloc((size_t)d * (size_t)cols * sizeof **W[i]);
-        ok = *W[i] != NULL;
-        if (ok) fill_matrix(c, &c->W[i], d, cols, *W[i]);
-    }
-    double **b[] = { &l->b_Q, &l->b_K, &l->b_V, &l->b_O };
-    for (int i = 0; ok && i < 4; i++) {
-        if (c->keys[TOP_B_Q + i] < 0) continue;
-        int cols = checker_bias_length(c, i);
-        *b[i] = malloc((size_t)cols * sizeof **b[i]);
-        ok = *b[i] != NULL;
-        if (ok) fill_matrix(c, &c->b[i], 1, cols, *b[i]);
+    /* every parameter of the core's table, in its shape; an optional one (a bias) only when
+     * given; the quick check of the picker (structure_only) makes no weight matrix */
+    for (int p = 0; ok && p < PARAM_COUNT; p++) {
+        const param_info *info = param_get((param_id)p);
+        if (info->optional ? c->keys[TOP_W_Q + p] < 0 : c->structure_only) continue;
+        int rows = trace_input_axis_length(&l->input, info->rows),
+            cols = trace_input_axis_length(&l->input, info->cols);
+        l->params[p] = malloc((size_t)rows * (size_t)cols * sizeof *l->params[p]);
+        ok = l->params[p] != NULL;
+        if (ok) fill_matrix(c, &c->params[p], rows, cols, l->params[p]);
     }
     if (!ok) {
         REPORT(c, root, NO_MEMORY, NULL);
@@ -200,14 +200,8 @@ lesson_status checker_build(checker *c, int root, lesson *l) {
     describe_input(c, l);
     l->input.embeddings = l->embeddings;
     l->input.source_embeddings = l->source_embeddings;
-    l->input.W_Q = l->W_Q;
-    l->input.W_K = l->W_K;
-    l->input.W_V = l->W_V;
-    l->input.W_O = l->W_O;
-    l->input.b_Q = l->b_Q;
-    l->input.b_K = l->b_K;
-    l->input.b_V = l->b_V;
-    l->input.b_O = l->b_O;
+    for (int p = 0; p < PARAM_COUNT; p++)
+        l->input.params[p] = l->params[p];
     l->input.mask_cells = c->mask == MASK_EXPLICIT ? l->mask_cells : NULL;
     return LESSON_OK;
 }

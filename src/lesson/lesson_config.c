@@ -97,20 +97,18 @@ stage_id checker_read_stage(checker *c, int node) {
     if (!checker_expect_scalar(c, node, "stage", "a stage name")) return STAGE_COUNT;
     const char *name = lesson_node_text(c->t, node);
     stage_id stage = stage_find(name);
-    if (stage == STAGE_SOURCE_INPUT && c->keys[TOP_SOURCE] < 0) {
-        REPORT(c, node, NO_SOURCE_STAGE, NULL);
+    if (stage != STAGE_COUNT) {
+        /* the node table's presence rule, against the configuration read so far */
+        stage_presence presence = stage_get(stage)->presence;
+        attention_input model = checker_model(c);
+        if (presence == PRESENT_WITH_SOURCE && c->keys[TOP_SOURCE] < 0)
+            REPORT(c, node, NO_SOURCE_STAGE, NULL);
+        else if (presence != PRESENT_WITH_SOURCE && !trace_presence_met(&model, presence))
+            REPORT(c, node, STAGE_NEEDS, name, stage_presence_key(presence));
+        else
+            return stage;
         return STAGE_COUNT;
     }
-    const char *needs = (stage == STAGE_Q_ROTATED || stage == STAGE_K_ROTATED) && !c->rope
-                        ? "positional: rope" : stage == STAGE_BIASED && !c->alibi
-                        ? "bias: alibi"
-                        : (stage == STAGE_RUNNING_MAX || stage == STAGE_RUNNING_SUM)
-                          && !c->online_softmax ? "softmax: online" : NULL;
-    if (needs) {
-        REPORT(c, node, STAGE_NEEDS, name, needs);
-        return STAGE_COUNT;
-    }
-    if (stage != STAGE_COUNT) return stage;
     const char *names[STAGE_COUNT];
     char text[LESSON_ESCAPED_MAX];
     for (int i = 0; i < STAGE_COUNT; i++) names[i] = stage_get((stage_id)i)->name;
@@ -252,10 +250,11 @@ void checker_read_kv_heads(checker *c) {
 }
 
 /* Identity (given, or by default) only fits a square W_K or W_V. */
-void checker_check_kv_identity(checker *c, int i, const char *name) {
-    int cols = checker_kv_columns(c);
-    if (c->W[i].form != FORM_IDENTITY || cols < 1 || cols == c->d_model) return;
-    int node = c->keys[TOP_W_Q + i] >= 0 ? c->keys[TOP_W_Q + i] : c->keys[TOP_KV_HEADS];
+void checker_check_kv_identity(checker *c, param_id p) {
+    int cols = checker_param_columns(c, p);
+    const char *name = param_get(p)->name;
+    if (c->params[p].form != FORM_IDENTITY || cols < 1 || cols == c->d_model) return;
+    int node = c->keys[TOP_W_Q + p] >= 0 ? c->keys[TOP_W_Q + p] : c->keys[TOP_KV_HEADS];
     lesson_hint(REPORT(c, node, IDENTITY_NOT_SQUARE, name, c->kv_heads, cols,
                        checker_noun(cols, "column", "columns"), c->d_model),
                 LESSON_HINT_KV_MATRIX, name, c->d_model, checker_noun(c->d_model, "row", "rows"),

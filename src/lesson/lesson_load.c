@@ -28,15 +28,17 @@ static void check_lesson(checker *c, int root) {
         return;
     if (k[TOP_EMBEDDINGS] >= 0) checker_read_embeddings(c, k[TOP_EMBEDDINGS]);
     checker_check_heads(c);
-    const char *names[] = { "W_Q", "W_K", "W_V", "W_O" };
     checker_read_kv_heads(c);
-    for (int i = 0; i < 4; i++)
-        checker_read_matrix(c, k[TOP_W_Q + i], names[i],
-                            i == 1 || i == 2 ? checker_kv_columns(c) : c->d_model, &c->W[i]);
-    checker_check_kv_identity(c, 1, "W_K");
-    checker_check_kv_identity(c, 2, "W_V");
-    for (int i = 0; i < 4; i++)
-        checker_read_bias_vector(c, i);
+    for (int p = 0; p < PARAM_COUNT; p++)   /* the weights */
+        if (!param_get((param_id)p)->optional)
+            checker_read_matrix(c, k[TOP_W_Q + p], param_get((param_id)p)->name,
+                                checker_param_columns(c, (param_id)p), &c->params[p]);
+    for (int p = 0; p < PARAM_COUNT; p++)
+        if (!param_get((param_id)p)->optional && param_get((param_id)p)->cols == AXIS_KV_DIMS)
+            checker_check_kv_identity(c, (param_id)p);
+    for (int p = 0; p < PARAM_COUNT; p++)   /* the biases */
+        if (param_get((param_id)p)->optional)
+            checker_read_bias_vector(c, (param_id)p);
     checker_read_mask(c, k[TOP_MASK]);
     checker_read_positional(c);
     checker_read_bias(c);
@@ -324,14 +326,8 @@ void lesson_free(lesson *l) {
     free(l->steps);
     free(l->embeddings);
     free(l->source_embeddings);
-    free(l->W_Q);
-    free(l->W_K);
-    free(l->W_V);
-    free(l->W_O);
-    free(l->b_Q);
-    free(l->b_K);
-    free(l->b_V);
-    free(l->b_O);
+    for (int p = 0; p < PARAM_COUNT; p++)
+        free(l->params[p]);
     free(l->mask_cells);
     for (int i = 0; i < l->n_data_files; i++) free(l->data_files[i]);
     free(l->data_files);

@@ -41,8 +41,11 @@ typedef struct {
     int rows, cols;
 } matrix_spec;
 
-/* The matrices and biases in numpy's default draw order; draw_order: names them. */
-enum { DRAWN_EMBEDDINGS, DRAWN_FIRST_BIAS = 5, DRAWN_COUNT = 9 };
+/* The matrices and biases in numpy's default draw order: the embeddings, then every parameter
+ * in the parameter table's order (draw i > 0 is parameter i − 1); draw_order: names them. */
+enum { DRAWN_EMBEDDINGS, DRAWN_COUNT = 1 + PARAM_COUNT };
+/* The top-level keys of the parameters are in the parameter table's order. */
+_Static_assert(TOP_B_O - TOP_W_Q == PARAM_B_O - PARAM_W_Q, "parameter keys in table order");
 
 /* A token list as read: copies of the tokens, and the node each one was written in. */
 typedef struct {
@@ -71,8 +74,9 @@ typedef struct {
     int d_model;              /* -1 while unknown */
     int heads;                /* -1 when invalid */
     int kv_heads;             /* 0 when not given, -1 when invalid */
-    matrix_spec embeddings, W[4];
-    matrix_spec b[4];         /* b_Q, b_K, b_V, b_O: given when keys[TOP_B_Q + i] >= 0 */
+    matrix_spec embeddings;
+    matrix_spec params[PARAM_COUNT];  /* by the core's parameter table; an optional one (a
+                                         bias) is given when keys[TOP_W_Q + p] >= 0 */
     mask_kind mask;
     int mask_node;
     int window;               /* for a window mask */
@@ -151,10 +155,13 @@ bool checker_index_distinct(checker *c);
 void checker_read_embeddings(checker *c, int node);
 /* Reads W_Q, W_K, W_V or W_O into spec: d_model rows and cols columns (-1: unknown). */
 void checker_read_matrix(checker *c, int node, const char *name, int cols, matrix_spec *spec);
-/* Numbers in bias i (b_Q, b_K, b_V, b_O): the columns of its stage (-1 while unknown). */
-int checker_bias_length(const checker *c, int i);
-/* Reads b_Q, b_K, b_V or b_O (i = 0 … 3) from its key, if given. */
-void checker_read_bias_vector(checker *c, int i);
+/* Columns of parameter p: its stage's columns, d_model or kv_heads · d_k (-1 while unknown). */
+int checker_param_columns(const checker *c, param_id p);
+/* The model's configuration as read so far (sizes, mask, positions, softmax, decoding), as the
+ * core's input without tokens or numbers: for the node table's presence rules. */
+attention_input checker_model(const checker *c);
+/* Reads bias p (an optional parameter: b_Q, b_K, b_V or b_O) from its key, if given. */
+void checker_read_bias_vector(checker *c, param_id p);
 /* The spec of drawn matrix i (DRAWN_EMBEDDINGS, W_Q … W_O, b_Q … b_O). */
 matrix_spec *checker_drawn_spec(checker *c, int i);
 /* Reads draw_order: into order, returning how many; without it, the default order. */
@@ -184,8 +191,8 @@ void checker_read_softmax(checker *c);
 void checker_read_decode(checker *c);
 /* Reads kv_heads: (0 when absent, -1 when invalid). */
 void checker_read_kv_heads(checker *c);
-/* Reports an identity W_K or W_V (i = 1 or 2, named name) that grouped heads make not square. */
-void checker_check_kv_identity(checker *c, int i, const char *name);
+/* Reports an identity weight p (W_K, W_V) that grouped heads make not square. */
+void checker_check_kv_identity(checker *c, param_id p);
 
 /* ---- lesson_script.c ---- */
 

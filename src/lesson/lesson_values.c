@@ -12,9 +12,10 @@
 enum { RANDOM_KEYS(RANDOM_ENUM) RANDOM_COUNT };
 static const char *const random_keys[] = { RANDOM_KEYS(KEY_NAME) };
 
-/* The matrices and biases in numpy's default draw order (DRAWN_*); draw_order: names them. */
-static const char *const drawn_names[DRAWN_COUNT] = {
-    "embeddings", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O" };
+/* The name of draw i (DRAWN_*): "embeddings", then the parameters' names. */
+static const char *drawn_name(int i) {
+    return i == DRAWN_EMBEDDINGS ? "embeddings" : param_get((param_id)(i - 1))->name;
+}
 
 /* ---- reporting helpers ---- */
 
@@ -651,18 +652,19 @@ void checker_read_matrix(checker *c, int node, const char *name, int cols, matri
 
 /* ---- biases ---- */
 
-static const char *const bias_names[4] = { "b_Q", "b_K", "b_V", "b_O" };
-static const char *const biased_stages[4] = { "Q", "K", "V", "output" };
-
-/* Numbers in bias i (b_Q, b_K, b_V, b_O): the columns of its stage (-1 while unknown). */
-int checker_bias_length(const checker *c, int i) {
-    return i == 1 || i == 2 ? checker_kv_columns(c) : c->d_model;
+int checker_param_columns(const checker *c, param_id p) {
+    return param_get(p)->cols == AXIS_KV_DIMS ? checker_kv_columns(c) : c->d_model;
 }
 
-/* Why bias i has bias_length numbers, for a message: "d_model = 4" or "kv_heads × d_k =
+/* The stage bias p is added to ("Q" for b_Q), from the node table. */
+static const char *biased_stage(param_id p) {
+    return stage_get(stage_param_reader(p))->name;
+}
+
+/* Why bias p has its number of columns, for a message: "d_model = 4" or "kv_heads × d_k =
  * 1 × 2 = 2". */
-static void bias_why(const checker *c, int i, char *out, size_t size) {
-    int length = checker_bias_length(c, i);
+static void bias_why(const checker *c, param_id p, char *out, size_t size) {
+    int length = checker_param_columns(c, p);
     if (length == c->d_model)
         snprintf(out, size, "d_model = %d", length);
     else
@@ -671,25 +673,25 @@ static void bias_why(const checker *c, int i, char *out, size_t size) {
 }
 
 /* The hint of a bias of the wrong length: what it is added to and why it has that many. */
-static void hint_bias_length(const checker *c, lesson_diagnostic *item, int i) {
+static void hint_bias_length(const checker *c, lesson_diagnostic *item, param_id p) {
     char why[96];
-    bias_why(c, i, why, sizeof why);
-    lesson_hint(item, LESSON_HINT_BIAS_LENGTH, bias_names[i], biased_stages[i], why);
+    bias_why(c, p, why, sizeof why);
+    lesson_hint(item, LESSON_HINT_BIAS_LENGTH, param_get(p)->name, biased_stage(p), why);
 }
 
-/* Reads b_Q, b_K, b_V or b_O (i = 0 … 3): a list of numbers, {random: ...} or {file: ...};
+/* Reads bias p (b_Q, b_K, b_V or b_O): a list of numbers, {random: ...} or {file: ...};
  * absent, the stage has no bias (nothing is added, not a zero). */
-void checker_read_bias_vector(checker *c, int i) {
-    int node = c->keys[TOP_B_Q + i], length = checker_bias_length(c, i);
-    matrix_spec *spec = &c->b[i];
-    const char *name = bias_names[i];
+void checker_read_bias_vector(checker *c, param_id p) {
+    int node = c->keys[TOP_W_Q + p], length = checker_param_columns(c, p);
+    matrix_spec *spec = &c->params[p];
+    const char *name = param_get(p)->name;
     *spec = (matrix_spec){ .form = FORM_VECTOR, .node = node, .rows = 1, .cols = length };
     if (!checker_usable(c, node)) return;
     const char *expected = "a list of numbers (one per column), {random: ...} or {file: ...}";
     if (checker_node(c, node)->kind == LESSON_NODE_MAP) {
         char needs[160], why[96];
-        bias_why(c, i, why, sizeof why);
-        snprintf(needs, sizeof needs, "(one number per column of %s: %s)", biased_stages[i],
+        bias_why(c, p, why, sizeof why);
+        snprintf(needs, sizeof needs, "(one number per column of %s: %s)", biased_stage(p),
                  why);
         if (has_form_key(c, node, "file", true))
             read_file_form(c, node, name, 1, length, needs, true, spec);
@@ -707,7 +709,7 @@ void checker_read_bias_vector(checker *c, int i) {
     }
     int count = checker_node(c, node)->count;
     if (length >= 0 && count > 0 && count != length) {
-        hint_bias_length(c, REPORT(c, node, WRONG_SIZE, name, length, "numbers", count), i);
+        hint_bias_length(c, REPORT(c, node, WRONG_SIZE, name, length, "numbers", count), p);
         return;
     }
     checker_read_vector(c, node, -1, name, NULL, NULL);
@@ -716,8 +718,7 @@ void checker_read_bias_vector(checker *c, int i) {
 /* ---- numpy's draws ---- */
 
 matrix_spec *checker_drawn_spec(checker *c, int i) {
-    return i == DRAWN_EMBEDDINGS ? &c->embeddings
-         : i < DRAWN_FIRST_BIAS ? &c->W[i - 1] : &c->b[i - DRAWN_FIRST_BIAS];
+    return i == DRAWN_EMBEDDINGS ? &c->embeddings : &c->params[i - 1];
 }
 
 /* The shape numpy draws matrix or bias i in: randn(rows, cols), a bias as randn(cols), which
@@ -726,12 +727,10 @@ static void drawn_shape(const checker *c, int i, int *rows, int *cols) {
     if (i == DRAWN_EMBEDDINGS) {
         *rows = position_rows(c);
         *cols = c->d_model;
-    } else if (i < DRAWN_FIRST_BIAS) {
-        *rows = c->d_model;
-        *cols = i == 2 || i == 3 ? checker_kv_columns(c) : c->d_model;
     } else {
-        *rows = 1;
-        *cols = checker_bias_length(c, i - DRAWN_FIRST_BIAS);
+        param_id p = (param_id)(i - 1);
+        *rows = param_get(p)->rows == AXIS_ONE ? 1 : c->d_model;
+        *cols = checker_param_columns(c, p);
     }
 }
 
@@ -746,14 +745,20 @@ int checker_read_draw_order(checker *c, int node, int *order) {
         return 0;
     int count = 0;
     bool listed[DRAWN_COUNT] = { false };
-    char message[128];
+    char message[128], expected[128] = "";
+    const char *names[DRAWN_COUNT];
+    for (int i = 0; i < DRAWN_COUNT; i++) {
+        names[i] = drawn_name(i);
+        size_t used = strlen(expected);
+        snprintf(expected + used, sizeof expected - used, "%s%s", names[i],
+                 i + 2 < DRAWN_COUNT ? ", " : i + 2 == DRAWN_COUNT ? " or " : "");
+    }
     LESSON_FOR_EACH_CHILD(c->t, node, item) {
-        int i = checker_read_word(c, item, "a name in draw_order", drawn_names, DRAWN_COUNT,
-                                  "embeddings, W_Q, W_K, W_V, W_O, b_Q, b_K, b_V or b_O");
+        int i = checker_read_word(c, item, "a name in draw_order", names, DRAWN_COUNT, expected);
         if (i < 0) continue;
         if (listed[i] || checker_drawn_spec(c, i)->form != FORM_NUMPY) {
             snprintf(message, sizeof message, listed[i] ? "'%s' is listed twice"
-                     : "'%s' is not drawn with 'random: numpy'", drawn_names[i]);
+                     : "'%s' is not drawn with 'random: numpy'", names[i]);
             REPORT(c, item, DRAW_ORDER, message);
             continue;
         }
@@ -763,7 +768,7 @@ int checker_read_draw_order(checker *c, int node, int *order) {
     for (int i = 0; i < DRAWN_COUNT; i++) {
         if (listed[i] || checker_drawn_spec(c, i)->form != FORM_NUMPY) continue;
         snprintf(message, sizeof message, "'%s' is drawn with 'random: numpy' but not listed",
-                 drawn_names[i]);
+                 names[i]);
         REPORT(c, node, DRAW_ORDER, message);
     }
     return count;
