@@ -48,9 +48,12 @@ void forward_concat(const trace *t, stage_id stage, int head, double *out,
 bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)
 {
     size_t offset = ops_group_offset(t, cell->head) + (size_t)cell->col;
-    products p = { trace_block(t, STAGE_WEIGHTS, cell->head) + (size_t)cell->row * (size_t)t->m,
-                   trace_block(t, STAGE_V, 1) + offset, 1, (size_t)trace_cols(t, STAGE_V) };
-    explain_put(out, " = Σ_j weights[%s,j] × v_j[%zu]", explain_row_label(t, cell), offset);
+    stage_id weights = trace_stage_node_input(t, cell->stage, 0),
+             v = trace_stage_node_input(t, cell->stage, 1);
+    products p = { trace_block(t, weights, cell->head) + (size_t)cell->row * (size_t)t->m,
+                   trace_block(t, v, 1) + offset, 1, (size_t)trace_cols(t, v) };
+    explain_put(out, " = Σ_j %s[%s,j] × v_j[%zu]", stage_get(weights)->name,
+                explain_row_label(t, cell), offset);
     explain_put_group(out, t, cell->head);
     explain_put(out, " = ");
     explain_put_product_terms(out, &p, t->m);
@@ -60,24 +63,28 @@ bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)
 bool explain_concat(explain_text *out, const trace *t, const trace_cell *cell)
 {
     int head = cell->col / t->d_k + 1;
-    explain_put(out, " = context[%s,%d] of head %d", explain_row_label(t, cell), cell->col % t->d_k, head);
+    explain_put(out, " = %s[%s,%d] of head %d",
+                stage_get(trace_stage_node_input(t, cell->stage, 0))->name,
+                explain_row_label(t, cell), cell->col % t->d_k, head);
     return true;
 }
 
 int formula_context(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    (void)stage;
+    const char *name = stage_get(stage)->name;
+    stage_id v = trace_stage_node_input(t, stage, 1);
     if (t->in->online_softmax)
-        return snprintf(buffer, size, "context = Σ exp(masked − m_t)·V_%s rescaled tile by tile, "
-                        "/ l_T", ops_key_index(t));
-    return snprintf(buffer, size, "context = weights · V_%s", ops_key_index(t));
+        return snprintf(buffer, size, "%s = Σ exp(%s − m_t)·%s_%s rescaled tile by tile, / l_T",
+                        name, OPS_NAME(MASKED), stage_get(v)->name, ops_key_index(t));
+    return snprintf(buffer, size, "%s = %s · %s_%s", name,
+                    stage_get(trace_stage_node_input(t, stage, 0))->name, stage_get(v)->name,
+                    ops_key_index(t));
 }
 
 int formula_concat(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    (void)stage;
-    (void)t;
-    return snprintf(buffer, size, "concat = [context_1 … context_h]");
+    const char *from = stage_get(trace_stage_node_input(t, stage, 0))->name;
+    return snprintf(buffer, size, "%s = [%s_1 … %s_h]", stage_get(stage)->name, from, from);
 }
 
 /* Per head (n × m) · (m × d_k). The online softmax instead adds exp(s_j − m_t)·v_j by fused

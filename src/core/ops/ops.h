@@ -21,6 +21,9 @@ void ops_weighted_values(const trace *t, int head, const double *weights, double
 void ops_online_context(const trace *t, int head, double *out, const trace_span *span,
                         const kernels_config *config);
 
+/* A stage's name in an explanation or a formula, from the node table (never written out). */
+#define OPS_NAME(id) (stage_get(STAGE_##id)->name)
+
 /* ---- writing explanations (explain.c) ---- */
 
 /* What a product-sum reads: term i is left(i) × right(i). The total the explanation ends with is

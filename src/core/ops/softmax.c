@@ -225,9 +225,10 @@ static bool explain_online_weight(explain_text *out, const trace *t, const trace
 {
     int last = trace_tile_count(t) - 1;
     double max = trace_value(t, STAGE_RUNNING_MAX, cell->head, cell->row, last);
-    explain_put(out, " = exp(masked[%s,%s] − running_max[%s,%d]) / running_sum[%s,%d] = ",
-        explain_row_label(t, cell), explain_source_label(t, cell->col), explain_row_label(t, cell), last,
-        explain_row_label(t, cell), last);
+    const char *row = explain_row_label(t, cell);
+    explain_put(out, " = exp(%s[%s,%s] − %s[%s,%d]) / %s[%s,%d] = ", OPS_NAME(MASKED), row,
+                explain_source_label(t, cell->col), OPS_NAME(RUNNING_MAX), row, last,
+                OPS_NAME(RUNNING_SUM), row, last);
     put_shifted_exp(out, t, cell, cell->col, max);
     explain_put(out, " / ");
     explain_put_number(out, trace_value(t, STAGE_RUNNING_SUM, cell->head, cell->row, last));
@@ -283,10 +284,10 @@ bool explain_running_max(explain_text *out, const trace *t, const trace_cell *ce
             at = j;
     explain_put(out, " = max(");
     if (cell->col > 0) {
-        put_previous(out, t, cell, "running_max");
+        put_previous(out, t, cell, OPS_NAME(RUNNING_MAX));
         explain_put(out, ", ");
     }
-    put_tile_keys(out, t, cell, "masked");
+    put_tile_keys(out, t, cell, OPS_NAME(MASKED));
     explain_put(out, ") = max(");
     if (cell->col > 0) {
         explain_put_number(out, trace_value(t, STAGE_RUNNING_MAX, cell->head, cell->row, cell->col - 1));
@@ -296,7 +297,8 @@ bool explain_running_max(explain_text *out, const trace *t, const trace_cell *ce
         explain_put(out, "−∞: every key of the tile is hidden)");
     } else {
         explain_put_number(out, trace_value(t, STAGE_MASKED, cell->head, cell->row, at));
-        explain_put(out, " at masked[%s,%s])", explain_row_label(t, cell), explain_source_label(t, at));
+        explain_put(out, " at %s[%s,%s])", OPS_NAME(MASKED), explain_row_label(t, cell),
+                    explain_source_label(t, at));
     }
     return true;
 }
@@ -323,20 +325,23 @@ bool explain_running_sum(explain_text *out, const trace *t, const trace_cell *ce
 {
     double max = trace_value(t, STAGE_RUNNING_MAX, cell->head, cell->row, cell->col);
     if (max == -INFINITY) {
-        explain_put(out, " = 0 (every key so far is hidden: running_max is −∞ and nothing is summed)");
+        explain_put(out, " = 0 (every key so far is hidden: %s is −∞ and nothing is summed)",
+                    OPS_NAME(RUNNING_MAX));
         return false;
     }
     int first, end;
     trace_tile_keys(t, cell->col, &first, &end);
     explain_put(out, " = ");
     if (cell->col > 0) {
-        put_previous(out, t, cell, "running_sum");
+        put_previous(out, t, cell, OPS_NAME(RUNNING_SUM));
         explain_put(out, " × exp(");
-        put_previous(out, t, cell, "running_max");
-        explain_put(out, " − running_max[%s,%d]) + ", explain_row_label(t, cell), cell->col);
+        put_previous(out, t, cell, OPS_NAME(RUNNING_MAX));
+        explain_put(out, " − %s[%s,%d]) + ", OPS_NAME(RUNNING_MAX), explain_row_label(t, cell),
+                    cell->col);
     }
-    explain_put(out, "Σ exp(masked − running_max[%s,%d]) over ", explain_row_label(t, cell), cell->col);
-    put_tile_keys(out, t, cell, "masked");
+    explain_put(out, "Σ exp(%s − %s[%s,%d]) over ", OPS_NAME(MASKED), OPS_NAME(RUNNING_MAX),
+                explain_row_label(t, cell), cell->col);
+    put_tile_keys(out, t, cell, OPS_NAME(MASKED));
     explain_put(out, " = ");
     if (cell->col > 0) {
         double previous = trace_value(t, STAGE_RUNNING_MAX, cell->head, cell->row, cell->col - 1);
@@ -364,26 +369,24 @@ bool explain_running_sum(explain_text *out, const trace *t, const trace_cell *ce
 
 int formula_weights(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    (void)stage;
+    const char *name = stage_get(stage)->name, *from = OPS_NAME(MASKED);
     if (t->in->online_softmax)
-        return snprintf(buffer, size, "weights = exp(masked − m_T) / l_T (the last tile's "
-                        "running_max and running_sum)");
-    return snprintf(buffer, size, "weights = softmax(masked)");
+        return snprintf(buffer, size, "%s = exp(%s − m_T) / l_T (the last tile's %s and %s)",
+                        name, from, OPS_NAME(RUNNING_MAX), OPS_NAME(RUNNING_SUM));
+    return snprintf(buffer, size, "%s = softmax(%s)", name, from);
 }
 
 int formula_running_max(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    (void)stage;
-    return snprintf(buffer, size, "running_max: m_t = max(m_t−1, max of masked over tile t "
-                    "of %d keys)", t->in->tile);
+    return snprintf(buffer, size, "%s: m_t = max(m_t−1, max of %s over tile t of %d keys)",
+                    stage_get(stage)->name, OPS_NAME(MASKED), t->in->tile);
 }
 
 int formula_running_sum(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    (void)stage;
     (void)t;
-    return snprintf(buffer, size, "running_sum: l_t = l_t−1 · exp(m_t−1 − m_t) + Σ_tile "
-                    "exp(masked − m_t)");
+    return snprintf(buffer, size, "%s: l_t = l_t−1 · exp(m_t−1 − m_t) + Σ_tile exp(%s − m_t)",
+                    stage_get(stage)->name, OPS_NAME(MASKED));
 }
 
 /* running_max: comparisons only, no arithmetic. */
