@@ -390,7 +390,7 @@ static void test_lesson_keys(void **state)
             "W_V: {random: normal, seed: 3}\n", &l);
     assert_int_equal(l.input.kv_heads, 1);
     static const double w_k[] = { 1, 0, 0, 1, 1, 1, 0, 0 };
-    assert_memory_equal(l.W_K, w_k, sizeof w_k);
+    assert_memory_equal(l.params[PARAM_W_K], w_k, sizeof w_k);
     trace t;
     fixture_compute(&l.input, &t);
     assert_int_equal(trace_cols(&t, STAGE_V), 2);
