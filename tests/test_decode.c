@@ -589,7 +589,7 @@ static void test_bytes_of_a_window(void **state)
     FILE *out = open_memstream(&text, &size);
     assert_int_equal(stats_print(&t, NULL, "a window", out), 0);
     fclose(out);
-    assert_non_null(strstr(text, "d_k = 2, sliding window of W = 2 keys, scaled by 1/√d_k\n"));
+    assert_non_null(strstr(text, "d_k = 2, sliding window of W = 2 keys, scores scaled by 1/√d_k\n"));
     assert_non_null(strstr(text, "\nmasked "));
     assert_non_null(strstr(strstr(text, "\nmasked "), " 49 B "));
     free(text);

@@ -79,13 +79,6 @@ void trace_project(double *out, const double *from, int rows, int d_model,
 double trace_score_divisor(const trace *t);
 double trace_scale_score(const trace *t, double score);
 
-/* What the scores read: Q_rotated and K_rotated with RoPE, Q and K otherwise. */
-stage_id trace_query_stage(const trace *t);
-stage_id trace_key_stage(const trace *t);
-
-/* What the mask hides cells of: biased with ALiBi, scaled otherwise. */
-stage_id trace_unmasked_stage(const trace *t);
-
 /* ALiBi's bias of cell (row, col) at head, before it is subtracted: m_h · |row − col|. */
 double trace_alibi_bias(const trace *t, int head, int row, int col);
 

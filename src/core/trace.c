@@ -330,21 +330,6 @@ double trace_read_scaled(const trace *t, stage_id stage, int head, int row, int 
                                                   row, col));
 }
 
-stage_id trace_query_stage(const trace *t)
-{
-    return trace_stage_node_input(t, STAGE_SCORES, 0);
-}
-
-stage_id trace_key_stage(const trace *t)
-{
-    return trace_stage_node_input(t, STAGE_SCORES, 1);
-}
-
-stage_id trace_unmasked_stage(const trace *t)
-{
-    return trace_stage_node_input(t, STAGE_MASKED, 0);
-}
-
 /* A derived stage has no block: its forward is reading every cell of the span's rows, which is
  * what showing it costs (and what --stats times). */
 void forward_derived(const trace *t, stage_id stage, int head, double *out,

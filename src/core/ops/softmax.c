@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include "ops.h"
 
-/* The block the softmax reads and how: the stored stage behind `masked`; when that is
- * `scaled` (derived), scores with the scaling rule in the kernel, else (ALiBi's biased,
- * already scaled) as stored. The rule carries the core's mask, so `masked` as shown is exactly
+/* The block the softmax reads and how: the stage behind what weights read (masked); when that
+ * is derived (scaled), its own input (scores) with the scaling rule in the kernel, else
+ * (ALiBi's biased, already scaled) as stored. The rule carries the core's mask, so `masked` as shown is exactly
  * what the softmax read. */
 static const double *softmax_input(const trace *t, int head, kernels_softmax_rule *rule)
 {
-    stage_id read = trace_unmasked_stage(t);
+    stage_id read = trace_stage_node_input(t, trace_stage_node_input(t, STAGE_WEIGHTS, 0), 0);
     bool derived = stage_get(read)->storage == STAGE_DERIVED;
     *rule = (kernels_softmax_rule){
         .scale = derived && t->in->scale, .divisor = trace_score_divisor(t),
