@@ -13,7 +13,7 @@ typedef struct {
     ui_screen *inner;            /* the lesson screen wrapped (its under stays NULL) */
     ui_view *v;                  /* its view, which the class reads and moves */
     ui_class *class;
-    bool headless;
+    bool headless, follower;
     char said[200];              /* the class's words last put in the status line */
     long shown_seq;              /* the leader's place last reported as news, or -1 */
 } class_screen;
@@ -155,20 +155,15 @@ static bool news(ui_screen *s)
     return true;
 }
 
-static const ui_screen_ops leader_ops = {
-    .overlay = false, .draw = draw, .key = key, .click = click, .follow = follow,
-    .context = context, .key_kind = key_kind, .scroll_mark = scroll_mark, .close = close_screen,
-    .poll_ms = CLASS_POLL_MS, .poll = poll, .ready = ready,
-};
-
-/* A follower has f, its places are news, and its run outlasts its key script. */
+/* A follower's run outlasts its key script (a leader's ends with it). */
 static bool outlasts_script(const ui_screen *s)
 {
-    (void)s;
-    return true;
+    return class_const(s)->follower;
 }
 
-static const ui_screen_ops follower_ops = {
+/* One set for the leader and a follower: f is never a leader's key (ui_class_key), nor is
+ * any place of a leader's news (it takes none). */
+static const ui_screen_ops class_ops = {
     .overlay = false, .draw = draw, .key = key, .click = click, .follow = follow,
     .context = context, .key_kind = key_kind, .scroll_mark = scroll_mark, .close = close_screen,
     .poll_ms = CLASS_POLL_MS, .poll = poll, .claim = claim, .ready = ready, .news = news,
@@ -190,10 +185,11 @@ ui_screen *ui_class_screen_new(ui_screen *inner, const ui_class_options *o,
         inner->ops->close(inner);
         return NULL;
     }
-    cs->base.ops = o->follow ? &follower_ops : &leader_ops;
+    cs->base.ops = &class_ops;
     cs->inner = inner;
     cs->v = ui_lesson_screen_view(inner);
     cs->headless = headless;
+    cs->follower = o->follow != NULL;
     cs->shown_seq = -1;
     return &cs->base;
 }
