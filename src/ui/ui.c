@@ -16,18 +16,17 @@
 #include <unistd.h>
 #include "exit_status.h"
 #include "text.h"
-#include "ui_class.h"
 #include "ui_matrix.h"
 #include "ui_progress.h"
 #include "ui_replay.h"
 #include "ui_screen.h"
 
 #define DEFAULT_PRECISION 4
-#define INPUT_WAIT_MS 250   /* how long a read waits before looking at pending signals */
+#define INPUT_WAIT_MS 250   /* how long a read waits before looking at pending signals, unless
+                               a screen wants polling more often (ui_screen_ops.poll_ms) */
 /* A replay's wait shorter than this is slept, not read through: a read that times out sooner
  * would look to next_terminal_event like a terminal that fails at once. */
 #define REPLAY_MIN_READ_MS 30
-#define CLASS_WAIT_MS 30      /* in a class, the network is looked at this often */
 #define AWAIT_LIMIT_S 60      /* a key script's "await" fails after this long */
 
 typedef struct {
@@ -51,13 +50,10 @@ typedef struct {
     FILE *record;
     double event_read;           /* when the event being handled was read */
     double last_recorded;        /* when the last event recorded was read (or the start) */
-    /* --lead and --follow (ui_class.h) */
-    ui_class *class;
-    bool class_follower;
-    char class_said[200];        /* the class's words last put in the status line */
-    char class_end[400];         /* why a follower's class ended, or "" */
-    exit_status class_status;    /* and its exit status */
-    long dumped_seq;             /* headless follower: the leader's place last dumped */
+    /* what the screens on the stack ask of the loop (ui_screen_ops, its last part) */
+    int wait_ms;                 /* how long a read waits for input */
+    bool outlasts_script;        /* headless: the run goes on once the key script has ended */
+    ui_ending ending;            /* why a screen, or a key script's await, ended the run */
 } session;
 
 /* Set from signal handlers: the signal to re-raise once the terminal is restored. */
@@ -257,8 +253,9 @@ static bool next_script_event(session *s, ui_event *ev)
         if (ev->kind == UI_EV_RESIZE) resizeterm(ev->y, ev->x);
         return true;
     }
-    if (s->class_follower) {   /* a follower goes on after its script, until its class ends */
-        sleep_seconds(CLASS_WAIT_MS / 1000.0);
+    if (s->outlasts_script) {   /* a screen goes on after the script (a follower, until its
+                                   class ends), polled at its pace */
+        sleep_seconds(s->wait_ms / 1000.0);
         *ev = (ui_event){.kind = UI_EV_TICK};
         return true;
     }
@@ -342,7 +339,7 @@ static bool next_replay_event(session *s, ui_event *ev)
             s->script_pos++;
             continue;
         }
-        int wait_ms = s->class ? CLASS_WAIT_MS : INPUT_WAIT_MS;
+        int wait_ms = s->wait_ms;
         bool long_wait = left < 0 || left > wait_ms / 1000.0;
         timeout(long_wait ? wait_ms : (int)(left * 1000));
         bool got = next_terminal_event(s, ev);
@@ -432,7 +429,7 @@ static exit_status start_terminal(session *s, const ui_options *o)
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
-    timeout(s->class ? CLASS_WAIT_MS : INPUT_WAIT_MS);
+    timeout(s->wait_ms);
     mouseinterval(0);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
     s->st.colors = ui_colors_init(o->color);
@@ -559,7 +556,6 @@ static void time_key_end(session *s, const stack *k, bool drawn, key_timing *kt)
     kt->kind = NULL;
 }
 
-/* Runs the screens until the last one closes, input ends or a signal asks to stop. */
 /* While "terminal too small" is shown nothing else is, so a key may act only if it quits or
  * redraws: moving unseen would surprise the user once the terminal grows. */
 static bool ignored_while_too_small(int key)
@@ -570,75 +566,133 @@ static bool ignored_while_too_small(int key)
     return action != UI_ACT_QUIT && action != UI_ACT_REDRAW;
 }
 
-/* ---- the classroom (--lead, --follow) ---- */
+/* ---- what the screens ask of the loop (the last part of ui_screen_ops) ---- */
 
-/* A class is only ever opened on a lesson screen, at the bottom of the stack. */
-static ui_view *class_view(const stack *k)
+/* The pace the stack asks for: a read waits the shortest poll_ms of its screens (INPUT_WAIT_MS
+ * at most), and a headless run outlasts its script when a screen says so. */
+static void take_pace(session *s, const stack *k)
 {
-    return ui_lesson_screen_view(k->at[0]);
+    int wait = INPUT_WAIT_MS;
+    bool outlasts = false;
+    for (int i = 0; i < k->n; i++) {
+        const ui_screen_ops *ops = k->at[i]->ops;
+        if (ops->poll_ms > 0 && ops->poll_ms < wait) wait = ops->poll_ms;
+        if (ops->outlasts_script) outlasts |= ops->outlasts_script(k->at[i]);
+    }
+    if (curses_active && wait != s->wait_ms) timeout(wait);
+    s->wait_ms = wait;
+    s->outlasts_script = outlasts;
 }
 
-/* Looks at the network and keeps the class's words in the status line (unless a remark about
- * the last key is there); ends the run when a follower's class ended (headless, or refused).
- * True when the screen must be drawn again. */
-static bool class_tick(session *s, stack *k)
+/* Every screen that looks outside looks now; one may end the run. True: draw again. */
+static bool poll_stack(session *s, stack *k)
 {
-    if (!s->class || k->n == 0) return false;
-    ui_view *v = class_view(k);
-    bool changed = ui_class_poll(s->class, v, now_seconds());
-    char said[sizeof s->class_said];
-    ui_class_status(s->class, said, sizeof said);
-    if (!v->message[0] || strcmp(v->message, s->class_said) == 0) {
-        changed |= strcmp(v->message, said) != 0;
-        snprintf(v->message, sizeof v->message, "%s", said);
-        snprintf(s->class_said, sizeof s->class_said, "%s", said);
-    }
-    exit_status why;
-    if (ui_class_ended(s->class, &why, s->class_end, sizeof s->class_end)
-        && (s->headless || why != EXIT_STATUS_OK)) {
-        s->stop = true;
-        s->class_status = why;
-    }
+    bool changed = false;
+    double now = now_seconds();
+    for (int i = 0; i < k->n; i++)
+        if (k->at[i]->ops->poll) changed |= k->at[i]->ops->poll(k->at[i], now, &s->ending);
+    if (s->ending.ended) s->stop = true;
     return changed;
 }
 
-/* A headless follower writes its screen each time it has taken the leader's place. */
-static void class_dump(session *s)
+/* Whether a screen on the stack takes the key before the top one has it. */
+static bool claimed(stack *k, int key)
 {
-    if (!s->class_follower || !s->headless) return;
-    long taken = ui_class_taken(s->class);
-    if (taken < 0 || taken == s->dumped_seq) return;
-    s->dumped_seq = taken;
-    dump_screen(s);
+    double now = now_seconds();
+    for (int i = 0; i < k->n; i++)
+        if (k->at[i]->ops->claim && k->at[i]->ops->claim(k->at[i], key, now)) return true;
+    return false;
 }
 
-/* A key script's "await": the class is looked at until it is ready, or the run ends. */
-static void class_await(session *s, stack *k, const ui_event *ev)
+/* Whether a screen has news; every one is asked, so that each forgets what it told. */
+static bool news_on_stack(stack *k)
 {
+    bool news = false;
+    for (int i = 0; i < k->n; i++)
+        if (k->at[i]->ops->news) news |= k->at[i]->ops->news(k->at[i]);
+    return news;
+}
+
+/* After a frame is drawn: headless, one with news is written out as a screen dump. */
+static void dump_news(session *s, stack *k)
+{
+    if (news_on_stack(k) && s->headless) dump_screen(s);
+}
+
+/* Whether a key script's await has something to wait for (ready, when it has, says whether
+ * every screen that awaits has what it waits for). */
+static bool stack_awaits(const stack *k)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->at[i]->ops->ready) return true;
+    return false;
+}
+
+static bool stack_ready(stack *k, const ui_event *ev, double now)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->at[i]->ops->ready && !k->at[i]->ops->ready(k->at[i], ev, now)) return false;
+    return true;
+}
+
+/* A key script's "await": the stack is polled until what it waits for has come, or the run
+ * ends; after AWAIT_LIMIT_S the run ends with status 70. A screen with news meanwhile is drawn
+ * at once (a headless follower dumps each place of the leader's it takes). */
+static void await_stack(session *s, stack *k, const ui_event *ev)
+{
+    if (!stack_awaits(k)) return;
     double deadline = now_seconds() + AWAIT_LIMIT_S;
     for (;;) {
-        class_tick(s, k);
+        poll_stack(s, k);
         double now = now_seconds();
-        int joined = ui_class_joined(s->class, now);
-        bool ready = ev->key == UI_AWAIT_JOINED ? joined >= ev->x
-                   : ev->key == UI_AWAIT_SYNCED ? ui_class_synced(s->class, now) == joined
-                   : ev->key == UI_AWAIT_ANSWERED ? ui_class_answered(s->class, now) >= ev->x
-                   : ui_view_question_open(class_view(k)) && !ui_class_holds_answer(s->class);
-        if (ready) return;
-        if (now > deadline || s->stop) break;
-        if (s->class_follower && ui_class_taken(s->class) != s->dumped_seq) {
-            draw_stack(k, &s->st);   /* a headless follower dumps each place it takes */
+        if (stack_ready(k, ev, now) || s->stop) return;
+        if (now > deadline) break;
+        if (news_on_stack(k)) {
+            draw_stack(k, &s->st);
             refresh();
-            class_dump(s);
+            if (s->headless) dump_screen(s);
         }
         sleep_seconds(0.002);
     }
-    snprintf(s->class_end, sizeof s->class_end, "the key script's await timed out after %d s",
+    s->ending = (ui_ending){.ended = true, .status = EXIT_STATUS_SOFTWARE};
+    snprintf(s->ending.why, sizeof s->ending.why, "the key script's await timed out after %d s",
              AWAIT_LIMIT_S);
-    s->class_status = EXIT_STATUS_SOFTWARE;
     s->stop = true;
 }
 
+/* ---- the main loop ---- */
+
+/* Sends an event where it goes: true when the stack must be drawn again. */
+static bool handle_event(session *s, stack *k, const ui_event *ev, key_timing *kt)
+{
+    ui_screen *top = top_of(k);
+    if (ev->kind == UI_EV_AWAIT) {
+        await_stack(s, k, ev);
+    } else if (ev->kind == UI_EV_KEY && claimed(k, ev->key)) {
+        /* a screen on the stack took it (a follower's f) */
+    } else if (ev->kind == UI_EV_TICK || ev->kind == UI_EV_RELOAD) {
+        bool draw = follow_all(k, ev) || s->redraw;
+        s->redraw = false;
+        return draw;
+    } else if (ev->kind == UI_EV_KEY && ignored_while_too_small(ev->key)) {
+        return false;
+    } else if (ev->kind == UI_EV_KEY
+               && ui_key_action(ev->key, top->ops->context(top), NULL) == UI_ACT_REDRAW) {
+        /* the one place Ctrl-L is handled, whatever screen is on top: everything is drawn
+         * again from scratch, and the screen keeps its state */
+        time_key_start(s, k, ev->key, kt);
+        clearok(curscr, TRUE);
+    } else if (ev->kind == UI_EV_KEY) {
+        time_key_start(s, k, ev->key, kt);
+        settle(k, top->ops->key(top, ev->key, &s->st));
+    } else if (ev->kind == UI_EV_CLICK && !ui_screen_too_small()) {
+        settle(k, top->ops->click(top, ev->x, ev->y));
+    }
+    return true;
+}
+
+/* Runs the screens until the last one closes, input ends, a signal asks to stop or a screen
+ * ends the run. */
 static void run_stack(session *s, stack *k)
 {
     key_timing kt = {0};
@@ -648,43 +702,16 @@ static void run_stack(session *s, stack *k)
             draw_replay_label(s);
             refresh();
             time_first_frame(s);
-            class_dump(s);
+            dump_news(s, k);
         }
         time_key_end(s, k, draw, &kt);
         ui_event ev;
         if (s->stop || !next_event(s, &ev)) return;
-        ui_screen *top = top_of(k);
-        draw = true;
-        /* a follower's place before the event: one that moves it puts it on its own */
-        ui_class_place before = s->class ? ui_class_place_of(class_view(k)) : (ui_class_place){0};
-        bool own_move = ev.kind == UI_EV_KEY || ev.kind == UI_EV_CLICK;
-        if (ev.kind == UI_EV_AWAIT) {
-            if (s->class) class_await(s, k, &ev);
-        } else if (ev.kind == UI_EV_KEY && s->class
-                   && ui_class_key(s->class, class_view(k), ev.key, now_seconds())) {
-            own_move = false;   /* f: following again, to the leader's place */
-        } else if (ev.kind == UI_EV_TICK || ev.kind == UI_EV_RELOAD) {
-            draw = follow_all(k, &ev) || s->redraw;
-            s->redraw = false;
-        } else if (ev.kind == UI_EV_KEY && ignored_while_too_small(ev.key)) {
-            draw = false;
-        } else if (ev.kind == UI_EV_KEY
-                   && ui_key_action(ev.key, top->ops->context(top), NULL) == UI_ACT_REDRAW) {
-            /* the one place Ctrl-L is handled, whatever screen is on top: everything is drawn
-             * again from scratch, and the screen keeps its state */
-            time_key_start(s, k, ev.key, &kt);
-            clearok(curscr, TRUE);
-        } else if (ev.kind == UI_EV_KEY) {
-            time_key_start(s, k, ev.key, &kt);
-            settle(k, top->ops->key(top, ev.key, &s->st));
-        } else if (ev.kind == UI_EV_CLICK && !ui_screen_too_small()) {
-            settle(k, top->ops->click(top, ev.x, ev.y));
-        }
-        if (k->n > 0) record_event(s, &ev);   /* not the key that ends the run */
-        if (s->class && k->n > 0) {
-            if (own_move) ui_class_moved(s->class, &before, class_view(k));
-            draw |= class_tick(s, k);
-        }
+        draw = handle_event(s, k, &ev, &kt);
+        if (k->n == 0) break;
+        record_event(s, &ev);   /* not the key that ends the run */
+        draw |= poll_stack(s, k);
+        take_pace(s, k);
     }
 }
 
@@ -728,19 +755,53 @@ static exit_status place_view(ui_view *v, const ui_options *options)
     return EXIT_STATUS_OK;
 }
 
-/* The first screen: the lesson given, placed by --at and --head (whose errors are told before
- * the terminal starts), or the picker. NULL with the exit status when there is none. */
-static ui_screen *first_screen(const ui_options *options, exit_status *status,
-                               unsigned long long *hash)
+/* The lesson given, with the student's saved progress, placed by --at and --head, and in its
+ * class under --lead or --follow (main allows a class on a lesson only). NULL with the exit
+ * status when it does not open. */
+static ui_screen *open_lesson(const ui_options *options, bool headless, exit_status *status)
 {
     char error[512];
     ui_opened *o = NULL;
+    if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute,
+                                  &options->load, &o, true, error, sizeof error)) != EXIT_STATUS_OK)
+        return NULL;
+    ui_screen *screen = ui_lesson_screen_new(o);
+    if (!screen) {
+        fprintf(stderr, "attnstep: out of memory\n");
+        *status = EXIT_STATUS_SOFTWARE;
+        return NULL;
+    }
+    /* the saved answers, and the step where the student stopped unless told where */
+    ui_view *v = ui_lesson_screen_view(screen);
+    /* a recording and its replay start at the first step with no saved answers, and save
+     * none, so that they play alike */
+    if (!options->record && !options->replay) {
+        o->state_dir = options->state_dir;
+        ui_progress_open(o, v, !options->at && !options->head);
+    }
+    if ((*status = place_view(v, options)) != EXIT_STATUS_OK) {
+        o->state_dir = NULL;   /* a mistyped --at must not overwrite the saved place */
+        screen->ops->close(screen);
+        return NULL;
+    }
+    const ui_class_options *class = &options->class;
+    if (class->lead || class->follow)
+        screen = ui_class_screen_new(screen, class, o->hash, headless, status);
+    return screen;
+}
+
+/* The first screen: the lesson given (errors of --at and --head are told before the terminal
+ * starts), two side by side, or the picker. NULL with the exit status when there is none. */
+static ui_screen *first_screen(const ui_options *options, bool headless, exit_status *status)
+{
+    char error[512];
     ui_screen *screen = NULL;
+    if (options->lesson_path && !options->compare_path) return open_lesson(options, headless, status);
     if (!options->lesson_path) {
         screen = ui_picker_screen_new(options->lesson_folders, &options->compute,
                                       &options->load, options->state_dir);
         if (!screen) fprintf(stderr, "attnstep: out of memory while listing lessons\n");
-    } else if (options->compare_path) {   /* --compare: the first lesson leads */
+    } else {   /* --compare: the first lesson leads */
         screen = ui_compare_screen_open(options->lesson_path, options->compare_path,
                                         &options->compute, &options->load, true, status, error,
                                         sizeof error);
@@ -750,27 +811,6 @@ static ui_screen *first_screen(const ui_options *options, exit_status *status,
             return NULL;
         }
         if (!screen) fprintf(stderr, "attnstep: out of memory\n");
-    } else if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute,
-                                         &options->load, &o, true, error,
-                                         sizeof error)) != EXIT_STATUS_OK) {
-        return NULL;
-    } else if (!(screen = ui_lesson_screen_new(o))) {
-        fprintf(stderr, "attnstep: out of memory\n");
-    } else {
-        /* the saved answers, and the step where the student stopped unless told where */
-        ui_view *v = ui_lesson_screen_view(screen);
-        *hash = o->hash;
-        /* a recording and its replay start at the first step with no saved answers, and
-         * save none, so that they play alike */
-        if (!options->record && !options->replay) {
-            o->state_dir = options->state_dir;
-            ui_progress_open(o, v, !options->at && !options->head);
-        }
-        if ((*status = place_view(v, options)) != EXIT_STATUS_OK) {
-            o->state_dir = NULL;   /* a mistyped --at must not overwrite the saved place */
-            screen->ops->close(screen);
-            return NULL;
-        }
     }
     if (!screen) *status = EXIT_STATUS_SOFTWARE;
     return screen;
@@ -780,26 +820,16 @@ static exit_status run(session *s, const ui_options *options)
 {
     exit_status status = EXIT_STATUS_OK;
     stack k = {.n = 0};
-    unsigned long long hash = 0;
-    ui_screen *first = first_screen(options, &status, &hash);
+    ui_screen *first = first_screen(options, s->headless, &status);
     if (!first) return status;
     push(&k, first);
-    if (options->class.lead || options->class.follow) {   /* main allows a class on a lesson only */
-        if (!(s->class = ui_class_open(&options->class, hash, &status))) {
-            pop(&k);
-            return status;
-        }
-        s->class_follower = options->class.follow != NULL;
-        s->dumped_seq = -1;
-    }
+    take_pace(s, &k);
     status = start_terminal(s, options);
     s->last_recorded = now_seconds();
     if (status == EXIT_STATUS_OK) run_stack(s, &k);
     while (k.n > 0) pop(&k);
-    ui_class_close(s->class);
-    s->class = NULL;
-    if (s->class_end[0] && s->class_status != EXIT_STATUS_OK && status == EXIT_STATUS_OK)
-        status = s->class_status;
+    if (s->ending.ended && s->ending.status != EXIT_STATUS_OK && status == EXIT_STATUS_OK)
+        status = s->ending.status;
     return status;
 }
 
@@ -868,9 +898,8 @@ int ui_run(const ui_options *options)
     pending_signal = 0;
     int status = run(&s, options);
     stop_terminal(&s);
-    if (s.class_end[0] && status != EXIT_STATUS_OK) {   /* hex and fixed words: nothing to escape */
-        fprintf(stderr, "attnstep: %s\n", s.class_end);
-    }
+    if (s.ending.ended && status != EXIT_STATUS_OK)   /* hex and fixed words: nothing to escape */
+        fprintf(stderr, "attnstep: %s\n", s.ending.why);
     free(s.script);
     if (s.key_times) fclose(s.key_times);
     if (s.record && !close_record(s.record, options->record) && status == EXIT_STATUS_OK)

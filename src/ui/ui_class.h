@@ -1,7 +1,8 @@
 /* The classroom in the UI (issue #14, ui_class.c): a leader sends where its lesson view is to
  * every follower; a follower shows the leader's step, head, selected cell and open question on
  * its own screen until a key of its own moves it (it is then on its own; f follows again). No
- * curses: the view model and the transport (net.h) only. */
+ * curses: the view model and the transport (net.h) only. ui_class_screen.c puts a class on the
+ * stack of screens, around the lesson screen it drives. */
 #ifndef ATTNSTEP_UI_CLASS_H
 #define ATTNSTEP_UI_CLASS_H
 

@@ -1,12 +1,16 @@
-/* Screens as operations: every screen of the UI (a lesson, the lesson picker, the help overlay
- * and the score box) is one module behind the same small set of operations, so the main loop
- * (ui.c) keeps a stack of screens, draws it and sends each event to the top without knowing
- * which screen it drives. Overlays are pushed over the screen they cover and popped when
- * dismissed. */
+/* Screens as operations: every screen of the UI (a lesson, the lesson picker, a comparison, the
+ * help overlay, the sum pane, the score box and the classroom around a lesson) is one module
+ * behind the same small set of operations, so the main loop (ui.c) keeps a stack of screens,
+ * draws it and sends each event to the top without knowing which screen it drives. Overlays
+ * are pushed over the screen they cover and popped when dismissed. A screen driven from outside
+ * too (the classroom's network) says so through the optional operations at the end of
+ * ui_screen_ops, which the loop asks of every screen on the stack. */
 #ifndef ATTNSTEP_UI_SCREEN_H
 #define ATTNSTEP_UI_SCREEN_H
 
 #include <stdbool.h>
+#include "exit_status.h"
+#include "ui_class.h"
 #include "ui_keys.h"
 #include "ui_lesson.h"
 #include "ui_paint.h"
@@ -20,6 +24,15 @@ typedef struct {
     int close;
     ui_screen *open;
 } ui_outcome;
+
+/* Why a screen ended the run before its input did (a follower whose class ended): the run's
+ * exit status, and when that is not 0 the words said on stderr after "attnstep: " (fixed words
+ * and numbers only: they are written as they are). */
+typedef struct {
+    bool ended;
+    exit_status status;
+    char why[400];
+} ui_ending;
 
 typedef struct {
     /* An overlay is drawn over the screen beneath, which is drawn first; a screen that is not
@@ -43,6 +56,31 @@ typedef struct {
     unsigned long (*scroll_mark)(const ui_screen *s);
     /* Frees the screen and what it owns. */
     void (*close)(ui_screen *s);
+
+    /* ---- Driven from outside as well as by keys (the classroom, ui_class_screen.c). Every one
+     * of these may be 0 or NULL (nothing outside), and each is asked of every screen on the
+     * stack, not only of the top one. ---- */
+    /* How often, in ms, the screen wants poll called while the input is quiet (0: the loop's
+     * own pace, a quarter of a second, is enough). */
+    int poll_ms;
+    /* After each event the stack handled, and while a key script awaits: the screen looks
+     * outside (now: CLOCK_MONOTONIC seconds). Returns whether it must be drawn again; it ends
+     * the run by filling *ending (its ended set). */
+    bool (*poll)(ui_screen *s, double now, ui_ending *ending);
+    /* A key, offered before the top screen has it, even while the terminal is too small to
+     * draw: true when the screen took it (the top screen then never sees it). */
+    bool (*claim)(ui_screen *s, int key, double now);
+    /* A key script's "await" (ev is the UI_EV_AWAIT): whether what it waits for has come. The
+     * loop polls the stack until every screen with this operation says so (with none, nothing
+     * is awaited), and ends the run with status 70 after a minute. */
+    bool (*ready)(ui_screen *s, const ui_event *ev, double now);
+    /* Whether the screen has moved by itself since it was last asked, in a way whose every
+     * frame counts (a follower that took the leader's place): headless, the frame drawn next is
+     * written out, and while a key script awaits it is drawn at once. */
+    bool (*news)(ui_screen *s);
+    /* Headless: whether the run goes on polling once its key script has ended, until a poll
+     * ends it (a follower goes on until its leader says bye). */
+    bool (*outlasts_script)(const ui_screen *s);
 } ui_screen_ops;
 
 /* Each screen's own struct begins with this. */
@@ -53,8 +91,20 @@ struct ui_screen {
 
 /* A lesson: takes o (closed with the screen); NULL when out of memory (o is then closed). */
 ui_screen *ui_lesson_screen_new(ui_opened *o);
-/* The view of a lesson screen, to place it before it is first drawn (--at, --head). */
+/* The view of a lesson screen, to place it before it is first drawn (--at, --head), or to wrap
+ * it in a classroom; the loop never asks (it drives screens only through their operations). */
 ui_view *ui_lesson_screen_view(ui_screen *screen);
+
+/* A classroom around a lesson screen (ui_class_screen.c): leads or follows (o, ui_class.h) the
+ * lesson that inner shows, whose text has hash; it takes inner (closed with it, or at once when
+ * the class does not open). Keys, clicks, drawing and the lesson's file are inner's; the
+ * classroom adds the network (polled every 30 ms), the class's words in the status line, the
+ * follower's f, and a key script's "await". A follower whose class ends ends the run when
+ * headless, and on the terminal only when the leader refused it (after a bye the student goes
+ * on alone). NULL with *status when the class does not open (said on stderr by ui_class_open)
+ * or there is no memory. */
+ui_screen *ui_class_screen_new(ui_screen *inner, const ui_class_options *o,
+                               unsigned long long hash, bool headless, exit_status *status);
 
 /* The lesson picker, listing the lessons in folders (separated by ':'; from $ATTNSTEP_LESSONS)
  * when given, else in the installed lessons folder and then ./lessons; the lessons it opens are
