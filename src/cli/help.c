@@ -111,7 +111,7 @@ static void put_sentence(const char *help)
     putchar('.');
 }
 
-/* Where an option's detail names every stage: put_detail writes the stage table's names there,
+/* Where an option's detail names every stage: put_detail writes the node table's names there,
  * so that the list cannot go stale. */
 #define STAGE_LIST "@STAGE_LIST@"
 
@@ -158,7 +158,7 @@ static const struct {
       "as troff." },
 };
 
-/* Writes an option's detail for troff, with the stage table's names where it says STAGE_LIST. */
+/* Writes an option's detail for troff, with the node table's names where it says STAGE_LIST. */
 static void put_detail(const char *text)
 {
     const char *mark = strstr(text, STAGE_LIST);

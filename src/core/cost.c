@@ -1,5 +1,6 @@
-/* The cost function of every stage the stage table names (stages.h), and what --stats asks of
- * them: a stage's counts and bytes (cost_stage) and one run of its computation (cost_run). */
+/* What --stats asks of the node table's cost operations (which live with their families in
+ * ops/): a stage's counts and bytes (cost_stage) and one run of its forward (cost_run); and the
+ * counting helpers those operations share. */
 #include <assert.h>
 #include "ops/ops.h"
 

@@ -1,4 +1,4 @@
-/* What each stage of a trace costs: its arithmetic counted from the stage table's cost row,
+/* What each stage of a trace costs: its arithmetic counted by its node-table row's cost operation,
  * and its computation run alone into scratch memory so that --stats can time it. */
 #ifndef ATTNSTEP_COST_H
 #define ATTNSTEP_COST_H

@@ -1,4 +1,4 @@
-/* The functions that the stage table's rows name (stages.h), declared from the table itself, and
+/* The operations that the node table's rows name (stages.h), declared from the table itself, and
  * the table of them. For the core's own files: other layers use trace.h and cost.h. */
 #ifndef ATTNSTEP_STAGE_FUNCTIONS_H
 #define ATTNSTEP_STAGE_FUNCTIONS_H

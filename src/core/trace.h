@@ -66,7 +66,7 @@ typedef struct {
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
- * per stage, sized from the stage table (stages.h): block[s] holds (per_head ? heads : 1)
+ * per stage, sized from the node table (stages.h): block[s] holds (per_head ? heads : 1)
  * matrices of trace_rows × trace_cols doubles, row-major, head after head:
  *   source_input (m, d_model)      input   (n, d_model)       Q (n, d_model)
  *   K, V         (m, d_model)      scores, weights (heads, n, m)

@@ -224,7 +224,7 @@ static void question_text(const ui_view *v, const ui_style *st, char *text, size
     if (q->n_choices == 0) ui_text_append(text, size, "Your answer: %s_\n", v->typed);
 }
 
-/* The lesson's narration for this step, or what the stage table says about the stage; a
+/* The lesson's narration for this step, or what the node table says about the stage; a
  * question waiting comes instead, and an answered one comes first with its verdict. Off the
  * script, where n and p lead back to it. The lesson opens with its about: step 1 tells it
  * first. */

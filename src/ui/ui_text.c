@@ -7,7 +7,7 @@
 #include "text.h"
 #include "ui_text.h"
 
-/* ASCII spellings of the characters the stage table, the core and the UI use. */
+/* ASCII spellings of the characters the node table, the core and the UI use. */
 static const struct { unsigned cp; const char *ascii; } ascii_spelling[] = {
     {0x00B7, "*"},    {0x00D7, "x"},   {0x1D40, "^T"},  {0x221A, "sqrt"}, {0x2212, "-"},
     {0x221E, "inf"},  {0x2026, "..."}, {0x2014, "-"},   {0x2013, "-"},    {0x2192, "->"},
