@@ -10,11 +10,6 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cross=${CROSS_ARM64:-aarch64-linux-gnu-}
 build=${BUILD:-build}/arm64
 failures=0
-check() {  # check DESCRIPTION COMMAND...: counts a failure when COMMAND fails
-    local what=$1; shift
-    if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
-
 missing=""
 command -v "${cross}gcc" >/dev/null || missing="$missing ${cross}gcc (gcc-aarch64-linux-gnu)"
 command -v qemu-aarch64 >/dev/null || missing="$missing qemu-aarch64 (qemu-user)"

@@ -6,10 +6,6 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 lesson=tests/reference/cat_sat.yaml
 failures=0
-check() {  # check DESCRIPTION COMMAND...: counts a failure when COMMAND fails
-    local what=$1; shift
-    if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
 output_is() {  # output_is [-s STATUS] EXPECTED COMMAND...: COMMAND's stdout and stderr are
     local status=0  # EXPECTED and it exits with STATUS (0 unless given)
     if [ "$1" = -s ]; then status=$2; shift 2; fi
