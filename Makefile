@@ -192,10 +192,13 @@ FUZZ_SEEDS_fuzz_keys := $(CURDIR)/tests/screens
 FUZZ_SEEDS_fuzz_claim := $(CURDIR)/tests/fuzz/claims
 FUZZ_SEEDS_fuzz_message := $(CURDIR)/tests/fuzz/messages
 FUZZ_EXTRA_fuzz_message := -Isrc/net
-fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
-	$(foreach t,$(FUZZ_TARGETS),(cd $(BUILD)/fuzz && ./$(t) -max_total_time=$(FUZZ_SECONDS) \
-	    -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-	    corpus-$(t) $(FUZZ_SEEDS_$(t))) &&) true
+# One run per target (fuzz-run-NAME), so that `make -j N fuzz` fuzzes N targets at a time, each
+# for FUZZ_SECONDS still (CI: one per processor).
+fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
+.PHONY: $(FUZZ_TARGETS:%=fuzz-run-%)
+$(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%: $(BUILD)/fuzz/%
+	cd $(BUILD)/fuzz && ./$* -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=4096 -print_final_stats=1 corpus-$* $(FUZZ_SEEDS_$*)
 
 # The lessons go beside the program, where it looks for them (<prefix>/bin/attnstep finds
 # <prefix>/share/attnstep/lessons), so one build installs to any PREFIX and the installed tree
