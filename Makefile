@@ -116,16 +116,21 @@ run:
 # given). tests/run.sh runs each with its output kept in $(BUILD)/suites/NAME.log, printed only
 # when it fails, then the closing line "tests: N passed, N failed" and the failed suites' names.
 # SLOW_SUITES, the suites of several seconds or more (valgrind, qemu, tmux, PyTorch, the
-# classroom), slowest first, are started first, so that the run does not end waiting for a slow
-# suite that started late; `make check`, the edit-compile-test loop, runs every other suite.
+# classroom), slowest first, are started first (FIRST_SUITES), so that the run does not end
+# waiting for a slow suite that started late; `make check`, the edit-compile-test loop, runs
+# every other suite.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_SUITES  := $(TEST_BIN:$(BUILD)/tests/%=%)
 CHECK_SUITES := $(patsubst tests/%.sh,%,$(wildcard tests/check_*.sh))
 SLOW_SUITES  := check_valgrind check_arm64 check_cli check_golden_screens check_torch check_class \
                 check_escapes check_tmux check_write_errors check_redraw
 ALL_SUITES   := $(TEST_SUITES) $(CHECK_SUITES)
-SUITES       := $(filter $(ALL_SUITES),$(SLOW_SUITES)) $(filter-out $(SLOW_SUITES),$(ALL_SUITES))
-QUICK_SUITES := $(filter-out $(SLOW_SUITES),$(ALL_SUITES))
+# test_kernels and test_paths take seconds here but are the longest of `make test-asan` (which
+# leaves out valgrind and arm64): they start right after those two.
+FIRST_SUITES := check_valgrind check_arm64 test_kernels test_paths \
+                $(filter-out check_valgrind check_arm64,$(SLOW_SUITES))
+SUITES       := $(filter $(ALL_SUITES),$(FIRST_SUITES)) $(filter-out $(FIRST_SUITES),$(ALL_SUITES))
+QUICK_SUITES := $(filter-out $(SLOW_SUITES),$(SUITES))
 
 # First the packages (as `make run` does: installed when root, else the apt-get line and a
 # failure), before anything is compiled, then the suites in a second make that reads the
