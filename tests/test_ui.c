@@ -54,6 +54,7 @@ static attention_input two_head_input(void)
 /* A trace of a shape and the view of it without a lesson (the walk is the pipeline), made by a
  * set_up_*_view and freed by tear_down_view, for the view tests that need nothing else. */
 typedef struct {
+    attention_input in;   /* here, not on set-up's stack: the trace points to its input */
     trace t;
     ui_view v;
 } viewed;
@@ -64,7 +65,8 @@ static int set_up_view(void **state, attention_input in)
     if (!f)
         return -1;
     /* a failed assertion fails the test here as in its body (f is then left: the run fails) */
-    fixture_compute(&in, &f->t);
+    f->in = in;
+    fixture_compute(&f->in, &f->t);
     assert_true(ui_view_init(&f->v, &f->t, NULL));
     *state = f;
     return 0;
