@@ -42,6 +42,8 @@ ALL_INCLUDES := $(LAYER_FLAGS_ui) $(YAML_CFLAGS)
 LIBS    = $(shell pkg-config --libs ncursesw yaml-0.1 libutf8proc libzmq 2>/dev/null) -lm -lpthread
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
+# src/core/ops/ is the core's too (its objects go to build/core/ops/ by the core's rule); the
+# wildcards find nothing, and change nothing, while that folder does not exist.
 LIB_SRC  := $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.c)) $(wildcard src/core/ops/*.c)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
 HEADERS  := $(wildcard src/*/*.h) $(wildcard src/core/ops/*.h)
@@ -50,8 +52,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
-.PHONY: all run test test-asan fuzz install uninstall bench deps update-golden mutants clean \
-        cross-arm64
+.PHONY: all run test check test-run check-run test-asan fuzz install uninstall bench deps \
+        update-golden mutants clean cross-arm64
 all: attnstep $(BUILD)/attnstep.1 $(BUILD)/attnstep.man
 
 deps:
@@ -109,8 +111,49 @@ run:
 	@$(MAKE) --no-print-directory attnstep
 	./attnstep $(DEFAULT_LESSON)
 
-test: attnstep $(TEST_BIN)
-	@bash tests/run.sh $(TEST_BIN)
+# The suites: every cmocka binary and every tests/check_*.sh script, each a target of its own
+# (suite-NAME), so that make runs them side by side, JOBS at a time (one per processor unless
+# given). tests/run.sh runs each with its output kept in $(BUILD)/suites/NAME.log, printed only
+# when it fails, then the closing line "tests: N passed, N failed" and the failed suites' names.
+# SLOW_SUITES, the suites of several seconds or more (valgrind, qemu, tmux, PyTorch, the
+# classroom), slowest first, are started first (FIRST_SUITES), so that the run does not end
+# waiting for a slow suite that started late; `make check`, the edit-compile-test loop, runs
+# every other suite.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_SUITES  := $(TEST_BIN:$(BUILD)/tests/%=%)
+CHECK_SUITES := $(patsubst tests/%.sh,%,$(wildcard tests/check_*.sh))
+SLOW_SUITES  := check_valgrind check_arm64 check_cli check_golden_screens check_torch check_class \
+                check_escapes check_tmux check_write_errors check_redraw
+ALL_SUITES   := $(TEST_SUITES) $(CHECK_SUITES)
+# test_kernels and test_paths take seconds here but are the longest of `make test-asan` (which
+# leaves out valgrind and arm64): they start right after those two.
+FIRST_SUITES := check_valgrind check_arm64 test_kernels test_paths \
+                $(filter-out check_valgrind check_arm64,$(SLOW_SUITES))
+SUITES       := $(filter $(ALL_SUITES),$(FIRST_SUITES)) $(filter-out $(FIRST_SUITES),$(ALL_SUITES))
+QUICK_SUITES := $(filter-out $(SLOW_SUITES),$(SUITES))
+
+# First the packages (as `make run` does: installed when root, else the apt-get line and a
+# failure), before anything is compiled, then the suites in a second make that reads the
+# package flags (pkg-config) afresh.
+test:
+	@bash .ci/install-deps test
+	@$(MAKE) --no-print-directory -j$(JOBS) test-run
+check:
+	@bash .ci/install-deps test
+	@$(MAKE) --no-print-directory -j$(JOBS) check-run
+test-run: $(SUITES:%=suite-%)
+	@bash tests/run.sh --summary $(SUITES)
+check-run: $(QUICK_SUITES:%=suite-%)
+	@bash tests/run.sh --summary $(QUICK_SUITES)
+
+# A suite runs once everything it may use is built: a script after the whole build (some call
+# make themselves, which then finds nothing to do, so no two makes write the same file), a
+# cmocka binary as soon as it is linked.
+.PHONY: $(ALL_SUITES:%=suite-%)
+$(TEST_SUITES:%=suite-%): suite-%: $(BUILD)/tests/%
+	@bash tests/run.sh --suite $* $(BUILD)/tests/$*
+$(CHECK_SUITES:%=suite-%): suite-%: all $(TEST_BIN)
+	@bash tests/run.sh --suite $* bash tests/$*.sh
 
 # The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer, in a copy of the
 # tree under build/asan so that ./attnstep there is the instrumented one; any report fails it.
@@ -119,7 +162,9 @@ test: attnstep $(TEST_BIN)
 # Left out: valgrind (cannot run sanitized binaries), check_memory (its ulimit -v leaves no room
 # for the sanitizers' shadow memory), check_arm64 (its cross build under qemu is not sanitized:
 # the plain `make test` runs it).
-SANITIZE := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# -O2, as the real build: at -O1 the vector kernels' intrinsics stay calls, each instrumented,
+# and test_kernels alone took 128 s of processor time (6 s at -O2), most of this target's time.
+SANITIZE := -O2 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 test-asan:
 	rm -rf $(BUILD)/asan && mkdir -p $(BUILD)/asan
 	cp -r Makefile src tests lessons tools .ci docs README.md $(BUILD)/asan/
@@ -154,10 +199,13 @@ FUZZ_SEEDS_fuzz_keys := $(CURDIR)/tests/screens
 FUZZ_SEEDS_fuzz_claim := $(CURDIR)/tests/fuzz/claims
 FUZZ_SEEDS_fuzz_message := $(CURDIR)/tests/fuzz/messages
 FUZZ_EXTRA_fuzz_message := -Isrc/net
-fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
-	$(foreach t,$(FUZZ_TARGETS),(cd $(BUILD)/fuzz && ./$(t) -max_total_time=$(FUZZ_SECONDS) \
-	    -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-	    corpus-$(t) $(FUZZ_SEEDS_$(t))) &&) true
+# One run per target (fuzz-run-NAME), so that `make -j N fuzz` fuzzes N targets at a time, each
+# for FUZZ_SECONDS still (CI: one per processor).
+fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
+.PHONY: $(FUZZ_TARGETS:%=fuzz-run-%)
+$(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%: $(BUILD)/fuzz/%
+	cd $(BUILD)/fuzz && ./$* -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=4096 -print_final_stats=1 corpus-$* $(FUZZ_SEEDS_$*)
 
 # The lessons go beside the program, where it looks for them (<prefix>/bin/attnstep finds
 # <prefix>/share/attnstep/lessons), so one build installs to any PREFIX and the installed tree

@@ -6,10 +6,6 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 lesson=tests/reference/cat_sat.yaml
 failures=0
-check() {  # check DESCRIPTION COMMAND...: counts a failure when COMMAND fails
-    local what=$1; shift
-    if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
 output_is() {  # output_is [-s STATUS] EXPECTED COMMAND...: COMMAND's stdout and stderr are
     local status=0  # EXPECTED and it exits with STATUS (0 unless given)
     if [ "$1" = -s ]; then status=$2; shift 2; fi
@@ -164,6 +160,14 @@ check "TERM=dumb on a terminal prints the plain trace with a note" bash -c \
 check "--stats lists every stage with its counts" bash -c "./attnstep --stats $lesson >$tmp/stats && grep -q '^scores  *2×2  *8  *4 ' $tmp/stats && [ \$(grep -cE '^(input|Q|K|V|scores|scaled|masked|weights|context|concat|output) ' $tmp/stats) -eq 11 ] && grep -q '^total ' $tmp/stats && grep -q 'Peak memory' $tmp/stats"
 check "--cost shows the n² work quadrupling" bash -c "./attnstep --cost --d-model 16 --heads 2 >$tmp/cost && grep -q '^  2048 ' $tmp/cost && [ \$(grep -c '×4.00' $tmp/cost) -ge 7 ]"
 check "--cost refuses heads that do not divide d_model" expect_status 64 ./attnstep --cost --d-model 10 --heads 4
+# the suites run with ATTNSTEP_TIMING_MS=0 (tests/run.sh); the default, and a value given, as said
+check "ATTNSTEP_TIMING_MS unset: --stats measures each time for 50 ms at least" bash -c \
+    "env -u ATTNSTEP_TIMING_MS ./attnstep --stats $lesson | grep -q 'repeated for at least 50 ms\.\$'"
+check "ATTNSTEP_TIMING_MS=7: --cost --decode measures each time for 7 ms at least" bash -c \
+    "ATTNSTEP_TIMING_MS=7 ./attnstep --cost --decode --d-model 8 --heads 2 | grep -q '^repeated for at least 7 ms\.\$'"
+check "ATTNSTEP_TIMING_MS that is not a number is said (and 50 ms used)" bash -c \
+    "ATTNSTEP_TIMING_MS=5x ./attnstep --cost --d-model 10 --heads 4 2>&1 >/dev/null | head -n 1 |
+     grep -qx 'attnstep: ATTNSTEP_TIMING_MS=5x is not a number of milliseconds from 0 to 60000; using 50'"
 narration=tests/reference/narration_text.yaml
 check "--plain keeps a literal block's lines" bash -c "./attnstep --plain $narration >$tmp/lit && grep -A3 '^  | first line$' $tmp/lit | cmp -s - <(printf '  | first line\n  | second line\n  |\n  | new paragraph\n')"
 for mode in --plain --markdown --json; do

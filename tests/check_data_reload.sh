@@ -23,11 +23,6 @@ pane=ui failures=0 run=0
 
 screen() { "${tmux[@]}" capture-pane -p -t "$pane"; }
 
-check() {   # check NAME COMMAND...: runs one assertion, counting failures
-    local name=$1; shift
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
-
 # Starts attnstep in the pane (progress in a folder of this run); the shell prints
 # EXITED-N=status when it ends.
 start() {

@@ -5,6 +5,9 @@
 # variables), as does the classroom message format (src/net/net_message.c).
 set -u
 cd "$(dirname "$0")/.."
+# A layer's folder may have subfolders (src/core/ops/): their files are the layer's, checked alike;
+# nullglob, so that a pattern no file matches is no file rather than itself.
+shopt -s nullglob
 failed=0
 fail() { echo "FAIL $*"; failed=1; }
 
@@ -15,9 +18,9 @@ declare -A may_use=(
 )
 for layer in core text lesson output ui net cli; do
     [ -d "src/$layer" ] || { fail "src/$layer is missing"; continue; }
-    for file in src/$layer/*.[ch]; do
+    for file in src/$layer/*.[ch] src/$layer/*/*.[ch]; do
         while IFS= read -r header; do
-            home=$(cd src && ls -d */"$header" 2>/dev/null | head -n 1)
+            home=$(cd src && ls -d */"$header" "$(dirname "${file#src/}")/$header" 2>/dev/null | head -n 1)
             home=${home%%/*}
             [ -n "$home" ] || { fail "$file includes \"$header\", which is in no layer"; continue; }
             [ "$home" = "$layer" ] && continue
@@ -30,7 +33,7 @@ done
 # Libraries that belong to one layer each.
 check_library() {  # check_library PATTERN LAYER WHAT
     local hits
-    hits=$(grep -lE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<($1)" src/*/*.[ch] | grep -v "^src/$2/")
+    hits=$(grep -lE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<($1)" src/*/*.[ch] src/*/*/*.[ch] | grep -v "^src/$2/")
     [ -z "$hits" ] || fail "$3 included outside src/$2: $hits"
 }
 check_library 'yaml\.h' lesson "libyaml"
@@ -39,10 +42,10 @@ check_library 'utf8proc\.h' text "utf8proc"
 check_library 'zmq\.h|sys/socket\.h|netinet/|arpa/inet\.h|netdb\.h' net "zmq or socket headers"
 
 # The core: plain structs in and out.
-impure=$(grep -nE '\b(getenv|secure_getenv|fopen|freopen|fprintf|printf|puts|fputs|fputc|putchar|fwrite|fread|scanf|fscanf|perror|exit)[[:space:]]*\(' src/core/*.c src/core/*.h src/net/net_message.[ch])
+impure=$(grep -nE '\b(getenv|secure_getenv|fopen|freopen|fprintf|printf|puts|fputs|fputc|putchar|fwrite|fread|scanf|fscanf|perror|exit)[[:space:]]*\(' src/core/*.[ch] src/core/*/*.[ch] src/net/net_message.[ch])
 [ -z "$impure" ] || fail "the core or the classroom message format does I/O or reads the environment:
 $impure"
-globals=$(grep -nE '^(static[[:space:]]+)?[A-Za-z_][A-Za-z_0-9 ]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*(\[[^]]*\])?[[:space:]]*(=[^=]|;)' src/core/*.c \
+globals=$(grep -nE '^(static[[:space:]]+)?[A-Za-z_][A-Za-z_0-9 ]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*(\[[^]]*\])?[[:space:]]*(=[^=]|;)' src/core/*.c src/core/*/*.c \
           | grep -vE ':(static[[:space:]]+)?(const|typedef|return|enum|struct [a-z_]+ \{)|const[[:space:]]+[a-z_]+[[:space:]]*\*?[[:space:]]*const|\(')
 [ -z "$globals" ] || fail "the core has writable file-scope variables:
 $globals"

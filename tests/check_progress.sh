@@ -5,17 +5,13 @@
 # Every run uses a state folder under a temporary directory, never the real home.
 set -u
 cd "$(dirname "$0")/.."
+. tests/lib.sh
 [ -x ./attnstep ] || { echo "check_progress: ./attnstep is not built"; exit 1; }
 tmp=$(mktemp -d); trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"   # the read-only case below runs as another user when run as root
 lesson=lessons/bank_river.yaml
 state=$tmp/state
 failures=0
-check() {  # check DESCRIPTION COMMAND...: counts a failure when COMMAND fails
-    local what=$1; shift
-    if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
-
 # ui KEYS ARGS...: the headless UI with XDG_STATE_HOME=$state, the keys given one a line and a
 # dump at the end; its screen and messages in $out, its exit status in $status.
 ui() {

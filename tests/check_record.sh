@@ -9,11 +9,6 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 lesson=lessons/cat_sat.yaml
 failures=0
 export XDG_STATE_HOME=$tmp/state   # never the real home's progress
-check() {   # check NAME COMMAND...: one assertion, counting failures
-    local name=$1; shift
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
-
 # The recording of a run that steps, selects, steps in, answers a question, resizes and quits
 # to the score box and back; replayed without a terminal it draws the same last screen. Each run
 # keeps its progress apart, so that nothing saved by one changes where the next starts.

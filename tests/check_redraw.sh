@@ -8,6 +8,7 @@ unset TMUX
 cd "$(dirname "$0")/.."
 [ -x ./attnstep ] || { echo "check_redraw: ./attnstep is not built"; exit 1; }
 command -v tmux >/dev/null || { echo "check_redraw: tmux is missing (.ci/install-deps installs it)"; exit 1; }
+. tests/lib.sh
 socket=attnstep-redraw-$$
 tmux=(tmux -L "$socket" -f /dev/null)
 opened=0
@@ -27,7 +28,25 @@ wait_screen() {
         sleep 0.05
     done
 }
-check() { if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi; }
+# The UI's wake-ups so far: every idle read times out after 250 ms and wakes its main thread, a
+# voluntary context switch of the process in the pane (the shell's one child).
+wakeups() {
+    local pane pid
+    pane=$("${tmux[@]}" display -p -t redraw '#{pane_pid}')
+    pid=$(cat "/proc/$pane/task/$pane/children" 2>/dev/null)
+    awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/${pid%% *}/status" 2>/dev/null
+}
+# idle_ticks N: waits (up to 10 s) until the UI has woken N more times: a wait on the program,
+# not on the clock, so that a loaded machine cannot shorten the quiet moment it checks.
+idle_ticks() {
+    local from; from=$(wakeups)
+    [ -n "$from" ] || { echo "  cannot read the UI's wake-ups"; return 1; }
+    local deadline=$((SECONDS + 10)) now
+    while now=$(wakeups); [ -n "$now" ] && [ "$now" -lt $((from + $1)) ]; do
+        [ $SECONDS -ge $deadline ] && { echo "  the UI woke $((now - from)) times in 10 s"; return 1; }
+        sleep 0.05
+    done
+}
 
 # scribble TEXT: writes TEXT at the top left of the terminal, unknown to curses
 scribble() { printf '\033[1;1H%s' "$1" >"$("${tmux[@]}" display -p -t redraw '#{pane_tty}')"; }
@@ -45,7 +64,7 @@ redraw_clears() {
     wait_screen "$ready" || return 1
     scribble SCRIBBLED-OVER-THE-SCREEN
     wait_screen SCRIBBLED-OVER-THE-SCREEN || return 1
-    sleep 0.6   # more than two of the UI's idle ticks: nothing repaints by itself
+    idle_ticks 3 || return 1   # so two whole idle ticks at least: nothing repaints by itself
     screen | grep -qF SCRIBBLED-OVER-THE-SCREEN || { echo "  the scribble went without Ctrl-L"; return 1; }
     "${tmux[@]}" send-keys -t redraw C-l
     wait_screen ! SCRIBBLED-OVER-THE-SCREEN || { echo "  Ctrl-L left the scribble"; return 1; }
@@ -54,11 +73,11 @@ redraw_clears() {
     "${tmux[@]}" kill-session -t redraw
     return $status
 }
-what="Ctrl-L redraws a lesson" check redraw_clears "step 1 of" "" tests/screens/cat_sat.yaml
-what="Ctrl-L redraws a lesson while a question waits" check redraw_clears "What will the score" "n n n n" tests/screens/extra/questions.yaml
-what="Ctrl-L redraws the score" check redraw_clears "score" "G" tests/screens/cat_sat.yaml
-what="Ctrl-L redraws the lesson picker" check redraw_clears "two heads over a river bank" ""
-what="Ctrl-L redraws the help and keeps it open" check redraw_clears "other key closes" "?" tests/screens/cat_sat.yaml
-what="Ctrl-L redraws the sum pane and keeps it open" check redraw_clears "every term" "e" tests/screens/cat_sat.yaml
+check "Ctrl-L redraws a lesson" redraw_clears "step 1 of" "" tests/screens/cat_sat.yaml
+check "Ctrl-L redraws a lesson while a question waits" redraw_clears "What will the score" "n n n n" tests/screens/extra/questions.yaml
+check "Ctrl-L redraws the score" redraw_clears "score" "G" tests/screens/cat_sat.yaml
+check "Ctrl-L redraws the lesson picker" redraw_clears "two heads over a river bank" ""
+check "Ctrl-L redraws the help and keeps it open" redraw_clears "other key closes" "?" tests/screens/cat_sat.yaml
+check "Ctrl-L redraws the sum pane and keeps it open" redraw_clears "every term" "e" tests/screens/cat_sat.yaml
 echo "redraw: $failures failed"
 [ "$failures" -eq 0 ]

@@ -4,14 +4,10 @@
 # --csv takes --precision (exact without it).
 set -u
 cd "$(dirname "$0")/.."
+. tests/lib.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 lesson=tests/reference/cat_sat.yaml
 failures=0
-check() {  # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
-
 printf 'title: tiny\ntokens: [a]\nembeddings:\n  a: [4.9e-324, 1.0]\n' >"$tmp/subnormal.yaml"
 check "4.9e-324 (the smallest subnormal) is accepted and kept exactly" bash -c \
     "./attnstep --json '$tmp/subnormal.yaml' | grep -qF '[[4.9406564584124654e-324, 1]]'"

@@ -53,11 +53,6 @@ step_to() {
     echo "  never reached: $text"; return 1
 }
 
-check() {   # check NAME COMMAND...: runs one assertion, counting failures
-    local name=$1; shift
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
-
 # Starts attnstep in the pane with the given environment and arguments; the shell prints
 # EXITED-N=status when it ends, N counting the runs so an old marker is never mistaken. Each
 # run starts with no progress kept (a state folder of its own), whatever the runs before did.

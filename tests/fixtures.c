@@ -55,12 +55,9 @@ void fixture_explains(const trace *t, const char *spec, int head, const char *ex
 
 void fixture_diagnostics_are(const lesson_diagnostics *d, const char *expected)
 {
-    char *printed = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&printed, &size);
-    assert_non_null(stream);
-    lesson_diagnostics_print(d, stream);
-    fclose(stream);
+    support_capture capture;
+    lesson_diagnostics_print(d, support_capture_begin(&capture));
+    char *printed = support_capture_end(&capture);
     assert_string_equal(printed, expected);
     free(printed);
 }

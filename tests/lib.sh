@@ -19,6 +19,14 @@ golden_compare() {
     fi
 }
 
+# check DESCRIPTION COMMAND...: one assertion: prints "ok   DESCRIPTION" when COMMAND succeeds,
+# else "FAIL DESCRIPTION" and counts it in $failures (each script starts it at 0 and exits with
+# its count).
+check() {
+    local what=$1; shift
+    if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
+}
+
 # expect_status WANT COMMAND...: runs COMMAND, passes when it exits with status WANT.
 expect_status() {
     local want=$1; shift

@@ -1,4 +1,4 @@
-/* Comparison helpers for the cmocka tests. */
+/* Comparison and capture helpers for the cmocka tests. */
 #include <math.h>
 #include <stdio.h>
 #include "support.h"
@@ -24,4 +24,19 @@ void support_fill(double *x, size_t count, unsigned seed)
         state = state * 6364136223846793005ULL + 1442695040888963407ULL;
         x[i] = (double)(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
     }
+}
+
+FILE *support_capture_begin(support_capture *c)
+{
+    *c = (support_capture){ NULL, NULL, 0 };
+    c->stream = open_memstream(&c->text, &c->size);
+    assert_non_null(c->stream);
+    return c->stream;
+}
+
+char *support_capture_end(support_capture *c)
+{
+    fclose(c->stream);
+    c->stream = NULL;
+    return c->text;
 }

@@ -374,11 +374,10 @@ static void test_stats_of_decoding(void **state)
     f.in.decode = true;
     trace t;
     fixture_compute(&f.in, &t);
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_int_equal(stats_print(&t, NULL, "decoding", out), 0);
-    fclose(out);
+    support_capture capture;
+    assert_int_equal(stats_print(&t, NULL, SUPPORT_MIN_SECONDS, "decoding",
+                                 support_capture_begin(&capture)), 0);
+    char *text = support_capture_end(&capture);
     /* 7 rows of K and V, 2 numbers each: 2 × 7 × 2 × 8 bytes; full: 4 numbers a row */
     assert_non_null(strstr(text, "KV cache: K and V, 7 rows of 2 numbers each = 224 B;\n"
                                  "full multi-head attention would keep 4 numbers a row = 448 B "
@@ -399,11 +398,10 @@ static void test_stats_of_decoding(void **state)
 static void test_cost_of_decoding(void **state)
 {
     (void)state;
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_int_equal(stats_cost_decode(8, 2, NULL, out), 0);
-    fclose(out);
+    support_capture capture;
+    assert_int_equal(stats_cost_decode(8, 2, NULL, SUPPORT_MIN_SECONDS,
+                                       support_capture_begin(&capture)), 0);
+    char *text = support_capture_end(&capture);
     int rows = 0;
     for (const char *line = text; line; line = strchr(line, '\n')) {
         line += *line == '\n';
@@ -584,11 +582,10 @@ static void test_bytes_of_a_window(void **state)
     cost_stage(&t, STAGE_MASKED, &masked);
     assert_int_equal(masked.bytes, N * N);
     /* --stats names the window's size and shows its cells held by masked */
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_int_equal(stats_print(&t, NULL, "a window", out), 0);
-    fclose(out);
+    support_capture capture;
+    assert_int_equal(stats_print(&t, NULL, SUPPORT_MIN_SECONDS, "a window",
+                                 support_capture_begin(&capture)), 0);
+    char *text = support_capture_end(&capture);
     assert_non_null(strstr(text, "d_k = 2, sliding window of W = 2 keys, scores scaled by 1/√d_k\n"));
     assert_non_null(strstr(text, "\nmasked "));
     assert_non_null(strstr(strstr(text, "\nmasked "), " 49 B "));

@@ -13,14 +13,37 @@
 static const char *const tokens[] = { "a", "b", "c" };
 static const char *const source_tokens[] = { "x", "y", "z" };
 
+/* A trace of a small shape, made by set_up from the shape the test is registered with
+ * (traced_test) and freed by tear_down. */
 typedef struct {
     double embeddings[3 * 4], source[3 * 4], weights[4 * 4 * 4];
     attention_input in;
     trace t;
 } fixture;
 
-static void compute(fixture *f)
+/* n = 3, d_model = 4, 2 heads, causal, scaled, positional encoding */
+static attention_input causal_shape = { .n_tokens = 3, .tokens = tokens, .d_model = 4,
+                                        .heads = 2, .mask = MASK_CAUSAL, .positional = true,
+                                        .scale = true };
+/* 2 queries over 3 source tokens, d_model = 2, one head, no mask, no scaling */
+static attention_input cross_shape = { .n_tokens = 2, .tokens = tokens, .n_source = 3,
+                                       .source = source_tokens, .d_model = 2, .heads = 1,
+                                       .mask = MASK_NONE, .scale = false };
+/* the same, scaled */
+static attention_input cross_scaled_shape = { .n_tokens = 2, .tokens = tokens, .n_source = 3,
+                                              .source = source_tokens, .d_model = 2, .heads = 1,
+                                              .mask = MASK_NONE, .scale = true };
+/* n = 3, d_model = 4, 2 heads, no mask, scaled */
+static attention_input unmasked_shape = { .n_tokens = 3, .tokens = tokens, .d_model = 4,
+                                          .heads = 2, .mask = MASK_NONE, .scale = true };
+
+/* *state is the shape on entry (cmocka's initial state), the fixture computed from it after. */
+static int set_up(void **state)
 {
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    f->in = *(const attention_input *)*state;
     support_fill(f->embeddings, 12, 1);
     support_fill(f->source, 12, 2);
     support_fill(f->weights, 64, 3);
@@ -33,6 +56,42 @@ static void compute(fixture *f)
     if (f->in.source)
         f->in.source_embeddings = f->source;
     fixture_compute(&f->in, &f->t);
+    *state = f;
+    return 0;
+}
+
+static int tear_down(void **state)
+{
+    fixture *f = *state;
+    trace_free(&f->t);
+    free(f);
+    return 0;
+}
+
+#define traced_test(test, shape) \
+    cmocka_unit_test_prestate_setup_teardown(test, set_up, tear_down, &(shape))
+
+/* The fixture set_up made, with the table of its counts. */
+static fixture *counted(void **state, stats_table *table)
+{
+    fixture *f = *state;
+    assert_true(stats_count(&f->t, table));
+    return f;
+}
+
+/* The totals of every kind of work, each counted by hand for the test's shape (not added up
+ * from the rows, which is how stats_count makes them). */
+static void expect_total(const stats_table *table, unsigned long long mults,
+                         unsigned long long adds, unsigned long long divs,
+                         unsigned long long exps, size_t bytes)
+{
+    const cost_counts *c = &table->total.counts;
+    assert_int_equal(table->total.stage, STAGE_COUNT);
+    assert_int_equal(c->multiplications, mults);
+    assert_int_equal(c->additions, adds);
+    assert_int_equal(c->divisions, divs);
+    assert_int_equal(c->exponentials, exps);
+    assert_int_equal(c->bytes, bytes);
 }
 
 static const stats_stage *find(const stats_table *table, stage_id stage)
@@ -65,12 +124,8 @@ static void expect(const stats_table *table, stage_id stage, unsigned long long 
  * all 9 cells; context is 2 heads of 3·2 cells of 3 terms (36 ×, 24 +). */
 static void test_counts_of_a_causal_lesson(void **state)
 {
-    (void)state;
-    fixture f = { .in = { .n_tokens = 3, .tokens = tokens, .d_model = 4, .heads = 2,
-                          .mask = MASK_CAUSAL, .positional = true, .scale = true } };
-    compute(&f);
     stats_table table;
-    assert_true(stats_count(&f.t, &table));
+    fixture *f = counted(state, &table);
     expect(&table, STAGE_INPUT, 0, 12, 0, 0, 96 + 96); /* input and the PE table */
     expect(&table, STAGE_Q, 48, 36, 0, 0, 96);
     expect(&table, STAGE_K, 48, 36, 0, 0, 96);
@@ -82,15 +137,18 @@ static void test_counts_of_a_causal_lesson(void **state)
     expect(&table, STAGE_CONTEXT, 36, 24, 0, 0, 96);
     expect(&table, STAGE_CONCAT, 0, 0, 0, 0, 96);
     expect(&table, STAGE_OUTPUT, 48, 36, 0, 0, 96);
-    assert_int_equal(table.total.counts.multiplications, 48 * 4 + 36 + 36);
-    assert_int_equal(table.total.counts.additions, 12 + 36 * 4 + 18 + 18 + 24);
-    assert_int_equal(table.total.counts.bytes, 1056);
-    assert_int_equal(table.total.counts.bytes, trace_bytes_needed(&f.in));
+    /* the totals from the shape: the four projections, then scores and context; the PE
+     * additions, the projections' and the attention's; the scaling of 2·9 scores and the
+     * softmax's 2·9 divisions; 2·6 exponentials; stored, at 8 bytes a number: 8 matrices of
+     * 12 numbers (input, the PE table, Q, K, V, context's 2 heads of 3·2, concat, output) and
+     * scores and weights, 2 heads of 3·3 each */
+    expect_total(&table, 4 * 48 + 36 + 36, 12 + 4 * 36 + 18 + 2 * (6 + 3) + 24, 2 * 9 + 2 * 9,
+                 2 * 6, (8 * 12 + 2 * 2 * 9) * 8);
+    assert_int_equal(table.total.counts.bytes, trace_bytes_needed(&f->in));
     const stats_stage *scores = find(&table, STAGE_SCORES);
     assert_int_equal(scores->heads, 2);
     assert_int_equal(scores->rows, 3);
     assert_int_equal(scores->cols, 3);
-    trace_free(&f.t);
 }
 
 /* Cross-attention: 2 queries over 3 source tokens, d_model = 2, one head, no mask, no scaling,
@@ -99,12 +157,8 @@ static void test_counts_of_a_causal_lesson(void **state)
  * terms (12 ×, 8 +). */
 static void test_counts_of_cross_attention(void **state)
 {
-    (void)state;
-    fixture f = { .in = { .n_tokens = 2, .tokens = tokens, .n_source = 3, .source = source_tokens,
-                          .d_model = 2, .heads = 1, .mask = MASK_NONE, .scale = false } };
-    compute(&f);
     stats_table table;
-    assert_true(stats_count(&f.t, &table));
+    fixture *f = counted(state, &table);
     assert_int_equal(table.stages[0].stage, STAGE_SOURCE_INPUT);
     expect(&table, STAGE_SOURCE_INPUT, 0, 0, 0, 0, 48);
     expect(&table, STAGE_INPUT, 0, 0, 0, 0, 32);
@@ -115,35 +169,36 @@ static void test_counts_of_cross_attention(void **state)
     expect(&table, STAGE_SCALED, 0, 0, 0, 0, 0);
     expect(&table, STAGE_WEIGHTS, 0, 10, 6, 6, 48);
     expect(&table, STAGE_CONTEXT, 12, 8, 0, 0, 32);
+    expect(&table, STAGE_CONCAT, 0, 0, 0, 0, 32);
     expect(&table, STAGE_OUTPUT, 8, 4, 0, 0, 32);
-    assert_int_equal(table.total.counts.bytes, trace_bytes_needed(&f.in));
-    trace_free(&f.t);
+    /* the totals from the shape: Q and output project 2 rows, K and V 3 (2 terms a cell),
+     * scores 2·3 cells and context 2·2 cells of 3 terms; 6 softmax subtractions, 2·2 sum
+     * additions; 6 divisions and 6 exponentials; stored: the 3·2 source, K, V, scores and
+     * weights, the 2·2 input, Q, context, concat (one head's, kept all the same) and output */
+    expect_total(&table, 8 + 12 + 12 + 12 + 12 + 8, 4 + 6 + 6 + 6 + (6 + 4) + 8 + 4, 6, 6,
+                 5 * 6 * 8 + 5 * 4 * 8);
+    assert_int_equal(table.total.counts.bytes, trace_bytes_needed(&f->in));
 }
 
 /* One row per stage of the pipeline walk, in its order, each name once. */
 static void test_rows_follow_the_walk(void **state)
 {
-    (void)state;
-    fixture f = { .in = { .n_tokens = 3, .tokens = tokens, .d_model = 4, .heads = 2,
-                          .mask = MASK_NONE, .scale = true } };
-    compute(&f);
     stats_table table;
-    assert_true(stats_count(&f.t, &table));
+    fixture *f = counted(state, &table);
     int present = 0;
     for (int s = 0; s < STAGE_COUNT; s++)
-        present += trace_has_stage(&f.t, (stage_id)s);
+        present += trace_has_stage(&f->t, (stage_id)s);
     /* all but source_input, RoPE's, ALiBi's and the online softmax's */
     assert_int_equal(present, STAGE_COUNT - 6);
     assert_int_equal(table.count, present);
     walk w;
-    assert_true(walk_build(&w, &f.t, NULL, 0));
+    assert_true(walk_build(&w, &f->t, NULL, 0));
     int row = 0;
     for (int k = 0; k < w.count; k++)
         if (w.steps[k].head == 1)
             assert_int_equal(table.stages[row++].stage, w.steps[k].stage);
     assert_int_equal(row, table.count);
     walk_free(&w);
-    trace_free(&f.t);
 }
 
 /* Doubling n quadruples the multiplications of scores and context, exactly. */
@@ -188,44 +243,39 @@ static void test_doubling_n_quadruples_the_attention_work(void **state)
     free(labels);
 }
 
-static void test_times_are_measured_and_add_up(void **state)
+/* Every stage gets a time, and so does the total, which is at least the longest stage's (the
+ * timing leaves the counts as they were). */
+static void test_times_are_measured(void **state)
 {
-    (void)state;
-    fixture f = { .in = { .n_tokens = 3, .tokens = tokens, .d_model = 4, .heads = 2,
-                          .mask = MASK_CAUSAL, .positional = true, .scale = true } };
-    compute(&f);
     stats_table table;
-    assert_true(stats_count(&f.t, &table));
-    assert_true(stats_time(&f.t, NULL, &table));
-    double sum = 0.0;
+    fixture *f = counted(state, &table);
+    stats_table counts_only = table;
+    assert_true(stats_time(&f->t, NULL, SUPPORT_MIN_SECONDS, &table));
     for (int s = 0; s < table.count; s++) {
         assert_true(table.stages[s].seconds > 0.0 && table.stages[s].seconds < 1.0);
-        sum += table.stages[s].seconds;
+        assert_true(table.total.seconds >= table.stages[s].seconds);
+        assert_memory_equal(&table.stages[s].counts, &counts_only.stages[s].counts,
+                            sizeof(cost_counts));
     }
-    assert_true(fabs(sum - table.total.seconds) <= 1e-12);
+    assert_true(table.total.seconds < 1.0);
+    assert_memory_equal(&table.total.counts, &counts_only.total.counts, sizeof(cost_counts));
     assert_true(stats_peak_memory() > 0);
-    trace_free(&f.t);
 }
 
 /* The printed table: every stage name of the lesson starts exactly one line, then the total. */
 static void test_printed_table_names_each_stage_once(void **state)
 {
-    (void)state;
-    fixture f = { .in = { .n_tokens = 2, .tokens = tokens, .n_source = 3, .source = source_tokens,
-                          .d_model = 2, .heads = 1, .mask = MASK_NONE, .scale = true } };
-    compute(&f);
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_non_null(out);
-    assert_int_equal(stats_print(&f.t, NULL, "test lesson", out), 0);
-    fclose(out);
+    fixture *f = *state;
+    support_capture capture;
+    assert_int_equal(stats_print(&f->t, NULL, SUPPORT_MIN_SECONDS, "test lesson",
+                                 support_capture_begin(&capture)), 0);
+    char *text = support_capture_end(&capture);
     assert_non_null(strstr(text, "Cost of test lesson\n"));
     for (int s = 0; s < STAGE_COUNT; s++) {
         char start[32];
         snprintf(start, sizeof start, "\n%s ", stage_get((stage_id)s)->name);
         const char *first = strstr(text, start);
-        if (!trace_has_stage(&f.t, (stage_id)s)) {
+        if (!trace_has_stage(&f->t, (stage_id)s)) {
             assert_null(first);
             continue;
         }
@@ -234,20 +284,20 @@ static void test_printed_table_names_each_stage_once(void **state)
     }
     assert_non_null(strstr(text, "\ntotal "));
     assert_non_null(strstr(text, "Peak memory"));
+    /* the timing said as it was asked for */
+    assert_non_null(strstr(text, "of batches of runs repeated for at least 0 ms.\n"));
     free(text);
-    trace_free(&f.t);
 }
 
 static void test_cost_refuses_what_exceeds_the_limit(void **state)
 {
     (void)state;
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_non_null(out);
-    assert_int_equal(stats_cost(20000, 8, NULL, out), 0);
-    assert_int_equal(stats_cost(10, 3, NULL, out), -1); /* heads must divide d_model */
-    fclose(out);
+    support_capture capture;
+    FILE *out = support_capture_begin(&capture);
+    assert_int_equal(stats_cost(20000, 8, NULL, SUPPORT_MIN_SECONDS, out), 0);
+    /* heads must divide d_model */
+    assert_int_equal(stats_cost(10, 3, NULL, SUPPORT_MIN_SECONDS, out), -1);
+    char *text = support_capture_end(&capture);
     assert_non_null(strstr(text, "nothing computed"));
     free(text);
 }
@@ -272,12 +322,10 @@ static double seconds_of(const char *number, const char *unit)
 static void test_cost_states_the_ratio_of_its_own_table(void **state)
 {
     (void)state;
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_non_null(out);
-    assert_int_equal(stats_cost(8, 2, NULL, out), 0);
-    fclose(out);
+    support_capture capture;
+    assert_int_equal(stats_cost(8, 2, NULL, SUPPORT_MIN_SECONDS, support_capture_begin(&capture)),
+                     0);
+    char *text = support_capture_end(&capture);
     double first = 0.0, last = 0.0;
     int sizes = 0;
     for (const char *line = strstr(text, "\n  n = "); line; line = strstr(line + 1, "\n  n = ")) {
@@ -311,12 +359,12 @@ static void test_cost_states_the_ratio_of_its_own_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counts_of_a_causal_lesson),
-        cmocka_unit_test(test_counts_of_cross_attention),
-        cmocka_unit_test(test_rows_follow_the_walk),
+        traced_test(test_counts_of_a_causal_lesson, causal_shape),
+        traced_test(test_counts_of_cross_attention, cross_shape),
+        traced_test(test_rows_follow_the_walk, unmasked_shape),
         cmocka_unit_test(test_doubling_n_quadruples_the_attention_work),
-        cmocka_unit_test(test_times_are_measured_and_add_up),
-        cmocka_unit_test(test_printed_table_names_each_stage_once),
+        traced_test(test_times_are_measured, causal_shape),
+        traced_test(test_printed_table_names_each_stage_once, cross_scaled_shape),
         cmocka_unit_test(test_cost_refuses_what_exceeds_the_limit),
         cmocka_unit_test(test_cost_states_the_ratio_of_its_own_table),
     };

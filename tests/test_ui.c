@@ -51,6 +51,39 @@ static attention_input two_head_input(void)
                              .W_O = identity4, .mask = MASK_NONE, .scale = true};
 }
 
+/* A trace of a shape and the view of it without a lesson (the walk is the pipeline), made by a
+ * set_up_*_view and freed by tear_down_view, for the view tests that need nothing else. */
+typedef struct {
+    attention_input in;   /* here, not on set-up's stack: the trace points to its input */
+    trace t;
+    ui_view v;
+} viewed;
+
+static int set_up_view(void **state, attention_input in)
+{
+    viewed *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    /* a failed assertion fails the test here as in its body (f is then left: the run fails) */
+    f->in = in;
+    fixture_compute(&f->in, &f->t);
+    assert_true(ui_view_init(&f->v, &f->t, NULL));
+    *state = f;
+    return 0;
+}
+
+static int set_up_cat_sat_view(void **state) { return set_up_view(state, cat_sat_input()); }
+static int set_up_two_head_view(void **state) { return set_up_view(state, two_head_input()); }
+
+static int tear_down_view(void **state)
+{
+    viewed *f = *state;
+    ui_view_free(&f->v);
+    trace_free(&f->t);
+    free(f);
+    return 0;
+}
+
 /* ---- the key table ---- */
 
 static void test_no_key_is_bound_twice(void **state)
@@ -247,59 +280,47 @@ static void test_wide_and_combining_widths(void **state)
 
 static void test_walk_visits_every_stage_in_order(void **state)
 {
-    (void)state;
-    attention_input in = cat_sat_input();
-    trace t;
-    fixture_compute(&in, &t);
-    ui_view v;
-    assert_true(ui_view_init(&v, &t, NULL));
-    assert_int_equal(v.walk.count, 11);   /* input … output, no source_input without a source */
-    assert_int_equal(ui_view_current(&v)->stage, STAGE_INPUT);
-    for (int i = 0; i < 7; i++) ui_view_apply(&v, UI_ACT_NEXT, 0);
-    assert_int_equal(ui_view_current(&v)->stage, STAGE_WEIGHTS);
-    assert_true(fabs(trace_value(&t, STAGE_WEIGHTS, 1, 0, 0) - 0.6296) < 5e-5);
-    assert_true(fabs(trace_value(&t, STAGE_WEIGHTS, 1, 0, 1) - 0.3704) < 5e-5);
-    ui_view_apply(&v, UI_ACT_LAST, 0);
-    assert_int_equal(ui_view_current(&v)->stage, STAGE_OUTPUT);
-    ui_view_apply(&v, UI_ACT_NEXT, 0);
-    assert_int_equal(v.step, 10);
-    assert_string_equal(v.message, "this is the last step");
-    ui_view_apply(&v, UI_ACT_FIRST, 0);
-    ui_view_apply(&v, UI_ACT_PREV, 0);
-    assert_int_equal(v.step, 0);
-    assert_int_equal(ui_view_apply(&v, UI_ACT_QUIT, 0), UI_VIEW_LEAVE);
-    ui_view_free(&v);
-    trace_free(&t);
+    viewed *f = *state;
+    ui_view *v = &f->v;
+    const trace *t = &f->t;
+    assert_int_equal(v->walk.count, 11);   /* input … output, no source_input without a source */
+    assert_int_equal(ui_view_current(v)->stage, STAGE_INPUT);
+    for (int i = 0; i < 7; i++) ui_view_apply(v, UI_ACT_NEXT, 0);
+    assert_int_equal(ui_view_current(v)->stage, STAGE_WEIGHTS);
+    assert_true(fabs(trace_value(t, STAGE_WEIGHTS, 1, 0, 0) - 0.6296) < 5e-5);
+    assert_true(fabs(trace_value(t, STAGE_WEIGHTS, 1, 0, 1) - 0.3704) < 5e-5);
+    ui_view_apply(v, UI_ACT_LAST, 0);
+    assert_int_equal(ui_view_current(v)->stage, STAGE_OUTPUT);
+    ui_view_apply(v, UI_ACT_NEXT, 0);
+    assert_int_equal(v->step, 10);
+    assert_string_equal(v->message, "this is the last step");
+    ui_view_apply(v, UI_ACT_FIRST, 0);
+    ui_view_apply(v, UI_ACT_PREV, 0);
+    assert_int_equal(v->step, 0);
+    assert_int_equal(ui_view_apply(v, UI_ACT_QUIT, 0), UI_VIEW_LEAVE);
 }
 
 static void test_step_into_fills_in_reading_order(void **state)
 {
-    (void)state;
-    attention_input in = cat_sat_input();
-    trace t;
-    fixture_compute(&in, &t);
-    ui_view v;
-    assert_true(ui_view_init(&v, &t, NULL));
-    ui_view_goto(&v, walk_find(&v.walk, STAGE_SCORES, 1));
-    ui_view_apply(&v, UI_ACT_STEP_IN, 0);
-    assert_true(v.stepped_in);
-    assert_true(ui_view_is_filled(&v, 0, 0));
-    assert_false(ui_view_is_filled(&v, 0, 1));
+    ui_view *v = &((viewed *)*state)->v;
+    ui_view_goto(v, walk_find(&v->walk, STAGE_SCORES, 1));
+    ui_view_apply(v, UI_ACT_STEP_IN, 0);
+    assert_true(v->stepped_in);
+    assert_true(ui_view_is_filled(v, 0, 0));
+    assert_false(ui_view_is_filled(v, 0, 1));
     const int order[][2] = {{0, 1}, {1, 0}, {1, 1}};
     for (int i = 0; i < 3; i++) {
-        ui_view_apply(&v, UI_ACT_NEXT, 0);
-        assert_int_equal(v.row, order[i][0]);
-        assert_int_equal(v.col, order[i][1]);
+        ui_view_apply(v, UI_ACT_NEXT, 0);
+        assert_int_equal(v->row, order[i][0]);
+        assert_int_equal(v->col, order[i][1]);
     }
-    assert_false(ui_view_is_filled(&v, 2, 0));
-    ui_view_apply(&v, UI_ACT_PREV, 0);
-    assert_int_equal(v.row * 2 + v.col, 2);
-    ui_view_apply(&v, UI_ACT_STEP_OUT, 0);
-    assert_false(v.stepped_in);
-    assert_true(ui_view_is_filled(&v, 1, 1));
-    assert_int_equal(ui_view_current(&v)->stage, STAGE_SCORES);   /* stepping stayed inside */
-    ui_view_free(&v);
-    trace_free(&t);
+    assert_false(ui_view_is_filled(v, 2, 0));
+    ui_view_apply(v, UI_ACT_PREV, 0);
+    assert_int_equal(v->row * 2 + v->col, 2);
+    ui_view_apply(v, UI_ACT_STEP_OUT, 0);
+    assert_false(v->stepped_in);
+    assert_true(ui_view_is_filled(v, 1, 1));
+    assert_int_equal(ui_view_current(v)->stage, STAGE_SCORES);   /* stepping stayed inside */
 }
 
 static void test_heads_are_sub_steps_and_tab_switches(void **state)
@@ -460,26 +481,19 @@ static void test_at_lands_where_it_says(void **state)
 
 static void test_scrolling_keeps_the_selection_visible(void **state)
 {
-    (void)state;
-    attention_input in = two_head_input();
-    trace t;
-    fixture_compute(&in, &t);
-    ui_view v;
-    assert_true(ui_view_init(&v, &t, NULL));
-    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_DOWN);
-    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_DOWN);
-    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_RIGHT);
-    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_RIGHT);
-    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_RIGHT);
-    ui_view_scroll(&v, 2, 2);
-    assert_int_equal(v.top, 1);
-    assert_int_equal(v.left, 2);
-    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_UP);
-    ui_view_apply(&v, UI_ACT_MOVE, UI_DIR_UP);
-    ui_view_scroll(&v, 2, 2);
-    assert_int_equal(v.top, 0);
-    ui_view_free(&v);
-    trace_free(&t);
+    ui_view *v = &((viewed *)*state)->v;
+    ui_view_apply(v, UI_ACT_MOVE, UI_DIR_DOWN);
+    ui_view_apply(v, UI_ACT_MOVE, UI_DIR_DOWN);
+    ui_view_apply(v, UI_ACT_MOVE, UI_DIR_RIGHT);
+    ui_view_apply(v, UI_ACT_MOVE, UI_DIR_RIGHT);
+    ui_view_apply(v, UI_ACT_MOVE, UI_DIR_RIGHT);
+    ui_view_scroll(v, 2, 2);
+    assert_int_equal(v->top, 1);
+    assert_int_equal(v->left, 2);
+    ui_view_apply(v, UI_ACT_MOVE, UI_DIR_UP);
+    ui_view_apply(v, UI_ACT_MOVE, UI_DIR_UP);
+    ui_view_scroll(v, 2, 2);
+    assert_int_equal(v->top, 0);
 }
 
 /* ---- questions ---- */
@@ -2032,12 +2046,12 @@ int main(void)
         cmocka_unit_test(test_wrap_breaks_at_spaces_and_newlines),
         cmocka_unit_test(test_ascii_spelling_without_utf8),
         cmocka_unit_test(test_wide_and_combining_widths),
-        cmocka_unit_test(test_walk_visits_every_stage_in_order),
-        cmocka_unit_test(test_step_into_fills_in_reading_order),
+        cmocka_unit_test_setup_teardown(test_walk_visits_every_stage_in_order, set_up_cat_sat_view, tear_down_view),
+        cmocka_unit_test_setup_teardown(test_step_into_fills_in_reading_order, set_up_cat_sat_view, tear_down_view),
         cmocka_unit_test(test_heads_are_sub_steps_and_tab_switches),
         cmocka_unit_test(test_off_the_script_and_back),
         cmocka_unit_test(test_at_lands_where_it_says),
-        cmocka_unit_test(test_scrolling_keeps_the_selection_visible),
+        cmocka_unit_test_setup_teardown(test_scrolling_keeps_the_selection_visible, set_up_two_head_view, tear_down_view),
         cmocka_unit_test(test_choice_question_hides_then_judges),
         cmocka_unit_test(test_numeric_question_typed_and_right),
         cmocka_unit_test(test_rebuild_keeps_the_place),

@@ -20,6 +20,8 @@ static const struct {
     { "ATTNSTEP_PORTABLE", "set and not 0: never the vector code (AVX-512, AVX2 with FMA, NEON); "
       "every number is the same to the bit, only slower" },
     { "ATTNSTEP_KEY_TIMES", "a file the UI appends the time of every key to (for make bench)" },
+    { "ATTNSTEP_TIMING_MS", "how many milliseconds --stats and --cost measure each time for, at "
+      "least (0 to 60000; unset: 50); the tests make it small, to check the text quickly" },
     { "NO_COLOR", "set and not empty: the UI draws without colour unless --color=always" },
     { "LANG, LC_ALL", "a locale that is not UTF-8 makes the UI draw in ASCII; numbers always "
       "read and print with a '.'" },

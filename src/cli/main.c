@@ -56,6 +56,7 @@ struct options {
     int precision;
     bool precision_given;  /* --csv is exact unless --precision is given */
     int d_model, heads;    /* the shape of --cost */
+    double timing_seconds; /* how long --stats and --cost measure each time, at least */
     unsigned long long given;  /* bit i: option_table[i] was on the command line */
     char writing[40];      /* what goes to stdout, for the message when it cannot be written */
     ui_options ui;
@@ -147,7 +148,7 @@ static int write_stats(const options *o, const lesson *l, const trace *t)
     if (!title)
         return written(EXIT_STATUS_SOFTWARE);
     text_escape(l->title, title, (size_t)length + 1);
-    int printed = stats_print(t, &o->ui.compute, title, stdout);
+    int printed = stats_print(t, &o->ui.compute, o->timing_seconds, title, stdout);
     free(title);
     return stats_status(printed);
 }
@@ -198,9 +199,9 @@ static int show_cost(const options *o, int count, char **paths)
         return usage_error("--cost makes its own sentences and takes no lesson", NULL);
     if (o->d_model % o->heads != 0)
         return usage_error("--heads must divide --d-model", NULL);
-    int (*cost)(int, int, const trace_options *, FILE *) = o->decode ? stats_cost_decode
-                                                                      : stats_cost;
-    return stats_status(cost(o->d_model, o->heads, &o->ui.compute, stdout));
+    int (*cost)(int, int, const trace_options *, double, FILE *) = o->decode ? stats_cost_decode
+                                                                              : stats_cost;
+    return stats_status(cost(o->d_model, o->heads, &o->ui.compute, o->timing_seconds, stdout));
 }
 
 /* --reset [LESSON...]: forgets the progress kept of every lesson, or of those given. */
@@ -571,6 +572,7 @@ static int refuse_ignored(const options *o, bool fallback)
 static int parse_options(int argc, char **argv, options *o)
 {
     *o = (options){ .precision = 4, .d_model = STATS_COST_D_MODEL, .heads = STATS_COST_HEADS,
+                    .timing_seconds = STATS_MIN_SECONDS,
                     .ui = { .color = UI_COLOR_AUTO, .screen_cols = 80, .screen_rows = 24 } };
     struct option long_options[OPTION_COUNT + 1];
     for (int i = 0; i < OPTION_COUNT; i++)
@@ -728,6 +730,18 @@ static void read_environment(options *o, const char *argv0)
         fputs(" is not a number; using every core\n", stderr);
     }
     o->ui.compute.portable = portable && *portable && strcmp(portable, "0") != 0;
+    const char *timing = getenv("ATTNSTEP_TIMING_MS");
+    int timing_ms;
+    if (timing && *timing) {
+        if (parse_int(timing, 0, 60000, &timing_ms)) {
+            o->timing_seconds = timing_ms * 1e-3;
+        } else {
+            fputs("attnstep: ATTNSTEP_TIMING_MS=", stderr);
+            text_write_escaped(stderr, timing, false);
+            fprintf(stderr, " is not a number of milliseconds from 0 to 60000; using %.0f\n",
+                    STATS_MIN_SECONDS * 1e3);
+        }
+    }
     if (no_color && *no_color && o->ui.color == UI_COLOR_AUTO)
         o->ui.color = UI_COLOR_NEVER;
     const char *folders = getenv("ATTNSTEP_LESSONS");

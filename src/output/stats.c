@@ -92,9 +92,9 @@ static double run_batch(timed_run *run, void *context, long runs)
 /* Seconds per run, on memory already allocated and touched: one run first (it touches the
  * scratch and brings the trace's blocks into the caches, so no page fault is timed), then
  * batches of 1, 2, 4, … runs until a batch takes a millisecond (above the clock's resolution),
- * then more batches of that size until STATS_MIN_SECONDS and STATS_MIN_BATCHES are reached;
+ * then more batches of that size until min_seconds and STATS_MIN_BATCHES are reached;
  * the best batch, the one least disturbed by other work on the machine. */
-static double best_time_of(timed_run *run, void *context)
+static double best_time_of(timed_run *run, void *context, double min_seconds)
 {
     run(context);
     long runs = 1;
@@ -105,7 +105,7 @@ static double best_time_of(timed_run *run, void *context)
         spent += elapsed;
     }
     double best = elapsed / (double)runs;
-    for (int batch = 1; batch < STATS_MIN_BATCHES || spent < STATS_MIN_SECONDS; batch++) {
+    for (int batch = 1; batch < STATS_MIN_BATCHES || spent < min_seconds; batch++) {
         elapsed = run_batch(run, context, runs);
         spent += elapsed;
         if (elapsed / (double)runs < best)
@@ -114,9 +114,9 @@ static double best_time_of(timed_run *run, void *context)
     return best;
 }
 
-static double best_time(timed_work *w)
+static double best_time(timed_work *w, double min_seconds)
 {
-    return best_time_of(run_work, w);
+    return best_time_of(run_work, w, min_seconds);
 }
 
 /* The smaller of a time kept so far (round 0: none) and a new round's. */
@@ -125,7 +125,8 @@ static double best_of_rounds(int round, double kept, double seconds)
     return round == 0 || seconds < kept ? seconds : kept;
 }
 
-bool stats_time(const trace *t, const trace_options *options, stats_table *table)
+bool stats_time(const trace *t, const trace_options *options, double min_seconds,
+                stats_table *table)
 {
     double *scratch = malloc(cost_scratch_doubles(t) * sizeof(double));
     if (!scratch)
@@ -134,7 +135,7 @@ bool stats_time(const trace *t, const trace_options *options, stats_table *table
         for (int s = 0; s < table->count; s++) {
             timed_work w = { t, options, &table->stages[s].stage, 1, scratch };
             table->stages[s].seconds = best_of_rounds(round, table->stages[s].seconds,
-                                                      best_time(&w));
+                                                      best_time(&w, min_seconds));
         }
     table->total.seconds = 0.0;
     for (int s = 0; s < table->count; s++)
@@ -296,16 +297,17 @@ static void run_prefix(void *context)
 }
 
 /* Measures token `position` with the cache and by recomputing its prefix, into seconds[2]. */
-static bool time_decode(const trace *t, const trace_options *options, int position,
-                        double seconds[2])
+static bool time_decode(const trace *t, const trace_options *options, double min_seconds,
+                        int position, double seconds[2])
 {
     timed_decode d = { .position = position, .options = options };
     if (!decode_begin(&d.state, t))
         return false;
     run_prefix(&d);
     for (int round = 0; round < STATS_ROUNDS; round++) {
-        seconds[0] = best_of_rounds(round, seconds[0], best_time_of(run_cached_token, &d));
-        seconds[1] = best_of_rounds(round, seconds[1], best_time_of(run_prefix, &d));
+        seconds[0] = best_of_rounds(round, seconds[0], best_time_of(run_cached_token, &d,
+                                                                  min_seconds));
+        seconds[1] = best_of_rounds(round, seconds[1], best_time_of(run_prefix, &d, min_seconds));
     }
     decode_free(&d.state);
     return true;
@@ -313,10 +315,11 @@ static bool time_decode(const trace *t, const trace_options *options, int positi
 
 /* decode: true: the work of generating each token, with the cache (linear in t) and by
  * recomputing its prefix (quadratic), counted for every token and measured for the last. */
-static int print_decode(FILE *out, const trace *t, const trace_options *options)
+static int print_decode(FILE *out, const trace *t, const trace_options *options,
+                        double min_seconds)
 {
     double seconds[2];
-    if (!time_decode(t, options, t->n - 1, seconds))
+    if (!time_decode(t, options, min_seconds, t->n - 1, seconds))
         return -1;
     fprintf(out, "\nDecoding with a KV cache: the multiplications of generating token t\n");
     fputs("    t  with the cache  recomputing the prefix\n", out);
@@ -339,7 +342,8 @@ static int print_decode(FILE *out, const trace *t, const trace_options *options)
     return 0;
 }
 
-int stats_print(const trace *t, const trace_options *options, const char *title, FILE *out)
+int stats_print(const trace *t, const trace_options *options, double min_seconds,
+                const char *title, FILE *out)
 {
     stats_table table;
     if (!stats_count(t, &table))
@@ -347,7 +351,7 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
     /* the peak so far is what loading the lesson and computing the trace took; the timing's
      * scratch comes on top and is reported apart */
     size_t peak = stats_peak_memory();
-    if (!stats_time(t, options, &table))
+    if (!stats_time(t, options, min_seconds, &table))
         return -1;
     char window[64] = "";  /* a window's size: each query sees itself and W − 1 keys before */
     if (t->in->mask == MASK_WINDOW)
@@ -367,7 +371,7 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
     }
     print_stage_row(out, "total", &table.total, false);
     print_kv_cache(out, t);
-    if (t->in->decode && decode_supported(t) && print_decode(out, t, options) != 0)
+    if (t->in->decode && decode_supported(t) && print_decode(out, t, options, min_seconds) != 0)
         return -1;
     char peak_text[32], scratch[32];
     format_bytes(peak, peak_text, sizeof peak_text);
@@ -381,7 +385,7 @@ int stats_print(const trace *t, const trace_options *options, const char *title,
             "on the trace's memory and a scratch matrix already touched (no allocation and no\n"
             "page fault is timed): the best of %d rounds taken stage after stage, each the best\n"
             "of batches of runs repeated for at least %.0f ms.\n",
-            peak_text, scratch, STATS_ROUNDS, STATS_MIN_SECONDS * 1e3);
+            peak_text, scratch, STATS_ROUNDS, min_seconds * 1e3);
     return ferror(out) ? -1 : 0;
 }
 
@@ -429,7 +433,8 @@ static tally part_multiplications(const trace *t, const stats_table *table, int 
 
 /* Computes the trace of one size once (allocating and touching its memory), then times each
  * part on it with best_time, into one scratch matrix allocated for the size. */
-static bool measure(const attention_input *in, const trace_options *options, cost_row *row)
+static bool measure(const attention_input *in, const trace_options *options,
+                    double min_seconds, cost_row *row)
 {
     trace t;
     if (trace_compute(in, options, &t, NULL) != TRACE_OK)
@@ -442,7 +447,8 @@ static bool measure(const attention_input *in, const trace_options *options, cos
             stage_id stages[STAGE_COUNT];
             timed_work w = { &t, options, stages, part_stages(&t, part, stages), scratch };
             row->multiplications[part] = part_multiplications(&t, &table, part);
-            row->seconds[part] = best_of_rounds(round, row->seconds[part], best_time(&w));
+            row->seconds[part] = best_of_rounds(round, row->seconds[part],
+                                                best_time(&w, min_seconds));
         }
     free(scratch);
     trace_free(&t);
@@ -599,7 +605,8 @@ static attention_input sentences_input(const random_sentences *s, int n)
     };
 }
 
-int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
+int stats_cost(int d_model, int heads, const trace_options *options, double min_seconds,
+               FILE *out)
 {
     if (d_model < 1 || heads < 1 || d_model % heads != 0)
         return -1;
@@ -623,7 +630,7 @@ int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
             "each on a trace computed\nonce per size (no allocation or page fault is timed): "
             "the best of %d rounds, each the best\nof batches of runs repeated for at least "
             "%.0f ms.\n\n", d_model, heads, heads == 1 ? "" : "s", d_model / heads,
-            STATS_ROUNDS, STATS_MIN_SECONDS * 1e3);
+            STATS_ROUNDS, min_seconds * 1e3);
     static const char *const heading1[COST_FIELDS] = { "", "", "", "multiplications", "", "",
                                                        "", "time", "", "memory", "" };
     static const char *const heading2[COST_FIELDS] = { "n", "projections", "", "QKᵀ, W·V", "",
@@ -645,7 +652,7 @@ int stats_cost(int d_model, int heads, const trace_options *options, FILE *out)
         }
         cost_row *row = &rows[count];
         *row = (cost_row){ .n = n };
-        if (!measure(&in, options, row)) {
+        if (!measure(&in, options, min_seconds, row)) {
             status = -1;
             break;
         }
@@ -670,14 +677,14 @@ typedef struct {
 } decode_row;
 
 static bool measure_decode(const attention_input *in, const trace_options *options,
-                           decode_row *row)
+                           double min_seconds, decode_row *row)
 {
     trace t;
     if (trace_compute(in, options, &t, NULL) != TRACE_OK)
         return false;
     row->multiplications[0] = decode_token_multiplications(&t, t.n - 1);
     row->multiplications[1] = decode_prefix_multiplications(&t, t.n - 1);
-    bool ok = time_decode(&t, options, t.n - 1, row->seconds);
+    bool ok = time_decode(&t, options, min_seconds, t.n - 1, row->seconds);
     trace_free(&t);
     return ok;
 }
@@ -703,7 +710,8 @@ static void print_decode_row(FILE *out, const decode_row *row, const decode_row 
     fputc('\n', out);
 }
 
-int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE *out)
+int stats_cost_decode(int d_model, int heads, const trace_options *options, double min_seconds,
+                      FILE *out)
 {
     if (d_model < 1 || heads < 1 || d_model % heads != 0)
         return -1;
@@ -724,7 +732,7 @@ int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE
                 "cache (its own\nq, k and v rows, then scores and context against the n cached "
                 "rows) and without one\n(every row of the prefix computed again), each the best "
                 "of %d rounds of batches of runs\nrepeated for at least %.0f ms.\n\n", d_model,
-                heads, heads == 1 ? "" : "s", STATS_ROUNDS, STATS_MIN_SECONDS * 1e3);
+                heads, heads == 1 ? "" : "s", STATS_ROUNDS, min_seconds * 1e3);
         static const char *const heading[9] = { "n", "mults", "", "time", "", "mults", "",
                                                 "time", "" };
         static const int widths[9] = { 6, 13, 7, 11, 7, 13, 7, 11, 7 };
@@ -741,7 +749,7 @@ int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE
         in.mask = MASK_CAUSAL;
         in.decode = true;
         rows[count] = (decode_row){ .n = n };
-        if (!measure_decode(&in, options, &rows[count])) {
+        if (!measure_decode(&in, options, min_seconds, &rows[count])) {
             status = -1;
             break;
         }

@@ -34,31 +34,40 @@ bool stats_count(const trace *t, stats_table *table);
  * blocks into scratch memory, with the kernels as options say (NULL: defaults), and stores the
  * seconds (and their total) in table. Derived stages are timed as reading every cell. Each time
  * is taken on memory already allocated and touched (a first run warms it up), as the best of
- * batches of runs repeated for at least STATS_MIN_SECONDS (and STATS_MIN_BATCHES batches),
- * the best of STATS_ROUNDS rounds taken stage after stage. Returns false when the scratch memory cannot be had. */
-bool stats_time(const trace *t, const trace_options *options, stats_table *table);
+ * batches of runs repeated for at least min_seconds (STATS_MIN_SECONDS unless
+ * ATTNSTEP_TIMING_MS says otherwise; and STATS_MIN_BATCHES batches), the best of STATS_ROUNDS
+ * rounds taken stage after stage. Returns false when the scratch memory cannot be had. */
+bool stats_time(const trace *t, const trace_options *options, double min_seconds,
+                stats_table *table);
 
 /* The process's peak resident memory so far, in bytes (getrusage's ru_maxrss). */
 size_t stats_peak_memory(void);
 
-/* `--stats`: the table of t (counted and timed), then the totals and the peak memory.
- * title names the lesson. Returns 0, or -1 when out of memory or when writing fails. */
-int stats_print(const trace *t, const trace_options *options, const char *title, FILE *out);
+/* `--stats`: the table of t (counted and timed as stats_time does, for min_seconds), then the
+ * totals and the peak memory. title names the lesson. Returns 0, or -1 when out of memory or
+ * when writing fails. */
+int stats_print(const trace *t, const trace_options *options, double min_seconds,
+                const char *title, FILE *out);
 
 /* `--cost`: computes traces of random sentences of n = 16, 32, … 2048 tokens at d_model and
  * heads, and prints how multiplications, time and memory grow, with a plot. Stops, with a
  * note, before a size whose trace would exceed TRACE_MAX_BYTES. Returns 0, or -1 when the
- * shape is impossible, memory runs out or writing fails. options as for trace_compute. */
-int stats_cost(int d_model, int heads, const trace_options *options, FILE *out);
+ * shape is impossible, memory runs out or writing fails. options as for trace_compute;
+ * min_seconds as for stats_time. */
+int stats_cost(int d_model, int heads, const trace_options *options, double min_seconds,
+               FILE *out);
 
 /* `--cost --decode`: for n = 16, 32, … STATS_COST_DECODE_LAST_N random tokens under a causal
  * mask, the multiplications and measured time of generating the last token with a KV cache
  * (linear in n) and by recomputing its prefix (quadratic), with their ratios per doubling.
  * Returns 0, or -1 when the shape is impossible, memory runs out or writing fails. */
-int stats_cost_decode(int d_model, int heads, const trace_options *options, FILE *out);
+int stats_cost_decode(int d_model, int heads, const trace_options *options, double min_seconds,
+                      FILE *out);
 
-/* How long each time of --stats and --cost is measured for, at least, and in how many batches:
- * long enough that the best batch is stable from one run to the next. */
+/* How long each time of --stats and --cost is measured for, at least, unless the caller says
+ * otherwise (main: ATTNSTEP_TIMING_MS; the tests make it tiny, to check the text and not the
+ * machine), and in how many batches: long enough that the best batch is stable from one run to
+ * the next. */
 #define STATS_MIN_SECONDS 0.05
 #define STATS_MIN_BATCHES 3
 /* Every time is taken in this many rounds, in turn with the other times of its table, and the
