@@ -342,6 +342,22 @@ static int print_decode(FILE *out, const trace *t, const trace_options *options,
     return 0;
 }
 
+/* The derived stages of t by name, from the node table: "scaled and masked". */
+static void derived_names(const trace *t, char *out, size_t size)
+{
+    int count = 0, written = 0;
+    for (int s = 0; s < STAGE_COUNT; s++)
+        count += trace_has_stage(t, (stage_id)s) && stage_get((stage_id)s)->storage == STAGE_DERIVED;
+    for (int s = 0, k = 0; s < STAGE_COUNT; s++) {
+        if (!trace_has_stage(t, (stage_id)s) || stage_get((stage_id)s)->storage != STAGE_DERIVED)
+            continue;
+        k++;
+        const char *joint = k == 1 ? "" : k == count ? " and " : ", ";
+        size_t used = (size_t)written < size ? (size_t)written : size;
+        written += snprintf(out + used, size - used, "%s%s", joint, stage_get((stage_id)s)->name);
+    }
+}
+
 int stats_print(const trace *t, const trace_options *options, double min_seconds,
                 const char *title, FILE *out)
 {
@@ -373,19 +389,20 @@ int stats_print(const trace *t, const trace_options *options, double min_seconds
     print_kv_cache(out, t);
     if (t->in->decode && decode_supported(t) && print_decode(out, t, options, min_seconds) != 0)
         return -1;
-    char peak_text[32], scratch[32];
+    char peak_text[32], scratch[32], derived[128] = "";
     format_bytes(peak, peak_text, sizeof peak_text);
     format_bytes(cost_scratch_doubles(t) * sizeof(double), scratch, sizeof scratch);
+    derived_names(t, derived, sizeof derived);
     fprintf(out, "\nPeak memory of this process (max RSS) while loading and computing: %s;\n"
             "the timing above then wrote into %s of scratch besides.\n"
             "\nA dot product of k terms counts k multiplications and k − 1 additions (a\n"
-            "subtraction counts as an addition). The stages scaled and masked are not stored:\n"
-            "they are derived from scores when shown, and their time is what deriving every\n"
-            "cell once costs. Each time is the stage run again alone with the core's kernels,\n"
-            "on the trace's memory and a scratch matrix already touched (no allocation and no\n"
-            "page fault is timed): the best of %d rounds taken stage after stage, each the best\n"
-            "of batches of runs repeated for at least %.0f ms.\n",
-            peak_text, scratch, STATS_ROUNDS, min_seconds * 1e3);
+            "subtraction counts as an addition). The stages %s are not stored:\n"
+            "they are derived from the stages they read when shown, and their time is what\n"
+            "deriving every cell once costs. Each time is the stage run again alone with the\n"
+            "core's kernels, on the trace's memory and a scratch matrix already touched (no\n"
+            "allocation and no page fault is timed): the best of %d rounds taken stage after\n"
+            "stage, each the best of batches of runs repeated for at least %.0f ms.\n",
+            peak_text, scratch, derived, STATS_ROUNDS, min_seconds * 1e3);
     return ferror(out) ? -1 : 0;
 }
 
