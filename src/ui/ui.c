@@ -18,6 +18,7 @@
 #include "text.h"
 #include "ui_matrix.h"
 #include "ui_progress.h"
+#include "ui_record.h"
 #include "ui_replay.h"
 #include "ui_screen.h"
 
@@ -47,7 +48,8 @@ typedef struct {
     bool replaying;              /* on the terminal, until the script ends or is stopped */
     bool redraw;                 /* the replay ended: draw once more, without its label */
     ui_replay replay;
-    FILE *record;
+    ui_record record;            /* .f NULL when not recording */
+    bool ran;                    /* the screens ran: the recording is kept */
     double event_read;           /* when the event being handled was read */
     double last_recorded;        /* when the last event recorded was read (or the start) */
     /* what the screens on the stack ask of the loop (ui_screen_ops, its last part) */
@@ -376,7 +378,8 @@ static bool next_event(session *s, ui_event *ev)
 /* Writes a key, click or resize the run handled, after the wait since the one before. */
 static void record_event(session *s, const ui_event *handled)
 {
-    if (!s->record || (handled->kind != UI_EV_KEY && handled->kind != UI_EV_CLICK
+    FILE *f = s->record.f;
+    if (!f || (handled->kind != UI_EV_KEY && handled->kind != UI_EV_CLICK
                        && handled->kind != UI_EV_RESIZE)) return;
     ui_event ev = *handled;
     if (ev.kind == UI_EV_RESIZE) { ev.x = COLS; ev.y = LINES; }   /* the terminal's new size */
@@ -384,9 +387,9 @@ static void record_event(session *s, const ui_event *handled)
     double ms = floor((s->event_read - s->last_recorded) * 1000);
     s->last_recorded = s->event_read;
     if (ms >= 1)
-        fprintf(s->record, "wait %d\n", ms < UI_SCRIPT_MAX_WAIT_MS ? (int)ms : UI_SCRIPT_MAX_WAIT_MS);
-    if (ui_script_format_event(&ev, line, sizeof line)) fputs(line, s->record);
-    else fprintf(s->record, "# key %d has no name in key scripts\n", ev.key);
+        fprintf(f, "wait %d\n", ms < UI_SCRIPT_MAX_WAIT_MS ? (int)ms : UI_SCRIPT_MAX_WAIT_MS);
+    if (ui_script_format_event(&ev, line, sizeof line)) fputs(line, f);
+    else fprintf(f, "# key %d has no name in key scripts\n", ev.key);
 }
 
 /* ---- the terminal ---- */
@@ -758,13 +761,18 @@ static exit_status place_view(ui_view *v, const ui_options *options)
 /* The lesson given, with the student's saved progress, placed by --at and --head, and in its
  * class under --lead or --follow (main allows a class on a lesson only). NULL with the exit
  * status when it does not open. */
-static ui_screen *open_lesson(const ui_options *options, bool headless, exit_status *status)
+static ui_screen *open_lesson(const ui_options *options, const ui_record *record,
+                              bool headless, exit_status *status)
 {
     char error[512];
     ui_opened *o = NULL;
     if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute,
                                   &options->load, &o, true, error, sizeof error)) != EXIT_STATUS_OK)
         return NULL;
+    for (int i = 0; i < o->l.n_data_files && *status == EXIT_STATUS_OK; i++)   /* --record */
+        *status = ui_record_check(record, &(ui_record_input){o->l.data_files[i],
+                                                              "a data file of the lesson"});
+    if (*status != EXIT_STATUS_OK) { ui_lesson_close(o); return NULL; }
     ui_screen *screen = ui_lesson_screen_new(o);
     if (!screen) {
         fprintf(stderr, "attnstep: out of memory\n");
@@ -792,11 +800,12 @@ static ui_screen *open_lesson(const ui_options *options, bool headless, exit_sta
 
 /* The first screen: the lesson given (errors of --at and --head are told before the terminal
  * starts), two side by side, or the picker. NULL with the exit status when there is none. */
-static ui_screen *first_screen(const ui_options *options, bool headless, exit_status *status)
+static ui_screen *first_screen(const ui_options *options, const ui_record *record,
+                               bool headless, exit_status *status)
 {
     char error[512];
     ui_screen *screen = NULL;
-    if (options->lesson_path && !options->compare_path) return open_lesson(options, headless, status);
+    if (options->lesson_path && !options->compare_path) return open_lesson(options, record, headless, status);
     if (!options->lesson_path) {
         screen = ui_picker_screen_new(options->lesson_folders, &options->compute,
                                       &options->load, options->state_dir);
@@ -820,44 +829,31 @@ static exit_status run(session *s, const ui_options *options)
 {
     exit_status status = EXIT_STATUS_OK;
     stack k = {.n = 0};
-    ui_screen *first = first_screen(options, s->headless, &status);
+    ui_screen *first = first_screen(options, &s->record, s->headless, &status);
     if (!first) return status;
     push(&k, first);
     take_pace(s, &k);
     status = start_terminal(s, options);
     s->last_recorded = now_seconds();
-    if (status == EXIT_STATUS_OK) run_stack(s, &k);
+    s->ran = status == EXIT_STATUS_OK;
+    if (s->ran) run_stack(s, &k);
     while (k.n > 0) pop(&k);
     if (s->ending.ended && s->ending.status != EXIT_STATUS_OK && status == EXIT_STATUS_OK)
         status = s->ending.status;
     return status;
 }
 
-/* Says that --record's FILE cannot be written, and why. */
-static void record_failed(const char *path, int error)
+/* --record's FILE checked against every input named on the command line, and opened. */
+static exit_status open_record(ui_record *r, const ui_options *options)
 {
-    fputs("attnstep: --record ", stderr);
-    text_write_escaped(stderr, path, false);
-    fprintf(stderr, ": cannot write the recording: %s\n", strerror(error));
-}
-
-static FILE *open_record(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) { record_failed(path, errno); return NULL; }
-    fputs("# attnstep --record: a key script with the time between keys; play it with\n"
-          "# attnstep --replay FILE LESSON (space pauses, + and - change the speed)\n", f);
-    return f;
-}
-
-/* Closes the recording; false, having said why, when any of it could not be written. */
-static bool close_record(FILE *f, const char *path)
-{
-    bool failed = ferror(f) != 0;
-    int error = failed ? EIO : 0;
-    if (fclose(f) != 0 && !failed) { failed = true; error = errno; }
-    if (failed) record_failed(path, error);
-    return !failed;
+    const ui_record_input inputs[] = {
+        {options->lesson_path, "the lesson"},
+        {options->compare_path, "the lesson compared (--compare)"},
+        {options->key_script, "the key script"},
+        {options->replay, "the recording replayed"},
+        {options->key_times, "the ATTNSTEP_KEY_TIMES file"},
+    };
+    return ui_record_open(r, options->record, inputs, (int)(sizeof inputs / sizeof inputs[0]));
 }
 
 int ui_run(const ui_options *options)
@@ -890,10 +886,11 @@ int ui_run(const ui_options *options)
         free(s.script);
         return EXIT_STATUS_NO_INPUT;
     }
-    if (options->record && !(s.record = open_record(options->record))) {
+    exit_status recording = options->record ? open_record(&s.record, options) : EXIT_STATUS_OK;
+    if (recording != EXIT_STATUS_OK) {
         free(s.script);
         if (s.key_times) fclose(s.key_times);
-        return EXIT_STATUS_IO;
+        return recording;
     }
     pending_signal = 0;
     int status = run(&s, options);
@@ -902,7 +899,7 @@ int ui_run(const ui_options *options)
         fprintf(stderr, "attnstep: %s\n", s.ending.why);
     free(s.script);
     if (s.key_times) fclose(s.key_times);
-    if (s.record && !close_record(s.record, options->record) && status == EXIT_STATUS_OK)
+    if (!ui_record_close(&s.record, s.ran) && status == EXIT_STATUS_OK)
         status = EXIT_STATUS_IO;
     raise_pending_end();
     /* Ctrl-C, SIGTERM and SIGHUP end the UI like q, with the shell's status for the signal.
