@@ -95,6 +95,7 @@ run 64 "--explain echoing a bad cell" ./attnstep --explain $'w\e]0;x\a[0,0]' "$l
 run 64 "--csv echoing a bad stage" ./attnstep --csv $'\e[2J' "$lesson"
 run 64 "--precision echoing its argument" ./attnstep --precision $'\e[2J' --plain "$lesson"
 run 66 "key script path echoed" ./attnstep --keys "$dir/missing$evil" "$lesson"
+run 0 "--reset naming the state folder (XDG_STATE_HOME)" env XDG_STATE_HOME="$tmp/$evil-state" ./attnstep --reset
 printf 'j\n\e[31m\xe2\x80\xae\n' >"$tmp/bad_keys"
 run 64 "key script line echoed" ./attnstep --keys "$tmp/bad_keys" "$lesson"
 
