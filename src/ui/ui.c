@@ -36,8 +36,8 @@ typedef struct {
     SCREEN *screen;
     FILE *term_out, *term_in;    /* headless: what curses sends (kept in a temporary file when
                                     the script counts clears, else /dev/null) */
-    ui_event *script;
-    int script_len, script_pos, dumps;
+    ui_script script;            /* the key script or the recording replayed */
+    int script_pos, dumps;
     int instant_failures;        /* reads that failed at once, in a row */
     bool stop;                   /* input ended or a signal came: leave every loop */
     FILE *key_times;             /* $ATTNSTEP_KEY_TIMES opened for appending, or NULL */
@@ -50,6 +50,7 @@ typedef struct {
     ui_replay replay;
     ui_record record;            /* .f NULL when not recording */
     bool ran;                    /* the screens ran: the recording is kept */
+    int recorded_lines;          /* events' lines written (two each at most), capped */
     double event_read;           /* when the event being handled was read */
     double last_recorded;        /* when the last event recorded was read (or the start) */
     /* what the screens on the stack ask of the loop (ui_screen_ops, its last part) */
@@ -89,12 +90,30 @@ static const int quits[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 /* Every other signal whose default action ends the process: the terminal is restored, then
  * the signal is raised again with its default action, so the process ends as it would have. */
 static const int ends[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGXCPU,
-                           SIGXFSZ, SIGPOLL};
+                           SIGXFSZ, SIGPOLL,
+#ifdef SIGSTKFLT
+                           SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+                           SIGPWR,
+#endif
+#ifdef SIGEMT
+                           SIGEMT,
+#endif
+#ifdef SIGLOST
+                           SIGLOST,
+#endif
+};
 
-static bool is_one_of(int sig, const int *set, size_t count)
+/* Whether sig is one of `ends`, or a real-time signal (each of which ends the process by
+ * default; SIGRTMIN is a function call in glibc, so they cannot sit in the table). */
+static bool is_an_end(int sig)
 {
-    for (size_t i = 0; i < count; i++)
-        if (set[i] == sig) return true;
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+        if (ends[i] == sig) return true;
+#ifdef SIGRTMIN
+    if (sig >= SIGRTMIN && sig <= SIGRTMAX) return true;
+#endif
     return false;
 }
 
@@ -102,7 +121,7 @@ static bool is_one_of(int sig, const int *set, size_t count)
 static void raise_pending_end(void)
 {
     int sig = (int)pending_signal;
-    if (!sig || !is_one_of(sig, ends, sizeof ends / sizeof ends[0])) return;
+    if (!sig || !is_an_end(sig)) return;
     fflush(stdout);
     signal(sig, SIG_DFL);
     raise(sig);
@@ -118,6 +137,9 @@ static void install_handlers(void)
     sa.sa_handler = on_stop_signal;   /* no SA_RESTART: a blocked read returns at once */
     for (size_t i = 0; i < sizeof quits / sizeof quits[0]; i++) sigaction(quits[i], &sa, NULL);
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) sigaction(ends[i], &sa, NULL);
+#ifdef SIGRTMIN
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) sigaction(sig, &sa, NULL);
+#endif
     sa.sa_handler = on_fatal_signal;
     for (size_t i = 0; i < sizeof fatals / sizeof fatals[0]; i++) sigaction(fatals[i], &sa, NULL);
     if (!registered) registered = atexit(restore_terminal) == 0;
@@ -247,8 +269,8 @@ static void sleep_seconds(double seconds)
 
 static bool next_script_event(session *s, ui_event *ev)
 {
-    while (s->script_pos < s->script_len) {
-        *ev = s->script[s->script_pos++];
+    while (s->script_pos < s->script.count) {
+        *ev = ui_script_event(&s->script, s->script_pos++);
         if (ev->kind == UI_EV_DUMP) { dump_screen(s); continue; }
         if (ev->kind == UI_EV_CLEARS) { write_clears(s); continue; }
         if (ev->kind == UI_EV_WAIT) { if (s->pace) sleep_seconds(ev->ms / 1000.0); continue; }
@@ -325,15 +347,15 @@ static void draw_replay_label(const session *s)
  * When the recording ends or is stopped, the terminal is the user's again. */
 static bool next_replay_event(session *s, ui_event *ev)
 {
-    while (s->script_pos < s->script_len) {
-        const ui_event *next = &s->script[s->script_pos];
-        if (next->kind != UI_EV_WAIT) {
+    while (s->script_pos < s->script.count) {
+        ui_event next = ui_script_event(&s->script, s->script_pos);
+        if (next.kind != UI_EV_WAIT) {
             s->script_pos++;
-            if (next->kind == UI_EV_DUMP || next->kind == UI_EV_RESIZE) continue;
-            *ev = *next;
+            if (next.kind == UI_EV_DUMP || next.kind == UI_EV_RESIZE) continue;
+            *ev = next;
             return true;
         }
-        if (!s->replay.waiting) ui_replay_wait(&s->replay, next->ms, now_seconds());
+        if (!s->replay.waiting) ui_replay_wait(&s->replay, next.ms, now_seconds());
         double left = ui_replay_left(&s->replay, now_seconds());
         if (left >= 0 && left < REPLAY_MIN_READ_MS / 1000.0) {
             sleep_seconds(left);
@@ -357,7 +379,7 @@ static bool next_replay_event(session *s, ui_event *ev)
         }
     }
     s->replaying = false;
-    s->script_pos = s->script_len;
+    s->script_pos = s->script.count;
     s->redraw = true;
     *ev = (ui_event){.kind = UI_EV_TICK};
     return true;
@@ -381,6 +403,16 @@ static void record_event(session *s, const ui_event *handled)
     FILE *f = s->record.f;
     if (!f || (handled->kind != UI_EV_KEY && handled->kind != UI_EV_CLICK
                        && handled->kind != UI_EV_RESIZE)) return;
+    /* a recording stays a key script --replay can load: two lines an event at most, the
+     * two of the header and the note below within UI_SCRIPT_MAX_LINES */
+    if (s->recorded_lines + 2 > UI_SCRIPT_MAX_LINES - 3) {
+        if (s->recorded_lines <= UI_SCRIPT_MAX_LINES - 3)
+            fprintf(f, "# the recording stops here: a key script holds at most %d lines\n",
+                    UI_SCRIPT_MAX_LINES);
+        s->recorded_lines = UI_SCRIPT_MAX_LINES;
+        return;
+    }
+    s->recorded_lines += 2;
     ui_event ev = *handled;
     if (ev.kind == UI_EV_RESIZE) { ev.x = COLS; ev.y = LINES; }   /* the terminal's new size */
     char line[64];
@@ -396,8 +428,8 @@ static void record_event(session *s, const ui_event *handled)
 
 static bool script_counts_clears(const session *s)
 {
-    for (int i = 0; i < s->script_len; i++)
-        if (s->script[i].kind == UI_EV_CLEARS) return true;
+    for (int i = 0; i < s->script.count; i++)
+        if (s->script.steps[i].kind == UI_EV_CLEARS) return true;
     return false;
 }
 
@@ -869,7 +901,7 @@ int ui_run(const ui_options *options)
     ui_replay_init(&s.replay);
     if (script) {
         char error[512];
-        exit_status status = ui_script_load(script, &s.script, &s.script_len, error,
+        exit_status status = ui_script_load(script, &s.script, error,
                                             sizeof error);
         if (status != EXIT_STATUS_OK) {   /* the message echoes the path or the line */
             fputs("attnstep: ", stderr);
@@ -883,12 +915,12 @@ int ui_run(const ui_options *options)
         fputs("attnstep: ATTNSTEP_KEY_TIMES: cannot open ", stderr);
         text_write_escaped(stderr, times, false);
         fputc('\n', stderr);
-        free(s.script);
+        ui_script_free(&s.script);
         return EXIT_STATUS_NO_INPUT;
     }
     exit_status recording = options->record ? open_record(&s.record, options) : EXIT_STATUS_OK;
     if (recording != EXIT_STATUS_OK) {
-        free(s.script);
+        ui_script_free(&s.script);
         if (s.key_times) fclose(s.key_times);
         return recording;
     }
@@ -897,7 +929,7 @@ int ui_run(const ui_options *options)
     stop_terminal(&s);
     if (s.ending.ended && status != EXIT_STATUS_OK)   /* hex and fixed words: nothing to escape */
         fprintf(stderr, "attnstep: %s\n", s.ending.why);
-    free(s.script);
+    ui_script_free(&s.script);
     if (s.key_times) fclose(s.key_times);
     if (!ui_record_close(&s.record, s.ran) && status == EXIT_STATUS_OK)
         status = EXIT_STATUS_IO;
