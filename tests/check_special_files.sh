@@ -56,6 +56,21 @@ else
         "$status" "$screen"; failures=$((failures + 1))
 fi
 
+# A FIFO named ORDER (issue 26: the picker opened it with fopen and hung) is ignored: the
+# folder's lessons are listed alphabetically, at once.
+mkdir "$tmp/ordered"
+cp "$lesson" "$tmp/ordered/b.yaml"
+sed 's/^title: .*/title: "the first by name"/' "$lesson" >"$tmp/ordered/a.yaml"
+mkfifo "$tmp/ordered/ORDER"
+screen=$(ATTNSTEP_LESSONS="$tmp/ordered" timeout 10 ./attnstep --keys "$tmp/keys" --screen 80x12)
+status=$?
+if [ $status -eq 0 ] && grep -q '▸ the first by name' <<<"$screen"; then
+    echo "ok   a FIFO named ORDER does not hang the picker"
+else
+    printf 'FAIL a FIFO named ORDER does not hang the picker (status %s)\n%s\n' "$status" "$screen"
+    failures=$((failures + 1))
+fi
+
 # A reload from a FIFO keeps the last good view with the error in the status line; q works.
 printf 'reload %s\ndump\nq\n' "$tmp/fifo.yaml" >"$tmp/reload_keys"
 screen=$(timeout 10 ./attnstep --keys "$tmp/reload_keys" --screen 100x16 "$lesson")
