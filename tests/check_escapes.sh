@@ -95,6 +95,20 @@ run 64 "--explain echoing a bad cell" ./attnstep --explain $'w\e]0;x\a[0,0]' "$l
 run 64 "--csv echoing a bad stage" ./attnstep --csv $'\e[2J' "$lesson"
 run 64 "--precision echoing its argument" ./attnstep --precision $'\e[2J' --plain "$lesson"
 run 66 "key script path echoed" ./attnstep --keys "$dir/missing$evil" "$lesson"
+# A .npy whose dtype text carries an OSC sequence: refused, the dtype echoed escaped (issue 26).
+python3 - "$tmp/npy" <<'EOF'
+import os, sys
+os.makedirs(sys.argv[1])
+header = "{'descr': '\x1b]0;x\x07', 'fortran_order': False, 'shape': (2, 2), }"
+header += " " * (63 - len(header) % 64) + "\n"
+with open(sys.argv[1] + "/w.npy", "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(32))
+with open(sys.argv[1] + "/l.yaml", "w") as f:
+    f.write("title: t\ntokens: [a, b]\nembeddings: {file: w.npy}\n")
+EOF
+for mode in --plain --json --check "--explain input[0,0]"; do
+    run 65 "$mode with a .npy dtype of controls" ./attnstep $mode "$tmp/npy/l.yaml"
+done
 run 0 "--reset naming the state folder (XDG_STATE_HOME)" env XDG_STATE_HOME="$tmp/$evil-state" ./attnstep --reset
 printf 'j\n\e[31m\xe2\x80\xae\n' >"$tmp/bad_keys"
 run 64 "key script line echoed" ./attnstep --keys "$tmp/bad_keys" "$lesson"
