@@ -126,11 +126,24 @@ static void cursor_back(lesson_cursor *k, const char *data, size_t size, int lin
     *k = (lesson_cursor){ i, l, 1 };
 }
 
+/* Moves the cursor back to an earlier column of its own line, a character at a time (the file
+ * is valid UTF-8 by now): on a long line, a text met before the last costs its distance. */
+static void cursor_left(lesson_cursor *k, const char *data, size_t size, int col) {
+    size_t first = lesson_first_line(data, size);
+    while (k->col > col && k->offset > first) {
+        k->offset--;
+        while (k->offset > first && ((unsigned char)data[k->offset] & 0xc0) == 0x80) k->offset--;
+        k->col--;
+    }
+}
+
 /* The byte offset of a node, from where the last one was found. */
 static size_t offset_of(checker *c, int node) {
     const lesson_node *n = checker_node(c, node);
     lesson_cursor *k = &c->place;
-    if (k->line >= 1 && (n->line < k->line || (n->line == k->line && n->col < k->col)))
+    if (k->line >= 1 && n->line == k->line && n->col < k->col)
+        cursor_left(k, c->data, c->size, n->col);
+    else if (k->line >= 1 && n->line < k->line)
         cursor_back(k, c->data, c->size, n->line);
     return lesson_cursor_move(k, c->data, c->size, n->line, n->col);
 }
