@@ -62,6 +62,8 @@ typedef struct {
 /* Set from signal handlers: the signal to re-raise once the terminal is restored. */
 static volatile sig_atomic_t pending_signal;
 static volatile sig_atomic_t curses_active;
+/* --record's temporary file while it is written, for a crash to remove. */
+static const char *volatile record_temporary;
 
 static void restore_terminal(void)
 {
@@ -81,6 +83,7 @@ static void on_stop_signal(int sig)
 static void on_fatal_signal(int sig)
 {
     restore_terminal();
+    if (record_temporary) unlink(record_temporary);   /* async-signal-safe: no half recording left */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -924,6 +927,7 @@ int ui_run(const ui_options *options)
         if (s.key_times) fclose(s.key_times);
         return recording;
     }
+    record_temporary = s.record.temporary;
     pending_signal = 0;
     int status = run(&s, options);
     stop_terminal(&s);
@@ -931,6 +935,7 @@ int ui_run(const ui_options *options)
         fprintf(stderr, "attnstep: %s\n", s.ending.why);
     ui_script_free(&s.script);
     if (s.key_times) fclose(s.key_times);
+    record_temporary = NULL;
     if (!ui_record_close(&s.record, s.ran) && status == EXIT_STATUS_OK)
         status = EXIT_STATUS_IO;
     raise_pending_end();
