@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one escaping rule as a property: whatever mode runs over a lesson whose title, tokens,
-# narration, choices and path carry ESC, CSI, OSC, C1 controls and U+202E, no raw control
-# character reaches stdout or stderr, and every run ends with the status it should.
+# narration, choices and path carry ESC, CSI, OSC, C1 controls, U+202E and zero-width and
+# format characters (U+200B, U+2028, U+FEFF: issue 26), no raw control character reaches
+# stdout or stderr, and every run ends with the status it should.
 set -u
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -15,7 +16,7 @@ lesson="$dir/$evil.yaml"
 cat >"$lesson" <<'EOF'
 title: "T\e]0;PWNED\a \e]52;c;SGVsbG8=\a \e[31mred \u009b2J \u202Eevil"
 about: "about \e[2J \u009d \u202E"
-tokens: ["\e[31ma", "b\u009bc", "\u202Ed", "=1+1", "@x", "-2"]
+tokens: ["\e[31ma", "b\u009bc", "\u202Ed", "=1+1", "@x", "-2", "ana\u2028\u2028bob", "z\u200Bw\uFEFF"]
 d_model: 2
 embeddings: {random: normal, seed: 1}
 steps:
@@ -51,7 +52,7 @@ raw_controls() {
 import re, sys
 text = open(sys.argv[1], "rb").read().decode("utf-8", errors="surrogateescape")
 bad = re.compile("[\x00-\x09\x0b-\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                 "\u2066-\u2069\udc80-\udcff]|\r(?!\n)")
+                 "\u2066-\u2069\udc80-\udcff\u200b\u2028\u2029\ufeff\u2060-\u2064]|\r(?!\n)")
 found = sorted({repr(m.group()) for m in bad.finditer(text)})
 if found:
     print("raw:", ", ".join(found))
@@ -95,6 +96,21 @@ run 64 "--explain echoing a bad cell" ./attnstep --explain $'w\e]0;x\a[0,0]' "$l
 run 64 "--csv echoing a bad stage" ./attnstep --csv $'\e[2J' "$lesson"
 run 64 "--precision echoing its argument" ./attnstep --precision $'\e[2J' --plain "$lesson"
 run 66 "key script path echoed" ./attnstep --keys "$dir/missing$evil" "$lesson"
+# A .npy whose dtype text carries an OSC sequence: refused, the dtype echoed escaped (issue 26).
+python3 - "$tmp/npy" <<'EOF'
+import os, sys
+os.makedirs(sys.argv[1])
+header = "{'descr': '\x1b]0;x\x07', 'fortran_order': False, 'shape': (2, 2), }"
+header += " " * (63 - len(header) % 64) + "\n"
+with open(sys.argv[1] + "/w.npy", "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(32))
+with open(sys.argv[1] + "/l.yaml", "w") as f:
+    f.write("title: t\ntokens: [a, b]\nembeddings: {file: w.npy}\n")
+EOF
+for mode in --plain --json --check "--explain input[0,0]"; do
+    run 65 "$mode with a .npy dtype of controls" ./attnstep $mode "$tmp/npy/l.yaml"
+done
+run 0 "--reset naming the state folder (XDG_STATE_HOME)" env XDG_STATE_HOME="$tmp/$evil-state" ./attnstep --reset
 printf 'j\n\e[31m\xe2\x80\xae\n' >"$tmp/bad_keys"
 run 64 "key script line echoed" ./attnstep --keys "$tmp/bad_keys" "$lesson"
 
@@ -102,7 +118,7 @@ run 64 "key script line echoed" ./attnstep --keys "$tmp/bad_keys" "$lesson"
 check_csv() {
     local csv; csv=$(./attnstep --csv scores "$lesson") || return 1
     grep -q "^'=1+1," <<<"$csv" && grep -q "^'@x," <<<"$csv" && grep -q '^-2,' <<<"$csv" &&
-        head -1 <<<"$csv" | grep -q ",'=1+1,'@x,-2"$'\r$'
+        head -1 <<<"$csv" | grep -q ",'=1+1,'@x,-2,"
 }
 if check_csv; then echo "ok   --csv prefixes formula-like labels with '"; else
     echo "FAIL --csv prefixes formula-like labels with '"; failures=$((failures + 1)); fi

@@ -76,6 +76,18 @@ check_fallback "an unknown TERM falls back to the plain trace" nonexistent \
 check_fallback "stdin not a terminal is said as that" xterm \
     "./attnstep $lesson </dev/null" "standard input is not a terminal"
 check_fallback "TERM=dumb is said as before" dumb "./attnstep $lesson" "TERM is unset or dumb"
+# A terminal type curses knows but that cannot address the cursor (no cup) gets the plain
+# trace too (issue 26: it got an unreadable UI, scrolled line after line).
+terminfo=$(mktemp -d)
+printf 'nocup|a terminal without cursor addressing,\n\tam, cols#80, lines#24, bel=^G, cr=\\r, cud1=\\n,\n' \
+    >"$terminfo/nocup.src"
+if tic -o "$terminfo" "$terminfo/nocup.src" 2>/dev/null; then
+    export TERMINFO=$terminfo
+    check_fallback "a TERM without cursor addressing falls back to the plain trace" nocup \
+        "./attnstep $lesson" "TERM=nocup is a terminal type curses does not know"
+    unset TERMINFO
+fi
+rm -rf "$terminfo"
 
 echo "exit codes: $failures failed"
 [ "$failures" -eq 0 ]

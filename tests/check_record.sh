@@ -62,10 +62,56 @@ stderr_is 66 "attnstep: $tmp/none: cannot read the key script: No such file or d
     ./attnstep --replay "$tmp/none" "$lesson"
 stderr_is 74 "attnstep: --record $tmp/no/such/folder: cannot write the recording: No such file or directory" \
     ./attnstep --keys "$tmp/keys" --record "$tmp/no/such/folder" "$lesson"
-if [ -w /dev/full ]; then
-    stderr_is 74 "attnstep: --record /dev/full: cannot write the recording: No space left on device" \
-        ./attnstep --keys "$tmp/keys" --record /dev/full "$lesson"
-fi
+# --record never destroys anything (issue 26): a FILE that is an input of the run (the lesson,
+# under its own name, a hard link or a symbolic link; a data file; the key script) is refused
+# before anything is written, and stays byte for byte; a FIFO or a device is refused at once
+# (a FIFO used to block forever); a run whose lesson does not load leaves FILE as it was.
+refused_as() {   # refused_as WHAT FILE ARGS...: 64, the message, and FILE unchanged
+    local what=$1 file=$2; shift 2
+    cp "$file" "$tmp/before"
+    stderr_is 64 "attnstep: --record $file: it is $what of this run, which the recording would replace: choose another file" \
+        ./attnstep --keys "$tmp/keys" --record "$file" "$@"
+    cmp -s "$file" "$tmp/before" || { echo "FAIL $file changed"; failures=$((failures + 1)); }
+    ls -A "$(dirname "$file")" | grep -q '^\.' &&
+        { echo "FAIL a temporary file is left beside $file"; failures=$((failures + 1)); }
+    return 0
+}
+mkdir "$tmp/own"
+cp "$lesson" "$tmp/own/mine.yaml"
+ln "$tmp/own/mine.yaml" "$tmp/own/hard.yaml"
+ln -s mine.yaml "$tmp/own/soft.yaml"
+refused_as "the lesson" "$tmp/own/mine.yaml" "$tmp/own/mine.yaml"
+refused_as "the lesson" "$tmp/own/hard.yaml" "$tmp/own/mine.yaml"
+refused_as "the lesson" "$tmp/own/soft.yaml" "$tmp/own/mine.yaml"
+cp "$tmp/keys" "$tmp/own/keys"
+stderr_is 64 "attnstep: --record $tmp/own/keys: it is the key script of this run, which the recording would replace: choose another file" \
+    ./attnstep --keys "$tmp/own/keys" --record "$tmp/own/keys" "$lesson"
+cmp -s "$tmp/own/keys" "$tmp/keys" || { echo "FAIL the key script changed"; failures=$((failures + 1)); }
+mkdir "$tmp/tea"
+cp lessons/tea_causal.yaml lessons/tea.npy "$tmp/tea/"
+refused_as "a data file of the lesson" "$tmp/tea/tea.npy" "$tmp/tea/tea_causal.yaml"
+mkfifo "$tmp/fifo"
+stderr_is 74 "attnstep: --record $tmp/fifo: cannot write the recording: it is a FIFO, not a regular file" \
+    ./attnstep --keys "$tmp/keys" --record "$tmp/fifo" "$lesson"
+stderr_is 74 "attnstep: --record /dev/null: cannot write the recording: it is a device, not a regular file" \
+    ./attnstep --keys "$tmp/keys" --record /dev/null "$lesson"
+stderr_is 74 "attnstep: --record $tmp: cannot write the recording: it is a directory, not a regular file" \
+    ./attnstep --keys "$tmp/keys" --record "$tmp" "$lesson"
+kept_on_failure() {   # a lesson that does not load: the old recording stays, nothing beside it
+    printf 'old\n' >"$tmp/own/old.rec"
+    ./attnstep --keys "$tmp/keys" --record "$tmp/own/old.rec" "$tmp/none.yaml" 2>/dev/null
+    [ $? -eq 66 ] && [ "$(cat "$tmp/own/old.rec")" = old ] || { echo "  the old recording changed"; return 1; }
+    [ "$(ls -A "$tmp/own" | wc -l)" -eq 5 ] || { echo "  left beside it:"; ls -A "$tmp/own"; return 1; }
+}
+check "a run that does not start leaves the old recording and no temporary file" kept_on_failure
+replaced_at_end() {   # an old recording is replaced by the new one, with fopen's mode
+    printf 'old\n' >"$tmp/own/old.rec"
+    (umask 022; ./attnstep --keys "$tmp/keys" --record "$tmp/own/old.rec" "$lesson" >/dev/null) || return 1
+    grep -qx 'resize 100x30' "$tmp/own/old.rec" || { echo "  not replaced"; return 1; }
+    [ "$(stat -c %a "$tmp/own/old.rec")" = 644 ] || { echo "  mode $(stat -c %a "$tmp/own/old.rec")"; return 1; }
+    [ "$(ls -A "$tmp/own" | wc -l)" -eq 5 ] || { echo "  left beside it:"; ls -A "$tmp/own"; return 1; }
+}
+check "a finished run replaces the old recording, with the usual mode, nothing left beside it" replaced_at_end
 
 echo "record and replay: $failures failed"
 [ "$failures" -eq 0 ]

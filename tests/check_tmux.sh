@@ -336,7 +336,7 @@ check "a lesson replaced by a FIFO keeps the view, says why, and q quits" fifo_r
 # XCPU's and XFSZ's default action would write one.
 other_signals() {
     local sig number shell child
-    for sig in USR1 USR2 ALRM PIPE VTALRM PROF XCPU XFSZ IO; do
+    for sig in USR1 USR2 ALRM PIPE VTALRM PROF XCPU XFSZ IO STKFLT PWR RTMIN RTMIN+5 RTMAX; do
         number=$(kill -l $sig) || return 1
         start TERM=xterm-256color sh -c "'ulimit -c 0; exec $binary lessons/cat_sat.yaml'"
         wait_for "step 1 of" || return 1
@@ -347,7 +347,7 @@ other_signals() {
         ended_cleanly $((128 + number)) || { echo "  after SIG$sig"; return 1; }
     done
 }
-check "USR1, USR2, ALRM, PIPE, VTALRM, PROF, XCPU, XFSZ and IO restore the terminal" other_signals
+check "USR1, USR2, ALRM, PIPE, VTALRM, PROF, XCPU, XFSZ, IO, STKFLT, PWR and the real-time signals restore the terminal" other_signals
 
 # --compare with the shipped pairs (issue 12): the same cell of both lessons, the difference
 # line and the ≠ marks; narrower than 100 columns the panes stack, shorter than 20 rows too

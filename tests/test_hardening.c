@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "support.h"
 #include "lesson.h"
@@ -127,6 +130,116 @@ static void test_the_memory_rule_counts_the_weights(void **state)
     lesson_free(&l);
 }
 
+/* ---- issue 26: loads linear in the lesson's size ---- */
+
+#define BIG_HEAD "title: big\ntokens: [cat, sat]\nembeddings:\n  cat: [1.0, 0.5]\n" \
+                 "  sat: [0.0, 1.0]\nsteps:\n"
+/* Six lines a step: say above ask, so the loader (which reads ask first) meets a text before
+ * the one it read last, every step. */
+#define BIG_STEP "  - stage: scores\n    say: >-\n      x {scores[cat,sat]} y {scores[sat,cat]}\n" \
+                 "    ask: q {scores[cat,cat]}?\n    choices: [a, b]\n    answer: a\n"
+
+/* A lesson of about size bytes of placeholders; *steps is how many steps it has. */
+static char *big_lesson(size_t size, int *steps, size_t *length)
+{
+    char *text = malloc(size + 1);
+    assert_non_null(text);
+    size_t used = strlen(BIG_HEAD);
+    memcpy(text, BIG_HEAD, used);
+    for (*steps = 0; used + strlen(BIG_STEP) <= size; ++*steps, used += strlen(BIG_STEP))
+        memcpy(text + used, BIG_STEP, strlen(BIG_STEP));
+    text[used] = '\0';
+    *length = used;
+    return text;
+}
+
+/* A lesson of one long line (flow style), each step's say before its ask: the loader reads ask
+ * first, so it goes back along the line every step, and must land on the right columns. 90
+ * steps (each question warns that its stage is on screen: fewer than the 100 problems that
+ * refuse a lesson), each say padded to 10,000 characters. Returns 0, or the check that failed. */
+enum { FLOW_STEPS = 90, FLOW_PAD = 10000 };
+static int load_flow(void)
+{
+    const char *head = "title: flow\ntokens: [cat, sat]\nembeddings: {cat: [1.0, 0.5], "
+                       "sat: [0.0, 1.0]}\nsteps: [";
+    size_t step = FLOW_PAD + 128, used = strlen(head);
+    char *text = malloc(used + FLOW_STEPS * step + 8);
+    if (!text) return 10;
+    memcpy(text, head, used);
+    for (int i = 0; i < FLOW_STEPS; i++) {
+        used += (size_t)sprintf(text + used, "{stage: input, say: \"%*sx {input[cat,0]}\", ", FLOW_PAD, "");
+        used += (size_t)sprintf(text + used, "ask: \"q {input[sat,1]}?\", choices: [a, b], answer: a}%s",
+                                i + 1 < FLOW_STEPS ? ", " : "]\n");
+    }
+    /* the last placeholders' columns, counted from the start of line 4 */
+    const char *line4 = strstr(text, "steps: [");
+    const char *last_say = NULL, *last_ask = NULL;
+    for (const char *p = line4; (p = strstr(p, "{input[cat,0]}")) != NULL; p++) last_say = p;
+    for (const char *p = line4; (p = strstr(p, "{input[sat,1]}")) != NULL; p++) last_ask = p;
+    int say_col = (int)(last_say - line4) + 1, ask_col = (int)(last_ask - line4) + 1;
+    lesson l;
+    lesson_diagnostics d;
+    int status = 0;
+    if (lesson_load_buffer("flow.yaml", text, used, &l, &d) != LESSON_OK) status = 11;
+    else {
+        const lesson_step *last = &l.steps[FLOW_STEPS - 1];
+        const lesson_written *say = &last->say_written, *ask = &last->ask_written;
+        if (say->count != 1 || say->marks[0].line != 4 || say->marks[0].col != say_col) status = 12;
+        else if (ask->count != 1 || ask->marks[0].line != 4 || ask->marks[0].col != ask_col)
+            status = 13;
+        lesson_free(&l);
+    }
+    if (status == 11) lesson_diagnostics_free(&d);
+    free(text);
+    return status;
+}
+
+/* Loads a lesson of 4 MiB less a little, and checks where its last placeholders are: in a
+ * child, so plain checks (a cmocka assertion would run the rest of the suite in the child).
+ * Returns the child's exit status: 0 when all is well. */
+static int load_big(void)
+{
+    int steps = 0;
+    size_t length = 0;
+    char *text = big_lesson(LESSON_MAX_FILE_BYTES - 4096, &steps, &length);
+    lesson l;
+    lesson_diagnostics d;
+    if (lesson_load_buffer("big.yaml", text, length, &l, &d) != LESSON_OK) return 1;
+    if (l.n_steps != steps) return 2;
+    const lesson_step *last = &l.steps[steps - 1];
+    int line = 6 + 6 * (steps - 1);   /* the last step's "- stage" line, less one */
+    const lesson_written *say = &last->say_written, *ask = &last->ask_written;
+    if (say->count != 2 || say->marks[1].line != line + 3 || say->marks[1].col != 29) return 3;
+    if (ask->count != 1 || ask->marks[0].line != line + 4 || ask->marks[0].col != 12) return 4;
+    lesson_free(&l);
+    free(text);
+    return load_flow();
+}
+
+/* The loader used to find every text's place from the top of the file: 35 s for 592 KB. Here
+ * 4 MiB takes a fraction of a second; 20 s is far above that on a loaded machine and far
+ * below the hours the quadratic walk would take (the child is killed at the bound). */
+static void test_a_large_lesson_loads_in_linear_time(void **state)
+{
+    (void)state;
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        alarm(20);
+        _exit(load_big());
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    printf("# a 4 MiB lesson of placeholders loaded in %.2f s\n",
+           (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9);
+    assert_false(WIFSIGNALED(status));   /* SIGALRM: over the bound */
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -134,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_write_escaped_reports_a_failed_write),
         cmocka_unit_test(test_open_regular_refuses_special_files),
         cmocka_unit_test(test_the_memory_rule_counts_the_weights),
+        cmocka_unit_test(test_a_large_lesson_loads_in_linear_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

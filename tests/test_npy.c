@@ -127,6 +127,10 @@ static void test_npy_refusals_say_why(void **state) {
     expect_npy_error(1, "{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", two,
                      sizeof two, "dtype '<c16' is not supported; use <f8, >f8, <f4, >f4, <i8, "
                      ">i8, <i4 or >i4");
+    /* the file's dtype text is escaped: it reaches stderr in every mode (issue 26) */
+    expect_npy_error(1, "{'descr': '\x1b]0;x\x07', 'fortran_order': False, 'shape': (1,), }",
+                     two, sizeof two, "dtype '\\x1b]0;x\\x07' is not supported; use <f8, >f8, "
+                     "<f4, >f4, <i8, >i8, <i4 or >i4");
     expect_npy_error(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2), }", two,
                      sizeof two, "has 3 dimensions (shape (1, 1, 2)); a lesson takes 1-D or 2-D "
                      "arrays");

@@ -8,7 +8,9 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "ui_curses.h"
 #include "ui_keys.h"
 #include "ui_replay.h"
@@ -175,12 +177,50 @@ static void test_replay_clock(void **state)
     assert_false(ui_replay_act(&r, UI_ACT_NEXT, 0));
 }
 
+/* A loaded script keeps each event in 12 bytes (issue 26: 280 before) and gives back the
+ * events its lines parse to, reload names included. */
+static void test_loaded_script_is_compact(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {
+        "n", "wait 250", "resize 40x12", "click 3 4", "reload a b.yaml", "reload",
+        "await joined 3", "await synced", "dump", "clears", "enter", "reload next.yaml",
+    };
+    enum { N = sizeof lines / sizeof lines[0] };
+    assert_true(sizeof(ui_script_step) <= 12);
+    char path[] = "/tmp/attnstep-test-script-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("# a comment\n\n", f);
+    for (size_t i = 0; i < N; i++) fprintf(f, "%s\n", lines[i]);
+    fclose(f);
+    ui_script script;
+    char error[512];
+    assert_int_equal(ui_script_load(path, &script, error, sizeof error), EXIT_STATUS_OK);
+    unlink(path);
+    assert_int_equal(script.count, N);
+    for (int i = 0; i < N; i++) {
+        ui_event want, got = ui_script_event(&script, i);
+        assert_int_equal(ui_script_parse_line(lines[i], &want, error, sizeof error), 1);
+        assert_int_equal(got.kind, want.kind);
+        assert_int_equal(got.key, want.key);
+        assert_int_equal(got.ms, want.ms);
+        assert_int_equal(got.x, want.x);
+        assert_int_equal(got.y, want.y);
+        assert_string_equal(got.file, want.file);
+    }
+    ui_script_free(&script);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait_lines),
         cmocka_unit_test(test_bad_wait_lines),
         cmocka_unit_test(test_events_round_trip),
+        cmocka_unit_test(test_loaded_script_is_compact),
         cmocka_unit_test(test_replay_keys),
         cmocka_unit_test(test_replay_clock),
     };

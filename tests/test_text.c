@@ -172,13 +172,47 @@ static void test_widths_of_strings(void **state)
 static void test_control_set(void **state)
 {
     (void)state;
+    /* the zero-width and format characters joined the set in issue 26 */
     const unsigned controls[] = { 0x00, 0x1b, 0x0a, 0x7f, 0x85, 0x9b, 0x202e, 0x2066, 0x2069,
-                                  0x200e, 0x200f, 0x061c };
+                                  0x200e, 0x200f, 0x061c, 0x200b, 0x200d, 0x2028, 0x2029,
+                                  0xfeff, 0x2060, 0x2064, 0x206a, 0x206f, 0x180e, 0xfff9 };
     for (size_t i = 0; i < sizeof controls / sizeof *controls; i++)
         assert_true(text_is_control(controls[i]));
-    const unsigned shown[] = { ' ', 'a', 0xa0, 0xe9, 0x732b, 0x200d, 0x1f600 };
+    /* ZWNJ stays: Persian spelling needs it */
+    const unsigned shown[] = { ' ', 'a', 0xa0, 0xe9, 0x732b, 0x200c, 0x1f600, 0xe0000 - 1 };
     for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
         assert_false(text_is_control(shown[i]));
+    assert_true(text_is_tag(0xe0001) && text_is_tag(0xe007f));
+    assert_false(text_is_tag(0xe0080) || text_is_control(0xe0041));
+}
+
+/* Zero-width, format and tag characters are written as \u escapes (issue 26: they passed and
+ * could glue "ana" and "bob" into one name that looks like another); a joiner between two
+ * emoji, one picture, stays; ordinary text is unchanged. */
+static void test_invisible_characters_escaped(void **state)
+{
+    (void)state;
+    char out[128];
+    text_escape("ana\xe2\x80\xa8\xe2\x80\xa8" "bob", out, sizeof out);
+    assert_string_equal(out, "ana\\u2028\\u2028bob");
+    text_escape("a\xe2\x80\x8b" "b\xe2\x80\x8d" "c\xef\xbb\xbf" "d", out, sizeof out);
+    assert_string_equal(out, "a\\u200bb\\u200dc\\ufeffd");
+    text_escape("flag\xf3\xa0\x81\xa7\xf3\xa0\x81\xbf", out, sizeof out);   /* U+E0067 U+E007F */
+    assert_string_equal(out, "flag\\ue0067\\ue007f");
+    text_escape("\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb", out, sizeof out);   /* 👩‍💻 */
+    assert_string_equal(out, "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb");
+    text_escape("\xe2\x80\x8d\xf0\x9f\x92\xbb", out, sizeof out);   /* a joiner first */
+    assert_string_equal(out, "\\u200d\xf0\x9f\x92\xbb");
+    text_escape("caf\xc3\xa9 \xe7\x8c\xab \xd9\x85\xe2\x80\x8c\xd9\x85", out, sizeof out);
+    assert_string_equal(out, "caf\xc3\xa9 \xe7\x8c\xab \xd9\x85\xe2\x80\x8c\xd9\x85");
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(text_write_escaped(f, "x\xe2\x80\x8by", false), 0);
+    rewind(f);
+    char back[32] = "";
+    assert_non_null(fgets(back, sizeof back, f));
+    fclose(f);
+    assert_string_equal(back, "x\\u200by");
 }
 
 static const char *escape(const char *utf8, bool keep_lines)
@@ -227,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_widths_of_characters),
         cmocka_unit_test(test_widths_of_strings),
         cmocka_unit_test(test_control_set),
+        cmocka_unit_test(test_invisible_characters_escaped),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_escape_reports_the_length_and_never_overflows),
     };

@@ -218,8 +218,10 @@ static int reset_progress(const options *o, int count, char **paths)
     for (int i = 0; i < (count ? count : 1); i++) {
         const char *lesson_path = count ? paths[i] : NULL;
         int removed = ui_progress_reset(dir, lesson_path, error, sizeof error);
-        if (removed < 0) {
-            fprintf(stderr, "attnstep: --reset: %s\n", error);
+        if (removed < 0) {   /* the error names the state folder: the environment's text */
+            fputs("attnstep: --reset: ", stderr);
+            text_write_escaped(stderr, error, false);
+            fputc('\n', stderr);
             return EXIT_STATUS_IO;
         }
         if (lesson_path && removed == 0 && access(lesson_path, F_OK) != 0) {
@@ -231,7 +233,9 @@ static int reset_progress(const options *o, int count, char **paths)
             text_write_escaped(stdout, lesson_path, false);
             printf(": %s\n", removed ? "progress cleared" : "no progress was kept");
         } else {
-            printf("progress cleared: %d lesson%s (%s)\n", removed, removed == 1 ? "" : "s", dir);
+            printf("progress cleared: %d lesson%s (", removed, removed == 1 ? "" : "s");
+            text_write_escaped(stdout, dir, false);   /* XDG_STATE_HOME or HOME, as given */
+            fputs(")\n", stdout);
         }
     }
     return status;

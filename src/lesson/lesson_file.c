@@ -15,6 +15,7 @@
 #include "lesson_file.h"
 #include "lesson.h"
 #include "lesson_text.h"
+#include "text.h"
 
 /* Writes why into error (error_size bytes); FAIL also gives status, to return. */
 #define SAY(...) ((void)snprintf(error, error_size, __VA_ARGS__))
@@ -478,15 +479,17 @@ static lesson_file_status parse_npy(const unsigned char *data, size_t size,
     if (!parsed) return FAIL(LESSON_FILE_INVALID, "the .npy header cannot be read (it must be "
                              "a dict of descr, fortran_order and shape)");
     npy_type type;
+    char descr[sizeof h.descr * 6];   /* the file's text, for a message: escaped (\x1b) */
+    text_escape(h.descr, descr, sizeof descr);
     if (!parse_descr(h.descr, &type))
         return FAIL(LESSON_FILE_INVALID, "dtype '%s' is not supported; use <f8, >f8, <f4, >f4, "
-                    "<i8, >i8, <i4 or >i4", h.descr);
+                    "<i8, >i8, <i4 or >i4", descr);
     lesson_file_status status = shape_of(&h, out, error, error_size);
     if (status != LESSON_FILE_OK) return status;
     size_t want = (size_t)out->rows * (size_t)out->cols * type.bytes, have = size - start - length;
     if (have != want)
         return FAIL(LESSON_FILE_INVALID, "the data has %zu bytes; shape %s of %s needs %zu",
-                    have, out->ndim == 1 ? "(n,)" : "(rows, cols)", h.descr, want);
+                    have, out->ndim == 1 ? "(n,)" : "(rows, cols)", descr, want);
     return read_values(data + start + length, type, h.fortran && out->ndim == 2, out, error,
                        error_size);
 }

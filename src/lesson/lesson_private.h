@@ -60,6 +60,8 @@ typedef struct {
     const lesson_tree *t;
     const char *data;         /* the file's text (NUL-terminated at data[size]), for places */
     size_t size;
+    lesson_cursor place;      /* where the last text's place was found: texts are met in the
+                                 file's order, so finding each from there keeps loads linear */
     lesson_diagnostics *d;
     int keys[TOP_COUNT];
     token_list tokens, source;

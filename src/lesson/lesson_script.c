@@ -5,6 +5,7 @@
 #include <string.h>
 #include "lesson_private.h"
 #include "claim.h"
+#include "text.h"
 
 #define DEFAULT_TOLERANCE 0.005
 
@@ -96,14 +97,77 @@ static lesson_place place_of(const checker *c, int node) {
     return (lesson_place){ checker_node(c, node)->line, checker_node(c, node)->col };
 }
 
-static size_t offset_of(const checker *c, int node) {
-    return lesson_position_offset(c->data, c->size, checker_node(c, node)->line,
-                                  checker_node(c, node)->col);
+/* Bytes of the line break ending just before data[i] (0 when none), as libyaml counts
+ * breaks: CR LF, CR, LF, NEL, LS, PS; from is where the first line starts. */
+static size_t break_before(const char *data, size_t from, size_t i) {
+    const unsigned char *p = (const unsigned char *)data;
+    if (i <= from) return 0;
+    if (p[i - 1] == '\n') return i - 1 > from && p[i - 2] == '\r' ? 2 : 1;
+    if (p[i - 1] == '\r') return p[i] == '\n' ? 0 : 1;   /* inside CR LF is no line start */
+    if (p[i - 1] == 0x85 && i - 1 > from && p[i - 2] == 0xc2) return 2;
+    if ((p[i - 1] == 0xa8 || p[i - 1] == 0xa9) && i - 2 > from && p[i - 2] == 0x80
+        && p[i - 3] == 0xe2) return 3;
+    return 0;
+}
+
+/* Moves the cursor back to the start of an earlier line, walking back only as far as that:
+ * a text met before the last one (a step's `say` above its `ask`) costs its distance, not a
+ * walk from the top of the file. */
+static void cursor_back(lesson_cursor *k, const char *data, size_t size, int line) {
+    size_t first = lesson_first_line(data, size), i = k->offset;
+    int l = k->line;
+    for (;;) {
+        size_t back = break_before(data, first, i);
+        if (back && l == line) break;
+        if (back) { i -= back; l--; }
+        else if (i <= first) break;
+        else i--;
+    }
+    *k = (lesson_cursor){ i, l, 1 };
+}
+
+/* Moves the cursor back to an earlier column of its own line, a character at a time (the file
+ * is valid UTF-8 by now): on a long line, a text met before the last costs its distance. */
+static void cursor_left(lesson_cursor *k, const char *data, size_t size, int col) {
+    size_t first = lesson_first_line(data, size);
+    while (k->col > col && k->offset > first) {
+        k->offset--;
+        while (k->offset > first && ((unsigned char)data[k->offset] & 0xc0) == 0x80) k->offset--;
+        k->col--;
+    }
+}
+
+/* The byte offset of a node, from where the last one was found. */
+static size_t offset_of(checker *c, int node) {
+    const lesson_node *n = checker_node(c, node);
+    lesson_cursor *k = &c->place;
+    if (k->line >= 1 && n->line == k->line && n->col < k->col)
+        cursor_left(k, c->data, c->size, n->col);
+    else if (k->line >= 1 && n->line < k->line)
+        cursor_back(k, c->data, c->size, n->line);
+    return lesson_cursor_move(k, c->data, c->size, n->line, n->col);
+}
+
+/* Moves *at, the place of byte *pos, forward to byte to, counting as libyaml does. */
+static void advance_place(const checker *c, size_t *pos, lesson_place *at, size_t to) {
+    size_t first = lesson_first_line(c->data, c->size);
+    while (*pos < to) {
+        unsigned cp = 0;
+        int n = text_decode(c->data + *pos, &cp);
+        *pos += n > 0 ? (size_t)n : 1;
+        if (break_before(c->data, first, *pos)) {   /* CR of CR LF: a column, then undone */
+            at->line++;
+            at->col = 1;
+        } else {
+            at->col++;
+        }
+    }
 }
 
 /* Where each placeholder of a text is written: found as written in the file between the text's
  * value and the next node; a placeholder the file writes otherwise (folded across lines, or
- * with escapes in a quoted string) is placed at the value itself. */
+ * with escapes in a quoted string) is placed at the value itself. Places are counted forward
+ * from the text's own, so a lesson of many texts loads in linear time. */
 void checker_read_written(checker *c, int node, lesson_written *w) {
     w->at = place_of(c, node);
     const char *text = lesson_node_text(c->t, node);
@@ -113,12 +177,15 @@ void checker_read_written(checker *c, int node, lesson_written *w) {
     for (size_t at = 0; claim_placeholder_find(text, at, &open, &length); at = open + length)
         count++;
     if (count == 0 || !(w->marks = calloc(count, sizeof *w->marks))) return;
+    size_t pos = from;
+    lesson_place here = w->at;
     for (size_t at = 0; claim_placeholder_find(text, at, &open, &length); at = open + length) {
         lesson_place *mark = &w->marks[w->count++];
         *mark = w->at;
         for (size_t i = from; i + length <= bound; i++)
             if (memcmp(c->data + i, text + open, length) == 0) {
-                lesson_offset_position(c->data, c->size, i, &mark->line, &mark->col);
+                advance_place(c, &pos, &here, i);
+                *mark = here;
                 from = i + length;
                 break;
             }

@@ -49,35 +49,69 @@ int text_width(const char *utf8)
     return width;
 }
 
+/* Zero-width and format characters: invisible, they can hide text, glue two names into one
+ * that looks like another, or break a line where none is seen (U+2028). */
+static bool is_invisible(unsigned c)
+{
+    return c == 0x200b || c == 0x200d || c == 0x2028 || c == 0x2029 || c == 0xfeff
+        || c == 0x180e || (c >= 0x2060 && c <= 0x2064) || (c >= 0x206a && c <= 0x206f)
+        || (c >= 0xfff9 && c <= 0xfffb);
+}
+
 bool text_is_control(unsigned c)
 {
     return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)
         || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
-        || c == 0x200e || c == 0x200f || c == 0x061c;
+        || c == 0x200e || c == 0x200f || c == 0x061c || is_invisible(c);
+}
+
+bool text_is_tag(unsigned c)
+{
+    return c >= 0xe0000 && c <= 0xe007f;
+}
+
+/* An emoji, or the variation selector that asks for one: a zero-width joiner between two of
+ * them makes one picture (👩‍💻), the only place it is shown as it is. */
+static bool is_emoji(unsigned c)
+{
+    return (c >= 0x1f000 && c <= 0x1faff) || (c >= 0x2600 && c <= 0x27bf) || c == 0xfe0f;
+}
+
+/* Whether the joiner at utf8 (3 bytes) joins two emoji, prev being the character before. */
+static bool joins_emoji(const char *utf8, unsigned prev)
+{
+    unsigned next;
+    return is_emoji(prev) && text_decode(utf8 + 3, &next) > 0 && is_emoji(next);
 }
 
 /* The escaped form of the character at utf8 into piece (at least 16 bytes): itself, or \xNN
- * for an invalid byte or a C0 control or DEL, or \uNNNN for any other control. Stores the
- * bytes consumed in *bytes and returns the length of piece. */
-static int escape_piece(const char *utf8, bool keep_newlines, char *piece, int *bytes)
+ * for an invalid byte or a C0 control or DEL, or \uNNNN for any other control, a zero-width or
+ * format character or a tag character. prev is the character before (0 at the start). Stores
+ * the bytes consumed in *bytes and the character in *c, and returns the length of piece. */
+static int escape_piece(const char *utf8, unsigned prev, bool keep_newlines, char *piece,
+                        int *bytes, unsigned *c)
 {
-    unsigned c;
-    int length = text_decode(utf8, &c);
+    int length = text_decode(utf8, c);
     *bytes = length ? length : 1;
-    if (length == 0)
+    if (length == 0) {
+        *c = 0;
         return snprintf(piece, 16, "\\x%02x", (unsigned char)*utf8);
-    if (text_is_control(c) && !(keep_newlines && c == '\n'))
-        return snprintf(piece, 16, c < 0x80 ? "\\x%02x" : "\\u%04x", c);
+    }
+    bool hidden = (text_is_control(*c) || text_is_tag(*c)) && !(keep_newlines && *c == '\n')
+                  && !(*c == 0x200d && joins_emoji(utf8, prev));
+    if (hidden)
+        return snprintf(piece, 16, *c < 0x80 ? "\\x%02x" : "\\u%04x", *c);
     return snprintf(piece, 16, "%.*s", length, utf8);
 }
 
 static int escape(const char *utf8, char *buffer, size_t size, bool keep_newlines)
 {
     size_t length = 0;
+    unsigned prev = 0;
     while (*utf8) {
         char piece[16];
         int bytes;
-        int wrote = escape_piece(utf8, keep_newlines, piece, &bytes);
+        int wrote = escape_piece(utf8, prev, keep_newlines, piece, &bytes, &prev);
         for (int i = 0; i < wrote; i++, length++)
             if (length + 1 < size)
                 buffer[length] = piece[i];
@@ -91,10 +125,11 @@ static int escape(const char *utf8, char *buffer, size_t size, bool keep_newline
 int text_write_escaped(FILE *stream, const char *utf8, bool keep_newlines)
 {
     int status = 0;
+    unsigned prev = 0;
     while (*utf8) {
         char piece[16];
         int bytes;
-        escape_piece(utf8, keep_newlines, piece, &bytes);
+        escape_piece(utf8, prev, keep_newlines, piece, &bytes, &prev);
         if (fputs(piece, stream) == EOF)
             status = EOF;
         utf8 += bytes;

@@ -18,12 +18,21 @@ int text_width(const char *utf8);
 int text_char_width(unsigned codepoint);
 
 /* The one set of characters that lesson text may never send to a terminal as they are: C0
- * and C1 controls, DEL, and the bidirectional overrides, isolates and marks. */
+ * and C1 controls, DEL, the bidirectional overrides, isolates and marks, and the zero-width
+ * and format characters (U+200B, U+200D, U+2028, U+2029, U+FEFF, U+2060-2064, U+206A-206F,
+ * U+180E, U+FFF9-FFFB). Key scripts and classroom names refuse them; --json writes them as
+ * \uXXXX. */
 bool text_is_control(unsigned codepoint);
 
-/* Copies utf8 into buffer with control characters (C0, DEL, C1, bidi overrides and isolates)
- * and invalid bytes written as escapes such as \x1b or \u202e, so that untrusted lesson text
- * can never drive the terminal. Returns the length it wanted (as snprintf). */
+/* The tag characters U+E0000-E007F, invisible too: text_escape writes them as \ue0041, like
+ * the controls. Apart from text_is_control because --json writes a control as one \uXXXX,
+ * which cannot hold them (they would need a surrogate pair there). */
+bool text_is_tag(unsigned codepoint);
+
+/* Copies utf8 into buffer with control characters (text_is_control), tag characters and
+ * invalid bytes written as escapes such as \x1b, \u202e or \u200b, so that untrusted lesson
+ * text can never drive the terminal or hide from its reader; a zero-width joiner between two
+ * emoji (one picture: 👩‍💻) is kept. Returns the length it wanted (as snprintf). */
 int text_escape(const char *utf8, char *buffer, size_t size);
 
 /* The same, but line breaks ('\n') are kept as they are: narration written as a YAML literal

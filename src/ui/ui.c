@@ -18,6 +18,7 @@
 #include "text.h"
 #include "ui_matrix.h"
 #include "ui_progress.h"
+#include "ui_record.h"
 #include "ui_replay.h"
 #include "ui_screen.h"
 
@@ -35,8 +36,8 @@ typedef struct {
     SCREEN *screen;
     FILE *term_out, *term_in;    /* headless: what curses sends (kept in a temporary file when
                                     the script counts clears, else /dev/null) */
-    ui_event *script;
-    int script_len, script_pos, dumps;
+    ui_script script;            /* the key script or the recording replayed */
+    int script_pos, dumps;
     int instant_failures;        /* reads that failed at once, in a row */
     bool stop;                   /* input ended or a signal came: leave every loop */
     FILE *key_times;             /* $ATTNSTEP_KEY_TIMES opened for appending, or NULL */
@@ -47,7 +48,9 @@ typedef struct {
     bool replaying;              /* on the terminal, until the script ends or is stopped */
     bool redraw;                 /* the replay ended: draw once more, without its label */
     ui_replay replay;
-    FILE *record;
+    ui_record record;            /* .f NULL when not recording */
+    bool ran;                    /* the screens ran: the recording is kept */
+    int recorded_lines;          /* events' lines written (two each at most), capped */
     double event_read;           /* when the event being handled was read */
     double last_recorded;        /* when the last event recorded was read (or the start) */
     /* what the screens on the stack ask of the loop (ui_screen_ops, its last part) */
@@ -59,6 +62,8 @@ typedef struct {
 /* Set from signal handlers: the signal to re-raise once the terminal is restored. */
 static volatile sig_atomic_t pending_signal;
 static volatile sig_atomic_t curses_active;
+/* --record's temporary file while it is written, for a crash to remove. */
+static const char *volatile record_temporary;
 
 static void restore_terminal(void)
 {
@@ -78,6 +83,7 @@ static void on_stop_signal(int sig)
 static void on_fatal_signal(int sig)
 {
     restore_terminal();
+    if (record_temporary) unlink(record_temporary);   /* async-signal-safe: no half recording left */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -87,12 +93,30 @@ static const int quits[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 /* Every other signal whose default action ends the process: the terminal is restored, then
  * the signal is raised again with its default action, so the process ends as it would have. */
 static const int ends[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGXCPU,
-                           SIGXFSZ, SIGPOLL};
+                           SIGXFSZ, SIGPOLL,
+#ifdef SIGSTKFLT
+                           SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+                           SIGPWR,
+#endif
+#ifdef SIGEMT
+                           SIGEMT,
+#endif
+#ifdef SIGLOST
+                           SIGLOST,
+#endif
+};
 
-static bool is_one_of(int sig, const int *set, size_t count)
+/* Whether sig is one of `ends`, or a real-time signal (each of which ends the process by
+ * default; SIGRTMIN is a function call in glibc, so they cannot sit in the table). */
+static bool is_an_end(int sig)
 {
-    for (size_t i = 0; i < count; i++)
-        if (set[i] == sig) return true;
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+        if (ends[i] == sig) return true;
+#ifdef SIGRTMIN
+    if (sig >= SIGRTMIN && sig <= SIGRTMAX) return true;
+#endif
     return false;
 }
 
@@ -100,7 +124,7 @@ static bool is_one_of(int sig, const int *set, size_t count)
 static void raise_pending_end(void)
 {
     int sig = (int)pending_signal;
-    if (!sig || !is_one_of(sig, ends, sizeof ends / sizeof ends[0])) return;
+    if (!sig || !is_an_end(sig)) return;
     fflush(stdout);
     signal(sig, SIG_DFL);
     raise(sig);
@@ -116,6 +140,9 @@ static void install_handlers(void)
     sa.sa_handler = on_stop_signal;   /* no SA_RESTART: a blocked read returns at once */
     for (size_t i = 0; i < sizeof quits / sizeof quits[0]; i++) sigaction(quits[i], &sa, NULL);
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) sigaction(ends[i], &sa, NULL);
+#ifdef SIGRTMIN
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) sigaction(sig, &sa, NULL);
+#endif
     sa.sa_handler = on_fatal_signal;
     for (size_t i = 0; i < sizeof fatals / sizeof fatals[0]; i++) sigaction(fatals[i], &sa, NULL);
     if (!registered) registered = atexit(restore_terminal) == 0;
@@ -245,8 +272,8 @@ static void sleep_seconds(double seconds)
 
 static bool next_script_event(session *s, ui_event *ev)
 {
-    while (s->script_pos < s->script_len) {
-        *ev = s->script[s->script_pos++];
+    while (s->script_pos < s->script.count) {
+        *ev = ui_script_event(&s->script, s->script_pos++);
         if (ev->kind == UI_EV_DUMP) { dump_screen(s); continue; }
         if (ev->kind == UI_EV_CLEARS) { write_clears(s); continue; }
         if (ev->kind == UI_EV_WAIT) { if (s->pace) sleep_seconds(ev->ms / 1000.0); continue; }
@@ -323,15 +350,15 @@ static void draw_replay_label(const session *s)
  * When the recording ends or is stopped, the terminal is the user's again. */
 static bool next_replay_event(session *s, ui_event *ev)
 {
-    while (s->script_pos < s->script_len) {
-        const ui_event *next = &s->script[s->script_pos];
-        if (next->kind != UI_EV_WAIT) {
+    while (s->script_pos < s->script.count) {
+        ui_event next = ui_script_event(&s->script, s->script_pos);
+        if (next.kind != UI_EV_WAIT) {
             s->script_pos++;
-            if (next->kind == UI_EV_DUMP || next->kind == UI_EV_RESIZE) continue;
-            *ev = *next;
+            if (next.kind == UI_EV_DUMP || next.kind == UI_EV_RESIZE) continue;
+            *ev = next;
             return true;
         }
-        if (!s->replay.waiting) ui_replay_wait(&s->replay, next->ms, now_seconds());
+        if (!s->replay.waiting) ui_replay_wait(&s->replay, next.ms, now_seconds());
         double left = ui_replay_left(&s->replay, now_seconds());
         if (left >= 0 && left < REPLAY_MIN_READ_MS / 1000.0) {
             sleep_seconds(left);
@@ -355,7 +382,7 @@ static bool next_replay_event(session *s, ui_event *ev)
         }
     }
     s->replaying = false;
-    s->script_pos = s->script_len;
+    s->script_pos = s->script.count;
     s->redraw = true;
     *ev = (ui_event){.kind = UI_EV_TICK};
     return true;
@@ -376,25 +403,36 @@ static bool next_event(session *s, ui_event *ev)
 /* Writes a key, click or resize the run handled, after the wait since the one before. */
 static void record_event(session *s, const ui_event *handled)
 {
-    if (!s->record || (handled->kind != UI_EV_KEY && handled->kind != UI_EV_CLICK
+    FILE *f = s->record.f;
+    if (!f || (handled->kind != UI_EV_KEY && handled->kind != UI_EV_CLICK
                        && handled->kind != UI_EV_RESIZE)) return;
+    /* a recording stays a key script --replay can load: two lines an event at most, the
+     * two of the header and the note below within UI_SCRIPT_MAX_LINES */
+    if (s->recorded_lines + 2 > UI_SCRIPT_MAX_LINES - 3) {
+        if (s->recorded_lines <= UI_SCRIPT_MAX_LINES - 3)
+            fprintf(f, "# the recording stops here: a key script holds at most %d lines\n",
+                    UI_SCRIPT_MAX_LINES);
+        s->recorded_lines = UI_SCRIPT_MAX_LINES;
+        return;
+    }
+    s->recorded_lines += 2;
     ui_event ev = *handled;
     if (ev.kind == UI_EV_RESIZE) { ev.x = COLS; ev.y = LINES; }   /* the terminal's new size */
     char line[64];
     double ms = floor((s->event_read - s->last_recorded) * 1000);
     s->last_recorded = s->event_read;
     if (ms >= 1)
-        fprintf(s->record, "wait %d\n", ms < UI_SCRIPT_MAX_WAIT_MS ? (int)ms : UI_SCRIPT_MAX_WAIT_MS);
-    if (ui_script_format_event(&ev, line, sizeof line)) fputs(line, s->record);
-    else fprintf(s->record, "# key %d has no name in key scripts\n", ev.key);
+        fprintf(f, "wait %d\n", ms < UI_SCRIPT_MAX_WAIT_MS ? (int)ms : UI_SCRIPT_MAX_WAIT_MS);
+    if (ui_script_format_event(&ev, line, sizeof line)) fputs(line, f);
+    else fprintf(f, "# key %d has no name in key scripts\n", ev.key);
 }
 
 /* ---- the terminal ---- */
 
 static bool script_counts_clears(const session *s)
 {
-    for (int i = 0; i < s->script_len; i++)
-        if (s->script[i].kind == UI_EV_CLEARS) return true;
+    for (int i = 0; i < s->script.count; i++)
+        if (s->script.steps[i].kind == UI_EV_CLEARS) return true;
     return false;
 }
 
@@ -758,13 +796,18 @@ static exit_status place_view(ui_view *v, const ui_options *options)
 /* The lesson given, with the student's saved progress, placed by --at and --head, and in its
  * class under --lead or --follow (main allows a class on a lesson only). NULL with the exit
  * status when it does not open. */
-static ui_screen *open_lesson(const ui_options *options, bool headless, exit_status *status)
+static ui_screen *open_lesson(const ui_options *options, const ui_record *record,
+                              bool headless, exit_status *status)
 {
     char error[512];
     ui_opened *o = NULL;
     if ((*status = ui_lesson_open(options->lesson_path, NULL, 0, &options->compute,
                                   &options->load, &o, true, error, sizeof error)) != EXIT_STATUS_OK)
         return NULL;
+    for (int i = 0; i < o->l.n_data_files && *status == EXIT_STATUS_OK; i++)   /* --record */
+        *status = ui_record_check(record, &(ui_record_input){o->l.data_files[i],
+                                                              "a data file of the lesson"});
+    if (*status != EXIT_STATUS_OK) { ui_lesson_close(o); return NULL; }
     ui_screen *screen = ui_lesson_screen_new(o);
     if (!screen) {
         fprintf(stderr, "attnstep: out of memory\n");
@@ -792,11 +835,12 @@ static ui_screen *open_lesson(const ui_options *options, bool headless, exit_sta
 
 /* The first screen: the lesson given (errors of --at and --head are told before the terminal
  * starts), two side by side, or the picker. NULL with the exit status when there is none. */
-static ui_screen *first_screen(const ui_options *options, bool headless, exit_status *status)
+static ui_screen *first_screen(const ui_options *options, const ui_record *record,
+                               bool headless, exit_status *status)
 {
     char error[512];
     ui_screen *screen = NULL;
-    if (options->lesson_path && !options->compare_path) return open_lesson(options, headless, status);
+    if (options->lesson_path && !options->compare_path) return open_lesson(options, record, headless, status);
     if (!options->lesson_path) {
         screen = ui_picker_screen_new(options->lesson_folders, &options->compute,
                                       &options->load, options->state_dir);
@@ -820,44 +864,31 @@ static exit_status run(session *s, const ui_options *options)
 {
     exit_status status = EXIT_STATUS_OK;
     stack k = {.n = 0};
-    ui_screen *first = first_screen(options, s->headless, &status);
+    ui_screen *first = first_screen(options, &s->record, s->headless, &status);
     if (!first) return status;
     push(&k, first);
     take_pace(s, &k);
     status = start_terminal(s, options);
     s->last_recorded = now_seconds();
-    if (status == EXIT_STATUS_OK) run_stack(s, &k);
+    s->ran = status == EXIT_STATUS_OK;
+    if (s->ran) run_stack(s, &k);
     while (k.n > 0) pop(&k);
     if (s->ending.ended && s->ending.status != EXIT_STATUS_OK && status == EXIT_STATUS_OK)
         status = s->ending.status;
     return status;
 }
 
-/* Says that --record's FILE cannot be written, and why. */
-static void record_failed(const char *path, int error)
+/* --record's FILE checked against every input named on the command line, and opened. */
+static exit_status open_record(ui_record *r, const ui_options *options)
 {
-    fputs("attnstep: --record ", stderr);
-    text_write_escaped(stderr, path, false);
-    fprintf(stderr, ": cannot write the recording: %s\n", strerror(error));
-}
-
-static FILE *open_record(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) { record_failed(path, errno); return NULL; }
-    fputs("# attnstep --record: a key script with the time between keys; play it with\n"
-          "# attnstep --replay FILE LESSON (space pauses, + and - change the speed)\n", f);
-    return f;
-}
-
-/* Closes the recording; false, having said why, when any of it could not be written. */
-static bool close_record(FILE *f, const char *path)
-{
-    bool failed = ferror(f) != 0;
-    int error = failed ? EIO : 0;
-    if (fclose(f) != 0 && !failed) { failed = true; error = errno; }
-    if (failed) record_failed(path, error);
-    return !failed;
+    const ui_record_input inputs[] = {
+        {options->lesson_path, "the lesson"},
+        {options->compare_path, "the lesson compared (--compare)"},
+        {options->key_script, "the key script"},
+        {options->replay, "the recording replayed"},
+        {options->key_times, "the ATTNSTEP_KEY_TIMES file"},
+    };
+    return ui_record_open(r, options->record, inputs, (int)(sizeof inputs / sizeof inputs[0]));
 }
 
 int ui_run(const ui_options *options)
@@ -873,7 +904,7 @@ int ui_run(const ui_options *options)
     ui_replay_init(&s.replay);
     if (script) {
         char error[512];
-        exit_status status = ui_script_load(script, &s.script, &s.script_len, error,
+        exit_status status = ui_script_load(script, &s.script, error,
                                             sizeof error);
         if (status != EXIT_STATUS_OK) {   /* the message echoes the path or the line */
             fputs("attnstep: ", stderr);
@@ -887,22 +918,25 @@ int ui_run(const ui_options *options)
         fputs("attnstep: ATTNSTEP_KEY_TIMES: cannot open ", stderr);
         text_write_escaped(stderr, times, false);
         fputc('\n', stderr);
-        free(s.script);
+        ui_script_free(&s.script);
         return EXIT_STATUS_NO_INPUT;
     }
-    if (options->record && !(s.record = open_record(options->record))) {
-        free(s.script);
+    exit_status recording = options->record ? open_record(&s.record, options) : EXIT_STATUS_OK;
+    if (recording != EXIT_STATUS_OK) {
+        ui_script_free(&s.script);
         if (s.key_times) fclose(s.key_times);
-        return EXIT_STATUS_IO;
+        return recording;
     }
+    record_temporary = s.record.temporary;
     pending_signal = 0;
     int status = run(&s, options);
     stop_terminal(&s);
     if (s.ending.ended && status != EXIT_STATUS_OK)   /* hex and fixed words: nothing to escape */
         fprintf(stderr, "attnstep: %s\n", s.ending.why);
-    free(s.script);
+    ui_script_free(&s.script);
     if (s.key_times) fclose(s.key_times);
-    if (s.record && !close_record(s.record, options->record) && status == EXIT_STATUS_OK)
+    record_temporary = NULL;
+    if (!ui_record_close(&s.record, s.ran) && status == EXIT_STATUS_OK)
         status = EXIT_STATUS_IO;
     raise_pending_end();
     /* Ctrl-C, SIGTERM and SIGHUP end the UI like q, with the shell's status for the signal.

@@ -80,7 +80,8 @@ typedef struct {
  * terminal is restored on every path out, fatal errors and signals included. */
 int ui_run(const ui_options *options);
 
-/* Whether curses knows the terminal type term (its terminfo entry is found): main falls back
+/* Whether curses knows the terminal type term (its terminfo entry is found) and the entry can
+ * address the cursor (cup): main falls back
  * to the plain trace, with a note, when it does not, as it does for TERM=dumb. */
 bool ui_terminal_known(const char *term);
 

@@ -433,30 +433,87 @@ static const char *not_text(const char *line, size_t length, char *why, size_t s
     return NULL;
 }
 
-/* Adds ev to the growing list; false when memory ran out. */
-static bool append_event(ui_event **list, int *n, int *capacity, const ui_event *ev)
+/* Adds ev to the growing script as one compact step; false when memory ran out. */
+static bool append_step(ui_script *script, int *capacity, size_t *names_capacity,
+                        const ui_event *ev)
 {
-    if (*n == *capacity) {
+    if (script->count == *capacity) {
         int grown_capacity = *capacity ? *capacity * 2 : 64;
-        ui_event *grown = realloc(*list, (size_t)grown_capacity * sizeof *grown);
+        ui_script_step *grown = realloc(script->steps, (size_t)grown_capacity * sizeof *grown);
         if (!grown) return false;
-        *list = grown;
+        script->steps = grown;
         *capacity = grown_capacity;
     }
-    (*list)[(*n)++] = *ev;
+    ui_script_step step = {.kind = (unsigned char)ev->kind, .a = ev->key, .b = ev->x};
+    if (ev->kind == UI_EV_WAIT) step.a = ev->ms;
+    if (ev->kind == UI_EV_RESIZE || ev->kind == UI_EV_CLICK) { step.a = ev->x; step.b = ev->y; }
+    if (ev->kind == UI_EV_RELOAD && ev->file[0]) {
+        size_t length = strlen(ev->file) + 1;
+        if (script->names_used + length > *names_capacity) {
+            size_t grown_size = *names_capacity ? *names_capacity * 2 : 1024;
+            char *grown = realloc(script->names, grown_size);
+            if (!grown) return false;
+            script->names = grown;
+            *names_capacity = grown_size;
+        }
+        memcpy(script->names + script->names_used, ev->file, length);
+        step.a = (int)script->names_used + 1;
+        script->names_used += length;
+    } else if (ev->kind == UI_EV_RELOAD) {
+        step.a = 0;
+    }
+    script->steps[script->count++] = step;
     return true;
 }
 
-exit_status ui_script_load(const char *path, ui_event **events, int *count, char *error, size_t size)
+ui_event ui_script_event(const ui_script *script, int i)
 {
+    const ui_script_step *step = &script->steps[i];
+    ui_event ev = {.kind = (ui_event_kind)step->kind, .key = step->a, .x = step->b};
+    if (ev.kind == UI_EV_WAIT) { ev.key = 0; ev.x = 0; ev.ms = step->a; }
+    if (ev.kind == UI_EV_RESIZE || ev.kind == UI_EV_CLICK) { ev.key = 0; ev.x = step->a; ev.y = step->b; }
+    if (ev.kind == UI_EV_RELOAD) {
+        ev.key = 0;
+        ev.x = 0;
+        if (step->a > 0) snprintf(ev.file, sizeof ev.file, "%s", script->names + step->a - 1);
+    }
+    return ev;
+}
+
+void ui_script_free(ui_script *script)
+{
+    free(script->steps);
+    free(script->names);
+    *script = (ui_script){0};
+}
+
+/* Why line line_no cannot be taken (the caps of ui_keys.h), or NULL. */
+static const char *over_cap(int line_no, const ui_script *script, const ui_event *ev,
+                            char *why, size_t size)
+{
+    if (line_no > UI_SCRIPT_MAX_LINES) {
+        snprintf(why, size, "a key script holds at most %d lines", UI_SCRIPT_MAX_LINES);
+        return why;
+    }
+    if (ev->kind == UI_EV_RELOAD && script->names_used + strlen(ev->file) + 1 > UI_SCRIPT_MAX_NAMES) {
+        snprintf(why, size, "the reload file names of a key script take at most %zu MiB",
+                 UI_SCRIPT_MAX_NAMES >> 20);
+        return why;
+    }
+    return NULL;
+}
+
+exit_status ui_script_load(const char *path, ui_script *script, char *error, size_t size)
+{
+    *script = (ui_script){0};
     const char *why = NULL;
     FILE *f = lesson_open_regular(path, &why);   /* never a FIFO or /dev/zero: no hang, no spin */
     if (!f) {
         snprintf(error, size, "%s: cannot read the key script: %s", path, why);
         return EXIT_STATUS_NO_INPUT;
     }
-    ui_event *list = NULL;
-    int n = 0, capacity = 0, line_no = 0;
+    int capacity = 0, line_no = 0;
+    size_t names_capacity = 0;
     exit_status status = EXIT_STATUS_OK;
     char *line = NULL, reason[512];
     size_t line_size = 0;
@@ -464,14 +521,17 @@ exit_status ui_script_load(const char *path, ui_event **events, int *count, char
     errno = 0;
     /* whole lines, however long: a line past SCRIPT_MAX_LINE is refused with its number */
     while (status == EXIT_STATUS_OK && (length = getline(&line, &line_size, f)) >= 0) {
-        ui_event ev;
+        ui_event ev = {.kind = UI_EV_KEY};
         line_no++;
-        const char *bad = not_text(line, (size_t)length, reason, sizeof reason);
+        const char *bad = line_no > UI_SCRIPT_MAX_LINES ? over_cap(line_no, script, &ev, reason, sizeof reason)
+                        : not_text(line, (size_t)length, reason, sizeof reason);
         int parsed = bad ? -1 : ui_script_parse_line(line, &ev, reason, sizeof reason);
+        if (parsed > 0 && (bad = over_cap(line_no, script, &ev, reason, sizeof reason)) != NULL)
+            parsed = -1;
         if (parsed < 0) {
             snprintf(error, size, "%s:%d: %s", path, line_no, bad ? bad : reason);
             status = EXIT_STATUS_USAGE;
-        } else if (parsed > 0 && !append_event(&list, &n, &capacity, &ev)) {
+        } else if (parsed > 0 && !append_step(script, &capacity, &names_capacity, &ev)) {
             snprintf(error, size, "out of memory");
             status = EXIT_STATUS_SOFTWARE;
         }
@@ -483,8 +543,6 @@ exit_status ui_script_load(const char *path, ui_event **events, int *count, char
     }
     free(line);
     fclose(f);
-    if (status != EXIT_STATUS_OK) { free(list); return status; }
-    *events = list;
-    *count = n;
-    return EXIT_STATUS_OK;
+    if (status != EXIT_STATUS_OK) ui_script_free(script);
+    return status;
 }

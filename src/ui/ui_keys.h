@@ -126,10 +126,33 @@ int ui_script_parse_line(const char *line, ui_event *ev, char *error, size_t siz
  * A resize is written with ev->x and ev->y. */
 bool ui_script_format_event(const ui_event *ev, char *line, size_t size);
 
-/* Reads a whole script. Returns EXIT_STATUS_OK, or EXIT_STATUS_USAGE (a bad line),
- * EXIT_STATUS_NO_INPUT (unreadable) or EXIT_STATUS_SOFTWARE (no memory) with a one-line
- * message "path:line: ..." in error. */
-exit_status ui_script_load(const char *path, ui_event **events, int *count, char *error,
-                           size_t size);
+/* A script as loaded: each line that holds an event as one step of 12 bytes (its kind and
+ * two numbers; a reload's file in the names after the steps), so that a long script costs what
+ * its lines say, not a ui_event's 280 bytes each. At most UI_SCRIPT_MAX_LINES lines and
+ * UI_SCRIPT_MAX_NAMES bytes of reload file names: a 10 M-line script is refused at its line
+ * 1,000,001, having taken some 16 MB, instead of taking 2.7 GB. */
+#define UI_SCRIPT_MAX_LINES 1000000
+#define UI_SCRIPT_MAX_NAMES ((size_t)16 << 20)
+typedef struct {
+    unsigned char kind;   /* a ui_event_kind */
+    int a, b;             /* key or ms, and x; or x and y; a reload: 1 + its file's offset in
+                             names, or 0 for the lesson's own file */
+} ui_script_step;
+typedef struct {
+    ui_script_step *steps;
+    int count;
+    char *names;          /* the reload files, each NUL-terminated */
+    size_t names_used;
+} ui_script;
+
+/* Reads a whole script into *script (free it with ui_script_free). Returns EXIT_STATUS_OK,
+ * or EXIT_STATUS_USAGE (a bad line, or too many), EXIT_STATUS_NO_INPUT (unreadable) or
+ * EXIT_STATUS_SOFTWARE (no memory) with a one-line message "path:line: ..." in error. */
+exit_status ui_script_load(const char *path, ui_script *script, char *error, size_t size);
+
+/* The event of step i. */
+ui_event ui_script_event(const ui_script *script, int i);
+
+void ui_script_free(ui_script *script);
 
 #endif

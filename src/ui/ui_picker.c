@@ -90,7 +90,8 @@ static void apply_order(const char *dir, char **names, size_t n)
 {
     char path[PATH_MAX], line[PATH_MAX];
     snprintf(path, sizeof path, "%s/ORDER", dir);
-    FILE *f = fopen(path, "r");
+    const char *why;
+    FILE *f = lesson_open_regular(path, &why);   /* a FIFO named ORDER must not hang the picker */
     if (!f) return;
     size_t placed = 0;
     while (placed < n && fgets(line, sizeof line, f)) {

@@ -28,14 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char error[512] = "";
     if (write_script(data, size)) {
-        ui_event *events = NULL;
-        int count = 0;
-        exit_status status = ui_script_load(script_path, &events, &count, error, sizeof error);
+        ui_script script;
+        exit_status status = ui_script_load(script_path, &script, error, sizeof error);
         if (status == EXIT_STATUS_OK) {
-            for (int i = 0; i < count; i++)
-                if (events[i].kind == UI_EV_RELOAD)   /* the loader let only text through */
-                    fuzz_check_clean(events[i].file, "\t");
-            free(events);
+            for (int i = 0; i < script.count; i++) {
+                ui_event ev = ui_script_event(&script, i);
+                if (ev.kind == UI_EV_RELOAD)   /* the loader let only text through */
+                    fuzz_check_clean(ev.file, "\t");
+            }
+            ui_script_free(&script);
         } else {
             fuzz_check_escaped(error, false);
         }
