@@ -1,10 +1,12 @@
 /* Checking a loaded lesson against its numbers (lesson_check in lesson.h): answers, `expect:`
  * claims and live numbers in text, and questions whose answer the script already showed. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "claim.h"
 #include "lesson.h"
+#include "lesson_answer.h"
 #include "lesson_diag.h"
 #include "lesson_text.h"
 #include "number.h"
@@ -218,27 +220,155 @@ static bool told(const trace *t, const char *text, int head, const char *where, 
     return true;
 }
 
-/* A question's answer told by a live number before it is answered: in the about text, the
- * narration or question of an earlier step, or the question itself. */
-static bool warn_told(const lesson *l, const trace *t, int k, lesson_diagnostics *d) {
+/* A text a student may read before a question: of this lesson or of the one before it. */
+typedef struct {
+    const lesson *l;       /* the lesson it is written in */
+    const trace *t;        /* that lesson's trace */
+    const char *text;      /* as written (placeholders unwritten), or NULL */
+    int head;              /* its placeholders' head */
+    lesson_place at;
+    const char *where;     /* "the narration of step 3" */
+} read_text;
+
+/* The line of l's file where the count-th (from 0) occurrence of found[0, length) after place
+ * `at` is, or at's line when it is not written there (a live number). */
+static int line_of(const lesson *l, lesson_place at, const char *found, size_t length,
+                   int count) {
+    if (!l->text) return at.line;
+    size_t from = lesson_position_offset(l->text, l->text_size, at.line, at.col);
+    const char *p = l->text + from, *end = l->text + l->text_size;
+    for (; p && p + length <= end; p++) {
+        p = memchr(p, found[0], (size_t)(end - p));
+        if (!p || p + length > end) break;
+        if (memcmp(p, found, length) == 0 && count-- == 0) {
+            int line, col;
+            lesson_offset_position(l->text, l->text_size, (size_t)(p - l->text), &line, &col);
+            return line;
+        }
+    }
+    return at.line;
+}
+
+static int occurrences_before(const char *text, size_t at, const char *found, size_t length) {
+    int count = 0;
+    for (size_t i = 0; i < at; i++) count += memcmp(text + i, found, length) == 0;
+    return count;
+}
+
+/* Whether the text, its live numbers written, says the answer in so many words: a number near
+ * it or its choice in a sentence naming the focus row. If so, warns with the line. */
+static bool said(const read_text *r, const lesson_step *asked, const lesson_answer *a,
+                 lesson_diagnostics *d) {
+    if (!r->text) return false;
+    claim_text_error error;
+    char *rendered = strchr(r->text, '{') ? rendered_copy(r->t, r->text, r->head, &error) : NULL;
+    const char *text = rendered ? rendered : r->text;
+    size_t at, length;
+    bool found = lesson_answer_find(a, text, 0, &at, &length);
+    if (found) {
+        int line = line_of(r->l, r->at, text + at, length,
+                           occurrences_before(text, at, text + at, length));
+        char shown[LESSON_ESCAPED_MAX];
+        lesson_report_warning(d, asked->ask_at.line, asked->ask_at.col,
+                              LESSON_ERROR_QUESTION_SAID, r->where, line,
+                              lesson_escape(text + at, length, shown));
+    }
+    free(rendered);
+    return found;
+}
+
+/* What a question's answer looks like written down (the focus row's label into row). */
+static void answer_of(const trace *t, const lesson_step *asked, const char *sentence,
+                      char *row, size_t size, lesson_answer *a) {
+    const char *choice = asked->n_choices > 0 && asked->answer_choice >= 0
+                       ? asked->choices[asked->answer_choice] : NULL;
+    *a = (lesson_answer){ .numeric = true, .value = asked->answer,
+                          .tolerance = asked->tolerance, .sentence = sentence,
+                          .decimals = lesson_answer_decimals(choice ? choice
+                                                                    : asked->answer_text) };
+    if (choice && lesson_parse_number(choice, &a->value) != LESSON_NUMBER_OK) {
+        *a = (lesson_answer){ .token = choice, .sentence = sentence };
+        if (has_focus(asked))
+            a->row = trace_axis_label(t, stage_get(asked->stage)->rows, asked->focus_row, row,
+                                      size);
+        return;
+    }
+    if (has_focus(asked)) {
+        trace_cell cell = focus_cell(asked);
+        a->value = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
+    }
+    /* a key of `auto` asks at the precision its tolerance allows: 0.005 is two decimals */
+    if (a->decimals < 0 && a->tolerance > 0)
+        a->decimals = (int)ceil(-log10(2.0 * a->tolerance) - 1e-9);
+    if (choice) a->tolerance = 0.5 * pow(10.0, -(a->decimals > 0 ? a->decimals : 0));
+}
+
+/* What the checks of one lesson share: its sentence, and the lesson before it in ORDER. */
+typedef struct {
+    char *sentence;
+    lesson previous;
+    trace previous_trace;
+    bool has_previous;
+    char previous_name[256];
+} leak_context;
+
+/* Whether one text of the lesson tells the answer, by a live number or in words. */
+static bool tells(const read_text *r, const lesson_step *asked, const lesson_answer *a,
+                  lesson_diagnostics *d) {
+    return told(r->t, r->text, r->head, r->where, r->at.line, asked, d) || said(r, asked, a, d);
+}
+
+/* Whether the lesson before this one tells the answer: its about, narration or questions. */
+static bool previous_tells(const leak_context *c, const lesson_step *asked,
+                           const lesson_answer *a, lesson_diagnostics *d) {
+    if (!c->has_previous) return false;
+    const lesson *p = &c->previous;
+    char where[512];
+    snprintf(where, sizeof where, "the about text of %s, the lesson before", c->previous_name);
+    read_text r = { p, &c->previous_trace, p->about, 1, p->about_written.at, where };
+    if (said(&r, asked, a, d)) return true;
+    for (int j = 0; j < p->n_steps; j++) {
+        const lesson_step *s = &p->steps[j];
+        snprintf(where, sizeof where, "step %d of %s, the lesson before", j + 1,
+                 c->previous_name);
+        r = (read_text){ p, &c->previous_trace, s->say, step_head(s), s->say_written.at, where };
+        if (said(&r, asked, a, d)) return true;
+        r.text = s->ask;
+        r.at = s->ask_at;
+        if (said(&r, asked, a, d)) return true;
+    }
+    return false;
+}
+
+/* A question's answer told before it is answered: in the about text (the picker's summary too),
+ * the narration or question of an earlier step, the question itself, or the lesson before. */
+static bool warn_told(const lesson *l, const trace *t, int k, const leak_context *c,
+                      lesson_diagnostics *d) {
     const lesson_step *asked = &l->steps[k];
-    if (told(t, l->about, 1, "the about text", l->about_written.at.line, asked, d)) return true;
+    char row[32];
+    lesson_answer a;
+    answer_of(t, asked, c->sentence, row, sizeof row, &a);
+    read_text r = { l, t, l->about, 1, l->about_written.at, "the about text" };
+    if (tells(&r, asked, &a, d)) return true;
     for (int j = 0; j < k; j++) {
         const lesson_step *s = &l->steps[j];
         char where[64];
         snprintf(where, sizeof where, "the narration of step %d", j + 1);
-        if (told(t, s->say, step_head(s), where, s->say_written.at.line, asked, d)) return true;
+        r = (read_text){ l, t, s->say, step_head(s), s->say_written.at, where };
+        if (tells(&r, asked, &a, d)) return true;
         snprintf(where, sizeof where, "the question of step %d", j + 1);
-        if (told(t, s->ask, step_head(s), where, s->ask_at.line, asked, d)) return true;
+        r = (read_text){ l, t, s->ask, step_head(s), s->ask_at, where };
+        if (tells(&r, asked, &a, d)) return true;
     }
-    return told(t, asked->ask, step_head(asked), "the question itself", asked->ask_at.line,
-                asked, d);
+    r = (read_text){ l, t, asked->ask, step_head(asked), asked->ask_at, "the question itself" };
+    return tells(&r, asked, &a, d) || previous_tells(c, asked, &a, d);
 }
 
-static void warn_leaks(const lesson *l, const trace *t, lesson_diagnostics *d) {
+static void warn_leaks(const lesson *l, const trace *t, const leak_context *c,
+                       lesson_diagnostics *d) {
     for (int k = 0; k < l->n_steps; k++) {
         const lesson_step *asked = &l->steps[k];
-        if (!asked->ask || asked->stage == STAGE_COUNT || warn_told(l, t, k, d)) continue;
+        if (!asked->ask || asked->stage == STAGE_COUNT || warn_told(l, t, k, c, d)) continue;
         for (int j = 0; j < k; j++) {
             if (!shows_matrix_of(&l->steps[j], asked, t)) continue;
             char head[32] = "";
@@ -252,15 +382,84 @@ static void warn_leaks(const lesson *l, const trace *t, lesson_diagnostics *d) {
     }
 }
 
+/* The lesson's sentence, its tokens joined by spaces (NULL when memory ran out). */
+static char *sentence_of(const lesson *l) {
+    size_t size = 1;
+    for (int i = 0; i < l->n_tokens; i++) size += strlen(l->tokens[i]) + 1;
+    char *out = malloc(size);
+    if (!out) return NULL;
+    out[0] = '\0';
+    for (int i = 0; i < l->n_tokens; i++) {
+        if (i) strcat(out, " ");
+        strcat(out, l->tokens[i]);
+    }
+    return out;
+}
+
+/* The file named on the line before `name` in the ORDER file of folder dir (copied into
+ * previous), or false when name is first, not named, or there is no ORDER. */
+static bool previous_in_order(const char *dir, const char *name, char *previous, size_t size) {
+    char path[4200], line[512], before[512] = "";
+    snprintf(path, sizeof path, "%s/ORDER", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "#\r\n")] = '\0';
+        size_t length = strlen(line);
+        while (length > 0 && line[length - 1] == ' ') line[--length] = '\0';
+        if (length == 0) continue;
+        if (strcmp(line, name) == 0) found = before[0] != '\0';
+        else snprintf(before, sizeof before, "%s", line);
+    }
+    fclose(f);
+    if (found) snprintf(previous, size, "%s", before);
+    return found;
+}
+
+/* Loads the lesson before l in its folder's ORDER, if any, to read what it already said. */
+static void leak_context_open(leak_context *c, const lesson *l) {
+    *c = (leak_context){ .sentence = sentence_of(l) };
+    const char *path = l->path ? l->path : "", *slash = strrchr(path, '/');
+    char dir[4096], file[4400];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (!previous_in_order(dir, slash ? slash + 1 : path, c->previous_name,
+                           sizeof c->previous_name))
+        return;
+    snprintf(file, sizeof file, "%s/%s", dir, c->previous_name);
+    lesson_diagnostics ignored;
+    lesson_status loaded = lesson_load(file, &c->previous, &ignored);
+    lesson_diagnostics_free(&ignored);
+    if (loaded != LESSON_OK) return;
+    if (trace_compute(&c->previous.input, NULL, &c->previous_trace, NULL) == TRACE_OK)
+        c->has_previous = true;
+    else
+        lesson_free(&c->previous);
+}
+
+static void leak_context_close(leak_context *c) {
+    free(c->sentence);
+    if (!c->has_previous) return;
+    trace_free(&c->previous_trace);
+    lesson_free(&c->previous);
+}
+
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
                            lesson_diagnostics *diagnostics) {
     *diagnostics = (lesson_diagnostics){ .path = strdup(l->path ? l->path : "") };
-    /* before the live numbers are written: it reads the placeholders */
-    if (warnings) warn_leaks(l, t, diagnostics);
+    for (int i = 0; i < l->n_steps; i++) {
+        check_answer(&l->steps[i], t, warnings, diagnostics);
+        check_claims(&l->steps[i], t, diagnostics);
+    }
+    /* after the answers are taken, before the live numbers are written: it reads both */
+    if (warnings) {
+        leak_context c;
+        leak_context_open(&c, l);
+        warn_leaks(l, t, &c, diagnostics);
+        leak_context_close(&c);
+    }
     for (int i = 0; i < l->n_steps; i++) {
         lesson_step *step = &l->steps[i];
-        check_answer(step, t, warnings, diagnostics);
-        check_claims(step, t, diagnostics);
         render(&step->say, &step->say_written, step_head(step), t, diagnostics);
         render(&step->ask, &step->ask_written, step_head(step), t, diagnostics);
     }
