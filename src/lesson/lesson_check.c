@@ -40,6 +40,39 @@ static void write_number(double x, char *buffer, size_t size) {
 
 /* ---- answers ---- */
 
+/* A number given as the answer (answer written as text) must be within tolerance of the focus
+ * cell: an error at the answer otherwise. */
+static void check_value(const lesson_step *step, const trace *t, double given, const char *text,
+                        double within, lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    double value = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
+    if (fabs(given - value) <= within * (1.0 + 1e-9) + 1e-15) return;
+    char name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], number[NUMBER_MAX];
+    char tolerance[NUMBER_MAX], shown[LESSON_ESCAPED_MAX];
+    claim_cell_name(t, &cell, name, sizeof name);
+    write_number(value, number, sizeof number);
+    write_number(within, tolerance, sizeof tolerance);
+    const char *answer = text ? text : "?";
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_ANSWER,
+                  lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown), number,
+                  tolerance);
+}
+
+static void check_number(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    check_value(step, t, step->answer, step->answer_text, step->tolerance, d);
+}
+
+/* A numeric choice ([0.14, 0.58, 0.90]) is the focus cell's value to its own precision: within
+ * half a unit of its last decimal, or the step's tolerance when that is larger. */
+static void check_numeric_choice(const lesson_step *step, const trace *t, const char *answer,
+                                 lesson_diagnostics *d) {
+    double given;
+    if (lesson_parse_number(answer, &given) != LESSON_NUMBER_OK) return;
+    int decimals = lesson_answer_decimals(answer);
+    double half_unit = 0.5 * pow(10.0, -(decimals > 0 ? decimals : 0));
+    check_value(step, t, given, answer, fmax(half_unit, step->tolerance), d);
+}
+
 static void check_choice(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
     char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], shown[LESSON_ESCAPED_MAX];
@@ -47,7 +80,7 @@ static void check_choice(const lesson_step *step, const trace *t, lesson_diagnos
                                           sizeof label);
     const char *answer = step->choices[step->answer_choice];
     if (strcmp(answer, column) == 0) return;
-    /* only an answer that names a column of the stage is a claim about the focus */
+    /* an answer that names a column of the stage is a claim about the focus column */
     stage_axis axis = stage_get(step->stage)->cols;
     for (int col = 0; col < trace_cols(t, step->stage); col++) {
         char other[32];
@@ -57,21 +90,8 @@ static void check_choice(const lesson_step *step, const trace *t, lesson_diagnos
                       lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown));
         return;
     }
-}
-
-static void check_number(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
-    trace_cell cell = focus_cell(step);
-    double value = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
-    if (fabs(step->answer - value) <= step->tolerance * (1.0 + 1e-9) + 1e-15) return;
-    char name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], number[NUMBER_MAX];
-    char tolerance[NUMBER_MAX], shown[LESSON_ESCAPED_MAX];
-    claim_cell_name(t, &cell, name, sizeof name);
-    write_number(value, number, sizeof number);
-    write_number(step->tolerance, tolerance, sizeof tolerance);
-    const char *answer = step->answer_text ? step->answer_text : "?";
-    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_ANSWER,
-                  lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown), number,
-                  tolerance);
+    /* any other number is a claim about the focus cell's value */
+    check_numeric_choice(step, t, answer, d);
 }
 
 /* A choice taken from a focus column that does not hold its row's largest value is most likely
@@ -153,6 +173,34 @@ static void check_claims(const lesson_step *step, const trace *t, lesson_diagnos
             lesson_report(d, written->at.line, written->at.col, LESSON_ERROR_FALSE_CLAIM, shown,
                           escaped(why, why_shown));
         }
+    }
+}
+
+/* ---- text a YAML comment cut ---- */
+
+/* An unquoted text with " #0" in it: YAML reads "#0 …" as a comment, and the text ends before. */
+static void check_cut(const lesson *l, const char *text, const lesson_written *w,
+                      lesson_cursor *cursor, lesson_diagnostics *d) {
+    if (!text || !l->text || w->at.line < 1) return;
+    size_t start = lesson_cursor_move(cursor, l->text, l->text_size, w->at.line, w->at.col);
+    size_t hash = lesson_cut_by_comment(l->text, l->text_size, start);
+    if (hash >= l->text_size) return;
+    int line, col;
+    lesson_offset_position(l->text, l->text_size, hash, &line, &col);
+    size_t end = lesson_line_end(l->text, l->text_size, hash, NULL);
+    char shown[LESSON_ESCAPED_MAX];
+    lesson_hint(lesson_report(d, line, col, LESSON_ERROR_COMMENT_CUTS_TEXT,
+                              lesson_escape(l->text + hash, end - hash, shown)),
+                LESSON_HINT_QUOTE_FROM, w->at.line);
+}
+
+/* The texts in the order they are written, so that one cursor walks the file once. */
+static void check_cuts(const lesson *l, lesson_diagnostics *d) {
+    lesson_cursor cursor = { 0 };
+    check_cut(l, l->about, &l->about_written, &cursor, d);
+    for (int i = 0; i < l->n_steps; i++) {
+        check_cut(l, l->steps[i].say, &l->steps[i].say_written, &cursor, d);
+        check_cut(l, l->steps[i].ask, &l->steps[i].ask_written, &cursor, d);
     }
 }
 
@@ -447,6 +495,7 @@ static void leak_context_close(leak_context *c) {
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
                            lesson_diagnostics *diagnostics) {
     *diagnostics = (lesson_diagnostics){ .path = strdup(l->path ? l->path : "") };
+    check_cuts(l, diagnostics);
     for (int i = 0; i < l->n_steps; i++) {
         check_answer(&l->steps[i], t, warnings, diagnostics);
         check_claims(&l->steps[i], t, diagnostics);
