@@ -1,6 +1,7 @@
 /* Where a question's answer is written down in a text (lesson_answer.h): numbers are read as a
  * student reads them (a sign, digits, a decimal point, a percent sign), tokens as whole words. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lesson_answer.h"
 #include "lesson_text.h"
@@ -200,4 +201,48 @@ int lesson_answer_decimals(const char *text) {
     size_t skip = text[0] == '-' || text[0] == '+' ? 1 : 0;
     if (!number_at(text, skip, &n) || text[n.end]) return -1;
     return n.decimals;
+}
+
+/* ---- a lesson's questions ---- */
+
+static bool has_focus(const lesson_step *step) {
+    return step->focus_row >= 0 && step->focus_col >= 0;
+}
+
+void lesson_answer_of(const trace *t, const lesson_step *asked, const char *sentence,
+                      char *row, size_t size, lesson_answer *a) {
+    const char *choice = asked->n_choices > 0 && asked->answer_choice >= 0
+                       ? asked->choices[asked->answer_choice] : NULL;
+    *a = (lesson_answer){ .numeric = true, .value = asked->answer,
+                          .tolerance = asked->tolerance, .sentence = sentence,
+                          .decimals = lesson_answer_decimals(choice ? choice
+                                                                    : asked->answer_text) };
+    if (choice && lesson_parse_number(choice, &a->value) != LESSON_NUMBER_OK) {
+        *a = (lesson_answer){ .token = choice, .sentence = sentence };
+        if (has_focus(asked))
+            a->row = trace_axis_label(t, stage_get(asked->stage)->rows, asked->focus_row, row,
+                                      size);
+        return;
+    }
+    if (has_focus(asked)) {
+        int head = stage_get(asked->stage)->per_head && asked->head > 0 ? asked->head : 1;
+        a->value = trace_value(t, asked->stage, head, asked->focus_row, asked->focus_col);
+    }
+    /* a key of `auto` asks at the precision its tolerance allows: 0.005 is two decimals */
+    if (a->decimals < 0 && a->tolerance > 0)
+        a->decimals = (int)ceil(-log10(2.0 * a->tolerance) - 1e-9);
+    if (choice) a->tolerance = 0.5 * pow(10.0, -(a->decimals > 0 ? a->decimals : 0));
+}
+
+char *lesson_sentence(const lesson *l) {
+    size_t size = 1;
+    for (int i = 0; i < l->n_tokens; i++) size += strlen(l->tokens[i]) + 1;
+    char *out = malloc(size);
+    if (!out) return NULL;
+    out[0] = '\0';
+    for (int i = 0; i < l->n_tokens; i++) {
+        if (i) strcat(out, " ");
+        strcat(out, l->tokens[i]);
+    }
+    return out;
 }

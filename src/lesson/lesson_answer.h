@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "lesson.h"
 
 typedef struct {
     bool numeric;
@@ -27,5 +28,15 @@ bool lesson_answer_find(const lesson_answer *a, const char *text, size_t from, s
 
 /* The number of decimals written in text ("0.63" → 2, "1" → 0), or -1 when it is no number. */
 int lesson_answer_decimals(const char *text);
+
+/* What question `asked` (after lesson_check: `answer: auto` taken) has as its answer: its focus
+ * cell's true value, or its right choice with the focus row's label (written into row). Its
+ * precision is the key's decimals, or what its tolerance allows (0.005: two decimals); a
+ * numeric choice is accepted within half a unit of its last decimal. */
+void lesson_answer_of(const trace *t, const lesson_step *asked, const char *sentence, char *row,
+                      size_t size, lesson_answer *a);
+
+/* The lesson's own sentence, its tokens joined by spaces (malloc'd; NULL when memory ran out). */
+char *lesson_sentence(const lesson *l);
 
 #endif

@@ -325,32 +325,6 @@ static bool said(const read_text *r, const lesson_step *asked, const lesson_answ
     return found;
 }
 
-/* What a question's answer looks like written down (the focus row's label into row). */
-static void answer_of(const trace *t, const lesson_step *asked, const char *sentence,
-                      char *row, size_t size, lesson_answer *a) {
-    const char *choice = asked->n_choices > 0 && asked->answer_choice >= 0
-                       ? asked->choices[asked->answer_choice] : NULL;
-    *a = (lesson_answer){ .numeric = true, .value = asked->answer,
-                          .tolerance = asked->tolerance, .sentence = sentence,
-                          .decimals = lesson_answer_decimals(choice ? choice
-                                                                    : asked->answer_text) };
-    if (choice && lesson_parse_number(choice, &a->value) != LESSON_NUMBER_OK) {
-        *a = (lesson_answer){ .token = choice, .sentence = sentence };
-        if (has_focus(asked))
-            a->row = trace_axis_label(t, stage_get(asked->stage)->rows, asked->focus_row, row,
-                                      size);
-        return;
-    }
-    if (has_focus(asked)) {
-        trace_cell cell = focus_cell(asked);
-        a->value = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
-    }
-    /* a key of `auto` asks at the precision its tolerance allows: 0.005 is two decimals */
-    if (a->decimals < 0 && a->tolerance > 0)
-        a->decimals = (int)ceil(-log10(2.0 * a->tolerance) - 1e-9);
-    if (choice) a->tolerance = 0.5 * pow(10.0, -(a->decimals > 0 ? a->decimals : 0));
-}
-
 /* What the checks of one lesson share: its sentence, and the lesson before it in ORDER. */
 typedef struct {
     char *sentence;
@@ -395,7 +369,7 @@ static bool warn_told(const lesson *l, const trace *t, int k, const leak_context
     const lesson_step *asked = &l->steps[k];
     char row[32];
     lesson_answer a;
-    answer_of(t, asked, c->sentence, row, sizeof row, &a);
+    lesson_answer_of(t, asked, c->sentence, row, sizeof row, &a);
     read_text r = { l, t, l->about, 1, l->about_written.at, "the about text" };
     if (tells(&r, asked, &a, d)) return true;
     for (int j = 0; j < k; j++) {
@@ -430,20 +404,6 @@ static void warn_leaks(const lesson *l, const trace *t, const leak_context *c,
     }
 }
 
-/* The lesson's sentence, its tokens joined by spaces (NULL when memory ran out). */
-static char *sentence_of(const lesson *l) {
-    size_t size = 1;
-    for (int i = 0; i < l->n_tokens; i++) size += strlen(l->tokens[i]) + 1;
-    char *out = malloc(size);
-    if (!out) return NULL;
-    out[0] = '\0';
-    for (int i = 0; i < l->n_tokens; i++) {
-        if (i) strcat(out, " ");
-        strcat(out, l->tokens[i]);
-    }
-    return out;
-}
-
 /* The file named on the line before `name` in the ORDER file of folder dir (copied into
  * previous), or false when name is first, not named, or there is no ORDER. */
 static bool previous_in_order(const char *dir, const char *name, char *previous, size_t size) {
@@ -467,7 +427,7 @@ static bool previous_in_order(const char *dir, const char *name, char *previous,
 
 /* Loads the lesson before l in its folder's ORDER, if any, to read what it already said. */
 static void leak_context_open(leak_context *c, const lesson *l) {
-    *c = (leak_context){ .sentence = sentence_of(l) };
+    *c = (leak_context){ .sentence = lesson_sentence(l) };
     const char *path = l->path ? l->path : "", *slash = strrchr(path, '/');
     char dir[4096], file[4400];
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
