@@ -145,6 +145,11 @@ static bool quote_byte(char c) {
     return c == '"' || c == '\'' || c == '`';
 }
 
+/* Whether text at p spells word, its first letter in either case ("Bank" starts a sentence). */
+static bool spells(const char *p, const char *word, size_t length) {
+    return lower(p[0]) == lower(word[0]) && memcmp(p + 1, word + 1, length - 1) == 0;
+}
+
 /* The first whole-word occurrence of word in text[from, end), outside quotations of the
  * lesson's sentence, or `end`. */
 static size_t find_word(const lesson_answer *a, const char *text, size_t from, size_t end,
@@ -153,7 +158,7 @@ static size_t find_word(const lesson_answer *a, const char *text, size_t from, s
     if (length == 0) return end;
     bool quoted = common_word(word);
     for (size_t i = from; i + length <= end; i++) {
-        if (memcmp(text + i, word, length) != 0) continue;
+        if (!spells(text + i, word, length)) continue;
         bool whole = (i == 0 || !word_byte(text[i - 1])) && !word_byte(text[i + length]);
         if (quoted) whole = i > 0 && quote_byte(text[i - 1]) && quote_byte(text[i + length]);
         if (whole && !in_sentence_quote(a, text, i)) return i;
@@ -239,10 +244,13 @@ char *lesson_sentence(const lesson *l) {
     for (int i = 0; i < l->n_tokens; i++) size += strlen(l->tokens[i]) + 1;
     char *out = malloc(size);
     if (!out) return NULL;
-    out[0] = '\0';
+    char *end = out;
     for (int i = 0; i < l->n_tokens; i++) {
-        if (i) strcat(out, " ");
-        strcat(out, l->tokens[i]);
+        size_t length = strlen(l->tokens[i]);
+        if (i) *end++ = ' ';
+        memcpy(end, l->tokens[i], length);
+        end += length;
     }
+    *end = '\0';
     return out;
 }

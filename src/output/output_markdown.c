@@ -301,17 +301,30 @@ static void put_held_back(output *o, const char *utf8, bool keep_lines)
     free(shown);
 }
 
+/* Whether a table cell's number, as written, tells an answer: without copies, as a large
+ * table has many cells (and no sentence, which a number never is). */
+static bool cell_tells(const output *o, const char *number)
+{
+    for (int i = 0; i < o->lesson->n_steps; i++) {
+        const lesson_step *s = &o->lesson->steps[i];
+        if (!s->ask)
+            continue;
+        char row[32];
+        lesson_answer answers[2];
+        int count = held_answers(o, s, NULL, row, sizeof row, answers);
+        size_t at, length;
+        for (int j = 0; j < count; j++)
+            if (lesson_answer_find(&answers[j], number, 0, &at, &length))
+                return true;
+    }
+    return false;
+}
+
 static void put_held_cell(output *o, double x)
 {
     char number[NUMBER_MAX];
     output_cell_text(o, x, number, sizeof number);
-    char *shown = held_back(o, number);
-    if (!shown) {
-        output_fail(o, EXIT_STATUS_SOFTWARE);
-        return;
-    }
-    output_puts(o, shown);
-    free(shown);
+    output_puts(o, cell_tells(o, number) ? "____" : number);
 }
 
 static const walk_step *current(const output *o)
