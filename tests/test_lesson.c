@@ -10,6 +10,7 @@
 #include "support.h"
 #include "fixtures.h"
 #include "lesson.h"
+#include "lesson_answer.h"
 #include "lesson_diag.h"
 #include "lesson_text.h"
 #include "spelling.h"
@@ -588,6 +589,43 @@ static void test_deep_nesting_stops_early(void **state) {
     free(text);
 }
 
+/* Where an answer is written: the match of a in text as "offset:length", or "none". */
+static const char *found_in(const lesson_answer *a, const char *text) {
+    static char where[32];
+    size_t at, length;
+    if (!lesson_answer_find(a, text, 0, &at, &length)) return "none";
+    snprintf(where, sizeof where, "%zu:%zu", at, length);
+    return where;
+}
+
+static void test_answers_written_in_text(void **state) {
+    (void)state;
+    lesson_answer a = { .numeric = true, .value = 0.6296, .tolerance = 0.01, .decimals = 2 };
+    assert_string_equal(found_in(&a, "its output [0.6296, 0.6852]"), "12:6");
+    assert_string_equal(found_in(&a, "it keeps 63% of it"), "9:3");
+    assert_string_equal(found_in(&a, "about 0.62 or so"), "6:4");       /* within ± 0.01 */
+    assert_string_equal(found_in(&a, "0.6 is one decimal"), "none");   /* not --check's rule */
+    assert_string_equal(found_in(&a, "x0.63 and d_0.63 are names"), "none");
+    a.every_rounding = true;
+    assert_string_equal(found_in(&a, "0.6 is one decimal"), "0:3");    /* the worksheet's */
+    a = (lesson_answer){ .numeric = true, .value = -0.4375, .tolerance = 0.005, .decimals = 2 };
+    assert_string_equal(found_in(&a, "it is \xe2\x88\x92" "0.4375 here"), "6:9");
+    assert_string_equal(found_in(&a, "it is 0.4375 here"), "none");    /* the wrong sign */
+    a = (lesson_answer){ .numeric = true, .value = 1, .tolerance = 0, .decimals = 0 };
+    assert_string_equal(found_in(&a, "In head 1, step 1: all of it, 1"), "30:1");
+    assert_int_equal(lesson_answer_decimals("0.63"), 2);
+    assert_int_equal(lesson_answer_decimals("-1"), 0);
+    assert_int_equal(lesson_answer_decimals("auto"), -1);
+    lesson_answer c = { .token = "river", .row = "bank", .sentence = "The bank of the river" };
+    assert_string_equal(found_in(&c, "Bank looks at river. Why?"), "14:5");  /* a capital */
+    assert_string_equal(found_in(&c, "Soon bank looks at river. Why?"), "19:5");
+    assert_string_equal(found_in(&c, "bank is here. river is there."), "none");
+    assert_string_equal(found_in(&c, "\"The bank of the river.\" Read it."), "none");
+    lesson_answer of = { .token = "of", .row = "bank" };
+    assert_string_equal(found_in(&of, "the bank of money"), "none");   /* a common word */
+    assert_string_equal(found_in(&of, "bank looks at \"of\""), "15:2");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cat_sat_defaults),
@@ -613,6 +651,7 @@ int main(void) {
         cmocka_unit_test(test_escape_and_positions),
         cmocka_unit_test(test_large_mapping_is_fast),
         cmocka_unit_test(test_deep_nesting_stops_early),
+        cmocka_unit_test(test_answers_written_in_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,9 @@ key. At or before each question (up to the next step) there must be none of thes
 its part of the key: its cell's worked arithmetic ("weights[it,animal] = …"), the row of that
 cell in its stage's table (the table that shows the answer), and for a numeric question the
 answer as written (when it has two digits or more: a lone "1.0" is everywhere); nor, after the
-question at its own step (its narration), the cell's value. Exits 1, naming each problem."""
+question at its own step (its narration), the cell's value. And nowhere in the body (anything
+before the key) may each question's value be, at any rounding from 1 to 4 decimals or as a
+percentage. Exits 1, naming each problem."""
 import re
 import sys
 
@@ -63,6 +65,36 @@ for q, (at, start) in enumerate(zip(asked, parts)):
         m = re.match(r"Answer: (-?[0-9.]+) \(", line)
         if m and len(m.group(1).replace("-", "").replace(".", "").strip("0")) >= 2:
             absent(q + 1, before, m.group(1), "the answer", True)
+
+
+def roundings(value):
+    """value as a worksheet could write it: 1 to 4 decimals, and as a percentage with 0 to 2."""
+    written = [f"{value:.{d}f}" for d in range(1, 5)]
+    written += [f"{value * 100:.{d}f}%" for d in range(0, 3)]
+    return sorted(set(written))
+
+
+# every answer, at every rounding, anywhere in the body: a numeric question's value, and a
+# choice question's focus value ("cat fits itself (1.25)"); whole numbers tell nothing (1.0 is in
+# every table)
+for q, start in enumerate(parts):
+    end = parts[q + 1] if q + 1 < len(parts) else len(key)
+    worked = [m for line in key[start:end]
+              for m in [re.match(r"^\s+\w+\[.+?\].* = (-?\d+\.\d+)$", line)] if m]
+    if not worked:
+        continue
+    value = float(worked[-1].group(1))
+    if value == round(value):
+        continue
+    for written in roundings(value):
+        sign = r"[-−]" if written.startswith("-") else r"(?<![-−])"
+        digits = written.lstrip("-")
+        pattern = re.compile(r"(?<![0-9.])" + sign + re.escape(digits) + r"(?![0-9])")
+        for line in body:
+            if pattern.search(line):
+                problems.append(f"question {q + 1}: its answer {value} is in the body as "
+                                f"'{written}': {line.strip()[:120]}")
+                break
 for problem in problems:
     print(f"{name}: {problem}")
 sys.exit(1 if problems else 0)

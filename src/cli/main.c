@@ -51,6 +51,7 @@ struct options {
     const char *csv_stage; /* the stage of --csv */
     int head;              /* --head, 0 when not given */
     bool full;             /* --full: every term of --explain's sums */
+    bool strict;           /* --strict: --check fails on warnings too */
     bool worksheet;        /* --worksheet: --markdown's questions without answers, then a key */
     bool decode;           /* --decode: --cost of generating one token, with a KV cache or not */
     int precision;
@@ -349,6 +350,7 @@ static bool set_present(options *o, const char *arg) { (void)arg; o->ui.present 
 static bool set_explain(options *o, const char *arg) { o->explain = arg; return true; }
 static bool set_csv(options *o, const char *arg) { o->csv_stage = arg; return true; }
 static bool set_full(options *o, const char *arg) { (void)arg; o->full = true; return true; }
+static bool set_strict(options *o, const char *arg) { (void)arg; o->strict = true; return true; }
 static bool set_decode(options *o, const char *arg) { (void)arg; o->decode = true; return true; }
 static bool set_worksheet(options *o, const char *arg)
 {
@@ -437,6 +439,8 @@ static const option_row option_table[] = {
       "live numbers; print every problem found (warnings only: exit 0;\n"
       "66 if any is unreadable, else 65 if any has errors)", &mode_check, NULL, NULL, NULL,
       USES_EVERY_MODE },
+    { "strict", 0, no_argument, NULL,
+      "with --check: warnings fail too (exit 65)", NULL, set_strict, NULL, NULL, USES_CHECK },
     { "allow-paths", 0, no_argument, NULL,
       "let a lesson's {file: ...} read files outside its folder\n"
       "(absolute paths, '..', links leading out)", NULL, set_allow_paths, NULL, NULL,
@@ -649,9 +653,12 @@ static int load_traced(const options *o, const char *path, bool checking, lesson
         return status;
     }
     lesson_status checked = lesson_check(l, t, checking, &diagnostics);
+    bool warned = false;
+    for (int i = 0; i < diagnostics.count; i++)
+        warned |= diagnostics.items[i].severity == LESSON_SEVERITY_WARNING;
     lesson_diagnostics_print(&diagnostics, stderr);
     lesson_diagnostics_free(&diagnostics);
-    if (checked == LESSON_OK)
+    if (checked == LESSON_OK && !(checking && o->strict && warned))
         return EXIT_STATUS_OK;
     trace_free(t);
     lesson_free(l);

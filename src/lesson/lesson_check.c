@@ -1,10 +1,12 @@
 /* Checking a loaded lesson against its numbers (lesson_check in lesson.h): answers, `expect:`
  * claims and live numbers in text, and questions whose answer the script already showed. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "claim.h"
 #include "lesson.h"
+#include "lesson_answer.h"
 #include "lesson_diag.h"
 #include "lesson_text.h"
 #include "number.h"
@@ -38,6 +40,39 @@ static void write_number(double x, char *buffer, size_t size) {
 
 /* ---- answers ---- */
 
+/* A number given as the answer (answer written as text) must be within tolerance of the focus
+ * cell: an error at the answer otherwise. */
+static void check_value(const lesson_step *step, const trace *t, double given, const char *text,
+                        double within, lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    double value = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
+    if (fabs(given - value) <= within * (1.0 + 1e-9) + 1e-15) return;
+    char name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], number[NUMBER_MAX];
+    char tolerance[NUMBER_MAX], shown[LESSON_ESCAPED_MAX];
+    claim_cell_name(t, &cell, name, sizeof name);
+    write_number(value, number, sizeof number);
+    write_number(within, tolerance, sizeof tolerance);
+    const char *answer = text ? text : "?";
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_ANSWER,
+                  lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown), number,
+                  tolerance);
+}
+
+static void check_number(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
+    check_value(step, t, step->answer, step->answer_text, step->tolerance, d);
+}
+
+/* A numeric choice ([0.14, 0.58, 0.90]) is the focus cell's value to its own precision: within
+ * half a unit of its last decimal, or the step's tolerance when that is larger. */
+static void check_numeric_choice(const lesson_step *step, const trace *t, const char *answer,
+                                 lesson_diagnostics *d) {
+    double given;
+    if (lesson_parse_number(answer, &given) != LESSON_NUMBER_OK) return;
+    int decimals = lesson_answer_decimals(answer);
+    double half_unit = 0.5 * pow(10.0, -(decimals > 0 ? decimals : 0));
+    check_value(step, t, given, answer, fmax(half_unit, step->tolerance), d);
+}
+
 static void check_choice(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
     char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], shown[LESSON_ESCAPED_MAX];
@@ -45,7 +80,7 @@ static void check_choice(const lesson_step *step, const trace *t, lesson_diagnos
                                           sizeof label);
     const char *answer = step->choices[step->answer_choice];
     if (strcmp(answer, column) == 0) return;
-    /* only an answer that names a column of the stage is a claim about the focus */
+    /* an answer that names a column of the stage is a claim about the focus column */
     stage_axis axis = stage_get(step->stage)->cols;
     for (int col = 0; col < trace_cols(t, step->stage); col++) {
         char other[32];
@@ -55,21 +90,8 @@ static void check_choice(const lesson_step *step, const trace *t, lesson_diagnos
                       lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown));
         return;
     }
-}
-
-static void check_number(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
-    trace_cell cell = focus_cell(step);
-    double value = trace_value(t, cell.stage, cell.head, cell.row, cell.col);
-    if (fabs(step->answer - value) <= step->tolerance * (1.0 + 1e-9) + 1e-15) return;
-    char name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], number[NUMBER_MAX];
-    char tolerance[NUMBER_MAX], shown[LESSON_ESCAPED_MAX];
-    claim_cell_name(t, &cell, name, sizeof name);
-    write_number(value, number, sizeof number);
-    write_number(step->tolerance, tolerance, sizeof tolerance);
-    const char *answer = step->answer_text ? step->answer_text : "?";
-    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_ANSWER,
-                  lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown), number,
-                  tolerance);
+    /* any other number is a claim about the focus cell's value */
+    check_numeric_choice(step, t, answer, d);
 }
 
 /* A choice taken from a focus column that does not hold its row's largest value is most likely
@@ -154,6 +176,34 @@ static void check_claims(const lesson_step *step, const trace *t, lesson_diagnos
     }
 }
 
+/* ---- text a YAML comment cut ---- */
+
+/* An unquoted text with " #0" in it: YAML reads "#0 …" as a comment, and the text ends before. */
+static void check_cut(const lesson *l, const char *text, const lesson_written *w,
+                      lesson_cursor *cursor, lesson_diagnostics *d) {
+    if (!text || !l->text || w->at.line < 1) return;
+    size_t start = lesson_cursor_move(cursor, l->text, l->text_size, w->at.line, w->at.col);
+    size_t hash = lesson_cut_by_comment(l->text, l->text_size, start);
+    if (hash >= l->text_size) return;
+    int line, col;
+    lesson_offset_position(l->text, l->text_size, hash, &line, &col);
+    size_t end = lesson_line_end(l->text, l->text_size, hash, NULL);
+    char shown[LESSON_ESCAPED_MAX];
+    lesson_hint(lesson_report(d, line, col, LESSON_ERROR_COMMENT_CUTS_TEXT,
+                              lesson_escape(l->text + hash, end - hash, shown)),
+                LESSON_HINT_QUOTE_FROM, w->at.line);
+}
+
+/* The texts in the order they are written, so that one cursor walks the file once. */
+static void check_cuts(const lesson *l, lesson_diagnostics *d) {
+    lesson_cursor cursor = { 0 };
+    check_cut(l, l->about, &l->about_written, &cursor, d);
+    for (int i = 0; i < l->n_steps; i++) {
+        check_cut(l, l->steps[i].say, &l->steps[i].say_written, &cursor, d);
+        check_cut(l, l->steps[i].ask, &l->steps[i].ask_written, &cursor, d);
+    }
+}
+
 /* ---- live numbers ---- */
 
 /* text with its live numbers written (claim_render), or NULL: out of memory, or a bad
@@ -218,27 +268,129 @@ static bool told(const trace *t, const char *text, int head, const char *where, 
     return true;
 }
 
-/* A question's answer told by a live number before it is answered: in the about text, the
- * narration or question of an earlier step, or the question itself. */
-static bool warn_told(const lesson *l, const trace *t, int k, lesson_diagnostics *d) {
+/* A text a student may read before a question: of this lesson or of the one before it. */
+typedef struct {
+    const lesson *l;       /* the lesson it is written in */
+    const trace *t;        /* that lesson's trace */
+    const char *text;      /* as written (placeholders unwritten), or NULL */
+    int head;              /* its placeholders' head */
+    lesson_place at;
+    const char *where;     /* "the narration of step 3" */
+} read_text;
+
+/* The line of l's file where the count-th (from 0) occurrence of found[0, length) after place
+ * `at` is, or at's line when it is not written there (a live number). */
+static int line_of(const lesson *l, lesson_place at, const char *found, size_t length,
+                   int count) {
+    if (!l->text) return at.line;
+    size_t from = lesson_position_offset(l->text, l->text_size, at.line, at.col);
+    const char *p = l->text + from, *end = l->text + l->text_size;
+    for (; p && p + length <= end; p++) {
+        p = memchr(p, found[0], (size_t)(end - p));
+        if (!p || p + length > end) break;
+        if (memcmp(p, found, length) == 0 && count-- == 0) {
+            int line, col;
+            lesson_offset_position(l->text, l->text_size, (size_t)(p - l->text), &line, &col);
+            return line;
+        }
+    }
+    return at.line;
+}
+
+static int occurrences_before(const char *text, size_t at, const char *found, size_t length) {
+    int count = 0;
+    for (size_t i = 0; i < at; i++) count += memcmp(text + i, found, length) == 0;
+    return count;
+}
+
+/* Whether the text, its live numbers written, says the answer in so many words: a number near
+ * it or its choice in a sentence naming the focus row. If so, warns with the line. */
+static bool said(const read_text *r, const lesson_step *asked, const lesson_answer *a,
+                 lesson_diagnostics *d) {
+    if (!r->text) return false;
+    claim_text_error error;
+    char *rendered = strchr(r->text, '{') ? rendered_copy(r->t, r->text, r->head, &error) : NULL;
+    const char *text = rendered ? rendered : r->text;
+    size_t at, length;
+    bool found = lesson_answer_find(a, text, 0, &at, &length);
+    if (found) {
+        int line = line_of(r->l, r->at, text + at, length,
+                           occurrences_before(text, at, text + at, length));
+        char shown[LESSON_ESCAPED_MAX];
+        lesson_report_warning(d, asked->ask_at.line, asked->ask_at.col,
+                              LESSON_ERROR_QUESTION_SAID, r->where, line,
+                              lesson_escape(text + at, length, shown));
+    }
+    free(rendered);
+    return found;
+}
+
+/* What the checks of one lesson share: its sentence, and the lesson before it in ORDER. */
+typedef struct {
+    char *sentence;
+    lesson previous;
+    trace previous_trace;
+    bool has_previous;
+    char previous_name[256];
+} leak_context;
+
+/* Whether one text of the lesson tells the answer, by a live number or in words. */
+static bool tells(const read_text *r, const lesson_step *asked, const lesson_answer *a,
+                  lesson_diagnostics *d) {
+    return told(r->t, r->text, r->head, r->where, r->at.line, asked, d) || said(r, asked, a, d);
+}
+
+/* Whether the lesson before this one tells the answer: its about, narration or questions. */
+static bool previous_tells(const leak_context *c, const lesson_step *asked,
+                           const lesson_answer *a, lesson_diagnostics *d) {
+    if (!c->has_previous) return false;
+    const lesson *p = &c->previous;
+    char where[512];
+    snprintf(where, sizeof where, "the about text of %s, the lesson before", c->previous_name);
+    read_text r = { p, &c->previous_trace, p->about, 1, p->about_written.at, where };
+    if (said(&r, asked, a, d)) return true;
+    for (int j = 0; j < p->n_steps; j++) {
+        const lesson_step *s = &p->steps[j];
+        snprintf(where, sizeof where, "step %d of %s, the lesson before", j + 1,
+                 c->previous_name);
+        r = (read_text){ p, &c->previous_trace, s->say, step_head(s), s->say_written.at, where };
+        if (said(&r, asked, a, d)) return true;
+        r.text = s->ask;
+        r.at = s->ask_at;
+        if (said(&r, asked, a, d)) return true;
+    }
+    return false;
+}
+
+/* A question's answer told before it is answered: in the about text (the picker's summary too),
+ * the narration or question of an earlier step, the question itself, or the lesson before. */
+static bool warn_told(const lesson *l, const trace *t, int k, const leak_context *c,
+                      lesson_diagnostics *d) {
     const lesson_step *asked = &l->steps[k];
-    if (told(t, l->about, 1, "the about text", l->about_written.at.line, asked, d)) return true;
+    char row[32];
+    lesson_answer a;
+    lesson_answer_of(t, asked, c->sentence, row, sizeof row, &a);
+    read_text r = { l, t, l->about, 1, l->about_written.at, "the about text" };
+    if (tells(&r, asked, &a, d)) return true;
     for (int j = 0; j < k; j++) {
         const lesson_step *s = &l->steps[j];
         char where[64];
         snprintf(where, sizeof where, "the narration of step %d", j + 1);
-        if (told(t, s->say, step_head(s), where, s->say_written.at.line, asked, d)) return true;
+        r = (read_text){ l, t, s->say, step_head(s), s->say_written.at, where };
+        if (tells(&r, asked, &a, d)) return true;
         snprintf(where, sizeof where, "the question of step %d", j + 1);
-        if (told(t, s->ask, step_head(s), where, s->ask_at.line, asked, d)) return true;
+        r = (read_text){ l, t, s->ask, step_head(s), s->ask_at, where };
+        if (tells(&r, asked, &a, d)) return true;
     }
-    return told(t, asked->ask, step_head(asked), "the question itself", asked->ask_at.line,
-                asked, d);
+    r = (read_text){ l, t, asked->ask, step_head(asked), asked->ask_at, "the question itself" };
+    return tells(&r, asked, &a, d) || previous_tells(c, asked, &a, d);
 }
 
-static void warn_leaks(const lesson *l, const trace *t, lesson_diagnostics *d) {
+static void warn_leaks(const lesson *l, const trace *t, const leak_context *c,
+                       lesson_diagnostics *d) {
     for (int k = 0; k < l->n_steps; k++) {
         const lesson_step *asked = &l->steps[k];
-        if (!asked->ask || asked->stage == STAGE_COUNT || warn_told(l, t, k, d)) continue;
+        if (!asked->ask || asked->stage == STAGE_COUNT || warn_told(l, t, k, c, d)) continue;
         for (int j = 0; j < k; j++) {
             if (!shows_matrix_of(&l->steps[j], asked, t)) continue;
             char head[32] = "";
@@ -252,15 +404,72 @@ static void warn_leaks(const lesson *l, const trace *t, lesson_diagnostics *d) {
     }
 }
 
+/* The file named on the line before `name` in the ORDER file of folder dir (copied into
+ * previous), or false when name is first, not named, or there is no ORDER. */
+static bool previous_in_order(const char *dir, const char *name, char *previous, size_t size) {
+    char path[4200], line[512], before[512] = "";
+    snprintf(path, sizeof path, "%s/ORDER", dir);
+    const char *why;
+    FILE *f = lesson_open_regular(path, &why);  /* never blocks on a FIFO named ORDER */
+    if (!f) return false;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "#\r\n")] = '\0';
+        size_t length = strlen(line);
+        while (length > 0 && line[length - 1] == ' ') line[--length] = '\0';
+        if (length == 0) continue;
+        if (strcmp(line, name) == 0) found = before[0] != '\0';
+        else snprintf(before, sizeof before, "%s", line);
+    }
+    fclose(f);
+    if (found) snprintf(previous, size, "%s", before);
+    return found;
+}
+
+/* Loads the lesson before l in its folder's ORDER, if any, to read what it already said. */
+static void leak_context_open(leak_context *c, const lesson *l) {
+    *c = (leak_context){ .sentence = lesson_sentence(l) };
+    const char *path = l->path ? l->path : "", *slash = strrchr(path, '/');
+    char dir[4096], file[4400];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (!previous_in_order(dir, slash ? slash + 1 : path, c->previous_name,
+                           sizeof c->previous_name))
+        return;
+    snprintf(file, sizeof file, "%s/%s", dir, c->previous_name);
+    lesson_diagnostics ignored;
+    lesson_status loaded = lesson_load(file, &c->previous, &ignored);
+    lesson_diagnostics_free(&ignored);
+    if (loaded != LESSON_OK) return;
+    if (trace_compute(&c->previous.input, NULL, &c->previous_trace, NULL) == TRACE_OK)
+        c->has_previous = true;
+    else
+        lesson_free(&c->previous);
+}
+
+static void leak_context_close(leak_context *c) {
+    free(c->sentence);
+    if (!c->has_previous) return;
+    trace_free(&c->previous_trace);
+    lesson_free(&c->previous);
+}
+
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
                            lesson_diagnostics *diagnostics) {
     *diagnostics = (lesson_diagnostics){ .path = strdup(l->path ? l->path : "") };
-    /* before the live numbers are written: it reads the placeholders */
-    if (warnings) warn_leaks(l, t, diagnostics);
+    check_cuts(l, diagnostics);
+    for (int i = 0; i < l->n_steps; i++) {
+        check_answer(&l->steps[i], t, warnings, diagnostics);
+        check_claims(&l->steps[i], t, diagnostics);
+    }
+    /* after the answers are taken, before the live numbers are written: it reads both */
+    if (warnings) {
+        leak_context c;
+        leak_context_open(&c, l);
+        warn_leaks(l, t, &c, diagnostics);
+        leak_context_close(&c);
+    }
     for (int i = 0; i < l->n_steps; i++) {
         lesson_step *step = &l->steps[i];
-        check_answer(step, t, warnings, diagnostics);
-        check_claims(step, t, diagnostics);
         render(&step->say, &step->say_written, step_head(step), t, diagnostics);
         render(&step->ask, &step->ask_written, step_head(step), t, diagnostics);
     }

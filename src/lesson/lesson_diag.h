@@ -100,7 +100,11 @@
     X(DATA_FILE,         "%s '%s': %s") \
     X(FILE_SHAPE,        "%s '%s' has shape %s; %s needs shape %s") \
     X(DRAW_ORDER,        "draw_order: %s") \
-    X(TOO_MANY_ERRORS,   "too many problems; only the first %d are shown")
+    X(TOO_MANY_ERRORS,   "too many problems; only the first %d are shown") \
+    X(QUESTION_SAID,     "the answer to this question is already given: %s (line %d) says " \
+                         "'%s'; tell it after the question, in its step's say") \
+    X(COMMENT_CUTS_TEXT, "' #' starts a YAML comment in unquoted text, so the text ends " \
+                         "before it and '%s' is left out")
 
 typedef enum {
 #define LESSON_ERROR_ENUM(id, format) LESSON_ERROR_##id,

@@ -201,6 +201,37 @@ char *lesson_escape(const char *text, size_t length, char *out) {
     return out;
 }
 
+static bool blank_byte(char c) {
+    return c == ' ' || c == '\t';
+}
+
+/* The comment on the line data[from, end), if one is there: its '#' offset, or end. */
+static size_t comment_on_line(const char *data, size_t from, size_t end) {
+    for (size_t j = from; j + 1 < end; j++)
+        if (blank_byte(data[j]) && data[j + 1] == '#') return j + 1;
+    return end;
+}
+
+size_t lesson_cut_by_comment(const char *data, size_t size, size_t start) {
+    if (start >= size || strchr("\"'|>[{", data[start])) return size;  /* '#' is text there */
+    size_t line = start;
+    while (line > 0 && data[line - 1] != '\n' && data[line - 1] != '\r') line--;
+    size_t key = line;
+    while (key < start && (data[key] == ' ' || data[key] == '-')) key++;
+    for (size_t i = start;;) {
+        size_t next, end = lesson_line_end(data, size, i, &next);
+        size_t hash = comment_on_line(data, i, end);
+        if (hash < end) return hash + 1 < end && !blank_byte(data[hash + 1]) ? hash : size;
+        if (next >= size) return size;
+        /* the scalar goes on over blank lines and lines indented deeper than its key */
+        size_t k = next;
+        while (k < size && data[k] == ' ') k++;
+        bool blank = k >= size || data[k] == '\n' || data[k] == '\r';
+        if (!blank && (k - next <= key - line || data[k] == '#')) return size;
+        i = next;
+    }
+}
+
 static int compare_entries(const void *a, const void *b) {
     const lesson_index_entry *x = a, *y = b;
     int order = strcmp(x->key, y->key);

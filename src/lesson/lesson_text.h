@@ -68,6 +68,12 @@ size_t lesson_first_line(const char *data, size_t size);
  * where the next line starts. */
 size_t lesson_line_end(const char *data, size_t size, size_t offset, size_t *next);
 
+/* Where a comment cuts the plain (unquoted, not block) scalar that starts at byte offset start of
+ * data: the offset of a '#' after a space that is followed at once by text ("feature #0"), which
+ * reads as part of the sentence but ends it; size when there is none. A comment written as one
+ * ("# a note", after a space) is an author's note and is not reported. */
+size_t lesson_cut_by_comment(const char *data, size_t size, size_t start);
+
 /* Looking up strings among many, in O(log n) whatever the strings are: a sorted array rather
  * than a hash table, so that crafted keys cannot make the loader slow. */
 typedef struct {

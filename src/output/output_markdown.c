@@ -2,8 +2,10 @@
  * table, and the worked arithmetic of the cells the narration focuses on; with --worksheet, the
  * questions without their answers or the tables that give them away, then an answer key. All
  * lesson text goes through text_escape_markdown, so every token renders as it is written. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lesson_answer.h"
 #include "output.h"
 #include "text.h"
 
@@ -23,15 +25,18 @@ static void put_markdown(output *o, const char *utf8, bool keep_lines)
     free(escaped);
 }
 
-/* The title, the lesson's about (unless left out), the tokens and the shape. */
-static void put_opening(output *o, bool about)
+/* How a format writes lesson text: as it is, or with the answers held back (the worksheet). */
+typedef void text_writer(output *o, const char *utf8, bool keep_lines);
+
+/* The title, the lesson's about, the tokens and the shape. */
+static void put_opening(output *o, text_writer *put_text)
 {
     const trace *t = o->trace;
     output_puts(o, "# ");
-    put_markdown(o, o->lesson->title, false);
+    put_text(o, o->lesson->title, false);
     output_puts(o, "\n\n");
-    if (about && o->lesson->about) {
-        put_markdown(o, o->lesson->about, true);
+    if (o->lesson->about) {
+        put_text(o, o->lesson->about, true);
         output_puts(o, "\n\n");
     }
     output_puts(o, "Tokens:");
@@ -45,24 +50,32 @@ static void put_opening(output *o, bool about)
 
 static void markdown_begin(output *o)
 {
-    put_opening(o, true);
+    put_opening(o, put_markdown);
+}
+
+/* How a table writes a cell: its number, or a blank where it would tell an answer. */
+typedef void cell_writer(output *o, double x);
+
+static void put_cell(output *o, double x)
+{
+    output_number(o, x, NUMBER_FIXED);
 }
 
 static void put_row(output *o, const char *label, const walk_step *step, int row, int first_col,
-                    int end_col)
+                    int end_col, cell_writer *cell)
 {
     output_puts(o, "| ");
     put_markdown(o, label, false);
     for (int c = first_col; c < end_col; c++) {
         output_puts(o, " | ");
-        output_number(o, trace_value(o->trace, step->stage, step->head, row, c), NUMBER_FIXED);
+        cell(o, trace_value(o->trace, step->stage, step->head, row, c));
     }
     output_puts(o, " |\n");
 }
 
 /* The part of the step's matrix it shows (walk_step_rows, walk_step_cols): all of it, or at a
  * decoding step the rows and columns decoding computes for that token. */
-static void put_table(output *o, const walk_step *step)
+static void put_table_with(output *o, const walk_step *step, cell_writer *cell)
 {
     const trace *t = o->trace;
     const stage_info *info = stage_get(step->stage);
@@ -81,7 +94,12 @@ static void put_table(output *o, const walk_step *step)
     output_putc(o, '\n');
     for (int r = first_row; r < end_row; r++)
         put_row(o, trace_axis_label(t, info->rows, r, buffer, sizeof buffer), step, r,
-                first_col, end_col);
+                first_col, end_col, cell);
+}
+
+static void put_table(output *o, const walk_step *step)
+{
+    put_table_with(o, step, put_cell);
 }
 
 static void ask_markdown(output *o, const char *question, const char *answer)
@@ -208,6 +226,107 @@ static bool arithmetic_answers_a_question(const output *o, stage_id stage, int h
     return false;
 }
 
+/* ---- answers held back: no number or token that tells an answer before the key ---- */
+
+/* What tells the answer of question step s, as the worksheet looks for it: a number at any
+ * rounding (1 to 4 decimals, or a percentage) near its value, or the right choice in a sentence
+ * naming the focus row, and then its focus cell's value too ("cat fits itself (1.25)"). A whole
+ * number tells nothing there: 1.0 is in every table. Returns how many of answers[2] it filled. */
+static int held_answers(const output *o, const lesson_step *s, const char *sentence, char *row,
+                        size_t size, lesson_answer answers[2])
+{
+    lesson_answer a;
+    lesson_answer_of(o->trace, s, sentence, row, size, &a);
+    int count = 0;
+    if (!a.numeric) {
+        answers[count++] = a;
+        if (s->focus_row < 0 || s->focus_col < 0)
+            return count;
+        int head = stage_get(s->stage)->per_head && s->head > 0 ? s->head : 1;
+        a = (lesson_answer){ .numeric = true, .decimals = -1,
+                             .value = trace_value(o->trace, s->stage, head, s->focus_row,
+                                                  s->focus_col) };
+    }
+    a.every_rounding = true;
+    if (a.value != round(a.value))
+        answers[count++] = a;
+    return count;
+}
+
+/* text with every match of a replaced by "____" (malloc'd; NULL when memory ran out). */
+static char *blank_one(char *text, const lesson_answer *a)
+{
+    static const char blank[] = "____";
+    size_t at, length, from = 0;
+    while (text && lesson_answer_find(a, text, from, &at, &length)) {
+        size_t size = strlen(text) - length + sizeof blank;
+        char *out = malloc(size);
+        if (out)
+            snprintf(out, size, "%.*s%s%s", (int)at, text, blank, text + at + length);
+        free(text);
+        text = out;
+        from = at + sizeof blank - 1;
+    }
+    return text;
+}
+
+/* text with the answers of all the lesson's questions blanked (malloc'd; NULL: no memory). */
+static char *held_back(const output *o, const char *text)
+{
+    char *out = strdup(text), *sentence = lesson_sentence(o->lesson);
+    for (int i = 0; i < o->lesson->n_steps && out; i++) {
+        const lesson_step *s = &o->lesson->steps[i];
+        if (!s->ask)
+            continue;
+        char row[32];
+        lesson_answer answers[2];
+        int count = held_answers(o, s, sentence, row, sizeof row, answers);
+        for (int j = 0; j < count && out; j++)
+            out = blank_one(out, &answers[j]);
+    }
+    free(sentence);
+    return out;
+}
+
+static void put_held_back(output *o, const char *utf8, bool keep_lines)
+{
+    if (!utf8)
+        return;
+    char *shown = held_back(o, utf8);
+    if (!shown) {
+        output_fail(o, EXIT_STATUS_SOFTWARE);
+        return;
+    }
+    put_markdown(o, shown, keep_lines);
+    free(shown);
+}
+
+/* Whether a table cell's number, as written, tells an answer: without copies, as a large
+ * table has many cells (and no sentence, which a number never is). */
+static bool cell_tells(const output *o, const char *number)
+{
+    for (int i = 0; i < o->lesson->n_steps; i++) {
+        const lesson_step *s = &o->lesson->steps[i];
+        if (!s->ask)
+            continue;
+        char row[32];
+        lesson_answer answers[2];
+        int count = held_answers(o, s, NULL, row, sizeof row, answers);
+        size_t at, length;
+        for (int j = 0; j < count; j++)
+            if (lesson_answer_find(&answers[j], number, 0, &at, &length))
+                return true;
+    }
+    return false;
+}
+
+static void put_held_cell(output *o, double x)
+{
+    char number[NUMBER_MAX];
+    output_cell_text(o, x, number, sizeof number);
+    output_puts(o, cell_tells(o, number) ? "____" : number);
+}
+
 static const walk_step *current(const output *o)
 {
     return &o->walk->steps[o->step];
@@ -223,7 +342,7 @@ static void worksheet_table(output *o, const walk_step *step)
     if (answers_a_question(o, step->stage, step->head))
         withheld(o);
     else
-        put_table(o, step);
+        put_table_with(o, step, put_held_cell);
 }
 
 static void worksheet_repeated(output *o, int previous)
@@ -247,28 +366,38 @@ static void worksheet_ask(output *o, const char *question, const char *answer)
 {
     (void)answer;
     output_printf(o, "\n**Question %d:** ", question_number(o));
-    put_markdown(o, question, false);
+    put_held_back(o, question, false);
     output_puts(o, "  \n**Your answer:** ……………………\n");
 }
 
 /* What the narration says at a question's step follows its answer, so it waits for the key. */
 static void worksheet_say(output *o, const char *text)
 {
-    if (!question_at(o, o->step))
-        say_markdown(o, text);
+    if (question_at(o, o->step))
+        return;
+    output_putc(o, '\n');
+    put_held_back(o, text, true);
+    output_putc(o, '\n');
 }
 
 static void worksheet_focus(output *o, const char *explanation)
 {
-    if (!question_at(o, o->step)
-        && !arithmetic_answers_a_question(o, current(o)->stage, current(o)->head))
-        focus_markdown(o, explanation);
+    if (question_at(o, o->step)
+        || arithmetic_answers_a_question(o, current(o)->stage, current(o)->head))
+        return;
+    char *shown = held_back(o, explanation);
+    if (!shown) {
+        output_fail(o, EXIT_STATUS_SOFTWARE);
+        return;
+    }
+    focus_markdown(o, shown);
+    free(shown);
 }
 
-/* The about is left out: it often states what the lesson finds, the answers included. */
+/* The about is printed with its answers held back, as everything before the key is. */
 static void worksheet_begin(output *o)
 {
-    put_opening(o, false);
+    put_opening(o, put_held_back);
     output_puts(o, "\n*A worksheet: answer each question where it is asked. The answers, and "
                 "the tables that would give them away, are in the answer key at the end.*\n");
 }
