@@ -177,6 +177,9 @@ static bool take_place(ui_view *v, const net_message *m)
 {
     int step = (int)m->step, count = v->walk.count;
     if (m->step >= (uint32_t)(count + v->pipeline.count)) return false;
+    /* the leader is past a question this follower left waiting: the class has seen it */
+    if (ui_view_passes_waiting(v, step >= count, step < count ? step : step - count))
+        ui_view_skip_waiting(v);
     if (step < count) {
         if (v->off_script || v->step != step) ui_view_goto(v, step);
     } else {
