@@ -608,6 +608,47 @@ static void test_question_stays_asked(void **state)
     trace_free(&t);
 }
 
+/* Fair grading (issue 24): a number is judged against the true value, the focus cell
+ * (0.6296), not the rounded key the lesson writes (0.63): 0.62 is within ± 0.01 of it. The
+ * bar states the precision, the verdict the true value and the tolerance. */
+static void test_number_judged_against_the_true_value(void **state)
+{
+    (void)state;
+    attention_input in = cat_sat_input();
+    trace t;
+    fixture_compute(&in, &t);
+    lesson_step narration[] = {
+        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 0, .say = "softmax",
+         .ask = "What share of its attention will cat give to itself?", .answer_choice = -1,
+         .answer = 0.63, .tolerance = 0.01},
+    };
+    lesson l = {.steps = narration, .n_steps = 1};
+    ui_view v;
+    char text[256];
+    double truth, tolerance;
+    assert_true(ui_view_init(&v, &t, &l));
+    assert_true(ui_view_number_key(&v, 0, &truth, &tolerance));
+    assert_true(truth == trace_value(&t, STAGE_WEIGHTS, 1, 0, 0));   /* the cell, bit for bit */
+    ui_view_precision(&v, 0, &short4, text, sizeof text);
+    assert_string_equal(text, "two decimals, within ± 0.01 counts");
+    for (const char *k = "0.62\n"; *k; k++) press(&v, *k);
+    ui_view_verdict(&v, 0, &short4, text, sizeof text);
+    assert_string_equal(text, "Right: cat gives 0.6296 of its attention to cat; 0.62 is within "
+                              "± 0.01");
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(right, 1);
+    v.state[0] = (ui_step_state){UI_Q_ANSWERED, -1, 0.6406};   /* 0.0110 off the cell */
+    ui_view_verdict(&v, 0, &short4, text, sizeof text);
+    assert_string_equal(text, "Not quite: cat gives 0.6296 of its attention to cat; 0.6406 is "
+                              "not within ± 0.01");
+    narration[0].tolerance = 0.005;   /* the default: half a unit of two decimals */
+    ui_view_precision(&v, 0, &short4, text, sizeof text);
+    assert_string_equal(text, "two decimals, within ± 0.005 counts");
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
 static void test_numeric_question_typed_and_right(void **state)
 {
     (void)state;
@@ -633,7 +674,7 @@ static void test_numeric_question_typed_and_right(void **state)
     press(&v, '\n');
     char text[256];
     ui_view_verdict(&v, scores, &short4, text, sizeof text);
-    assert_string_equal(text, "Right: scores[cat,sat] = 0.5 (you said 0.5)");
+    assert_string_equal(text, "Right: scores[cat,sat] = 0.5; 0.5 is within ± 0.005");
     /* Esc on the other question (the last step) reveals it, unscored */
     ui_view_goto(&v, walk_find(&v.walk, STAGE_WEIGHTS, 1));
     assert_int_equal(v.step, v.walk.count - 1);
@@ -2024,7 +2065,8 @@ static void test_headless_run_dumps_the_screen(void **state)
     assert_non_null(strstr(text, "0.6296"));
     assert_non_null(strstr(text, "0.3704"));
     assert_non_null(strstr(text, "score 2/2"));
-    assert_non_null(strstr(text, "Right: cat gives 0.6296 of its attention to cat (you said 0.63)"));
+    assert_non_null(strstr(text, "Right: cat gives 0.6296 of its attention to cat; 0.63 is within "
+                                 "± 0.01"));
     assert_non_null(strstr(text, "You answered 2 of 2 questions right"));
 }
 
@@ -2103,6 +2145,7 @@ int main(void)
         cmocka_unit_test(test_off_the_script_and_back),
         cmocka_unit_test(test_at_lands_where_it_says),
         cmocka_unit_test(test_question_stays_asked),
+        cmocka_unit_test(test_number_judged_against_the_true_value),
         cmocka_unit_test(test_scrolling_keeps_the_selection_visible),
         cmocka_unit_test(test_choice_question_hides_then_judges),
         cmocka_unit_test(test_numeric_question_typed_and_right),

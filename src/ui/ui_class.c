@@ -112,14 +112,15 @@ static net_message place_message(const ui_view *v)
 }
 
 /* The numbers typed as a histogram (ui_tally.h), with how many are right when the lesson
- * knows the key of the question open on v; the median only if asked. */
+ * knows the true value of the question open on v (judged as the view judges: the same key and
+ * ui_tally_within); the median only if asked. */
 static void write_histogram(char *text, size_t size, const ui_view *v, double *numbers, int n,
                             bool median)
 {
     ui_tally_histogram h;
-    const lesson_step *item = ui_view_item(v, v->step);   /* the question open here */
-    bool known = item && item->n_choices == 0 && !isnan(item->answer);
-    ui_tally_bin(numbers, n, known ? item->answer : NAN, known ? item->tolerance : 0, &h);
+    double truth = NAN, tolerance = 0;
+    ui_view_number_key(v, v->step, &truth, &tolerance);   /* the question open here */
+    ui_tally_bin(numbers, n, truth, tolerance, &h);
     ui_tally_write(&h, median, text, size);
 }
 

@@ -221,7 +221,11 @@ static void question_text(const ui_view *v, const ui_style *st, char *text, size
     for (int i = 0; i < q->n_choices; i++)
         ui_text_append(text, size, "%s %d  %s\n", i == v->pick ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
             i + 1, q->choices[i]);
-    if (q->n_choices == 0) ui_text_append(text, size, "Your answer: %s_\n", v->typed);
+    if (q->n_choices > 0) return;
+    char precision[80];   /* what is asked and what counts, before the answer (issue 24) */
+    number_format f = ui_number_format(NUMBER_SHORT, 0, st);
+    ui_view_precision(v, v->step, &f, precision, sizeof precision);
+    ui_text_append(text, size, "Your answer (%s): %s_\n", precision, v->typed);
 }
 
 /* The lesson's narration for this step, or what the stage table says about the stage; a

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ui_tally.h"
 #include "ui_util.h"
 #include "ui_view.h"
 
@@ -443,10 +444,26 @@ void ui_view_reveal(ui_view *v)
     if (ui_view_question_open(v)) v->state[v->step].question = UI_Q_REVEALED;
 }
 
-static bool answered_right(const lesson_step *q, const ui_step_state *m)
+bool ui_view_number_key(const ui_view *v, int step, double *truth, double *tolerance)
 {
+    const lesson_step *q = step >= 0 && step < v->walk.count ? ui_view_item(v, step) : NULL;
+    int row, col;
+    if (!asks(q) || q->n_choices > 0) return false;
+    const walk_step *s = &v->walk.steps[step];
+    *truth = ui_view_focus(v, step, &row, &col) ? trace_value(v->t, s->stage, s->head, row, col)
+                                                : q->answer;
+    *tolerance = q->tolerance;
+    return !isnan(*truth);
+}
+
+static bool answered_right(const ui_view *v, int step)
+{
+    const lesson_step *q = ui_view_item(v, step);
+    const ui_step_state *m = &v->state[step];
+    double truth, tolerance;
     if (q->n_choices > 0) return m->given_choice == q->answer_choice;
-    return fabs(m->given_number - q->answer) <= q->tolerance;
+    return ui_view_number_key(v, step, &truth, &tolerance)
+           && ui_tally_within(m->given_number, truth, tolerance);
 }
 
 void ui_view_score(const ui_view *v, int *right, int *asked, int *questions)
@@ -457,7 +474,7 @@ void ui_view_score(const ui_view *v, int *right, int *asked, int *questions)
         *questions += m->question != UI_Q_NONE;
         if (m->question != UI_Q_ANSWERED) continue;
         (*asked)++;
-        *right += answered_right(ui_view_item(v, k), m);
+        *right += answered_right(v, k);
     }
 }
 
@@ -547,6 +564,7 @@ static void on_question(ui_view *v, ui_action action, int arg)
 /* A question being judged: its step, item and state, and the narration's focus (row -1
  * without). */
 typedef struct {
+    int step;
     const walk_step *at;
     const lesson_step *q;
     const ui_step_state *m;
@@ -605,7 +623,7 @@ static void choice_verdict(const ui_view *v, const judged *j, char *text, size_t
     }
     if (j->m->question == UI_Q_REVEALED) {
         snprintf(text, size, "Answer: %s", right >= 0 ? phrase : answer);
-    } else if (answered_right(q, j->m)) {
+    } else if (answered_right(v, j->step)) {
         snprintf(text, size, "Right: %s", right >= 0 ? phrase : answer);
     } else {
         const char *said = q->choices[j->m->given_choice];
@@ -617,28 +635,59 @@ static void choice_verdict(const ui_view *v, const judged *j, char *text, size_t
     }
 }
 
+/* What counts: "within ± 0.01" (the tolerance in full, whatever the screen's decimals), or
+ * "exact" for a tolerance of 0. */
+static void write_within(double tolerance, const number_format *f, char *text, size_t size)
+{
+    char number[NUMBER_MAX];
+    number_format wide = *f;
+    wide.precision = 9;   /* SHORT trims the zeros after it */
+    wide.max_width = 0;
+    number_write(tolerance, &wide, number, sizeof number);
+    if (tolerance > 0) snprintf(text, size, "within \xc2\xb1 %s", number);
+    else snprintf(text, size, "exact");
+}
+
+/* The true value (the focus cell, else the lesson's number) and the tolerance it was judged
+ * with: "Right: cat gives 0.6296 of its attention to cat; 0.62 is within ± 0.01" (short
+ * enough for one line at 80 columns with the shipped lessons' tokens). */
 static void number_verdict(const ui_view *v, const judged *j, char *text, size_t size)
 {
     const lesson_step *q = j->q;
-    char phrase[256], given[NUMBER_MAX], answer[NUMBER_MAX], tolerance[NUMBER_MAX];
+    char phrase[256], given[NUMBER_MAX], answer[NUMBER_MAX], within[NUMBER_MAX + 16];
     number_write(j->m->given_number, j->f, given, sizeof given);
     if (j->row >= 0) {
         cell_phrase(v, j, j->col, false, phrase, sizeof phrase);
     } else {
         number_write(q->answer, j->f, answer, sizeof answer);
-        number_write(q->tolerance, j->f, tolerance, sizeof tolerance);
-        snprintf(phrase, sizeof phrase, "the answer is %s \xc2\xb1 %s", answer, tolerance);
+        snprintf(phrase, sizeof phrase, "the answer is %s", answer);
     }
-    if (j->m->question == UI_Q_REVEALED) snprintf(text, size, "Answer: %s", phrase);
-    else if (answered_right(q, j->m)) snprintf(text, size, "Right: %s (you said %s)", phrase, given);
-    else snprintf(text, size, "Not quite: %s; you said %s", phrase, given);
+    write_within(q->tolerance, j->f, within, sizeof within);
+    if (j->m->question == UI_Q_REVEALED)   /* "(within ± 0.01 counts)", "(exact only)" */
+        snprintf(text, size, "Answer: %s (%s %s)", phrase, within, q->tolerance > 0 ? "counts" : "only");
+    else if (answered_right(v, j->step))
+        snprintf(text, size, "Right: %s; %s is %s", phrase, given, within);
+    else snprintf(text, size, "Not quite: %s; %s is not %s", phrase, given, within);
+}
+
+void ui_view_precision(const ui_view *v, int step, const number_format *f, char *text,
+                       size_t size)
+{
+    double truth, tolerance;
+    char decimals[32], within[NUMBER_MAX + 16];
+    text[0] = '\0';
+    if (!ui_view_number_key(v, step, &truth, &tolerance)) return;
+    ui_tally_precision(tolerance, decimals, sizeof decimals);
+    write_within(tolerance, f, within, sizeof within);
+    if (tolerance > 0) snprintf(text, size, "%s, %s counts", decimals, within);
+    else snprintf(text, size, "%s", decimals);   /* "exactly" */
 }
 
 void ui_view_verdict(const ui_view *v, int step, const number_format *f, char *text,
                      size_t size)
 {
     int k = ui_clamp(step, 0, v->walk.count - 1);
-    judged j = {&v->walk.steps[k], ui_view_item(v, k), &v->state[k], -1, -1, f};
+    judged j = {k, &v->walk.steps[k], ui_view_item(v, k), &v->state[k], -1, -1, f};
     text[0] = '\0';
     if (j.m->question != UI_Q_ANSWERED && j.m->question != UI_Q_REVEALED) return;
     ui_view_focus(v, k, &j.row, &j.col);

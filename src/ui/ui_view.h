@@ -145,6 +145,17 @@ bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l);
  * or revealed question, with its numbers read from the trace and written as f says, e.g.
  * "Not quite: the answer is animal (0.8485); street gets 0.0696" ("" when there is none). */
 unsigned ui_view_context(const ui_view *v);
+/* Step's number question: the true value it is judged against (the focus cell's, in full; the
+ * lesson's number without a focus) and its tolerance (ui_tally_within is the rule, here and
+ * in the leader's tally). False when the step asks no number. */
+bool ui_view_number_key(const ui_view *v, int step, double *truth, double *tolerance);
+/* The precision a number question asks and its tolerance, as the question bar states them:
+ * "two decimals, within ± 0.01 counts", "exactly" ("" when step asks no number). The verdict
+ * gives the true value and the tolerance: "Right: cat gives 0.6296 of its attention to cat;
+ * 0.62 is within ± 0.01", "Not quite: …; 0.5 is not within ± 0.01", "Answer: … (within ±
+ * 0.01 counts)". */
+void ui_view_precision(const ui_view *v, int step, const number_format *f, char *text,
+                       size_t size);
 bool ui_view_question_open(const ui_view *v);
 void ui_view_score(const ui_view *v, int *right, int *asked, int *questions);
 int ui_view_skipped(const ui_view *v);
