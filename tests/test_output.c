@@ -97,11 +97,29 @@ static char *explained(const char *path, const char *spec, bool full)
 
 /* bank_loan's context[bank,0] is made by one term of eight (river's weight × 1.0), the last
  * of those the old first-three-and-last shortening showed. */
+/* Issue 24: a token written more than once is named by its position wherever a cell is named
+ * ("dog@6"), and that name is accepted: rope's second dog is at position 6. */
+static void test_repeated_tokens_are_named_by_position(void **state)
+{
+    (void)state;
+    char *text = explained("lessons/rope.yaml", "Q_rotated[dog@6,1]", false);
+    assert_non_null(strstr(text, "Q_rotated[dog@6,1] = Q[dog@6,0]·sin θ + Q[dog@6,1]·cos θ, θ = 6 × "));
+    free(text);
+    text = explained("lessons/rope.yaml", "weights[dog@6,dog@2]", false);
+    assert_non_null(strstr(text, "weights[dog@6,dog@2] = "));
+    assert_non_null(strstr(text, " [dog@2] + "));
+    assert_non_null(strstr(text, "more terms (the, met@3, a@4, "));
+    free(text);
+}
+
 static void test_a_long_sum_shows_its_largest_terms(void **state)
 {
     (void)state;
     char *text = explained("lessons/bank_loan.yaml", "context[bank,0]", false);
-    assert_non_null(strstr(text, " + (0.7073 × 1.0) + … 4 more terms, each 0 … = 0.7073"));
+    /* each term named by its key, in key order; those left out named too; the result kept */
+    assert_non_null(strstr(text, " = (0.0418 × 0.0) [The] + (0.0418 × 0.0) [bank] + (0.0418 × 0.0)"
+                                 " [of] + (0.7073 × 1.0) [river] + 4 more terms (the, gave, a, "
+                                 "loan), each 0 = 0.7073"));
     assert_int_equal(count(text, " × "), 1 + 4);  /* Σ_j weights × v_j, then four terms */
     free(text);
     text = explained("lessons/bank_loan.yaml", "context[bank,0]", true);
@@ -110,7 +128,8 @@ static void test_a_long_sum_shows_its_largest_terms(void **state)
     free(text);
     /* the softmax's sum: the largest left out, 0.05917, is rounded up so that the bound holds */
     text = explained("lessons/bank_loan.yaml", "weights[bank,river]", false);
-    assert_non_null(strstr(text, "exp(2.8284 − 2.8284) + … 4 more terms, each |term| ≤ 0.0592 …)"));
+    assert_non_null(strstr(text, "exp(2.8284 − 2.8284) [river] + 4 more terms (the, gave, a, loan), "
+                                 "each |term| ≤ 0.0592)"));
     free(text);
 }
 
@@ -272,6 +291,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_long_sum_shows_its_largest_terms),
+        cmocka_unit_test(test_repeated_tokens_are_named_by_position),
         cmocka_unit_test(test_a_short_sum_is_written_whole),
         cmocka_unit_test(test_steps_are_numbered_by_the_walk),
         cmocka_unit_test(test_narration_of_every_head_is_written),
