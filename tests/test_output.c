@@ -127,19 +127,27 @@ static void test_a_long_sum_shows_its_largest_terms(void **state)
     assert_null(strstr(text, "more terms"));
     free(text);
     /* the softmax's sum: the largest left out, 0.05917, is rounded up so that the bound holds */
+    text = explained("lessons/bank_loan.yaml", "weights[bank,river]", true);   /* every value */
+    assert_non_null(strstr(text, "exp(2.8284 − 2.8284) (= 1.0) [river] + "));
+    assert_non_null(strstr(text, " [loan]) = 1.0 / 1.4137 = 0.7073"));
+    free(text);
     text = explained("lessons/bank_loan.yaml", "weights[bank,river]", false);
     assert_non_null(strstr(text, "exp(2.8284 − 2.8284) [river] + 4 more terms (the, gave, a, loan), "
                                  "each |term| ≤ 0.0592)"));
     free(text);
 }
 
-/* A sum short enough is written whole, with or without --full. */
+/* A sum short enough is written whole, with or without --full; --full (and the UI's e) gives
+ * each term's value too (issue 24). */
 static void test_a_short_sum_is_written_whole(void **state)
 {
     (void)state;
     char *text = explained("lessons/bank_loan.yaml", "Q[bank,0]", false);
     char *full = explained("lessons/bank_loan.yaml", "Q[bank,0]", true);
-    assert_string_equal(text, full);
+    assert_string_equal(text, "Q[bank,0] = input_bank · W_Q[:,0] = (0.0 × 1.0) + (0.0 × 0.0) + "
+                              "(0.0 × 0.0) + (1.0 × 4.0) = 4.0");
+    assert_string_equal(full, "Q[bank,0] = input_bank · W_Q[:,0] = (0.0 × 1.0) (= 0.0) + (0.0 × "
+                              "0.0) (= 0.0) + (0.0 × 0.0) (= 0.0) + (1.0 × 4.0) (= 4.0) = 4.0");
     assert_int_equal(count(text, " × "), 4);
     free(text);
     free(full);

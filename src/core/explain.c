@@ -109,7 +109,7 @@ static void put_left_out_names(explain_text *out, const sum_terms *s, const int 
 
 /* Writes the sum's present terms joined by " + ", each named by its key when the terms run
  * along keys ("(0.7073 × 1.0) [river]"), in key order: all of them when they fit or when
- * out->full, else the largest with a note of how many were left out, which (by name) and how
+ * out->full (then each with its value, "(= 0.7073)"), else the largest with a note of how many were left out, which (by name) and how
  * small they are: "+ 4 more terms (the, gave, a, loan), each 0". */
 void explain_put_sum(explain_text *out, const sum_terms *s)
 {
@@ -125,6 +125,11 @@ void explain_put_sum(explain_text *out, const sum_terms *s)
             continue;
         explain_put(out, shown++ ? " + " : "");
         s->put_term(out, s, i);
+        if (out->full) {   /* every term: each one's value too, "exp(−0.53) (= 0.588)" */
+            explain_put(out, " (= ");
+            explain_put_number(out, s->value(s, i));
+            explain_put(out, ")");
+        }
         if (named)
             explain_put(out, " [%s]", explain_source_label(s->t, s->first + i));
     }

@@ -252,6 +252,15 @@ bool explain_weights(explain_text *out, const trace *t, const trace_cell *cell)
                     .keyed = true };
     explain_put_sum(out, &s);
     explain_put(out, ")");
+    if (out->full) {   /* the two numbers divided: "= 1.0 / 1.4138" (the cell follows) */
+        double sum = 0.0;
+        for (int j = 0; j < t->m; j++)
+            sum += explain_term_present(&s, j) ? softmax_value(&s, j) : 0.0;
+        explain_put(out, " = ");
+        explain_put_number(out, softmax_value(&s, cell->col));
+        explain_put(out, " / ");
+        explain_put_number(out, sum);
+    }
     return true;
 }
 
