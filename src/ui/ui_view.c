@@ -598,9 +598,9 @@ static void cell_phrase(const ui_view *v, const judged *j, int col, bool brief, 
                         size_t size)
 {
     const stage_info *info = stage_get(j->at->stage);
-    char rb[32], cb[32], number[NUMBER_MAX];
-    const char *row = trace_axis_label(v->t, info->rows, j->row, rb, sizeof rb);
-    const char *column = trace_axis_label(v->t, info->cols, col, cb, sizeof cb);
+    char rb[48], cb[48], number[NUMBER_MAX];   /* names: "dog@6" for a repeated token */
+    const char *row = trace_axis_name(v->t, info->rows, j->row, rb, sizeof rb);
+    const char *column = trace_axis_name(v->t, info->cols, col, cb, sizeof cb);
     cell_number(v, j, col, number, sizeof number);
     bool attention = info->flags & STAGE_ATTENTION;
     if (attention && brief)
