@@ -105,6 +105,9 @@ static void test_repeated_tokens_are_named_by_position(void **state)
     char *text = explained("lessons/rope.yaml", "Q_rotated[dog@6,1]", false);
     assert_non_null(strstr(text, "Q_rotated[dog@6,1] = Q[dog@6,0]·sin θ + Q[dog@6,1]·cos θ, θ = 6 × "));
     free(text);
+    text = explained("lessons/no_scale.yaml", "scaled[birds,birds]", false);   /* said once */
+    assert_string_equal(text, "scaled[birds,birds] = scores[birds,birds] (scale: false) = 4.5");
+    free(text);
     text = explained("lessons/rope.yaml", "weights[dog@6,dog@2]", false);
     assert_non_null(strstr(text, "weights[dog@6,dog@2] = "));
     assert_non_null(strstr(text, " [dog@2] + "));
