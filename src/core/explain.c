@@ -259,7 +259,17 @@ int trace_cell_explain_full(const trace *t, const trace_cell *cell, int precisio
     return explain_cell(t, cell, precision, true, buffer, size);
 }
 
-/* Index of the label along an axis: the first token so written, or a 0-based index. */
+/* The last '@' of the label's length bytes (a token may hold one itself), or NULL. */
+static const char *memrchr_at(const char *label, size_t length)
+{
+    for (size_t i = length; i > 0; i--)
+        if (label[i - 1] == '@')
+            return label + i - 1;
+    return NULL;
+}
+
+/* Index of the label along an axis: the first token so written, a token and its 0-based
+ * position ("dog@6"), or a 0-based index. */
 static int find_index(const trace *t, stage_axis axis, const char *label, size_t length)
 {
     int count = axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
@@ -273,12 +283,13 @@ static int find_index(const trace *t, stage_axis axis, const char *label, size_t
             return i;
     }
     /* "dog@6": the token at position 6, when it is a dog (the name trace_axis_name writes) */
-    const char *at = memchr(label, '@', length);
-    for (size_t digits = at ? length - (size_t)(at - label) - 1 : 0; at && digits > 0 && digits < 10
-         && strspn(at + 1, "0123456789") >= digits; at = NULL) {
+    const char *at = memrchr_at(label, length);
+    size_t token = at ? (size_t)(at - label) : 0, digits = at ? length - token - 1 : 0;
+    if (at && digits > 0 && digits < 10 && strspn(at + 1, "0123456789") >= digits) {
         int i = atoi(at + 1);
-        const char *name = i < axis_tokens(t, axis) ? trace_axis_label(t, axis, i, buffer, sizeof buffer) : "";
-        if (strlen(name) == (size_t)(at - label) && strncmp(name, label, (size_t)(at - label)) == 0)
+        const char *name = i < axis_tokens(t, axis)
+                         ? trace_axis_label(t, axis, i, buffer, sizeof buffer) : "";
+        if (strlen(name) == token && strncmp(name, label, token) == 0)
             return i;
     }
     if (length == 0 || length > 9 || strspn(label, "0123456789") < length)
