@@ -202,6 +202,24 @@ s=$?; [ $s -eq 65 ] && grep -qE "^attnstep: --follow: the leader's lesson is not
     && echo "ok   another lesson is refused naming both hashes (65)" || { fail "another lesson: status $s"; cat "$tmp/hash.err"; }
 { kill -9 "$leader_pid"; wait "$leader_pid"; } 2>/dev/null
 
+# Issue 24: a follower that goes back (p) while the leader waits on a question, then follows
+# again (f), finds the question still asked: never its answer, never a verdict.
+printf 'await joined 1\nawait synced\nn\nn\nn\nn\nawait synced\nawait joined 1000\n' >"$tmp/lead4.keys"
+start_leader lead4 127.0.0.1:0 "$tmp/lead4.keys"
+printf 'await question\np\ndump\nf\nawait question\ndump\n' >"$tmp/back.keys"
+XDG_STATE_HOME=$tmp/state/back ./attnstep --follow "127.0.0.1:$port" --code $code --name back \
+    --keys "$tmp/back.keys" "$lesson" >"$tmp/back.out" 2>&1 &
+back_pid=$!; pids+=($back_pid)
+back_done() { [ "$(grep -c '── question' "$tmp/back.out")" -ge 2 ] && grep -q 'step 4 of 13' "$tmp/back.out"; }
+until_true 30 back_done || fail "the follower did not go back and follow again"
+{ kill -9 "$back_pid" "$leader_pid"; wait "$back_pid" "$leader_pid"; } 2>/dev/null
+split_dumps "$tmp/back.out" "$tmp/B"
+last=$(dumps "$tmp/back.out")
+grep -q 'step 5 of 13' "$tmp/B.$last" && grep -q '── question' "$tmp/B.$last" \
+    && ! grep -qE 'Answer:|Right|Not quite' "$tmp/back.out" \
+    && echo "ok   p then f during the leader's open question: still asked, its answer never shown" \
+    || { fail "p then f during an open question:"; cat "$tmp/B.$last"; }
+
 # Bad command lines.
 says() {   # says STATUS MESSAGE ARGS...
     local want_status=$1 want=$2; shift 2

@@ -58,7 +58,7 @@ check "--explain scores[cat,sat]" output_is \
     "scores[cat,sat] = q_cat · k_sat = (1.0 × 0.0) + (0.5 × 1.0) = 0.5" \
     ./attnstep --explain 'scores[cat,sat]' "$lesson"
 check "--explain weights[cat,cat]" output_is \
-    "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) + exp(0.3536 − 0.8839)) = 0.6296" \
+    "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) [cat] + exp(0.3536 − 0.8839) [sat]) = 0.6296" \
     ./attnstep --explain 'weights[cat,cat]' "$lesson"
 check "--explain by index, 3 decimals" output_is \
     "output[cat,1] = concat_cat · W_O[:,1] = (0.63 × 0.0) + (0.685 × 1.0) = 0.685" \
@@ -204,7 +204,7 @@ check "--plain --precision 6" prints '^cat  0.629560  0.370440$' -- ./attnstep -
 check "--markdown --precision 2" prints '^| cat | 0.63 | 0.37 |$' -- ./attnstep --markdown --precision 2 "$lesson"
 check "--markdown --precision 6" prints '^| cat | 0.629560 | 0.370440 |$' -- ./attnstep --markdown --precision 6 "$lesson"
 check "--explain --precision 6" output_is \
-    "weights[cat,cat] = exp(0.883883 − 0.883883) / (exp(0.883883 − 0.883883) + exp(0.353553 − 0.883883)) = 0.62956" \
+    "weights[cat,cat] = exp(0.883883 − 0.883883) / (exp(0.883883 − 0.883883) [cat] + exp(0.353553 − 0.883883) [sat]) = 0.62956" \
     ./attnstep --explain "weights[cat,cat]" --precision 6 "$lesson"
 check "--json refuses --precision, which it would ignore" output_is -s 64 \
     "attnstep: --precision does nothing with --json

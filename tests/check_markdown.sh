@@ -89,10 +89,10 @@ grep -q -- '--full does nothing with' "$scratch/err" || fail "--full without --e
 
 # --explain names the term that makes the sum; --full writes all eight
 run 0 --explain 'context[bank,0]' lessons/bank_loan.yaml
-grep -qF '(0.7073 × 1.0) + … 4 more terms, each 0 … = 0.7073' "$scratch/out" \
+grep -qF '(0.7073 × 1.0) [river] + 4 more terms (the, gave, a, loan), each 0 = 0.7073' "$scratch/out" \
     || fail "--explain context[bank,0] hides river's term: $(cat "$scratch/out")"
 run 0 --explain 'context[bank,0]' --full lessons/bank_loan.yaml
-[ "$(grep -o ') + (' "$scratch/out" | wc -l)" -eq 7 ] \
+[ "$(grep -o '] + (' "$scratch/out" | wc -l)" -eq 7 ] \
     || fail "--full does not write 8 terms: $(cat "$scratch/out")"
 
 echo "markdown: handouts rendered, $worksheets worksheets checked"

@@ -151,10 +151,10 @@ questions() {   # predict, then reveal: numbers hidden until answered, a verdict
     start TERM=xterm-256color "$binary" tests/screens/extra/questions.yaml
     wait_for "step 1 of" || return 1
     step_to n "scores ·" || return 1
-    wait_for "What will the score of it against street be?" "Your answer: _" || return 1
+    wait_for "What will the score of it against street be?" "within ± 0.01 counts): _" || return 1
     screen | grep -qF "4.0" && { echo "  scores shown before the answer"; return 1; }
     send 0 Enter
-    wait_for "Right: scores[it,street] = 0.0 (you said 0.0)" "score 1/1" "[0.0000]" || return 1
+    wait_for "Right: scores[it,street] = 0.0; 0.0 is within ± 0.01" "score 1/1" "[0.0000]" || return 1
     step_to n "weights ·" || return 1
     wait_for "1  animal" "2  street" || return 1
     send 2

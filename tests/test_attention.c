@@ -401,11 +401,11 @@ static void test_explanations_of_cat_sat(void **state)
     fixture_explains(&t, "scaled[cat,cat]", 1,
                      "scaled[cat,cat] = scores[cat,cat] / √d_k = 1.25 / √2 = 0.8839");
     fixture_explains(&t, "weights[cat,cat]", 1,
-                     "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) + "
-                     "exp(0.3536 − 0.8839)) = 0.6296");
+                     "weights[cat,cat] = exp(0.8839 − 0.8839) / (exp(0.8839 − 0.8839) [cat] + "
+                     "exp(0.3536 − 0.8839) [sat]) = 0.6296");
     fixture_explains(&t, "context[0,1]", 1,
-                     "context[cat,1] = Σ_j weights[cat,j] × v_j[1] = (0.6296 × 0.5) + "
-                     "(0.3704 × 1.0) = 0.6852");
+                     "context[cat,1] = Σ_j weights[cat,j] × v_j[1] = (0.6296 × 0.5) [cat] + "
+                     "(0.3704 × 1.0) [sat] = 0.6852");
     fixture_explains(&t, "Q[sat,1]", 1, "Q[sat,1] = input_sat · W_Q[:,1] = (0.0 × 0.0) + "
                      "(1.0 × 1.0) = 1.0");
     fixture_explains(&t, "input[cat,1]", 1, "input[cat,1] = embedding(cat)[1] = 0.5");
@@ -429,9 +429,10 @@ static void test_explanations_of_hidden_cells_and_long_sums(void **state)
     char text[2048];
     trace_cell_explain(&t, &cell, 2, text, sizeof text);
     assert_non_null(strstr(text, " + … 4 more terms, each |term| ≤ "));
-    cell.stage = STAGE_WEIGHTS;
+    cell.stage = STAGE_WEIGHTS;   /* terms along keys: named, and so are those left out */
     trace_cell_explain(&t, &cell, 2, text, sizeof text);
-    assert_non_null(strstr(text, " + … 4 more terms, each |term| ≤ "));
+    assert_non_null(strstr(text, " + 4 more terms ("));
+    assert_non_null(strstr(text, "), each |term| ≤ "));
     /* a short buffer is cut, and the length wanted is still reported */
     char tiny[8];
     int wanted = trace_cell_explain(&t, &cell, 2, tiny, sizeof tiny);

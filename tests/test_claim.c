@@ -196,6 +196,26 @@ static void test_placeholders(void **state) {
     rendered(t, "{{literal} {{{scores[cat,sat]}}", 1, "{literal} {0.0}");
 }
 
+/* Issue 24: a repeated token is named by its position ("the@2") in claims and placeholders,
+ * and named so in the messages that name a cell. */
+static void test_repeated_tokens_by_position(void **state) {
+    (void)state;
+    lesson l;
+    trace t;
+    fixture_load_traced("title: t\ntokens: [the, cat, the]\nembeddings:\n  the: [1.0, 0.0]\n"
+                        "  cat: [0.0, 2.0]\n", &l, &t);
+    assert_true(holds(&t, "scores[the@2,the@0] = scores[the@0,the@0]", 1));
+    rendered(&t, "{scores[the@2,cat]} {scores[the@2,the@2]}", 1, "0.0 1.0");
+    trace_cell cell = {STAGE_SCORES, 1, 2, 1};
+    char name[CLAIM_MESSAGE_MAX];
+    claim_cell_name(&t, &cell, name, sizeof name);
+    assert_string_equal(name, "scores[the@2,cat]");
+    refused(&t, "scores[the@1,cat] = 0",
+            "no such cell 'scores[the@1,cat]': name the row and column by token or by 0-based index");
+    trace_free(&t);
+    lesson_free(&l);
+}
+
 static void bad_placeholder(const trace *t, const char *text, size_t offset, int index,
                             const char *message) {
     claim_text_error error;
@@ -370,6 +390,7 @@ static void test_about_shown_without_check(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_comparisons, setup, teardown),
+        cmocka_unit_test(test_repeated_tokens_by_position),
         cmocka_unit_test_setup_teardown(test_about_takes_its_tolerance_from_the_decimals, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_heads, setup, teardown),

@@ -97,11 +97,32 @@ static char *explained(const char *path, const char *spec, bool full)
 
 /* bank_loan's context[bank,0] is made by one term of eight (river's weight × 1.0), the last
  * of those the old first-three-and-last shortening showed. */
+/* Issue 24: a token written more than once is named by its position wherever a cell is named
+ * ("dog@6"), and that name is accepted: rope's second dog is at position 6. */
+static void test_repeated_tokens_are_named_by_position(void **state)
+{
+    (void)state;
+    char *text = explained("lessons/rope.yaml", "Q_rotated[dog@6,1]", false);
+    assert_non_null(strstr(text, "Q_rotated[dog@6,1] = Q[dog@6,0]·sin θ + Q[dog@6,1]·cos θ, θ = 6 × "));
+    free(text);
+    text = explained("lessons/no_scale.yaml", "scaled[birds,birds]", false);   /* said once */
+    assert_string_equal(text, "scaled[birds,birds] = scores[birds,birds] (scale: false) = 4.5");
+    free(text);
+    text = explained("lessons/rope.yaml", "weights[dog@6,dog@2]", false);
+    assert_non_null(strstr(text, "weights[dog@6,dog@2] = "));
+    assert_non_null(strstr(text, " [dog@2] + "));
+    assert_non_null(strstr(text, "more terms (the, met@3, a@4, "));
+    free(text);
+}
+
 static void test_a_long_sum_shows_its_largest_terms(void **state)
 {
     (void)state;
     char *text = explained("lessons/bank_loan.yaml", "context[bank,0]", false);
-    assert_non_null(strstr(text, " + (0.7073 × 1.0) + … 4 more terms, each 0 … = 0.7073"));
+    /* each term named by its key, in key order; those left out named too; the result kept */
+    assert_non_null(strstr(text, " = (0.0418 × 0.0) [The] + (0.0418 × 0.0) [bank] + (0.0418 × 0.0)"
+                                 " [of] + (0.7073 × 1.0) [river] + 4 more terms (the, gave, a, "
+                                 "loan), each 0 = 0.7073"));
     assert_int_equal(count(text, " × "), 1 + 4);  /* Σ_j weights × v_j, then four terms */
     free(text);
     text = explained("lessons/bank_loan.yaml", "context[bank,0]", true);
@@ -109,18 +130,27 @@ static void test_a_long_sum_shows_its_largest_terms(void **state)
     assert_null(strstr(text, "more terms"));
     free(text);
     /* the softmax's sum: the largest left out, 0.05917, is rounded up so that the bound holds */
+    text = explained("lessons/bank_loan.yaml", "weights[bank,river]", true);   /* every value */
+    assert_non_null(strstr(text, "exp(2.8284 − 2.8284) (= 1.0) [river] + "));
+    assert_non_null(strstr(text, " [loan]) = 1.0 / 1.4137 = 0.7073"));
+    free(text);
     text = explained("lessons/bank_loan.yaml", "weights[bank,river]", false);
-    assert_non_null(strstr(text, "exp(2.8284 − 2.8284) + … 4 more terms, each |term| ≤ 0.0592 …)"));
+    assert_non_null(strstr(text, "exp(2.8284 − 2.8284) [river] + 4 more terms (the, gave, a, loan), "
+                                 "each |term| ≤ 0.0592)"));
     free(text);
 }
 
-/* A sum short enough is written whole, with or without --full. */
+/* A sum short enough is written whole, with or without --full; --full (and the UI's e) gives
+ * each term's value too (issue 24). */
 static void test_a_short_sum_is_written_whole(void **state)
 {
     (void)state;
     char *text = explained("lessons/bank_loan.yaml", "Q[bank,0]", false);
     char *full = explained("lessons/bank_loan.yaml", "Q[bank,0]", true);
-    assert_string_equal(text, full);
+    assert_string_equal(text, "Q[bank,0] = input_bank · W_Q[:,0] = (0.0 × 1.0) + (0.0 × 0.0) + "
+                              "(0.0 × 0.0) + (1.0 × 4.0) = 4.0");
+    assert_string_equal(full, "Q[bank,0] = input_bank · W_Q[:,0] = (0.0 × 1.0) (= 0.0) + (0.0 × "
+                              "0.0) (= 0.0) + (0.0 × 0.0) (= 0.0) + (1.0 × 4.0) (= 4.0) = 4.0");
     assert_int_equal(count(text, " × "), 4);
     free(text);
     free(full);
@@ -272,6 +302,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_long_sum_shows_its_largest_terms),
+        cmocka_unit_test(test_repeated_tokens_are_named_by_position),
         cmocka_unit_test(test_a_short_sum_is_written_whole),
         cmocka_unit_test(test_steps_are_numbered_by_the_walk),
         cmocka_unit_test(test_narration_of_every_head_is_written),

@@ -142,6 +142,33 @@ static void test_ascii_spelling(void **unused)
     assert_true(wcscmp(ascii, L"0 |# __ #| 5 * median 3") == 0);
 }
 
+/* Issue 24: the tally judges as the UI does (ui_tally_within), against the true value: 0.62 is
+ * right for 0.6296 at ± 0.01; 0.64 is not. A difference that is the tolerance but for the
+ * binary rounding counts as within. The precision a tolerance asks for, in words. */
+static void test_true_value_and_precision(void **unused)
+{
+    (void)unused;
+    double x[] = {0.62, 0.64, 0.63, 0.5};
+    ui_tally_histogram h;
+    ui_tally_bin(x, 4, 0.6296, 0.01, &h);
+    assert_int_equal(h.right, 2);   /* 0.62 and 0.63 */
+    assert_true(ui_tally_within(0.62, 0.6296, 0.01));
+    assert_false(ui_tally_within(0.64, 0.6296, 0.01));
+    assert_true(ui_tally_within(0.62, 0.63, 0.01));   /* 0.010000000000000009 apart: within */
+    assert_false(ui_tally_within(-0.43, -0.4375, 0.005));
+    assert_int_equal(ui_tally_decimals(0.005), 2);
+    assert_int_equal(ui_tally_decimals(0.01), 2);
+    assert_int_equal(ui_tally_decimals(0.05), 1);
+    assert_int_equal(ui_tally_decimals(0.5), 0);
+    char text[32];
+    ui_tally_precision(0.01, text, sizeof text);
+    assert_string_equal(text, "two decimals");
+    ui_tally_precision(0.5, text, sizeof text);
+    assert_string_equal(text, "a whole number");
+    ui_tally_precision(0, text, sizeof text);
+    assert_string_equal(text, "exactly");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +179,7 @@ int main(void)
         cmocka_unit_test(test_none_and_a_short_buffer),
         cmocka_unit_test(test_ascii_spelling),
         cmocka_unit_test(test_extremes),
+        cmocka_unit_test(test_true_value_and_precision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -427,7 +427,7 @@ static void test_off_the_script_and_back(void **state)
 
 /* --at: the first step at the cell's stage, head and focus; else the first at its stage and
  * head; else the stage off the script, before step 1. A question there is asked, never
- * answered; leaving it open (p, the step list) skips it. */
+ * answered; leaving it open (p, the step list) leaves it asked. */
 static void test_at_lands_where_it_says(void **state)
 {
     (void)state;
@@ -456,9 +456,11 @@ static void test_at_lands_where_it_says(void **state)
     assert_true(ui_view_question_open(&v));    /* asked, not answered */
     assert_false(ui_view_marks_selection(&v));
     assert_int_equal(v.row * 3 + v.col, 4);    /* the cell selected, for after the answer */
-    ui_view_apply(&v, UI_ACT_PREV, 0);         /* leaving it open skips it */
-    assert_int_equal(v.state[1].question, UI_Q_REVEALED);
-    assert_int_equal(ui_view_skipped(&v), 1);
+    ui_view_apply(&v, UI_ACT_PREV, 0);         /* leaving it open leaves it asked */
+    assert_int_equal(v.state[1].question, UI_Q_OPEN);
+    assert_int_equal(ui_view_skipped(&v), 0);
+    ui_view_apply(&v, UI_ACT_NEXT, 0);         /* and back: still asked */
+    assert_true(ui_view_question_open(&v));
     int right, asked, questions;
     ui_view_score(&v, &right, &asked, &questions);
     assert_int_equal(asked, 0);
@@ -466,7 +468,7 @@ static void test_at_lands_where_it_says(void **state)
     assert_true(ui_view_init(&v, &t, &l));
     ui_view_goto(&v, 1);
     ui_view_open_stage(&v, STAGE_V, 1);        /* the step list too */
-    assert_int_equal(v.state[1].question, UI_Q_REVEALED);
+    assert_int_equal(v.state[1].question, UI_Q_OPEN);
     assert_true(trace_cell_parse(&t, "V[river,3]", 1, &cell, error, sizeof error));
     assert_true(ui_view_open_at(&v, &cell));   /* not in the script: off it, before step 1 */
     assert_true(v.off_script);
@@ -548,11 +550,115 @@ static void test_choice_question_hides_then_judges(void **state)
     ui_view_score(&v, &right, &asked, &questions);
     assert_int_equal(right * 100 + asked * 10 + questions, 12);
     press(&v, 'p');   /* back and forth: answered stays answered, counted once */
+    assert_int_equal(ui_view_context(&v), UI_IN_NUMBER);   /* step 1 asks now... */
+    press(&v, 'n');
+    assert_int_equal(v.step, weights - 1);   /* ...and n does not pass it unanswered */
+    press(&v, 27);
     press(&v, 'n');
     assert_int_equal(ui_view_context(&v), UI_IN_LESSON);
     ui_view_score(&v, &right, &asked, &questions);
     assert_int_equal(asked, 1);
     assert_int_equal(press(&v, 'q'), UI_VIEW_SCORE_LEAVE);   /* the score first, then leave */
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+/* An open question stays asked (issue 24): p, n, ], [, Tab and the step list move away and
+ * back without skipping it or showing its answer, and no key goes past it unanswered. */
+static void test_question_stays_asked(void **state)
+{
+    (void)state;
+    attention_input in = two_head_input();
+    trace t;
+    fixture_compute(&in, &t);
+    char *choices[] = {"bank", "river"};
+    lesson_step narration[] = {
+        {.stage = STAGE_SCORES, .head = 1, .focus_row = 0, .focus_col = 0, .say = "one"},
+        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 0, .say = "two",
+         .ask = "Which?", .n_choices = 2, .choices = choices, .answer_choice = 0},
+        {.stage = STAGE_CONTEXT, .head = 1, .focus_row = 0, .focus_col = 0, .say = "three"},
+    };
+    lesson l = {.steps = narration, .n_steps = 3};
+    ui_view v;
+    char text[256];
+    assert_true(ui_view_init(&v, &t, &l));
+    assert_int_equal(ui_view_waiting(&v), -1);   /* not asked until shown */
+    press(&v, 'n');
+    assert_true(ui_view_question_open(&v));
+    assert_int_equal(ui_view_waiting(&v), 1);
+    press(&v, 'p');                              /* away... */
+    assert_int_equal(v.step, 0);
+    ui_view_verdict(&v, 1, &short4, text, sizeof text);
+    assert_string_equal(text, "");               /* no "Answer: ..." */
+    press(&v, 'n');                              /* ...and back: asked, unanswered */
+    assert_true(ui_view_question_open(&v));
+    press(&v, 'p');
+    press(&v, '\t');                            /* another head's scores: allowed */
+    assert_true(v.off_script);
+    assert_int_equal(ui_view_current(&v)->head, 2);
+    press(&v, ']');                              /* head 2's weights: not the question's */
+    assert_true(v.off_script);
+    press(&v, '[');
+    press(&v, '[');                              /* head 1's scores, the step left */
+    assert_false(v.off_script);
+    ui_view_open_stage(&v, STAGE_WEIGHTS, 1);    /* the question's matrix is the question */
+    assert_false(v.off_script);
+    assert_true(ui_view_question_open(&v));
+    press(&v, 'p');
+    ui_view_open_stage(&v, STAGE_CONTEXT, 1);    /* made from its weights: refused */
+    assert_int_equal(v.step, 0);
+    assert_false(v.off_script);
+    assert_string_equal(v.message, "step 2 asks first: answer it there (Esc skips it)");
+    press(&v, 'G');                              /* the last step: held at the question */
+    assert_int_equal(v.step, 1);
+    assert_true(ui_view_question_open(&v));
+    assert_int_equal(ui_view_skipped(&v), 0);
+    press(&v, 27);                               /* only its own key skips it */
+    assert_int_equal(ui_view_skipped(&v), 1);
+    assert_int_equal(ui_view_waiting(&v), -1);
+    press(&v, 'n');
+    assert_int_equal(v.step, 2);
+    ui_view_free(&v);
+    trace_free(&t);
+}
+
+/* Fair grading (issue 24): a number is judged against the true value, the focus cell
+ * (0.6296), not the rounded key the lesson writes (0.63): 0.62 is within ± 0.01 of it. The
+ * bar states the precision, the verdict the true value and the tolerance. */
+static void test_number_judged_against_the_true_value(void **state)
+{
+    (void)state;
+    attention_input in = cat_sat_input();
+    trace t;
+    fixture_compute(&in, &t);
+    lesson_step narration[] = {
+        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 0, .say = "softmax",
+         .ask = "What share of its attention will cat give to itself?", .answer_choice = -1,
+         .answer = 0.63, .tolerance = 0.01},
+    };
+    lesson l = {.steps = narration, .n_steps = 1};
+    ui_view v;
+    char text[256];
+    double truth, tolerance;
+    assert_true(ui_view_init(&v, &t, &l));
+    assert_true(ui_view_number_key(&v, 0, &truth, &tolerance));
+    assert_true(truth == trace_value(&t, STAGE_WEIGHTS, 1, 0, 0));   /* the cell, bit for bit */
+    ui_view_precision(&v, 0, &short4, text, sizeof text);
+    assert_string_equal(text, "two decimals, within ± 0.01 counts");
+    for (const char *k = "0.62\n"; *k; k++) press(&v, *k);
+    ui_view_verdict(&v, 0, &short4, text, sizeof text);
+    assert_string_equal(text, "Right: cat gives 0.6296 of its attention to cat; 0.62 is within "
+                              "± 0.01");
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(right, 1);
+    v.state[0] = (ui_step_state){UI_Q_ANSWERED, -1, 0.6406};   /* 0.0110 off the cell */
+    ui_view_verdict(&v, 0, &short4, text, sizeof text);
+    assert_string_equal(text, "Not quite: cat gives 0.6296 of its attention to cat; 0.6406 is "
+                              "not within ± 0.01");
+    narration[0].tolerance = 0.005;   /* the default: half a unit of two decimals */
+    ui_view_precision(&v, 0, &short4, text, sizeof text);
+    assert_string_equal(text, "two decimals, within ± 0.005 counts");
     ui_view_free(&v);
     trace_free(&t);
 }
@@ -582,7 +688,7 @@ static void test_numeric_question_typed_and_right(void **state)
     press(&v, '\n');
     char text[256];
     ui_view_verdict(&v, scores, &short4, text, sizeof text);
-    assert_string_equal(text, "Right: scores[cat,sat] = 0.5 (you said 0.5)");
+    assert_string_equal(text, "Right: scores[cat,sat] = 0.5; 0.5 is within ± 0.005");
     /* Esc on the other question (the last step) reveals it, unscored */
     ui_view_goto(&v, walk_find(&v.walk, STAGE_WEIGHTS, 1));
     assert_int_equal(v.step, v.walk.count - 1);
@@ -1973,7 +2079,8 @@ static void test_headless_run_dumps_the_screen(void **state)
     assert_non_null(strstr(text, "0.6296"));
     assert_non_null(strstr(text, "0.3704"));
     assert_non_null(strstr(text, "score 2/2"));
-    assert_non_null(strstr(text, "Right: cat gives 0.6296 of its attention to cat (you said 0.63)"));
+    assert_non_null(strstr(text, "Right: cat gives 0.6296 of its attention to cat; 0.63 is within "
+                                 "± 0.01"));
     assert_non_null(strstr(text, "You answered 2 of 2 questions right"));
 }
 
@@ -2051,6 +2158,8 @@ int main(void)
         cmocka_unit_test(test_heads_are_sub_steps_and_tab_switches),
         cmocka_unit_test(test_off_the_script_and_back),
         cmocka_unit_test(test_at_lands_where_it_says),
+        cmocka_unit_test(test_question_stays_asked),
+        cmocka_unit_test(test_number_judged_against_the_true_value),
         cmocka_unit_test_setup_teardown(test_scrolling_keeps_the_selection_visible, set_up_two_head_view, tear_down_view),
         cmocka_unit_test(test_choice_question_hides_then_judges),
         cmocka_unit_test(test_numeric_question_typed_and_right),

@@ -55,7 +55,8 @@ for q, (at, start) in enumerate(zip(asked, parts)):
     value = re.search(r"= (-?\d+\.\d+)$", worked[-1].string)
     if value:
         absent(q + 1, body[at + 1:step_end], value.group(1), "the value", True)
-    row_line = re.compile(r"^  " + re.escape(row_label) + r"\s+-?\d+\.\d{4}\b")
+    # a repeated token is named by position in a cell's name ("dog@6"), by itself in a table
+    row_line = re.compile(r"^  " + re.escape(re.sub(r"@\d+$", "", row_label)) + r"\s+-?\d+\.\d{4}\b")
     rows = [line.strip() for line in part if row_line.match(line)]
     if not rows:
         problems.append(f"question {q + 1}: the row {row_label} of its table is not in the key")

@@ -540,10 +540,10 @@ bool claim_text_names(const trace *t, const char *text, int head, const trace_ce
 int claim_cell_name(const trace *t, const trace_cell *cell, char *buffer, size_t size)
 {
     const stage_info *info = stage_get(cell->stage);
-    char row[32], col[32], at[24] = "";
+    char row[48], col[48], at[24] = "";
     if (info->per_head && cell->head != 1)
         snprintf(at, sizeof at, "@%d", cell->head);
-    return snprintf(buffer, size, "%s[%s,%s]%s", info->name,
-                    trace_axis_label(t, info->rows, cell->row, row, sizeof row),
-                    trace_axis_label(t, info->cols, cell->col, col, sizeof col), at);
+    return snprintf(buffer, size, "%s[%s,%s]%s", info->name,   /* "dog@6" for a repeated token */
+                    trace_axis_name(t, info->rows, cell->row, row, sizeof row),
+                    trace_axis_name(t, info->cols, cell->col, col, sizeof col), at);
 }

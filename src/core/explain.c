@@ -88,11 +88,33 @@ static void put_bound(explain_text *out, double largest)
     }
 }
 
-/* Writes the sum's present terms joined by " + ": all of them when they fit or when out->full,
- * else the largest with a note of how many were left out and how small they are. */
+/* The names of the terms left out, in key order: "(of, the, gave, loan)", the first
+ * NAMES_LISTED of them and how many more. */
+enum { NAMES_LISTED = 6 };
+static void put_left_out_names(explain_text *out, const sum_terms *s, const int *kept)
+{
+    int listed = 0, left = 0;
+    for (int i = 0; i < s->count; i++) {
+        if (!explain_term_present(s, i) || is_kept(kept, SUM_TERMS_KEPT, i))
+            continue;
+        if (listed < NAMES_LISTED)
+            explain_put(out, "%s%s", listed++ ? ", " : "(", explain_source_label(s->t, s->first + i));
+        else
+            left++;
+    }
+    if (left)
+        explain_put(out, " and %d more", left);
+    explain_put(out, ")");
+}
+
+/* Writes the sum's present terms joined by " + ", each named by its key when the terms run
+ * along keys ("(0.7073 × 1.0) [river]"), in key order: all of them when they fit or when
+ * out->full (then each with its value, "(= 0.7073)"), else the largest with a note of how many were left out, which (by name) and how
+ * small they are: "+ 4 more terms (the, gave, a, loan), each 0". */
 void explain_put_sum(explain_text *out, const sum_terms *s)
 {
     int present = 0;
+    bool named = s->keyed;
     for (int i = 0; i < s->count; i++)
         present += explain_term_present(s, i);
     bool shorten = !out->full && present > SUM_TERMS_SHOWN;
@@ -103,12 +125,24 @@ void explain_put_sum(explain_text *out, const sum_terms *s)
             continue;
         explain_put(out, shown++ ? " + " : "");
         s->put_term(out, s, i);
+        if (out->full) {   /* every term: each one's value too, "exp(−0.53) (= 0.588)" */
+            explain_put(out, " (= ");
+            explain_put_number(out, s->value(s, i));
+            explain_put(out, ")");
+        }
+        if (named)
+            explain_put(out, " [%s]", explain_source_label(s->t, s->first + i));
     }
-    if (shorten) {
-        explain_put(out, " + … %d more terms, ", present - SUM_TERMS_KEPT);
-        put_bound(out, left_out);
-        explain_put(out, " …");
+    if (!shorten)
+        return;
+    explain_put(out, " + %s%d more terms", named ? "" : "… ", present - SUM_TERMS_KEPT);
+    if (named) {
+        explain_put(out, " ");
+        put_left_out_names(out, s, kept);
     }
+    explain_put(out, ", ");
+    put_bound(out, left_out);
+    explain_put(out, named ? "" : " …");
 }
 
 static double product_value(const sum_terms *s, int i)
@@ -125,28 +159,61 @@ static void put_product(explain_text *out, const sum_terms *s, int i)
     explain_put(out, ")");
 }
 
-void explain_put_product_terms(explain_text *out, const products *p, int count)
+void explain_put_product_terms(explain_text *out, const products *p, int count,
+                               const trace *keyed)
 {
-    sum_terms s = { .count = count, .value = product_value, .put_term = put_product, .p = *p };
+    sum_terms s = { .count = count, .value = product_value, .put_term = put_product, .p = *p,
+                    .t = keyed, .keyed = keyed != NULL };
     explain_put_sum(out, &s);
+}
+
+/* How many labels along axis (tokens and source tokens; 0 for the others, never repeated). */
+static int axis_tokens(const trace *t, stage_axis axis)
+{
+    return axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m : 0;
+}
+
+const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer, size_t size)
+{
+    char other[32];
+    const char *label = trace_axis_label(t, axis, i, buffer, size);
+    int count = axis_tokens(t, axis);
+    for (int j = 0; j < count; j++)
+        if (j != i && strcmp(trace_axis_label(t, axis, j, other, sizeof other), label) == 0) {
+            char copy[64];
+            snprintf(copy, sizeof copy, "%s", label);
+            snprintf(buffer, size, "%s@%d", copy, i);
+            return buffer;
+        }
+    return label;
+}
+
+/* A name for an explanation's format arguments, which name a few cells at once: kept in one of
+ * a ring of buffers, each alive until NAMES_KEPT more names are taken. */
+enum { NAMES_KEPT = 8 };
+static const char *ring_name(const trace *t, stage_axis axis, int i)
+{
+    static char names[NAMES_KEPT][80];
+    static int next;
+    char *buffer = names[next++ % NAMES_KEPT];
+    return trace_axis_name(t, axis, i, buffer, sizeof names[0]);
 }
 
 const char *explain_row_label(const trace *t, const trace_cell *cell)
 {
-    return trace_axis_label(t, stage_get(cell->stage)->rows, cell->row, NULL, 0);
+    return ring_name(t, stage_get(cell->stage)->rows, cell->row);
 }
 
 const char *explain_source_label(const trace *t, int i)
 {
-    return trace_axis_label(t, AXIS_SOURCE, i, NULL, 0);
+    return ring_name(t, AXIS_SOURCE, i);
 }
 
 static void put_cell_name(explain_text *out, const trace *t, const trace_cell *cell)
 {
     const stage_info *info = stage_get(cell->stage);
-    char buffer[32];
     explain_put(out, "%s[%s,%s]", info->name, explain_row_label(t, cell),
-        trace_axis_label(t, info->cols, cell->col, buffer, sizeof buffer));
+        ring_name(t, info->cols, cell->col));
     if (info->per_head && t->heads > 1)
         explain_put(out, " (head %d)", cell->head);
 }
@@ -192,7 +259,17 @@ int trace_cell_explain_full(const trace *t, const trace_cell *cell, int precisio
     return explain_cell(t, cell, precision, true, buffer, size);
 }
 
-/* Index of the label along an axis: the first token so written, or a 0-based index. */
+/* The last '@' of the label's length bytes (a token may hold one itself), or NULL. */
+static const char *memrchr_at(const char *label, size_t length)
+{
+    for (size_t i = length; i > 0; i--)
+        if (label[i - 1] == '@')
+            return label + i - 1;
+    return NULL;
+}
+
+/* Index of the label along an axis: the first token so written, a token and its 0-based
+ * position ("dog@6"), or a 0-based index. */
 static int find_index(const trace *t, stage_axis axis, const char *label, size_t length)
 {
     int count = axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
@@ -203,6 +280,16 @@ static int find_index(const trace *t, stage_axis axis, const char *label, size_t
     for (int i = 0; i < count && axis <= AXIS_SOURCE; i++) {
         const char *name = trace_axis_label(t, axis, i, buffer, sizeof buffer);
         if (strlen(name) == length && strncmp(name, label, length) == 0)
+            return i;
+    }
+    /* "dog@6": the token at position 6, when it is a dog (the name trace_axis_name writes) */
+    const char *at = memrchr_at(label, length);
+    size_t token = at ? (size_t)(at - label) : 0, digits = at ? length - token - 1 : 0;
+    if (at && digits > 0 && digits < 10 && strspn(at + 1, "0123456789") >= digits) {
+        int i = atoi(at + 1);
+        const char *name = i < axis_tokens(t, axis)
+                         ? trace_axis_label(t, axis, i, buffer, sizeof buffer) : "";
+        if (strlen(name) == token && strncmp(name, label, token) == 0)
             return i;
     }
     if (length == 0 || length > 9 || strspn(label, "0123456789") < length)

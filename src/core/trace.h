@@ -253,7 +253,13 @@ typedef struct {
     int row, col;   /* from 0 */
 } trace_cell;
 
-/* Parses "STAGE[ROW,COL]" where ROW and COL are token names (the first token so written) or
+/* The name of index i along an axis wherever a cell or a term is named: its label, and for a
+ * token written more than once along the axis "@" and its 0-based position ("dog@6"), so the
+ * name finds one cell. Returns buffer (or the label itself when it needs no buffer). */
+const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer, size_t size);
+
+/* Parses "STAGE[ROW,COL]" where ROW and COL are token names (the first token so written), a
+ * token and its 0-based position ("dog@6", as trace_axis_name writes a repeated token), or
  * 0-based indices. head is the head to use for per-head stages (from 1). Returns true and fills
  * cell, or false with a one-line reason in error. */
 bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *cell,

@@ -112,14 +112,15 @@ static net_message place_message(const ui_view *v)
 }
 
 /* The numbers typed as a histogram (ui_tally.h), with how many are right when the lesson
- * knows the key of the question open on v; the median only if asked. */
+ * knows the true value of the question open on v (judged as the view judges: the same key and
+ * ui_tally_within); the median only if asked. */
 static void write_histogram(char *text, size_t size, const ui_view *v, double *numbers, int n,
                             bool median)
 {
     ui_tally_histogram h;
-    const lesson_step *item = ui_view_item(v, v->step);   /* the question open here */
-    bool known = item && item->n_choices == 0 && !isnan(item->answer);
-    ui_tally_bin(numbers, n, known ? item->answer : NAN, known ? item->tolerance : 0, &h);
+    double truth = NAN, tolerance = 0;
+    ui_view_number_key(v, v->step, &truth, &tolerance);   /* the question open here */
+    ui_tally_bin(numbers, n, truth, tolerance, &h);
     ui_tally_write(&h, median, text, size);
 }
 
@@ -177,6 +178,9 @@ static bool take_place(ui_view *v, const net_message *m)
 {
     int step = (int)m->step, count = v->walk.count;
     if (m->step >= (uint32_t)(count + v->pipeline.count)) return false;
+    /* the leader is past a question this follower left waiting: the class has seen it */
+    if (ui_view_passes_waiting(v, step >= count, step < count ? step : step - count))
+        ui_view_skip_waiting(v);
     if (step < count) {
         if (v->off_script || v->step != step) ui_view_goto(v, step);
     } else {

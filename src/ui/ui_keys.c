@@ -36,7 +36,7 @@ static const ui_binding bindings[] = {
     {UI_ACT_ANSWER, QUESTION, {ENTER_KEYS}, "answer",
      "answer: the highlighted choice, or the number typed", 0},
     {UI_ACT_SKIP, QUESTION, {27}, "skip", "skip the question: show the stage, not scored", 0},
-    {UI_ACT_PREV, QUESTION, {'p', UI_KEY(KEY_PPAGE)}, "prev", "back to the previous step (skips the question)", 0},
+    {UI_ACT_PREV, QUESTION, {'p', UI_KEY(KEY_PPAGE)}, "prev", "back to the previous step (the question stays asked)", 0},
     {UI_ACT_NEXT, UI_IN_LESSON, {'n', ' ', UI_KEY(KEY_NPAGE)}, "next",
      "next step (next cell when stepped in)", 0},
     {UI_ACT_PREV, UI_IN_LESSON, {'p', BACKSPACE_KEYS, UI_KEY(KEY_PPAGE)}, "prev",

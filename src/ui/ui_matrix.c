@@ -149,6 +149,13 @@ static const char *axis_label(const ui_view *v, bool rows, int i, char *buffer, 
     return trace_axis_label(v->t, rows ? info->rows : info->cols, i, buffer, size);
 }
 
+/* The selected cell's row or column as a name: a repeated token with its position ("dog@6"). */
+static const char *axis_name(const ui_view *v, bool rows, int i, char *buffer, size_t size)
+{
+    const stage_info *info = stage_get(ui_view_current(v)->stage);
+    return trace_axis_name(v->t, rows ? info->rows : info->cols, i, buffer, size);
+}
+
 /* Columns of the widest label along the rows (or columns) of the current stage. Each axis is
  * measured once, on the first frame that shows it: the labels of 1024 tokens are too many to
  * measure on every key. */
@@ -438,7 +445,7 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
 static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
 {
     const walk_step *s = ui_view_current(v);
-    char shape[160], part[160], formula[256], row[32], col[32], cut[sizeof part + 8];
+    char shape[160], part[160], formula[256], row[48], col[48], cut[sizeof part + 8];
     char left[sizeof formula + sizeof shape + 8];
     trace_stage_formula(v->t, s->stage, formula, sizeof formula);
     snprintf(shape, sizeof shape, "  %d%s%d", ui_view_rows(v), st->utf8 ? "\xc3\x97" : "x",
@@ -449,8 +456,8 @@ static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int 
     }
     int shape_w = ui_width(shape, st), selection_w = 0;
     if (ui_view_marks_selection(v)) {
-        snprintf(part, sizeof part, "row %s, column %s", axis_label(v, true, v->row, row, sizeof row),
-                 axis_label(v, false, v->col, col, sizeof col));
+        snprintf(part, sizeof part, "row %s, column %s", axis_name(v, true, v->row, row, sizeof row),
+                 axis_name(v, false, v->col, col, sizeof col));
         int most = ui_clamp(width - shape_w - 2, 0, width / 2);
         ui_cut_text(part, most, st, cut, sizeof cut);
         selection_w = most > 1 ? ui_width(cut, st) : 0;

@@ -22,6 +22,33 @@ static int bin_of(double x, double lo, double hi, int bins)
     return i < 0 ? 0 : i >= bins ? bins - 1 : i;
 }
 
+/* A hair of slack for the double that is the tolerance itself: 0.63 − 0.62 is 0.010000000000000009 in
+ * binary, and "within 0.01" means it (lesson_check allows as much). */
+bool ui_tally_within(double given, double truth, double tolerance)
+{
+    return fabs(given - truth) <= tolerance * (1.0 + 1e-9) + 1e-15;
+}
+
+enum { MOST_DECIMALS = 9 };
+
+int ui_tally_decimals(double tolerance)
+{
+    double half = 0.5;
+    for (int d = 0; d < MOST_DECIMALS; d++, half /= 10)
+        if (ui_tally_within(half, 0, tolerance)) return d;
+    return MOST_DECIMALS;
+}
+
+void ui_tally_precision(double tolerance, char *text, size_t size)
+{
+    static const char *const words[] = {"a whole number", "one decimal", "two decimals",
+                                        "three decimals", "four decimals", "five decimals"};
+    int d = ui_tally_decimals(tolerance);
+    if (tolerance <= 0) snprintf(text, size, "exactly");
+    else if (d < (int)(sizeof words / sizeof words[0])) snprintf(text, size, "%s", words[d]);
+    else snprintf(text, size, "%d decimals", d);
+}
+
 void ui_tally_bin(double *numbers, int n, double key, double tolerance, ui_tally_histogram *h)
 {
     memset(h, 0, sizeof *h);
@@ -29,7 +56,7 @@ void ui_tally_bin(double *numbers, int n, double key, double tolerance, ui_tally
     if (n <= 0) return;
     for (int i = 0; i < n; i++) {
         assert(isfinite(numbers[i]));
-        if (!isnan(key) && fabs(numbers[i] - key) <= tolerance) h->right++;   /* ui_view's rule */
+        if (!isnan(key) && ui_tally_within(numbers[i], key, tolerance)) h->right++;
     }
     qsort(numbers, (size_t)n, sizeof *numbers, compare_doubles);
     h->n = n;

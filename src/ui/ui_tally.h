@@ -23,8 +23,19 @@ typedef struct {
     int right;            /* answers within the tolerance of the key; -1: no key known */
 } ui_tally_histogram;
 
+/* The one rule a number answer is judged by, in the UI (ui_view) and in the leader's tally
+ * (issue 24): right when within tolerance of the true value, the trace's own cell, never a
+ * rounded key (0.62 is right for 0.6296 at ± 0.01, though the key says 0.63). */
+bool ui_tally_within(double given, double truth, double tolerance);
+/* The decimals a tolerance asks for: the fewest whose half unit it covers (± 0.005 and ± 0.01:
+ * two; ± 0.05: one; ± 0.5: none), and their words ("two decimals", "a whole number",
+ * "exactly" for a tolerance of 0). */
+int ui_tally_decimals(double tolerance);
+void ui_tally_precision(double tolerance, char *text, size_t size);
+
 /* Bins n answers (finite: the transport refuses NaN and infinities; asserted) and counts those
- * within tolerance of key (as a follower's answer is judged), unless key is NaN (the leader's
+ * within tolerance of key, the true value (ui_tally_within, as a follower's answer is judged),
+ * unless key is NaN (the leader's
  * lesson does not know it). Sorts numbers in place. n = 0 gives an empty histogram (bins 0). */
 void ui_tally_bin(double *numbers, int n, double key, double tolerance, ui_tally_histogram *h);
 

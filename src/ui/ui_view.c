@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ui_tally.h"
 #include "ui_util.h"
 #include "ui_view.h"
 
@@ -94,8 +95,11 @@ bool ui_view_init(ui_view *v, const trace *t, const lesson *l)
 {
     *v = (ui_view){.t = t, .lesson = l, .heat_weights = true};
     bool built = l ? lesson_walk(l, t, &v->walk) : walk_build_pipeline(&v->walk, t);
-    if (built && v->walk.count > 0) v->state = calloc((size_t)v->walk.count, sizeof *v->state);
-    if (v->state && walk_build_pipeline(&v->pipeline, t) && v->pipeline.count > 0)
+    if (built && v->walk.count > 0) {
+        v->state = calloc((size_t)v->walk.count, sizeof *v->state);
+        v->reached = calloc((size_t)v->walk.count, sizeof *v->reached);
+    }
+    if (v->state && v->reached && walk_build_pipeline(&v->pipeline, t) && v->pipeline.count > 0)
         v->range = calloc((size_t)v->pipeline.count, sizeof *v->range);
     if (!v->range) {
         ui_view_free(v);
@@ -113,8 +117,10 @@ void ui_view_free(ui_view *v)
     walk_free(&v->walk);
     walk_free(&v->pipeline);
     free(v->state);
+    free(v->reached);
     free(v->range);
     v->state = NULL;
+    v->reached = NULL;
     v->range = NULL;
 }
 
@@ -211,29 +217,75 @@ static void show(ui_view *v, int step, bool off, int shown)
     v->pick = -1;
     v->typed[0] = '\0';
     if (!off) ui_view_focus(v, v->step, &v->row, &v->col);
+    if (!off && v->state[v->step].question == UI_Q_OPEN) v->reached[v->step] = true;
     clamp_selection(v);
-}
-
-/* Leaving a step whose question is open skips it: what the student sees elsewhere must not
- * answer it afterwards. */
-static void leave(ui_view *v, bool off, int step)
-{
-    if (!v->off_script && (off || step != v->step)) ui_view_reveal(v);
 }
 
 void ui_view_goto(ui_view *v, int step)
 {
-    step = ui_clamp(step, 0, v->walk.count - 1);
-    leave(v, false, step);
-    show(v, step, false, 0);
+    show(v, ui_clamp(step, 0, v->walk.count - 1), false, 0);
+}
+
+/* ---- the question waiting: reached, left unanswered, and in the way of what comes after ---- */
+
+int ui_view_waiting(const ui_view *v)
+{
+    for (int k = 0; k < v->walk.count; k++)
+        if (v->reached[k] && v->state[k].question == UI_Q_OPEN) return k;
+    return -1;
+}
+
+/* The last place of the pipeline holding stage (any head): the matrices after it are made from
+ * the stage's numbers, so they would answer a question about it. */
+static int last_of_stage(const ui_view *v, stage_id stage)
+{
+    int last = -1;
+    for (int i = 0; i < v->pipeline.count; i++)
+        if (v->pipeline.steps[i].stage == stage) last = i;
+    return last;
+}
+
+bool ui_view_passes_waiting(const ui_view *v, bool off_script, int index)
+{
+    int k = ui_view_waiting(v);
+    if (k < 0) return false;
+    if (!off_script) return index > k;
+    const walk_step *q = &v->walk.steps[k], *to = &v->pipeline.steps[index];
+    return (to->stage == q->stage && to->head == q->head) || index > last_of_stage(v, q->stage);
+}
+
+void ui_view_skip_waiting(ui_view *v)
+{
+    for (int k; (k = ui_view_waiting(v)) >= 0;) v->state[k].question = UI_Q_REVEALED;
+}
+
+/* Says why a key does not go past the question waiting; true when it would have. */
+static bool held_by_question(ui_view *v, bool off_script, int index)
+{
+    if (!ui_view_passes_waiting(v, off_script, index)) return false;
+    snprintf(v->message, sizeof v->message, "step %d asks first: answer it there (Esc skips it)",
+             ui_view_waiting(v) + 1);
+    return true;
+}
+
+/* A step a key goes to: past the question waiting, that question instead (it stays asked). */
+static void go_to_step(ui_view *v, int step)
+{
+    if (held_by_question(v, false, step)) step = ui_view_waiting(v);
+    ui_view_goto(v, step);
 }
 
 void ui_view_open_stage(ui_view *v, stage_id stage, int head)
 {
-    int shown = walk_find(&v->pipeline, stage, head);
+    int shown = walk_find(&v->pipeline, stage, head), waiting = ui_view_waiting(v);
     const walk_step *left = &v->walk.steps[v->step];
     if (shown < 0) return;
-    if (!scripted(v)) { ui_view_goto(v, walk_find(&v->walk, stage, head)); return; }
+    if (!scripted(v)) { go_to_step(v, walk_find(&v->walk, stage, head)); return; }
+    if (waiting >= 0 && v->walk.steps[waiting].stage == stage && v->walk.steps[waiting].head == head) {
+        ui_view_goto(v, waiting);   /* the question's own matrix: the question, still asked */
+        return;
+    }
+    if (held_by_question(v, true, shown)) return;
     if (left->stage == stage && (left->head == head || !stage_get(stage)->per_head)) {
         ui_view_goto(v, v->step);   /* back to the step left */
         return;
@@ -241,11 +293,10 @@ void ui_view_open_stage(ui_view *v, stage_id stage, int head)
     for (int k = 0; left->position != WALK_WHOLE && k < v->walk.count; k++) {
         const walk_step *s = &v->walk.steps[k];
         if (s->stage == stage && s->head == head && s->position == left->position) {
-            ui_view_goto(v, k);   /* decoding: the same token's step in that head */
+            go_to_step(v, k);   /* decoding: the same token's step in that head */
             return;
         }
     }
-    leave(v, true, v->step);
     show(v, v->step, true, shown);
 }
 
@@ -278,7 +329,6 @@ bool ui_view_open_at(ui_view *v, const trace_cell *cell)
     if (step >= 0) {
         ui_view_goto(v, step);
     } else {   /* no step left behind: n goes to the script's first */
-        leave(v, true, v->step);
         show(v, 0, true, shown);
         v->before_step = true;
     }
@@ -365,13 +415,14 @@ static ui_view_outcome step_by(ui_view *v, int delta)
     /* off the script, p goes back to the step left and n on to the one after it */
     int target = v->step + (v->off_script && (delta < 0 || v->before_step) ? 0 : delta);
     if (v->off_script && target >= v->walk.count && !has_score(v)) target = v->step;
-    if (target >= v->walk.count && has_score(v)) return UI_VIEW_SCORE;
+    if (target >= v->walk.count && ui_view_waiting(v) >= 0) target = v->walk.count;   /* held */
+    else if (target >= v->walk.count && has_score(v)) return UI_VIEW_SCORE;
     if (target < 0 || target >= v->walk.count) {
         snprintf(v->message, sizeof v->message, "%s", target < 0 ? "this is the first step" :
                  "this is the last step");
         return UI_VIEW_STAY;
     }
-    ui_view_goto(v, target);
+    go_to_step(v, target);
     return UI_VIEW_STAY;
 }
 
@@ -393,10 +444,26 @@ void ui_view_reveal(ui_view *v)
     if (ui_view_question_open(v)) v->state[v->step].question = UI_Q_REVEALED;
 }
 
-static bool answered_right(const lesson_step *q, const ui_step_state *m)
+bool ui_view_number_key(const ui_view *v, int step, double *truth, double *tolerance)
 {
+    const lesson_step *q = step >= 0 && step < v->walk.count ? ui_view_item(v, step) : NULL;
+    int row, col;
+    if (!asks(q) || q->n_choices > 0) return false;
+    const walk_step *s = &v->walk.steps[step];
+    *truth = ui_view_focus(v, step, &row, &col) ? trace_value(v->t, s->stage, s->head, row, col)
+                                                : q->answer;
+    *tolerance = q->tolerance;
+    return !isnan(*truth);
+}
+
+static bool answered_right(const ui_view *v, int step)
+{
+    const lesson_step *q = ui_view_item(v, step);
+    const ui_step_state *m = &v->state[step];
+    double truth, tolerance;
     if (q->n_choices > 0) return m->given_choice == q->answer_choice;
-    return fabs(m->given_number - q->answer) <= q->tolerance;
+    return ui_view_number_key(v, step, &truth, &tolerance)
+           && ui_tally_within(m->given_number, truth, tolerance);
 }
 
 void ui_view_score(const ui_view *v, int *right, int *asked, int *questions)
@@ -407,7 +474,7 @@ void ui_view_score(const ui_view *v, int *right, int *asked, int *questions)
         *questions += m->question != UI_Q_NONE;
         if (m->question != UI_Q_ANSWERED) continue;
         (*asked)++;
-        *right += answered_right(ui_view_item(v, k), m);
+        *right += answered_right(v, k);
     }
 }
 
@@ -497,6 +564,7 @@ static void on_question(ui_view *v, ui_action action, int arg)
 /* A question being judged: its step, item and state, and the narration's focus (row -1
  * without). */
 typedef struct {
+    int step;
     const walk_step *at;
     const lesson_step *q;
     const ui_step_state *m;
@@ -530,9 +598,9 @@ static void cell_phrase(const ui_view *v, const judged *j, int col, bool brief, 
                         size_t size)
 {
     const stage_info *info = stage_get(j->at->stage);
-    char rb[32], cb[32], number[NUMBER_MAX];
-    const char *row = trace_axis_label(v->t, info->rows, j->row, rb, sizeof rb);
-    const char *column = trace_axis_label(v->t, info->cols, col, cb, sizeof cb);
+    char rb[48], cb[48], number[NUMBER_MAX];   /* names: "dog@6" for a repeated token */
+    const char *row = trace_axis_name(v->t, info->rows, j->row, rb, sizeof rb);
+    const char *column = trace_axis_name(v->t, info->cols, col, cb, sizeof cb);
     cell_number(v, j, col, number, sizeof number);
     bool attention = info->flags & STAGE_ATTENTION;
     if (attention && brief)
@@ -555,7 +623,7 @@ static void choice_verdict(const ui_view *v, const judged *j, char *text, size_t
     }
     if (j->m->question == UI_Q_REVEALED) {
         snprintf(text, size, "Answer: %s", right >= 0 ? phrase : answer);
-    } else if (answered_right(q, j->m)) {
+    } else if (answered_right(v, j->step)) {
         snprintf(text, size, "Right: %s", right >= 0 ? phrase : answer);
     } else {
         const char *said = q->choices[j->m->given_choice];
@@ -567,28 +635,59 @@ static void choice_verdict(const ui_view *v, const judged *j, char *text, size_t
     }
 }
 
+/* What counts: "within ± 0.01" (the tolerance in full, whatever the screen's decimals), or
+ * "exact" for a tolerance of 0. */
+static void write_within(double tolerance, const number_format *f, char *text, size_t size)
+{
+    char number[NUMBER_MAX];
+    number_format wide = *f;
+    wide.precision = 9;   /* SHORT trims the zeros after it */
+    wide.max_width = 0;
+    number_write(tolerance, &wide, number, sizeof number);
+    if (tolerance > 0) snprintf(text, size, "within \xc2\xb1 %s", number);
+    else snprintf(text, size, "exact");
+}
+
+/* The true value (the focus cell, else the lesson's number) and the tolerance it was judged
+ * with: "Right: cat gives 0.6296 of its attention to cat; 0.62 is within ± 0.01" (short
+ * enough for one line at 80 columns with the shipped lessons' tokens). */
 static void number_verdict(const ui_view *v, const judged *j, char *text, size_t size)
 {
     const lesson_step *q = j->q;
-    char phrase[256], given[NUMBER_MAX], answer[NUMBER_MAX], tolerance[NUMBER_MAX];
+    char phrase[256], given[NUMBER_MAX], answer[NUMBER_MAX], within[NUMBER_MAX + 16];
     number_write(j->m->given_number, j->f, given, sizeof given);
     if (j->row >= 0) {
         cell_phrase(v, j, j->col, false, phrase, sizeof phrase);
     } else {
         number_write(q->answer, j->f, answer, sizeof answer);
-        number_write(q->tolerance, j->f, tolerance, sizeof tolerance);
-        snprintf(phrase, sizeof phrase, "the answer is %s \xc2\xb1 %s", answer, tolerance);
+        snprintf(phrase, sizeof phrase, "the answer is %s", answer);
     }
-    if (j->m->question == UI_Q_REVEALED) snprintf(text, size, "Answer: %s", phrase);
-    else if (answered_right(q, j->m)) snprintf(text, size, "Right: %s (you said %s)", phrase, given);
-    else snprintf(text, size, "Not quite: %s; you said %s", phrase, given);
+    write_within(q->tolerance, j->f, within, sizeof within);
+    if (j->m->question == UI_Q_REVEALED)   /* "(within ± 0.01 counts)", "(exact only)" */
+        snprintf(text, size, "Answer: %s (%s %s)", phrase, within, q->tolerance > 0 ? "counts" : "only");
+    else if (answered_right(v, j->step))
+        snprintf(text, size, "Right: %s; %s is %s", phrase, given, within);
+    else snprintf(text, size, "Not quite: %s; %s is not %s", phrase, given, within);
+}
+
+void ui_view_precision(const ui_view *v, int step, const number_format *f, char *text,
+                       size_t size)
+{
+    double truth, tolerance;
+    char decimals[32], within[NUMBER_MAX + 16];
+    text[0] = '\0';
+    if (!ui_view_number_key(v, step, &truth, &tolerance)) return;
+    ui_tally_precision(tolerance, decimals, sizeof decimals);
+    write_within(tolerance, f, within, sizeof within);
+    if (tolerance > 0) snprintf(text, size, "%s, %s counts", decimals, within);
+    else snprintf(text, size, "%s", decimals);   /* "exactly" */
 }
 
 void ui_view_verdict(const ui_view *v, int step, const number_format *f, char *text,
                      size_t size)
 {
     int k = ui_clamp(step, 0, v->walk.count - 1);
-    judged j = {&v->walk.steps[k], ui_view_item(v, k), &v->state[k], -1, -1, f};
+    judged j = {k, &v->walk.steps[k], ui_view_item(v, k), &v->state[k], -1, -1, f};
     text[0] = '\0';
     if (j.m->question != UI_Q_ANSWERED && j.m->question != UI_Q_REVEALED) return;
     ui_view_focus(v, k, &j.row, &j.col);
@@ -622,11 +721,13 @@ static void carry_answer(ui_view *to, int k, const ui_view *from, int i)
 {
     const lesson_step *a = ui_view_item(to, k), *b = ui_view_item(from, i);
     const ui_step_state *was = &from->state[i];
-    if (was->question < UI_Q_ANSWERED || !a || !a->ask || strcmp(a->ask, b->ask) != 0 ||
+    if (was->question < UI_Q_OPEN || !a || !a->ask || strcmp(a->ask, b->ask) != 0 ||
         a->n_choices != b->n_choices)
         return;
     for (int c = 0; c < a->n_choices; c++)
         if (strcmp(a->choices[c], b->choices[c]) != 0) return;
+    to->reached[k] = from->reached[i];   /* a question waiting still waits */
+    if (was->question == UI_Q_OPEN) return;
     to->state[k].question = was->question;
     to->state[k].given_choice = was->given_choice;
     to->state[k].given_number = was->given_number;
@@ -728,8 +829,8 @@ ui_view_outcome ui_view_apply(ui_view *v, ui_action action, int arg)
     case UI_ACT_QUIT: return has_score(v) ? UI_VIEW_SCORE_LEAVE : UI_VIEW_LEAVE;
     case UI_ACT_NEXT: return step_by(v, 1);
     case UI_ACT_PREV: return step_by(v, -1);
-    case UI_ACT_FIRST: ui_view_goto(v, 0); break;
-    case UI_ACT_LAST: ui_view_goto(v, v->walk.count - 1); break;
+    case UI_ACT_FIRST: go_to_step(v, 0); break;
+    case UI_ACT_LAST: go_to_step(v, v->walk.count - 1); break;
     case UI_ACT_HEAD_NEXT:
     case UI_ACT_HEAD_PREV: {
         int heads = v->t->heads, h = ui_view_current(v)->head;

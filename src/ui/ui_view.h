@@ -19,7 +19,8 @@ typedef enum {
     UI_Q_NONE,        /* the step asks nothing */
     UI_Q_OPEN,        /* asked and waiting: the stage's numbers and narration are hidden */
     UI_Q_ANSWERED,    /* answered (given_choice or given_number); counts in the score */
-    UI_Q_REVEALED     /* skipped (Esc, or left while open): shown, not scored */
+    UI_Q_REVEALED     /* skipped (its own key, Esc; or the leader revealed it): shown, not
+                         scored. Moving away never skips: the question stays asked */
 } ui_question;
 
 /* What the UI keeps about one step of the walk (ui_view's state[k] goes with walk.steps[k]). */
@@ -41,6 +42,9 @@ typedef struct {
     const lesson *lesson;       /* borrowed: the lesson whose narration the walk tells, or NULL */
     walk walk;                  /* the script: the steps, in order; step k is "step k+1" */
     ui_step_state *state;       /* (walk.count) parallel to walk.steps */
+    bool *reached;              /* (walk.count) step k's question was shown while open: it
+                                   waits for its answer, and no key goes past it
+                                   (ui_view_waiting) */
     walk pipeline;              /* every stage and head once, in pipeline order: what the step
                                    list opens off the script */
     ui_range *range;            /* (pipeline.count) parallel to pipeline.steps */
@@ -88,10 +92,24 @@ int ui_view_cols(const ui_view *v);
 int ui_view_first_row(const ui_view *v);
 int ui_view_first_col(const ui_view *v);
 
-/* Goes to step `step` of the script (clamped). Leaving a step whose question is still open
- * skips it: it is revealed, not scored, so nothing seen elsewhere can answer it later. */
+/* Goes to step `step` of the script (clamped), as it is told (the keys go through
+ * ui_view_apply, which holds at the question waiting). Leaving a step whose question is open
+ * leaves it open: coming back finds it asked, unanswered. */
 void ui_view_goto(ui_view *v, int step);
-/* Opens a stage and head as the step list does: off the script, without narration (the step
+/* The question waiting: the first step whose question was shown and is still open, or -1. The
+ * keys never go past it, so that nothing after it answers it: not to a later step (n, G: they
+ * stop at it), nor off the script to its own matrix (that opens the question itself) or to a
+ * matrix after its stage in the pipeline (refused, with a message); earlier steps, earlier
+ * stages and the other heads of its stage stay open to look at. */
+int ui_view_waiting(const ui_view *v);
+/* Whether showing script step index (off_script: the pipeline's matrix index) would go past
+ * the question waiting. */
+bool ui_view_passes_waiting(const ui_view *v, bool off_script, int index);
+/* Records the question waiting (and any after it) as skipped: a follower taken past it by the
+ * leader, who has revealed it to the class. */
+void ui_view_skip_waiting(ui_view *v);
+/* Opens a stage and head as the step list does (held by the question waiting as the keys
+ * are): off the script, without narration (the step
  * left stays v->step, and n goes on to the one after it); back on the script when it is the
  * step left's own stage and head, or when a step at that stage and head shows the same token
  * being decoded (Tab at a decoding step); on the walk itself when the lesson has no script. */
@@ -127,6 +145,17 @@ bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l);
  * or revealed question, with its numbers read from the trace and written as f says, e.g.
  * "Not quite: the answer is animal (0.8485); street gets 0.0696" ("" when there is none). */
 unsigned ui_view_context(const ui_view *v);
+/* Step's number question: the true value it is judged against (the focus cell's, in full; the
+ * lesson's number without a focus) and its tolerance (ui_tally_within is the rule, here and
+ * in the leader's tally). False when the step asks no number. */
+bool ui_view_number_key(const ui_view *v, int step, double *truth, double *tolerance);
+/* The precision a number question asks and its tolerance, as the question bar states them:
+ * "two decimals, within ± 0.01 counts", "exactly" ("" when step asks no number). The verdict
+ * gives the true value and the tolerance: "Right: cat gives 0.6296 of its attention to cat;
+ * 0.62 is within ± 0.01", "Not quite: …; 0.5 is not within ± 0.01", "Answer: … (within ±
+ * 0.01 counts)". */
+void ui_view_precision(const ui_view *v, int step, const number_format *f, char *text,
+                       size_t size);
 bool ui_view_question_open(const ui_view *v);
 void ui_view_score(const ui_view *v, int *right, int *asked, int *questions);
 int ui_view_skipped(const ui_view *v);

@@ -56,7 +56,7 @@ bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)
                 explain_row_label(t, cell), offset);
     explain_put_group(out, t, cell->head);
     explain_put(out, " = ");
-    explain_put_product_terms(out, &p, t->m);
+    explain_put_product_terms(out, &p, t->m, t);
     return true;
 }
 

@@ -49,6 +49,8 @@ struct sum_terms {
     products p;
     double shift;                                /* the softmax's row max */
     int first;                                   /* the key of term 0 (a tile's first) */
+    bool keyed;                                  /* term i is key first + i: each is named by
+                                                    its token (t needed) */
 };
 
 /* Appends to out as printf does; a number at out's precision (or `precision`), by the one
@@ -64,8 +66,10 @@ bool explain_term_present(const sum_terms *s, int i);
  * the largest with a note of how many were left out and how small they are. */
 void explain_put_sum(explain_text *out, const sum_terms *s);
 
-/* count products of p as a sum. */
-void explain_put_product_terms(explain_text *out, const products *p, int count);
+/* count products of p as a sum; keyed (not NULL) when term i is key i of that trace, each then
+ * named by its token. */
+void explain_put_product_terms(explain_text *out, const products *p, int count,
+                               const trace *keyed);
 
 /* The label of the cell's row along its stage's rows, and of key i. */
 const char *explain_row_label(const trace *t, const trace_cell *cell);

@@ -50,7 +50,7 @@ bool explain_projection(explain_text *out, const trace *t, const trace_cell *cel
     if (bias)
         explain_put(out, " + %s[%d]", param_get(bias_id)->name, cell->col);
     explain_put(out, " = ");
-    explain_put_product_terms(out, &p, t->d_model);
+    explain_put_product_terms(out, &p, t->d_model, NULL);
     if (bias) {
         explain_put(out, " + %s[%d] (", param_get(bias_id)->name, cell->col);
         explain_put_number(out, bias[cell->col]);

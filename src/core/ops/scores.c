@@ -79,7 +79,7 @@ bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
         explain_put(out, " of Q, %zu…%zu of K (group %d)", ops_group_offset(t, cell->head),
             ops_group_offset(t, cell->head) + (size_t)t->d_k - 1, trace_kv_group(t, cell->head));
     explain_put(out, " = ");
-    explain_put_product_terms(out, &p, t->d_k);
+    explain_put_product_terms(out, &p, t->d_k, NULL);
     return true;
 }
 
@@ -89,10 +89,10 @@ bool explain_scaled(explain_text *out, const trace *t, const trace_cell *cell)
     explain_put(out, " = ");
     explain_put_source_cell(out, t, stage_get(from)->name, cell);
     double score = trace_value(t, from, cell->head, cell->row, cell->col);
-    if (!t->in->scale) {
+    if (!t->in->scale) {   /* the score is the value: said once, not "= 4.5 = 4.5" */
         explain_put(out, " (scale: false) = ");
         explain_put_number(out, score);
-        return true;
+        return false;
     }
     explain_put(out, " / √d_k = ");
     explain_put_number(out, score);

@@ -248,9 +248,19 @@ bool explain_weights(explain_text *out, const trace *t, const trace_cell *cell)
     put_shifted_exp(out, t, cell, cell->col, max);
     explain_put(out, " / (");
     sum_terms s = { .count = t->m, .absent = softmax_absent, .value = softmax_value,
-                    .put_term = put_softmax_term, .t = t, .cell = cell, .shift = max };
+                    .put_term = put_softmax_term, .t = t, .cell = cell, .shift = max,
+                    .keyed = true };
     explain_put_sum(out, &s);
     explain_put(out, ")");
+    if (out->full) {   /* the two numbers divided: "= 1.0 / 1.4138" (the cell follows) */
+        double sum = 0.0;
+        for (int j = 0; j < t->m; j++)
+            sum += explain_term_present(&s, j) ? softmax_value(&s, j) : 0.0;
+        explain_put(out, " = ");
+        explain_put_number(out, softmax_value(&s, cell->col));
+        explain_put(out, " / ");
+        explain_put_number(out, sum);
+    }
     return true;
 }
 
@@ -356,7 +366,7 @@ bool explain_running_sum(explain_text *out, const trace *t, const trace_cell *ce
     }
     sum_terms s = { .count = end - first, .absent = tile_absent, .value = tile_value,
                     .put_term = put_tile_term, .t = t, .cell = cell, .shift = max,
-                    .first = first };
+                    .first = first, .keyed = true };
     int present = 0;
     for (int i = 0; i < s.count; i++)
         present += explain_term_present(&s, i);
