@@ -13,6 +13,9 @@ static const char *const top_keys[] = { TOP_KEYS(KEY_NAME) };
 
 /* ---- the whole lesson ---- */
 
+/* Reads every key in an order where each reading has what it is checked against (the tokens and
+ * d_model before the matrices, the mask before decode, every key of the model before the steps),
+ * so that every problem of the lesson is reported in one run. */
 static void check_lesson(checker *c, int root) {
     int *k = c->keys;
     checker_read_keys(c, root, top_keys, TOP_COUNT, k);
