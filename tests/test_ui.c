@@ -425,6 +425,20 @@ static void test_off_the_script_and_back(void **state)
     trace_free(&t);
 }
 
+/* A script of three steps with a choice question at the second (weights[bank,bank], head 1):
+ * scores, the question, then `third` focused on column third_col. */
+static char *bank_choices[] = {"bank", "river"};
+static void question_script(lesson_step steps[3], stage_id third, int third_col)
+{
+    steps[0] = (lesson_step){.stage = STAGE_SCORES, .head = 1, .focus_row = 0, .focus_col = 0,
+                             .say = "one"};
+    steps[1] = (lesson_step){.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 0,
+                             .say = "two", .ask = "Which?", .n_choices = 2,
+                             .choices = bank_choices, .answer_choice = 0};
+    steps[2] = (lesson_step){.stage = third, .head = 1, .focus_row = 0, .focus_col = third_col,
+                             .say = "three"};
+}
+
 /* --at: the first step at the cell's stage, head and focus; else the first at its stage and
  * head; else the stage off the script, before step 1. A question there is asked, never
  * answered; leaving it open (p, the step list) leaves it asked. */
@@ -434,13 +448,8 @@ static void test_at_lands_where_it_says(void **state)
     attention_input in = two_head_input();
     trace t;
     fixture_compute(&in, &t);
-    char *choices[] = {"bank", "river"};
-    lesson_step narration[] = {
-        {.stage = STAGE_SCORES, .head = 1, .focus_row = 0, .focus_col = 0, .say = "one"},
-        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 0, .say = "two",
-         .ask = "Which?", .n_choices = 2, .choices = choices, .answer_choice = 0},
-        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 2, .say = "three"},
-    };
+    lesson_step narration[3];
+    question_script(narration, STAGE_WEIGHTS, 2);
     lesson l = {.steps = narration, .n_steps = 3};
     ui_view v;
     assert_true(ui_view_init(&v, &t, &l));
@@ -571,13 +580,8 @@ static void test_question_stays_asked(void **state)
     attention_input in = two_head_input();
     trace t;
     fixture_compute(&in, &t);
-    char *choices[] = {"bank", "river"};
-    lesson_step narration[] = {
-        {.stage = STAGE_SCORES, .head = 1, .focus_row = 0, .focus_col = 0, .say = "one"},
-        {.stage = STAGE_WEIGHTS, .head = 1, .focus_row = 0, .focus_col = 0, .say = "two",
-         .ask = "Which?", .n_choices = 2, .choices = choices, .answer_choice = 0},
-        {.stage = STAGE_CONTEXT, .head = 1, .focus_row = 0, .focus_col = 0, .say = "three"},
-    };
+    lesson_step narration[3];
+    question_script(narration, STAGE_CONTEXT, 0);
     lesson l = {.steps = narration, .n_steps = 3};
     ui_view v;
     char text[256];

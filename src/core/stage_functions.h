@@ -27,8 +27,9 @@ typedef struct {
     int keys;
 } trace_span;
 
-/* The whole pass over t: every row, every key. */
+/* The whole pass over t: every row, every key; and whether a span is it. */
 trace_span trace_span_whole(const trace *t);
+bool trace_span_is_whole(const trace *t, const trace_span *span);
 
 /* Rows [*first, *end) of stage that span covers. */
 void trace_span_rows(const trace *t, stage_id stage, const trace_span *span, int *first,

@@ -75,12 +75,22 @@ const char *stage_data_name(data_id data)
     return names[data];
 }
 
+bool stage_reads(stage_id stage, read_kind kind, int id)
+{
+    const stage_input *in = stage_get(stage)->inputs;
+    bool node = kind == READ_NODE;  /* a node is read one head at a time or every head */
+    for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++)
+        if ((in[i].kind == kind || (node && in[i].kind == READ_EVERY_HEAD))
+            && (in[i].id == id || (node && in[i].instead == id)))
+            return true;
+    return false;
+}
+
 stage_id stage_param_reader(param_id param)
 {
     for (int s = 0; s < STAGE_COUNT; s++)
-        for (int i = 0; i < STAGE_MAX_INPUTS && stages[s].inputs[i].kind != READ_NONE; i++)
-            if (stages[s].inputs[i].kind == READ_PARAM && stages[s].inputs[i].id == (int)param)
-                return (stage_id)s;
+        if (stage_reads((stage_id)s, READ_PARAM, (int)param))
+            return (stage_id)s;
     return STAGE_COUNT;
 }
 

@@ -237,6 +237,10 @@ const char *stage_presence_key(stage_presence presence);
 /* The table entry of a parameter; param must be < PARAM_COUNT. */
 const param_info *param_get(param_id param);
 
+/* Whether stage reads input `id` of this kind (READ_NODE: a stage_id, read one head at a time,
+ * every head, or instead of another; READ_PARAM: a param_id; READ_DATA: a data_id). */
+bool stage_reads(stage_id stage, read_kind kind, int id);
+
 /* The stage that reads parameter param (Q for W_Q and b_Q), or STAGE_COUNT. */
 stage_id stage_param_reader(param_id param);
 

@@ -93,15 +93,19 @@ size_t trace_positional_bytes(const trace *t)
     return positional_rows(t) * (size_t)t->d_model * sizeof(double);
 }
 
+/* The stage a node input reads in this trace: its `instead` when the trace has it. */
+static stage_id node_read(const trace *t, const stage_input *in)
+{
+    bool instead = in->instead >= 0 && trace_has_stage(t, (stage_id)in->instead);
+    return (stage_id)(instead ? in->instead : in->id);
+}
+
 stage_id trace_stage_node_input(const trace *t, stage_id stage, int index)
 {
     const stage_input *in = stage_get(stage)->inputs;
-    for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++) {
-        if ((in[i].kind != READ_NODE && in[i].kind != READ_EVERY_HEAD) || index-- != 0)
-            continue;
-        bool instead = in[i].instead >= 0 && trace_has_stage(t, (stage_id)in[i].instead);
-        return (stage_id)(instead ? in[i].instead : in[i].id);
-    }
+    for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++)
+        if ((in[i].kind == READ_NODE || in[i].kind == READ_EVERY_HEAD) && index-- == 0)
+            return node_read(t, &in[i]);
     return STAGE_COUNT;
 }
 
@@ -115,11 +119,8 @@ const double *trace_param(const trace *t, param_id param)
 static const char *input_name(const trace *t, const stage_input *in)
 {
     switch (in->kind) {
-    case READ_NODE: {
-        bool instead = in->instead >= 0 && trace_has_stage(t, (stage_id)in->instead);
-        return stage_get((stage_id)(instead ? in->instead : in->id))->name;
-    }
-    case READ_EVERY_HEAD: return stage_get((stage_id)in->id)->name;
+    case READ_NODE:
+    case READ_EVERY_HEAD: return stage_get(node_read(t, in))->name;
     case READ_PARAM:
         return trace_param(t, (param_id)in->id) ? param_get((param_id)in->id)->name : NULL;
     case READ_DATA: return stage_data_name((data_id)in->id);
@@ -479,9 +480,14 @@ trace_span trace_span_whole(const trace *t)
     return (trace_span){ 0, t->n, t->m };
 }
 
+bool trace_span_is_whole(const trace *t, const trace_span *span)
+{
+    return span->first == 0 && span->end == t->n && span->keys == t->m;
+}
+
 void trace_span_rows(const trace *t, stage_id stage, const trace_span *span, int *first, int *end)
 {
-    bool whole = span->first == 0 && span->end == t->n;
+    bool whole = trace_span_is_whole(t, span);
     assert(whole || !t->in->source);  /* a partial span is decoding: self-attention */
     switch (stage_get(stage)->rows) {
     case AXIS_TOKENS:
@@ -499,9 +505,10 @@ void trace_forward(trace *t, stage_id from, int first, int end, const trace_opti
 {
     assert(from <= STAGE_COUNT && first >= 0 && first < end && end <= t->n);
     kernels_config config = trace_kernels_config(options);
-    /* the keys known to rows [first, end): every key in a whole pass or in cross-attention;
-     * in self-attention decoding, the tokens up to the last row's */
-    trace_span span = { first, end, first == 0 && end == t->n ? t->m : end };
+    /* the keys known to rows [first, end): every key in a whole pass; in self-attention
+     * decoding, the tokens up to the last row's */
+    trace_span span = first == 0 && end == t->n ? trace_span_whole(t)
+                                               : (trace_span){ first, end, end };
     /* 1. each stored stage from `from` on, in table order (every stage after what it reads),
      *    each of its heads, by its row's forward operation; derived stages are read when shown */
     for (int s = from; s < STAGE_COUNT; s++)
@@ -605,17 +612,10 @@ const char *trace_axis_label(const trace *t, stage_axis axis, int i, char *buffe
     return buffer;
 }
 
-
 stage_id trace_first_reader(const trace *t, read_kind kind, int id)
 {
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        const stage_input *in = stage_get((stage_id)s)->inputs;
-        if (!trace_has_stage(t, (stage_id)s))
-            continue;
-        for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++)
-            if ((in[i].kind == kind || (kind == READ_NODE && in[i].kind == READ_EVERY_HEAD))
-                && (in[i].id == id || (kind == READ_NODE && in[i].instead == id)))
-                return (stage_id)s;
-    }
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (trace_has_stage(t, (stage_id)s) && stage_reads((stage_id)s, kind, id))
+            return (stage_id)s;
     return STAGE_COUNT;
 }

@@ -9,7 +9,7 @@ void ops_weighted_values(const trace *t, int head, const double *weights, double
 {
     stage_id v = trace_stage_node_input(t, STAGE_CONTEXT, 1);
     int ld = trace_cols(t, v), offset = (int)ops_group_offset(t, head);
-    if (span->first == 0 && span->end == t->n && span->keys == t->m) {
+    if (trace_span_is_whole(t, span)) {
         kernels_context(out, weights, trace_block(t, v, 1), t->n, t->m, t->d_k, ld, offset,
                         config);
         return;

@@ -31,7 +31,7 @@ static void ordinary_weights(const trace *t, int head, double *out, const trace_
 {
     kernels_softmax_rule rule;
     const double *in = softmax_input(t, head, &rule);
-    if (span->first == 0 && span->end == t->n && span->keys == t->m) {
+    if (trace_span_is_whole(t, span)) {
         kernels_softmax(out, in, t->n, t->m, &rule, config);
         return;
     }
@@ -420,12 +420,9 @@ void cost_running_sum(const trace *t, stage_id stage, cost_counts *counts)
  * divided by it. */
 void cost_weights(const trace *t, stage_id stage, cost_counts *counts)
 {
-    tally visible = 0, heads = ops_cost_heads(t, stage);
-    for (int i = 0; i < t->n; i++)
-        for (int j = 0; j < t->m; j++)
-            visible += !trace_is_hidden(t, i, j);
+    tally heads = ops_cost_heads(t, stage), visible = ops_visible_cells(t, stage);
     /* the online softmax took its sums in running_sum: only the shift is left here */
-    counts->additions += heads * (t->in->online_softmax ? visible : 2 * visible - (tally)t->n);
-    counts->exponentials += heads * visible;
+    counts->additions += t->in->online_softmax ? visible : 2 * visible - heads * (tally)t->n;
+    counts->exponentials += visible;
     counts->divisions += heads * (tally)t->n * (tally)t->m;
 }
