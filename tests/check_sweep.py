@@ -98,9 +98,55 @@ def dumps_of(program, lesson, keys):
     return dumps
 
 
+PRESENT_SIZES = ["80x24", "120x36", "200x50"]
+PRESENTED = ["lessons/bank_loan.yaml", "lessons/animal_it.yaml", "lessons/four_heads.yaml"]
+NUMBER = re.compile(r"[−-]?\d+\.(\d+)")
+
+
+def presenting_problems(size, lines):
+    """--present (issue 25): every column shows (no "cols 1–8 of 11" note), no column label
+    is cut, no more than a quarter of the rows are empty, and at 200x50 more than 4 decimals."""
+    problems = []
+    text = "\n".join(lines)
+    if re.search(r"cols \d+", text):
+        problems.append("a column is scrolled off: " + re.search(r"cols .*", text).group(0))
+    empty = sum(1 for line in lines if not line.strip())
+    if empty > len(lines) // 4:
+        problems.append(f"{empty} of {len(lines)} rows empty")
+    if size == "200x50" and "numbers hidden" not in text:
+        cells = [m for line in lines[4:] for m in NUMBER.finditer(line)]
+        if cells and max(len(m.group(1)) for m in cells) <= 4:
+            problems.append("no more than 4 decimals at 200x50")
+    return problems
+
+
+def check_presenting(program):
+    """Every step of the presented lessons at the golden sizes, as check_presenting says."""
+    failed = 0
+    for lesson in PRESENTED:
+        keys = []
+        for size in PRESENT_SIZES:
+            keys += [f"resize {size}", "g"] + ["dump", "esc", "n"] * 12
+        problems = []
+        with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as f:
+            f.write("\n".join(keys) + "\n")
+        try:
+            out = run(program, "--keys", f.name, "--present", "--screen", "80x24", lesson)
+        finally:
+            os.unlink(f.name)
+        for dump in out.split("--- screen ")[1:]:
+            head, _, body = dump.partition("\n")
+            size, lines = head.split("(")[-1].rstrip(")"), body.split("\n")[:int(head.split("x")[-1].rstrip(")"))]
+            for problem in presenting_problems(size, lines):
+                problems.append(f"--present at {size}: {problem}\n    " + "\n    ".join(lines))
+        failed += report(lesson + " --present", problems[:3], "every column, rows filled, "
+                         "more than 4 decimals at 200x50")
+    return failed
+
+
 def main():
     program, lessons = sys.argv[1], sys.argv[2:]
-    failed = 0
+    failed = check_presenting(program)
     for lesson in lessons:
         problems = []
         dumps = dumps_of(program, lesson, script(12))
