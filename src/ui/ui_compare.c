@@ -324,7 +324,7 @@ static void mark_differences(const compare_screen *cs, int me, const ui_style *s
             bool selected = row == sd->v.row && col == sd->v.col && ui_view_marks_selection(&sd->v);
             if (selected || !ui_view_is_filled(&sd->v, row, col) || !cell_differs(cs, me, row, col))
                 continue;
-            int x = ui_matrix_cell_x(g, c), y = g->grid_y + r;
+            int x = ui_matrix_cell_x(g, c), y = ui_matrix_row_y(g, r);
             cchar_t old;
             wchar_t w[CCHARW_MAX + 1];
             attr_t attrs;

@@ -13,6 +13,7 @@ ui_style ui_display_style(ui_display *d, const ui_style *st)
     ui_style mine = *st;
     mine.precision = d->precision;
     mine.palette = d->palette;
+    mine.present = d->present;   /* the matrix pane lays itself out to fill the room */
     return mine;
 }
 

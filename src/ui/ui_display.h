@@ -27,7 +27,8 @@ typedef struct {
     unsigned long narration_of;  /* the matrix and step that narration_top belongs to */
 } ui_display;
 
-/* The run's style with d's decimals and palette; d takes its settings from st the first time. */
+/* The run's style with d's decimals, palette and presentation; d takes its settings from st the
+ * first time. */
 ui_style ui_display_style(ui_display *d, const ui_style *st);
 
 /* Applies a display key (UI_ACT_MORE_DECIMALS … UI_ACT_PRESENT); shown is the precision the

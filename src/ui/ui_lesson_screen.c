@@ -13,7 +13,6 @@
 #include "ui_util.h"
 
 #define TEXT_MAX 4096
-#define UI_PRESENT_MAX_DECIMALS 4   /* presenting: the most decimals, when they fit */
 
 /* The stage list as drawn, so that a click on a line opens its stage and head. */
 typedef struct {
@@ -47,6 +46,7 @@ typedef struct {
     int body_y, body_h, list_w, mat_x, mat_w;
     int explain_y, explain_h, narration_y, narration_h;
     bool list_made_room;         /* the step list hid itself so that every column fits */
+    bool full_explanation;       /* presenting: the explanation with every term has the room */
 } regions;
 
 /* The step list's width (its separator not counted), from its widest down to the narrowest
@@ -68,17 +68,41 @@ static int list_width(ui_view *v, const ui_display *d, const ui_style *st, bool 
     return *made_room ? 0 : LIST_WIDEST;
 }
 
-/* Shares the rows out between the matrix (all its rows, up to two thirds of the screen, or
- * all but three rows for the explanation and the narration when presenting), the explanation
- * (up to three lines, two when presenting) and the narration; what is left goes to the matrix. */
-static regions split_screen(ui_view *v, const ui_display *d, const char *explanation,
-                            const char *narration, const ui_style *st)
+/* Presenting, the narration has every line it needs (leaving the matrix four rows at least),
+ * the explanation two; the matrix takes the rows it can fill (ui_matrix_rows_used: taller rows
+ * with bars), and the rows it leaves go to the explanation, which then shows every term when
+ * they fit (full). */
+static regions split_presenting(ui_view *v, const char *explanation, const char *full,
+                                const char *narration, const ui_style *st)
 {
-    regions r;
+    regions r = {.body_y = 1, .mat_w = COLS};
     int avail = LINES - 3;   /* less the title, the narration's rule and the key bar */
-    int most = d->present ? avail - 3 : avail * 2 / 3;
+    int explain_h = ui_clamp(ui_lines_needed(explanation, COLS - 2, st), 1, 2);
+    r.narration_h = ui_clamp(ui_lines_needed(narration, COLS - 2, st), 1,
+                             avail - explain_h - 4 > 1 ? avail - explain_h - 4 : 1);
+    int room = avail - r.narration_h - explain_h;
+    int spare = room - ui_clamp(ui_matrix_rows_used(v, COLS, room, st), 0, room);
+    int full_h = full ? ui_lines_needed(full, COLS - 2, st) : 0;
+    r.full_explanation = full_h > explain_h && full_h <= explain_h + spare;
+    r.explain_h = r.full_explanation ? full_h : explain_h;
+    r.narration_y = LINES - 1 - r.narration_h;
+    r.explain_y = r.narration_y - 1 - r.explain_h;
+    r.body_h = r.explain_y - r.body_y;
+    return r;
+}
+
+/* Shares the rows out between the matrix (all its rows, up to two thirds of the screen), the
+ * explanation (up to three lines) and the narration; what is left goes to the matrix.
+ * Presenting, split_presenting shares them. */
+static regions split_screen(ui_view *v, const ui_display *d, const char *explanation,
+                            const char *full, const char *narration, const ui_style *st)
+{
+    if (d->present) return split_presenting(v, explanation, full, narration, st);
+    regions r = {0};
+    int avail = LINES - 3;   /* less the title, the narration's rule and the key bar */
+    int most = avail * 2 / 3;
     int body = ui_clamp(ui_matrix_height(v), 4, most > 4 ? most : 4);
-    r.explain_h = ui_clamp(ui_lines_needed(explanation, COLS - 2, st), 1, d->present ? 2 : 3);
+    r.explain_h = ui_clamp(ui_lines_needed(explanation, COLS - 2, st), 1, 3);
     if (body + r.explain_h + 1 > avail) r.explain_h = avail - body - 1 > 1 ? avail - body - 1 : 1;
     if (body + r.explain_h + 1 > avail) body = avail - r.explain_h - 1;
     r.narration_h = ui_clamp(ui_lines_needed(narration, COLS - 2, st), 1, avail - body - r.explain_h);
@@ -92,18 +116,27 @@ static regions split_screen(ui_view *v, const ui_display *d, const char *explana
     return r;
 }
 
-/* The style the screen draws with: the run's, with the screen's decimals and palette; when
- * presenting, the most decimals (up to 4) with which every column of the matrix fits. */
+/* The most decimals, from UI_MAX_DECIMALS down to 1, with which the matrix passes fits; 0 when
+ * none does. */
+static int most_decimals(ui_view *v, ui_style mine, bool (*fits)(ui_view *, int, const ui_style *))
+{
+    for (mine.precision = UI_MAX_DECIMALS; mine.precision >= 1; mine.precision--)
+        if (fits(v, COLS, &mine)) return mine.precision;
+    return 0;
+}
+
+/* The style the screen draws with: the run's, with the screen's decimals, palette and
+ * presentation. Presenting (until + or -), the most decimals with which every column of the
+ * matrix shows with its label and a blank on both sides of its numbers (ui_matrix_fits, laid
+ * out as presenting lays it out), else with one blank (ui_matrix_shows_every_column), else 1. */
 static ui_style style_of(lesson_screen *ls, const ui_style *st)
 {
     ui_display *d = &ls->d;
     ui_style mine = ui_display_style(d, st);
-    /* at most 4 decimals: read from the back row of a classroom, a fifth and sixth digit are
-     * noise that widens every column, and no lesson's point rests on them */
     if (d->present && d->auto_precision) {
-        for (mine.precision = UI_PRESENT_MAX_DECIMALS; mine.precision > 1; mine.precision--)
-            if (ui_matrix_fits(&ls->v, COLS, &mine)) break;
-        if (!ui_matrix_fits(&ls->v, COLS, &mine)) mine.precision = d->precision;
+        int most = most_decimals(&ls->v, mine, ui_matrix_fits);
+        if (most == 0) most = most_decimals(&ls->v, mine, ui_matrix_shows_every_column);
+        mine.precision = most > 0 ? most : 1;
     }
     return mine;
 }
@@ -199,9 +232,10 @@ static void draw_stage_list(const ui_view *v, const regions *r, const ui_style *
     ui_draw_vline(r->body_y, r->list_w, r->body_h, st);
 }
 
-/* The selected cell's arithmetic; while a question waits, nothing that names a cell (the
- * selected one is the answer's). */
-static void explanation_text(const ui_view *v, const ui_style *st, char *text, size_t size)
+/* The selected cell's arithmetic (every term when full); while a question waits, nothing that
+ * names a cell (the selected one is the answer's). */
+static void explanation_text(const ui_view *v, const ui_style *st, bool full, char *text,
+                             size_t size)
 {
     const walk_step *s = ui_view_current(v);
     if (ui_view_question_open(v)) {
@@ -209,6 +243,7 @@ static void explanation_text(const ui_view *v, const ui_style *st, char *text, s
         return;
     }
     trace_cell cell = {s->stage, s->head, v->row, v->col};
+    if (full && trace_cell_explain_full(v->t, &cell, st->precision, text, size) < (int)size) return;
     trace_cell_explain(v->t, &cell, st->precision, text, size);
 }
 
@@ -337,7 +372,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
 {
     lesson_screen *ls = lesson_of(s);
     ui_view *v = &ls->v;
-    static char explanation[TEXT_MAX], narration[TEXT_MAX];
+    static char explanation[TEXT_MAX], full[TEXT_MAX], narration[TEXT_MAX];
     ls->grid = (ui_matrix_grid){0};
     ls->list = (stage_list){0};
     erase();
@@ -345,9 +380,11 @@ static void draw(ui_screen *s, const ui_style *run_style)
     const ui_style *st = &mine;
     /* a new matrix or step starts its narration at the top */
     ui_display_narration_at(&ls->d, (unsigned long)v->shown << 20 ^ (unsigned long)v->step << 1 ^ v->off_script);
-    explanation_text(v, st, explanation, sizeof explanation);
+    explanation_text(v, st, false, explanation, sizeof explanation);
+    if (ls->d.present) explanation_text(v, st, true, full, sizeof full);
     narration_text(v, st, narration, sizeof narration);
-    regions r = split_screen(v, &ls->d, explanation, narration, st);
+    regions r = split_screen(v, &ls->d, explanation, ls->d.present ? full : NULL, narration, st);
+    if (r.full_explanation) memcpy(explanation, full, sizeof explanation);
     keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);
     draw_title(v, ls->o->l.title, st);
     if (r.list_w) draw_stage_list(v, &r, st, &ls->list);

@@ -192,7 +192,11 @@ static int head_group(const ui_view *v)
  * selected cell's brackets sit in the blank columns around its number. */
 typedef struct {
     int label_w;                 /* row labels */
+    int indent;                  /* presenting: blank columns before the pane, centring it */
+    bool stagger;                /* presenting: column labels on two rows, alternately, so a
+                                    label may reach over its left neighbour's number */
     int cw, cell_w, glyph_w;     /* number field, whole cell, shade glyphs */
+    int numbers;                 /* the widest number, right-aligned in the number field */
     int pad;                     /* blank columns around the number: 1 or 2 */
     int group;                   /* columns per head, 0 when not grouped */
     int vis_cols;                /* columns that fit, wherever the scroll starts */
@@ -213,6 +217,26 @@ static int cells_width(const layout *L, int k)
     return k * L->cell_w + separators(k, L->group) + 1;
 }
 
+/* Presenting, a label fits its column when it is no wider than the number field, or, with the
+ * labels staggered over two rows, than two cells less a blank. */
+static bool label_fits(const layout *L, int label)
+{
+    return label <= L->cw || (L->stagger && label <= 2 * L->cell_w - 1);
+}
+
+/* Presenting, once every column fits: the spare columns widen every cell (up to twice its
+ * number's width) and what is left centres the pane; a label still wider than its number
+ * field staggers. */
+static void spread(layout *L, int cols, int avail, int cols_full)
+{
+    int n = cols > 0 ? cols : 1, spare = avail - cells_width(L, cols);
+    int grow = ui_clamp(spare / n, 0, L->cw);
+    L->cw += grow;
+    L->cell_w += grow;
+    L->stagger = cols > 1 && cols_full > L->cw;
+    L->indent = (avail - cells_width(L, cols)) / 2;
+}
+
 static layout lay_out(ui_view *v, int width, const ui_style *st)
 {
     layout L = {.heat = ui_view_heatmap(v), .diverging = !(stage_get(ui_view_current(v)->stage)->flags & STAGE_ATTENTION)};
@@ -223,7 +247,7 @@ static layout lay_out(ui_view *v, int width, const ui_style *st)
     int rows_full = widest_label(v, true, st), cols_full = widest_label(v, false, st);
     L.label_w = ui_clamp(rows_full, 1, width / 4 > 6 ? width / 4 : 6);
     int avail = width - 2 - L.label_w;   /* less the row marker, the labels and a blank */
-    int numbers = number_width(v, st), n = cols > 0 ? cols : 1;
+    int numbers = L.numbers = number_width(v, st), n = cols > 0 ? cols : 1;
     /* a blank on both sides of every number, unless one blank lets every column fit where two
      * do not (the selected cell's closing bracket then takes the next cell's blank) */
     int seps = separators(cols, L.group) + 1;
@@ -232,15 +256,58 @@ static layout lay_out(ui_view *v, int width, const ui_style *st)
     int label_room = cols_full < per_col ? cols_full : per_col;
     L.cw = numbers > label_room ? numbers : label_room;
     L.cell_w = L.cw + L.pad + L.glyph_w;
-    L.full_labels = L.cw >= cols_full;
+    L.stagger = st->present && cols > 1 && cols_full > L.cw;   /* presenting: labels over two rows */
+    L.full_labels = label_fits(&L, cols_full);
     L.vis_cols = 0;
     while (L.vis_cols < cols && cells_width(&L, L.vis_cols + 1) <= avail) L.vis_cols++;
+    if (st->present && L.vis_cols == cols && L.full_labels) spread(&L, cols, avail, cols_full);
     return L;
 }
 
 int ui_matrix_height(const ui_view *v)
 {
     return ui_view_rows(v) + 3 + (head_group(v) > 0);
+}
+
+/* Rows a presented matrix row may take: its numbers and, below them, bars as long as the
+ * numbers are large, so that the room a projector has goes to what the class reads. */
+#define TILE_MOST 6
+
+/* Where the rows go in a pane of height rows at y: the header, the legend, the heads, the
+ * column labels (two rows staggered), then the matrix rows, each tile_h rows high (presenting,
+ * the most that let every row show, up to TILE_MOST, the first `taller` rows one more, so that
+ * the rows left over are used, unless that would give bars to fewer than half the rows; else 1). */
+typedef struct { bool legend, heads; int grid_y, tile_h, taller, vis_rows; } pane_rows;
+
+static pane_rows frame_of(const ui_view *v, const layout *L, int y, int height, const ui_style *st)
+{
+    pane_rows f = {.legend = height >= 5, .heads = L->group && height >= 6};
+    f.grid_y = y + 1 + f.legend + f.heads + 1 + L->stagger;
+    int room = y + height - f.grid_y, rows = ui_view_rows(v) > 0 ? ui_view_rows(v) : 1;
+    f.tile_h = st->present ? ui_clamp(room / rows, 1, TILE_MOST) : 1;
+    f.vis_rows = ui_clamp(room / f.tile_h, 0, ui_view_rows(v));
+    if (st->present && f.tile_h < TILE_MOST && f.vis_rows == ui_view_rows(v))
+        f.taller = ui_clamp(room - f.vis_rows * f.tile_h, 0, f.vis_rows);
+    if (f.tile_h == 1 && 2 * f.taller < f.vis_rows) f.taller = 0;   /* bars only where most rows have them */
+    return f;
+}
+
+int ui_matrix_rows_used(ui_view *v, int width, int height, const ui_style *st)
+{
+    layout L = lay_out(v, width, st);
+    pane_rows f = frame_of(v, &L, 0, height, st);
+    return f.grid_y + f.vis_rows * f.tile_h + f.taller;
+}
+
+int ui_matrix_row_y(const ui_matrix_grid *grid, int r)
+{
+    return grid->grid_y + r * grid->tile_h + (r < grid->taller ? r : grid->taller);
+}
+
+/* The rows visible row r takes on screen. */
+static int row_height(const ui_matrix_grid *grid, int r)
+{
+    return grid->tile_h + (r < grid->taller);
 }
 
 bool ui_matrix_fits(ui_view *v, int width, const ui_style *st)
@@ -500,12 +567,38 @@ static void draw_column_labels(const ui_view *v, const ui_style *st, const layou
         int col = grid->left + c, cx = col_x(grid, c);
         bool sel = col == v->col && ui_view_marks_selection(v);
         bool head = L->group && ui_view_marks_selection(v) && col / L->group == v->col / L->group;
-        ui_cut_text(axis_label(v, false, col, buffer, sizeof buffer), L->cw, st, label, sizeof label);
-        int lx = cx + 1 + L->cw - ui_width(label, st);   /* right-aligned over the numbers */
+        /* staggered, every other label is a row higher and may reach over its left neighbour */
+        int room = L->stagger ? 2 * L->cell_w - 1 : L->cw, ly = grid->grid_y - 1 - (L->stagger && col % 2 == 0);
+        ui_cut_text(axis_label(v, false, col, buffer, sizeof buffer), room, st, label, sizeof label);
+        int w = ui_width(label, st), lx = cx + 1 + L->cw - w;   /* right-aligned over the numbers */
         unsigned attr = sel ? A_BOLD | A_REVERSE : head ? A_BOLD | A_UNDERLINE : A_BOLD;
-        ui_put(grid->grid_y - 1, lx, L->cw, label, st, attr, 0);
-        if (sel) ui_put(grid->grid_y - 1, lx - 1, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
+        ui_put(ly, lx, w, label, st, attr, 0);
+        if (sel) ui_put(ly, lx - 1, 1, st->utf8 ? "\xe2\x96\xbe" : "v", st, A_BOLD, 0);
     }
+}
+
+/* Under a presented cell's number, a bar as long as the number is large on its ramp (a weight
+ * of 1, or the largest magnitude of a signed matrix, is as wide as the widest number), in eighths of a
+ * column, in the cell's colour; nothing under a cell the mask hides or not yet filled. */
+static void draw_bar(const ui_view *v, const ui_style *st, const layout *L, int y, int x, int row,
+                     int col, int pair)
+{
+    static const char *const eighths[] = {"", "\xe2\x96\x8f", "\xe2\x96\x8e", "\xe2\x96\x8d",
+                                          "\xe2\x96\x8c", "\xe2\x96\x8b", "\xe2\x96\x8a",
+                                          "\xe2\x96\x89"};
+    const walk_step *s = ui_view_current(v);
+    if (!ui_view_is_filled(v, row, col) || is_masked(v, row, col)) return;
+    double value = trace_value(v->t, s->stage, s->head, row, col);
+    if (!isfinite(value)) return;
+    double strength = L->diverging ? (L->absmax > 0 ? fabs(value) / L->absmax : 0) : fmin(fmax(value, 0), 1);
+    int parts = st->utf8 ? 8 : 1, length = (int)lround(strength * L->numbers * parts);
+    char bar[8 * 3 * 64 + 4] = "";
+    size_t used = 0;
+    for (int i = 0; i < length / parts && used + 4 < sizeof bar; i++)
+        used += (size_t)snprintf(bar + used, sizeof bar - used, "%s", st->utf8 ? "\xe2\x96\x88" : "#");
+    if (length % parts) snprintf(bar + used, sizeof bar - used, "%s", eighths[length % parts]);
+    /* reversed, a block is drawn in the pair's background: the ramp's colour */
+    ui_put(y, x + 1 + L->cw - L->numbers, L->numbers, bar, st, pair ? A_REVERSE : A_NORMAL, pair);
 }
 
 /* One row: its marker and label (cut with … when too long), its cells, and the selected
@@ -513,7 +606,7 @@ static void draw_column_labels(const ui_view *v, const ui_style *st, const layou
 static void draw_row(const ui_view *v, const ui_style *st, const layout *L,
                      const ui_matrix_grid *grid, int x, int i, bool *masked)
 {
-    int row = v->top + i, ry = grid->grid_y + i;
+    int row = v->top + i, ry = ui_matrix_row_y(grid, i);
     bool sel = row == v->row && ui_view_marks_selection(v);
     char buffer[32], label[64];
     if (sel) ui_put(ry, x, 1, st->utf8 ? "\xe2\x96\xb8" : ">", st, A_BOLD, 0);
@@ -523,25 +616,29 @@ static void draw_row(const ui_view *v, const ui_style *st, const layout *L,
     for (int c = 0; c < grid->vis_cols; c++) {
         int p = draw_cell(v, st, L, ry, col_x(grid, c), row, grid->left + c, masked);
         if (sel && grid->left + c == v->col) { frame = c; pair = p; }
+        for (int t = 1; t < row_height(grid, i); t++)
+            draw_bar(v, st, L, ry + t, col_x(grid, c), row, grid->left + c, p);
     }
     if (frame < 0) return;
-    int fx = col_x(grid, frame);
+    int fx = col_x(grid, frame) + (st->present ? L->cw - L->numbers : 0);   /* beside the number */
     ui_put(ry, fx, 1, "[", st, A_BOLD, pair);
-    ui_put(ry, fx + 1 + L->cw, 1, "]", st, A_BOLD, pair);
+    ui_put(ry, col_x(grid, frame) + 1 + L->cw, 1, "]", st, A_BOLD, pair);
 }
 
 void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_style *st,
                     ui_matrix_grid *grid)
 {
-    int bottom = y + height;
     set_pairs(st);
     layout L = lay_out(v, width, st);
-    bool legend = height >= 5, heads = L.group && height >= 6;
-    grid->grid_y = y + 1 + legend + heads + 1;
-    grid->grid_x = x + 2 + L.label_w;
+    pane_rows f = frame_of(v, &L, y, height, st);
+    bool legend = f.legend, heads = f.heads;
+    grid->grid_y = f.grid_y;
+    grid->grid_x = x + L.indent + 2 + L.label_w;
     grid->cell_w = L.cell_w;
+    grid->tile_h = f.tile_h;
+    grid->taller = f.taller;
     grid->group = L.group;
-    grid->vis_rows = ui_clamp(bottom - grid->grid_y, 0, ui_view_rows(v));
+    grid->vis_rows = f.vis_rows;
     grid->vis_cols = L.vis_cols;
     draw_header(v, st, y, x, width);
     if (grid->vis_rows < 1 || grid->vis_cols < 1) {
@@ -551,10 +648,11 @@ void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_st
     }
     ui_view_scroll(v, grid->vis_rows, grid->vis_cols);
     grid->left = v->left;
-    if (heads) draw_heads(v, st, grid, grid->grid_y - 2, grid->grid_y + grid->vis_rows);
+    if (heads)
+        draw_heads(v, st, grid, grid->grid_y - 2 - L.stagger, ui_matrix_row_y(grid, grid->vis_rows));
     draw_column_labels(v, st, &L, grid);
     bool masked = false;
-    for (int i = 0; i < grid->vis_rows; i++) draw_row(v, st, &L, grid, x, i, &masked);
+    for (int i = 0; i < grid->vis_rows; i++) draw_row(v, st, &L, grid, x + L.indent, i, &masked);
     if (legend) {
         int note = draw_scroll_note(v, st, y + 1, x + width, grid->vis_rows, grid->vis_cols);
         draw_legend(v, st, &L, masked, y + 1, x, width - note - (note ? 2 : 0));
@@ -568,11 +666,13 @@ int ui_matrix_cell_x(const ui_matrix_grid *grid, int c)
 
 bool ui_matrix_hit(const ui_matrix_grid *grid, const ui_view *v, int x, int y, int *row, int *col)
 {
-    if (grid->cell_w <= 0 || y < grid->grid_y || y - grid->grid_y >= grid->vis_rows) return false;
+    int r = 0;
+    while (r < grid->vis_rows && ui_matrix_row_y(grid, r + 1) <= y) r++;
+    if (grid->cell_w <= 0 || y < grid->grid_y || r >= grid->vis_rows) return false;
     for (int c = 0; c < grid->vis_cols; c++) {
         int cx = col_x(grid, c);
         if (x < cx || x >= cx + grid->cell_w) continue;
-        *row = v->top + (y - grid->grid_y);
+        *row = v->top + r;
         *col = grid->left + c;
         return true;
     }

@@ -12,6 +12,8 @@
 typedef struct {
     int grid_y, grid_x;          /* screen position of the first visible cell */
     int cell_w;                  /* columns per cell; 0 when no cell was drawn */
+    int tile_h;                  /* rows per matrix row (presenting: its numbers and bars) */
+    int taller;                  /* presenting: the first rows that take one row more */
     int vis_rows, vis_cols;      /* cells visible */
     int left;                    /* the first visible column */
     int group;                   /* columns per head when heads are grouped (a separator
@@ -28,6 +30,12 @@ void ui_matrix_draw(ui_view *v, int y, int x, int width, int height, const ui_st
 
 /* Rows the pane needs to show the whole current matrix (header, legend, heads, labels). */
 int ui_matrix_height(const ui_view *v);
+/* Rows the pane draws in a width × height rectangle (at most height). Presenting (st->present),
+ * its layout fills the room: the column labels staggered over two rows where that lets every
+ * column show with its label, the spare width widening the cells (up to twice the number) and
+ * centring the rest, and each matrix row up to three rows high, its numbers over bars as long
+ * as they are large. */
+int ui_matrix_rows_used(ui_view *v, int width, int height, const ui_style *st);
 
 /* Whether every column of the current matrix fits in width columns with its full label and a
  * blank on both sides of its numbers. */
@@ -42,6 +50,9 @@ int ui_matrix_bucket(double position, int n);
 /* The screen column where visible column c (0: the first shown) starts: its blank before the
  * number, where the selected cell's "[" goes (a comparison marks differing cells there). */
 int ui_matrix_cell_x(const ui_matrix_grid *grid, int c);
+
+/* The screen row where visible row r (0: the first shown) starts. */
+int ui_matrix_row_y(const ui_matrix_grid *grid, int r);
 
 /* The cell drawn at column x, row y of the screen: true with its row and col. */
 bool ui_matrix_hit(const ui_matrix_grid *grid, const ui_view *v, int x, int y, int *row,

@@ -151,7 +151,9 @@ void ui_draw_vline(int y, int x, int height, const ui_style *st)
 
 void ui_draw_box(int y, int x, int height, int width, const ui_style *st)
 {
-    for (int i = 0; i < height; i++) ui_field(y + i, x, width, "", st, A_NORMAL, 0, UI_LEFT);
+    int left = x > 0 ? x - 1 : x, right = x + width < COLS ? x + width + 1 : x + width;
+    int top = y > 1 ? y - 1 : y, bottom = y + height < LINES - 1 ? y + height + 1 : y + height;
+    for (int i = top; i < bottom; i++) ui_field(i, left, right - left, "", st, A_NORMAL, 0, UI_LEFT);
     ui_draw_hline(y, x + 1, width - 2, st);
     ui_draw_hline(y + height - 1, x + 1, width - 2, st);
     ui_draw_vline(y + 1, x, height - 2, st);

@@ -69,6 +69,9 @@ int ui_width(const char *text, const ui_style *st);
 
 void ui_draw_hline(int y, int x, int width, const ui_style *st);
 void ui_draw_vline(int y, int x, int height, const ui_style *st);
+/* A box with a blank inside, and a blank margin of one cell around it (clipped to the screen;
+ * the title bar above and the key bar below stay, bars of their own): nothing the screen
+ * beneath drew touches a corner or a side, so no stray character reads as part of it. */
 void ui_draw_box(int y, int x, int height, int width, const ui_style *st);
 /* The key bar on the bottom line: the bindings of context that have a bar label. */
 void ui_draw_bar(unsigned context, const ui_style *st);

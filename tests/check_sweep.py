@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""A size sweep of the headless UI (issue 25): every step of each lesson given, the help
+overlay and the sum pane, at sizes from 40x12 to 250x70. It fails on a stray character beside
+a box (a corner or side of the help or the sum pane touching what the screen beneath drew) and
+on an explanation line that lost its result ("= 0.7073" at its end).
+Usage: check_sweep.py ATTNSTEP LESSON..."""
+import re
+import sys
+
+import os
+import tempfile
+
+from headless import report, run
+
+SIZES = [(40, 12), (50, 14), (60, 18), (72, 20), (80, 24), (90, 26), (100, 30), (120, 36),
+         (150, 40), (180, 45), (200, 50), (250, 70)]
+CORNERS = "┌┐└┘"
+BORDER = set("─│┌┐└┘├┤┬┴┼")
+# the explanation's result: " = " then a number as the one formatter writes it (fixed, short
+# or exponent form, −∞ and the ASCII spellings), at the end of the explanation
+RESULT = re.compile(r"= (?:[−-]?(?:\d+(?:\.\d+)?(?:e[+−-]?\d+)?|∞|inf)|[−-]inf)\)?(?: \([a-z][^()]*\))?$")
+NAMED = re.compile(r"^ (?:\(answer the question|[^ [\]]+\[[^\]]*\])")
+RULE = re.compile(r"^──? (narration|about this stage|off the script|question) ")
+
+
+def box_problems(lines):
+    """Stray characters beside a box: a corner's outer neighbour on its row, the cell outside
+    each side of the box on every row between its corners, or a border character above a top
+    corner or below a bottom one."""
+    problems = []
+    for y, line in enumerate(lines):
+        for x, ch in enumerate(line):
+            if ch not in "┌└":
+                continue
+            right = line.find("┐" if ch == "┌" else "┘", x + 1)
+            if right < 0:
+                continue
+            outside = [(x - 1, "left"), (right + 1, "right")]
+            for ox, side in outside:
+                if 0 <= ox < len(line) and line[ox] != " ":
+                    problems.append(f"row {y + 1}: {line[ox]!r} beside the box's {side} corner")
+            if ch == "┌":
+                bottom = next((b for b in range(y + 1, len(lines))
+                               if x < len(lines[b]) and lines[b][x] == "└"), None)
+                for b in range(y + 1, bottom or y + 1):
+                    row = lines[b]
+                    for ox, side in outside:
+                        if 0 <= ox < len(row) and row[ox] != " ":
+                            problems.append(f"row {b + 1}: {row[ox]!r} beside the box's {side} side")
+                if y > 0 and any(lines[y - 1][i:i + 1] in BORDER for i in (x, right)):
+                    problems.append(f"row {y}: a border character above the box's corner")
+    return problems
+
+
+def explanation_problems(lines):
+    """The explanation sits just above the narration's rule, from the line where the cell is
+    named ("weights[bank,river] (head 1) = …"); unless it stands in for a question's hidden
+    numbers, it ends in its result."""
+    for y, line in enumerate(lines):
+        if RULE.match(line.lstrip()) and y > 0:
+            start = y - 1
+            while start > 1 and not NAMED.match(lines[start]) and lines[start - 1].strip():
+                start -= 1
+            text = " ".join(l.strip() for l in lines[start:y]).strip()
+            if not NAMED.match(lines[start]) or text.startswith("(answer the question"):
+                return []
+            if not RESULT.search(text):
+                return [f"the explanation lost its result: {text!r}"]
+            return []
+    return []
+
+
+def script(steps):
+    """At every size: the help and the sum pane over the first step, then every step (its focus
+    cell and the cell one down and right of it), as it is and presenting (P)."""
+    keys = []
+    for cols, rows in SIZES:
+        keys += [f"resize {cols}x{rows}", "g", "?", "dump", "x", "e", "dump", "x"]
+        for present in (False, True):
+            keys += ["g", "P"] if present else []
+            keys += ["dump", "l", "j", "dump", "esc", "n"] * steps
+            keys += ["P"] if present else []
+    return "\n".join(keys) + "\n"
+
+
+def dumps_of(program, lesson, keys):
+    """(size, lines) of every screen the headless UI dumps running the key script text keys."""
+    with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as f:
+        f.write(keys)
+    try:
+        out = run(program, "--keys", f.name, "--screen", "80x24", lesson)
+    finally:
+        os.unlink(f.name)
+    dumps = []
+    for dump in out.split("--- screen ")[1:]:
+        head, _, body = dump.partition("\n")
+        dumps.append((head.split("(")[-1].rstrip(")"), body.split("\n")))
+    return dumps
+
+
+PRESENT_SIZES = ["80x24", "120x36", "200x50"]
+PRESENTED = ["lessons/bank_loan.yaml", "lessons/animal_it.yaml", "lessons/four_heads.yaml"]
+NUMBER = re.compile(r"[−-]?\d+\.(\d+)")
+
+
+def presenting_problems(size, lines):
+    """--present (issue 25): every column shows (no "cols 1–8 of 11" note), no column label
+    is cut, no more than a quarter of the rows are empty, and at 200x50 more than 4 decimals."""
+    problems = []
+    text = "\n".join(lines)
+    if re.search(r"cols \d+", text):
+        problems.append("a column is scrolled off: " + re.search(r"cols .*", text).group(0))
+    empty = sum(1 for line in lines if not line.strip())
+    if empty > len(lines) // 4:
+        problems.append(f"{empty} of {len(lines)} rows empty")
+    if size == "200x50" and "numbers hidden" not in text:
+        cells = [m for line in lines[4:] for m in NUMBER.finditer(line)]
+        if cells and max(len(m.group(1)) for m in cells) <= 4:
+            problems.append("no more than 4 decimals at 200x50")
+    return problems
+
+
+def check_presenting(program):
+    """Every step of the presented lessons at the golden sizes, as check_presenting says."""
+    failed = 0
+    for lesson in PRESENTED:
+        keys = []
+        for size in PRESENT_SIZES:
+            keys += [f"resize {size}", "g"] + ["dump", "esc", "n"] * 12
+        problems = []
+        with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as f:
+            f.write("\n".join(keys) + "\n")
+        try:
+            out = run(program, "--keys", f.name, "--present", "--screen", "80x24", lesson)
+        finally:
+            os.unlink(f.name)
+        for dump in out.split("--- screen ")[1:]:
+            head, _, body = dump.partition("\n")
+            size, lines = head.split("(")[-1].rstrip(")"), body.split("\n")[:int(head.split("x")[-1].rstrip(")"))]
+            for problem in presenting_problems(size, lines):
+                problems.append(f"--present at {size}: {problem}\n    " + "\n    ".join(lines))
+        failed += report(lesson + " --present", problems[:3], "every column, rows filled, "
+                         "more than 4 decimals at 200x50")
+    return failed
+
+
+def main():
+    program, lessons = sys.argv[1], sys.argv[2:]
+    failed = check_presenting(program)
+    for lesson in lessons:
+        problems = []
+        dumps = dumps_of(program, lesson, script(12))
+        for size, lines in dumps:
+            boxed = any("┌" in line for line in lines)   # a box covers the explanation
+            for problem in box_problems(lines) + ([] if boxed else explanation_problems(lines)):
+                problems.append(f"at {size}: {problem}\n    " + "\n    ".join(lines))
+        failed += report(lesson, problems[:3], f"{len(dumps)} screens, no stray character, "
+                                                "every explanation with its result")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
