@@ -13,25 +13,31 @@
 /* Inputs of n tokens (and m source tokens in cross-attention) with numbers from support_fill;
  * the caller sets what the test is about. */
 typedef struct {
-    double x[8 * 4], source[8 * 4], w[4][4 * 4];
+    double x[8 * 8], source[8 * 8], w[4][8 * 8];
     attention_input in;
 } fixture;
 
-static void make_fixture(fixture *f, int n, int m, int heads, unsigned seed)
+/* n tokens of d_model numbers (at most 8 of each) and heads heads. */
+static void make_fixture_sized(fixture *f, int n, int m, int d_model, int heads, unsigned seed)
 {
     support_fill(f->x, sizeof f->x / sizeof f->x[0], seed);
     support_fill(f->source, sizeof f->source / sizeof f->source[0], seed + 1);
     for (int i = 0; i < 4; i++)
-        support_fill(f->w[i], 16, seed + 2 + (unsigned)i);
-    f->in = (attention_input){ .n_tokens = n, .tokens = fixture_labels, .n_source = n, .d_model = 4,
-                               .heads = heads, .embeddings = f->x, .W_Q = f->w[0],
-                               .W_K = f->w[1], .W_V = f->w[2], .W_O = f->w[3],
+        support_fill(f->w[i], (size_t)d_model * (size_t)d_model, seed + 2 + (unsigned)i);
+    f->in = (attention_input){ .n_tokens = n, .tokens = fixture_labels, .n_source = n,
+                               .d_model = d_model, .heads = heads, .embeddings = f->x,
+                               .W_Q = f->w[0], .W_K = f->w[1], .W_V = f->w[2], .W_O = f->w[3],
                                .mask = MASK_NONE, .scale = true, .rope_base = 10000.0 };
     if (m > 0) {
         f->in.n_source = m;
         f->in.source = fixture_labels + 2;
         f->in.source_embeddings = f->source;
     }
+}
+
+static void make_fixture(fixture *f, int n, int m, int heads, unsigned seed)
+{
+    make_fixture_sized(f, n, m, 4, heads, seed);
 }
 
 /* ---- ALiBi's slopes ---- */
@@ -56,47 +62,54 @@ static void test_alibi_slopes(void **state)
 
 /* ---- RoPE ---- */
 
-/* Row pos of a (rows × 4) matrix turned as RoFormer writes it, with heads of d_k columns: the
- * pair (x, y) at columns (c, c+1), c = 2p within its head, becomes (x·cos a − y·sin a,
+/* Each row of a (rows × width) matrix turned as RoFormer writes it, with heads of d_k columns:
+ * the pair (x, y) at columns (c, c+1), c = 2p within its head, becomes (x·cos a − y·sin a,
  * x·sin a + y·cos a) with a = pos · base^(−2p/d_k). */
-static void rotate_direct(const double *from, double *to, int rows, int d_k, double base)
+static void rotate_direct(const double *from, double *to, int rows, int width, int d_k,
+                          double base)
 {
     for (int pos = 0; pos < rows; pos++)
-        for (int c = 0; c < 4; c += 2) {
+        for (int c = 0; c < width; c += 2) {
             int p = (c % d_k) / 2;
-            double a = pos / pow(base, 2.0 * p / d_k), x = from[pos * 4 + c],
-                   y = from[pos * 4 + c + 1];
-            to[pos * 4 + c] = x * cos(a) - y * sin(a);
-            to[pos * 4 + c + 1] = x * sin(a) + y * cos(a);
+            double a = pos / pow(base, 2.0 * p / d_k), x = from[pos * width + c],
+                   y = from[pos * width + c + 1];
+            to[pos * width + c] = x * cos(a) - y * sin(a);
+            to[pos * width + c + 1] = x * sin(a) + y * cos(a);
         }
 }
 
 /* Q_rotated and K_rotated against the formula, for one head and two, and in cross-attention
- * (keys by their index in the source); the scores read the rotated rows. */
+ * (keys by their index in the source); the scores read the rotated rows. d_k comes from the
+ * shape here, not from the trace. The last shape has two heads of two pairs each (d_model 8):
+ * the only one where the angle's divisor d_k is neither d_model nor irrelevant (one pair has
+ * p = 0 only), so an angle computed over d_model, or from the column's index across heads
+ * instead of within its head, fails there alone. */
 static void test_rope_matches_the_formula(void **state)
 {
     (void)state;
-    int shapes[][3] = { { 5, 0, 1 }, { 5, 0, 2 }, { 3, 6, 2 } };  /* n, m (0: self), heads */
+    /* n, m (0: self), heads, d_model */
+    int shapes[][4] = { { 5, 0, 1, 4 }, { 5, 0, 2, 4 }, { 3, 6, 2, 4 }, { 5, 0, 2, 8 } };
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         fixture f;
-        make_fixture(&f, shapes[k][0], shapes[k][1], shapes[k][2], 7);
+        int heads = shapes[k][2], d = shapes[k][3], d_k = d / heads;
+        make_fixture_sized(&f, shapes[k][0], shapes[k][1], d, heads, 7);
         f.in.rope = true;
         f.in.rope_base = k == 1 ? 100.0 : 10000.0;
         trace t;
         fixture_compute(&f.in, &t);
-        double q[8 * 4], keys[8 * 4];
-        rotate_direct(trace_block(&t, STAGE_Q, 1), q, t.n, t.d_k, f.in.rope_base);
-        rotate_direct(trace_block(&t, STAGE_K, 1), keys, t.m, t.d_k, f.in.rope_base);
+        double q[8 * 8], keys[8 * 8];
+        rotate_direct(trace_block(&t, STAGE_Q, 1), q, t.n, d, d_k, f.in.rope_base);
+        rotate_direct(trace_block(&t, STAGE_K, 1), keys, t.m, d, d_k, f.in.rope_base);
         support_assert_close("Q_rotated", q, trace_block(&t, STAGE_Q_ROTATED, 1),
-                             (size_t)t.n * 4, 1e-15);
+                             (size_t)t.n * (size_t)d, 1e-15);
         support_assert_close("K_rotated", keys, trace_block(&t, STAGE_K_ROTATED, 1),
-                             (size_t)t.m * 4, 1e-15);
-        for (int h = 1; h <= t.heads; h++)
+                             (size_t)t.m * (size_t)d, 1e-15);
+        for (int h = 1; h <= heads; h++)
             for (int i = 0; i < t.n; i++)
                 for (int j = 0; j < t.m; j++) {
                     double score = 0;
-                    for (int c = (h - 1) * t.d_k; c < h * t.d_k; c++)
-                        score += q[i * 4 + c] * keys[j * 4 + c];
+                    for (int c = (h - 1) * d_k; c < h * d_k; c++)
+                        score += q[i * d + c] * keys[j * d + c];
                     assert_true(fabs(score - trace_value(&t, STAGE_SCORES, h, i, j)) < 1e-14);
                 }
         trace_free(&t);
@@ -125,26 +138,33 @@ static void test_rope_scores_depend_only_on_distance(void **state)
 
 /* ---- ALiBi and the sliding window ---- */
 
-/* biased = scaled − m_h·|i − j|, and the weights are the softmax of its visible cells. */
+/* biased = scores/√d_k − m_h·|i − j|, and the weights are the softmax of its visible cells;
+ * scaled is checked against the scores divided here. Two heads of d_k 4 (d_model 8): with
+ * d_k = 1 a scaling applied twice, or not at all, would change nothing. */
 static void test_alibi_biases_the_softmax(void **state)
 {
     (void)state;
     fixture f;
-    make_fixture(&f, 5, 0, 4, 3);
+    enum { N = 5, HEADS = 2, D_MODEL = 8 };
+    make_fixture_sized(&f, N, 0, D_MODEL, HEADS, 3);
     f.in.alibi = true;
     f.in.mask = MASK_CAUSAL;
     trace t;
     fixture_compute(&f.in, &t);
-    for (int h = 1; h <= 4; h++)
-        for (int i = 0; i < 5; i++) {
-            double e[5], sum = 0;
-            for (int j = 0; j < 5; j++) {
-                double biased = trace_value(&t, STAGE_SCALED, h, i, j) - ldexp(1.0, -2 * h) * abs(i - j);
+    double root_d_k = sqrt(D_MODEL / HEADS);
+    for (int h = 1; h <= HEADS; h++)
+        for (int i = 0; i < N; i++) {
+            double e[N], sum = 0;
+            for (int j = 0; j < N; j++) {
+                double scaled = trace_value(&t, STAGE_SCORES, h, i, j) / root_d_k;
+                assert_true(trace_value(&t, STAGE_SCALED, h, i, j) == scaled);
+                /* the paper's slopes 2^(−8h/H): 2^-4 and 2^-8 for two heads */
+                double biased = scaled - ldexp(1.0, -8 * h / HEADS) * abs(i - j);
                 assert_true(trace_value(&t, STAGE_BIASED, h, i, j) == biased);
                 e[j] = j > i ? 0 : exp(biased);
                 sum += e[j];
             }
-            for (int j = 0; j < 5; j++) {
+            for (int j = 0; j < N; j++) {
                 assert_true(fabs(e[j] / sum - trace_value(&t, STAGE_WEIGHTS, h, i, j)) < 1e-15);
                 double masked = trace_value(&t, STAGE_MASKED, h, i, j);
                 assert_true(j > i ? masked == -INFINITY
@@ -154,8 +174,9 @@ static void test_alibi_biases_the_softmax(void **state)
     trace_free(&t);
 }
 
-/* A window of W shows keys i − W < j ≤ i; a window as long as the sequence is the causal mask,
- * bit for bit. */
+/* A window of W shows keys i − W < j ≤ i; a window as long as the sequence, or longer, is the
+ * causal mask, bit for bit. The window of 2 is shorter than the sentence (6), so a bound off by
+ * one either way hides or shows a cell of every row from the third on. */
 static void test_window_mask(void **state)
 {
     (void)state;
@@ -173,17 +194,20 @@ static void test_window_mask(void **state)
         }
     trace_free(&t);
 
-    f.in.window = 6;
-    fixture_compute(&f.in, &t);
     fixture causal = f;
     causal.in.mask = MASK_CAUSAL;
     trace c;
     fixture_compute(&causal.in, &c);
-    assert_memory_equal(trace_block(&t, STAGE_WEIGHTS, 1), trace_block(&c, STAGE_WEIGHTS, 1),
-                        2 * 6 * 6 * sizeof(double));
-    assert_memory_equal(trace_block(&t, STAGE_OUTPUT, 1), trace_block(&c, STAGE_OUTPUT, 1),
-                        6 * 4 * sizeof(double));
-    trace_free(&t);
+    static const int as_long_or_longer[] = { 6, 9 };
+    for (size_t w = 0; w < sizeof as_long_or_longer / sizeof as_long_or_longer[0]; w++) {
+        f.in.window = as_long_or_longer[w];
+        fixture_compute(&f.in, &t);
+        assert_memory_equal(trace_block(&t, STAGE_WEIGHTS, 1), trace_block(&c, STAGE_WEIGHTS, 1),
+                            2 * 6 * 6 * sizeof(double));
+        assert_memory_equal(trace_block(&t, STAGE_OUTPUT, 1), trace_block(&c, STAGE_OUTPUT, 1),
+                            6 * 4 * sizeof(double));
+        trace_free(&t);
+    }
     trace_free(&c);
 }
 
@@ -233,51 +257,67 @@ static void test_kv_groups(void **state)
         assert_int_equal(trace_kv_group(&t, h), h);
 }
 
-/* Multi-query attention with RoPE: 2 query heads of d_k 2 read one key/value head, so K and V
- * have 2 columns (W_K, W_V are 4 × 2); head h's scores are Q_rotated_h · K_rotatedᵀ and its
- * context weights · V, for both heads. */
-static void test_gqa_matches_direct_computation(void **state)
+/* Grouped-query attention with RoPE against a direct computation: K and V have kv_heads · d_k
+ * columns (W_K, W_V are d_model × kv_heads·d_k, read from the first numbers of their arrays);
+ * query head h reads group g = (h − 1) / (heads / kv_heads); its scores are Q_rotated_h ·
+ * K_rotated_gᵀ and its context weights · V_g. Multi-query (2 heads, one group) and 4 heads in 2
+ * groups: only the second can tell which group a head reads (with one group every head reads
+ * it), and a group taken as h / kv_heads or (h − 1) % kv_heads fails there. d_k is 2: one pair,
+ * turned by pos radians. */
+static void check_grouped(int heads, int kv_heads, int d_model, unsigned seed)
 {
-    (void)state;
     fixture f;
-    make_fixture(&f, 5, 0, 2, 21);  /* W_K, W_V read as 4 × 2 from their first 8 numbers */
-    f.in.kv_heads = 1;
+    make_fixture_sized(&f, 5, 0, d_model, heads, seed);
+    f.in.kv_heads = kv_heads;
     f.in.rope = true;
     trace t;
     fixture_compute(&f.in, &t);
-    assert_int_equal(trace_cols(&t, STAGE_K), 2);
-    assert_int_equal(trace_cols(&t, STAGE_V), 2);
-    assert_int_equal(trace_cols(&t, STAGE_K_ROTATED), 2);
-    double k[5 * 2];
+    int d_k = d_model / heads, width = kv_heads * d_k, per_group = heads / kv_heads;
+    assert_int_equal(d_k, 2);
+    assert_int_equal(trace_cols(&t, STAGE_K), width);
+    assert_int_equal(trace_cols(&t, STAGE_V), width);
+    assert_int_equal(trace_cols(&t, STAGE_K_ROTATED), width);
+    double k[5 * 8];
     for (int i = 0; i < 5; i++)
-        for (int c = 0; c < 2; c++) {
-            k[i * 2 + c] = 0;
-            for (int e = 0; e < 4; e++)
-                k[i * 2 + c] += f.x[i * 4 + e] * f.w[1][e * 2 + c];
-            assert_true(fabs(k[i * 2 + c] - trace_value(&t, STAGE_K, 1, i, c)) < 1e-15);
+        for (int c = 0; c < width; c++) {
+            k[i * width + c] = 0;
+            for (int e = 0; e < d_model; e++)
+                k[i * width + c] += f.x[i * d_model + e] * f.w[1][e * width + c];
+            assert_true(fabs(k[i * width + c] - trace_value(&t, STAGE_K, 1, i, c)) < 1e-15);
         }
-    for (int i = 0; i < 5; i++) {  /* the one pair of the key head, turned by i radians */
-        double x = k[i * 2], y = k[i * 2 + 1];
-        k[i * 2] = x * cos(i) - y * sin(i);
-        k[i * 2 + 1] = x * sin(i) + y * cos(i);
-    }
-    support_assert_close("K_rotated", k, trace_block(&t, STAGE_K_ROTATED, 1), 10, 1e-15);
+    for (int i = 0; i < 5; i++)
+        for (int c = 0; c < width; c += 2) {  /* each group's one pair, turned by i radians */
+            double x = k[i * width + c], y = k[i * width + c + 1];
+            k[i * width + c] = x * cos(i) - y * sin(i);
+            k[i * width + c + 1] = x * sin(i) + y * cos(i);
+        }
+    support_assert_close("K_rotated", k, trace_block(&t, STAGE_K_ROTATED, 1), (size_t)(5 * width),
+                         1e-15);
     const double *q = trace_block(&t, STAGE_Q_ROTATED, 1), *v = trace_block(&t, STAGE_V, 1);
-    for (int h = 1; h <= 2; h++)
+    for (int h = 1; h <= heads; h++) {
+        int g = (h - 1) / per_group, qc = (h - 1) * d_k, kc = g * d_k;
         for (int i = 0; i < 5; i++) {
             for (int j = 0; j < 5; j++) {
-                double score = q[i * 4 + 2 * (h - 1)] * k[j * 2]
-                             + q[i * 4 + 2 * (h - 1) + 1] * k[j * 2 + 1];
+                double score = q[i * d_model + qc] * k[j * width + kc]
+                             + q[i * d_model + qc + 1] * k[j * width + kc + 1];
                 assert_true(fabs(score - trace_value(&t, STAGE_SCORES, h, i, j)) < 1e-14);
             }
-            for (int c = 0; c < 2; c++) {
+            for (int c = 0; c < d_k; c++) {
                 double context = 0;
                 for (int j = 0; j < 5; j++)
-                    context += trace_value(&t, STAGE_WEIGHTS, h, i, j) * v[j * 2 + c];
+                    context += trace_value(&t, STAGE_WEIGHTS, h, i, j) * v[j * width + kc + c];
                 assert_true(fabs(context - trace_value(&t, STAGE_CONTEXT, h, i, c)) < 1e-15);
             }
         }
+    }
     trace_free(&t);
+}
+
+static void test_gqa_matches_direct_computation(void **state)
+{
+    (void)state;
+    check_grouped(2, 1, 4, 21);
+    check_grouped(4, 2, 8, 22);
 }
 
 /* kv_heads = heads is multi-head attention, bit for bit; kv_heads not dividing heads is
