@@ -110,6 +110,11 @@ typedef struct {
                                     before showing), or NULL when not quoted; a long line is cut
                                     to a window around col, marked with "…" */
     int source_col;              /* where col is in source (from 1, in characters) */
+    /* Root causes (lesson_diag.h): the key whose absence this problem follows from, and the
+     * key whose absence this problem explains (a misspelling of it), each as the place of its
+     * mapping and the key's name (a string of the loader's key tables); 0 and NULL when none.
+     * The loader drops a problem that follows from what another one explains. */
+    struct { int line, col; const char *key; } follows, explains;
 } lesson_diagnostic;
 
 typedef struct {
@@ -117,6 +122,8 @@ typedef struct {
     int count;
     lesson_diagnostic *items;
     int dropped;                 /* problems past LESSON_MAX_DIAGNOSTICS, while loading */
+    struct { int line, col; const char *key; } following;  /* while loading: what every problem
+                                    reported now follows from (lesson_follow_from) */
 } lesson_diagnostics;
 
 typedef enum {

@@ -39,6 +39,12 @@
     X(NOT_A_LESSON,      "a lesson is a mapping of keys (title:, tokens:, ...), not %s") \
     X(KEY_NOT_TEXT,      "a key must be text, not %s") \
     X(DUPLICATE_KEY,     "duplicate key '%s' (first given at line %d)") \
+    X(ITEM_WITHOUT_DASH, "duplicate key '%s' (first given at line %d), where another item " \
+                         "would start; did you forget '- '?") \
+    X(MISSING_DASH,      "this line lines up with the items ('-') of the list on line %d but " \
+                         "has no '-'; did you forget '- '?") \
+    X(MISSING_COLON,     "no ':' after '%s', so YAML reads '%s' as text and the lines below " \
+                         "as more of it") \
     X(UNKNOWN_KEY,       "unknown key '%s'") \
     X(MISSING_KEY,       "missing key '%s'") \
     X(WRONG_TYPE,        "%s must be %s, not %s") \
@@ -120,6 +126,7 @@ typedef enum {
     X(STAGES_ARE,        "the stages are: %s") \
     X(SPACE_AFTER_COLON, "put a space after ':', as in '%s'") \
     X(QUOTE_LINE,        "write it as \"%s\"") \
+    X(WRITE_AS,          "write it as '%s'") \
     X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
     X(LINE_UP_KEY,       "line it up with the key on line %d, or quote the text if it is not " \
                          "a key") \
@@ -171,10 +178,24 @@ bool lesson_suggest(lesson_diagnostic *item, const char *word, const char *const
  * arguments following the hint's format. */
 void lesson_hint(lesson_diagnostic *item, lesson_hint_id hint, ...);
 
+/* Root causes first: item (NULL is ignored) follows from the absence of `key` in the mapping
+ * at line:col ("missing key 'tokens'", an answer read as a number without its choices). */
+void lesson_follows(lesson_diagnostic *item, int line, int col, const char *key);
+
+/* Every problem reported from now until lesson_follow_from(d, 0, 0, NULL) follows from the
+ * absence of `key` in the mapping at line:col (an answer read while its choices are missing). */
+void lesson_follow_from(lesson_diagnostics *diagnostics, int line, int col, const char *key);
+
+/* root (NULL is ignored) explains the absence of `key` in the mapping at line:col: it is that
+ * key misspelt. lesson_report_finish drops every problem that follows from it, so the author
+ * reads the cause rather than its cascade. */
+void lesson_explains(lesson_diagnostic *root, int line, int col, const char *key);
+
 /* The diagnostics that are errors (the dropped ones counted as errors). */
 int lesson_error_count(const lesson_diagnostics *diagnostics);
 
-/* Adds the closing "too many problems" line if some were dropped. */
+/* Drops the problems that another one explains (lesson_explains), then adds the closing "too
+ * many problems" line if some were dropped. */
 void lesson_report_finish(lesson_diagnostics *diagnostics);
 
 #endif

@@ -79,8 +79,8 @@ static void read_head(checker *c, int node, lesson_step *step) {
     uint64_t head = 0;
     if (!checker_read_integer(c, node, "head", 1, LESSON_MAX_HEADS, &head)) return;
     step->head = (int)head;
-    if (c->heads > 0 && step->head > c->heads)
-        REPORT(c, node, NO_SUCH_HEAD, step->head, c->heads);
+    if (c->heads > 0 && step->head > c->heads)   /* the 1 head of a lesson that misspelt heads */
+        checker_follows(c, REPORT(c, node, NO_SUCH_HEAD, step->head, c->heads), 0, "heads");
     if (step->stage == STAGE_COUNT || stage_get(step->stage)->per_head) return;
     char list[256] = "";
     for (int s = 0; s < STAGE_COUNT; s++)
@@ -263,11 +263,16 @@ static void read_answer(checker *c, int node, bool with_choices, lesson_step *st
 }
 
 /* ask, choices, answer and tolerance: a question asked before the step's stage is shown. */
-static void read_question(checker *c, const int *keys, lesson_step *step) {
+static void read_question(checker *c, int map, const int *keys, lesson_step *step) {
     step->ask = read_written_text(c, keys[STEP_ASK], "ask", &step->ask_written);
     if (keys[STEP_ASK] >= 0) step->ask_at = place_of(c, keys[STEP_ASK] - 1);
     if (keys[STEP_CHOICES] >= 0) read_choices(c, keys[STEP_CHOICES], step);
-    if (keys[STEP_ANSWER] >= 0) read_answer(c, keys[STEP_ANSWER], keys[STEP_CHOICES] >= 0, step);
+    if (keys[STEP_ANSWER] >= 0) {
+        /* without choices the answer is read as a number: wrong, if 'choices' is misspelt */
+        if (keys[STEP_CHOICES] < 0) checker_follow_from(c, map, "choices");
+        read_answer(c, keys[STEP_ANSWER], keys[STEP_CHOICES] >= 0, step);
+        checker_follow_end(c);
+    }
     if (keys[STEP_ASK] < 0) {
         int parts[] = { STEP_CHOICES, STEP_ANSWER, STEP_TOLERANCE };
         for (int i = 0; i < 3; i++)
@@ -342,7 +347,7 @@ static void read_step(checker *c, int node, lesson_step *step) {
     if (keys[STEP_FOCUS] >= 0 && keys[STEP_POSITION] >= 0)
         check_focus_shown(c, keys[STEP_FOCUS], keys[STEP_POSITION], step);
     step->say = read_written_text(c, keys[STEP_SAY], "say", &step->say_written);
-    read_question(c, keys, step);
+    read_question(c, node, keys, step);
     if (keys[STEP_EXPECT] >= 0) read_expect(c, keys[STEP_EXPECT], step);
 }
 

@@ -107,6 +107,37 @@ static scalar_seen last_scalar(const syntax *s) {
     return seen;
 }
 
+/* The plain text that starts at `start` right after a list item's '- ' and whose first line is
+ * a word, a space and more ("- stage scores"): a key with its ':' left out. Reports it at that
+ * line, quoting the word and the line as it should be; false when it is not that. */
+static bool explain_missing_colon(const syntax *s, size_t start) {
+    size_t dash = start;
+    while (dash > 0 && is_blank(s->data[dash - 1])) dash--;
+    if (dash == 0 || s->data[dash - 1] != '-') return false;
+    size_t word = start, end = line_end(s, start);
+    while (word < end && (s->data[word] == '_' || (s->data[word] >= 'a' && s->data[word] <= 'z')
+                          || (s->data[word] >= 'A' && s->data[word] <= 'Z')))
+        word++;
+    if (word == start || word >= end || s->data[word] != ' '
+        || memchr(s->data + start, ':', end - start))
+        return false;
+    while (end > start && is_blank(s->data[end - 1])) end--;
+    char key[LESSON_ESCAPED_MAX], text[LESSON_ESCAPED_MAX], fixed[LESSON_ESCAPED_MAX];
+    quote(s, start, word, SIZE_MAX, key);
+    quote(s, start, end, SIZE_MAX, text);
+    char *colon = malloc(end - start + 2);
+    if (!colon) return false;
+    snprintf(colon, end - start + 2, "%.*s:%.*s", (int)(word - start), s->data + start,
+             (int)(end - word), s->data + word);
+    lesson_escape(colon, strlen(colon), fixed);
+    free(colon);
+    int line, col;
+    position_of(s, word, &line, &col);
+    lesson_hint(lesson_report(s->d, line, col, LESSON_ERROR_MISSING_COLON, key, text),
+                LESSON_HINT_WRITE_AS, fixed);
+    return true;
+}
+
 /* "mapping values are not allowed in this context": a ': ' inside the unquoted text just read.
  * That text may hold the real mistake (a key on an earlier line written without its space, or
  * a key indented so deep that it continues the text above); otherwise the text needs quotes. */
@@ -129,6 +160,7 @@ static bool explain_colon(const syntax *s) {
         key = skip_blanks(s, key + 1);  /* "- stage:": the key of a list item */
     char shown[LESSON_ESCAPED_MAX];
     if (line > start_line && key < colon && !memchr(s->data + key, ' ', colon - key)) {
+        if (explain_missing_colon(s, start)) return true;
         lesson_hint(lesson_report(s->d, line, col, LESSON_ERROR_KEY_TOO_DEEP,
                                   quote(s, key, colon, SIZE_MAX, shown)),
                     LESSON_HINT_LINE_UP_KEY, start_line);
@@ -198,6 +230,11 @@ static bool explain_indent(const syntax *s, bool mapping) {
     yaml_mark_t at = s->parser->problem_mark, block = s->parser->context_mark;
     size_t offset = offset_of(s, at);
     if (skip_blanks(s, line_start(s, at)) != offset) return explain_after_closing(s, offset);
+    if (at.column == block.column && !mapping) {   /* a list's item whose '-' is missing */
+        lesson_report(s->d, (int)at.line + 1, (int)at.column + 1, LESSON_ERROR_MISSING_DASH,
+                      (int)block.line + 1);
+        return true;
+    }
     if (at.column == block.column) return false;
     lesson_diagnostic *item = lesson_report(s->d, (int)at.line + 1, (int)at.column + 1,
         LESSON_ERROR_WRONG_INDENT, (int)at.column + 1,
