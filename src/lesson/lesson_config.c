@@ -101,12 +101,12 @@ stage_id checker_read_stage(checker *c, int node) {
         /* the node table's presence rule, against the configuration read so far */
         stage_presence presence = stage_get(stage)->presence;
         attention_input model = checker_model(c);
-        if (presence == PRESENT_WITH_SOURCE && c->keys[TOP_SOURCE] < 0)
-            REPORT(c, node, NO_SOURCE_STAGE, NULL);
-        else if (presence != PRESENT_WITH_SOURCE && !trace_presence_met(&model, presence))
-            REPORT(c, node, STAGE_NEEDS, name, stage_presence_key(presence));
-        else
-            return stage;
+        bool absent = presence == PRESENT_WITH_SOURCE ? c->keys[TOP_SOURCE] < 0
+                                                      : !trace_presence_met(&model, presence);
+        if (!absent) return stage;
+        char why[128];
+        trace_stage_absent(stage, why, sizeof why);
+        REPORT(c, node, STAGE_ABSENT, why);
         return STAGE_COUNT;
     }
     const char *names[STAGE_COUNT];

@@ -19,6 +19,8 @@
     X(YAML_TAB,          "YAML syntax error: a tab here; YAML indents with spaces only") \
     X(MISSING_SPACE,     "missing space after ':': YAML reads '%s' as text, not as a key " \
                          "and its value") \
+    X(BRACE_TEXT,        "text that starts with '{' is a mapping to YAML ({key: value}), so " \
+                         "this text is not read as written") \
     X(COLON_IN_TEXT,     "quote the text: a ': ' inside unquoted text starts a mapping") \
     X(KEY_TOO_DEEP,      "'%s' is indented deeper than the key above it, so YAML reads it " \
                          "as more of that key's text") \
@@ -56,6 +58,8 @@
     X(OVER_LIMIT,        "%s is %llu; the limit is %llu") \
     X(EMPTY_LIST,        "%s must not be empty") \
     X(EMPTY_TOKEN,       "empty token in %s") \
+    X(NULL_TOKEN,        "a token written '%s' in %s is YAML's empty value (null), not the " \
+                         "word") \
     X(TOKEN_TOO_LONG,    "token of %zu bytes; the limit is 256 bytes") \
     X(WRONG_SIZE,        "%s: expected %d %s, found %d") \
     X(DECIMAL_COMMAS,    "%s: probable decimal commas: the list mixes ', ' and ',' between " \
@@ -71,10 +75,9 @@
     X(KV_HEADS_DIVIDE,   "kv_heads (%d) must divide heads (%d)") \
     X(IDENTITY_NOT_SQUARE, "%s cannot be identity: with kv_heads %d it has %d %s " \
                          "(kv_heads × d_k), not d_model = %d") \
-    X(STAGE_NEEDS,       "stage '%s' exists only with '%s'") \
+    X(STAGE_ABSENT,      "%s") \
     X(TRACE_TOO_LARGE,   "the lesson and its trace would need %s") \
     X(UNKNOWN_STAGE,     "unknown stage '%s'") \
-    X(NO_SOURCE_STAGE,   "stage 'source_input' exists only in cross-attention (with 'source')") \
     X(NO_SUCH_HEAD,      "head %d does not exist; this lesson has %d") \
     X(HEAD_NOT_PER_HEAD, "stage '%s' is one matrix for all heads, so it takes no 'head'; " \
                          "the stages with one matrix per head are: %s") \
@@ -127,6 +130,8 @@ typedef enum {
     X(SPACE_AFTER_COLON, "put a space after ':', as in '%s'") \
     X(QUOTE_LINE,        "write it as \"%s\"") \
     X(WRITE_AS,          "write it as '%s'") \
+    X(QUOTE_WORD,        "quote it: \"%s\"") \
+    X(QUOTE_TEXT,        "put the whole text in double quotes") \
     X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
     X(LINE_UP_KEY,       "line it up with the key on line %d, or quote the text if it is not " \
                          "a key") \
@@ -144,6 +149,7 @@ typedef enum {
     X(EVEN_D_K,          "use d_model and heads whose quotient is even, e.g. heads: %d") \
     X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers") \
     X(BIAS_LENGTH,       "%s is added to every row of %s, one number per column: %s") \
+    X(INDEX_RANGE,       "an index of a %s of stage '%s' is from 0 to %d") \
     X(ALLOW_PATHS,       "copy the file into the lesson's folder, or run attnstep with " \
                          "--allow-paths if you trust this lesson")
 

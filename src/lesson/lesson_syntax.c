@@ -251,9 +251,44 @@ static bool explain_indent(const syntax *s, bool mapping) {
     return true;
 }
 
+/* Where the value on the line of mark starts: after the blanks, any "- " and a "key: ". */
+static size_t value_start(const syntax *s, yaml_mark_t mark) {
+    size_t at = skip_blanks(s, line_start(s, mark)), end = line_end(s, at);
+    while (at + 1 < end && s->data[at] == '-' && is_blank(s->data[at + 1]))
+        at = skip_blanks(s, at + 1);
+    for (size_t i = at; i + 1 < end && s->data[i] != '{'; i++)
+        if (s->data[i] == ':' && is_blank(s->data[i + 1])) return skip_blanks(s, i + 1);
+    return at;
+}
+
+/* A text meant as text that starts with '{' (a placeholder: "{weights[cat, sat]} is high"), on
+ * the line where libyaml stopped or where its flow mapping began: a '{' whose first entry has no
+ * ':' is no mapping an author meant ({window: 3} is). */
+static bool explain_brace_text(const syntax *s) {
+    yaml_mark_t marks[2] = { s->parser->problem_mark, s->parser->context_mark };
+    for (int m = 0; m < (s->parser->context ? 2 : 1); m++) {
+        size_t at = value_start(s, marks[m]), end = line_end(s, at), i = at + 1;
+        if (at >= end || s->data[at] != '{') continue;
+        while (i < end && s->data[i] != ',' && s->data[i] != '}' && s->data[i] != ':') i++;
+        if (i < end && s->data[i] == ':') continue;
+        while (end > at && is_blank(s->data[end - 1])) end--;
+        int line, col;
+        position_of(s, at, &line, &col);
+        lesson_diagnostic *item = lesson_report(s->d, line, col, LESSON_ERROR_BRACE_TEXT);
+        char shown[LESSON_ESCAPED_MAX];
+        if (memchr(s->data + at, '"', end - at) || memchr(s->data + at, '\\', end - at))
+            lesson_hint(item, LESSON_HINT_QUOTE_TEXT);
+        else
+            lesson_hint(item, LESSON_HINT_QUOTE_LINE, quote(s, at, end, SIZE_MAX, shown));
+        return true;
+    }
+    return false;
+}
+
 /* Says one of the common mistakes, or returns false for any other error. */
 static bool explain(const syntax *s) {
     const char *problem = s->parser->problem, *context = s->parser->context;
+    if (explain_brace_text(s)) return true;
     if (strcmp(problem, "mapping values are not allowed in this context") == 0)
         return explain_colon(s);
     if (!context) return false;

@@ -326,6 +326,12 @@ bool checker_read_bool(checker *c, int node, const char *what, bool fallback) {
 
 static bool add_token(checker *c, token_list *list, const char *text, size_t length, int node,
                       const char *what) {
+    if (length == 0 && lesson_node_is_null(c->t, node) && checker_node(c, node)->length > 1) {
+        char shown[LESSON_ESCAPED_MAX];   /* null, Null or NULL (not ~): a word, read as empty */
+        checker_shown(c, node, shown);
+        lesson_hint(REPORT(c, node, NULL_TOKEN, shown, what), LESSON_HINT_QUOTE_WORD, shown);
+        return false;
+    }
     if (length == 0) {
         REPORT(c, node, EMPTY_TOKEN, what);
         return false;
