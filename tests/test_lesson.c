@@ -355,6 +355,21 @@ static void test_untrusted_text_is_escaped(void **state) {
 
 /* Decimal commas are found by how each ',' is written, through a byte order mark, CR LF line
  * breaks and multi-byte characters; a list broken over lines after its commas is not mixed. */
+/* decode: true with the causal mask's rows written out is 'mask: causal' (as the guide says);
+ * any other explicit mask is still refused (tests/bad/decode_explicit_not_causal). */
+static void test_decode_takes_an_explicit_causal_mask(void **state) {
+    (void)state;
+    lesson l;
+    load_ok("title: t\ntokens: [a, b, c]\nembeddings: {a: [1, 0], b: [0, 1], c: [1, 1]}\n"
+            "decode: true\nmask: [[1, 0, 0], [1, 1, 0], [1, 1, 1]]\n", &l);
+    assert_int_equal(l.input.mask, MASK_CAUSAL);
+    lesson_free(&l);
+    load_ok("title: t\ntokens: [a, b]\nembeddings: {a: [1, 0], b: [0, 1]}\n"
+            "mask: [[1, 0], [1, 1]]\n", &l);   /* without decode it stays as written */
+    assert_int_equal(l.input.mask, MASK_EXPLICIT);
+    lesson_free(&l);
+}
+
 static void test_decimal_commas(void **state) {
     (void)state;
     expect_errors("\xef\xbb\xbftitle: t\r\ntokens: [caf\xc3\xa9, b]\r\nembeddings:\r\n"
@@ -639,6 +654,7 @@ int main(void) {
         cmocka_unit_test(test_random_normal_matches_libm),
         cmocka_unit_test(test_random_embeddings_follow_first_appearance),
         cmocka_unit_test(test_every_problem_is_reported),
+        cmocka_unit_test(test_decode_takes_an_explicit_causal_mask),
         cmocka_unit_test(test_untrusted_text_is_escaped),
         cmocka_unit_test(test_diagnostic_printing),
         cmocka_unit_test(test_decimal_commas),
