@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "support.h"
 #include "fixtures.h"
 #include "lesson.h"
@@ -355,6 +356,32 @@ static void test_untrusted_text_is_escaped(void **state) {
 
 /* Decimal commas are found by how each ',' is written, through a byte order mark, CR LF line
  * breaks and multi-byte characters; a list broken over lines after its commas is not mixed. */
+/* The about of a summary (the picker's) has its live numbers only in a lesson small enough to
+ * build at once: one of d_model 2048 (128 MiB of weights to draw) keeps its placeholders as
+ * written, so that a list of large lessons never builds one. Fails if the summary builds it. */
+static void test_summary_never_builds_a_large_lesson(void **state) {
+    (void)state;
+    const int sizes[] = { 2, 2048 };
+    for (int i = 0; i < 2; i++) {
+        char path[] = "/tmp/attnstep-summary-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        assert_non_null(f);
+        fprintf(f, "title: t\nabout: score {scores[a,b]}\ntokens: [a, b]\nd_model: %d\n"
+                "embeddings: {random: normal, seed: 1}\nW_Q: {random: normal, seed: 2}\n",
+                sizes[i]);
+        fclose(f);
+        lesson_summary summary;
+        lesson_diagnostics d;
+        assert_int_equal(lesson_load_summary(path, NULL, &summary, &d), LESSON_OK);
+        if (i == 0) assert_null(strchr(summary.about, '{'));   /* small: the live number */
+        else assert_string_equal(summary.about, "score {scores[a,b]}");
+        lesson_summary_free(&summary);
+        unlink(path);
+    }
+}
+
 /* decode: true with the causal mask's rows written out is 'mask: causal' (as the guide says);
  * any other explicit mask is still refused (tests/bad/decode_explicit_not_causal). */
 static void test_decode_takes_an_explicit_causal_mask(void **state) {
@@ -654,6 +681,7 @@ int main(void) {
         cmocka_unit_test(test_random_normal_matches_libm),
         cmocka_unit_test(test_random_embeddings_follow_first_appearance),
         cmocka_unit_test(test_every_problem_is_reported),
+        cmocka_unit_test(test_summary_never_builds_a_large_lesson),
         cmocka_unit_test(test_decode_takes_an_explicit_causal_mask),
         cmocka_unit_test(test_untrusted_text_is_escaped),
         cmocka_unit_test(test_diagnostic_printing),

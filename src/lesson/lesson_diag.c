@@ -270,6 +270,15 @@ void lesson_diagnostic_headline(const lesson_diagnostics *d, const lesson_diagno
     free(shown);
 }
 
+void lesson_diagnostic_paragraph(const lesson_diagnostics *d, const lesson_diagnostic *item,
+                                 char *out, size_t size) {
+    (void)d;
+    if (item->line > 0) snprintf(out, size, "line %d: %s", item->line, item->message);
+    else snprintf(out, size, "%s", item->message);
+    size_t used = strlen(out);
+    if (item->hint && used < size) snprintf(out + used, size - used, " (hint: %s)", item->hint);
+}
+
 void lesson_diagnostics_print(const lesson_diagnostics *d, FILE *stream) {
     for (int i = 0; i < d->count; i++) {
         const lesson_diagnostic *item = &d->items[i];
