@@ -53,7 +53,9 @@
     X(BAD_VALUE,         "%s must be %s, not '%s'") \
     X(NOT_A_NUMBER,      "%s: '%s' is not a number") \
     X(NOT_FINITE,        "%s: '%s' is not a finite number") \
-    X(OUT_OF_RANGE,      "%s: '%s' is out of range for a double") \
+    X(OUT_OF_RANGE,      "%s: '%s' is too large for a double (the largest is about 1.8e308)") \
+    X(ROUNDS_TO_ZERO,    "%s: '%s' is too small for a double: it rounds to zero (the " \
+                         "smallest is about 4.9e-324); write 0 if zero is meant") \
     X(BAD_INTEGER,       "%s must be a whole number from %llu to %llu, not '%s'") \
     X(OVER_LIMIT,        "%s is %llu; the limit is %llu") \
     X(EMPTY_LIST,        "%s must not be empty") \

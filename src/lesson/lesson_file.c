@@ -567,7 +567,10 @@ static int csv_record(csv_reader *r, number_list *list, bool must_be_numbers, bo
             if (must_be_numbers)
                 return FAIL(-1, "line %d, field %d: '%s' is not %s", line, fields,
                             lesson_escape(field, strlen(field), shown),
-                            status == LESSON_NUMBER_SYNTAX ? "a number" : "a finite number");
+                            status == LESSON_NUMBER_SYNTAX ? "a number"
+                            : status == LESSON_NUMBER_TINY ? "a number a double holds (it rounds "
+                                                             "to zero)"
+                            : "a finite number");
             *numbers = false;
         } else if (*numbers && !push(list, x)) {
             return FAIL(-1, "not enough memory to read it");

@@ -144,6 +144,9 @@ bool checker_read_number(checker *c, int node, const char *what, double *value) 
     case LESSON_NUMBER_RANGE:
         REPORT(c, node, OUT_OF_RANGE, what, checker_shown(c, node, text));
         return false;
+    case LESSON_NUMBER_TINY:
+        REPORT(c, node, ROUNDS_TO_ZERO, what, checker_shown(c, node, text));
+        return false;
     default:
         hint_decimal_comma(c, REPORT(c, node, NOT_A_NUMBER, what, checker_shown(c, node, text)),
                            node);
