@@ -196,12 +196,54 @@ def run_examples(docs, env, work):
         fail(f"only {total} runnable examples found in {' '.join(docs)}")
 
 
+def check_facts(attnstep, man):
+    """Part three: sentences of the docs that were once false, each held to what the program
+    does: the exit status of a missing data file, --check's trace, the template's forms and the
+    keys table's keys (read from the loader's table, so a new key must be documented)."""
+    work = tempfile.mkdtemp()
+    try:
+        lesson = os.path.join(work, "l.yaml")
+        with open(lesson, "w") as f:
+            f.write("title: t\ntokens: [a]\nembeddings: {file: missing.npy}\n")
+        status = run([attnstep, "--check", lesson]).returncode
+        readme = open("README.md", encoding="utf-8").read()
+        rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| (\d+) \| (.*) \|$", readme, re.M)}
+        data_rows = [code for code, text in rows.items() if "data file" in text]
+        if data_rows == [str(status)]:
+            ok(f"README's exit table: a missing data file is {status}, in that row only")
+        else:
+            fail(f"a missing data file exits {status}, but README's rows naming a data file are "
+                 f"{data_rows}")
+        with open(lesson, "w") as f:   # a false claim: only a computed trace can find it
+            f.write("title: t\ntokens: [a]\nembeddings: {a: [1]}\nsteps:\n  - stage: weights\n"
+                    "    expect: weights[a,a] < 0.5\n")
+        computes = run([attnstep, "--check", lesson]).returncode == 65
+        flat = re.sub(r"\\-", "-", man)
+        if computes and "no trace" not in flat and "trace is computed" in flat:
+            ok("the man page says --check computes the trace, as it does")
+        else:
+            fail("the man page's --check must say the trace is computed (a false claim is found)")
+    finally:
+        shutil.rmtree(work)
+    template = run([attnstep, "--template"]).stdout
+    for form in ["rope", "{window: W}", "{file: NAME.npy}", "numpy"]:
+        (ok if form in template else fail)(f"the template's comments name {form}")
+    keys_doc = open("lessons/README.md", encoding="utf-8").read()
+    table = set(re.findall(r"^\| ((?:`[^`]+`(?:, )?)+) \|", keys_doc, re.M))
+    documented = {k for row in table for k in re.findall(r"`([^`]+)`", row)}
+    private = open("src/lesson/lesson_private.h", encoding="utf-8").read()
+    top = re.search(r"#define TOP_KEYS\(X\)(.*?)\n#define", private, re.S).group(1)
+    for key in re.findall(r'X\(\w+, "([^"]+)"\)', top):
+        (ok if key in documented else fail)(f"lessons/README.md's keys table lists {key}")
+
+
 def main():
     attnstep, man_path, docs = sys.argv[1], sys.argv[2], sys.argv[3:]
     man = open(man_path, encoding="utf-8").read()
     help_text = check_options(attnstep, man)
     check_environment_and_status(man, help_text)
     check_examples(attnstep, docs)
+    check_facts(attnstep, man)
     print(f"docs: {failures} failed")
     sys.exit(1 if failures else 0)
 

@@ -14,7 +14,7 @@ check "4.9e-324 (the smallest subnormal) is accepted and kept exactly" bash -c \
 printf 'title: tiny\ntokens: [a]\nembeddings:\n  a: [1e-400, 1.0]\n' >"$tmp/underflow.yaml"
 check "1e-400 (zero once read) is still refused, 65" bash -c \
     "out=\$(./attnstep --check '$tmp/underflow.yaml' 2>&1); [ \$? -eq 65 ] &&
-     [ \"\${out%%\$'\\n'*}\" = \"$tmp/underflow.yaml:4:7: error: the embedding of 'a': '1e-400' is out of range for a double\" ]"
+     [ \"\${out%%\$'\\n'*}\" = \"$tmp/underflow.yaml:4:7: error: the embedding of 'a': '1e-400' is too small for a double: it rounds to zero (the smallest is about 4.9e-324); write 0 if zero is meant\" ]"
 
 # n, j and Tab pressed while the terminal is too small change nothing: once it grows, the
 # first step with the first cell is shown; q still quits there.

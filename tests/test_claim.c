@@ -169,8 +169,13 @@ static void test_unreadable_claims(void **state) {
             "weights; did you mean 'cat'?");
     refused(t, "weights[cat,Sat] < 1", "no such cell 'weights[cat,Sat]': 'Sat' is not a column of "
             "weights; did you mean 'sat'?");
-    refused(t, "Q[cat,9] < 1", "no such cell 'Q[cat,9]': name the row and column by token or by "
-            "0-based index");
+    refused(t, "Q[cat,9] < 1", "no such cell 'Q[cat,9]': column index 9 is out of range: Q has "
+            "columns 0 to 1");
+    refused(t, "Q[9,0] < 1", "no such cell 'Q[9,0]': row index 9 is out of range: Q has rows 0 to 2");
+    /* a stage the lesson lacks: the loader's sentence, not "unknown stage" */
+    refused(t, "biased[cat,sat] < 1", "stage 'biased' exists only with 'bias: alibi'");
+    refused(t, "source_input[cat,0] < 1",
+            "stage 'source_input' exists only in cross-attention (with 'source')");
 }
 
 /* ---- live numbers ---- */

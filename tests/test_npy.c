@@ -177,6 +177,15 @@ static void test_csv_refusals_say_why(void **state) {
     expect_csv_error("a,b\n1,2\n3,x\n", "line 3, field 2: 'x' is not a number");
     expect_csv_error("a,b\nc,d\n1,2\n", "line 2, field 1: 'c' is not a number");
     expect_csv_error("1,2\n\n3,4\n", "line 2 is empty; every row must hold numbers");
+    /* a header then a ragged row names the row before by its line (once stored as -1) */
+    expect_csv_error("a,b\n1,2,3\n", "line 2 has 3 fields; line 1 has 2");
+    /* a first row with a mistyped number is a row, not a header taken silently */
+    expect_csv_error("1,O.5\n0,1\n", "line 1, field 2: 'O.5' is not a number");
+    /* fields separated by ';' (a spreadsheet's decimal-comma setting), with or without a header */
+    expect_csv_error("0,5;1,5\n1;0\n", "line 1 separates its fields with ';'; a CSV file "
+                     "separates them with ',' (and writes decimals with a point)");
+    expect_csv_error("x;y\n1;0\n", "line 1 separates its fields with ';'; a CSV file "
+                     "separates them with ',' (and writes decimals with a point)");
     expect_csv_error("a,b\n", "holds no rows of numbers");
     expect_csv_error("1,2\n3,nan\n", "line 2, field 2: 'nan' is not a finite number");
     expect_csv_error("1,\"2\n", "line 1, field 2: a field too long for a number, or a quote never "

@@ -1647,13 +1647,20 @@ static void test_picker_marks_broken_lessons_among_large_ones(void **state)
     make_big_lesson(dir, "a_big.yaml", 16, 4096);
     make_big_lesson(dir, "b_too_big.yaml", 4096, 512);
     copy_into(dir, "tests/screens/bad/broken.yaml", broken, sizeof broken);
+    char hinted[160];   /* the whole first problem: its did-you-mean and its hint too */
+    snprintf(hinted, sizeof hinted, "%s/c_hinted.yaml", dir);
+    FILE *f = fopen(hinted, "w");
+    assert_non_null(f);
+    fputs("title: t\ntokens: [a, b]\nembeddings: {a: [1, 0], b: [0, 1]}\nheads: 3\n", f);
+    fclose(f);
     memory_screen m;
     ui_style st = open_memory_screen(&m, 120, 30);
     ui_screen *picker = ui_picker_screen_new(dir, NULL, NULL, NULL);
     assert_non_null(picker);
     picker->ops->draw(picker, &st);
+    assert_true(screen_has("does not load: line 4: heads (3) must divide d_model (2) (hint: use 1 or 2)"));
     assert_true(screen_has("16 tokens, d_model 4096, 8 heads (benchmark)"));
-    assert_true(screen_has("does not load: line 2: missing key 'embeddings'"));
+    assert_true(screen_has("does not load: line 4: unknown key 'embedings'; did you mean 'embeddings'?"));
     assert_true(screen_has("does not load: line 3: the lesson and its trace would need 2.2 GiB"));
     picker->ops->close(picker);
     close_memory_screen(&m);

@@ -41,8 +41,9 @@ static const struct {
     { "0", "ok", "Success; for --check, every lesson is good." },
     { "64", "bad command line", "Bad command line: an unknown option, a bad argument, no such "
       "stage, cell or head." },
-    { "65", "lesson with errors", "The lesson has errors, or its trace overflowed; for --check, "
-      "some lesson has errors and every file could be read." },
+    { "65", "lesson with errors", "The lesson has errors (a data file it names that is missing, "
+      "unreadable or not a regular file among them), or its trace overflowed; for --check, "
+      "some lesson has errors and every lesson file could be read." },
     { "66", "unreadable lesson", "A lesson (or key script) cannot be read; for --check, any file "
       "that cannot be read makes it 66, even when others have errors." },
     { "70", "internal error", "Internal error: out of memory, or no terminal for the UI." },
@@ -131,9 +132,9 @@ static const struct {
     { "explain", "A token written more than once is named by its first occurrence." },
     { "check", "Each problem is printed as path:line:col: error: message; a YAML syntax error "
       "stops the reading of its file, so no other problem of that file is reported, before or "
-      "after it. Every weight matrix is made (random ones drawn) and checked, though no trace is "
-      "computed: a lesson with d_model 4096 holds four 4096 x 4096 matrices of doubles, "
-      "512 MiB, and takes a second or two." },
+      "after it. Every weight matrix is made (random ones drawn) and the trace is computed, to "
+      "prove the lesson's claims, answers and live numbers against it: a lesson with d_model "
+      "4096 holds four 4096 x 4096 matrices of doubles, 512 MiB, and takes a second or two." },
     { "allow-paths", "Without it, a lesson whose {file: NAME} is an absolute path, climbs out of "
       "the lesson's folder with .., or is a symbolic link leading out is refused (exit 65), so "
       "that a downloaded lesson cannot read other files. It applies to every lesson loaded, "

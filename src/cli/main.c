@@ -107,8 +107,13 @@ static int write_format(const options *o, const lesson *l, const trace *t)
 static int write_csv(const options *o, const lesson *l, const trace *t)
 {
     stage_id stage = stage_find(o->csv_stage);
-    if (stage == STAGE_COUNT || !trace_has_stage(t, stage))
-        return usage_error("--csv: no such stage in this lesson", o->csv_stage);
+    if (stage == STAGE_COUNT)
+        return usage_error("--csv: no such stage", o->csv_stage);
+    if (!trace_has_stage(t, stage)) {
+        char why[160] = "--csv: ";   /* the words the loader and claims use */
+        trace_stage_absent(stage, why + strlen(why), sizeof why - strlen(why));
+        return usage_error(why, NULL);
+    }
     int head = o->head ? o->head : 1;
     if (stage_get(stage)->per_head && head > t->heads) {
         char message[96];   /* as --explain says it */

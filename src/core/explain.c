@@ -270,12 +270,17 @@ static const char *memrchr_at(const char *label, size_t length)
 
 /* Index of the label along an axis: the first token so written, a token and its 0-based
  * position ("dog@6"), or a 0-based index. */
+static int axis_count(const trace *t, stage_axis axis)
+{
+    return axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
+         : axis == AXIS_MODEL_DIMS ? t->d_model
+         : axis == AXIS_KV_DIMS ? t->kv_heads * t->d_k
+         : axis == AXIS_HEAD_DIMS ? t->d_k : trace_tile_count(t);
+}
+
 static int find_index(const trace *t, stage_axis axis, const char *label, size_t length)
 {
-    int count = axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
-              : axis == AXIS_MODEL_DIMS ? t->d_model
-              : axis == AXIS_KV_DIMS ? t->kv_heads * t->d_k
-              : axis == AXIS_HEAD_DIMS ? t->d_k : trace_tile_count(t);
+    int count = axis_count(t, axis);
     char buffer[32];
     for (int i = 0; i < count && axis <= AXIS_SOURCE; i++) {
         const char *name = trace_axis_label(t, axis, i, buffer, sizeof buffer);
@@ -351,12 +356,28 @@ static bool cell_not_found(const trace *t, const stage_info *info, const char *s
     if (error_size)
         error[0] = '\0';
     explain_put(&out, "no such cell '%s': ", spec);
+    bool index = split && length > 0 && strspn(label, "0123456789") >= length;
     if (nearest)
         explain_put(&out, "'%.*s' is not a %s of %s; did you mean '%s'?", (int)length, label,
             row_bad ? "row" : "column", info->name, nearest);
+    else if (index)   /* an index past the end: the range it had to be in */
+        explain_put(&out, "%s index %.*s is out of range: %s has %s 0 to %d", row_bad ? "row"
+            : "column", (int)length, label, info->name, row_bad ? "rows" : "columns",
+            axis_count(t, row_bad ? info->rows : info->cols) - 1);
     else
         explain_put(&out, "name the row and column by token or by 0-based index");
     return false;
+}
+
+void trace_stage_absent(stage_id stage, char *out, size_t size)
+{
+    stage_presence presence = stage_get(stage)->presence;
+    if (presence == PRESENT_WITH_SOURCE)
+        snprintf(out, size, "stage '%s' exists only in cross-attention (with 'source')",
+                 stage_get(stage)->name);
+    else
+        snprintf(out, size, "stage '%s' exists only with '%s'", stage_get(stage)->name,
+                 stage_presence_key(presence));
 }
 
 bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *cell,
@@ -373,7 +394,11 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
     memcpy(name, spec, name_length);
     name[name_length] = '\0';
     stage_id stage = stage_find(name);
-    if (stage == STAGE_COUNT || !trace_has_stage(t, stage)) {
+    if (stage != STAGE_COUNT && !trace_has_stage(t, stage)) {
+        trace_stage_absent(stage, error, error_size);
+        return false;
+    }
+    if (stage == STAGE_COUNT) {
         const char *names[STAGE_COUNT];
         int count = 0;
         for (int s = 0; s < STAGE_COUNT; s++)

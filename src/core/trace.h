@@ -258,6 +258,10 @@ typedef struct {
  * name finds one cell. Returns buffer (or the label itself when it needs no buffer). */
 const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer, size_t size);
 
+/* Why a lesson lacks stage (one whose presence rule its keys do not meet), the one sentence
+ * every place says it in: "stage 'biased' exists only with 'bias: alibi'". */
+void trace_stage_absent(stage_id stage, char *out, size_t size);
+
 /* Parses "STAGE[ROW,COL]" where ROW and COL are token names (the first token so written), a
  * token and its 0-based position ("dog@6", as trace_axis_name writes a repeated token), or
  * 0-based indices. head is the head to use for per-head stages (from 1). Returns true and fills

@@ -73,6 +73,7 @@ typedef struct {
     char *text;                  /* the file as loaded (NUL-terminated at text[text_size]), so that
                                     later checks can quote its lines */
     size_t text_size;
+    size_t bytes;                /* what the lesson's numbers and its trace take together */
     char *title;
     char *about;                 /* NULL when the lesson has none */
     lesson_written about_written;
@@ -110,6 +111,11 @@ typedef struct {
                                     before showing), or NULL when not quoted; a long line is cut
                                     to a window around col, marked with "…" */
     int source_col;              /* where col is in source (from 1, in characters) */
+    /* Root causes (lesson_diag.h): the key whose absence this problem follows from, and the
+     * key whose absence this problem explains (a misspelling of it), each as the place of its
+     * mapping and the key's name (a string of the loader's key tables); 0 and NULL when none.
+     * The loader drops a problem that follows from what another one explains. */
+    struct { int line, col; const char *key; } follows, explains;
 } lesson_diagnostic;
 
 typedef struct {
@@ -117,6 +123,8 @@ typedef struct {
     int count;
     lesson_diagnostic *items;
     int dropped;                 /* problems past LESSON_MAX_DIAGNOSTICS, while loading */
+    struct { int line, col; const char *key; } following;  /* while loading: what every problem
+                                    reported now follows from (lesson_follow_from) */
 } lesson_diagnostics;
 
 typedef enum {
@@ -144,7 +152,10 @@ lesson_status lesson_load_with(const char *path, const lesson_options *options, 
                                lesson_diagnostics *diagnostics);
 
 /* What a list of lessons shows of a lesson: its title and its about with its live numbers
- * (as lesson_about_shown writes it), or NULL when it has none. Free with lesson_summary_free. */
+ * (as lesson_about_shown writes it) when the lesson and its trace take at most
+ * LESSON_ABOUT_BUILD_MAX bytes, else with its placeholders as written (a list never builds a
+ * large lesson's matrices), or NULL when it has none. Free with lesson_summary_free. */
+#define LESSON_ABOUT_BUILD_MAX ((size_t)16 << 20)
 typedef struct {
     char *title;
     char *about;
@@ -216,6 +227,12 @@ void lesson_diagnostics_print(const lesson_diagnostics *diagnostics, FILE *strea
  * to fit in out (size bytes). For a view with room for one line, such as a status line. */
 void lesson_diagnostic_headline(const lesson_diagnostics *diagnostics,
                                 const lesson_diagnostic *item, char *out, size_t size);
+
+/* "line 2: message (hint: ...)": the whole of item (its did-you-mean is in the message) for a
+ * view that already names the lesson and wraps text (the picker), in one paragraph; "line N: "
+ * only when it has a place, the hint only when it has one. */
+void lesson_diagnostic_paragraph(const lesson_diagnostics *diagnostics,
+                                 const lesson_diagnostic *item, char *out, size_t size);
 
 /* Gives each diagnostic that has a line but no quote yet its line of data (the file's text,
  * size bytes, NUL-terminated at data[size]), for the printer. The loader does this itself;

@@ -156,7 +156,7 @@ lesson_status checker_build(checker *c, int root, lesson *l) {
     take_tokens(&c->tokens, &l->tokens, &l->n_tokens);
     if (c->keys[TOP_SOURCE] >= 0) take_tokens(&c->source, &l->source, &l->n_source);
     describe_input(c, l);
-    size_t bytes = bytes_needed(c, l);
+    size_t bytes = l->bytes = bytes_needed(c, l);
     if (bytes > c->max_bytes) {
         char need[32], limit[32], amount[80];
         format_bytes(bytes, need, sizeof need);

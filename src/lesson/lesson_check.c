@@ -1,5 +1,6 @@
 /* Checking a loaded lesson against its numbers (lesson_check in lesson.h): answers, `expect:`
  * claims and live numbers in text, and questions whose answer the script already showed. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,25 @@ static void check_answer(lesson_step *step, const trace *t, bool warnings,
 
 /* ---- claims ---- */
 
+/* The hint of a claim that cannot be read when it writes a number with a decimal comma ("> 0,5":
+ * a ',' between digits outside a cell's brackets): the claim with points instead. */
+static void hint_claim_comma(lesson_diagnostic *item, const char *text) {
+    char *pointed = strdup(text);
+    bool found = false;
+    int depth = 0;
+    for (size_t i = 0; pointed && pointed[i]; i++) {
+        depth += pointed[i] == '[' ? 1 : pointed[i] == ']' ? -1 : 0;
+        if (depth == 0 && pointed[i] == ',' && i > 0 && isdigit((unsigned char)pointed[i - 1])
+            && isdigit((unsigned char)pointed[i + 1])) {
+            pointed[i] = '.';
+            found = true;
+        }
+    }
+    char shown[SHOWN_MAX];
+    if (found) lesson_hint(item, LESSON_HINT_DECIMAL_POINT, escaped(pointed, shown));
+    free(pointed);
+}
+
 static void check_claims(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
     for (int i = 0; i < step->n_expect; i++) {
         const lesson_claim *written = &step->expect[i];
@@ -167,8 +187,9 @@ static void check_claims(const lesson_step *step, const trace *t, lesson_diagnos
         escaped(written->text, shown);
         claim c;
         if (!claim_parse(t, written->text, step_head(step), &c, why, sizeof why)) {
-            lesson_report(d, written->at.line, written->at.col, LESSON_ERROR_BAD_CLAIM, shown,
-                          escaped(why, why_shown));
+            hint_claim_comma(lesson_report(d, written->at.line, written->at.col,
+                                           LESSON_ERROR_BAD_CLAIM, shown, escaped(why, why_shown)),
+                             written->text);
         } else if (!claim_holds(t, &c, why, sizeof why)) {
             lesson_report(d, written->at.line, written->at.col, LESSON_ERROR_FALSE_CLAIM, shown,
                           escaped(why, why_shown));

@@ -101,12 +101,12 @@ stage_id checker_read_stage(checker *c, int node) {
         /* the node table's presence rule, against the configuration read so far */
         stage_presence presence = stage_get(stage)->presence;
         attention_input model = checker_model(c);
-        if (presence == PRESENT_WITH_SOURCE && c->keys[TOP_SOURCE] < 0)
-            REPORT(c, node, NO_SOURCE_STAGE, NULL);
-        else if (presence != PRESENT_WITH_SOURCE && !trace_presence_met(&model, presence))
-            REPORT(c, node, STAGE_NEEDS, name, stage_presence_key(presence));
-        else
-            return stage;
+        bool absent = presence == PRESENT_WITH_SOURCE ? c->keys[TOP_SOURCE] < 0
+                                                      : !trace_presence_met(&model, presence);
+        if (!absent) return stage;
+        char why[128];
+        trace_stage_absent(stage, why, sizeof why);
+        REPORT(c, node, STAGE_ABSENT, why);
         return STAGE_COUNT;
     }
     const char *names[STAGE_COUNT];
@@ -217,15 +217,32 @@ void checker_read_softmax(checker *c) {
 
 /* decode: true (decoding with a KV cache): each new token sees only the tokens before it, so
  * a causal or window mask, in self-attention. */
+/* Whether an explicit mask (checked: one row per token, cells 0 and 1) is the causal one, each
+ * row seeing the keys up to its own: the same as 'mask: causal'. */
+static bool mask_is_causal(const checker *c) {
+    if (c->mask != MASK_EXPLICIT || !c->tokens.valid || c->keys[TOP_SOURCE] >= 0
+        || checker_failed(c))
+        return false;
+    int i = 0;
+    for (int row = c->mask_node + 1; row < lesson_node_next(c->t, c->mask_node);
+         row = lesson_node_next(c->t, row), i++) {
+        int j = 0;
+        LESSON_FOR_EACH_CHILD(c->t, row, cell)
+            if ((lesson_node_text(c->t, cell)[0] == '1') != (j++ <= i)) return false;
+    }
+    return true;
+}
+
 void checker_read_decode(checker *c) {
     int node = c->keys[TOP_DECODE];
     c->decode = checker_read_bool(c, node, "decode", false);
     if (!c->decode) return;
+    if (mask_is_causal(c)) c->mask = MASK_CAUSAL;   /* decoding needs to know it is causal */
     if (c->keys[TOP_SOURCE] >= 0)
         REPORT(c, node, SELF_ONLY, "decode: true");
     else if (c->mask != MASK_CAUSAL && c->mask != MASK_WINDOW)
-        REPORT(c, node - 1, NEEDS, "decode: true", "'mask: causal' or 'mask: {window: W}': a "
-               "token being generated sees only the tokens before it");
+        REPORT(c, node - 1, NEEDS, "decode: true", "'mask: causal' or 'mask: {window: W}' (or "
+               "its rows written out): a token being generated sees only the tokens before it");
 }
 
 /* kv_heads: G key/value heads shared by heads / G query heads each (grouped-query attention;

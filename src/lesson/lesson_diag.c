@@ -59,6 +59,9 @@ static lesson_diagnostic *record(lesson_diagnostics *d, int line, int col,
     memmove(d->items + at + 1, d->items + at, (size_t)(d->count - at) * sizeof *d->items);
     d->items[at] = (lesson_diagnostic){ .line = line, .col = col, .severity = severity,
                                         .message = message };
+    d->items[at].follows.line = d->following.line;
+    d->items[at].follows.col = d->following.col;
+    d->items[at].follows.key = d->following.key;
     d->count++;
     return &d->items[at];
 }
@@ -121,7 +124,54 @@ static char *message_of(lesson_error error, ...) {
     return message;
 }
 
+void lesson_follows(lesson_diagnostic *item, int line, int col, const char *key) {
+    if (item) { item->follows.line = line; item->follows.col = col; item->follows.key = key; }
+}
+
+void lesson_follow_from(lesson_diagnostics *d, int line, int col, const char *key) {
+    d->following.line = line;
+    d->following.col = col;
+    d->following.key = key;
+}
+
+void lesson_explains(lesson_diagnostic *root, int line, int col, const char *key) {
+    if (root) { root->explains.line = line; root->explains.col = col; root->explains.key = key; }
+}
+
+/* Whether some diagnostic of d explains the absence that item follows from. */
+static bool explained(const lesson_diagnostics *d, const lesson_diagnostic *item) {
+    if (!item->follows.key) return false;
+    for (int i = 0; i < d->count; i++) {
+        const lesson_diagnostic *root = &d->items[i];
+        if (root->explains.key && root->explains.line == item->follows.line
+            && root->explains.col == item->follows.col
+            && strcmp(root->explains.key, item->follows.key) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Frees and removes the diagnostics that a root cause explains, keeping the others' order:
+ * first which go (a root may be explained too, and must still count), then the removal. */
+static void drop_explained(lesson_diagnostics *d) {
+    bool drop[LESSON_MAX_DIAGNOSTICS + 1];
+    for (int i = 0; i < d->count; i++) drop[i] = explained(d, &d->items[i]);
+    int kept = 0;
+    for (int i = 0; i < d->count; i++) {
+        lesson_diagnostic *item = &d->items[i];
+        if (!drop[i]) {
+            d->items[kept++] = *item;
+            continue;
+        }
+        free(item->message);
+        free(item->hint);
+        free(item->source);
+    }
+    d->count = kept;
+}
+
 void lesson_report_finish(lesson_diagnostics *d) {
+    if (d->items) drop_explained(d);
     if (d->dropped == 0 || !d->items) return;
     /* The allocation keeps room for this line; it goes last, after every positioned one. */
     char *message = message_of(LESSON_ERROR_TOO_MANY_ERRORS, LESSON_MAX_DIAGNOSTICS);
@@ -218,6 +268,15 @@ void lesson_diagnostic_headline(const lesson_diagnostics *d, const lesson_diagno
     else
         snprintf(out, size, "%s: %s: %s", shown ? shown : "?", severity, item->message);
     free(shown);
+}
+
+void lesson_diagnostic_paragraph(const lesson_diagnostics *d, const lesson_diagnostic *item,
+                                 char *out, size_t size) {
+    (void)d;
+    if (item->line > 0) snprintf(out, size, "line %d: %s", item->line, item->message);
+    else snprintf(out, size, "%s", item->message);
+    size_t used = strlen(out);
+    if (item->hint && used < size) snprintf(out + used, size - used, " (hint: %s)", item->hint);
 }
 
 void lesson_diagnostics_print(const lesson_diagnostics *d, FILE *stream) {

@@ -19,6 +19,8 @@
     X(YAML_TAB,          "YAML syntax error: a tab here; YAML indents with spaces only") \
     X(MISSING_SPACE,     "missing space after ':': YAML reads '%s' as text, not as a key " \
                          "and its value") \
+    X(BRACE_TEXT,        "text that starts with '{' is a mapping to YAML ({key: value}), so " \
+                         "this text is not read as written") \
     X(COLON_IN_TEXT,     "quote the text: a ': ' inside unquoted text starts a mapping") \
     X(KEY_TOO_DEEP,      "'%s' is indented deeper than the key above it, so YAML reads it " \
                          "as more of that key's text") \
@@ -39,17 +41,27 @@
     X(NOT_A_LESSON,      "a lesson is a mapping of keys (title:, tokens:, ...), not %s") \
     X(KEY_NOT_TEXT,      "a key must be text, not %s") \
     X(DUPLICATE_KEY,     "duplicate key '%s' (first given at line %d)") \
+    X(ITEM_WITHOUT_DASH, "duplicate key '%s' (first given at line %d), where another item " \
+                         "would start; did you forget '- '?") \
+    X(MISSING_DASH,      "this line lines up with the items ('-') of the list on line %d but " \
+                         "has no '-'; did you forget '- '?") \
+    X(MISSING_COLON,     "no ':' after '%s', so YAML reads '%s' as text and the lines below " \
+                         "as more of it") \
     X(UNKNOWN_KEY,       "unknown key '%s'") \
     X(MISSING_KEY,       "missing key '%s'") \
     X(WRONG_TYPE,        "%s must be %s, not %s") \
     X(BAD_VALUE,         "%s must be %s, not '%s'") \
     X(NOT_A_NUMBER,      "%s: '%s' is not a number") \
     X(NOT_FINITE,        "%s: '%s' is not a finite number") \
-    X(OUT_OF_RANGE,      "%s: '%s' is out of range for a double") \
+    X(OUT_OF_RANGE,      "%s: '%s' is too large for a double (the largest is about 1.8e308)") \
+    X(ROUNDS_TO_ZERO,    "%s: '%s' is too small for a double: it rounds to zero (the " \
+                         "smallest is about 4.9e-324); write 0 if zero is meant") \
     X(BAD_INTEGER,       "%s must be a whole number from %llu to %llu, not '%s'") \
     X(OVER_LIMIT,        "%s is %llu; the limit is %llu") \
     X(EMPTY_LIST,        "%s must not be empty") \
     X(EMPTY_TOKEN,       "empty token in %s") \
+    X(NULL_TOKEN,        "a token written '%s' in %s is YAML's empty value (null), not the " \
+                         "word") \
     X(TOKEN_TOO_LONG,    "token of %zu bytes; the limit is 256 bytes") \
     X(WRONG_SIZE,        "%s: expected %d %s, found %d") \
     X(DECIMAL_COMMAS,    "%s: probable decimal commas: the list mixes ', ' and ',' between " \
@@ -65,10 +77,9 @@
     X(KV_HEADS_DIVIDE,   "kv_heads (%d) must divide heads (%d)") \
     X(IDENTITY_NOT_SQUARE, "%s cannot be identity: with kv_heads %d it has %d %s " \
                          "(kv_heads × d_k), not d_model = %d") \
-    X(STAGE_NEEDS,       "stage '%s' exists only with '%s'") \
+    X(STAGE_ABSENT,      "%s") \
     X(TRACE_TOO_LARGE,   "the lesson and its trace would need %s") \
     X(UNKNOWN_STAGE,     "unknown stage '%s'") \
-    X(NO_SOURCE_STAGE,   "stage 'source_input' exists only in cross-attention (with 'source')") \
     X(NO_SUCH_HEAD,      "head %d does not exist; this lesson has %d") \
     X(HEAD_NOT_PER_HEAD, "stage '%s' is one matrix for all heads, so it takes no 'head'; " \
                          "the stages with one matrix per head are: %s") \
@@ -120,6 +131,9 @@ typedef enum {
     X(STAGES_ARE,        "the stages are: %s") \
     X(SPACE_AFTER_COLON, "put a space after ':', as in '%s'") \
     X(QUOTE_LINE,        "write it as \"%s\"") \
+    X(WRITE_AS,          "write it as '%s'") \
+    X(QUOTE_WORD,        "quote it: \"%s\"") \
+    X(QUOTE_TEXT,        "put the whole text in double quotes") \
     X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
     X(LINE_UP_KEY,       "line it up with the key on line %d, or quote the text if it is not " \
                          "a key") \
@@ -137,6 +151,7 @@ typedef enum {
     X(EVEN_D_K,          "use d_model and heads whose quotient is even, e.g. heads: %d") \
     X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers") \
     X(BIAS_LENGTH,       "%s is added to every row of %s, one number per column: %s") \
+    X(INDEX_RANGE,       "an index of a %s of stage '%s' is from 0 to %d") \
     X(ALLOW_PATHS,       "copy the file into the lesson's folder, or run attnstep with " \
                          "--allow-paths if you trust this lesson")
 
@@ -171,10 +186,24 @@ bool lesson_suggest(lesson_diagnostic *item, const char *word, const char *const
  * arguments following the hint's format. */
 void lesson_hint(lesson_diagnostic *item, lesson_hint_id hint, ...);
 
+/* Root causes first: item (NULL is ignored) follows from the absence of `key` in the mapping
+ * at line:col ("missing key 'tokens'", an answer read as a number without its choices). */
+void lesson_follows(lesson_diagnostic *item, int line, int col, const char *key);
+
+/* Every problem reported from now until lesson_follow_from(d, 0, 0, NULL) follows from the
+ * absence of `key` in the mapping at line:col (an answer read while its choices are missing). */
+void lesson_follow_from(lesson_diagnostics *diagnostics, int line, int col, const char *key);
+
+/* root (NULL is ignored) explains the absence of `key` in the mapping at line:col: it is that
+ * key misspelt. lesson_report_finish drops every problem that follows from it, so the author
+ * reads the cause rather than its cascade. */
+void lesson_explains(lesson_diagnostic *root, int line, int col, const char *key);
+
 /* The diagnostics that are errors (the dropped ones counted as errors). */
 int lesson_error_count(const lesson_diagnostics *diagnostics);
 
-/* Adds the closing "too many problems" line if some were dropped. */
+/* Drops the problems that another one explains (lesson_explains), then adds the closing "too
+ * many problems" line if some were dropped. */
 void lesson_report_finish(lesson_diagnostics *diagnostics);
 
 #endif

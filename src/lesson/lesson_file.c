@@ -567,7 +567,10 @@ static int csv_record(csv_reader *r, number_list *list, bool must_be_numbers, bo
             if (must_be_numbers)
                 return FAIL(-1, "line %d, field %d: '%s' is not %s", line, fields,
                             lesson_escape(field, strlen(field), shown),
-                            status == LESSON_NUMBER_SYNTAX ? "a number" : "a finite number");
+                            status == LESSON_NUMBER_SYNTAX ? "a number"
+                            : status == LESSON_NUMBER_TINY ? "a number a double holds (it rounds "
+                                                             "to zero)"
+                            : "a finite number");
             *numbers = false;
         } else if (*numbers && !push(list, x)) {
             return FAIL(-1, "not enough memory to read it");
@@ -583,21 +586,49 @@ static int csv_record(csv_reader *r, number_list *list, bool must_be_numbers, bo
     return fields;
 }
 
+/* A first line whose fields are separated by ';' (a spreadsheet set for decimal commas): the
+ * message that says so, rather than "'0;1' is not a number". */
+static bool semicolon_separated(const csv_reader *r) {
+    const char *end = memchr(r->p, '\n', (size_t)(r->end - r->p));
+    size_t length = end ? (size_t)(end - r->p) : (size_t)(r->end - r->p);
+    return memchr(r->p, ';', length) != NULL;
+}
+
+/* Whether the record at r (not consumed) has a field that is a number: then it is a row with a
+ * mistake in it, not a header. */
+static bool record_has_number(csv_reader r) {
+    char field[FIELD_MAX];
+    double x = 0.0;
+    for (;;) {
+        if (!csv_field(&r, field)) return false;
+        if (lesson_parse_number(field, &x) == LESSON_NUMBER_OK) return true;
+        if (r.p >= r.end || *r.p != ',') return false;
+        r.p++;
+    }
+}
+
 static lesson_file_status parse_csv(const unsigned char *data, size_t size,
                                     lesson_file_matrix *out, char *error, size_t error_size) {
     csv_reader r = { (const char *)data, (const char *)data + size, 1 };
     if (size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) r.p += 3;  /* a spreadsheet's BOM */
     if (memchr(data, '\0', size)) return FAIL(LESSON_FILE_INVALID, "a NUL byte: not a CSV file");
     number_list list = { 0 };
+    /* The first record may be a header (every field text); one with a number in it is a row. */
     int width = -1, rows = 0, width_line = 0;
+    bool first = true, header_allowed = !record_has_number(r);
     while (r.p < r.end) {
         if (*r.p == '\n' || *r.p == '\r') {
             free(list.values);
             return FAIL(LESSON_FILE_INVALID, "line %d is empty; every row must hold numbers",
                         r.line);
         }
+        if (first && semicolon_separated(&r)) {
+            return FAIL(LESSON_FILE_INVALID, "line 1 separates its fields with ';'; a CSV "
+                        "file separates them with ',' (and writes decimals with a point)");
+        }
         bool numbers = true;
-        int fields = csv_record(&r, &list, width_line != 0, &numbers, error, error_size);
+        int fields = csv_record(&r, &list, !(first && header_allowed), &numbers, error,
+                                error_size);
         if (fields < 0) {
             free(list.values);
             return LESSON_FILE_INVALID;
@@ -608,8 +639,9 @@ static lesson_file_status parse_csv(const unsigned char *data, size_t size,
                         fields, width_line, width);
         }
         width = fields;
-        if (width_line == 0 && !numbers) width_line = -r.line;  /* the header row */
-        else { rows++; width_line = r.line; }
+        width_line = r.line;
+        rows += numbers;   /* the header row is no row of numbers */
+        first = false;
         r.line++;
     }
     if (rows == 0) {

@@ -279,15 +279,15 @@ lesson_status lesson_load_with(const char *path, const lesson_options *options, 
 
 /* Every check of lesson_load runs (the same diagnostics), but no matrix is drawn, read into
  * place or allocated, so a lesson of d_model 4096 is summed up in the time of reading its
- * text. Only an about with live numbers, in a lesson small enough to trace, loads in full. */
+ * text. Only an about with live numbers, in a lesson whose numbers and trace take at most
+ * LESSON_ABOUT_BUILD_MAX (the matrices too: their drawing is what takes time), loads in full. */
 lesson_status lesson_load_summary(const char *path, const lesson_options *options,
                                   lesson_summary *out, lesson_diagnostics *diagnostics) {
     lesson l;
     *out = (lesson_summary){ 0 };
     lesson_status status = load_file(path, options, true, &l, diagnostics);
     if (status != LESSON_OK) return status;
-    bool live = l.about && strchr(l.about, '{')
-             && trace_bytes_needed(&l.input) <= LESSON_ABOUT_TRACE_MAX;
+    bool live = l.about && strchr(l.about, '{') && l.bytes <= LESSON_ABOUT_BUILD_MAX;
     out->title = l.title;
     out->about = l.about;
     l.title = l.about = NULL;

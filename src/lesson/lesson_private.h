@@ -131,8 +131,15 @@ void checker_report_unknown(checker *c, lesson_diagnostic *item, int node,
                             const char *const *words, int count, lesson_hint_id all);
 /* Finds the value of each of names[] in map (-1 when absent), reporting unknown keys. */
 void checker_read_keys(checker *c, int map, const char *const *names, int count, int *values);
-/* Reports that map lacks the key name when value < 0. */
+/* Reports that map lacks the key name when value < 0 (a report that a misspelling of the key
+ * explains, and that is then dropped). */
 void checker_require(checker *c, int map, int value, const char *name);
+/* Marks item (NULL is ignored) as following from the absence of `key` (a key table's string) in
+ * map, so that a misspelling of that key drops it (lesson_follows). */
+void checker_follows(checker *c, lesson_diagnostic *item, int map, const char *key);
+/* Every problem reported until checker_follow_end follows from the absence of key in map. */
+void checker_follow_from(checker *c, int map, const char *key);
+void checker_follow_end(checker *c);
 /* Reads a finite number into *value (when not NULL); false after reporting. */
 bool checker_read_number(checker *c, int node, const char *what, double *value);
 /* Reads a whole number from min to limit into *value; false after reporting. */

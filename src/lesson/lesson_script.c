@@ -21,17 +21,24 @@ static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
 
 /* Labels along an axis: tokens resolve to their first occurrence, and any axis takes a 0-based
  * index. Returns the index, -1 when there is no such label, -2 when the axis is unknown. */
-static int resolve_label(const checker *c, stage_axis axis, const char *text) {
-    bool cross = c->keys[TOP_SOURCE] >= 0, tokens = axis == AXIS_TOKENS || axis == AXIS_SOURCE;
+/* The length of an axis as the lesson's keys give it, or -1 while unknown. */
+static int axis_length(const checker *c, stage_axis axis) {
+    bool cross = c->keys[TOP_SOURCE] >= 0;
     const token_list *list = axis == AXIS_SOURCE && cross ? &c->source : &c->tokens;
     int d_k = c->heads > 0 && c->d_model > 0 ? c->d_model / c->heads : -1;
     const token_list *keys = cross ? &c->source : &c->tokens;
     int tiles = c->tile > 0 && keys->valid ? (keys->count + c->tile - 1) / c->tile : -1;
-    int count = axis == AXIS_MODEL_DIMS ? c->d_model
-              : axis == AXIS_KV_DIMS ? checker_kv_columns(c)
-              : axis == AXIS_HEAD_DIMS ? d_k
-              : axis == AXIS_TILES ? tiles
-              : list->valid ? list->count : -1;
+    return axis == AXIS_MODEL_DIMS ? c->d_model
+         : axis == AXIS_KV_DIMS ? checker_kv_columns(c)
+         : axis == AXIS_HEAD_DIMS ? d_k
+         : axis == AXIS_TILES ? tiles
+         : list->valid ? list->count : -1;
+}
+
+static int resolve_label(const checker *c, stage_axis axis, const char *text) {
+    bool cross = c->keys[TOP_SOURCE] >= 0, tokens = axis == AXIS_TOKENS || axis == AXIS_SOURCE;
+    const token_list *list = axis == AXIS_SOURCE && cross ? &c->source : &c->tokens;
+    int count = axis_length(c, axis);
     if (count < 0) return -2;
     if (tokens) {
         int at = lesson_index_first(&list->first, text);
@@ -57,6 +64,10 @@ static int read_focus_part(checker *c, int node, stage_id stage, bool row) {
     if (axis == AXIS_TOKENS || axis == AXIS_SOURCE)
         checker_report_unknown(c, item, node, (const char *const *)list->text, list->count,
                                LESSON_HINT_COUNT);
+    const char *label = lesson_node_text(c->t, node);
+    int count = axis_length(c, axis);
+    if (*label && strspn(label, "0123456789") == strlen(label) && count > 0)
+        lesson_hint(item, LESSON_HINT_INDEX_RANGE, row ? "row" : "column", info->name, count - 1);
     return at;
 }
 
@@ -79,8 +90,8 @@ static void read_head(checker *c, int node, lesson_step *step) {
     uint64_t head = 0;
     if (!checker_read_integer(c, node, "head", 1, LESSON_MAX_HEADS, &head)) return;
     step->head = (int)head;
-    if (c->heads > 0 && step->head > c->heads)
-        REPORT(c, node, NO_SUCH_HEAD, step->head, c->heads);
+    if (c->heads > 0 && step->head > c->heads)   /* the 1 head of a lesson that misspelt heads */
+        checker_follows(c, REPORT(c, node, NO_SUCH_HEAD, step->head, c->heads), 0, "heads");
     if (step->stage == STAGE_COUNT || stage_get(step->stage)->per_head) return;
     char list[256] = "";
     for (int s = 0; s < STAGE_COUNT; s++)
@@ -164,6 +175,26 @@ static void advance_place(const checker *c, size_t *pos, lesson_place *at, size_
     }
 }
 
+/* The bytes of a placeholder that the file surely writes as the text has them: up to the first
+ * blank (where a folded or quoted text may have broken the line). */
+static size_t written_length(const char *placeholder, size_t length) {
+    size_t n = 1;
+    while (n < length && placeholder[n] != ' ' && placeholder[n] != '\n') n++;
+    return n;
+}
+
+/* Where in data [from, bound) the placeholder (length bytes) is written: the whole of it, or
+ * else its first part (an unclosed one folded across lines); bound when nowhere. */
+static size_t find_written(const checker *c, size_t from, size_t bound, const char *placeholder,
+                           size_t length) {
+    for (size_t i = from; i + length <= bound; i++)
+        if (memcmp(c->data + i, placeholder, length) == 0) return i;
+    size_t part = written_length(placeholder, length);
+    for (size_t i = from; part < length && i + part <= bound; i++)
+        if (memcmp(c->data + i, placeholder, part) == 0) return i;
+    return bound;
+}
+
 /* Where each placeholder of a text is written: found as written in the file between the text's
  * value and the next node; a placeholder the file writes otherwise (folded across lines, or
  * with escapes in a quoted string) is placed at the value itself. Places are counted forward
@@ -182,13 +213,12 @@ void checker_read_written(checker *c, int node, lesson_written *w) {
     for (size_t at = 0; claim_placeholder_find(text, at, &open, &length); at = open + length) {
         lesson_place *mark = &w->marks[w->count++];
         *mark = w->at;
-        for (size_t i = from; i + length <= bound; i++)
-            if (memcmp(c->data + i, text + open, length) == 0) {
-                advance_place(c, &pos, &here, i);
-                *mark = here;
-                from = i + length;
-                break;
-            }
+        size_t i = find_written(c, from, bound, text + open, length);
+        if (i < bound) {
+            advance_place(c, &pos, &here, i);
+            *mark = here;
+            from = i + written_length(text + open, length);
+        }
     }
 }
 
@@ -256,18 +286,26 @@ static void read_answer(checker *c, int node, bool with_choices, lesson_step *st
             if (strcmp(step->choices[i], lesson_node_text(c->t, node)) == 0)
                 step->answer_choice = i;
         char text[LESSON_ESCAPED_MAX];
-        if (step->answer_choice < 0) REPORT(c, node, NOT_A_CHOICE, checker_shown(c, node, text));
+        if (step->answer_choice < 0)
+            checker_report_unknown(c, REPORT(c, node, NOT_A_CHOICE, checker_shown(c, node, text)),
+                                   node, (const char *const *)step->choices, step->n_choices,
+                                   LESSON_HINT_COUNT);
         return;
     }
     checker_read_number(c, node, "answer", &step->answer);
 }
 
 /* ask, choices, answer and tolerance: a question asked before the step's stage is shown. */
-static void read_question(checker *c, const int *keys, lesson_step *step) {
+static void read_question(checker *c, int map, const int *keys, lesson_step *step) {
     step->ask = read_written_text(c, keys[STEP_ASK], "ask", &step->ask_written);
     if (keys[STEP_ASK] >= 0) step->ask_at = place_of(c, keys[STEP_ASK] - 1);
     if (keys[STEP_CHOICES] >= 0) read_choices(c, keys[STEP_CHOICES], step);
-    if (keys[STEP_ANSWER] >= 0) read_answer(c, keys[STEP_ANSWER], keys[STEP_CHOICES] >= 0, step);
+    if (keys[STEP_ANSWER] >= 0) {
+        /* without choices the answer is read as a number: wrong, if 'choices' is misspelt */
+        if (keys[STEP_CHOICES] < 0) checker_follow_from(c, map, "choices");
+        read_answer(c, keys[STEP_ANSWER], keys[STEP_CHOICES] >= 0, step);
+        checker_follow_end(c);
+    }
     if (keys[STEP_ASK] < 0) {
         int parts[] = { STEP_CHOICES, STEP_ANSWER, STEP_TOLERANCE };
         for (int i = 0; i < 3; i++)
@@ -342,7 +380,7 @@ static void read_step(checker *c, int node, lesson_step *step) {
     if (keys[STEP_FOCUS] >= 0 && keys[STEP_POSITION] >= 0)
         check_focus_shown(c, keys[STEP_FOCUS], keys[STEP_POSITION], step);
     step->say = read_written_text(c, keys[STEP_SAY], "say", &step->say_written);
-    read_question(c, keys, step);
+    read_question(c, node, keys, step);
     if (keys[STEP_EXPECT] >= 0) read_expect(c, keys[STEP_EXPECT], step);
 }
 

@@ -107,6 +107,37 @@ static scalar_seen last_scalar(const syntax *s) {
     return seen;
 }
 
+/* The plain text that starts at `start` right after a list item's '- ' and whose first line is
+ * a word, a space and more ("- stage scores"): a key with its ':' left out. Reports it at that
+ * line, quoting the word and the line as it should be; false when it is not that. */
+static bool explain_missing_colon(const syntax *s, size_t start) {
+    size_t dash = start;
+    while (dash > 0 && is_blank(s->data[dash - 1])) dash--;
+    if (dash == 0 || s->data[dash - 1] != '-') return false;
+    size_t word = start, end = line_end(s, start);
+    while (word < end && (s->data[word] == '_' || (s->data[word] >= 'a' && s->data[word] <= 'z')
+                          || (s->data[word] >= 'A' && s->data[word] <= 'Z')))
+        word++;
+    if (word == start || word >= end || s->data[word] != ' '
+        || memchr(s->data + start, ':', end - start))
+        return false;
+    while (end > start && is_blank(s->data[end - 1])) end--;
+    char key[LESSON_ESCAPED_MAX], text[LESSON_ESCAPED_MAX], fixed[LESSON_ESCAPED_MAX];
+    quote(s, start, word, SIZE_MAX, key);
+    quote(s, start, end, SIZE_MAX, text);
+    char *colon = malloc(end - start + 2);
+    if (!colon) return false;
+    snprintf(colon, end - start + 2, "%.*s:%.*s", (int)(word - start), s->data + start,
+             (int)(end - word), s->data + word);
+    lesson_escape(colon, strlen(colon), fixed);
+    free(colon);
+    int line, col;
+    position_of(s, word, &line, &col);
+    lesson_hint(lesson_report(s->d, line, col, LESSON_ERROR_MISSING_COLON, key, text),
+                LESSON_HINT_WRITE_AS, fixed);
+    return true;
+}
+
 /* "mapping values are not allowed in this context": a ': ' inside the unquoted text just read.
  * That text may hold the real mistake (a key on an earlier line written without its space, or
  * a key indented so deep that it continues the text above); otherwise the text needs quotes. */
@@ -129,6 +160,7 @@ static bool explain_colon(const syntax *s) {
         key = skip_blanks(s, key + 1);  /* "- stage:": the key of a list item */
     char shown[LESSON_ESCAPED_MAX];
     if (line > start_line && key < colon && !memchr(s->data + key, ' ', colon - key)) {
+        if (explain_missing_colon(s, start)) return true;
         lesson_hint(lesson_report(s->d, line, col, LESSON_ERROR_KEY_TOO_DEEP,
                                   quote(s, key, colon, SIZE_MAX, shown)),
                     LESSON_HINT_LINE_UP_KEY, start_line);
@@ -198,6 +230,11 @@ static bool explain_indent(const syntax *s, bool mapping) {
     yaml_mark_t at = s->parser->problem_mark, block = s->parser->context_mark;
     size_t offset = offset_of(s, at);
     if (skip_blanks(s, line_start(s, at)) != offset) return explain_after_closing(s, offset);
+    if (at.column == block.column && !mapping) {   /* a list's item whose '-' is missing */
+        lesson_report(s->d, (int)at.line + 1, (int)at.column + 1, LESSON_ERROR_MISSING_DASH,
+                      (int)block.line + 1);
+        return true;
+    }
     if (at.column == block.column) return false;
     lesson_diagnostic *item = lesson_report(s->d, (int)at.line + 1, (int)at.column + 1,
         LESSON_ERROR_WRONG_INDENT, (int)at.column + 1,
@@ -214,9 +251,44 @@ static bool explain_indent(const syntax *s, bool mapping) {
     return true;
 }
 
+/* Where the value on the line of mark starts: after the blanks, any "- " and a "key: ". */
+static size_t value_start(const syntax *s, yaml_mark_t mark) {
+    size_t at = skip_blanks(s, line_start(s, mark)), end = line_end(s, at);
+    while (at + 1 < end && s->data[at] == '-' && is_blank(s->data[at + 1]))
+        at = skip_blanks(s, at + 1);
+    for (size_t i = at; i + 1 < end && s->data[i] != '{'; i++)
+        if (s->data[i] == ':' && is_blank(s->data[i + 1])) return skip_blanks(s, i + 1);
+    return at;
+}
+
+/* A text meant as text that starts with '{' (a placeholder: "{weights[cat, sat]} is high"), on
+ * the line where libyaml stopped or where its flow mapping began: a '{' whose first entry has no
+ * ':' is no mapping an author meant ({window: 3} is). */
+static bool explain_brace_text(const syntax *s) {
+    yaml_mark_t marks[2] = { s->parser->problem_mark, s->parser->context_mark };
+    for (int m = 0; m < (s->parser->context ? 2 : 1); m++) {
+        size_t at = value_start(s, marks[m]), end = line_end(s, at), i = at + 1;
+        if (at >= end || s->data[at] != '{') continue;
+        while (i < end && s->data[i] != ',' && s->data[i] != '}' && s->data[i] != ':') i++;
+        if (i < end && s->data[i] == ':') continue;
+        while (end > at && is_blank(s->data[end - 1])) end--;
+        int line, col;
+        position_of(s, at, &line, &col);
+        lesson_diagnostic *item = lesson_report(s->d, line, col, LESSON_ERROR_BRACE_TEXT);
+        char shown[LESSON_ESCAPED_MAX];
+        if (memchr(s->data + at, '"', end - at) || memchr(s->data + at, '\\', end - at))
+            lesson_hint(item, LESSON_HINT_QUOTE_TEXT);
+        else
+            lesson_hint(item, LESSON_HINT_QUOTE_LINE, quote(s, at, end, SIZE_MAX, shown));
+        return true;
+    }
+    return false;
+}
+
 /* Says one of the common mistakes, or returns false for any other error. */
 static bool explain(const syntax *s) {
     const char *problem = s->parser->problem, *context = s->parser->context;
+    if (explain_brace_text(s)) return true;
     if (strcmp(problem, "mapping values are not allowed in this context") == 0)
         return explain_colon(s);
     if (!context) return false;

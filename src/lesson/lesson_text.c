@@ -65,7 +65,8 @@ lesson_number_status lesson_parse_number(const char *text, double *value) {
     double x = strtod_c(text);
     /* ERANGE is both overflow and underflow. A subnormal result such as 4.9e-324 is a double
      * (the nearest one) and is kept; infinity or a number that became zero is refused. */
-    if (errno == ERANGE && (isinf(x) || x == 0.0)) return LESSON_NUMBER_RANGE;
+    if (errno == ERANGE && isinf(x)) return LESSON_NUMBER_RANGE;
+    if (errno == ERANGE && x == 0.0) return LESSON_NUMBER_TINY;
     *value = x;
     return LESSON_NUMBER_OK;
 }

@@ -11,7 +11,9 @@ typedef enum {
     LESSON_NUMBER_OK,
     LESSON_NUMBER_SYNTAX,     /* not a decimal number */
     LESSON_NUMBER_NONFINITE,  /* nan, inf, .inf and friends */
-    LESSON_NUMBER_RANGE       /* overflows or underflows a double */
+    LESSON_NUMBER_RANGE,      /* overflows a double (rounds to infinity) */
+    LESSON_NUMBER_TINY        /* rounds to zero in a double (a nonzero number under half the
+                                 smallest subnormal, 4.9e-324); a subnormal result is kept */
 } lesson_number_status;
 
 /* Parses the whole of text as a decimal number: [+-]? (digits [. digits?] | . digits)

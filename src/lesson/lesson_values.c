@@ -6,6 +6,7 @@
 #include "lesson_private.h"
 #include "lesson_file.h"
 #include "numpy_random.h"
+#include "spelling.h"
 
 #define RANDOM_KEYS(X) X(RANDOM, "random") X(SEED, "seed") X(SCALE, "scale")
 #define RANDOM_ENUM(id, name) RANDOM_##id,
@@ -65,31 +66,52 @@ void checker_report_unknown(checker *c, lesson_diagnostic *item, int node,
     lesson_hint(item, all, list);
 }
 
-static void report_unknown_key(checker *c, int key, const char *const *names, int count) {
+/* Reports the unknown key at key; when it is a misspelling of one of names[] that the map lacks
+ * (values[i] < 0), it is the root cause of that key's absence (lesson_explains). */
+static void report_unknown_key(checker *c, int map, int key, const char *const *names, int count,
+                               const int *values) {
     char key_shown[LESSON_ESCAPED_MAX];
-    checker_report_unknown(c, REPORT(c, key, UNKNOWN_KEY, checker_shown(c, key, key_shown)), key,
-                           names, count, LESSON_HINT_KEYS_HERE);
+    lesson_diagnostic *item = REPORT(c, key, UNKNOWN_KEY, checker_shown(c, key, key_shown));
+    checker_report_unknown(c, item, key, names, count, LESSON_HINT_KEYS_HERE);
+    const char *near = spelling_nearest(lesson_node_text(c->t, key), names, count);
+    for (int i = 0; near && i < count; i++)
+        if (names[i] == near && values[i] < 0)
+            lesson_explains(item, checker_node(c, map)->line, checker_node(c, map)->col, near);
 }
 
-/* Finds the value of each of names[] in map (-1 when absent), reporting unknown keys. Keys that
- * are not text and repeated keys were reported while the tree was built. */
+/* Finds the value of each of names[] in map (-1 when absent), then reports unknown keys (so that
+ * a misspelt key is known to explain an absent one). Keys that are not text and repeated keys
+ * were reported while the tree was built. */
 void checker_read_keys(checker *c, int map, const char *const *names, int count, int *values) {
     for (int i = 0; i < count; i++) values[i] = -1;
-    for (int key = map + 1; key < lesson_node_next(c->t, map);) {
-        int value = lesson_node_next(c->t, key);
-        if (checker_node(c, key)->kind == LESSON_NODE_SCALAR) {
-            const char *text = lesson_node_text(c->t, key);
-            int i = 0;
-            while (i < count && strcmp(text, names[i]) != 0) i++;
-            if (i == count) report_unknown_key(c, key, names, count);
-            else if (values[i] < 0) values[i] = value;
+    for (int pass = 0; pass < 2; pass++)
+        for (int key = map + 1; key < lesson_node_next(c->t, map);) {
+            int value = lesson_node_next(c->t, key);
+            if (checker_node(c, key)->kind == LESSON_NODE_SCALAR) {
+                const char *text = lesson_node_text(c->t, key);
+                int i = 0;
+                while (i < count && strcmp(text, names[i]) != 0) i++;
+                if (i == count && pass == 1) report_unknown_key(c, map, key, names, count, values);
+                else if (i < count && values[i] < 0) values[i] = value;
+            }
+            key = lesson_node_next(c->t, value);
         }
-        key = lesson_node_next(c->t, value);
-    }
 }
 
 void checker_require(checker *c, int map, int value, const char *name) {
-    if (value < 0) REPORT(c, map, MISSING_KEY, name);
+    if (value < 0) checker_follows(c, REPORT(c, map, MISSING_KEY, name), map, name);
+}
+
+void checker_follows(checker *c, lesson_diagnostic *item, int map, const char *key) {
+    lesson_follows(item, checker_node(c, map)->line, checker_node(c, map)->col, key);
+}
+
+void checker_follow_from(checker *c, int map, const char *key) {
+    lesson_follow_from(c->d, checker_node(c, map)->line, checker_node(c, map)->col, key);
+}
+
+void checker_follow_end(checker *c) {
+    lesson_follow_from(c->d, 0, 0, NULL);
 }
 
 /* ---- numbers ---- */
@@ -121,6 +143,9 @@ bool checker_read_number(checker *c, int node, const char *what, double *value) 
         return false;
     case LESSON_NUMBER_RANGE:
         REPORT(c, node, OUT_OF_RANGE, what, checker_shown(c, node, text));
+        return false;
+    case LESSON_NUMBER_TINY:
+        REPORT(c, node, ROUNDS_TO_ZERO, what, checker_shown(c, node, text));
         return false;
     default:
         hint_decimal_comma(c, REPORT(c, node, NOT_A_NUMBER, what, checker_shown(c, node, text)),
@@ -304,6 +329,12 @@ bool checker_read_bool(checker *c, int node, const char *what, bool fallback) {
 
 static bool add_token(checker *c, token_list *list, const char *text, size_t length, int node,
                       const char *what) {
+    if (length == 0 && lesson_node_is_null(c->t, node) && checker_node(c, node)->length > 1) {
+        char shown[LESSON_ESCAPED_MAX];   /* null, Null or NULL (not ~): a word, read as empty */
+        checker_shown(c, node, shown);
+        lesson_hint(REPORT(c, node, NULL_TOKEN, shown, what), LESSON_HINT_QUOTE_WORD, shown);
+        return false;
+    }
     if (length == 0) {
         REPORT(c, node, EMPTY_TOKEN, what);
         return false;
@@ -476,6 +507,29 @@ static bool is_random_form(const checker *c, int map) {
     return has_form_key(c, map, "random", false);
 }
 
+/* A mapping meant as {file: ...} or {random: ...} with its form's key misspelt ({flie: w.npy},
+ * {randon: numpy}): reports that key with its did-you-mean, the one cause of everything else
+ * that reading it as written would report, and returns true. Among embeddings (word_values) only
+ * a key whose value is a plain word counts, as a token's value is a list. */
+static bool misspelt_form(checker *c, int map, bool word_values) {
+    static const char *const forms[] = { "file", "random" };
+    for (int key = map + 1; key < lesson_node_next(c->t, map);) {
+        int value = lesson_node_next(c->t, key);
+        const char *text = checker_node(c, key)->kind == LESSON_NODE_SCALAR
+                         ? lesson_node_text(c->t, key) : NULL;
+        bool word = checker_node(c, value)->kind == LESSON_NODE_SCALAR;
+        if (text && (word || !word_values) && strcmp(text, "file") != 0
+            && strcmp(text, "random") != 0 && spelling_nearest(text, forms, 2)) {
+            char shown[LESSON_ESCAPED_MAX];
+            lesson_suggest(REPORT(c, key, UNKNOWN_KEY, checker_shown(c, key, shown)), text,
+                           forms, 2);
+            return true;
+        }
+        key = lesson_node_next(c->t, value);
+    }
+    return false;
+}
+
 /* Reads {file: NAME.npy|NAME.csv} for `what` into spec, checking the file's shape against
  * rows × cols (either may be -1: not known yet, then taken from the file). A bias is one row
  * of cols (rows = 1), which a file may hold as 1-D (cols,), one row, or one column (cols, 1),
@@ -597,7 +651,7 @@ void checker_read_embeddings(checker *c, int node) {
         return;
     }
     if (!is_random_form(c, node)) {
-        read_embedding_map(c, node);
+        if (!misspelt_form(c, node, true)) read_embedding_map(c, node);
         return;
     }
     if (read_random(c, node, &c->embeddings) && c->d_model < 0
@@ -618,7 +672,7 @@ void checker_read_matrix(checker *c, int node, const char *name, int cols, matri
             read_file_form(c, node, name, c->d_model, cols,
                            cols == c->d_model ? "(d_model × d_model)"
                                               : "(d_model × kv_heads·d_k)", false, spec);
-        else
+        else if (is_random_form(c, node) || !misspelt_form(c, node, false))
             read_random(c, node, spec);
         return;
     case LESSON_NODE_SCALAR:
@@ -695,7 +749,7 @@ void checker_read_bias_vector(checker *c, param_id p) {
                  why);
         if (has_form_key(c, node, "file", true))
             read_file_form(c, node, name, 1, length, needs, true, spec);
-        else
+        else if (is_random_form(c, node) || !misspelt_form(c, node, false))
             read_random(c, node, spec);
         return;
     }

@@ -200,7 +200,27 @@ const char *lesson_node_describe(const lesson_tree *tree, int node) {
 
 /* Reports keys that are not text and keys given twice in one mapping. Sorting the keys keeps
  * this O(n log n) however many keys there are and whatever they are. */
-static void check_map(const lesson_tree *t, int map, lesson_diagnostics *d) {
+/* A duplicate of an item's first key, written where its first key is: the '- ' of a new item
+ * forgotten. It is reported as such, and explains the duplicates after it (the rest of that
+ * item's keys), which follow from it. */
+static void report_duplicate(const lesson_tree *t, int map, bool item, int key, int first,
+                             lesson_diagnostic **forgot, lesson_diagnostics *d) {
+    const lesson_node *k = &t->nodes[key], *m = &t->nodes[map];
+    char shown[LESSON_ESCAPED_MAX];
+    lesson_escape(lesson_node_text(t, key), k->length, shown);
+    bool dash = item && !*forgot && first == map + 1 && k->col == m->col;
+    lesson_diagnostic *report = lesson_report(d, k->line, k->col, dash
+        ? LESSON_ERROR_ITEM_WITHOUT_DASH : LESSON_ERROR_DUPLICATE_KEY, shown,
+        t->nodes[first].line);
+    if (dash) {
+        lesson_explains(report, m->line, m->col, "- ");
+        *forgot = report;
+    } else if (*forgot && k->line > (*forgot)->line) {
+        lesson_follows(report, m->line, m->col, "- ");
+    }
+}
+
+static void check_map(const lesson_tree *t, int map, bool item, lesson_diagnostics *d) {
     int pairs = t->nodes[map].count / 2, count = 0;
     const char **keys = malloc((size_t)(pairs > 0 ? pairs : 1) * sizeof *keys);
     int *nodes = malloc((size_t)(pairs > 0 ? pairs : 1) * sizeof *nodes);
@@ -216,15 +236,11 @@ static void check_map(const lesson_tree *t, int map, lesson_diagnostics *d) {
         }
         key = lesson_node_next(t, lesson_node_next(t, key));
     }
+    lesson_diagnostic *forgot = NULL;   /* the forgotten '- ', once found */
     if (keys && nodes && lesson_index_build(&index, keys, count)) {
         for (int i = 0; i < count; i++) {
             int first = lesson_index_first(&index, keys[i]);
-            const lesson_node *k = &t->nodes[nodes[i]];
-            char shown[LESSON_ESCAPED_MAX];
-            if (first != i)
-                lesson_report(d, k->line, k->col, LESSON_ERROR_DUPLICATE_KEY,
-                              lesson_escape(keys[i], k->length, shown),
-                              t->nodes[nodes[first]].line);
+            if (first != i) report_duplicate(t, map, item, nodes[i], nodes[first], &forgot, d);
         }
     }
     lesson_index_free(&index);
@@ -260,8 +276,21 @@ bool lesson_tree_parse(const char *data, size_t size, lesson_tree *tree,
         lesson_report(diagnostics, 0, 0, LESSON_ERROR_FILE_EMPTY);
         return false;
     }
-    for (int i = 0; i < tree->n_nodes; i++)
-        if (tree->nodes[i].kind == LESSON_NODE_MAP) check_map(tree, i, diagnostics);
+    for (int i = 0; i < tree->n_nodes; i++) {
+        if (tree->nodes[i].kind == LESSON_NODE_MAP && i == 0) check_map(tree, i, false, diagnostics);
+        if (tree->nodes[i].kind == LESSON_NODE_LIST) {   /* the items, knowing they are items */
+            LESSON_FOR_EACH_CHILD(tree, i, child)
+                if (tree->nodes[child].kind == LESSON_NODE_MAP)
+                    check_map(tree, child, true, diagnostics);
+        } else if (tree->nodes[i].kind == LESSON_NODE_MAP) {
+            for (int key = i + 1; key < lesson_node_next(tree, i);) {
+                int value = lesson_node_next(tree, key);
+                if (tree->nodes[value].kind == LESSON_NODE_MAP)
+                    check_map(tree, value, false, diagnostics);
+                key = lesson_node_next(tree, value);
+            }
+        }
+    }
     return true;
 }
 

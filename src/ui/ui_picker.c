@@ -123,11 +123,8 @@ static bool add_entry(picker_screen *p, const char *path)
         e->title = summary.title;   /* taken, with the about and its live numbers (lesson.h) */
         e->about = summary.about;
     } else {
-        char message[512];
-        if (d.count > 0 && d.items[0].line > 0)
-            snprintf(message, sizeof message, "line %d: %s", d.items[0].line, d.items[0].message);
-        else
-            snprintf(message, sizeof message, "%s", d.count > 0 ? d.items[0].message : "cannot be read");
+        char message[1024] = "cannot be read";   /* the whole first problem, with its hint */
+        if (d.count > 0) lesson_diagnostic_paragraph(&d, &d.items[0], message, sizeof message);
         e->error = copy(message);
         lesson_diagnostics_free(&d);
     }
