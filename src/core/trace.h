@@ -258,10 +258,21 @@ typedef struct {
  * name finds one cell. Returns buffer (or the label itself when it needs no buffer). */
 const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer, size_t size);
 
-/* Parses "STAGE[ROW,COL]" where ROW and COL are token names (the first token so written), a
- * token and its 0-based position ("dog@6", as trace_axis_name writes a repeated token), or
- * 0-based indices. head is the head to use for per-head stages (from 1). Returns true and fills
- * cell, or false with a one-line reason in error. */
+/* What trace_axis_find returns for the plain name of a token written more than once. */
+#define TRACE_NAME_REPEATED (-2)
+
+/* The index a row or column name names along an axis, by the rule of trace_cell_parse
+ * (token_name.h: a token written once by its name, any token as "dog@6"; a 0-based index);
+ * -1 when it names none; TRACE_NAME_REPEATED for the plain name of a repeated token, with
+ * error saying which to write ("'dog' appears at positions 2 and 6: write dog@2 or dog@6"). */
+int trace_axis_find(const trace *t, stage_axis axis, const char *name, size_t length,
+                    char *error, size_t error_size);
+
+/* Parses "STAGE[ROW,COL]" where ROW and COL are named as trace_axis_find reads them: a token
+ * written once by its name, any token by its name and 0-based position ("dog@6", as
+ * trace_axis_name writes a repeated token), or 0-based indices; the plain name of a repeated
+ * token is refused with its positions. head is the head to use for per-head stages (from 1).
+ * Returns true and fills cell, or false with a one-line reason in error. */
 bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *cell,
                       char *error, size_t error_size);
 

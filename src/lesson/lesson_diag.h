@@ -77,6 +77,7 @@
     X(FOCUS_NOT_SHOWN,   "the focus is not shown at this position: at position '%s', stage '%s' " \
                          "shows %s%s") \
     X(BAD_FOCUS,         "focus %s '%s' is not one of the %ss of stage '%s'") \
+    X(REPEATED_TOKEN,    "%s names a token written more than once: %s") \
     X(NOT_A_CHOICE,      "answer '%s' is not one of the choices") \
     X(NEEDS,             "'%s' needs %s") \
     X(NO_MEMORY,         "not enough memory to load this lesson") \
