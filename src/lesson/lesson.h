@@ -74,6 +74,7 @@ typedef struct {
                                     later checks can quote its lines */
     size_t text_size;
     char *title;
+    lesson_place title_at;       /* where the title is written */
     char *about;                 /* NULL when the lesson has none */
     lesson_written about_written;
     int n_tokens;
