@@ -353,6 +353,49 @@ static void test_check_answer_auto_with_choices(void **state) {
     release(&f);
 }
 
+/* Issue 24: an explicit choice key is checked as `answer: auto` would take it. In head 1 cat's
+ * largest weight is at cat (and mat, its twin), so sat is the key of no "most" question; a key
+ * that is not the choice naming the focus column is refused; each error at the key's line. */
+static void test_check_explicit_choice_keys(void **state) {
+    (void)state;
+    fixture f;
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word does cat look at most?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: sat\n"
+                             "  - stage: weights\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word is named second?\n"
+                             "    choices: [sat, neither]\n"
+                             "    answer: neither\n", false,
+                             "t.yaml:13:13: error: answer 'sat' is the column of the focus "
+                             "weights[cat,sat], but the question asks for the largest and that "
+                             "row's largest value is at 'cat'; put the focus and the answer "
+                             "there\n"
+                             "   13 |     answer: sat\n"
+                             "      |             ^\n"
+                             "t.yaml:18:13: error: answer 'neither' is not the column of the "
+                             "focus weights[cat,sat]; a choice that names a column is the right "
+                             "one only at the focus\n"
+                             "   18 |     answer: neither\n"
+                             "      |             ^\n", &f), LESSON_INVALID);
+    release(&f);
+    /* the same key where the question asks no largest, and at head 2, where sat is largest */
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word is named second?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: sat\n"
+                             "  - stage: weights\n"
+                             "    head: 2\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word does cat look at most?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: sat\n", false, "", &f), LESSON_OK);
+    release(&f);
+}
+
 static void test_check_refuses_wrong_answers(void **state) {
     (void)state;
     fixture f;
@@ -444,6 +487,7 @@ int main(void) {
         cmocka_unit_test(test_check_writes_live_numbers),
         cmocka_unit_test(test_check_answer_auto_with_choices),
         cmocka_unit_test(test_check_refuses_wrong_answers),
+        cmocka_unit_test(test_check_explicit_choice_keys),
         cmocka_unit_test(test_check_warns_of_answered_questions),
         cmocka_unit_test(test_about_shown_without_check),
     };

@@ -1,9 +1,11 @@
 /* Checking a loaded lesson against its numbers (lesson_check in lesson.h): answers, `expect:`
  * claims and live numbers in text, and questions whose answer the script already showed. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "claim.h"
 #include "lesson.h"
 #include "lesson_answer.h"
@@ -73,25 +75,81 @@ static void check_numeric_choice(const lesson_step *step, const trace *t, const 
     check_value(step, t, given, answer, fmax(half_unit, step->tolerance), d);
 }
 
+/* Whether text names column col of the stage: by its label, or as a cell names it (dog@6). */
+static bool names_column(const trace *t, stage_id stage, int col, const char *text) {
+    char label[32], name[320];
+    stage_axis axis = stage_get(stage)->cols;
+    return strcmp(trace_axis_label(t, axis, col, label, sizeof label), text) == 0
+        || strcmp(trace_axis_name(t, axis, col, name, sizeof name), text) == 0;
+}
+
+/* The column of the focus row that holds its largest value (the first of equals). */
+static int largest_column(const trace *t, const trace_cell *cell) {
+    int largest = cell->col;
+    for (int col = 0; col < trace_cols(t, cell->stage); col++)
+        if (trace_value(t, cell->stage, cell->head, cell->row, col)
+            > trace_value(t, cell->stage, cell->head, cell->row, largest))
+            largest = col;
+    return largest;
+}
+
+/* Whether a question asks which is largest ("look at most", "the largest share", "highest"). */
+static bool asks_for_largest(const char *ask) {
+    static const char *const words[] = { "most", "largest", "highest", "biggest", "greatest",
+                                         "strongest", "maximum" };
+    for (const char *p = ask; p && *p; p++) {
+        if (p != ask && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+            size_t length = strlen(words[i]);
+            if (strncasecmp(p, words[i], length) == 0 && !isalnum((unsigned char)p[length]))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* An explicit key that names the focus column of a question asking for the largest, where the
+ * row's largest value is elsewhere: the focus (and the key with it) moved onto the wrong cell. */
+static void check_key_largest(const lesson_step *step, const trace *t, const char *answer,
+                              lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    int largest = largest_column(t, &cell);
+    if (largest == cell.col || !asks_for_largest(step->ask)) return;
+    char label[320], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX];
+    char answer_shown[LESSON_ESCAPED_MAX], largest_shown[LESSON_ESCAPED_MAX];
+    const char *other = trace_axis_name(t, stage_get(cell.stage)->cols, largest, label,
+                                        sizeof label);
+    claim_cell_name(t, &cell, name, sizeof name);
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_KEY_NOT_LARGEST,
+                  lesson_escape(answer, strlen(answer), answer_shown), escaped(name, name_shown),
+                  lesson_escape(other, strlen(other), largest_shown));
+}
+
+/* An explicit choice key is checked as `answer: auto` would take it: the choice naming the
+ * focus column is the key (and where the question asks for the largest, that column holds the
+ * row's largest value); a key naming another column, or not the focus column's choice when
+ * there is one, is refused; any other key that is a number is the focus cell's value. */
 static void check_choice(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
-    char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], shown[LESSON_ESCAPED_MAX];
-    const char *column = trace_axis_label(t, stage_get(step->stage)->cols, cell.col, label,
-                                          sizeof label);
     const char *answer = step->choices[step->answer_choice];
-    if (strcmp(answer, column) == 0) return;
-    /* an answer that names a column of the stage is a claim about the focus column */
-    stage_axis axis = stage_get(step->stage)->cols;
-    for (int col = 0; col < trace_cols(t, step->stage); col++) {
-        char other[32];
-        if (strcmp(trace_axis_label(t, axis, col, other, sizeof other), answer) != 0) continue;
-        claim_cell_name(t, &cell, name, sizeof name);
-        lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_CHOICE,
-                      lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown));
+    if (names_column(t, step->stage, cell.col, answer)) {
+        check_key_largest(step, t, answer, d);
         return;
     }
-    /* any other number is a claim about the focus cell's value */
-    check_numeric_choice(step, t, answer, d);
+    bool wrong = false;
+    for (int col = 0; col < trace_cols(t, step->stage) && !wrong; col++)
+        wrong = names_column(t, step->stage, col, answer);
+    stage_axis axis = stage_get(step->stage)->cols;
+    for (int i = 0; i < step->n_choices && !wrong && axis <= AXIS_SOURCE; i++)
+        wrong = names_column(t, step->stage, cell.col, step->choices[i]);
+    if (!wrong) {
+        check_numeric_choice(step, t, answer, d);   /* a number is a claim about the value */
+        return;
+    }
+    char name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], shown[LESSON_ESCAPED_MAX];
+    claim_cell_name(t, &cell, name, sizeof name);
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_CHOICE,
+                  lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown));
 }
 
 /* A choice taken from a focus column that does not hold its row's largest value is most likely
@@ -99,11 +157,7 @@ static void check_choice(const lesson_step *step, const trace *t, lesson_diagnos
 static void warn_not_largest(const lesson_step *step, const trace *t, const char *column,
                              lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
-    int largest = cell.col;
-    for (int col = 0; col < trace_cols(t, cell.stage); col++)
-        if (trace_value(t, cell.stage, cell.head, cell.row, col)
-            > trace_value(t, cell.stage, cell.head, cell.row, largest))
-            largest = col;
+    int largest = largest_column(t, &cell);
     if (largest == cell.col) return;
     char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX];
     char column_shown[LESSON_ESCAPED_MAX], largest_shown[LESSON_ESCAPED_MAX];

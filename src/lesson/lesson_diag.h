@@ -91,6 +91,9 @@
     X(AUTO_NOT_LARGEST,  "'answer: auto' takes '%s', the column of the focus %s, but the " \
                          "largest value of that row is at '%s'; if the question asks which is " \
                          "largest, put the focus there") \
+    X(KEY_NOT_LARGEST,   "answer '%s' is the column of the focus %s, but the question asks " \
+                         "for the largest and that row's largest value is at '%s'; put the " \
+                         "focus and the answer there") \
     X(UNCHECKED_ANSWER,  "answer %s cannot be checked: the step has no focus (or write " \
                          "'answer: auto' with a focus)") \
     X(BAD_PLACEHOLDER,   "%s") \
