@@ -189,6 +189,37 @@ const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer
     return label;
 }
 
+/* Whether a stage's columns are key groups that several heads share (K and V under GQA). */
+static bool shared_groups(const trace *t, stage_id stage)
+{
+    return stage_get(stage)->cols == AXIS_KV_DIMS && t->kv_heads < t->heads;
+}
+
+int trace_column_group_width(const trace *t, stage_id stage)
+{
+    if (!(stage_get(stage)->flags & STAGE_HEAD_COLUMNS))
+        return 0;
+    int groups = stage_get(stage)->cols == AXIS_KV_DIMS ? t->kv_heads : t->heads;
+    return groups > 1 || shared_groups(t, stage) ? t->d_k : 0;
+}
+
+const char *trace_column_group_label(const trace *t, stage_id stage, int group, bool brief,
+                                     char *buffer, size_t size)
+{
+    int per_group = shared_groups(t, stage) ? t->heads / t->kv_heads : 1;
+    int first = group * per_group + 1;
+    char heads[32];
+    if (per_group == 1)
+        snprintf(heads, sizeof heads, "head %d", first);
+    else   /* an en dash between the first and last head */
+        snprintf(heads, sizeof heads, "heads %d\xe2\x80\x93%d", first, first + per_group - 1);
+    if (brief || !shared_groups(t, stage))
+        snprintf(buffer, size, "%s", heads);
+    else
+        snprintf(buffer, size, "group %d (%s)", group + 1, heads);
+    return buffer;
+}
+
 /* A name for an explanation's format arguments, which name a few cells at once: kept in one of
  * a ring of buffers, each alive until NAMES_KEPT more names are taken. */
 enum { NAMES_KEPT = 8 };

@@ -268,6 +268,17 @@ const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer
 int trace_axis_find(const trace *t, stage_axis axis, const char *name, size_t length,
                     char *error, size_t error_size);
 
+/* Columns per group of a stage whose columns are the heads' side by side (STAGE_HEAD_COLUMNS:
+ * d_k), or 0 when its columns are not shown in groups (one head, or another stage). K and V under
+ * grouped-query attention are grouped by key group, one group too when every head shares it. */
+int trace_column_group_width(const trace *t, stage_id stage);
+
+/* The label over column group g (from 0) of such a stage: "head 2", or where grouped-query
+ * attention shares the group among heads "group 1 (heads 1–2)" (brief: "heads 1–2", for a
+ * narrow column). Returns buffer. */
+const char *trace_column_group_label(const trace *t, stage_id stage, int group, bool brief,
+                                     char *buffer, size_t size);
+
 /* Parses "STAGE[ROW,COL]" where ROW and COL are named as trace_axis_find reads them: a token
  * written once by its name, any token by its name and 0-based position ("dog@6", as
  * trace_axis_name writes a repeated token), or 0-based indices; the plain name of a repeated
