@@ -67,6 +67,13 @@ check "--explain of an unknown cell exits 64" expect_status 64 ./attnstep --expl
 check "--explain of a mistyped token says which it means" output_is -s 64 \
     "attnstep: no such cell 'weights[cat,sta]': 'sta' is not a column of weights; did you mean 'sat'?
 Try 'attnstep --help' for more information." ./attnstep --explain 'weights[cat,sta]' "$lesson"
+# a repeated token is named by its position; its plain name could be either, and is refused
+check "--explain Q_rotated[dog@6,1] gives the dog at position 6" output_is \
+    "Q_rotated[dog@6,1] = Q[dog@6,0]·sin θ + Q[dog@6,1]·cos θ, θ = 6 × 10000.0^(−0/4) = 6.0 (pair 0 of head 1) = (1.0 × -0.2794) + (0.0 × 0.9602) = -0.2794" \
+    ./attnstep --explain 'Q_rotated[dog@6,1]' lessons/rope.yaml
+check "--explain of a repeated token's plain name lists its positions" output_is -s 64 \
+    "attnstep: cell 'Q_rotated[dog,1]' is ambiguous: 'dog' appears at positions 2 and 6: write dog@2 or dog@6
+Try 'attnstep --help' for more information." ./attnstep --explain 'Q_rotated[dog,1]' lessons/rope.yaml
 printf 'q\n' > "$tmp/quit.keys"
 check "--at of a mistyped stage says which it means" output_is -s 64 \
     "attnstep: --at 'wieghts[cat,sat]': unknown stage 'wieghts'; did you mean 'weights'? (stages: input Q K V scores scaled masked weights context concat output)" \

@@ -71,7 +71,7 @@ ui "n n q" "$tmp/one/bank_river.yaml"
 out=$(env LANG=C.UTF-8 XDG_STATE_HOME="$state" ATTNSTEP_LESSONS="$tmp/one" \
       ./attnstep --keys "$tmp/reset.keys" --screen 100x30 2>&1); status=$?
 check "the picker's R asks, n keeps the progress" shows 0 "progress kept" "step 3 of 9"
-check "  and y resets it" shows 0 'progress of "bank of the river: a query finds its key" reset' \
+check "  and y resets it" shows 0 'progress of "The bank of the river: a query finds its key" reset' \
     "not started"
 out=$(XDG_STATE_HOME="$state" ./attnstep --reset "$tmp/one/bank_river.yaml" 2>&1); status=$?
 check "  leaving nothing for --reset" shows 0 "no progress was kept"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Questions never leak.
 # 1. `attnstep --check --strict` passes on every shipped lesson: no question's answer is written
-#    before it is asked (in the about text, an earlier step, the question itself, or the lesson
-#    before it in lessons/ORDER), and no other warning.
+#    before it is asked (in the title, the about text, an earlier step's narration, question,
+#    choices or worked sum, the question itself, or the lesson before it in lessons/ORDER), and
+#    no other warning.
 # 2. Each kind of leak, planted in a scratch lesson, is warned of with the line it is on, and
 #    --strict turns the warning into exit status 65.
 # 3. In every shipped lesson (and the screen tests' question lesson), no open question's screen
@@ -56,6 +57,57 @@ steps:
 $numeric_question
 EOF
 planted about "in the about text (the picker's summary)" "the about text (line 2) says '0.6296'"
+
+cat >"$tmp/title.yaml" <<EOF
+title: cat keeps 0.63 of its attention
+$head_lines
+steps:
+$numeric_question
+EOF
+planted title "in the title (on every screen and in the picker)" "the title (line 1) says '0.63'"
+
+# context's sum writes each weight it takes: cat's output[0] is 0.6296 × 1.0 + 0.3704 × 0.0
+lesson sum <<EOF
+$head_lines
+steps:
+  - stage: context
+    focus: [cat, "0"]
+    say: The context, before the weights.
+$numeric_question
+EOF
+planted sum "in the worked sum of an earlier step's focus" \
+    "the worked sum of step 1's focus (line 7) says '0.6296'"
+lesson sum_input <<EOF
+$head_lines
+steps:
+  - stage: input
+    focus: [cat, "0"]
+  - stage: weights
+    focus: [cat, sat]
+    ask: What share of its attention will cat give to sat? (one decimal)
+    answer: 0.4
+    tolerance: 0.05
+EOF
+# input[cat,0]'s sum says 1.0 and 0.5; the answer 0.37 is near neither: no warning, and a sum
+# that reads no weight is never read for one
+if ./attnstep --check --strict "$tmp/sum_input.yaml" 2>"$tmp/err"; then
+    echo "ok   a worked sum of a stage that reads no weight is no leak"
+else
+    echo "FAIL a worked sum of the input was taken for a leak:"; cat "$tmp/err"; failed=1
+fi
+
+lesson choices <<EOF
+$head_lines
+steps:
+  - stage: scaled
+    focus: [sat, sat]
+    ask: What is sat's scaled score with itself? (two decimals)
+    choices: [0.35, 0.63, 0.71]
+    answer: 0.71
+$numeric_question
+EOF
+planted choices "in the choices of an earlier question" \
+    "the choices of step 1 (line 10) says '0.63'"
 
 lesson percent <<EOF
 $head_lines
@@ -138,7 +190,11 @@ steps:
 $numeric_question
 EOF
 planted order/second "in the lesson before it in ORDER" \
-    "step 1 of first.yaml, the lesson before (line 10) says '0.63'"
+    "the narration of step 1 of first.yaml, the lesson before (line 10) says '0.63'"
+sed -i 's/^title: the first lesson/title: where cat keeps 0.63/' "$tmp/order/first.yaml"
+planted order/second "in the title of the lesson before it in ORDER" \
+    "the title of first.yaml, the lesson before (line 1) says '0.63'"
+sed -i 's/^title: where cat keeps 0.63/title: the first lesson/' "$tmp/order/first.yaml"
 sed -i 's/0.63 of/most/' "$tmp/order/first.yaml"
 if ./attnstep --check --strict "$tmp/order/second.yaml" 2>"$tmp/err"; then
     echo "ok   the lesson before that does not say it is no leak"

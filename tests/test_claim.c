@@ -9,6 +9,7 @@
 #include "fixtures.h"
 #include "claim.h"
 #include "lesson.h"
+#include "token_name.h"
 
 /* cat [1, 0.5], sat [0, 1], mat [1, 0.5], W = identity, 2 heads (d_k = 1). Head 1 scores are
  * the products of column 0: cat row [1, 0, 1]; head 2 of column 1: cat row [0.25, 0.5, 0.25]. */
@@ -217,8 +218,47 @@ static void test_repeated_tokens_by_position(void **state) {
     assert_string_equal(name, "scores[the@2,cat]");
     refused(&t, "scores[the@1,cat] = 0",
             "no such cell 'scores[the@1,cat]': name the row and column by token or by 0-based index");
+    /* the plain name could be either "the": refused, on either side, with what to write */
+    const char *which = "'the' appears at positions 0 and 2: write the@0 or the@2";
+    char expected[CLAIM_MESSAGE_MAX];
+    snprintf(expected, sizeof expected, "cell 'scores[the,cat]' is ambiguous: %s", which);
+    refused(&t, "scores[the,cat] = 0", expected);
+    snprintf(expected, sizeof expected, "cell 'scores[cat,the]' is ambiguous: %s", which);
+    refused(&t, "scores[cat,the] = 0", expected);
+    snprintf(expected, sizeof expected, "cell 'scores[the,the]' is ambiguous: %s", which);
+    refused(&t, "scores[the,the] = 0", expected);
+    refused(&t, "argmin scores[cat] = the", which);
+    assert_true(holds(&t, "argmin scores[cat] = the@0", 1));   /* ties go to the first */
+    snprintf(expected, sizeof expected, "placeholder '{weights[the,cat]}': cell "
+             "'weights[the,cat]' is ambiguous: %s", which);
+    claim_text_error error;
+    char out[256];
+    assert_int_equal(claim_render(&t, "{weights[the,cat]}", 1, out, sizeof out, &error), -1);
+    assert_string_equal(error.message, expected);
     trace_free(&t);
     lesson_free(&l);
+}
+
+/* The refusal lists a token's positions: every one up to six, the first three to write. */
+static void test_repeated_token_refusal_lists_positions(void **state) {
+    (void)state;
+    const char *tokens[] = { "a", "b", "a", "a", "a", "a", "a", "a", "a" };
+    token_axis four = token_axis_of(tokens, 5), many = token_axis_of(tokens, 9);
+    char why[256];
+    token_name_refusal(&four, "a", 1, why, sizeof why);
+    assert_string_equal(why, "'a' appears at positions 0, 2, 3 and 4: write a@0, a@2, a@3 or "
+                             "another a@POSITION");
+    token_name_refusal(&many, "a", 1, why, sizeof why);
+    assert_string_equal(why, "'a' appears at positions 0, 2, 3, 4, 5, 6 and 2 more: write a@0, "
+                             "a@2, a@3 or another a@POSITION");
+    int index = -1;
+    assert_int_equal(token_name_find(&four, "b", 1, &index), TOKEN_NAME_FOUND);
+    assert_int_equal(index, 1);
+    assert_int_equal(token_name_find(&four, "a@3", 3, &index), TOKEN_NAME_FOUND);
+    assert_int_equal(index, 3);
+    assert_int_equal(token_name_find(&four, "a", 1, &index), TOKEN_NAME_REPEATED);
+    assert_int_equal(token_name_find(&four, "b@0", 3, &index), TOKEN_NAME_NONE);
+    assert_int_equal(token_name_find(&four, "a@5", 3, &index), TOKEN_NAME_NONE);
 }
 
 static void bad_placeholder(const trace *t, const char *text, size_t offset, int index,
@@ -318,6 +358,49 @@ static void test_check_answer_auto_with_choices(void **state) {
     release(&f);
 }
 
+/* Issue 24: an explicit choice key is checked as `answer: auto` would take it. In head 1 cat's
+ * largest weight is at cat (and mat, its twin), so sat is the key of no "most" question; a key
+ * that is not the choice naming the focus column is refused; each error at the key's line. */
+static void test_check_explicit_choice_keys(void **state) {
+    (void)state;
+    fixture f;
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word does cat look at most?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: sat\n"
+                             "  - stage: weights\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word is named second?\n"
+                             "    choices: [sat, neither]\n"
+                             "    answer: neither\n", false,
+                             "t.yaml:13:13: error: answer 'sat' is the column of the focus "
+                             "weights[cat,sat], but the question asks for the largest and that "
+                             "row's largest value is at 'cat'; put the focus and the answer "
+                             "there\n"
+                             "   13 |     answer: sat\n"
+                             "      |             ^\n"
+                             "t.yaml:18:13: error: answer 'neither' is not the column of the "
+                             "focus weights[cat,sat]; a choice that names a column is the right "
+                             "one only at the focus\n"
+                             "   18 |     answer: neither\n"
+                             "      |             ^\n", &f), LESSON_INVALID);
+    release(&f);
+    /* the same key where the question asks no largest, and at head 2, where sat is largest */
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word is named second?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: sat\n"
+                             "  - stage: weights\n"
+                             "    head: 2\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word does cat look at most?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: sat\n", false, "", &f), LESSON_OK);
+    release(&f);
+}
+
 static void test_check_refuses_wrong_answers(void **state) {
     (void)state;
     fixture f;
@@ -396,6 +479,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_comparisons, setup, teardown),
         cmocka_unit_test(test_repeated_tokens_by_position),
+        cmocka_unit_test(test_repeated_token_refusal_lists_positions),
         cmocka_unit_test_setup_teardown(test_about_takes_its_tolerance_from_the_decimals, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_heads, setup, teardown),
@@ -408,6 +492,7 @@ int main(void) {
         cmocka_unit_test(test_check_writes_live_numbers),
         cmocka_unit_test(test_check_answer_auto_with_choices),
         cmocka_unit_test(test_check_refuses_wrong_answers),
+        cmocka_unit_test(test_check_explicit_choice_keys),
         cmocka_unit_test(test_check_warns_of_answered_questions),
         cmocka_unit_test(test_about_shown_without_check),
     };

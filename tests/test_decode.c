@@ -484,7 +484,7 @@ static void test_decoding_walk_from_a_lesson(void **state)
     lesson_free(&l);
 
     assert_int_equal(fixture_load_status(TOKENS "mask: causal\ndecode: true\nsteps:\n"
-                          "  - stage: scores\n    position: b\n    focus: [b, a]\n"
+                          "  - stage: scores\n    position: b\n    focus: [b, a@0]\n"
                           "  - stage: V\n    position: 2\n    focus: [b, 1]\n"
                           "  - stage: weights\n", &l, message, sizeof message), LESSON_OK);
     assert_int_equal(l.steps[0].token, 2);
@@ -656,7 +656,7 @@ static void test_questions_at_positions(void **state)
     for (int i = 0; i < 3; i++) {
         char text[1024];
         snprintf(text, sizeof text, "%s  - stage: scores\n%s  - stage: scores\n"
-                 "    position: c\n    focus: [c, a]\n    ask: Which key?\n"
+                 "    position: c\n    focus: [c, a@0]\n    ask: Which key?\n"
                  "    choices: [a, b, c]\n    answer: auto\n",
                  TOKENS "mask: causal\ndecode: true\nsteps:\n", earlier[i]);
         assert_int_equal(checked(text, "already on screen"), leaks[i]);

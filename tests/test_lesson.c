@@ -244,12 +244,34 @@ static void test_focus_on_source_and_repeats(void **state) {
     (void)state;
     lesson l;
     load_ok("title: t\ntokens: a b a\nsource: x a\nembeddings: {a: [1], b: [2], x: [3]}\n"
-            "steps:\n  - stage: K\n    focus: [a, 0]\n  - stage: scores\n    focus: [a, a]\n"
+            "steps:\n  - stage: K\n    focus: [a, 0]\n  - stage: scores\n    focus: [a@2, a]\n"
             "  - stage: source_input\n    focus: [x, 0]\n", &l);
     assert_int_equal(l.steps[0].focus_row, 1);   /* K's rows are the source tokens */
-    assert_int_equal(l.steps[1].focus_row, 0);   /* the first "a" of tokens */
-    assert_int_equal(l.steps[1].focus_col, 1);   /* the "a" of source */
+    assert_int_equal(l.steps[1].focus_row, 2);   /* the "a" at position 2 of tokens */
+    assert_int_equal(l.steps[1].focus_col, 1);   /* the "a" of source, written once there */
     assert_int_equal(l.steps[2].focus_row, 0);
+    lesson_free(&l);
+}
+
+/* The plain name of a repeated token could be either: a focus or a position naming it is
+ * refused with its positions. */
+static void test_repeated_token_refused_in_focus_and_position(void **state) {
+    (void)state;
+    expect_errors("title: t\ntokens: a b a\nembeddings: {a: [1], b: [2]}\n"
+                  "steps:\n  - stage: scores\n    focus: [b, a]\n",
+                  "t.yaml:6:16: error: focus column names a token written more than once: 'a' "
+                  "appears at positions 0 and 2: write a@0 or a@2\n"
+                  "    6 |     focus: [b, a]\n      |                ^\n");
+    expect_errors("title: t\ntokens: a b a\nembeddings: {a: [1], b: [2]}\nmask: causal\n"
+                  "decode: true\nsteps:\n  - stage: Q\n    position: a\n",
+                  "t.yaml:8:15: error: position names a token written more than once: 'a' "
+                  "appears at positions 0 and 2: write a@0 or a@2\n"
+                  "    8 |     position: a\n      |               ^\n");
+    lesson l;
+    load_ok("title: t\ntokens: a b a\nembeddings: {a: [1], b: [2]}\nmask: causal\n"
+            "decode: true\nsteps:\n  - stage: Q\n    position: a@2\n    focus: [a@2, 0]\n", &l);
+    assert_int_equal(l.steps[0].token, 3);
+    assert_int_equal(l.steps[0].focus_row, 2);
     lesson_free(&l);
 }
 
@@ -682,6 +704,7 @@ int main(void) {
         cmocka_unit_test(test_cross_attention),
         cmocka_unit_test(test_steps_focus_and_questions),
         cmocka_unit_test(test_focus_on_source_and_repeats),
+        cmocka_unit_test(test_repeated_token_refused_in_focus_and_position),
         cmocka_unit_test(test_random_known_values),
         cmocka_unit_test(test_random_normal_matches_libm),
         cmocka_unit_test(test_random_embeddings_follow_first_appearance),

@@ -257,6 +257,34 @@ static void test_kv_groups(void **state)
         assert_int_equal(trace_kv_group(&t, h), h);
 }
 
+/* K's and V's columns are labelled by key group and the heads that share it, Q's by head; a
+ * stage of one group shared by every head still says so; without GQA they are heads. */
+static void test_column_groups_name_their_heads(void **state)
+{
+    (void)state;
+    trace t = { .heads = 6, .kv_heads = 2, .d_k = 2 };
+    char label[64];
+    assert_int_equal(trace_column_group_width(&t, STAGE_V), 2);
+    assert_int_equal(trace_column_group_width(&t, STAGE_Q), 2);
+    assert_int_equal(trace_column_group_width(&t, STAGE_WEIGHTS), 0);
+    assert_string_equal(trace_column_group_label(&t, STAGE_K, 1, false, label, sizeof label),
+                        "group 2 (heads 4\xe2\x80\x93" "6)");
+    assert_string_equal(trace_column_group_label(&t, STAGE_K, 0, true, label, sizeof label),
+                        "heads 1\xe2\x80\x93" "3");
+    assert_string_equal(trace_column_group_label(&t, STAGE_Q, 4, false, label, sizeof label),
+                        "head 5");
+    t.kv_heads = 1;   /* multi-query: one group, still named */
+    assert_int_equal(trace_column_group_width(&t, STAGE_K), 2);
+    assert_string_equal(trace_column_group_label(&t, STAGE_K, 0, false, label, sizeof label),
+                        "group 1 (heads 1\xe2\x80\x93" "6)");
+    t.kv_heads = 6;   /* multi-head: K's columns are the heads' */
+    assert_string_equal(trace_column_group_label(&t, STAGE_K, 2, false, label, sizeof label),
+                        "head 3");
+    t.heads = t.kv_heads = 1;
+    assert_int_equal(trace_column_group_width(&t, STAGE_K), 0);
+    assert_int_equal(trace_column_group_width(&t, STAGE_Q), 0);
+}
+
 /* Grouped-query attention with RoPE against a direct computation: K and V have kv_heads · d_k
  * columns (W_K, W_V are d_model × kv_heads·d_k, read from the first numbers of their arrays);
  * query head h reads group g = (h − 1) / (heads / kv_heads); its scores are Q_rotated_h ·
@@ -451,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_window_mask),
         cmocka_unit_test(test_refused_combinations),
         cmocka_unit_test(test_kv_groups),
+        cmocka_unit_test(test_column_groups_name_their_heads),
         cmocka_unit_test(test_gqa_matches_direct_computation),
         cmocka_unit_test(test_gqa_with_every_head_is_multi_head),
         cmocka_unit_test(test_explanations),

@@ -1706,7 +1706,7 @@ static void test_picker_progress_marks_and_reset(void **state)
 
     picker->ops->key(picker, 'R', &st);   /* bank_river is selected, first by name */
     redraw(picker, &st);
-    assert_true(screen_has("reset the progress of \"bank of the river"));
+    assert_true(screen_has("reset the progress of \"The bank of the river"));
     picker->ops->key(picker, 'n', &st);
     assert_int_equal(ui_progress_describe(saved, bank, text, sizeof text), UI_PROGRESS_PARTIAL);
     picker->ops->key(picker, 'R', &st);

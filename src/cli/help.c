@@ -129,7 +129,8 @@ static const struct {
     { "csv", "STAGE is a stage name as --json writes it, of a stage the lesson has (one of "
       STAGE_LIST "). Numbers have 17 significant digits whatever --precision says. A per-head "
       "stage needs --head beyond head 1; a head the lesson does not have exits 64." },
-    { "explain", "A token written more than once is named by its first occurrence." },
+    { "explain", "A token written more than once is named with its 0-based position, as dog@6; "
+      "its plain name is refused with the positions to choose from." },
     { "check", "Each problem is printed as path:line:col: error: message; a YAML syntax error "
       "stops the reading of its file, so no other problem of that file is reported, before or "
       "after it. Every weight matrix is made (random ones drawn) and the trace is computed, to "

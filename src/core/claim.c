@@ -171,16 +171,15 @@ static const char *parse_operator(const char *p, claim_op *op)
     return NULL;
 }
 
-/* Index of label along a stage's columns: a token as written, or a 0-based index. */
-static int find_column(const trace *t, stage_id stage, const char *label)
+/* Index of label along a stage's columns, as a cell names its column (trace_axis_find); -1
+ * with why in error when it names none or is a repeated token's plain name. */
+static int find_column(const trace *t, stage_id stage, const char *label, char *error,
+                       size_t size)
 {
-    stage_axis axis = stage_get(stage)->cols;
-    int count = trace_cols(t, stage);
-    char buffer[32];
-    for (int i = 0; i < count; i++)
-        if (strcmp(trace_axis_label(t, axis, i, buffer, sizeof buffer), label) == 0)
-            return i;
-    return -1;
+    int col = trace_axis_find(t, stage_get(stage)->cols, label, strlen(label), error, size);
+    if (col == -1)
+        fail(error, size, "'%s' is not a column of %s", label, stage_get(stage)->name);
+    return col < 0 ? -1 : col;
 }
 
 /* "argmax" or "argmin" and a space at p: which, and the text after it. */
@@ -213,10 +212,9 @@ static bool parse_extreme(const trace *t, const char *p, int head, claim *out, c
     copy_span(first, first + strlen(first), label, sizeof label);
     for (size_t n = strlen(label); n > 0 && (label[n - 1] == ' ' || label[n - 1] == '\t'); n--)
         label[n - 1] = '\0';
-    out->column = find_column(t, out->left.cell.stage, label);
+    out->column = find_column(t, out->left.cell.stage, label, error, size);
     if (out->column < 0)
-        return fail(error, size, "'%s' is not a column of %s", label,
-                    stage_get(out->left.cell.stage)->name);
+        return false;
     copy_span(label, label + strlen(label), out->right.text, sizeof out->right.text);
     return true;
 }

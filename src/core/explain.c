@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "number.h"
+#include "token_name.h"
 #include "spelling.h"
 #include "ops/ops.h"
 
@@ -188,6 +189,37 @@ const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer
     return label;
 }
 
+/* Whether a stage's columns are key groups that several heads share (K and V under GQA). */
+static bool shared_groups(const trace *t, stage_id stage)
+{
+    return stage_get(stage)->cols == AXIS_KV_DIMS && t->kv_heads < t->heads;
+}
+
+int trace_column_group_width(const trace *t, stage_id stage)
+{
+    if (!(stage_get(stage)->flags & STAGE_HEAD_COLUMNS))
+        return 0;
+    int groups = stage_get(stage)->cols == AXIS_KV_DIMS ? t->kv_heads : t->heads;
+    return groups > 1 || shared_groups(t, stage) ? t->d_k : 0;
+}
+
+const char *trace_column_group_label(const trace *t, stage_id stage, int group, bool brief,
+                                     char *buffer, size_t size)
+{
+    int per_group = shared_groups(t, stage) ? t->heads / t->kv_heads : 1;
+    int first = group * per_group + 1;
+    char heads[32];
+    if (per_group == 1)
+        snprintf(heads, sizeof heads, "head %d", first);
+    else   /* an en dash between the first and last head */
+        snprintf(heads, sizeof heads, "heads %d\xe2\x80\x93%d", first, first + per_group - 1);
+    if (brief || !shared_groups(t, stage))
+        snprintf(buffer, size, "%s", heads);
+    else
+        snprintf(buffer, size, "group %d (%s)", group + 1, heads);
+    return buffer;
+}
+
 /* A name for an explanation's format arguments, which name a few cells at once: kept in one of
  * a ring of buffers, each alive until NAMES_KEPT more names are taken. */
 enum { NAMES_KEPT = 8 };
@@ -259,17 +291,18 @@ int trace_cell_explain_full(const trace *t, const trace_cell *cell, int precisio
     return explain_cell(t, cell, precision, true, buffer, size);
 }
 
-/* The last '@' of the label's length bytes (a token may hold one itself), or NULL. */
-static const char *memrchr_at(const char *label, size_t length)
+/* The tokens along a token axis (tokens or source tokens), as token_name reads them. */
+static token_axis tokens_along(const trace *t, stage_axis axis)
 {
-    for (size_t i = length; i > 0; i--)
-        if (label[i - 1] == '@')
-            return label + i - 1;
-    return NULL;
+    const char *const *tokens = axis == AXIS_SOURCE && t->in->source ? t->in->source
+                                                                     : t->in->tokens;
+    return token_axis_of(tokens, axis_tokens(t, axis));
 }
 
-/* Index of the label along an axis: the first token so written, a token and its 0-based
- * position ("dog@6"), or a 0-based index. */
+/* What find_index returns for a label that names no index, or a repeated token's plain name. */
+enum { INDEX_NONE = -1, INDEX_REPEATED = TRACE_NAME_REPEATED };
+
+/* The length of an axis. */
 static int axis_count(const trace *t, stage_axis axis)
 {
     return axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
@@ -278,29 +311,22 @@ static int axis_count(const trace *t, stage_axis axis)
          : axis == AXIS_HEAD_DIMS ? t->d_k : trace_tile_count(t);
 }
 
+/* Index of the label along an axis: a token (token_name's rule: a token written once by its
+ * name, any by "dog@6"), or a 0-based index; INDEX_REPEATED for a repeated token's plain name. */
 static int find_index(const trace *t, stage_axis axis, const char *label, size_t length)
 {
     int count = axis_count(t, axis);
-    char buffer[32];
-    for (int i = 0; i < count && axis <= AXIS_SOURCE; i++) {
-        const char *name = trace_axis_label(t, axis, i, buffer, sizeof buffer);
-        if (strlen(name) == length && strncmp(name, label, length) == 0)
-            return i;
-    }
-    /* "dog@6": the token at position 6, when it is a dog (the name trace_axis_name writes) */
-    const char *at = memrchr_at(label, length);
-    size_t token = at ? (size_t)(at - label) : 0, digits = at ? length - token - 1 : 0;
-    if (at && digits > 0 && digits < 10 && strspn(at + 1, "0123456789") >= digits) {
-        int i = atoi(at + 1);
-        const char *name = i < axis_tokens(t, axis)
-                         ? trace_axis_label(t, axis, i, buffer, sizeof buffer) : "";
-        if (strlen(name) == token && strncmp(name, label, token) == 0)
-            return i;
+    if (axis_tokens(t, axis) > 0) {
+        token_axis tokens = tokens_along(t, axis);
+        int index = INDEX_NONE;
+        token_name_status found = token_name_find(&tokens, label, length, &index);
+        if (found != TOKEN_NAME_NONE)
+            return found == TOKEN_NAME_FOUND ? index : INDEX_REPEATED;
     }
     if (length == 0 || length > 9 || strspn(label, "0123456789") < length)
-        return -1;
+        return INDEX_NONE;
     int index = atoi(label);
-    return index < count ? index : -1;
+    return index < count ? index : INDEX_NONE;
 }
 
 static bool parse_failed(char *error, size_t error_size, const char *format, const char *what)
@@ -330,11 +356,48 @@ static const char *nearest_label(const trace *t, stage_axis axis, const char *la
     return nearest;
 }
 
+int trace_axis_find(const trace *t, stage_axis axis, const char *name, size_t length,
+                    char *error, size_t error_size)
+{
+    int index = find_index(t, axis, name, length);
+    if (index == INDEX_REPEATED) {
+        token_axis tokens = tokens_along(t, axis);
+        token_name_refusal(&tokens, name, length, error, error_size);
+    }
+    return index;
+}
+
+/* Whether spec names a row or column by the plain name of a repeated token (at a comma whose
+ * other side names one, or is such a name too); if so, error says which positions it could be. */
+static bool repeated_name(const trace *t, const stage_info *info, const char *spec,
+                          const char *inside, const char *end, char *error, size_t error_size)
+{
+    for (const char *comma = inside; comma < end; comma++) {
+        if (*comma != ',')
+            continue;
+        size_t row_length = (size_t)(comma - inside), col_length = (size_t)(end - comma - 1);
+        int row = find_index(t, info->rows, inside, row_length);
+        int col = find_index(t, info->cols, comma + 1, col_length);
+        if (row == INDEX_NONE || col == INDEX_NONE || (row >= 0 && col >= 0))
+            continue;
+        char why[512];
+        if (row == INDEX_REPEATED)
+            trace_axis_find(t, info->rows, inside, row_length, why, sizeof why);
+        else
+            trace_axis_find(t, info->cols, comma + 1, col_length, why, sizeof why);
+        snprintf(error, error_size, "cell '%s' is ambiguous: %s", spec, why);
+        return true;
+    }
+    return false;
+}
+
 /* Why no comma of spec splits it into a row and a column: the side that names nothing (taken
  * at the first comma whose other side does name one), with the nearest token to it. */
 static bool cell_not_found(const trace *t, const stage_info *info, const char *spec,
                            const char *inside, const char *end, char *error, size_t error_size)
 {
+    if (repeated_name(t, info, spec, inside, end, error, error_size))
+        return false;
     const char *split = NULL;
     bool row_bad = true;
     for (const char *comma = inside; comma < end && !split; comma++) {

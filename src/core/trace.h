@@ -262,10 +262,32 @@ const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer
  * every place says it in: "stage 'biased' exists only with 'bias: alibi'". */
 void trace_stage_absent(stage_id stage, char *out, size_t size);
 
-/* Parses "STAGE[ROW,COL]" where ROW and COL are token names (the first token so written), a
- * token and its 0-based position ("dog@6", as trace_axis_name writes a repeated token), or
- * 0-based indices. head is the head to use for per-head stages (from 1). Returns true and fills
- * cell, or false with a one-line reason in error. */
+/* What trace_axis_find returns for the plain name of a token written more than once. */
+#define TRACE_NAME_REPEATED (-2)
+
+/* The index a row or column name names along an axis, by the rule of trace_cell_parse
+ * (token_name.h: a token written once by its name, any token as "dog@6"; a 0-based index);
+ * -1 when it names none; TRACE_NAME_REPEATED for the plain name of a repeated token, with
+ * error saying which to write ("'dog' appears at positions 2 and 6: write dog@2 or dog@6"). */
+int trace_axis_find(const trace *t, stage_axis axis, const char *name, size_t length,
+                    char *error, size_t error_size);
+
+/* Columns per group of a stage whose columns are the heads' side by side (STAGE_HEAD_COLUMNS:
+ * d_k), or 0 when its columns are not shown in groups (one head, or another stage). K and V under
+ * grouped-query attention are grouped by key group, one group too when every head shares it. */
+int trace_column_group_width(const trace *t, stage_id stage);
+
+/* The label over column group g (from 0) of such a stage: "head 2", or where grouped-query
+ * attention shares the group among heads "group 1 (heads 1–2)" (brief: "heads 1–2", for a
+ * narrow column). Returns buffer. */
+const char *trace_column_group_label(const trace *t, stage_id stage, int group, bool brief,
+                                     char *buffer, size_t size);
+
+/* Parses "STAGE[ROW,COL]" where ROW and COL are named as trace_axis_find reads them: a token
+ * written once by its name, any token by its name and 0-based position ("dog@6", as
+ * trace_axis_name writes a repeated token), or 0-based indices; the plain name of a repeated
+ * token is refused with its positions. head is the head to use for per-head stages (from 1).
+ * Returns true and fills cell, or false with a one-line reason in error. */
 bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *cell,
                       char *error, size_t error_size);
 

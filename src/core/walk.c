@@ -114,6 +114,14 @@ bool walk_build_pipeline(walk *w, const trace *t)
     return build(w, t, NULL, 0, place_pipeline);
 }
 
+walk_step walk_step_off(const walk_step *whole, const walk_step *left)
+{
+    walk_step off = *whole;
+    if (left && left->position != WALK_WHOLE && (stage_get(whole->stage)->flags & STAGE_DECODED))
+        off.position = left->position;
+    return off;
+}
+
 bool walk_build_decode(walk *w, const trace *t)
 {
     return build(w, t, NULL, 0, place_decode);

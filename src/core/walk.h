@@ -53,6 +53,12 @@ bool walk_build_pipeline(walk *w, const trace *t);
  * position p. Returns false when out of memory. */
 bool walk_build_decode(walk *w, const trace *t);
 
+/* The matrix a view shows off its walk, the pipeline's whole step `whole`, after leaving step
+ * `left`: placed at left's position when left is a step of decoding and whole's stage is one
+ * decoding computes at each token (STAGE_DECODED), so that it shows only what a KV cache has
+ * there (the token's own row, the cache's rows up to it); otherwise whole itself. */
+walk_step walk_step_off(const walk_step *whole, const walk_step *left);
+
 /* The rows of its stage a step shows, [*first, *end): every row for WALK_WHOLE; at position p,
  * the cache's rows 0 … p of a stage whose rows are the keys (K, V, K_rotated), and row p of
  * any other stage. */

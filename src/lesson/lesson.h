@@ -75,6 +75,7 @@ typedef struct {
     size_t text_size;
     size_t bytes;                /* what the lesson's numbers and its trace take together */
     char *title;
+    lesson_place title_at;       /* where the title is written */
     char *about;                 /* NULL when the lesson has none */
     lesson_written about_written;
     int n_tokens;

@@ -182,6 +182,8 @@ lesson_status checker_build(checker *c, int root, lesson *l) {
         return LESSON_INVALID;
     }
     l->title = strdup(lesson_node_text(c->t, c->keys[TOP_TITLE]));
+    l->title_at = (lesson_place){ checker_node(c, c->keys[TOP_TITLE])->line,
+                                  checker_node(c, c->keys[TOP_TITLE])->col };
     if (c->keys[TOP_ABOUT] >= 0) {
         l->about = strdup(lesson_node_text(c->t, c->keys[TOP_ABOUT]));
         checker_read_written(c, c->keys[TOP_ABOUT], &l->about_written);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "claim.h"
 #include "lesson.h"
 #include "lesson_answer.h"
@@ -74,25 +75,81 @@ static void check_numeric_choice(const lesson_step *step, const trace *t, const 
     check_value(step, t, given, answer, fmax(half_unit, step->tolerance), d);
 }
 
+/* Whether text names column col of the stage: by its label, or as a cell names it (dog@6). */
+static bool names_column(const trace *t, stage_id stage, int col, const char *text) {
+    char label[32], name[320];
+    stage_axis axis = stage_get(stage)->cols;
+    return strcmp(trace_axis_label(t, axis, col, label, sizeof label), text) == 0
+        || strcmp(trace_axis_name(t, axis, col, name, sizeof name), text) == 0;
+}
+
+/* The column of the focus row that holds its largest value (the first of equals). */
+static int largest_column(const trace *t, const trace_cell *cell) {
+    int largest = cell->col;
+    for (int col = 0; col < trace_cols(t, cell->stage); col++)
+        if (trace_value(t, cell->stage, cell->head, cell->row, col)
+            > trace_value(t, cell->stage, cell->head, cell->row, largest))
+            largest = col;
+    return largest;
+}
+
+/* Whether a question asks which is largest ("look at most", "the largest share", "highest"). */
+static bool asks_for_largest(const char *ask) {
+    static const char *const words[] = { "most", "largest", "highest", "biggest", "greatest",
+                                         "strongest", "maximum" };
+    for (const char *p = ask; p && *p; p++) {
+        if (p != ask && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+            size_t length = strlen(words[i]);
+            if (strncasecmp(p, words[i], length) == 0 && !isalnum((unsigned char)p[length]))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* An explicit key that names the focus column of a question asking for the largest, where the
+ * row's largest value is elsewhere: the focus (and the key with it) moved onto the wrong cell. */
+static void check_key_largest(const lesson_step *step, const trace *t, const char *answer,
+                              lesson_diagnostics *d) {
+    trace_cell cell = focus_cell(step);
+    int largest = largest_column(t, &cell);
+    if (largest == cell.col || !asks_for_largest(step->ask)) return;
+    char label[320], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX];
+    char answer_shown[LESSON_ESCAPED_MAX], largest_shown[LESSON_ESCAPED_MAX];
+    const char *other = trace_axis_name(t, stage_get(cell.stage)->cols, largest, label,
+                                        sizeof label);
+    claim_cell_name(t, &cell, name, sizeof name);
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_KEY_NOT_LARGEST,
+                  lesson_escape(answer, strlen(answer), answer_shown), escaped(name, name_shown),
+                  lesson_escape(other, strlen(other), largest_shown));
+}
+
+/* An explicit choice key is checked as `answer: auto` would take it: the choice naming the
+ * focus column is the key (and where the question asks for the largest, that column holds the
+ * row's largest value); a key naming another column, or not the focus column's choice when
+ * there is one, is refused; any other key that is a number is the focus cell's value. */
 static void check_choice(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
-    char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], shown[LESSON_ESCAPED_MAX];
-    const char *column = trace_axis_label(t, stage_get(step->stage)->cols, cell.col, label,
-                                          sizeof label);
     const char *answer = step->choices[step->answer_choice];
-    if (strcmp(answer, column) == 0) return;
-    /* an answer that names a column of the stage is a claim about the focus column */
-    stage_axis axis = stage_get(step->stage)->cols;
-    for (int col = 0; col < trace_cols(t, step->stage); col++) {
-        char other[32];
-        if (strcmp(trace_axis_label(t, axis, col, other, sizeof other), answer) != 0) continue;
-        claim_cell_name(t, &cell, name, sizeof name);
-        lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_CHOICE,
-                      lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown));
+    if (names_column(t, step->stage, cell.col, answer)) {
+        check_key_largest(step, t, answer, d);
         return;
     }
-    /* any other number is a claim about the focus cell's value */
-    check_numeric_choice(step, t, answer, d);
+    bool wrong = false;
+    for (int col = 0; col < trace_cols(t, step->stage) && !wrong; col++)
+        wrong = names_column(t, step->stage, col, answer);
+    stage_axis axis = stage_get(step->stage)->cols;
+    for (int i = 0; i < step->n_choices && !wrong && axis <= AXIS_SOURCE; i++)
+        wrong = names_column(t, step->stage, cell.col, step->choices[i]);
+    if (!wrong) {
+        check_numeric_choice(step, t, answer, d);   /* a number is a claim about the value */
+        return;
+    }
+    char name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX], shown[LESSON_ESCAPED_MAX];
+    claim_cell_name(t, &cell, name, sizeof name);
+    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_WRONG_CHOICE,
+                  lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown));
 }
 
 /* A choice taken from a focus column that does not hold its row's largest value is most likely
@@ -100,11 +157,7 @@ static void check_choice(const lesson_step *step, const trace *t, lesson_diagnos
 static void warn_not_largest(const lesson_step *step, const trace *t, const char *column,
                              lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
-    int largest = cell.col;
-    for (int col = 0; col < trace_cols(t, cell.stage); col++)
-        if (trace_value(t, cell.stage, cell.head, cell.row, col)
-            > trace_value(t, cell.stage, cell.head, cell.row, largest))
-            largest = col;
+    int largest = largest_column(t, &cell);
     if (largest == cell.col) return;
     char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX];
     char column_shown[LESSON_ESCAPED_MAX], largest_shown[LESSON_ESCAPED_MAX];
@@ -296,6 +349,7 @@ typedef struct {
     const char *text;      /* as written (placeholders unwritten), or NULL */
     int head;              /* its placeholders' head */
     lesson_place at;
+    bool written;          /* written in the file (else made by the program: a worked sum) */
     const char *where;     /* "the narration of step 3" */
 } read_text;
 
@@ -335,7 +389,8 @@ static bool said(const read_text *r, const lesson_step *asked, const lesson_answ
     size_t at, length;
     bool found = lesson_answer_find(a, text, 0, &at, &length);
     if (found) {
-        int line = line_of(r->l, r->at, text + at, length,
+        int line = !r->written ? r->at.line
+                 : line_of(r->l, r->at, text + at, length,
                            occurrences_before(text, at, text + at, length));
         char shown[LESSON_ESCAPED_MAX];
         lesson_report_warning(d, asked->ask_at.line, asked->ask_at.col,
@@ -355,56 +410,112 @@ typedef struct {
     char previous_name[256];
 } leak_context;
 
-/* Whether one text of the lesson tells the answer, by a live number or in words. */
-static bool tells(const read_text *r, const lesson_step *asked, const lesson_answer *a,
-                  lesson_diagnostics *d) {
-    return told(r->t, r->text, r->head, r->where, r->at.line, asked, d) || said(r, asked, a, d);
+/* One lesson whose texts a student reads before the question: this one, or the one before
+ * (`before` names it; its live numbers name its own cells, so only its words are read). */
+typedef struct {
+    const lesson *l;
+    const trace *t;
+    const char *before;    /* "first.yaml", or NULL for the question's own lesson */
+    const lesson_step *asked;
+    const lesson_answer *answer, *numbers;  /* the answer; the same told by a number only */
+    lesson_diagnostics *d;
+} reader;
+
+/* Whether one text tells the answer: by a live number (of the question's own lesson), or in
+ * words; numbers_only for a text that names tokens without saying anything of them (a worked
+ * sum, a list of choices). */
+static bool tells(const reader *from, const char *text, int head, lesson_place at,
+                  bool written, bool numbers_only, const char *what) {
+    if (!text) return false;
+    char where[512];
+    if (from->before) snprintf(where, sizeof where, "%s of %s, the lesson before", what,
+                               from->before);
+    else snprintf(where, sizeof where, "%s", what);
+    read_text r = { from->l, from->t, text, head, at, written, where };
+    if (!from->before && written
+        && told(from->t, text, head, where, at.line, from->asked, from->d))
+        return true;
+    return said(&r, from->asked, numbers_only ? from->numbers : from->answer, from->d);
 }
 
-/* Whether the lesson before this one tells the answer: its about, narration or questions. */
-static bool previous_tells(const leak_context *c, const lesson_step *asked,
-                           const lesson_answer *a, lesson_diagnostics *d) {
-    if (!c->has_previous) return false;
-    const lesson *p = &c->previous;
-    char where[512];
-    snprintf(where, sizeof where, "the about text of %s, the lesson before", c->previous_name);
-    read_text r = { p, &c->previous_trace, p->about, 1, p->about_written.at, where };
-    if (said(&r, asked, a, d)) return true;
-    for (int j = 0; j < p->n_steps; j++) {
-        const lesson_step *s = &p->steps[j];
-        snprintf(where, sizeof where, "step %d of %s, the lesson before", j + 1,
-                 c->previous_name);
-        r = (read_text){ p, &c->previous_trace, s->say, step_head(s), s->say_written.at, where };
-        if (said(&r, asked, a, d)) return true;
-        r.text = s->ask;
-        r.at = s->ask_at;
-        if (said(&r, asked, a, d)) return true;
-    }
+/* A step's choices as the question bar lists them, "0.14, 0.58, 0.90" (malloc'd, or NULL). */
+static char *choices_text(const lesson_step *s) {
+    if (s->n_choices == 0) return NULL;
+    size_t size = 1;
+    for (int i = 0; i < s->n_choices; i++) size += strlen(s->choices[i]) + 2;
+    char *out = malloc(size);
+    if (!out) return NULL;
+    out[0] = '\0';
+    for (int i = 0; i < s->n_choices; i++)
+        strcat(strcat(out, i ? ", " : ""), s->choices[i]);
+    return out;
+}
+
+/* The worked sum the UI and --plain show for a step's focus cell, when its terms are cells of
+ * the question's stage (the step shows that stage or one made from it: context's sum writes
+ * each weight), else NULL: an embedding's 1.0 tells no weight. malloc'd. */
+static char *worked_sum(const trace *t, const lesson_step *s, const lesson_step *asked) {
+    if (!has_focus(s) || s->stage == STAGE_COUNT || asked->stage == STAGE_COUNT
+        || (s->stage != asked->stage && !stage_reads(s->stage, READ_NODE, (int)asked->stage)))
+        return NULL;
+    trace_cell cell = focus_cell(s);
+    int length = trace_cell_explain(t, &cell, CLAIM_TEXT_PRECISION, NULL, 0);
+    char *out = length < 0 ? NULL : malloc((size_t)length + 1);
+    if (out) trace_cell_explain(t, &cell, CLAIM_TEXT_PRECISION, out, (size_t)length + 1);
+    return out;
+}
+
+/* Whether step j tells the answer: its narration, its question and choices, or the worked sum
+ * of its focus cell. */
+static bool step_tells(const reader *from, int j) {
+    const lesson_step *s = &from->l->steps[j];
+    char what[64];
+    snprintf(what, sizeof what, "the narration of step %d", j + 1);
+    if (tells(from, s->say, step_head(s), s->say_written.at, true, false, what)) return true;
+    snprintf(what, sizeof what, "the question of step %d", j + 1);
+    if (tells(from, s->ask, step_head(s), s->ask_at, true, false, what)) return true;
+    char *choices = choices_text(s), *sum = worked_sum(from->t, s, from->asked);
+    snprintf(what, sizeof what, "the choices of step %d", j + 1);
+    bool found = tells(from, choices, step_head(s), s->ask_at, true, true, what);
+    snprintf(what, sizeof what, "the worked sum of step %d's focus", j + 1);
+    lesson_place line = { s->line, 1 };
+    found = found || tells(from, sum, step_head(s), line, false, true, what);
+    free(choices);
+    free(sum);
+    return found;
+}
+
+/* Whether a lesson tells the answer before step `until`: its title, its about text (the
+ * picker's summary), and each earlier step. */
+static bool lesson_tells(const reader *from, int until) {
+    const lesson *l = from->l;
+    if (tells(from, l->title, 1, l->title_at, true, false, "the title")
+        || tells(from, l->about, 1, l->about_written.at, true, false, "the about text"))
+        return true;
+    for (int j = 0; j < until; j++)
+        if (step_tells(from, j)) return true;
     return false;
 }
 
-/* A question's answer told before it is answered: in the about text (the picker's summary too),
- * the narration or question of an earlier step, the question itself, or the lesson before. */
+/* A question's answer told before it is answered: in the title or about text (the picker shows
+ * both), an earlier step's narration, question, choices or worked sum, the question itself, or
+ * the lesson before in ORDER (any of its texts). */
 static bool warn_told(const lesson *l, const trace *t, int k, const leak_context *c,
                       lesson_diagnostics *d) {
     const lesson_step *asked = &l->steps[k];
     char row[32];
-    lesson_answer a;
+    lesson_answer a, numbers;
     lesson_answer_of(t, asked, c->sentence, row, sizeof row, &a);
-    read_text r = { l, t, l->about, 1, l->about_written.at, "the about text" };
-    if (tells(&r, asked, &a, d)) return true;
-    for (int j = 0; j < k; j++) {
-        const lesson_step *s = &l->steps[j];
-        char where[64];
-        snprintf(where, sizeof where, "the narration of step %d", j + 1);
-        r = (read_text){ l, t, s->say, step_head(s), s->say_written.at, where };
-        if (tells(&r, asked, &a, d)) return true;
-        snprintf(where, sizeof where, "the question of step %d", j + 1);
-        r = (read_text){ l, t, s->ask, step_head(s), s->ask_at, where };
-        if (tells(&r, asked, &a, d)) return true;
-    }
-    r = (read_text){ l, t, asked->ask, step_head(asked), asked->ask_at, "the question itself" };
-    return tells(&r, asked, &a, d) || previous_tells(c, asked, &a, d);
+    numbers = a;
+    numbers.token = NULL;
+    reader own = { l, t, NULL, asked, &a, &numbers, d };
+    if (lesson_tells(&own, k)
+        || tells(&own, asked->ask, step_head(asked), asked->ask_at, true, false,
+                 "the question itself"))
+        return true;
+    if (!c->has_previous) return false;
+    reader before = { &c->previous, &c->previous_trace, c->previous_name, asked, &a, &numbers, d };
+    return lesson_tells(&before, c->previous.n_steps);
 }
 
 static void warn_leaks(const lesson *l, const trace *t, const leak_context *c,

@@ -88,6 +88,7 @@
     X(FOCUS_NOT_SHOWN,   "the focus is not shown at this position: at position '%s', stage '%s' " \
                          "shows %s%s") \
     X(BAD_FOCUS,         "focus %s '%s' is not one of the %ss of stage '%s'") \
+    X(REPEATED_TOKEN,    "%s names a token written more than once: %s") \
     X(NOT_A_CHOICE,      "answer '%s' is not one of the choices") \
     X(NEEDS,             "'%s' needs %s") \
     X(NO_MEMORY,         "not enough memory to load this lesson") \
@@ -101,6 +102,9 @@
     X(AUTO_NOT_LARGEST,  "'answer: auto' takes '%s', the column of the focus %s, but the " \
                          "largest value of that row is at '%s'; if the question asks which is " \
                          "largest, put the focus there") \
+    X(KEY_NOT_LARGEST,   "answer '%s' is the column of the focus %s, but the question asks " \
+                         "for the largest and that row's largest value is at '%s'; put the " \
+                         "focus and the answer there") \
     X(UNCHECKED_ANSWER,  "answer %s cannot be checked: the step has no focus (or write " \
                          "'answer: auto' with a focus)") \
     X(BAD_PLACEHOLDER,   "%s") \

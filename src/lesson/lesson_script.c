@@ -6,6 +6,7 @@
 #include "lesson_private.h"
 #include "claim.h"
 #include "text.h"
+#include "token_name.h"
 
 #define DEFAULT_TOLERANCE 0.005
 
@@ -19,8 +20,24 @@ static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
 
 /* ---- steps ---- */
 
-/* Labels along an axis: tokens resolve to their first occurrence, and any axis takes a 0-based
- * index. Returns the index, -1 when there is no such label, -2 when the axis is unknown. */
+static const char *list_label(const void *tokens, int i) {
+    return ((const token_list *)tokens)->text[i];
+}
+
+static int list_positions(const void *tokens, const char *name, int *out, int max) {
+    return lesson_index_positions(&((const token_list *)tokens)->first, name, out, max);
+}
+
+/* The tokens of list as the core's rule for naming a token reads them (token_name.h). */
+static token_axis list_axis(const token_list *list) {
+    return (token_axis){ list, list->count, list_label, list_positions };
+}
+
+/* The token list along an axis of tokens (queries, or keys in cross-attention). */
+static const token_list *axis_list(const checker *c, stage_axis axis) {
+    return axis == AXIS_SOURCE && c->keys[TOP_SOURCE] >= 0 ? &c->source : &c->tokens;
+}
+
 /* The length of an axis as the lesson's keys give it, or -1 while unknown. */
 static int axis_length(const checker *c, stage_axis axis) {
     bool cross = c->keys[TOP_SOURCE] >= 0;
@@ -35,17 +52,37 @@ static int axis_length(const checker *c, stage_axis axis) {
          : list->valid ? list->count : -1;
 }
 
+/* What resolve_label returns besides an index. */
+enum { LABEL_NONE = -1, LABEL_UNKNOWN_AXIS = -2, LABEL_REPEATED = -3 };
+
+/* Labels along an axis: tokens as a cell names them (a token written once by its name, any token
+ * as "dog@6"), and any axis takes a 0-based index. Returns the index, LABEL_NONE when there is
+ * no such label, LABEL_UNKNOWN_AXIS when the axis is unknown, LABEL_REPEATED for the plain name
+ * of a repeated token. */
 static int resolve_label(const checker *c, stage_axis axis, const char *text) {
-    bool cross = c->keys[TOP_SOURCE] >= 0, tokens = axis == AXIS_TOKENS || axis == AXIS_SOURCE;
-    const token_list *list = axis == AXIS_SOURCE && cross ? &c->source : &c->tokens;
+    bool tokens = axis == AXIS_TOKENS || axis == AXIS_SOURCE;
+    const token_list *list = axis_list(c, axis);
     int count = axis_length(c, axis);
-    if (count < 0) return -2;
+    if (count < 0) return LABEL_UNKNOWN_AXIS;
     if (tokens) {
-        int at = lesson_index_first(&list->first, text);
-        if (at >= 0) return at;
+        token_axis named = list_axis(list);
+        int at = LABEL_NONE;
+        token_name_status found = token_name_find(&named, text, strlen(text), &at);
+        if (found != TOKEN_NAME_NONE) return found == TOKEN_NAME_FOUND ? at : LABEL_REPEATED;
     }
     uint64_t index = 0;
-    return lesson_parse_integer(text, 0, (uint64_t)count - 1, &index) ? (int)index : -1;
+    return lesson_parse_integer(text, 0, (uint64_t)count - 1, &index) ? (int)index : LABEL_NONE;
+}
+
+/* Reports the plain name of a repeated token at node, with the positions to choose from
+ * ("'dog' appears at positions 2 and 6: write dog@2 or dog@6"), as a focus row or column or a
+ * position (what). */
+static void report_repeated(checker *c, int node, stage_axis axis, const char *what) {
+    token_axis named = list_axis(axis_list(c, axis));
+    const char *text = lesson_node_text(c->t, node);
+    char why[LESSON_ESCAPED_MAX], shown[LESSON_ESCAPED_MAX];
+    token_name_refusal(&named, text, strlen(text), why, sizeof why);
+    REPORT(c, node, REPEATED_TOKEN, what, lesson_escape(why, strlen(why), shown));
 }
 
 static int read_focus_part(checker *c, int node, stage_id stage, bool row) {
@@ -55,7 +92,11 @@ static int read_focus_part(checker *c, int node, stage_id stage, bool row) {
     stage_axis axis = row ? info->rows : info->cols;
     int at = resolve_label(c, axis, lesson_node_text(c->t, node));
     char text[LESSON_ESCAPED_MAX];
-    if (at != -1) return at;
+    if (at == LABEL_REPEATED) {
+        report_repeated(c, node, axis, row ? "focus row" : "focus column");
+        return LABEL_NONE;
+    }
+    if (at != LABEL_NONE) return at;
     lesson_diagnostic *item = REPORT(c, node, BAD_FOCUS, row ? "row" : "column",
                                      checker_shown(c, node, text), row ? "row" : "column",
                                      info->name);
@@ -340,6 +381,10 @@ static void read_position(checker *c, int node, lesson_step *step) {
     int at = resolve_label(c, AXIS_TOKENS, lesson_node_text(c->t, node));
     if (at >= 0) {
         step->token = at + 1;
+        return;
+    }
+    if (at == LABEL_REPEATED) {
+        report_repeated(c, node, AXIS_TOKENS, "position");
         return;
     }
     char text[LESSON_ESCAPED_MAX];

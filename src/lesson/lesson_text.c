@@ -249,16 +249,31 @@ bool lesson_index_build(lesson_index *index, const char *const *keys, int count)
     return true;
 }
 
-int lesson_index_first(const lesson_index *index, const char *key) {
+/* The first entry whose key is not below key (count when there is none). */
+static int lower_bound(const lesson_index *index, const char *key) {
     int low = 0, high = index->count;  /* the first entry not below key is in [low, high] */
     while (low < high) {
         int middle = low + (high - low) / 2;
         if (strcmp(index->entries[middle].key, key) < 0) low = middle + 1;
         else high = middle;
     }
+    return low;
+}
+
+int lesson_index_first(const lesson_index *index, const char *key) {
+    int low = lower_bound(index, key);
     if (low < index->count && strcmp(index->entries[low].key, key) == 0)
         return index->entries[low].value;
     return -1;
+}
+
+int lesson_index_positions(const lesson_index *index, const char *key, int *out, int max) {
+    int found = 0;
+    /* entries of one key are sorted by value: its positions in order */
+    for (int i = lower_bound(index, key);
+         i < index->count && strcmp(index->entries[i].key, key) == 0; i++)
+        if (found++ < max) out[found - 1] = index->entries[i].value;
+    return found;
 }
 
 void lesson_index_free(lesson_index *index) {

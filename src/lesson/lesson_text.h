@@ -94,6 +94,10 @@ bool lesson_index_build(lesson_index *index, const char *const *keys, int count)
 /* The smallest i with keys[i] equal to key (its first occurrence), or -1 when there is none. */
 int lesson_index_first(const lesson_index *index, const char *key);
 
+/* The indices i with keys[i] equal to key, in order: at most max of them into out; returns how
+ * many there are in all (0 when there is none). */
+int lesson_index_positions(const lesson_index *index, const char *key, int *out, int max);
+
 void lesson_index_free(lesson_index *index);
 
 #endif

@@ -177,13 +177,10 @@ static int widest_label(ui_view *v, bool rows, const ui_style *st)
 }
 
 /* Columns per head where the columns of a matrix are the heads' side by side (Q, K, V and
- * concat of a lesson with heads), else 0. */
+ * concat of a lesson with heads; K and V by key group under GQA), else 0. */
 static int head_group(const ui_view *v)
 {
-    stage_id stage = ui_view_current(v)->stage;
-    int heads = v->t->heads, cols = ui_view_cols(v);
-    bool split = stage_get(stage)->flags & STAGE_HEAD_COLUMNS;
-    return split && heads > 1 && cols % heads == 0 ? cols / heads : 0;
+    return trace_column_group_width(v->t, ui_view_current(v)->stage);
 }
 
 /* How the pane is laid out: a cell is a blank column, the number (as wide as the widest
@@ -550,8 +547,11 @@ static void draw_heads(const ui_view *v, const ui_style *st, const ui_matrix_gri
         int col = grid->left + c, head = col / grid->group;
         int last = ui_clamp((head + 1) * grid->group - grid->left, c + 1, grid->vis_cols);
         int x0 = col_x(grid, c), x1 = col_x(grid, last - 1) + grid->cell_w;
-        char label[32];
-        snprintf(label, sizeof label, "head %d", head + 1);
+        char label[48];
+        stage_id stage = ui_view_current(v)->stage;
+        trace_column_group_label(v->t, stage, head, false, label, sizeof label);
+        if (ui_width(label, st) > x1 - x0 - 1)   /* "heads 1–2" where the group's name is cut */
+            trace_column_group_label(v->t, stage, head, true, label, sizeof label);
         ui_field(y, x0 + 1, x1 - x0 - 1, label, st, head == selected ? A_BOLD | A_REVERSE : A_BOLD,
                  0, UI_CENTER);
         if (c > 0) ui_draw_vline(y, x0 - 1, bottom - y, st);

@@ -126,7 +126,7 @@ void ui_view_free(ui_view *v)
 
 const walk_step *ui_view_current(const ui_view *v)
 {
-    return v->off_script ? &v->pipeline.steps[v->shown] : &v->walk.steps[v->step];
+    return v->off_script ? &v->off_step : &v->walk.steps[v->step];
 }
 
 const ui_range *ui_view_range(const ui_view *v)
@@ -213,6 +213,7 @@ static void show(ui_view *v, int step, bool off, int shown)
     }
     assert(shown >= 0 && shown < v->pipeline.count);
     v->shown = shown;
+    v->off_step = walk_step_off(&v->pipeline.steps[shown], &v->walk.steps[v->step]);
     v->stepped_in = false;
     v->pick = -1;
     v->typed[0] = '\0';
@@ -331,6 +332,7 @@ bool ui_view_open_at(ui_view *v, const trace_cell *cell)
     } else {   /* no step left behind: n goes to the script's first */
         show(v, 0, true, shown);
         v->before_step = true;
+        v->off_step = v->pipeline.steps[shown];   /* the whole matrix: no token was left */
     }
     v->row = cell->row;
     v->col = cell->col;

@@ -51,6 +51,8 @@ typedef struct {
     int step;                   /* the current step of the script, index into walk.steps; off
                                    the script, the step that was left */
     int shown;                  /* the matrix on screen, index into pipeline.steps */
+    walk_step off_step;         /* off the script, pipeline.steps[shown] as shown: at the left
+                                   step's token in decoding (walk_step_off) */
     bool off_script;            /* showing pipeline.steps[shown] without narration, not a step */
     bool before_step;           /* off the script with no step left yet (opened there by --at):
                                    n and p go to step itself, not to the one after */
