@@ -17,6 +17,7 @@ struct ui_class {
     int port;
     uint64_t code, hash;
     char address[300];          /* what a follower connects to (for its status line) */
+    char name[NET_NAME_MAX + 1];   /* a follower's name, as it joins */
     bool following;             /* a follower that shows the leader's place */
     bool has_state;             /* a follower that has heard one */
     net_message state;          /* the leader's last place */
@@ -52,6 +53,23 @@ static ui_class *fail(ui_class *c, exit_status *status, exit_status why, const c
     return NULL;
 }
 
+/* Where the leader listens, as bound, and the command its students type. */
+static void say_banner(const ui_class *c)
+{
+    const char *host = net_leader_host(c->leader), *key = net_leader_key(c->leader);
+    if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0)
+        fprintf(stderr, "attnstep: leading on every address of this machine (%s), port %d, "
+                "class code %016" PRIx64 "\n", host, c->port, c->code);
+    else
+        fprintf(stderr, "attnstep: leading on %s, port %d, class code %016" PRIx64 "\n",
+                host, c->port, c->code);
+    if (key[0])
+        fprintf(stderr, "attnstep: encrypted (CURVE); the leader's key %s\n", key);
+    fprintf(stderr, "attnstep: students run: attnstep --follow HOST:%d --code %016" PRIx64
+            "%s%s LESSON\n", c->port, c->code, key[0] ? " --key " : "", key);
+    fflush(stderr);
+}
+
 ui_class *ui_class_open(const ui_class_options *o, unsigned long long hash, exit_status *status)
 {
     char error[300];
@@ -64,24 +82,25 @@ ui_class *ui_class_open(const ui_class_options *o, unsigned long long hash, exit
     if (o->lead) {
         if (!o->code && !net_class_code(&c->code, error, sizeof error))
             return fail(c, status, EXIT_STATUS_SOFTWARE, "--lead", error);
-        c->leader = net_leader_open(o->listen, c->code, hash, &c->port, error, sizeof error);
+        net_leader_options lo = {.listen = o->listen, .code = c->code, .hash = hash,
+                                 .per_address = o->per_address, .encrypt = o->encrypt};
+        c->leader = net_leader_open(&lo, error, sizeof error);
         if (!c->leader)
             return fail(c, status, strncmp(error, "--listen", 8) == 0 ? EXIT_STATUS_USAGE
                                                                     : EXIT_STATUS_SOFTWARE,
                         "--lead", error);
-        fprintf(stderr, "attnstep: leading on %s, port %d, class code %016" PRIx64 "\n"
-                "attnstep: students run: attnstep --follow HOST:%d --code %016" PRIx64
-                " LESSON\n", o->listen ? o->listen : "127.0.0.1", c->port, c->code, c->port,
-                c->code);
-        fflush(stderr);
+        c->port = net_leader_port(c->leader);
+        say_banner(c);
         return c;
     }
     if (!o->code)
         return fail(c, status, EXIT_STATUS_USAGE, "--follow", "needs the class code (--code)");
-    c->follower = net_follower_open(o->follow, c->code, hash, o->name ? o->name : "student",
-                                    error, sizeof error);
+    net_follower_options fo = {.host_port = o->follow, .code = c->code, .hash = hash,
+                               .name = o->name ? o->name : "student", .key = o->key};
+    c->follower = net_follower_open(&fo, error, sizeof error);
     if (!c->follower) return fail(c, status, EXIT_STATUS_USAGE, "--follow", error);
     snprintf(c->address, sizeof c->address, "%s", o->follow);
+    snprintf(c->name, sizeof c->name, "%s", fo.name);
     c->following = true;
     c->held_step = -1;
     return c;
@@ -243,7 +262,10 @@ static bool follow(ui_class *c, ui_view *v, double now)
         if (take_place(v, &c->state)) changed = true;
         c->applied = c->state.seq;
         c->applied_any = true;
-        net_follower_at(c->follower, c->applied);
+    }
+    if (c->applied_any) {   /* where it is now, its own place or the leader's (the roster) */
+        net_message here = place_message(v);
+        net_follower_at(c->follower, c->applied, here.step, here.head);
     }
     int held = c->held_step;
     hold_answer(c, v);
@@ -286,9 +308,13 @@ void ui_class_moved(ui_class *c, const ui_class_place *before, ui_view *v)
 
 void ui_class_status(const ui_class *c, char *text, size_t size)
 {
-    if (c->leader && !c->tally[0])
-        snprintf(text, size, "leading :%d · code %016" PRIx64 " · %d/%d here", c->port,
-                 c->code, c->synced, c->joined);
+    if (c->leader && !c->tally[0]) {
+        int n = snprintf(text, size, "leading :%d · code %016" PRIx64 " · %d/%d here", c->port,
+                         c->code, c->synced, c->joined);
+        long wrong = net_leader_wrong_codes(c->leader);
+        if (wrong > 0 && n > 0 && (size_t)n < size)
+            snprintf(text + n, size - (size_t)n, " · %ld wrong code%s", wrong, wrong == 1 ? "" : "s");
+    }
     else if (c->leader)   /* the tally takes the whole room: a histogram needs it at 80 columns */
         snprintf(text, size, "%s", c->tally);
     else if (c->status == NET_FOLLOWER_LEFT)
@@ -346,9 +372,15 @@ bool ui_class_ended(const ui_class *c, exit_status *status, char *message, size_
         snprintf(message, size, "--follow: the leader's lesson is not this one: its text has "
                  "hash %016" PRIx64 ", this lesson's %016" PRIx64 " (open the same file)",
                  leader_hash, c->hash);
-    else
+    else if (reason == NET_REFUSE_NAME) {
+        char shown[4 * NET_NAME_MAX + 8];
+        text_escape(c->name, shown, sizeof shown);
+        snprintf(message, size, "--follow: the leader refused: another follower has the name "
+                 "'%s' (choose another with --name)", shown);
+    } else
         snprintf(message, size, "--follow: the leader refused: %s",
                  reason == NET_REFUSE_CODE ? "wrong class code"
-                 : reason == NET_REFUSE_FULL ? "the class is full" : "that name");
+                 : reason == NET_REFUSE_FULL ? "the class is full"
+                 : "too many followers from this address (the leader's --per-address)");
     return true;
 }

@@ -19,10 +19,15 @@ typedef struct {
     const char *follow;        /* --follow HOST:PORT, or NULL */
     const char *code;          /* --code: 16 hex digits; NULL: a leader draws a fresh one */
     const char *name;          /* --name of a follower, or NULL ("student") */
+    const char *key;           /* --key: the leader's public key, for a follower, or NULL */
+    int per_address;           /* --per-address: a leader's limit of followers from one
+                                  address (0: NET_DEFAULT_PER_ADDRESS) */
+    bool encrypt;              /* --encrypt: a leader's CURVE on loopback too */
 } ui_class_options;
 
 /* Starts leading or following the lesson whose text has hash. The leader says on stderr
- * what its followers type (its class code and port). NULL with *status and a message on
+ * where it listens (the address bound: "every address of this machine" for 0.0.0.0) and what
+ * its followers type (the port, the class code, and the key when it encrypts). NULL with *status and a message on
  * stderr when it cannot (a malformed code, address or name: 64; an address in use: 70). */
 ui_class *ui_class_open(const ui_class_options *o, unsigned long long hash, exit_status *status);
 /* Says bye and closes; NULL is allowed. */
