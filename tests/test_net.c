@@ -427,6 +427,33 @@ static void test_one_address_is_limited(void **state)
     net_leader_close(l);
 }
 
+/* Issue 26: an encrypted leader (--encrypt on loopback; always off it) is heard by a follower
+ * with its key, and not by one with another key (whose joins never get through). */
+static void test_curve_authenticates_the_leader(void **state)
+{
+    (void)state;
+    int port;
+    net_leader *l = open_leader_with("127.0.0.1:0", 0, true, &port);
+    const char *key = net_leader_key(l);
+    assert_int_equal(strlen(key), NET_KEY_HEX);
+    char other[NET_KEY_HEX + 1];
+    snprintf(other, sizeof other, "%s", key);
+    other[0] = other[0] == '0' ? '1' : '0';
+    student s[2] = {{.f = open_follower(port, CODE, HASH, "Ana", key)},
+                    {.f = open_follower(port, CODE, HASH, "Bo", other)}};
+    wait_for(l, s, 1, NET_FOLLOWER_JOINED, 1, -1);
+    double until = now_s() + 2;
+    while (now_s() < until) { poll_all(l, s, 2); nap(); }
+    assert_int_equal(s[1].status, NET_FOLLOWER_JOINING);
+    assert_int_equal(net_leader_joined(l, now_s()), 1);
+    close_students(s, 2);
+    net_leader_close(l);
+    /* without --encrypt, loopback is in clear: no key to give */
+    l = open_leader("127.0.0.1:0", &port);
+    assert_string_equal(net_leader_key(l), "");
+    net_leader_close(l);
+}
+
 static void test_addresses(void **state)
 {
     (void)state;
@@ -476,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_slots_are_freed),
         cmocka_unit_test(test_one_follower_per_name),
         cmocka_unit_test(test_one_address_is_limited),
+        cmocka_unit_test(test_curve_authenticates_the_leader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

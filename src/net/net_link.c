@@ -19,6 +19,7 @@
 #define MAX_ID 256            /* a ZeroMQ routing id is at most 255 bytes */
 #define LEADER_QUEUE 64       /* messages queued per follower before the leader drops */
 #define CLOSE_LINGER_MS 200   /* how long closing may try to deliver its byes */
+#define MAX_FRAME 1024        /* the longest frame taken: a CURVE handshake fits */
 #define FORGET_S 10.0         /* a follower silent this long loses its slot */
 #define HEARTBEAT_IVL_MS 1000 /* ZeroMQ's own heartbeat on every connection */
 #define HEARTBEAT_TIMEOUT_MS 3000   /* a connection silent this long is closed */
@@ -64,8 +65,9 @@ bool net_is_loopback(const char *host)
 }
 
 /* A socket with the options both sides share: a short linger for the last byes, a bounded
- * receive queue, and no message longer than the protocol allows (ZeroMQ drops the peer that
- * sends one); ZeroMQ's own heartbeat, so that a connection whose other end vanished (a laptop
+ * receive queue, and no message much longer than the protocol allows (ZeroMQ drops the peer
+ * that sends one; the limit leaves room for CURVE's handshake, whose INITIATE is longer than
+ * any message of ours, and net_message_parse refuses the rest); ZeroMQ's own heartbeat, so that a connection whose other end vanished (a laptop
  * closed, Wi-Fi gone) is closed within HEARTBEAT_TIMEOUT_MS and its slot freed. */
 static void *new_socket(void *ctx, int type, int send_queue)
 {
@@ -73,7 +75,7 @@ static void *new_socket(void *ctx, int type, int send_queue)
     if (!sock) return NULL;
     int linger = CLOSE_LINGER_MS, receive_queue = 1024;
     int beat = HEARTBEAT_IVL_MS, beat_timeout = HEARTBEAT_TIMEOUT_MS;
-    int64_t max_size = NET_MESSAGE_MAX;
+    int64_t max_size = MAX_FRAME;
     zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(sock, ZMQ_SNDHWM, &send_queue, sizeof send_queue);
     zmq_setsockopt(sock, ZMQ_RCVHWM, &receive_queue, sizeof receive_queue);
@@ -204,7 +206,7 @@ static bool make_curve_server(net_leader *l, char *error, size_t size)
     }
     if (zmq_curve_keypair(public_z85, secret_z85) != 0
         || zmq_setsockopt(l->sock, ZMQ_CURVE_SERVER, &on, sizeof on) != 0
-        || zmq_setsockopt(l->sock, ZMQ_CURVE_SECRETKEY, secret_z85, 40) != 0
+        || zmq_setsockopt(l->sock, ZMQ_CURVE_SECRETKEY, secret_z85, 41) != 0
         || !zmq_z85_decode(public_key, public_z85)) {
         snprintf(error, size, "cannot set up encryption: %s", zmq_strerror(zmq_errno()));
         return false;
@@ -618,8 +620,8 @@ static bool make_curve_client(net_follower *f, const uint8_t *server, char *erro
     }
     if (zmq_curve_keypair(public_z85, secret_z85) != 0
         || zmq_setsockopt(f->sock, ZMQ_CURVE_SERVERKEY, server, 32) != 0
-        || zmq_setsockopt(f->sock, ZMQ_CURVE_PUBLICKEY, public_z85, 40) != 0
-        || zmq_setsockopt(f->sock, ZMQ_CURVE_SECRETKEY, secret_z85, 40) != 0) {
+        || zmq_setsockopt(f->sock, ZMQ_CURVE_PUBLICKEY, public_z85, 41) != 0
+        || zmq_setsockopt(f->sock, ZMQ_CURVE_SECRETKEY, secret_z85, 41) != 0) {
         snprintf(error, size, "cannot set up encryption: %s", zmq_strerror(zmq_errno()));
         return false;
     }
