@@ -73,7 +73,7 @@ follower_keys() {
 separate_held() {
     local n=1 m=1 k=1
     while [ -e "$1.$n" ]; do
-        if grep -q 'answer sent, wait for the reveal' "$1.$n"; then mv "$1.$n" "$1.held.$k"; k=$((k + 1))
+        if grep -q 'wait for the reveal' "$1.$n"; then mv "$1.$n" "$1.held.$k"; k=$((k + 1))
         else [ $n -ne $m ] && mv "$1.$n" "$1.$m"; m=$((m + 1)); fi
         n=$((n + 1))
     done

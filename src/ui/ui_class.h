@@ -64,6 +64,18 @@ int ui_class_joined(const ui_class *c, double now);
 int ui_class_answered(const ui_class *c, double now);
 int ui_class_synced(const ui_class *c, double now);
 
+/* The leader's boxes (r and W), as text of lines each ending in '\n' (cut at size); false for
+ * a follower. The results: every question of this class so far, in the order of the script
+ * (ui_tally_results_text), at most UI_CLASS_MAX_RESULTS. The roster: "30 followers · 28 here ·
+ * 12 answered the open question", then a line per follower in the order they joined: its name
+ * (escaped, cut on a whole character to UI_CLASS_NAME_COLUMNS columns), where it is ("step 5
+ * · head 2", "off the script · head 1", "joining"), "answered" when it answered the open
+ * question, and the seconds since its last message. */
+enum { UI_CLASS_MAX_RESULTS = 256, UI_CLASS_NAME_COLUMNS = 20 };
+bool ui_class_results_text(const ui_class *c, char *text, size_t size);
+bool ui_class_roster_text(const ui_class *c, const ui_view *v, double now, char *text,
+                          size_t size);
+
 /* Whether a follower holds back an answer it sent (its question shows as open until the
  * leader reveals). */
 bool ui_class_holds_answer(const ui_class *c);
