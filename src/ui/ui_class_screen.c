@@ -172,6 +172,7 @@ static bool ready(ui_screen *s, const ui_event *ev, double now)
     case UI_AWAIT_JOINED: return joined >= ev->x;
     case UI_AWAIT_SYNCED: return ui_class_synced(c, now) == joined;
     case UI_AWAIT_ANSWERED: return ui_class_answered(c, now) >= ev->x;
+    case UI_AWAIT_HERE: return ui_class_synced(c, now) == ev->x;
     default: return ui_view_question_open(cs->v) && !ui_class_holds_answer(c);
     }
 }

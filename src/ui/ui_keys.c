@@ -300,6 +300,7 @@ static bool parse_count(const char *s, long max, int *value)
 static const struct { const char *word; int what; bool counted; } awaits[] = {
     {"joined", UI_AWAIT_JOINED, true}, {"synced", UI_AWAIT_SYNCED, false},
     {"answered", UI_AWAIT_ANSWERED, true}, {"question", UI_AWAIT_QUESTION, false},
+    {"here", UI_AWAIT_HERE, true},
 };
 #define N_AWAITS (sizeof awaits / sizeof awaits[0])
 

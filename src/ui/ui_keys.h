@@ -103,7 +103,9 @@ void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t 
  * a leader's "await joined N" (N followers heard from), "await synced" (every follower shows
  * the leader's place), "await answered N" (N of them answered the open question); a
  * follower's "await question" (it shows the leader's open question). */
-enum { UI_AWAIT_JOINED, UI_AWAIT_SYNCED, UI_AWAIT_ANSWERED, UI_AWAIT_QUESTION };
+/* A leader's "await here N": exactly N followers are at its place (each follower's own step and
+ * head, as it last said). */
+enum { UI_AWAIT_JOINED, UI_AWAIT_SYNCED, UI_AWAIT_ANSWERED, UI_AWAIT_QUESTION, UI_AWAIT_HERE };
 /* UI_EV_WAIT: a recording's "wait MS", the time between two events (--record writes it,
  * --replay waits it, --keys runs skip it). */
 typedef enum {
