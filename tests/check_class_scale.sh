@@ -21,6 +21,7 @@ until_true() {   # until_true SECONDS COMMAND...
     until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.05; done
 }
 dumps() { local n; n=$(grep -c '^--- screen' "$1" 2>/dev/null); echo "${n:-0}"; }
+has_dumps() { [ "$(dumps "$1")" -ge "$2" ]; }   # has_dumps FILE N
 screen() { awk -v n="$2" '/^--- screen/{k++; next} k==n' "$1"; }   # screen FILE N
 
 start_leader() {   # start_leader NAME SCRIPT OPTION...
@@ -42,7 +43,7 @@ start_leader() {   # start_leader NAME SCRIPT OPTION...
     echo "await answered $followers"; echo dump
     echo "await here $((followers - 2))"; echo dump
     echo esc; echo "await joined $followers"; echo dump
-    echo W; echo dump; echo q
+    echo "await here $((followers - 2))"; echo W; echo dump; echo q
     echo r; echo dump; echo q
     echo "await joined 1000"
 } >"$tmp/lead.keys"
@@ -66,7 +67,7 @@ watch_dumps() {
 }
 watch_dumps &
 watcher=$!
-until_true 90 test "$(dumps "$tmp/lead.out")" -ge 5 || fail "the leader dumped $(dumps "$tmp/lead.out") of 5 screens"
+until_true 90 has_dumps "$tmp/lead.out" 5 || fail "the leader dumped $(dumps "$tmp/lead.out") of 5 screens"
 wait $watcher 2>/dev/null
 third=$((followers / 3))
 counts="1×$((followers - third)) 2×$third"
@@ -130,7 +131,7 @@ capture() {
         --code $code ${key:+--key $key} --name "secret Quokka" --keys "$tmp/$name.f.keys" \
         "$lesson" >/dev/null 2>&1 &
     pids+=($!)
-    until_true 30 test "$(dumps "$tmp/$name.out")" -ge 1 || fail "$name: the answer never arrived"
+    until_true 30 has_dumps "$tmp/$name.out" 1 || fail "$name: the answer never arrived"
 }
 clear_words() { grep -caE "$code|secret Quokka|attnstep/1|choice 2" "$1"; }
 capture plain
