@@ -39,7 +39,7 @@ split_dumps() {
 dumps() { local n; n=$(grep -c '^--- screen' "$1" 2>/dev/null); echo "${n:-0}"; }
 
 start_leader() {   # start_leader NAME LISTEN SCRIPT
-    XDG_STATE_HOME=$tmp/state/$1 ./attnstep --lead --listen "$2" --code $code --keys "$3" \
+    XDG_STATE_HOME=$tmp/state/$1 ./attnstep --lead --listen "$2" --code $code --per-address 64 --keys "$3" \
         "$lesson" >"$tmp/$1.out" 2>"$tmp/$1.err" &
     pids+=($!)
     leader_pid=$!
@@ -73,7 +73,7 @@ follower_keys() {
 separate_held() {
     local n=1 m=1 k=1
     while [ -e "$1.$n" ]; do
-        if grep -q 'answer sent, wait for the reveal' "$1.$n"; then mv "$1.$n" "$1.held.$k"; k=$((k + 1))
+        if grep -q 'wait for the reveal' "$1.$n"; then mv "$1.$n" "$1.held.$k"; k=$((k + 1))
         else [ $n -ne $m ] && mv "$1.$n" "$1.$m"; m=$((m + 1)); fi
         n=$((n + 1))
     done
@@ -202,6 +202,32 @@ s=$?; [ $s -eq 65 ] && grep -qE "^attnstep: --follow: the leader's lesson is not
     && echo "ok   another lesson is refused naming both hashes (65)" || { fail "another lesson: status $s"; cat "$tmp/hash.err"; }
 { kill -9 "$leader_pid"; wait "$leader_pid"; } 2>/dev/null
 
+# Issue 26: one follower per name: a second "twin" is refused while the first is there.
+printf 'await joined 1\ndump\nawait joined 1000\n' >"$tmp/lead5.keys"
+start_leader lead5 127.0.0.1:0 "$tmp/lead5.keys"
+XDG_STATE_HOME=$tmp/state/twin ./attnstep --follow "127.0.0.1:$port" --code $code --name twin \
+    --keys "$tmp/empty.keys" "$lesson" >/dev/null 2>&1 &
+twin_pid=$!; pids+=($twin_pid)
+until_true 20 grep -qs '^--- screen' "$tmp/lead5.out" || fail "the first twin did not join"
+timeout 20 ./attnstep --follow "127.0.0.1:$port" --code $code --name twin --keys "$tmp/empty.keys" \
+    "$lesson" >/dev/null 2>"$tmp/twin.err"; s=$?
+[ $s -eq 64 ] && grep -qxF "attnstep: --follow: the leader refused: another follower has the name 'twin' (choose another with --name)" "$tmp/twin.err" \
+    && echo "ok   a second follower named twin is refused (64)" || { fail "a taken name: status $s"; cat "$tmp/twin.err"; }
+{ kill -9 "$twin_pid" "$leader_pid"; wait "$twin_pid" "$leader_pid"; } 2>/dev/null
+
+# Issue 26: --listen 0:PORT binds every address, and the banner says so; a class off loopback
+# is encrypted, and the banner gives the key followers need.
+printf 'await joined 1000\n' >"$tmp/hold.keys"
+XDG_STATE_HOME=$tmp/state/every ./attnstep --lead --listen 0:0 --code $code --keys "$tmp/hold.keys" \
+    "$lesson" >/dev/null 2>"$tmp/every.err" &
+every_pid=$!; pids+=($every_pid)
+until_true 10 grep -qs 'students run' "$tmp/every.err"
+grep -qE '^attnstep: leading on every address of this machine \(0\.0\.0\.0\), port [0-9]+, class code 0123456789abcdef$' "$tmp/every.err" \
+    && grep -qE '^attnstep: students run: attnstep --follow HOST:[0-9]+ --code 0123456789abcdef --key [0-9a-f]{64} LESSON$' "$tmp/every.err" \
+    && echo "ok   --listen 0:PORT: the banner says every address, and gives the key" \
+    || { fail "the banner of --listen 0:0:"; cat "$tmp/every.err"; }
+{ kill -9 "$every_pid"; wait "$every_pid"; } 2>/dev/null
+
 # Issue 24: a follower that goes back (p) while the leader waits on a question, then follows
 # again (f), finds the question still asked: never its answer, never a verdict.
 printf 'await joined 1\nawait synced\nn\nn\nn\nn\nawait synced\nawait joined 1000\n' >"$tmp/lead4.keys"
@@ -236,6 +262,11 @@ says 64 "attnstep: --code: a class code is 16 hex digits, as the leader printed 
 says 64 "attnstep: --lead: --listen takes ADDRESS:PORT, e.g. 127.0.0.1:7340 (port 0: any free one)" --lead --listen nowhere --keys "$tmp/empty.keys" "$lesson"
 says 64 "attnstep: --follow: --follow takes HOST:PORT, e.g. 127.0.0.1:7340" --follow 'bad host' --code $code --keys "$tmp/empty.keys" "$lesson"
 says 64 "attnstep: --follow: --name takes 1 to 32 bytes of text, without control characters or a space at either end" --follow 127.0.0.1:1 --code $code --name "$(printf 'a\033[2Jb')" --keys "$tmp/empty.keys" "$lesson"
+
+says 64 "attnstep: --key goes with --follow" --key 00 --keys "$tmp/empty.keys" "$lesson"
+says 64 "attnstep: --per-address and --encrypt go with --lead" --encrypt --keys "$tmp/empty.keys" "$lesson"
+says 64 "attnstep: --follow: --key takes the leader's key, 64 hex digits, as it printed it" --follow 127.0.0.1:1 --code $code --key 12 --keys "$tmp/empty.keys" "$lesson"
+says 64 "attnstep: --follow: a leader on another machine is followed with its key: add --key KEY as the leader printed it" --follow 192.0.2.1:7340 --code $code --keys "$tmp/empty.keys" "$lesson"
 
 echo "class: $failures failed"
 [ "$failures" -eq 0 ]

@@ -56,7 +56,11 @@ static void test_every_type_round_trips(void **state)
     canonical(&(net_message){.type = NET_ANSWER, .seq = 0, .is_number = true, .number = -1e300},
               "attnstep/1 answer 0 number -1.0000000000000001e+300");
     canonical(&(net_message){.type = NET_BYE}, "attnstep/1 bye");
-    canonical(&(net_message){.type = NET_AT, .seq = 12}, "attnstep/1 at 12");
+    canonical(&(net_message){.type = NET_AT, .seq = 12, .step = 3, .head = 2}, "attnstep/1 at 12 3 2");
+    canonical(&(net_message){.type = NET_REFUSE, .reason = NET_REFUSE_NAME},
+              "attnstep/1 refuse name 0000000000000000");
+    canonical(&(net_message){.type = NET_REFUSE, .reason = NET_REFUSE_LIMIT},
+              "attnstep/1 refuse limit 0000000000000000");
 }
 
 static void test_fields_read_back(void **state)
@@ -152,9 +156,11 @@ static void test_every_malformation_has_its_error(void **state)
         {"attnstep/1 state 1 2 4097 0 0 none", NET_ERR_INTEGER},
         {"attnstep/1 state 1 2 1 0 99999999999 none", NET_ERR_INTEGER},
         {"attnstep/1 answer x choice 1", NET_ERR_INTEGER},
-        {"attnstep/1 at 1e3", NET_ERR_INTEGER},
+        {"attnstep/1 at 1e3 0 1", NET_ERR_INTEGER},
+        {"attnstep/1 at 1 0 0", NET_ERR_INTEGER},
         {"attnstep/1 at", NET_ERR_MISSING},
-        {"attnstep/1 at 1 2", NET_ERR_EXTRA},
+        {"attnstep/1 at 1 2", NET_ERR_MISSING},
+        {"attnstep/1 at 1 2 1 4", NET_ERR_EXTRA},
         {"attnstep/1 join 0123456789ABCDEF 0000000000000000 Bo", NET_ERR_CODE},
         {"attnstep/1 join 123 0000000000000000 Bo", NET_ERR_CODE},
         {"attnstep/1 join 0000000000000000 00000000000000000 Bo", NET_ERR_HASH},

@@ -169,6 +169,45 @@ static void test_true_value_and_precision(void **unused)
     assert_string_equal(text, "exactly");
 }
 
+/* Issue 25: a question's result after the reveal, in the status line and in the results box. */
+static void test_results_that_stay(void **state)
+{
+    (void)state;
+    double numbers[] = {0.7, 0.63, 0.62, 0.63, 0.63};
+    ui_tally_result number = {.step = 8, .joined = 6, .answered = 5, .numbers = numbers,
+                              .n_numbers = 5, .truth = 0.6296, .tolerance = 0.005};
+    char line[200], box[1000];
+    assert_int_equal(ui_tally_result_right(&number), 3);
+    ui_tally_result_line(&number, line, sizeof line);
+    assert_string_equal(line, "right 3/5 · 0.63 ×3, 0.62 ×1, 0.7 ×1");
+    number.truth = NAN;   /* the lesson does not know the key */
+    ui_tally_result_line(&number, line, sizeof line);
+    assert_string_equal(line, "answered 5/6 · 0.63 ×3, 0.62 ×1, 0.7 ×1");
+    number.truth = 0.6296;
+    static const char *const texts[] = {"cat", "sat", "mat"};
+    ui_tally_result choice = {.step = 4, .joined = 31, .answered = 30, .n_choices = 3,
+                              .choice_text = texts, .choices = {0, 20, 10, 0}, .right_choice = 1};
+    ui_tally_result_line(&choice, line, sizeof line);
+    assert_string_equal(line, "right 20/30 · 1×20 2×10");
+    ui_tally_result *all[] = {&choice, &number};
+    ui_tally_results_text(all, 2, box, sizeof box);
+    assert_string_equal(box,
+        "step 5 · answered 30 of 31 · right 20 · skipped 1\n"
+        "  1 ×20  cat  ✓\n"
+        "  2 ×10  sat\n"
+        "  3 ×0   mat\n"
+        "step 9 · answered 5 of 6 · right 3 · skipped 1\n"
+        "  1< 0.63 ▕█▏ >1 · 3 right · median 0.63\n"   /* Tukey's fences: two outliers */
+        "  0.63 ×3, 0.62 ×1, 0.7 ×1\n");
+    ui_tally_results_text(all, 0, box, sizeof box);
+    assert_string_equal(box, "no question has been asked in this class yet\n");
+    /* cut short, on a whole character: "×" is two bytes */
+    ui_tally_result_line(&number, line, 16);
+    assert_string_equal(line, "right 3/5 · 0.");
+    ui_tally_result_line(&number, line, 19);
+    assert_string_equal(line, "right 3/5 · 0.63 ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_ascii_spelling),
         cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_true_value_and_precision),
+        cmocka_unit_test(test_results_that_stay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

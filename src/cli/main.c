@@ -272,6 +272,8 @@ static bool class_allowed(const ui_options *ui, int count)
         : (c->lead || c->follow) && ui->compare_path ? "a class shows one lesson, not --compare"
         : c->listen && !c->lead ? "--listen goes with --lead"
         : c->name && !c->follow ? "--name goes with --follow"
+        : c->key && !c->follow ? "--key goes with --follow"
+        : (c->per_address || c->encrypt) && !c->lead ? "--per-address and --encrypt go with --lead"
         : c->code && !c->lead && !c->follow ? "--code goes with --lead or --follow" : NULL;
     if (problem) usage_error(problem, NULL);
     return problem == NULL;
@@ -351,6 +353,12 @@ static bool set_listen(options *o, const char *arg) { o->ui.class.listen = arg; 
 static bool set_follow(options *o, const char *arg) { o->ui.class.follow = arg; return true; }
 static bool set_code(options *o, const char *arg) { o->ui.class.code = arg; return true; }
 static bool set_name(options *o, const char *arg) { o->ui.class.name = arg; return true; }
+static bool set_key(options *o, const char *arg) { o->ui.class.key = arg; return true; }
+static bool set_encrypt(options *o, const char *arg) { (void)arg; o->ui.class.encrypt = true; return true; }
+static bool set_per_address(options *o, const char *arg)
+{
+    return parse_int(arg, 1, 1000, &o->ui.class.per_address);
+}
 static bool set_present(options *o, const char *arg) { (void)arg; o->ui.present = true; return true; }
 static bool set_explain(options *o, const char *arg) { o->explain = arg; return true; }
 static bool set_csv(options *o, const char *arg) { o->csv_stage = arg; return true; }
@@ -522,6 +530,16 @@ static const option_row option_table[] = {
     { "name", 0, required_argument, "--name NAME",
       "with --follow: the name the leader sees (default: student)", NULL, set_name, NULL,
       NULL, USES_UI },
+    { "key", 0, required_argument, "--key KEY",
+      "with --follow: the leader's key (64 hex digits, as it printed\n"
+      "it), needed for a leader on another machine: the class is\n"
+      "encrypted, and only that leader is heard", NULL, set_key, NULL, NULL, USES_UI },
+    { "per-address", 0, required_argument, "--per-address N",
+      "with --lead: followers admitted from one address (default 4)", NULL,
+      set_per_address, "--per-address takes a whole number from 1 to 1000", NULL, USES_UI },
+    { "encrypt", 0, no_argument, NULL,
+      "with --lead: encrypt on loopback too (any other address always is)", NULL,
+      set_encrypt, NULL, NULL, USES_UI },
     { "screen", 0, required_argument, "--screen COLSxROWS",
       "headless UI screen size (default 80x24)", NULL, set_screen,
       "--screen takes COLSxROWS, e.g. 80x24", NULL, USES_UI },

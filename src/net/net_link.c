@@ -3,6 +3,7 @@
  * Every send and receive is non-blocking; every payload is parsed by net_message_parse. */
 #include "net.h"
 #include "text.h"
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,12 @@
 #define MAX_ID 256            /* a ZeroMQ routing id is at most 255 bytes */
 #define LEADER_QUEUE 64       /* messages queued per follower before the leader drops */
 #define CLOSE_LINGER_MS 200   /* how long closing may try to deliver its byes */
+#define MAX_FRAME 1024        /* the longest frame taken: a CURVE handshake fits */
+#define FORGET_S 10.0         /* a follower silent this long loses its slot */
+#define HEARTBEAT_IVL_MS 1000 /* ZeroMQ's own heartbeat on every connection */
+#define HEARTBEAT_TIMEOUT_MS 3000   /* a connection silent this long is closed */
+#define WRONG_PER_S 5         /* wrong codes answered a second from one address */
+#define WRONG_WINDOWS 64      /* addresses whose wrong codes are counted at once */
 
 bool net_class_code(uint64_t *code, char *error, size_t size)
 {
@@ -52,19 +59,29 @@ bool net_split_address(const char *text, char *host, size_t size, int *port)
     return true;
 }
 
+bool net_is_loopback(const char *host)
+{
+    return strncmp(host, "127.", 4) == 0 || strcmp(host, "localhost") == 0;
+}
+
 /* A socket with the options both sides share: a short linger for the last byes, a bounded
- * receive queue, and no
- * message longer than the protocol allows (ZeroMQ drops the peer that sends one). */
+ * receive queue, and no message much longer than the protocol allows (ZeroMQ drops the peer
+ * that sends one; the limit leaves room for CURVE's handshake, whose INITIATE is longer than
+ * any message of ours, and net_message_parse refuses the rest); ZeroMQ's own heartbeat, so that a connection whose other end vanished (a laptop
+ * closed, Wi-Fi gone) is closed within HEARTBEAT_TIMEOUT_MS and its slot freed. */
 static void *new_socket(void *ctx, int type, int send_queue)
 {
     void *sock = zmq_socket(ctx, type);
     if (!sock) return NULL;
     int linger = CLOSE_LINGER_MS, receive_queue = 1024;
-    int64_t max_size = NET_MESSAGE_MAX;
+    int beat = HEARTBEAT_IVL_MS, beat_timeout = HEARTBEAT_TIMEOUT_MS;
+    int64_t max_size = MAX_FRAME;
     zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(sock, ZMQ_SNDHWM, &send_queue, sizeof send_queue);
     zmq_setsockopt(sock, ZMQ_RCVHWM, &receive_queue, sizeof receive_queue);
     zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size);
+    zmq_setsockopt(sock, ZMQ_HEARTBEAT_IVL, &beat, sizeof beat);
+    zmq_setsockopt(sock, ZMQ_HEARTBEAT_TIMEOUT, &beat_timeout, sizeof beat_timeout);
     return sock;
 }
 
@@ -79,9 +96,29 @@ static void send_message(void *sock, const uint8_t *id, size_t id_len, const net
     zmq_send(sock, text, n, ZMQ_DONTWAIT);
 }
 
-/* Receives one payload (after its routing id when id is given) without waiting. Returns its
- * length, 0 when nothing is waiting, -1 for a message of another shape (dropped whole). */
-static int receive(void *sock, uint8_t *id, size_t *id_len, char *payload, size_t size)
+/* Where a payload came from, as the transport says it: the peer's address and the file
+ * descriptor of its connection (which the monitor names when the connection closes). */
+typedef struct {
+    char address[INET6_ADDRSTRLEN + 1];
+    int fd;
+} source;
+
+/* Reads and drops the rest of a message whose frames are not done (more is set). */
+static void drop_rest(void *sock, int more)
+{
+    size_t more_size = sizeof more;
+    while (more) {
+        char scratch[64];
+        zmq_recv(sock, scratch, sizeof scratch, ZMQ_DONTWAIT);
+        zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &more_size);
+    }
+}
+
+/* Receives one payload (after its routing id when id is given) without waiting, and where it
+ * came from when from is given. Returns its length, 0 when nothing is waiting, -1 for a
+ * message of another shape (dropped whole). */
+static int receive(void *sock, uint8_t *id, size_t *id_len, char *payload, size_t size,
+                   source *from)
 {
     int more = 0;
     size_t more_size = sizeof more;
@@ -92,16 +129,20 @@ static int receive(void *sock, uint8_t *id, size_t *id_len, char *payload, size_
         zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &more_size);
         if (!more) return -1;
     }
-    int n = zmq_recv(sock, payload, size, ZMQ_DONTWAIT);
-    if (n < 0) return id ? -1 : 0;
-    zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &more_size);
-    bool extra = more;
-    while (more) {   /* a frame too many: read and drop the rest */
-        char scratch[64];
-        zmq_recv(sock, scratch, sizeof scratch, ZMQ_DONTWAIT);
-        zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &more_size);
+    zmq_msg_t msg;
+    zmq_msg_init(&msg);
+    int n = zmq_msg_recv(&msg, sock, ZMQ_DONTWAIT);
+    if (n < 0) { zmq_msg_close(&msg); return id ? -1 : 0; }
+    more = zmq_msg_more(&msg);
+    if ((size_t)n <= size) memcpy(payload, zmq_msg_data(&msg), (size_t)n);
+    if (from) {
+        const char *address = zmq_msg_gets(&msg, "Peer-Address");
+        snprintf(from->address, sizeof from->address, "%s", address ? address : "");
+        from->fd = zmq_msg_get(&msg, ZMQ_SRCFD);
     }
-    return extra || (size_t)n > size ? -1 : n;
+    zmq_msg_close(&msg);
+    drop_rest(sock, more);   /* a frame too many: the whole message is dropped */
+    return more || (size_t)n > size ? -1 : n;
 }
 
 /* ---- the leader ---- */
@@ -109,16 +150,31 @@ static int receive(void *sock, uint8_t *id, size_t *id_len, char *payload, size_
 typedef struct {
     uint8_t id[MAX_ID];
     size_t id_len;
+    source from;       /* its address and connection, as of its last message */
     double seen;       /* when it was last heard from */
     char name[NET_NAME_MAX + 1];   /* as it joined: text without controls, escaped when shown */
-    uint32_t at;       /* the state it last said it shows */
+    uint32_t at;       /* the state it last said it took */
+    bool placed;       /* it said where it is */
+    uint32_t step;     /* where it said it is */
+    int head;
     net_message answer;   /* its answer to the question open now, when has_answer */
     bool has_answer;
 } peer;
 
+/* Wrong codes from one address in the second that began at start. */
+typedef struct {
+    char address[INET6_ADDRSTRLEN + 1];
+    double start;
+    int count;
+} wrong_window;
+
 struct net_leader {
-    void *ctx, *sock;
+    void *ctx, *sock, *monitor;
     uint64_t code, hash;
+    int per_address;
+    int port;
+    char host[INET6_ADDRSTRLEN + 1];
+    char key[NET_KEY_HEX + 1];   /* the public key in hex, or "" */
     peer *peers;
     int count;
     net_message state;
@@ -127,15 +183,71 @@ struct net_leader {
     uint32_t question_seq;   /* the state at which the question open now was opened */
     double next_beat;
     int joined, synced;   /* as last counted, to tell a change */
+    long wrong_codes;
+    wrong_window wrong[WRONG_WINDOWS];
 };
 
-net_leader *net_leader_open(const char *listen, uint64_t code, uint64_t hash, int *port,
-                            char *error, size_t size)
+/* 32 bytes as 64 lowercase hex digits. */
+static void to_hex(const uint8_t *bytes, char *hex)
+{
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+}
+
+/* Makes l's socket a CURVE server under a fresh key pair, its public half kept in hex. */
+static bool make_curve_server(net_leader *l, char *error, size_t size)
+{
+    char public_z85[41], secret_z85[41];
+    uint8_t public_key[32];
+    int on = 1;
+    if (!zmq_has("curve")) {
+        snprintf(error, size, "this libzmq has no CURVE, and a class on the network must be "
+                 "encrypted (listen on 127.0.0.1 instead)");
+        return false;
+    }
+    if (zmq_curve_keypair(public_z85, secret_z85) != 0
+        || zmq_setsockopt(l->sock, ZMQ_CURVE_SERVER, &on, sizeof on) != 0
+        || zmq_setsockopt(l->sock, ZMQ_CURVE_SECRETKEY, secret_z85, 41) != 0
+        || !zmq_z85_decode(public_key, public_z85)) {
+        snprintf(error, size, "cannot set up encryption: %s", zmq_strerror(zmq_errno()));
+        return false;
+    }
+    to_hex(public_key, l->key);
+    return true;
+}
+
+/* Asks the transport to say when a connection closes, on an inproc pair of l's own. */
+static bool watch_disconnects(net_leader *l)
+{
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "inproc://attnstep-monitor-%p", (void *)l);
+    if (zmq_socket_monitor(l->sock, endpoint, ZMQ_EVENT_DISCONNECTED) != 0) return false;
+    l->monitor = zmq_socket(l->ctx, ZMQ_PAIR);
+    int linger = 0;
+    if (l->monitor) zmq_setsockopt(l->monitor, ZMQ_LINGER, &linger, sizeof linger);
+    return l->monitor && zmq_connect(l->monitor, endpoint) == 0;
+}
+
+/* What the kernel bound (ZMQ_LAST_ENDPOINT, "tcp://HOST:PORT") into l's host and port. */
+static void read_bound(net_leader *l)
+{
+    char last[300] = "";
+    size_t last_size = sizeof last;
+    zmq_getsockopt(l->sock, ZMQ_LAST_ENDPOINT, last, &last_size);
+    const char *host = strncmp(last, "tcp://", 6) == 0 ? last + 6 : last;
+    const char *colon = strrchr(host, ':');
+    l->port = colon ? atoi(colon + 1) : 0;
+    size_t n = colon ? (size_t)(colon - host) : strlen(host);
+    if (n >= sizeof l->host) n = sizeof l->host - 1;
+    memcpy(l->host, host, n);
+    l->host[n] = '\0';
+}
+
+net_leader *net_leader_open(const net_leader_options *o, char *error, size_t size)
 {
     char host[256], endpoint[300];
     int wanted = NET_DEFAULT_PORT;
-    if (!listen) snprintf(host, sizeof host, "127.0.0.1");
-    else if (!net_split_address(listen, host, sizeof host, &wanted)) {
+    if (!o->listen) snprintf(host, sizeof host, "127.0.0.1");
+    else if (!net_split_address(o->listen, host, sizeof host, &wanted)) {
         snprintf(error, size, "--listen takes ADDRESS:PORT, e.g. 127.0.0.1:7340 (port 0: any free one)");
         return NULL;
     }
@@ -145,22 +257,25 @@ net_leader *net_leader_open(const char *listen, uint64_t code, uint64_t hash, in
         snprintf(error, size, "out of memory");
         return NULL;
     }
-    l->code = code;
-    l->hash = hash;
+    l->code = o->code;
+    l->hash = o->hash;
+    l->per_address = o->per_address > 0 ? o->per_address : NET_DEFAULT_PER_ADDRESS;
     l->ctx = zmq_ctx_new();
     l->sock = l->ctx ? new_socket(l->ctx, ZMQ_ROUTER, LEADER_QUEUE) : NULL;
+    int handover = 1;   /* a follower reconnecting (its routing id is its own) takes its slot back */
+    if (l->sock) zmq_setsockopt(l->sock, ZMQ_ROUTER_HANDOVER, &handover, sizeof handover);
+    if (l->sock && (o->encrypt || !net_is_loopback(host)) && !make_curve_server(l, error, size)) {
+        net_leader_close(l);
+        return NULL;
+    }
     if (wanted) snprintf(endpoint, sizeof endpoint, "tcp://%s:%d", host, wanted);
     else snprintf(endpoint, sizeof endpoint, "tcp://%s:*", host);
-    if (!l->sock || zmq_bind(l->sock, endpoint) != 0) {
+    if (!l->sock || zmq_bind(l->sock, endpoint) != 0 || !watch_disconnects(l)) {
         snprintf(error, size, "cannot listen on %s:%d: %s", host, wanted, zmq_strerror(zmq_errno()));
         net_leader_close(l);
         return NULL;
     }
-    char last[300] = "";
-    size_t last_size = sizeof last;
-    zmq_getsockopt(l->sock, ZMQ_LAST_ENDPOINT, last, &last_size);
-    const char *colon = strrchr(last, ':');
-    *port = colon ? atoi(colon + 1) : wanted;
+    read_bound(l);
     return l;
 }
 
@@ -170,12 +285,20 @@ void net_leader_close(net_leader *l)
     if (l->sock) {
         net_message bye = {.type = NET_BYE};
         for (int i = 0; i < l->count; i++) send_message(l->sock, l->peers[i].id, l->peers[i].id_len, &bye);
+        if (l->monitor) zmq_socket_monitor(l->sock, NULL, 0);
         zmq_close(l->sock);
     }
+    if (l->monitor) zmq_close(l->monitor);
     if (l->ctx) zmq_ctx_term(l->ctx);
     free(l->peers);
     free(l);
 }
+
+int net_leader_port(const net_leader *l) { return l->port; }
+const char *net_leader_host(const net_leader *l) { return l->host; }
+const char *net_leader_key(const net_leader *l) { return l->key; }
+int net_leader_slots(const net_leader *l) { return l->count; }
+long net_leader_wrong_codes(const net_leader *l) { return l->wrong_codes; }
 
 static peer *find_peer(net_leader *l, const uint8_t *id, size_t id_len)
 {
@@ -185,30 +308,98 @@ static peer *find_peer(net_leader *l, const uint8_t *id, size_t id_len)
     return NULL;
 }
 
-/* A follower asking to join: welcomed with the state, or refused with the reason. */
-static void on_join(net_leader *l, const uint8_t *id, size_t id_len, const net_message *m,
-                    double now)
+/* Frees p's slot, keeping the others in the order they joined. */
+static void forget(net_leader *l, peer *p)
 {
-    net_message refuse = {.type = NET_REFUSE, .hash = l->hash};
+    size_t i = (size_t)(p - l->peers);
+    memmove(p, p + 1, (size_t)(l->count - 1 - (int)i) * sizeof *p);
+    l->count--;
+}
+
+/* Another follower than p, heard from lately, that holds name. */
+static peer *name_holder(net_leader *l, const peer *p, const char *name, double now)
+{
+    for (int i = 0; i < l->count; i++)
+        if (&l->peers[i] != p && strcmp(l->peers[i].name, name) == 0
+            && now - l->peers[i].seen < GONE_S)
+            return &l->peers[i];
+    return NULL;
+}
+
+static int from_address(const net_leader *l, const char *address)
+{
+    int n = 0;
+    for (int i = 0; i < l->count; i++) n += strcmp(l->peers[i].from.address, address) == 0;
+    return n;
+}
+
+/* Whether a wrong code from address is answered: at most WRONG_PER_S a second from one
+ * address (a window per address, the oldest window reused for a new one), the rest dropped,
+ * so that guessing codes costs the guesser, not the class. */
+static bool answer_wrong_code(net_leader *l, const char *address, double now)
+{
+    wrong_window *w = NULL, *oldest = &l->wrong[0];
+    for (int i = 0; i < WRONG_WINDOWS && !w; i++) {
+        if (strcmp(l->wrong[i].address, address) == 0 && l->wrong[i].count) w = &l->wrong[i];
+        else if (l->wrong[i].start < oldest->start) oldest = &l->wrong[i];
+    }
+    if (!w) {
+        w = oldest;
+        snprintf(w->address, sizeof w->address, "%s", address);
+        w->start = now;
+        w->count = 0;
+    }
+    if (now - w->start >= 1.0) { w->start = now; w->count = 0; }
+    return ++w->count <= WRONG_PER_S;
+}
+
+/* Why a join is refused, or -1 to admit it (a follower already in, p, again). */
+static int refusal(net_leader *l, peer *p, const net_message *m, const source *from,
+                   double now)
+{
+    if (m->code != l->code) return NET_REFUSE_CODE;
+    if (m->hash != l->hash) return NET_REFUSE_HASH;
+    if (name_holder(l, p, m->name, now)) return NET_REFUSE_NAME;
+    if (p) return -1;
+    if (from_address(l, from->address) >= l->per_address) return NET_REFUSE_LIMIT;
+    if (l->count == NET_MAX_FOLLOWERS) return NET_REFUSE_FULL;
+    return -1;
+}
+
+/* A follower asking to join: welcomed with the state, or refused with the reason. A name held
+ * by a follower silent for GONE_S is free again: its slot goes. */
+static void on_join(net_leader *l, const uint8_t *id, size_t id_len, const net_message *m,
+                    const source *from, double now)
+{
     peer *p = find_peer(l, id, id_len);
-    if (m->code != l->code) refuse.reason = NET_REFUSE_CODE;
-    else if (m->hash != l->hash) refuse.reason = NET_REFUSE_HASH;
-    else if (!p && l->count == NET_MAX_FOLLOWERS) refuse.reason = NET_REFUSE_FULL;
-    else {
-        if (!p) {
-            p = &l->peers[l->count++];
-            memcpy(p->id, id, id_len);
-            p->id_len = id_len;
-        }
-        p->seen = now;
-        p->at = UINT32_MAX;
-        memcpy(p->name, m->name, sizeof p->name);
-        send_message(l->sock, id, id_len, &(net_message){.type = NET_WELCOME});
-        if (l->has_state) send_message(l->sock, id, id_len, &l->state);
+    int reason = refusal(l, p, m, from, now);
+    if (reason == NET_REFUSE_CODE) {
+        l->wrong_codes++;
+        if (!answer_wrong_code(l, from->address, now)) return;
+    }
+    if (reason >= 0) {
+        net_message refuse = {.type = NET_REFUSE, .reason = (net_reason)reason,
+                              .hash = reason == NET_REFUSE_HASH ? l->hash : 0};
+        send_message(l->sock, id, id_len, &refuse);
         return;
     }
-    if (refuse.reason != NET_REFUSE_HASH) refuse.hash = 0;   /* the hash only for a hash refusal */
-    send_message(l->sock, id, id_len, &refuse);
+    for (int i = 0; i < l->count; i++)   /* the silent holder of this name, if any */
+        if (&l->peers[i] != p && strcmp(l->peers[i].name, m->name) == 0) {
+            if (p > &l->peers[i]) p--;
+            forget(l, &l->peers[i]);
+            break;
+        }
+    if (!p) {
+        p = &l->peers[l->count++];
+        memset(p, 0, sizeof *p);
+        memcpy(p->id, id, id_len);
+        p->id_len = id_len;
+        p->at = UINT32_MAX;
+    }
+    p->seen = now;
+    memcpy(p->name, m->name, sizeof p->name);
+    send_message(l->sock, id, id_len, &(net_message){.type = NET_WELCOME});
+    if (l->has_state) send_message(l->sock, id, id_len, &l->state);
 }
 
 static void broadcast_state(net_leader *l)
@@ -236,26 +427,62 @@ uint32_t net_leader_set_state(net_leader *l, const net_message *state, double no
     return l->seq;
 }
 
+/* The transport's word of closed connections: the followers last heard on them are gone. */
+static void on_disconnects(net_leader *l)
+{
+    for (int budget = NET_MAX_FOLLOWERS; budget > 0; budget--) {
+        uint8_t event[6];
+        int n = zmq_recv(l->monitor, event, sizeof event, ZMQ_DONTWAIT);
+        if (n < 0) return;
+        int more = 0;
+        size_t more_size = sizeof more;
+        zmq_getsockopt(l->monitor, ZMQ_RCVMORE, &more, &more_size);
+        drop_rest(l->monitor, more);   /* the endpoint's name */
+        uint16_t what;
+        int32_t fd;
+        memcpy(&what, event, sizeof what);
+        memcpy(&fd, event + 2, sizeof fd);
+        if (n != (int)sizeof event || what != ZMQ_EVENT_DISCONNECTED) continue;
+        for (int i = l->count - 1; i >= 0; i--)
+            if (l->peers[i].from.fd == fd) forget(l, &l->peers[i]);
+    }
+}
+
+/* One message from a follower. */
+static void on_message(net_leader *l, const uint8_t *id, size_t id_len, const net_message *m,
+                       const source *from, double now)
+{
+    if (m->type == NET_JOIN) on_join(l, id, id_len, m, from, now);
+    peer *p = find_peer(l, id, id_len);
+    if (!p) return;
+    p->seen = now;
+    p->from = *from;
+    if (m->type == NET_BYE) { forget(l, p); return; }
+    if (m->type == NET_AT) { p->at = m->seq; p->placed = true; p->step = m->step; p->head = m->head; }
+    /* an answer counts for the question open now, asked at or after question_seq */
+    if (m->type == NET_ANSWER && l->has_state && l->state.question == NET_QUESTION_OPEN
+        && m->seq >= l->question_seq && m->seq <= l->seq) {
+        p->answer = *m;
+        p->has_answer = true;
+    }
+}
+
 bool net_leader_poll(net_leader *l, double now)
 {
     uint8_t id[MAX_ID];
     size_t id_len = 0;
     char payload[NET_MESSAGE_MAX];
+    on_disconnects(l);
     for (int budget = 4 * NET_MAX_FOLLOWERS; budget > 0; budget--) {   /* never a whole frame's worth of waiting */
-        int n = receive(l->sock, id, &id_len, payload, sizeof payload);
+        source from;
+        int n = receive(l->sock, id, &id_len, payload, sizeof payload, &from);
         if (n == 0) break;
         net_message m;
-        if (n < 0 || net_message_parse(payload, (size_t)n, &m) != NET_OK) continue;
-        if (m.type == NET_JOIN) on_join(l, id, id_len, &m, now);
-        peer *p = find_peer(l, id, id_len);
-        if (p && m.type == NET_AT) { p->seen = now; p->at = m.seq; }
-        /* an answer counts for the question open now, asked at or after question_seq */
-        if (p && m.type == NET_ANSWER && l->has_state && l->state.question == NET_QUESTION_OPEN
-            && m.seq >= l->question_seq && m.seq <= l->seq) {
-            p->answer = m;
-            p->has_answer = true;
-        }
+        if (n > 0 && net_message_parse(payload, (size_t)n, &m) == NET_OK)
+            on_message(l, id, id_len, &m, &from, now);
     }
+    for (int i = l->count - 1; i >= 0; i--)
+        if (now - l->peers[i].seen > FORGET_S) forget(l, &l->peers[i]);
     if (l->has_state && now >= l->next_beat) {
         broadcast_state(l);
         l->next_beat = now + HEARTBEAT_S;
@@ -283,22 +510,41 @@ int net_leader_tally(const net_leader *l, double now, int choices[NET_MAX_CHOICE
     return answered;
 }
 
+/* The length of the longest start of text, of at most room bytes, that ends on a whole
+ * UTF-8 character. */
+static size_t whole_characters(const char *text, size_t room)
+{
+    size_t n = strlen(text);
+    if (n <= room) return n;
+    while (room > 0 && ((unsigned char)text[room] & 0xC0) == 0x80) room--;
+    return room;
+}
+
 int net_leader_waiting(const net_leader *l, double now, char *names, size_t size)
 {
+    static const char more[] = "…";
     int waiting = 0;
     size_t used = 0;
+    bool full = size < sizeof more;
     if (size) names[0] = '\0';
     for (int i = 0; i < l->count; i++) {
         const peer *p = &l->peers[i];
         if (p->has_answer || now - p->seen >= GONE_S) continue;
         char shown[4 * NET_NAME_MAX + 8];
-        text_escape(p->name, shown, sizeof shown);
-        if (used < size) {
-            int n = snprintf(names + used, size - used, "%s%s", waiting ? ", " : "", shown);
-            used = n < 0 || (size_t)n >= size - used ? size : used + (size_t)n;
-            if (used == size && size > 4) snprintf(names + size - 4, 4, "…");
-        }
+        snprintf(shown, sizeof shown, "%s", waiting ? ", " : "");
+        text_escape(p->name, shown + strlen(shown), sizeof shown - strlen(shown));
         waiting++;
+        if (full) continue;
+        size_t n = strlen(shown), room = size - used - 1;   /* "…" needs its 3 bytes */
+        if (n > room) {   /* as much as fits before "…", in whole characters */
+            size_t keep = whole_characters(shown, room - (sizeof more - 1));
+            memcpy(names + used, shown, keep);
+            memcpy(names + used + keep, more, sizeof more);
+            full = true;
+            continue;
+        }
+        memcpy(names + used, shown, n + 1);
+        used += n;
     }
     return waiting;
 }
@@ -310,11 +556,31 @@ int net_leader_joined(const net_leader *l, double now)
     return n;
 }
 
+/* A follower at the leader's place: it took the current state and is still at its step and
+ * head (it said so last). */
+static bool is_here(const net_leader *l, const peer *p)
+{
+    return l->has_state && p->placed && p->at == l->state.seq && p->step == l->state.step
+        && p->head == l->state.head;
+}
+
 int net_leader_synced(const net_leader *l, double now)
 {
     int n = 0;
-    for (int i = 0; i < l->count; i++)
-        n += now - l->peers[i].seen < GONE_S && l->has_state && l->peers[i].at == l->state.seq;
+    for (int i = 0; i < l->count; i++) n += now - l->peers[i].seen < GONE_S && is_here(l, &l->peers[i]);
+    return n;
+}
+
+int net_leader_roster(const net_leader *l, double now, net_roster_entry *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < l->count && n < max; i++, n++) {
+        const peer *p = &l->peers[i];
+        out[n] = (net_roster_entry){.placed = p->placed, .step = p->step, .head = p->head,
+                                    .here = is_here(l, p), .answered = p->has_answer,
+                                    .silent = now - p->seen};
+        memcpy(out[n].name, p->name, sizeof out[n].name);
+    }
     return n;
 }
 
@@ -325,26 +591,87 @@ struct net_follower {
     net_message join;
     net_follower_status status;
     double heard, next_send;
-    uint32_t at;
+    net_message at;   /* where it said it is last (NET_AT), when has_at */
     bool has_at;
     net_reason reason;
     uint64_t leader_hash;
 };
 
-net_follower *net_follower_open(const char *host_port, uint64_t code, uint64_t hash,
-                                const char *name, char *error, size_t size)
+/* 64 hex digits (either case) into 32 bytes; false for anything else. */
+static bool parse_key(const char *hex, uint8_t *key)
 {
-    char host[256], endpoint[300], check[NET_MESSAGE_MAX + 1];
-    int port;
-    if (!net_split_address(host_port, host, sizeof host, &port) || port == 0) {
-        snprintf(error, size, "--follow takes HOST:PORT, e.g. 127.0.0.1:7340");
-        return NULL;
+    if (strlen(hex) != NET_KEY_HEX || strspn(hex, "0123456789abcdefABCDEF") != NET_KEY_HEX)
+        return false;
+    for (int i = 0; i < 32; i++) {
+        char pair[3] = {hex[2 * i], hex[2 * i + 1], '\0'};
+        key[i] = (uint8_t)strtoul(pair, NULL, 16);
     }
-    net_message join = {.type = NET_JOIN, .code = code, .hash = hash};
-    if (strlen(name) > NET_NAME_MAX || (snprintf(join.name, sizeof join.name, "%s", name),
-                                        net_message_write(&join, check, sizeof check) == 0)) {
+    return true;
+}
+
+/* Makes f's socket a CURVE client of the leader whose public key is server, under a fresh
+ * key pair of its own. */
+static bool make_curve_client(net_follower *f, const uint8_t *server, char *error, size_t size)
+{
+    char public_z85[41], secret_z85[41];
+    if (!zmq_has("curve")) {
+        snprintf(error, size, "this libzmq has no CURVE, which --key needs");
+        return false;
+    }
+    if (zmq_curve_keypair(public_z85, secret_z85) != 0
+        || zmq_setsockopt(f->sock, ZMQ_CURVE_SERVERKEY, server, 32) != 0
+        || zmq_setsockopt(f->sock, ZMQ_CURVE_PUBLICKEY, public_z85, 41) != 0
+        || zmq_setsockopt(f->sock, ZMQ_CURVE_SECRETKEY, secret_z85, 41) != 0) {
+        snprintf(error, size, "cannot set up encryption: %s", zmq_strerror(zmq_errno()));
+        return false;
+    }
+    return true;
+}
+
+/* A routing id of the follower's own, the same across reconnections, so that the leader
+ * (ZMQ_ROUTER_HANDOVER) gives a follower back its slot after a dropped connection. */
+static bool set_routing_id(void *sock)
+{
+    uint8_t id[16];
+    if (getrandom(id, sizeof id, 0) != (ssize_t)sizeof id) return false;
+    id[0] |= 1;   /* an id beginning with a zero byte is ZeroMQ's own */
+    return zmq_setsockopt(sock, ZMQ_ROUTING_ID, id, sizeof id) == 0;
+}
+
+/* The join message o asks for, or false with why. */
+static bool join_message(const net_follower_options *o, net_message *join, char *host,
+                         size_t host_size, int *port, char *error, size_t size)
+{
+    char check[NET_MESSAGE_MAX + 1];
+    if (!net_split_address(o->host_port, host, host_size, port) || *port == 0) {
+        snprintf(error, size, "--follow takes HOST:PORT, e.g. 127.0.0.1:7340");
+        return false;
+    }
+    *join = (net_message){.type = NET_JOIN, .code = o->code, .hash = o->hash};
+    if (strlen(o->name) > NET_NAME_MAX || (snprintf(join->name, sizeof join->name, "%s", o->name),
+                                           net_message_write(join, check, sizeof check) == 0)) {
         snprintf(error, size, "--name takes 1 to %d bytes of text, without control characters "
                  "or a space at either end", NET_NAME_MAX);
+        return false;
+    }
+    if (!o->key && !net_is_loopback(host)) {
+        snprintf(error, size, "a leader on another machine is followed with its key: add "
+                 "--key KEY as the leader printed it");
+        return false;
+    }
+    return true;
+}
+
+net_follower *net_follower_open(const net_follower_options *o, char *error, size_t size)
+{
+    char host[256], endpoint[300];
+    int port;
+    uint8_t server[32];
+    net_message join;
+    if (!join_message(o, &join, host, sizeof host, &port, error, size)) return NULL;
+    if (o->key && !parse_key(o->key, server)) {
+        snprintf(error, size, "--key takes the leader's key, %d hex digits, as it printed it",
+                 NET_KEY_HEX);
         return NULL;
     }
     net_follower *f = calloc(1, sizeof *f);
@@ -352,6 +679,10 @@ net_follower *net_follower_open(const char *host_port, uint64_t code, uint64_t h
     f->join = join;
     f->ctx = zmq_ctx_new();
     f->sock = f->ctx ? new_socket(f->ctx, ZMQ_DEALER, 4) : NULL;
+    if (f->sock && o->key && !make_curve_client(f, server, error, size)) {
+        net_follower_close(f);
+        return NULL;
+    }
     /* Not ZMQ_IMMEDIATE: with it, libzmq 4.3 dropped the leader's last message (its bye) when
      * the connection closed before it was read. While unconnected, a few joins queue (4 at
      * most, SNDHWM) and are answered alike. */
@@ -361,8 +692,8 @@ net_follower *net_follower_open(const char *host_port, uint64_t code, uint64_t h
         zmq_setsockopt(f->sock, ZMQ_RECONNECT_IVL, &reconnect, sizeof reconnect);
         zmq_setsockopt(f->sock, ZMQ_RECONNECT_IVL_MAX, &reconnect_max, sizeof reconnect_max);
     }
-    if (!f->sock || zmq_connect(f->sock, endpoint) != 0) {
-        snprintf(error, size, "cannot connect to %s: %s", host_port, zmq_strerror(zmq_errno()));
+    if (!f->sock || !set_routing_id(f->sock) || zmq_connect(f->sock, endpoint) != 0) {
+        snprintf(error, size, "cannot connect to %s: %s", o->host_port, zmq_strerror(zmq_errno()));
         net_follower_close(f);
         return NULL;
     }
@@ -387,12 +718,13 @@ void net_follower_answer(net_follower *f, const net_message *answer)
     if (f->status == NET_FOLLOWER_JOINED) send_message(f->sock, NULL, 0, &m);
 }
 
-void net_follower_at(net_follower *f, uint32_t seq)
+void net_follower_at(net_follower *f, uint32_t seq, uint32_t step, int head)
 {
-    f->at = seq;
+    net_message at = {.type = NET_AT, .seq = seq, .step = step, .head = head};
+    bool moved = !f->has_at || memcmp(&at, &f->at, sizeof at) != 0;
+    f->at = at;
     f->has_at = true;
-    if (f->status == NET_FOLLOWER_JOINED)
-        send_message(f->sock, NULL, 0, &(net_message){.type = NET_AT, .seq = seq});
+    if (moved && f->status == NET_FOLLOWER_JOINED) send_message(f->sock, NULL, 0, &at);
 }
 
 net_follower_status net_follower_poll(net_follower *f, double now, net_message *state, bool *fresh)
@@ -400,7 +732,7 @@ net_follower_status net_follower_poll(net_follower *f, double now, net_message *
     char payload[NET_MESSAGE_MAX];
     *fresh = false;
     for (int budget = 1024; budget > 0; budget--) {
-        int n = receive(f->sock, NULL, NULL, payload, sizeof payload);
+        int n = receive(f->sock, NULL, NULL, payload, sizeof payload, NULL);
         if (n == 0) break;
         net_message m;
         if (n < 0 || net_message_parse(payload, (size_t)n, &m) != NET_OK) continue;
@@ -421,7 +753,7 @@ net_follower_status net_follower_poll(net_follower *f, double now, net_message *
     if (f->status == NET_FOLLOWER_JOINED && now - f->heard > SILENT_S) f->status = NET_FOLLOWER_JOINING;
     if (f->status == NET_FOLLOWER_REFUSED || now < f->next_send) return f->status;
     if (f->status == NET_FOLLOWER_JOINED && f->has_at) {
-        send_message(f->sock, NULL, 0, &(net_message){.type = NET_AT, .seq = f->at});
+        send_message(f->sock, NULL, 0, &f->at);
         f->next_send = now + KEEPALIVE_S;
     } else if (f->status != NET_FOLLOWER_JOINED) {   /* joining, or the leader left: ask again */
         send_message(f->sock, NULL, 0, &f->join);

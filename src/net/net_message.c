@@ -28,12 +28,12 @@ static const char *const type_words[] = {
 };
 /* How many fields follow the type word (a join's name counts as one, whatever its spaces). */
 static const int type_fields[] = {
-    [NET_JOIN] = 3, [NET_WELCOME] = 0, [NET_REFUSE] = 2, [NET_STATE] = 6, [NET_AT] = 1,
+    [NET_JOIN] = 3, [NET_WELCOME] = 0, [NET_REFUSE] = 2, [NET_STATE] = 6, [NET_AT] = 3,
     [NET_ANSWER] = 3, [NET_BYE] = 0,
 };
 static const char *const reason_words[] = {
     [NET_REFUSE_CODE] = "code", [NET_REFUSE_HASH] = "hash", [NET_REFUSE_FULL] = "full",
-    [NET_REFUSE_NAME] = "name",
+    [NET_REFUSE_NAME] = "name", [NET_REFUSE_LIMIT] = "limit",
 };
 static const char *const question_words[] = {
     [NET_QUESTION_NONE] = "none", [NET_QUESTION_OPEN] = "open",
@@ -134,14 +134,22 @@ static net_error parse_join(char **f, net_message *m)
     return NET_OK;
 }
 
-static net_error parse_state(char **f, net_message *m)
+/* SEQ STEP HEAD, the fields a state and an at begin with. */
+static bool parse_place(char **f, net_message *m)
 {
     uint32_t head;
     if (!parse_index(f[0], NET_MAX_INDEX, &m->seq) || !parse_index(f[1], NET_MAX_INDEX, &m->step)
-        || !parse_index(f[2], NET_MAX_HEAD, &head) || head < 1
-        || !parse_index(f[3], NET_MAX_INDEX, &m->row) || !parse_index(f[4], NET_MAX_INDEX, &m->col))
-        return NET_ERR_INTEGER;
+        || !parse_index(f[2], NET_MAX_HEAD, &head) || head < 1)
+        return false;
     m->head = (int)head;
+    return true;
+}
+
+static net_error parse_state(char **f, net_message *m)
+{
+    if (!parse_place(f, m) || !parse_index(f[3], NET_MAX_INDEX, &m->row)
+        || !parse_index(f[4], NET_MAX_INDEX, &m->col))
+        return NET_ERR_INTEGER;
     int q = find_word(f[5], question_words, COUNT(question_words));
     if (q < 0) return NET_ERR_QUESTION;
     m->question = (net_question)q;
@@ -169,7 +177,7 @@ static net_error parse_fields(char **f, net_message *m)
     case NET_JOIN: return parse_join(f, m);
     case NET_STATE: return parse_state(f, m);
     case NET_ANSWER: return parse_answer(f, m);
-    case NET_AT: return parse_index(f[0], NET_MAX_INDEX, &m->seq) ? NET_OK : NET_ERR_INTEGER;
+    case NET_AT: return parse_place(f, m) ? NET_OK : NET_ERR_INTEGER;
     case NET_REFUSE: {
         int r = find_word(f[0], reason_words, COUNT(reason_words));
         if (r < 0) return NET_ERR_REASON;
@@ -251,7 +259,9 @@ static bool write_fields(const net_message *m, char *out, size_t size)
                         m->seq, m->step, m->head, m->row, m->col,
                         question_words[m->question]) > 0;
     case NET_AT:
-        return m->seq <= NET_MAX_INDEX && snprintf(out, size, " %" PRIu32, m->seq) > 0;
+        return m->seq <= NET_MAX_INDEX && m->step <= NET_MAX_INDEX && m->head >= 1
+            && m->head <= NET_MAX_HEAD
+            && snprintf(out, size, " %" PRIu32 " %" PRIu32 " %d", m->seq, m->step, m->head) > 0;
     case NET_ANSWER:
         if (m->seq > NET_MAX_INDEX) return false;
         if (m->is_number)

@@ -6,12 +6,16 @@
  *   attnstep/1 join CODE HASH NAME     follower: the class code, its lesson's hash, its name
  *   attnstep/1 welcome                 leader: joined
  *   attnstep/1 refuse REASON HASH      leader: code, hash (HASH is the leader's lesson hash),
- *                                      full or name; HASH is 16 zeros for other reasons
+ *                                      full, name (taken by another follower) or limit (too
+ *                                      many followers from one address); HASH is 16 zeros
+ *                                      for other reasons
  *   attnstep/1 state SEQ STEP HEAD ROW COL QUESTION
  *                                      leader: where the class is; QUESTION is none, open or
  *                                      revealed; SEQ counts the leader's changes
- *   attnstep/1 at SEQ                  follower: it shows the state SEQ (and is still there:
- *                                      sent again every second, it keeps the follower joined)
+ *   attnstep/1 at SEQ STEP HEAD        follower: it took the state SEQ and shows STEP and HEAD
+ *                                      now (its own place: the leader's roster and "here"
+ *                                      count; sent when it moves and again every second,
+ *                                      which keeps the follower joined)
  *   attnstep/1 answer SEQ choice N     follower: its answer to the question open at SEQ, N 1-9
  *   attnstep/1 answer SEQ number X     follower: a typed number (finite decimal, 32 bytes max)
  *   attnstep/1 bye                     either side: leaving
@@ -53,7 +57,7 @@
     X(NET_ERR_CODE, "a class code that is not 16 lowercase hex digits") \
     X(NET_ERR_HASH, "a lesson hash that is not 16 lowercase hex digits") \
     X(NET_ERR_NAME, "a name that is longer than 32 bytes or starts or ends with a space") \
-    X(NET_ERR_REASON, "a reason for refusing other than code, hash, full or name") \
+    X(NET_ERR_REASON, "a reason for refusing other than code, hash, full, name or limit") \
     X(NET_ERR_QUESTION, "a question state other than none, open or revealed") \
     X(NET_ERR_ANSWER_KIND, "an answer that is neither a choice nor a number") \
     X(NET_ERR_CHOICE, "a choice other than 1 to 9") \
@@ -64,7 +68,8 @@ typedef enum { NET_ERROR_TABLE(NET_ERROR_ENUM) NET_ERROR_COUNT } net_error;
 #undef NET_ERROR_ENUM
 
 typedef enum { NET_JOIN, NET_WELCOME, NET_REFUSE, NET_STATE, NET_AT, NET_ANSWER, NET_BYE } net_type;
-typedef enum { NET_REFUSE_CODE, NET_REFUSE_HASH, NET_REFUSE_FULL, NET_REFUSE_NAME } net_reason;
+typedef enum { NET_REFUSE_CODE, NET_REFUSE_HASH, NET_REFUSE_FULL, NET_REFUSE_NAME,
+               NET_REFUSE_LIMIT } net_reason;
 typedef enum { NET_QUESTION_NONE, NET_QUESTION_OPEN, NET_QUESTION_REVEALED } net_question;
 
 typedef struct {
@@ -74,8 +79,8 @@ typedef struct {
     char name[NET_NAME_MAX + 1];   /* join */
     net_reason reason;             /* refuse */
     uint32_t seq;                  /* state, at, answer */
-    uint32_t step, row, col;       /* state */
-    int head;                      /* state */
+    uint32_t step, row, col;       /* state; step also at */
+    int head;                      /* state, at */
     net_question question;         /* state */
     bool is_number;                /* answer: number (else choice) */
     int choice;                    /* answer: 1 to 9 */

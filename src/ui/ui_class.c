@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "net.h"
+#include "number.h"
 #include "text.h"
 #include "ui_keys.h"
 #include "ui_tally.h"
@@ -17,6 +18,7 @@ struct ui_class {
     int port;
     uint64_t code, hash;
     char address[300];          /* what a follower connects to (for its status line) */
+    char name[NET_NAME_MAX + 1];   /* a follower's name, as it joins */
     bool following;             /* a follower that shows the leader's place */
     bool has_state;             /* a follower that has heard one */
     net_message state;          /* the leader's last place */
@@ -28,6 +30,11 @@ struct ui_class {
     int held_step;              /* a follower: the step whose answer it sent and holds back
                                    until the leader reveals, or -1 */
     ui_step_state held;         /* that answer */
+    char mine[200];             /* a follower: its answer to the leader's question as sent,
+                                   then with its verdict, or "" */
+    ui_tally_result **results;  /* the leader: (n_results) by script step, each made when its
+                                   question first opens, NULL for the others */
+    int n_results;
 };
 
 /* 16 hex digits (either case) into code; false for anything else. */
@@ -52,6 +59,23 @@ static ui_class *fail(ui_class *c, exit_status *status, exit_status why, const c
     return NULL;
 }
 
+/* Where the leader listens, as bound, and the command its students type. */
+static void say_banner(const ui_class *c)
+{
+    const char *host = net_leader_host(c->leader), *key = net_leader_key(c->leader);
+    if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0)
+        fprintf(stderr, "attnstep: leading on every address of this machine (%s), port %d, "
+                "class code %016" PRIx64 "\n", host, c->port, c->code);
+    else
+        fprintf(stderr, "attnstep: leading on %s, port %d, class code %016" PRIx64 "\n",
+                host, c->port, c->code);
+    if (key[0])
+        fprintf(stderr, "attnstep: encrypted (CURVE); the leader's key %s\n", key);
+    fprintf(stderr, "attnstep: students run: attnstep --follow HOST:%d --code %016" PRIx64
+            "%s%s LESSON\n", c->port, c->code, key[0] ? " --key " : "", key);
+    fflush(stderr);
+}
+
 ui_class *ui_class_open(const ui_class_options *o, unsigned long long hash, exit_status *status)
 {
     char error[300];
@@ -64,24 +88,25 @@ ui_class *ui_class_open(const ui_class_options *o, unsigned long long hash, exit
     if (o->lead) {
         if (!o->code && !net_class_code(&c->code, error, sizeof error))
             return fail(c, status, EXIT_STATUS_SOFTWARE, "--lead", error);
-        c->leader = net_leader_open(o->listen, c->code, hash, &c->port, error, sizeof error);
+        net_leader_options lo = {.listen = o->listen, .code = c->code, .hash = hash,
+                                 .per_address = o->per_address, .encrypt = o->encrypt};
+        c->leader = net_leader_open(&lo, error, sizeof error);
         if (!c->leader)
             return fail(c, status, strncmp(error, "--listen", 8) == 0 ? EXIT_STATUS_USAGE
                                                                     : EXIT_STATUS_SOFTWARE,
                         "--lead", error);
-        fprintf(stderr, "attnstep: leading on %s, port %d, class code %016" PRIx64 "\n"
-                "attnstep: students run: attnstep --follow HOST:%d --code %016" PRIx64
-                " LESSON\n", o->listen ? o->listen : "127.0.0.1", c->port, c->code, c->port,
-                c->code);
-        fflush(stderr);
+        c->port = net_leader_port(c->leader);
+        say_banner(c);
         return c;
     }
     if (!o->code)
         return fail(c, status, EXIT_STATUS_USAGE, "--follow", "needs the class code (--code)");
-    c->follower = net_follower_open(o->follow, c->code, hash, o->name ? o->name : "student",
-                                    error, sizeof error);
+    net_follower_options fo = {.host_port = o->follow, .code = c->code, .hash = hash,
+                               .name = o->name ? o->name : "student", .key = o->key};
+    c->follower = net_follower_open(&fo, error, sizeof error);
     if (!c->follower) return fail(c, status, EXIT_STATUS_USAGE, "--follow", error);
     snprintf(c->address, sizeof c->address, "%s", o->follow);
+    snprintf(c->name, sizeof c->name, "%s", fo.name);
     c->following = true;
     c->held_step = -1;
     return c;
@@ -92,6 +117,11 @@ void ui_class_close(ui_class *c)
     if (!c) return;
     net_leader_close(c->leader);
     net_follower_close(c->follower);
+    for (int i = 0; i < c->n_results; i++) {
+        if (c->results[i]) free(c->results[i]->numbers);
+        free(c->results[i]);
+    }
+    free(c->results);
     free(c);
 }
 
@@ -111,46 +141,77 @@ static net_message place_message(const ui_view *v)
     return m;
 }
 
-/* The numbers typed as a histogram (ui_tally.h), with how many are right when the lesson
- * knows the true value of the question open on v (judged as the view judges: the same key and
- * ui_tally_within); the median only if asked. */
-static void write_histogram(char *text, size_t size, const ui_view *v, double *numbers, int n,
-                            bool median)
+/* The result kept for step's question, made on first use; NULL when out of memory. */
+static ui_tally_result *result_of(ui_class *c, const ui_view *v, int step)
 {
-    ui_tally_histogram h;
-    double truth = NAN, tolerance = 0;
-    ui_view_number_key(v, v->step, &truth, &tolerance);   /* the question open here */
-    ui_tally_bin(numbers, n, truth, tolerance, &h);
-    ui_tally_write(&h, median, text, size);
+    if (!c->results) {
+        c->results = calloc((size_t)v->walk.count, sizeof *c->results);
+        if (!c->results) return NULL;
+        c->n_results = v->walk.count;
+    }
+    if (step >= c->n_results) return NULL;
+    ui_tally_result *r = c->results[step];
+    if (!r && (r = calloc(1, sizeof *r)) != NULL
+        && !(r->numbers = malloc(NET_MAX_FOLLOWERS * sizeof *r->numbers))) {
+        free(r);
+        r = NULL;
+    }
+    return c->results[step] = r;
+}
+
+/* The open question's answers into its result (the key judged as the view judges: the same
+ * true value and ui_tally_within). */
+static ui_tally_result *count_answers(ui_class *c, const ui_view *v, const net_message *m,
+                                      double now)
+{
+    const lesson_step *item = ui_view_item(v, (int)m->step);
+    ui_tally_result *r = item ? result_of(c, v, (int)m->step) : NULL;
+    if (!r) return NULL;
+    r->step = (int)m->step;
+    r->joined = c->joined;
+    r->answered = net_leader_tally(c->leader, now, r->choices, r->numbers, NET_MAX_FOLLOWERS,
+                                   &r->n_numbers);
+    r->n_choices = item->n_choices < UI_TALLY_MAX_CHOICE ? item->n_choices : UI_TALLY_MAX_CHOICE;
+    r->choice_text = (const char *const *)item->choices;
+    r->right_choice = item->n_choices > 0 && item->answer_choice >= 0 ? item->answer_choice + 1 : 0;
+    r->truth = NAN;
+    r->tolerance = 0;
+    ui_view_number_key(v, (int)m->step, &r->truth, &r->tolerance);
+    return r;
 }
 
 /* The open question's tally in words: "answered 12/30: 1×8 2×4" for choices, "answered 3/30:
  * 0.55 ▕▂ █ ▄▏ 0.63 · 2 right · median 0.61" for numbers, then the names of the last three or
  * fewer still to answer (" · waiting: ana, bo", in the median's room: 80 columns hold one of
- * them); "" when no question is open. */
+ * them). After the reveal, the result stays until the leader leaves the step ("right 3/5 ·
+ * 0.63 ×3, 0.62 ×1, 0.7 ×1"); "" elsewhere. */
 static void write_tally(ui_class *c, const ui_view *v, const net_message *m, double now)
 {
-    enum { MAX_NUMBERS = NET_MAX_FOLLOWERS };
-    static double numbers[MAX_NUMBERS];   /* one leader per process */
-    int choices[NET_MAX_CHOICE + 1], n_numbers;
     c->tally[0] = '\0';
-    if (m->question != NET_QUESTION_OPEN) return;
-    int answered = net_leader_tally(c->leader, now, choices, numbers, MAX_NUMBERS, &n_numbers);
-    size_t used = (size_t)snprintf(c->tally, sizeof c->tally, "answered %d/%d", answered,
+    bool scripted = m->step < (uint32_t)v->walk.count;
+    if (scripted && m->question == NET_QUESTION_REVEALED && c->results && c->results[m->step]) {
+        ui_tally_result_line(c->results[m->step], c->tally, sizeof c->tally);
+        return;
+    }
+    ui_tally_result *r = scripted && m->question == NET_QUESTION_OPEN ? count_answers(c, v, m, now) : NULL;
+    if (!r) return;
+    size_t used = (size_t)snprintf(c->tally, sizeof c->tally, "answered %d/%d", r->answered,
                                    c->joined);
     const char *separator = ": ";
     for (int i = 1; i <= NET_MAX_CHOICE && used < sizeof c->tally; i++)
-        if (choices[i]) {
+        if (r->choices[i]) {
             used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, "%s%d×%d",
-                                     separator, i, choices[i]);
+                                     separator, i, r->choices[i]);
             separator = " ";
         }
     char names[64];   /* the last few to answer, by name (escaped by the transport) */
     int waiting = net_leader_waiting(c->leader, now, names, sizeof names);
     bool naming = waiting > 0 && waiting <= 3;
-    if (n_numbers > 0 && used < sizeof c->tally) {
+    if (r->n_numbers > 0 && used < sizeof c->tally) {
         char bars[120];
-        write_histogram(bars, sizeof bars, v, numbers, n_numbers, !naming);
+        ui_tally_histogram h;
+        ui_tally_bin(r->numbers, r->n_numbers, r->truth, r->tolerance, &h);
+        ui_tally_write(&h, !naming, bars, sizeof bars);
         used += (size_t)snprintf(c->tally + used, sizeof c->tally - used, ": %s", bars);
     }
     if (naming && used < sizeof c->tally)
@@ -225,6 +286,55 @@ static void release_answer(ui_class *c, ui_view *v)
     c->held_step = -1;
 }
 
+/* A number in the one formatter's short form, four decimals at most. */
+static void write_number(double x, char *text, size_t size)
+{
+    number_format f = {.style = NUMBER_SHORT, .precision = 4};
+    number_write(x, &f, text, size);
+}
+
+/* The answer given as the student sees it: "2 (cat)" or "0.63"; and whether it is right,
+ * with the true answer in truth ("1 (dog)", "0.6296 ± 0.01"). */
+static bool judge(const ui_view *v, int step, const ui_step_state *given, char *answer,
+                  size_t answer_size, char *truth, size_t truth_size)
+{
+    const lesson_step *item = ui_view_item(v, step);
+    truth[0] = '\0';
+    if (item->n_choices > 0) {
+        int k = given->given_choice, key = item->answer_choice;
+        snprintf(answer, answer_size, "%d (%s)", k + 1, item->choices[k]);
+        if (key >= 0) snprintf(truth, truth_size, "%d (%s)", key + 1, item->choices[key]);
+        return k == key;
+    }
+    double value = NAN, tolerance = 0;
+    char a[NUMBER_MAX], b[NUMBER_MAX];
+    write_number(given->given_number, answer, answer_size);
+    if (!ui_view_number_key(v, step, &value, &tolerance)) return false;
+    write_number(value, a, sizeof a);
+    write_number(tolerance, b, sizeof b);
+    snprintf(truth, truth_size, "%s ± %s", a, b);
+    return ui_tally_within(given->given_number, value, tolerance);
+}
+
+/* A follower's words about its answer to the leader's question: as sent while the leader has
+ * not revealed ("you answered 2 (cat), wait for the reveal"), then with its verdict and the
+ * true answer ("you answered 0.5: not quite, it is 0.6296 ± 0.01"); "" without one. */
+static void describe_answer(ui_class *c, const ui_view *v)
+{
+    c->mine[0] = '\0';
+    int step = (int)c->state.step;
+    if (!c->has_state || step >= v->walk.count || !ui_view_item(v, step)) return;
+    const ui_step_state *given = c->held_step == step ? &c->held : &v->state[step];
+    if (given->question != UI_Q_ANSWERED) return;
+    char answer[120], truth[120];
+    bool right = judge(v, step, given, answer, sizeof answer, truth, sizeof truth);
+    if (c->held_step == step)
+        snprintf(c->mine, sizeof c->mine, "you answered %s, wait for the reveal", answer);
+    else if (c->state.question == NET_QUESTION_REVEALED)
+        snprintf(c->mine, sizeof c->mine, "you answered %s: %s%s%s", answer,
+                 right ? "right" : "not quite", right || !truth[0] ? "" : ", it is ", right ? "" : truth);
+}
+
 static bool follow(ui_class *c, ui_view *v, double now)
 {
     net_message m;
@@ -243,11 +353,17 @@ static bool follow(ui_class *c, ui_view *v, double now)
         if (take_place(v, &c->state)) changed = true;
         c->applied = c->state.seq;
         c->applied_any = true;
-        net_follower_at(c->follower, c->applied);
+    }
+    if (c->applied_any) {   /* where it is now, its own place or the leader's (the roster) */
+        net_message here = place_message(v);
+        net_follower_at(c->follower, c->applied, here.step, here.head);
     }
     int held = c->held_step;
     hold_answer(c, v);
-    return changed || held != c->held_step;
+    char said[sizeof c->mine];
+    memcpy(said, c->mine, sizeof said);
+    describe_answer(c, v);
+    return changed || held != c->held_step || strcmp(said, c->mine) != 0;
 }
 
 bool ui_class_poll(ui_class *c, ui_view *v, double now)
@@ -286,19 +402,88 @@ void ui_class_moved(ui_class *c, const ui_class_place *before, ui_view *v)
 
 void ui_class_status(const ui_class *c, char *text, size_t size)
 {
-    if (c->leader && !c->tally[0])
-        snprintf(text, size, "leading :%d · code %016" PRIx64 " · %d/%d here", c->port,
-                 c->code, c->synced, c->joined);
+    if (c->leader && !c->tally[0]) {
+        int n = snprintf(text, size, "leading :%d · code %016" PRIx64 " · %d/%d here", c->port,
+                         c->code, c->synced, c->joined);
+        long wrong = net_leader_wrong_codes(c->leader);
+        if (wrong > 0 && n > 0 && (size_t)n < size)
+            snprintf(text + n, size - (size_t)n, " · %ld wrong code%s", wrong, wrong == 1 ? "" : "s");
+    }
     else if (c->leader)   /* the tally takes the whole room: a histogram needs it at 80 columns */
         snprintf(text, size, "%s", c->tally);
     else if (c->status == NET_FOLLOWER_LEFT)
         snprintf(text, size, "the leader has left — on your own");
     else if (c->status != NET_FOLLOWER_JOINED)
         snprintf(text, size, "joining %s…", c->address);
-    else if (c->held_step >= 0)
-        snprintf(text, size, "following · answer sent, wait for the reveal");
+    else if (c->following && c->mine[0])
+        snprintf(text, size, "following · %s", c->mine);
     else
         snprintf(text, size, c->following ? "following" : "on your own — f to follow");
+}
+
+bool ui_class_results_text(const ui_class *c, char *text, size_t size)
+{
+    if (!c->leader) return false;
+    ui_tally_result *asked[UI_CLASS_MAX_RESULTS];
+    int n = 0;
+    for (int i = 0; i < c->n_results && n < UI_CLASS_MAX_RESULTS; i++)
+        if (c->results[i]) asked[n++] = c->results[i];
+    ui_tally_results_text(asked, n, text, size);
+    return true;
+}
+
+/* Appends the escaped name cut to cols columns on a whole character and padded to them. */
+static size_t put_name(const char *name, int cols, char *text, size_t size)
+{
+    char shown[4 * NET_NAME_MAX + 8];
+    text_escape(name, shown, sizeof shown);
+    size_t used = 0;
+    int width = 0;
+    for (const char *p = shown; *p;) {
+        unsigned codepoint;
+        int bytes = text_decode(p, &codepoint), w = text_char_width(codepoint);
+        if (bytes <= 0 || width + (w > 0 ? w : 0) > cols || used + (size_t)bytes >= size) break;
+        memcpy(text + used, p, (size_t)bytes);
+        used += (size_t)bytes;
+        width += w > 0 ? w : 0;
+        p += bytes;
+    }
+    for (; width < cols && used + 1 < size; width++) text[used++] = ' ';
+    text[used] = '\0';
+    return used;
+}
+
+/* Where a follower is, in the leader's words: "step 5 · head 2", "off the script · head 1". */
+static void write_place(const net_roster_entry *e, const ui_view *v, char *text, size_t size)
+{
+    if (!e->placed) snprintf(text, size, "joining");
+    else if (e->step < (uint32_t)v->walk.count)
+        snprintf(text, size, "step %" PRIu32 " · head %d", e->step + 1, e->head);
+    else snprintf(text, size, "off the script · head %d", e->head);
+}
+
+bool ui_class_roster_text(const ui_class *c, const ui_view *v, double now, char *text, size_t size)
+{
+    if (!c->leader || size == 0) return false;
+    net_roster_entry *all = malloc(NET_MAX_FOLLOWERS * sizeof *all);
+    if (!all) { snprintf(text, size, "out of memory\n"); return true; }
+    int n = net_leader_roster(c->leader, now, all, NET_MAX_FOLLOWERS), here = 0, answered = 0;
+    for (int i = 0; i < n; i++) { here += all[i].here; answered += all[i].answered; }
+    size_t used = (size_t)snprintf(text, size, "%d follower%s · %d here · %d answered the open "
+                                   "question\n", n, n == 1 ? "" : "s", here, answered);
+    for (int i = 0; i < n && used + 1 < size; i++) {
+        char place[64];
+        write_place(&all[i], v, place, sizeof place);
+        used += (size_t)snprintf(text + used, size - used, "  ");
+        if (used + 1 >= size) break;
+        used += put_name(all[i].name, UI_CLASS_NAME_COLUMNS, text + used, size - used);
+        if (used + 1 >= size) break;
+        int n_chars = snprintf(text + used, size - used, "  %-24s %-8s %5.0f s\n", place,
+                               all[i].answered ? "answered" : "", all[i].silent);
+        used = n_chars < 0 || (size_t)n_chars >= size - used ? size - 1 : used + (size_t)n_chars;
+    }
+    free(all);
+    return true;
 }
 
 bool ui_class_holds_answer(const ui_class *c)
@@ -346,9 +531,15 @@ bool ui_class_ended(const ui_class *c, exit_status *status, char *message, size_
         snprintf(message, size, "--follow: the leader's lesson is not this one: its text has "
                  "hash %016" PRIx64 ", this lesson's %016" PRIx64 " (open the same file)",
                  leader_hash, c->hash);
-    else
+    else if (reason == NET_REFUSE_NAME) {
+        char shown[4 * NET_NAME_MAX + 8];
+        text_escape(c->name, shown, sizeof shown);
+        snprintf(message, size, "--follow: the leader refused: another follower has the name "
+                 "'%s' (choose another with --name)", shown);
+    } else
         snprintf(message, size, "--follow: the leader refused: %s",
                  reason == NET_REFUSE_CODE ? "wrong class code"
-                 : reason == NET_REFUSE_FULL ? "the class is full" : "that name");
+                 : reason == NET_REFUSE_FULL ? "the class is full"
+                 : "too many followers from this address (the leader's --per-address)");
     return true;
 }

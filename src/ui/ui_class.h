@@ -19,10 +19,15 @@ typedef struct {
     const char *follow;        /* --follow HOST:PORT, or NULL */
     const char *code;          /* --code: 16 hex digits; NULL: a leader draws a fresh one */
     const char *name;          /* --name of a follower, or NULL ("student") */
+    const char *key;           /* --key: the leader's public key, for a follower, or NULL */
+    int per_address;           /* --per-address: a leader's limit of followers from one
+                                  address (0: NET_DEFAULT_PER_ADDRESS) */
+    bool encrypt;              /* --encrypt: a leader's CURVE on loopback too */
 } ui_class_options;
 
 /* Starts leading or following the lesson whose text has hash. The leader says on stderr
- * what its followers type (its class code and port). NULL with *status and a message on
+ * where it listens (the address bound: "every address of this machine" for 0.0.0.0) and what
+ * its followers type (the port, the class code, and the key when it encrypts). NULL with *status and a message on
  * stderr when it cannot (a malformed code, address or name: 64; an address in use: 70). */
 ui_class *ui_class_open(const ui_class_options *o, unsigned long long hash, exit_status *status);
 /* Says bye and closes; NULL is allowed. */
@@ -58,6 +63,18 @@ int ui_class_joined(const ui_class *c, double now);
 /* The leader: how many answered the question open now (-1 for a follower). */
 int ui_class_answered(const ui_class *c, double now);
 int ui_class_synced(const ui_class *c, double now);
+
+/* The leader's boxes (r and W), as text of lines each ending in '\n' (cut at size); false for
+ * a follower. The results: every question of this class so far, in the order of the script
+ * (ui_tally_results_text), at most UI_CLASS_MAX_RESULTS. The roster: "30 followers · 28 here ·
+ * 12 answered the open question", then a line per follower in the order they joined: its name
+ * (escaped, cut on a whole character to UI_CLASS_NAME_COLUMNS columns), where it is ("step 5
+ * · head 2", "off the script · head 1", "joining"), "answered" when it answered the open
+ * question, and the seconds since its last message. */
+enum { UI_CLASS_MAX_RESULTS = 256, UI_CLASS_NAME_COLUMNS = 20 };
+bool ui_class_results_text(const ui_class *c, char *text, size_t size);
+bool ui_class_roster_text(const ui_class *c, const ui_view *v, double now, char *text,
+                          size_t size);
 
 /* Whether a follower holds back an answer it sent (its question shows as open until the
  * leader reveals). */

@@ -16,7 +16,10 @@ typedef struct {
     bool headless, follower;
     char said[200];              /* the class's words last put in the status line */
     long shown_seq;              /* the leader's place last reported as news, or -1 */
+    double now;                  /* when the class was last polled */
 } class_screen;
+
+enum { BOX_TEXT = 128 * 1024 };   /* a roster of NET_MAX_FOLLOWERS lines fits */
 
 static class_screen *class_of(ui_screen *s)
 {
@@ -44,9 +47,36 @@ static ui_outcome moved(class_screen *cs, const ui_class_place *before, ui_outco
     return out;
 }
 
+/* A leader's box over the lesson: the class's results or its roster. */
+static ui_outcome open_box(class_screen *cs, ui_action which)
+{
+    char *text = malloc(BOX_TEXT);
+    ui_screen *box = NULL;
+    if (text && which == UI_ACT_ROSTER && ui_class_roster_text(cs->class, cs->v, cs->now, text, BOX_TEXT))
+        box = ui_text_screen_new(" roster ", text);
+    else if (text && ui_class_results_text(cs->class, text, BOX_TEXT))
+        box = ui_text_screen_new(" class results ", text);
+    free(text);
+    return (ui_outcome){0, box};
+}
+
+/* A leader's own keys: r (results), W (roster), and n past the last step, which shows the
+ * results of the whole class rather than the leader's own score. */
+static ui_action leader_key(const class_screen *cs, int k)
+{
+    const ui_view *v = cs->v;
+    if (cs->follower) return UI_ACT_NONE;
+    ui_action a = ui_key_action(k, ui_view_context(v), NULL);
+    bool past_end = a == UI_ACT_NEXT && !v->off_script && !v->stepped_in
+                    && v->step == v->walk.count - 1;
+    return a == UI_ACT_RESULTS || a == UI_ACT_ROSTER ? a : past_end ? UI_ACT_RESULTS : UI_ACT_NONE;
+}
+
 static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     class_screen *cs = class_of(s);
+    ui_action own = leader_key(cs, k);
+    if (own != UI_ACT_NONE) return open_box(cs, own);
     ui_class_place before = ui_class_place_of(cs->v);
     return moved(cs, &before, cs->inner->ops->key(cs->inner, k, st));
 }
@@ -112,6 +142,7 @@ static bool say_status(class_screen *cs)
 static bool poll(ui_screen *s, double now, ui_ending *ending)
 {
     class_screen *cs = class_of(s);
+    cs->now = now;
     bool changed = ui_class_poll(cs->class, cs->v, now);
     changed |= say_status(cs);
     exit_status why;
@@ -141,6 +172,7 @@ static bool ready(ui_screen *s, const ui_event *ev, double now)
     case UI_AWAIT_JOINED: return joined >= ev->x;
     case UI_AWAIT_SYNCED: return ui_class_synced(c, now) == joined;
     case UI_AWAIT_ANSWERED: return ui_class_answered(c, now) >= ev->x;
+    case UI_AWAIT_HERE: return ui_class_synced(c, now) == ev->x;
     default: return ui_view_question_open(cs->v) && !ui_class_holds_answer(c);
     }
 }
@@ -191,5 +223,6 @@ ui_screen *ui_class_screen_new(ui_screen *inner, const ui_class_options *o,
     cs->headless = headless;
     cs->follower = o->follow != NULL;
     cs->shown_seq = -1;
+    if (o->lead) cs->v->class_context = UI_IN_LEAD;   /* the leader's keys and words (Esc reveals) */
     return &cs->base;
 }

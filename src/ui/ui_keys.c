@@ -35,7 +35,11 @@ static const ui_binding bindings[] = {
     {UI_ACT_ERASE, UI_IN_NUMBER, {BACKSPACE_KEYS}, NULL, "erase the last character typed", 0},
     {UI_ACT_ANSWER, QUESTION, {ENTER_KEYS}, "answer",
      "answer: the highlighted choice, or the number typed", 0},
-    {UI_ACT_SKIP, QUESTION, {27}, "skip", "skip the question: show the stage, not scored", 0},
+    {UI_ACT_SKIP, QUESTION | UI_NOT_LEADER, {27}, "skip",
+     "skip the question: show the stage, not scored", 0},
+    {UI_ACT_SKIP, QUESTION | UI_LEADER_ONLY, {27}, "reveal",
+     "leading a class: reveal the question to every follower (each sees its verdict); the "
+     "class's result stays in the status line until the next step", 0},
     {UI_ACT_PREV, QUESTION, {'p', UI_KEY(KEY_PPAGE)}, "prev", "back to the previous step (the question stays asked)", 0},
     {UI_ACT_NEXT, UI_IN_LESSON, {'n', ' ', UI_KEY(KEY_NPAGE)}, "next",
      "next step (next cell when stepped in)", 0},
@@ -84,6 +88,13 @@ static const ui_binding bindings[] = {
      "stop the replay here and go on by hand", 0},
     /* A follower (--follow): any key that moves it puts it on its own. */
     {UI_ACT_FOLLOW, UI_IN_CLASS, {'f'}, "follow", "follow the leader again", 0},
+    /* A leader (--lead): what the class did, and who is where. */
+    {UI_ACT_RESULTS, UI_IN_LEAD, {'r'}, NULL,
+     "the class's results: each question so far (answered, right, skipped) with its counts; "
+     "also shown after the last step", 0},
+    {UI_ACT_ROSTER, UI_IN_LEAD, {'W'}, NULL,
+     "the roster: each follower's name, step and head, whether it answered the open question, "
+     "and the time since its last message", 0},
 };
 
 /* Appends text to buffer (of size), keeping it terminated. */
@@ -102,7 +113,9 @@ const ui_binding *ui_bindings(int *count)
 bool ui_binding_applies(const ui_binding *binding, unsigned context)
 {
     if ((context & UI_IN_COMPARE) && (binding->contexts & UI_NOT_COMPARE)) return false;
-    return (binding->contexts & context) != 0;
+    if ((binding->contexts & UI_LEADER_ONLY) && !(context & UI_IN_LEAD)) return false;
+    if ((binding->contexts & UI_NOT_LEADER) && (context & UI_IN_LEAD)) return false;
+    return (binding->contexts & context & ~(unsigned)(UI_NOT_COMPARE | UI_LEADER_ONLY | UI_NOT_LEADER)) != 0;
 }
 
 ui_action ui_key_action(int key, unsigned context, int *arg)
@@ -214,6 +227,7 @@ static const struct { unsigned context; const char *heading; } sections[] = {
     {UI_IN_COMPARE, "In a comparison, besides the keys of a lesson"},
     {UI_IN_REPLAY, "While a recorded demo replays (--replay)"},
     {UI_IN_CLASS, "Following a class (--follow)"},
+    {UI_IN_LEAD, "Leading a class (--lead)"},
 };
 
 /* Whether ui_print_keys lists the binding under the section of context. */
@@ -286,6 +300,7 @@ static bool parse_count(const char *s, long max, int *value)
 static const struct { const char *word; int what; bool counted; } awaits[] = {
     {"joined", UI_AWAIT_JOINED, true}, {"synced", UI_AWAIT_SYNCED, false},
     {"answered", UI_AWAIT_ANSWERED, true}, {"question", UI_AWAIT_QUESTION, false},
+    {"here", UI_AWAIT_HERE, true},
 };
 #define N_AWAITS (sizeof awaits / sizeof awaits[0])
 

@@ -28,6 +28,8 @@ typedef enum {
     UI_ACT_REPLAY_PAUSE, UI_ACT_REPLAY_FASTER, UI_ACT_REPLAY_SLOWER, UI_ACT_REPLAY_STOP,
     /* a follower in a class (--follow) */
     UI_ACT_FOLLOW,
+    /* a leader (--lead): the results of the class's questions, the roster of its followers */
+    UI_ACT_RESULTS, UI_ACT_ROSTER,
     UI_ACT_COUNT
 } ui_action;
 
@@ -39,11 +41,16 @@ enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
  * with keys of its own besides (its context is UI_IN_LESSON | UI_IN_COMPARE). */
 enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8, UI_IN_COMPARE = 16,
        UI_IN_REPLAY = 32, /* a recorded demo playing on the terminal (--replay) */
-       UI_IN_CLASS = 64 /* a follower in a class (--follow), asked before the screen's own */ };
+       UI_IN_CLASS = 64, /* a follower in a class (--follow), asked before the screen's own */
+       UI_IN_LEAD = 256 /* a leader of a class (--lead): added to its lesson's context */ };
 #define UI_IN_QUESTION (UI_IN_CHOICE | UI_IN_NUMBER)
 /* A lesson's binding with this bit does not apply in a comparison (it has no step list, no
  * presentation, no third lesson to pick): the key bar, the help and the keys leave it out there. */
 enum { UI_NOT_COMPARE = 128 };
+/* A binding with UI_LEADER_ONLY applies only where the context has UI_IN_LEAD, one with
+ * UI_NOT_LEADER only where it has not: the same key with a leader's own words (Esc reveals the
+ * question to the class, where a student's Esc skips it). */
+enum { UI_LEADER_ONLY = 512, UI_NOT_LEADER = 1024 };
 
 /* The characters of a typed number, in the order of UI_ACT_TYPE's keys (its arg indexes this). */
 #define UI_TYPED_CHARS "0123456789.-"
@@ -96,7 +103,9 @@ void ui_binding_keys(const ui_binding *binding, bool utf8, char *buffer, size_t 
  * a leader's "await joined N" (N followers heard from), "await synced" (every follower shows
  * the leader's place), "await answered N" (N of them answered the open question); a
  * follower's "await question" (it shows the leader's open question). */
-enum { UI_AWAIT_JOINED, UI_AWAIT_SYNCED, UI_AWAIT_ANSWERED, UI_AWAIT_QUESTION };
+/* A leader's "await here N": exactly N followers are at its place (each follower's own step and
+ * head, as it last said). */
+enum { UI_AWAIT_JOINED, UI_AWAIT_SYNCED, UI_AWAIT_ANSWERED, UI_AWAIT_QUESTION, UI_AWAIT_HERE };
 /* UI_EV_WAIT: a recording's "wait MS", the time between two events (--record writes it,
  * --replay waits it, --keys runs skip it). */
 typedef enum {

@@ -411,7 +411,7 @@ static void explain_unbound(ui_view *v, int key, const ui_style *st)
     const char *name = ui_key_label(key, st->utf8, label, sizeof label);
     if (ui_view_question_open(v))
         snprintf(v->message, sizeof v->message, "%s: answer first (%s), %s skips", name,
-                 ui_view_context(v) == UI_IN_CHOICE ? "press a choice's number" :
+                 (ui_view_context(v) & UI_IN_CHOICE) ? "press a choice's number" :
                  "type a number, then Enter",
                  ui_action_key(UI_ACT_SKIP, UI_IN_QUESTION, st->utf8, help, sizeof help));
     else

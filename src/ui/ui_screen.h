@@ -138,6 +138,11 @@ ui_screen *ui_help_screen_new(void);
  * one a line, scrolled with the move keys; any other key closes it. NULL when out of memory. */
 ui_screen *ui_sum_screen_new(const ui_view *v, const ui_style *st);
 
+/* A box of text over a screen (ui_sum.c, the sum pane's box): title (static, e.g. " class
+ * results ") and text's lines (copied; '\n' between them), scrolled with the move keys; any
+ * other key closes it. NULL when out of memory. */
+ui_screen *ui_text_screen_new(const char *title, const char *text);
+
 /* The score box over a lesson (v is its view): any key dismisses it; with leaving (it came
  * from quit) or on the quit key it leaves the lesson too. NULL when out of memory. */
 ui_screen *ui_summary_screen_new(const ui_view *v, bool leaving);

@@ -1,5 +1,6 @@
 /* The sum pane: the selected cell's arithmetic with every term (trace_cell_explain_full), one
- * term a line in a box over the lesson, scrolled with the move keys; any other key closes it. */
+ * term a line in a box over the lesson, scrolled with the move keys; any other key closes it.
+ * The same box shows any text of lines under a title (the classroom's results and roster). */
 #include "ui_curses.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 
 typedef struct {
     ui_scroller box;             /* top: the first line shown; page: lines the last frame had */
-    char *text;                  /* the whole explanation, cut into lines at each " + " */
+    char *text;                  /* the whole text, cut into lines (at each " + " or '\n') */
+    const char *title;           /* static: " every term " */
     const char **lines;          /* where each line starts in text */
     int count;                   /* lines */
 } sum_screen;
@@ -44,7 +46,7 @@ static void draw(ui_screen *s, const ui_style *st)
     int y0 = (LINES - height) / 2, x0 = (COLS - width) / 2, y = y0 + 1;
     p->box.top = ui_clamp(p->box.top, 0, last_top(p, inner, room, st));
     ui_draw_box(y0, x0, height, width, st);
-    ui_put(y0, x0 + 2, inner, " every term ", st, A_BOLD, 0);
+    ui_put(y0, x0 + 2, inner, p->title, st, A_BOLD, 0);
     int line = p->box.top;
     for (; line < p->count && y - y0 - 1 < room; line++) {
         int rows = ui_clamp(rows_of(p->lines[line], inner, st), 1, room - (y - y0 - 1));
@@ -73,19 +75,37 @@ static const ui_screen_ops sum_ops = {
     .context = ui_screen_context_beneath, .key_kind = ui_scroller_key_kind, .close = close_screen,
 };
 
-/* Cuts p->text before every " + " (the term keeps its "+"), recording where each line starts. */
-static bool cut_lines(sum_screen *p)
+/* Cuts p->text at every separator (a line begins after its first byte: " + " keeps the term's
+ * "+", "\n" is dropped), recording where each line starts. */
+static bool cut_lines(sum_screen *p, const char *separator)
 {
+    size_t step = strlen(separator);
     int count = 1;
-    for (const char *at = p->text; (at = strstr(at, " + ")) != NULL; at += 3) count++;
+    for (const char *at = p->text; (at = strstr(at, separator)) != NULL; at += step) count++;
     p->lines = malloc((size_t)count * sizeof *p->lines);
     if (!p->lines) return false;
     p->lines[p->count++] = p->text;
-    for (char *at = p->text; (at = strstr(at, " + ")) != NULL; at += 3) {
+    for (char *at = p->text; (at = strstr(at, separator)) != NULL; at += step) {
         *at = '\0';
         p->lines[p->count++] = at + 1;
     }
     return true;
+}
+
+/* A box of text with title, or NULL (text is freed) when out of memory. */
+static ui_screen *box_of(char *text, const char *separator, const char *title, const char *kind)
+{
+    sum_screen *p = text ? calloc(1, sizeof *p) : NULL;
+    if (p) p->text = text;
+    if (!p || !cut_lines(p, separator)) {
+        free(text);
+        free(p);
+        return NULL;
+    }
+    p->title = title;
+    p->box.base.ops = &sum_ops;
+    p->box.kind = kind;
+    return &p->box.base;
 }
 
 ui_screen *ui_sum_screen_new(const ui_view *v, const ui_style *st)
@@ -93,16 +113,16 @@ ui_screen *ui_sum_screen_new(const ui_view *v, const ui_style *st)
     const walk_step *step = ui_view_current(v);
     trace_cell cell = {step->stage, step->head, v->row, v->col};
     int length = trace_cell_explain_full(v->t, &cell, st->precision, NULL, 0);
-    sum_screen *p = length >= 0 ? calloc(1, sizeof *p) : NULL;
-    if (p) p->text = malloc((size_t)length + 1);
-    if (p && p->text)
-        trace_cell_explain_full(v->t, &cell, st->precision, p->text, (size_t)length + 1);
-    if (!p || !p->text || !cut_lines(p)) {
-        if (p) free(p->text);
-        free(p);
-        return NULL;
-    }
-    p->box.base.ops = &sum_ops;
-    p->box.kind = "sum-key";
-    return &p->box.base;
+    char *text = length >= 0 ? malloc((size_t)length + 1) : NULL;
+    if (text) trace_cell_explain_full(v->t, &cell, st->precision, text, (size_t)length + 1);
+    return box_of(text, " + ", " every term ", "sum-key");
+}
+
+ui_screen *ui_text_screen_new(const char *title, const char *text)
+{
+    size_t n = strlen(text);
+    while (n > 0 && text[n - 1] == '\n') n--;   /* no empty last line */
+    char *copy = malloc(n + 1);
+    if (copy) { memcpy(copy, text, n); copy[n] = '\0'; }
+    return box_of(copy, "\n", title, "text-key");
 }

@@ -2,6 +2,7 @@
  * outliers, equal bins between the least and largest answer within them, and its words. */
 #include "ui_tally.h"
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -127,4 +128,110 @@ void ui_tally_write(const ui_tally_histogram *h, bool median, char *text, size_t
     if (h->above) put(text, size, &used, " >%d", h->above);
     if (h->right >= 0) put(text, size, &used, " \xc2\xb7 %d right", h->right);
     if (median) put(text, size, &used, " \xc2\xb7 median %.4g", h->median);
+}
+
+/* ---- results ---- */
+
+int ui_tally_result_right(const ui_tally_result *r)
+{
+    if (r->n_choices > 0) return r->right_choice > 0 ? r->choices[r->right_choice] : -1;
+    if (isnan(r->truth)) return -1;
+    int right = 0;
+    for (int i = 0; i < r->n_numbers; i++) right += ui_tally_within(r->numbers[i], r->truth, r->tolerance);
+    return right;
+}
+
+/* "right 3/5" or "answered 5/6" when the key is not known. */
+static void put_score(const ui_tally_result *r, char *text, size_t size, size_t *used)
+{
+    int right = ui_tally_result_right(r);
+    if (right >= 0) put(text, size, used, "right %d/%d", right, r->answered);
+    else put(text, size, used, "answered %d/%d", r->answered, r->joined);
+}
+
+/* How many of the sorted numbers from i on equal numbers[i]. */
+static int run_at(const double *numbers, int n, int i)
+{
+    int run = 1;
+    while (i + run < n && numbers[i + run] == numbers[i]) run++;
+    return run;
+}
+
+/* The numbers given, each once with its count, the most given first (then the least value):
+ * "0.63 ×3, 0.62 ×1". Sorts r->numbers. */
+static void put_numbers(ui_tally_result *r, char *text, size_t size, size_t *used)
+{
+    qsort(r->numbers, (size_t)r->n_numbers, sizeof *r->numbers, compare_doubles);
+    int listed = 0, next_count = INT_MAX;
+    while (listed < r->n_numbers) {   /* one pass per count, from the largest down */
+        int best = 0;
+        for (int i = 0, run; i < r->n_numbers; i += run) {
+            run = run_at(r->numbers, r->n_numbers, i);
+            if (run < next_count && run > best) best = run;
+        }
+        for (int i = 0, run; i < r->n_numbers; i += run) {
+            run = run_at(r->numbers, r->n_numbers, i);
+            if (run != best) continue;
+            put(text, size, used, "%s%.6g \xc3\x97%d", listed ? ", " : "", r->numbers[i], run);
+            listed += run;
+        }
+        next_count = best;
+    }
+}
+
+static void put_choice_counts(const ui_tally_result *r, char *text, size_t size, size_t *used)
+{
+    const char *separator = "";
+    for (int i = 1; i <= r->n_choices && i <= UI_TALLY_MAX_CHOICE; i++)
+        if (r->choices[i]) {
+            put(text, size, used, "%s%d\xc3\x97%d", separator, i, r->choices[i]);
+            separator = " ";
+        }
+}
+
+void ui_tally_result_line(ui_tally_result *r, char *text, size_t size)
+{
+    assert(size > 0);
+    size_t used = 0;
+    text[0] = '\0';
+    put_score(r, text, size, &used);
+    if (r->answered == 0) return;
+    put(text, size, &used, " \xc2\xb7 ");
+    if (r->n_choices > 0) put_choice_counts(r, text, size, &used);
+    else put_numbers(r, text, size, &used);
+}
+
+/* One result's lines in the box. */
+static void put_result(ui_tally_result *r, char *text, size_t size, size_t *used)
+{
+    int right = ui_tally_result_right(r);
+    put(text, size, used, "step %d \xc2\xb7 answered %d of %d", r->step + 1, r->answered, r->joined);
+    if (right >= 0) put(text, size, used, " \xc2\xb7 right %d", right);
+    put(text, size, used, " \xc2\xb7 skipped %d\n", r->joined > r->answered ? r->joined - r->answered : 0);
+    for (int i = 1; i <= r->n_choices && i <= UI_TALLY_MAX_CHOICE; i++)
+        put(text, size, used, "  %d \xc3\x97%-3d %s%s\n", i, r->choices[i], r->choice_text[i - 1],
+            i == r->right_choice ? "  \xe2\x9c\x93" : "");
+    if (r->n_choices > 0 || r->n_numbers == 0) return;
+    char histogram[160];
+    ui_tally_histogram h;
+    double *copy = malloc((size_t)r->n_numbers * sizeof *copy);   /* binning sorts its input */
+    if (copy) {
+        memcpy(copy, r->numbers, (size_t)r->n_numbers * sizeof *copy);
+        ui_tally_bin(copy, r->n_numbers, r->truth, r->tolerance, &h);
+        ui_tally_write(&h, true, histogram, sizeof histogram);
+        put(text, size, used, "  %s\n", histogram);
+        free(copy);
+    }
+    put(text, size, used, "  ");
+    put_numbers(r, text, size, used);
+    put(text, size, used, "\n");
+}
+
+void ui_tally_results_text(ui_tally_result *const *results, int count, char *text, size_t size)
+{
+    assert(size > 0);
+    size_t used = 0;
+    text[0] = '\0';
+    if (count == 0) put(text, size, &used, "no question has been asked in this class yet\n");
+    for (int i = 0; i < count; i++) put_result(results[i], text, size, &used);
 }

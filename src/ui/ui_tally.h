@@ -49,4 +49,35 @@ void ui_tally_bin(double *numbers, int n, double key, double tolerance, ui_tally
  * cut at size. */
 void ui_tally_write(const ui_tally_histogram *h, bool median, char *text, size_t size);
 
+/* ---- a question's result, kept by the leader from its opening to the end of the class ---- */
+
+enum { UI_TALLY_MAX_CHOICE = 9 };
+
+typedef struct {
+    int step;                    /* the script step, from 0 */
+    int joined, answered;        /* followers in the class, and of them those who answered */
+    int n_choices;               /* the question's choices; 0: a number question */
+    const char *const *choice_text;   /* borrowed: (n_choices) the choices as written */
+    int choices[UI_TALLY_MAX_CHOICE + 1];   /* how many chose 1 … n_choices */
+    int right_choice;            /* 1 … n_choices, or 0 when the lesson does not know it */
+    double *numbers;             /* the caller's: (n_numbers) the numbers typed; sorted here */
+    int n_numbers;
+    double truth, tolerance;     /* a number question's true value (NaN: not known) */
+} ui_tally_result;
+
+/* How many answered right (ui_tally_within for numbers), or -1 when the key is not known. */
+int ui_tally_result_right(const ui_tally_result *r);
+
+/* The result in one line for the status line after the reveal: "right 3/5 · 0.63 ×3, 0.62 ×1,
+ * 0.7 ×1" (right of answered, then each number given, the most given first) or "right 8/12 ·
+ * 1×8 2×4"; "answered 5/6 · …" when the key is not known. Cut on a whole character. */
+void ui_tally_result_line(ui_tally_result *r, char *text, size_t size);
+
+/* The class's results box: for each of count results (in the order given) a heading "step 5 ·
+ * answered 30 of 31 · right 20 · skipped 1" ("skipped": in the class, not answered), then its
+ * counts: one line per choice ("  1 ×20  cat  ✓" for the right one) or the histogram
+ * (ui_tally_write, with the median) and the numbers given with their counts. Lines end with
+ * '\n'; "no question has been asked in this class yet" for count 0. Cut on a whole character. */
+void ui_tally_results_text(ui_tally_result *const *results, int count, char *text, size_t size);
+
 #endif

@@ -437,8 +437,9 @@ bool ui_view_question_open(const ui_view *v)
 
 unsigned ui_view_context(const ui_view *v)
 {
-    if (!ui_view_question_open(v)) return UI_IN_LESSON;
-    return ui_view_item(v, v->step)->n_choices > 0 ? UI_IN_CHOICE : UI_IN_NUMBER;
+    if (!ui_view_question_open(v)) return UI_IN_LESSON | v->class_context;
+    return (ui_view_item(v, v->step)->n_choices > 0 ? UI_IN_CHOICE : UI_IN_NUMBER)
+         | v->class_context;
 }
 
 void ui_view_reveal(ui_view *v)

@@ -57,6 +57,8 @@ typedef struct {
     bool before_step;           /* off the script with no step left yet (opened there by --at):
                                    n and p go to step itself, not to the one after */
     int row, col;               /* the selected cell */
+    unsigned class_context;     /* UI_IN_LEAD for a class's leader (ui_class.c), else 0:
+                                   added to ui_view_context, for the leader's own keys */
     bool stepped_in;            /* filling the stage: cells after the selected one are hidden */
     bool heat_weights;          /* weights on the sequential ramp (default on) */
     bool heat_signed;           /* other matrices on the diverging ramp (default off) */
