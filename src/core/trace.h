@@ -63,6 +63,11 @@ typedef struct {
     int tile;                           /* with online_softmax: keys per tile (≥ 1) */
     bool decode;                        /* decoding with a KV cache (decode.h): causal or window
                                            mask, self-attention */
+    const double *target;               /* (n, d_model) the loss's target, or NULL: without it
+                                           there is no loss and no gradient. With it, the stage
+                                           loss = ½ Σ (output − target)² and every gradient row
+                                           (stages.h) are computed after the forward pass; a
+                                           lesson that decodes has none */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block

@@ -180,6 +180,33 @@ double trace_online_difference(const trace *t)
     return difference;
 }
 
+/* Σ_k w_ik · d_w_ik over row i: what the softmax's backward subtracts from each d_w_ij. */
+double ops_softmax_backward_dot(const trace *t, int head, int row)
+{
+    const double *w = trace_block(t, STAGE_WEIGHTS, head) + (size_t)row * (size_t)t->m,
+                 *d = trace_gradient_of(t, STAGE_WEIGHTS, head) + (size_t)row * (size_t)t->m;
+    double total = 0.0;
+    for (int k = 0; k < t->m; k++)
+        total = fma(w[k], d[k], total);
+    return total;
+}
+
+/* weights = softmax(masked) by rows: d_masked_ij = w_ij · (d_w_ij − Σ_k w_ik · d_w_ik). A
+ * hidden key's weight is 0, and its gradient is left exactly 0 (not −0). */
+void backward_weights(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)input;
+    const double *w = trace_block(t, stage, head), *d = trace_gradient_of(t, stage, head);
+    for (int i = 0; i < t->n; i++) {
+        double dot = ops_softmax_backward_dot(t, head, i);
+        for (int j = 0; j < t->m; j++) {
+            size_t at = (size_t)i * (size_t)t->m + (size_t)j;
+            if (!trace_is_hidden(t, i, j))
+                out[at] += w[at] * (d[at] - dot);
+        }
+    }
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 /* The max of a masked row: the shift the stable softmax subtracts. */
