@@ -64,7 +64,7 @@ def run(path):
     return json.loads(result.stdout)
 
 
-def hidden_cells(mask, n, m, window, explicit):
+def hidden_cells(mask, n, m, window):
     """True where query i may not look at key j, as attnstep's mask rule says."""
     i = torch.arange(n).unsqueeze(1)
     j = torch.arange(m).unsqueeze(0)
@@ -72,8 +72,6 @@ def hidden_cells(mask, n, m, window, explicit):
         return j > i
     if mask == "window":
         return (j > i) | (j <= i - window)
-    if mask == "explicit":
-        return explicit == 0
     return torch.zeros(n, m, dtype=torch.bool)
 
 
@@ -99,7 +97,7 @@ def rope(x, d_k, base):
     return out
 
 
-def reference(data, mask_kind, window=0, explicit=None):
+def reference(data, hidden):
     """The forward pass and its gradients, by torch, from a lesson's --json: {stage name: tensor
     or [tensor per head]} of every gradient, and the loss."""
     stage = {s["name"]: [torch.tensor(s["values"], dtype=torch.float64)]
@@ -129,13 +127,13 @@ def reference(data, mask_kind, window=0, explicit=None):
     q, k, v = project(x, "W_Q", "b_Q"), project(src, "W_K", "b_K"), project(src, "W_V", "b_V")
     named.update(Q=q, K=k, V=v)
     if data["_case"].get("positional") == "rope":
-        q_r, k_r = rope(q, d_k, 10000.0), rope(k, d_k, 10000.0)
+        base = data.get("rope_base", 10000.0)
+        q_r, k_r = rope(q, d_k, base), rope(k, d_k, base)
         named.update(Q_rotated=q_r, K_rotated=k_r)
     else:
         q_r, k_r = q, k
     n, m = q.shape[0], k.shape[0]
     kv_heads = k.shape[1] // d_k
-    hidden = hidden_cells(mask_kind, n, m, window, explicit)
     per_head = {name: [] for name in ("scores", "scaled", "biased", "masked", "weights", "context")}
     contexts = []
     for h in range(heads):
@@ -165,7 +163,7 @@ def reference(data, mask_kind, window=0, explicit=None):
     grads = {"d_" + name: [t.grad] for name, t in named.items()}
     grads.update({"d_" + name: [t.grad] for name, t in leaf.items()})
     grads.update({"d_" + name: [t.grad for t in ts] for name, ts in per_head.items() if ts})
-    return grads, loss.item(), hidden
+    return grads, loss.item()
 
 
 def compare(label, data, grads, loss, hidden):
@@ -254,7 +252,10 @@ def main():
             continue
         data["_params"] = {k: v.tolist() for k, v in params.items()}
         data["_target"], data["_case"] = target.tolist(), case
-        grads, loss, hidden = reference(data, *mask_of(case))
+        mask, window = mask_of(case)
+        hidden = hidden_cells(mask, x.shape[0], src.shape[0] if src is not None else x.shape[0],
+                              window)
+        grads, loss = reference(data, hidden)
         total += compare(case["name"], data, grads, loss, hidden)
     for path in sys.argv[3:]:
         total += shipped(path)
@@ -267,19 +268,24 @@ def main():
 
 
 def shipped(path):
-    """A shipped lesson with a loss: its parameters, target and configuration from --json."""
+    """A shipped lesson with a loss: its parameters and target from --json ("params",
+    "target"), its configuration from the JSON's configuration lines, the hidden cells from
+    masked's (null: −∞) and whether it scales from scaled against scores."""
     data = run(path)
     if data is None:
         return 0
     if "target" not in data:
-        failures.append(f"{path}: --json has no target")
+        failures.append(f"{path}: --json has no target: the lesson has no loss")
         return 0
-    data["_params"] = dict(data["params"])
-    data["_target"] = data["target"]
-    data["_case"] = data["configuration"]
-    mask = data["configuration"].get("mask", "none")
-    explicit = torch.tensor(data["mask"]) if mask == "explicit" else None
-    grads, loss, hidden = reference(data, mask, data["configuration"].get("window", 0), explicit)
+    first = {}
+    for s in data["stages"]:
+        first.setdefault(s["name"], s["values"])
+    hidden = torch.tensor([[v is None for v in row] for row in first["masked"]])
+    scaled = first["scaled"] != first["scores"] or data["d_k"] == 1
+    data["_params"], data["_target"] = data["params"], data["target"]
+    data["_case"] = {"positional": data.get("positional"), "bias": data.get("bias"),
+                     "scale": scaled}
+    grads, loss = reference(data, hidden)
     return compare(os.path.basename(path), data, grads, loss, hidden)
 
 

@@ -150,6 +150,10 @@ stage_id trace_first_reader(const trace *t, read_kind kind, int id);
 
 void trace_free(trace *t);
 
+/* The loss ½ Σ (output − target)² of a trace whose input has a target (its stage of family
+ * FAMILY_LOSS); NAN without one. */
+double trace_loss(const trace *t);
+
 /* Whether a stage exists in this trace: its row's presence rule (source_input only in
  * cross-attention). */
 bool trace_has_stage(const trace *t, stage_id stage);

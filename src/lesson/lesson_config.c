@@ -93,6 +93,10 @@ void checker_read_mask(checker *c, int node) {
 
 /* ---- the stages a step may name ---- */
 
+bool checker_stage_listed(const checker *c, stage_id stage) {
+    return c->loss || stage_get(stage)->presence != PRESENT_WITH_LOSS;
+}
+
 /* What makes stage exist that the configuration read so far lacks ("positional: rope", a
  * gradient row's "loss", or the node or bias it is the gradient of: "b_Q"), or NULL. */
 static const char *stage_missing(const checker *c, stage_id stage) {
@@ -127,8 +131,7 @@ stage_id checker_read_stage(checker *c, int node) {
     char text[LESSON_ESCAPED_MAX];
     int count = 0;
     for (int i = 0; i < STAGE_COUNT; i++)
-        if (c->loss || stage_get((stage_id)i)->presence != PRESENT_WITH_LOSS)
-            names[count++] = stage_get((stage_id)i)->name;
+        if (checker_stage_listed(c, (stage_id)i)) names[count++] = stage_get((stage_id)i)->name;
     checker_report_unknown(c, REPORT(c, node, UNKNOWN_STAGE, checker_shown(c, node, text)), node,
                            names, count, LESSON_HINT_STAGES_ARE);
     return STAGE_COUNT;

@@ -199,6 +199,9 @@ void checker_read_decode(checker *c);
  * or a mapping from each token to its row (lesson_values.c reads the matrix); refused in a
  * lesson that decodes. */
 void checker_read_loss(checker *c);
+/* Whether a message that lists stages names stage: the loss's and the gradients' only in a
+ * lesson with a loss. */
+bool checker_stage_listed(const checker *c, stage_id stage);
 /* Reads the loss's target matrix (n rows of d_model) at node into spec; false after
  * reporting. */
 bool checker_read_target(checker *c, int node, matrix_spec *spec);

@@ -27,6 +27,16 @@ void forward_loss(const trace *t, stage_id stage, int head, double *out,
     out[0] = 0.5 * total;
 }
 
+double trace_loss(const trace *t)
+{
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (stage_get((stage_id)s)->family == FAMILY_LOSS && !(stage_get((stage_id)s)->flags
+                                                               & STAGE_GRADIENT)
+            && trace_has_stage(t, (stage_id)s))
+            return trace_block(t, (stage_id)s, 1)[0];
+    return NAN;
+}
+
 /* ∂loss/∂output[i,j] = output[i,j] − target[i,j]. */
 void backward_loss(const trace *t, stage_id stage, int input, int head, double *out)
 {
