@@ -272,10 +272,7 @@ static const char *memrchr_at(const char *label, size_t length)
  * position ("dog@6"), or a 0-based index. */
 static int find_index(const trace *t, stage_axis axis, const char *label, size_t length)
 {
-    int count = axis == AXIS_TOKENS ? t->n : axis == AXIS_SOURCE ? t->m
-              : axis == AXIS_MODEL_DIMS ? t->d_model
-              : axis == AXIS_KV_DIMS ? t->kv_heads * t->d_k
-              : axis == AXIS_HEAD_DIMS ? t->d_k : trace_tile_count(t);
+    int count = trace_axis_length(t, axis);   /* 1 for a one-row axis (a bias, the loss) */
     char buffer[32];
     for (int i = 0; i < count && axis <= AXIS_SOURCE; i++) {
         const char *name = trace_axis_label(t, axis, i, buffer, sizeof buffer);

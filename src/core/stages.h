@@ -248,12 +248,12 @@ typedef struct {
     X(D_OUTPUT, "d_output", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(OUTPUT), DATA(TARGET)), OF(OUTPUT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_output, cost_gradient, \
       formula_gradient) \
     X(D_W_O, "d_W_O", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(CONCAT), NODE(D_OUTPUT)), OF_PARAM(W_O), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
       formula_gradient) \
     X(D_B_O, "d_b_O", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
@@ -283,7 +283,7 @@ typedef struct {
     X(D_W_V, "d_W_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR(INPUT, SOURCE_INPUT), NODE(D_V)), OF_PARAM(W_V), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
       formula_gradient) \
     X(D_B_V, "d_b_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_KV_DIMS, STAGE_STORED, \
@@ -293,7 +293,7 @@ typedef struct {
     X(D_MASKED, "d_masked", FAMILY_MASK, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(WEIGHTS), NODE(D_WEIGHTS)), OF(MASKED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_masked, cost_gradient, \
       formula_gradient) \
     X(D_BIASED, "d_biased", FAMILY_SCORES, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
@@ -308,7 +308,7 @@ typedef struct {
     X(D_SCORES, "d_scores", FAMILY_SCORES, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_SCALED)), OF(SCORES), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_scores, cost_gradient, \
       formula_gradient) \
     X(D_Q_ROTATED, "d_Q_rotated", FAMILY_POSITIONS, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
@@ -329,7 +329,7 @@ typedef struct {
     X(D_W_Q, "d_W_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(INPUT), NODE(D_Q)), OF_PARAM(W_Q), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
       formula_gradient) \
     X(D_B_Q, "d_b_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
@@ -345,7 +345,7 @@ typedef struct {
     X(D_W_K, "d_W_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR(INPUT, SOURCE_INPUT), NODE(D_K)), OF_PARAM(W_K), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
       formula_gradient) \
     X(D_B_K, "d_b_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_KV_DIMS, STAGE_STORED, \

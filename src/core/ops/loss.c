@@ -73,6 +73,19 @@ bool explain_loss(explain_text *out, const trace *t, const trace_cell *cell)
     return true;
 }
 
+/* d_output[i,j] = output[i,j] − target[i,j] = 0.8 − 1.0. */
+bool explain_d_output(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    size_t at = (size_t)cell->row * (size_t)t->d_model + (size_t)cell->col;
+    const char *row = explain_row_label(t, cell),
+               *from = stage_get(trace_stage_node_input(t, cell->stage, 0))->name;
+    explain_put(out, " = %s[%s,%d] − target[%s,%d] = ", from, row, cell->col, row, cell->col);
+    explain_put_number(out, trace_block(t, trace_stage_node_input(t, cell->stage, 0), 1)[at]);
+    explain_put(out, " − ");
+    explain_put_number(out, t->in->target[at]);
+    return true;
+}
+
 int formula_loss(const trace *t, stage_id stage, char *buffer, size_t size)
 {
     return snprintf(buffer, size, "%s = ½ Σᵢⱼ (%s[i,j] − target[i,j])²", stage_get(stage)->name,

@@ -98,6 +98,23 @@ bool explain_projection(explain_text *out, const trace *t, const trace_cell *cel
     return true;
 }
 
+/* A weight's gradient, d_W_Q[a,b] = Σ_i input[i,a] · d_Q[i,b], each term named by its token:
+ * how much each token's input, times how the loss wants its Q to move, moves W_Q[a,b]. */
+bool explain_d_weight(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    const stage_input *of = &stage_get(cell->stage)->of;
+    stage_id reader = stage_param_reader((param_id)of->id), from = trace_stage_node_input(t, reader, 0);
+    stage_id gradient = stage_gradient(READ_NODE, (int)reader);
+    size_t cols = (size_t)trace_cols(t, reader);
+    products p = { trace_block(t, from, 1) + cell->row, trace_gradient_of(t, reader, 1) + cell->col,
+                   (size_t)t->d_model, cols };
+    explain_put(out, " = Σ_i %s[i,%d] · %s[i,%d] = ", stage_get(from)->name, cell->row,
+                stage_get(gradient)->name, cell->col);
+    bool keyed = stage_get(from)->rows == AXIS_SOURCE || !t->in->source;
+    explain_put_product_terms(out, &p, trace_rows(t, from), keyed ? t : NULL);
+    return true;
+}
+
 /* "Q = input · W_Q": the stage, the stage its rows come from, the weight matrix, and
  * " + b_Q" when the lesson gives the stage a bias. */
 int formula_projection(const trace *t, stage_id stage, char *buffer, size_t size)

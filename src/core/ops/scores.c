@@ -154,6 +154,28 @@ bool explain_biased(explain_text *out, const trace *t, const trace_cell *cell)
     return true;
 }
 
+/* d_scores = d_scaled / √d_k: the divisor of the forward pass divides the gradient too
+ * (trace_score_divisor), so without it a large score's gradient is √d_k times larger. */
+bool explain_d_scores(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id from = trace_stage_node_input(t, cell->stage, 0);
+    explain_put(out, " = ");
+    explain_put_source_cell(out, t, stage_get(from)->name, cell);
+    double d = trace_value(t, from, cell->head, cell->row, cell->col);
+    if (!t->in->scale) {
+        explain_put(out, " (scale: false: nothing divides it) = ");
+        explain_put_number(out, d);
+        return false;
+    }
+    explain_put(out, " / √d_k = ");
+    explain_put_number(out, d);
+    explain_put(out, " / √%d = ", t->d_k);
+    explain_put_number(out, d);
+    explain_put(out, " / ");
+    explain_put_number(out, trace_score_divisor(t));
+    return true;
+}
+
 int formula_scores(const trace *t, stage_id stage, char *buffer, size_t size)
 {
     return snprintf(buffer, size, "%s = %s_h · %s_%sᵀ", stage_get(stage)->name,

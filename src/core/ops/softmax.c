@@ -209,6 +209,39 @@ void backward_weights(const trace *t, stage_id stage, int input, int head, doubl
 
 /* ---- explained, counted and written as a formula ---- */
 
+/* The softmax's backward with its numbers and tokens:
+ *   d_masked[bank,river] = weights[bank,river] · (d_weights[bank,river] − Σ_k weights[bank,k] ·
+ *   d_weights[bank,k]) = 0.6 × (0.3 − 0.12); a hidden key's is 0, its weight being 0. */
+bool explain_d_masked(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    if (trace_is_hidden(t, cell->row, cell->col)) {
+        explain_put(out, " = 0 (hidden by the %s: its weight is 0)", trace_mask_name(t->in->mask));
+        return false;
+    }
+    const char *w = OPS_NAME(WEIGHTS), *dw = stage_get(stage_gradient(READ_NODE,
+                                                                     STAGE_WEIGHTS))->name;
+    const char *row = explain_row_label(t, cell);
+    size_t at = (size_t)cell->row * (size_t)t->m;
+    products p = { trace_block(t, STAGE_WEIGHTS, cell->head) + at,
+                   trace_gradient_of(t, STAGE_WEIGHTS, cell->head) + at, 1, 1 };
+    explain_put(out, " = ");
+    explain_put_source_cell(out, t, w, cell);
+    explain_put(out, " · (");
+    explain_put_source_cell(out, t, dw, cell);
+    explain_put(out, " − Σ_k %s[%s,k] · %s[%s,k]), where Σ_k = ", w, row, dw, row);
+    explain_put_product_terms(out, &p, t->m, t);
+    explain_put(out, " = ");
+    explain_put_number(out, ops_softmax_backward_dot(t, cell->head, cell->row));
+    explain_put(out, "; so ");
+    explain_put_number(out, p.left[cell->col]);
+    explain_put(out, " × (");
+    explain_put_number(out, p.right[cell->col]);
+    explain_put(out, " − ");
+    explain_put_number(out, ops_softmax_backward_dot(t, cell->head, cell->row));
+    explain_put(out, ")");
+    return true;
+}
+
 /* The max of a masked row: the shift the stable softmax subtracts. */
 static double masked_row_max(const trace *t, int head, int row)
 {
