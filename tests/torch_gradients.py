@@ -264,7 +264,7 @@ def main():
     if failures:
         sys.exit(1)
     print(f"check_torch_gradients: {len(CASES)} random lessons and {len(sys.argv) - 3} shipped "
-          f"ones, {total} gradient cells equal PyTorch autograd within {TOLERANCE:g}")
+          f"{total} gradient cells equal PyTorch autograd within {TOLERANCE:g}")
 
 
 def shipped(path):
