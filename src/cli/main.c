@@ -111,7 +111,8 @@ static int write_csv(const options *o, const lesson *l, const trace *t)
         return usage_error("--csv: no such stage", o->csv_stage);
     if (!trace_has_stage(t, stage)) {
         char why[160] = "--csv: ";   /* the words the loader and claims use */
-        trace_stage_absent(stage, why + strlen(why), sizeof why - strlen(why));
+        trace_stage_absent(stage, trace_stage_missing(t, stage), why + strlen(why),
+                           sizeof why - strlen(why));
         return usage_error(why, NULL);
     }
     int head = o->head ? o->head : 1;

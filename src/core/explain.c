@@ -315,7 +315,7 @@ static int axis_count(const trace *t, stage_axis axis)
  * name, any by "dog@6"), or a 0-based index; INDEX_REPEATED for a repeated token's plain name. */
 static int find_index(const trace *t, stage_axis axis, const char *label, size_t length)
 {
-    int count = axis_count(t, axis);
+    int count = trace_axis_length(t, axis);   /* 1 for a one-row axis (a bias, the loss) */
     if (axis_tokens(t, axis) > 0) {
         token_axis tokens = tokens_along(t, axis);
         int index = INDEX_NONE;
@@ -432,15 +432,30 @@ static bool cell_not_found(const trace *t, const stage_info *info, const char *s
     return false;
 }
 
-void trace_stage_absent(stage_id stage, char *out, size_t size)
+void trace_stage_absent(stage_id stage, const char *missing, char *out, size_t size)
 {
     stage_presence presence = stage_get(stage)->presence;
-    if (presence == PRESENT_WITH_SOURCE)
+    if (!missing)
+        missing = stage_presence_key(presence);
+    if (presence == PRESENT_WITH_SOURCE && strcmp(missing, "source") == 0)
         snprintf(out, size, "stage '%s' exists only in cross-attention (with 'source')",
                  stage_get(stage)->name);
     else
-        snprintf(out, size, "stage '%s' exists only with '%s'", stage_get(stage)->name,
-                 stage_presence_key(presence));
+        snprintf(out, size, "stage '%s' exists only with '%s'", stage_get(stage)->name, missing);
+}
+
+const char *trace_stage_missing(const trace *t, stage_id stage)
+{
+    const stage_info *info = stage_get(stage);
+    if (!trace_presence_met(t->in, info->presence))
+        return info->presence == PRESENT_WITH_SOURCE ? "source"
+                                                     : stage_presence_key(info->presence);
+    /* a gradient exists only where what it is the gradient of exists */
+    if (info->of.kind == READ_NODE && !trace_has_stage(t, (stage_id)info->of.id))
+        return trace_stage_missing(t, (stage_id)info->of.id);
+    if (info->of.kind == READ_PARAM && !trace_param(t, (param_id)info->of.id))
+        return param_get((param_id)info->of.id)->name;
+    return NULL;
 }
 
 bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *cell,
@@ -458,7 +473,7 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
     name[name_length] = '\0';
     stage_id stage = stage_find(name);
     if (stage != STAGE_COUNT && !trace_has_stage(t, stage)) {
-        trace_stage_absent(stage, error, error_size);
+        trace_stage_absent(stage, trace_stage_missing(t, stage), error, error_size);
         return false;
     }
     if (stage == STAGE_COUNT) {

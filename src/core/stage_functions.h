@@ -41,6 +41,11 @@ typedef double stage_read_fn(const trace *t, stage_id stage, int head, int row, 
  * (the matrix's first cell), reading only the trace's blocks of earlier stages and its input. */
 typedef void stage_forward_fn(const trace *t, stage_id stage, int head, double *out,
                               const trace_span *span, const kernels_config *config);
+/* Adds into out (the matrix of the gradient of stage's input number `input`, an index into its
+ * row's inputs: at `head` when that input is per head, else its one matrix) what stage's own
+ * gradient (its gradient row's block) sends that input back through stage's forward operation.
+ * Only for the whole pass: a trace with a loss does not decode. */
+typedef void stage_backward_fn(const trace *t, stage_id stage, int input, int head, double *out);
 /* Writes " = …" after the cell's name: how the cell was made. Returns whether the cell's value
  * should follow (false for a cell whose explanation already ends in its value, e.g. hidden). */
 typedef bool stage_explain_fn(explain_text *out, const trace *t, const trace_cell *cell);
@@ -50,15 +55,16 @@ typedef void stage_cost_fn(const trace *t, stage_id stage, cost_counts *counts);
 typedef int stage_formula_fn(const trace *t, stage_id stage, char *buffer, size_t size);
 
 #define STAGE_DECLARE(id, name, family, presence, per_head, rows, cols, storage, flags, inputs, \
-                      read, forward, explain, cost, formula) \
-    stage_read_fn read; stage_forward_fn forward; stage_explain_fn explain; \
-    stage_cost_fn cost; stage_formula_fn formula;
+                      of, read, forward, backward, explain, cost, formula) \
+    stage_read_fn read; stage_forward_fn forward; stage_backward_fn backward; \
+    stage_explain_fn explain; stage_cost_fn cost; stage_formula_fn formula;
 STAGE_TABLE(STAGE_DECLARE)
 #undef STAGE_DECLARE
 
 typedef struct {
     stage_read_fn *read;
     stage_forward_fn *forward;
+    stage_backward_fn *backward;
     stage_explain_fn *explain;
     stage_cost_fn *cost;
     stage_formula_fn *formula;
@@ -74,6 +80,10 @@ const stage_functions *stage_functions_get(stage_id stage);
 void trace_project(double *out, const double *from, int rows, int d_model,
                    const double *weights, const double *bias, int cols,
                    const kernels_config *config);
+
+/* The matrix at head (1 for a stage not per head) of ∂loss/∂stage: its gradient row's block
+ * (stage_gradient), which must exist in t. */
+const double *trace_gradient_of(const trace *t, stage_id stage, int head);
 
 /* The one scaling rule (ops/scores.c): what scores are divided by, √d_k (1 with scale: false),
  * and a score so scaled. */

@@ -6,16 +6,16 @@
 
 static const stage_info stages[STAGE_COUNT] = {
 #define STAGE_ENTRY(id, name, family, presence, per_head, rows, cols, storage, flags, inputs, \
-                    read, forward, explain, cost, formula) \
-    { name, family, presence, per_head, rows, cols, storage, flags, inputs },
+                    of, read, forward, backward, explain, cost, formula) \
+    { name, family, presence, per_head, rows, cols, storage, flags, inputs, of },
     STAGE_TABLE(STAGE_ENTRY)
 #undef STAGE_ENTRY
 };
 
 static const stage_functions functions[STAGE_COUNT] = {
 #define STAGE_FUNCTIONS(id, name, family, presence, per_head, rows, cols, storage, flags, \
-                        inputs, read, forward, explain, cost, formula) \
-    { read, forward, explain, cost, formula },
+                        inputs, of, read, forward, backward, explain, cost, formula) \
+    { read, forward, backward, explain, cost, formula },
     STAGE_TABLE(STAGE_FUNCTIONS)
 #undef STAGE_FUNCTIONS
 };
@@ -57,7 +57,7 @@ const char *stage_presence_key(stage_presence presence)
     static const char *const keys[] = {
         [PRESENT_ALWAYS] = NULL, [PRESENT_WITH_SOURCE] = "source",
         [PRESENT_WITH_ROPE] = "positional: rope", [PRESENT_WITH_ALIBI] = "bias: alibi",
-        [PRESENT_WITH_ONLINE] = "softmax: online",
+        [PRESENT_WITH_ONLINE] = "softmax: online", [PRESENT_WITH_LOSS] = "loss",
     };
     assert((size_t)presence < sizeof keys / sizeof keys[0]);
     return keys[presence];
@@ -69,7 +69,7 @@ const char *stage_data_name(data_id data)
         [DATA_EMBEDDINGS] = "embeddings", [DATA_SOURCE_EMBEDDINGS] = "source embeddings",
         [DATA_POSITIONAL] = "positional encoding",
         [DATA_POSITIONS] = "positions", [DATA_SLOPES] = "ALiBi slopes", [DATA_MASK] = "mask",
-        [DATA_TILE] = "tile",
+        [DATA_TILE] = "tile", [DATA_TARGET] = "target",
     };
     assert(data < DATA_COUNT);
     return names[data];
@@ -84,6 +84,14 @@ bool stage_reads(stage_id stage, read_kind kind, int id)
             && (in[i].id == id || (node && in[i].instead == id)))
             return true;
     return false;
+}
+
+stage_id stage_gradient(read_kind kind, int id)
+{
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (stages[s].of.kind == kind && stages[s].of.id == id)
+            return (stage_id)s;
+    return STAGE_COUNT;
 }
 
 stage_id stage_param_reader(param_id param)

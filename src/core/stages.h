@@ -33,7 +33,8 @@ typedef enum {
     FAMILY_SCORES,      /* ops/scores.c: Q·Kᵀ, the scaling, ALiBi's bias */
     FAMILY_MASK,        /* ops/mask.c: hidden cells */
     FAMILY_SOFTMAX,     /* ops/softmax.c: the softmax, ordinary or online */
-    FAMILY_CONTEXT      /* ops/context.c: weights · V, the heads side by side */
+    FAMILY_CONTEXT,     /* ops/context.c: weights · V, the heads side by side */
+    FAMILY_LOSS         /* ops/loss.c: ½ Σ (output − target)² and its gradient */
 } stage_family;
 
 /* When a stage exists: always, or only when the lesson asks for what makes it. */
@@ -42,7 +43,9 @@ typedef enum {
     PRESENT_WITH_SOURCE,   /* cross-attention: a lesson with `source:` */
     PRESENT_WITH_ROPE,     /* positional: rope */
     PRESENT_WITH_ALIBI,    /* bias: alibi */
-    PRESENT_WITH_ONLINE    /* softmax: online */
+    PRESENT_WITH_ONLINE,   /* softmax: online */
+    PRESENT_WITH_LOSS      /* loss: {target: …}: the loss and every gradient (a gradient row
+                              exists only where what it is the gradient of exists too) */
 } stage_presence;
 
 /* Properties views read, as flags. */
@@ -53,8 +56,10 @@ enum {
     STAGE_MONOTONE = 4,      /* derived: each cell an increasing function of the same cell of
                                 its first input, so their extremes sit at the same cells */
     STAGE_HIDES = 8,         /* cells the mask hides are −∞ in it */
-    STAGE_ATTENTION = 16     /* each row is a query's attention over the keys (0 … 1, summing
+    STAGE_ATTENTION = 16,    /* each row is a query's attention over the keys (0 … 1, summing
                                 to 1): shown unsigned, read as "gives 0.8 of its attention" */
+    STAGE_GRADIENT = 32      /* ∂loss/∂ of a node or parameter (its row's `of`): the backward
+                                pass, after the loss; views show its size (largest |cell|, norm) */
 };
 
 /* The learned parameters: P(ID, name, rows, cols, optional). A bias is one row. */
@@ -90,6 +95,7 @@ typedef enum {
     DATA_SLOPES,       /* ALiBi's slopes */
     DATA_MASK,         /* the mask */
     DATA_TILE,         /* the online softmax's tile size */
+    DATA_TARGET,       /* the loss's target (n, d_model) */
     DATA_COUNT
 } data_id;
 
@@ -116,9 +122,13 @@ typedef struct {
 #define PARAM(id) { READ_PARAM, PARAM_##id, -1 }
 #define DATA(id) { READ_DATA, DATA_##id, -1 }
 #define INPUTS(...) { __VA_ARGS__ }
+/* What a gradient row is the gradient of (a forward row: OF_NONE). */
+#define OF_NONE { READ_NONE, -1, -1 }
+#define OF(id) NODE(id)
+#define OF_PARAM(id) PARAM(id)
 
 /* The node table. X(ID, name, family, presence, per_head, rows, cols, storage, flags, inputs,
- *                   read, forward, explain, cost, formula)
+ *                   of, read, forward, backward, explain, cost, formula)
  *   name      the stage's name everywhere: JSON, --plain, --explain, the UI
  *   family    its operations' file (ops/) and its group in views
  *   presence  when it exists (trace_has_stage, the loader's "exists only with")
@@ -131,83 +141,231 @@ typedef struct {
  *   inputs    the nodes, parameters and data it reads, in order (the first node input is
  *             what a derived stage is a function of; a projection reads a node, a weight and
  *             its optional bias)
+ *   of        a gradient row's node or parameter (OF(Q), OF_PARAM(W_Q)): the row is ∂loss/∂ of
+ *             it, of its shape, present when it and the loss are; OF_NONE for a forward row
  *   read      one cell's value (stage_functions.h): trace_read_stored for stored stages
  *   forward   writes rows [first, end) of one head's matrix (the whole matrix if not per head)
  *             from the stages before it: the forward runner (trace_forward), decoding one row
- *             at a time, and --stats' timing into scratch memory
+ *             at a time, and --stats' timing into scratch memory; a gradient row's is
+ *             forward_gradient, the backward pass into its block (below)
+ *   backward  beside forward, as llm.c pairs them: adds to the gradient of the row's input
+ *             number i (an index into `inputs`: a node or a parameter) what the row's own
+ *             gradient sends it, the vector-Jacobian product of the forward operation
  *   explain   the arithmetic behind one cell
  *   cost      multiplications, additions, divisions and exponentials of the stage
  *   formula   writes the formula line from the lesson's configuration
- * A backward operation (the gradient of a stage's inputs from its own) will be a column
- * beside forward, with a gradient block laid out as the activations are (llm.c's grads_acts);
- * none is here yet. The rows are in an order where every stage comes after what it reads,
- * so the table order is the forward order. The functions are declared from the table
- * (stage_functions.h), so a row naming a function that does not exist fails to compile. */
+ * The rows are in an order where every stage comes after what it reads, so the table order is
+ * the forward order; the loss follows the last forward node and the gradient rows follow it in
+ * the backward order (each after the gradients of everything that reads its node, as llm.c's
+ * gpt2_backward runs), so one runner in table order makes the forward and the backward pass.
+ * A gradient row's forward_gradient zeroes its block and then asks every forward row the trace
+ * has that reads its node (or parameter) for that input's `backward`: the gradient of a node
+ * read twice (input by Q, K and V) is the sum of what each reader sends. The functions are
+ * declared from the table (stage_functions.h), so a row naming a function that does not exist
+ * fails to compile. */
 #define STAGE_TABLE(X) \
     X(SOURCE_INPUT, "source_input", FAMILY_INPUT, PRESENT_WITH_SOURCE, false, AXIS_SOURCE, \
       AXIS_MODEL_DIMS, STAGE_STORED, 0, INPUTS(DATA(SOURCE_EMBEDDINGS), DATA(POSITIONAL)), \
-      trace_read_stored, forward_input, explain_input, cost_input, formula_input) \
+      OF_NONE, trace_read_stored, forward_input, backward_nothing, \
+      explain_input, cost_input, formula_input) \
     X(INPUT, "input", FAMILY_INPUT, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, 0, INPUTS(DATA(EMBEDDINGS), DATA(POSITIONAL)), \
-      trace_read_stored, forward_input, explain_input, cost_input, formula_input) \
+      OF_NONE, trace_read_stored, forward_input, backward_nothing, \
+      explain_input, cost_input, formula_input) \
     X(Q, "Q", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
       INPUTS(NODE(INPUT), PARAM(W_Q), PARAM(B_Q)), \
-      trace_read_stored, forward_projection, explain_projection, cost_projection, \
+      OF_NONE, trace_read_stored, forward_projection, backward_projection, \
+      explain_projection, cost_projection, \
       formula_projection) \
     X(K, "K", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_SOURCE, AXIS_KV_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
       INPUTS(NODE_OR(INPUT, SOURCE_INPUT), PARAM(W_K), PARAM(B_K)), \
-      trace_read_stored, forward_projection, explain_projection, cost_projection, \
+      OF_NONE, trace_read_stored, forward_projection, backward_projection, \
+      explain_projection, cost_projection, \
       formula_projection) \
     X(V, "V", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_SOURCE, AXIS_KV_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
       INPUTS(NODE_OR(INPUT, SOURCE_INPUT), PARAM(W_V), PARAM(B_V)), \
-      trace_read_stored, forward_projection, explain_projection, cost_projection, \
+      OF_NONE, trace_read_stored, forward_projection, backward_projection, \
+      explain_projection, cost_projection, \
       formula_projection) \
     X(Q_ROTATED, "Q_rotated", FAMILY_POSITIONS, PRESENT_WITH_ROPE, false, AXIS_TOKENS, \
       AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(Q), DATA(POSITIONS)), \
-      trace_read_stored, forward_rotated, explain_rotated, cost_rotated, formula_rotated) \
+      OF_NONE, trace_read_stored, forward_rotated, backward_rotated, \
+      explain_rotated, cost_rotated, formula_rotated) \
     X(K_ROTATED, "K_rotated", FAMILY_POSITIONS, PRESENT_WITH_ROPE, false, AXIS_SOURCE, \
       AXIS_KV_DIMS, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(K), DATA(POSITIONS)), \
-      trace_read_stored, forward_rotated, explain_rotated, cost_rotated, formula_rotated) \
+      OF_NONE, trace_read_stored, forward_rotated, backward_rotated, \
+      explain_rotated, cost_rotated, formula_rotated) \
     X(SCORES, "scores", FAMILY_SCORES, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_STORED, STAGE_DECODED, INPUTS(NODE_OR(Q, Q_ROTATED), NODE_OR(K, K_ROTATED)), \
-      trace_read_stored, forward_scores, explain_scores, cost_scores, formula_scores) \
+      OF_NONE, trace_read_stored, forward_scores, backward_scores, \
+      explain_scores, cost_scores, formula_scores) \
     X(SCALED, "scaled", FAMILY_SCORES, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_DERIVED, STAGE_MONOTONE, INPUTS(NODE(SCORES)), \
-      trace_read_scaled, forward_derived, explain_scaled, cost_scaled, formula_scaled) \
+      OF_NONE, trace_read_scaled, forward_derived, backward_scaled, \
+      explain_scaled, cost_scaled, formula_scaled) \
     X(BIASED, "biased", FAMILY_SCORES, PRESENT_WITH_ALIBI, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_STORED, 0, INPUTS(NODE(SCALED), DATA(SLOPES)), \
-      trace_read_stored, forward_biased, explain_biased, cost_biased, formula_biased) \
+      OF_NONE, trace_read_stored, forward_biased, backward_biased, \
+      explain_biased, cost_biased, formula_biased) \
     X(MASKED, "masked", FAMILY_MASK, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_DERIVED, STAGE_MONOTONE | STAGE_HIDES, INPUTS(NODE_OR(SCALED, BIASED), DATA(MASK)), \
-      trace_read_masked, forward_derived, explain_masked, cost_nothing, formula_masked) \
+      OF_NONE, trace_read_masked, forward_derived, backward_masked, \
+      explain_masked, cost_nothing, formula_masked) \
     X(RUNNING_MAX, "running_max", FAMILY_SOFTMAX, PRESENT_WITH_ONLINE, true, AXIS_TOKENS, \
       AXIS_TILES, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(MASKED), DATA(TILE)), \
-      trace_read_stored, forward_running_max, explain_running_max, cost_running_max, \
+      OF_NONE, trace_read_stored, forward_running_max, backward_nothing, \
+      explain_running_max, cost_running_max, \
       formula_running_max) \
     X(RUNNING_SUM, "running_sum", FAMILY_SOFTMAX, PRESENT_WITH_ONLINE, true, AXIS_TOKENS, \
       AXIS_TILES, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(MASKED), NODE(RUNNING_MAX)), \
-      trace_read_stored, forward_running_sum, explain_running_sum, cost_running_sum, \
+      OF_NONE, trace_read_stored, forward_running_sum, backward_nothing, \
+      explain_running_sum, cost_running_sum, \
       formula_running_sum) \
     X(WEIGHTS, "weights", FAMILY_SOFTMAX, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_STORED, STAGE_DECODED | STAGE_ATTENTION, INPUTS(NODE(MASKED)), \
-      trace_read_stored, forward_weights, explain_weights, cost_weights, formula_weights) \
+      OF_NONE, trace_read_stored, forward_weights, backward_weights, \
+      explain_weights, cost_weights, formula_weights) \
     X(CONTEXT, "context", FAMILY_CONTEXT, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_HEAD_DIMS, \
       STAGE_STORED, STAGE_DECODED, INPUTS(NODE(WEIGHTS), NODE(V)), \
-      trace_read_stored, forward_context, explain_context, cost_context, formula_context) \
+      OF_NONE, trace_read_stored, forward_context, backward_context, \
+      explain_context, cost_context, formula_context) \
     X(CONCAT, "concat", FAMILY_CONTEXT, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS, INPUTS(EVERY_HEAD(CONTEXT)), \
-      trace_read_stored, forward_concat, explain_concat, cost_nothing, formula_concat) \
+      OF_NONE, trace_read_stored, forward_concat, backward_concat, \
+      explain_concat, cost_nothing, formula_concat) \
     X(OUTPUT, "output", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, STAGE_DECODED, INPUTS(NODE(CONCAT), PARAM(W_O), PARAM(B_O)), \
-      trace_read_stored, forward_projection, explain_projection, cost_projection, \
-      formula_projection)
+      OF_NONE, trace_read_stored, forward_projection, backward_projection, \
+      explain_projection, cost_projection, \
+      formula_projection) \
+    X(LOSS, "loss", FAMILY_LOSS, PRESENT_WITH_LOSS, \
+      false, AXIS_ONE, AXIS_ONE, STAGE_STORED, 0, \
+      INPUTS(NODE(OUTPUT), DATA(TARGET)), OF_NONE, \
+      trace_read_stored, forward_loss, backward_loss, explain_loss, cost_loss, formula_loss) \
+    X(D_OUTPUT, "d_output", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(OUTPUT), DATA(TARGET)), OF(OUTPUT), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_output, cost_gradient, \
+      formula_gradient) \
+    X(D_W_O, "d_W_O", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(CONCAT), NODE(D_OUTPUT)), OF_PARAM(W_O), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
+      formula_gradient) \
+    X(D_B_O, "d_b_O", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_OUTPUT)), OF_PARAM(B_O), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_CONCAT, "d_concat", FAMILY_CONTEXT, PRESENT_WITH_LOSS, \
+      false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_OUTPUT), PARAM(W_O)), OF(CONCAT), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_CONTEXT, "d_context", FAMILY_CONTEXT, PRESENT_WITH_LOSS, \
+      true, AXIS_TOKENS, AXIS_HEAD_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_CONCAT)), OF(CONTEXT), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_WEIGHTS, "d_weights", FAMILY_SOFTMAX, PRESENT_WITH_LOSS, \
+      true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_CONTEXT), NODE(V)), OF(WEIGHTS), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_V, "d_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(WEIGHTS), NODE(D_CONTEXT)), OF(V), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_W_V, "d_W_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE_OR(INPUT, SOURCE_INPUT), NODE(D_V)), OF_PARAM(W_V), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
+      formula_gradient) \
+    X(D_B_V, "d_b_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_ONE, AXIS_KV_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_V)), OF_PARAM(B_V), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_MASKED, "d_masked", FAMILY_MASK, PRESENT_WITH_LOSS, \
+      true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(WEIGHTS), NODE(D_WEIGHTS)), OF(MASKED), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_masked, cost_gradient, \
+      formula_gradient) \
+    X(D_BIASED, "d_biased", FAMILY_SCORES, PRESENT_WITH_LOSS, \
+      true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_MASKED), DATA(MASK)), OF(BIASED), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_SCALED, "d_scaled", FAMILY_SCORES, PRESENT_WITH_LOSS, \
+      true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE_OR(D_MASKED, D_BIASED), DATA(MASK)), OF(SCALED), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_SCORES, "d_scores", FAMILY_SCORES, PRESENT_WITH_LOSS, \
+      true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_SCALED)), OF(SCORES), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_scores, cost_gradient, \
+      formula_gradient) \
+    X(D_Q_ROTATED, "d_Q_rotated", FAMILY_POSITIONS, PRESENT_WITH_LOSS, \
+      false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_SCORES), NODE(K_ROTATED)), OF(Q_ROTATED), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_K_ROTATED, "d_K_rotated", FAMILY_POSITIONS, PRESENT_WITH_LOSS, \
+      false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_SCORES), NODE(Q_ROTATED)), OF(K_ROTATED), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_Q, "d_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT | STAGE_HEAD_COLUMNS, \
+      INPUTS(NODE_OR(D_SCORES, D_Q_ROTATED), NODE_OR(K, K_ROTATED)), OF(Q), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_W_Q, "d_W_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(INPUT), NODE(D_Q)), OF_PARAM(W_Q), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
+      formula_gradient) \
+    X(D_B_Q, "d_b_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_Q)), OF_PARAM(B_Q), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_K, "d_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT | STAGE_HEAD_COLUMNS, \
+      INPUTS(NODE_OR(D_SCORES, D_K_ROTATED), NODE_OR(Q, Q_ROTATED)), OF(K), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_W_K, "d_W_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE_OR(INPUT, SOURCE_INPUT), NODE(D_K)), OF_PARAM(W_K), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
+      formula_gradient) \
+    X(D_B_K, "d_b_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
+      false, AXIS_ONE, AXIS_KV_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_K)), OF_PARAM(B_K), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_INPUT, "d_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
+      false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_Q), NODE(D_K), NODE(D_V)), OF(INPUT), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient) \
+    X(D_SOURCE_INPUT, "d_source_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
+      false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_K), NODE(D_V)), OF(SOURCE_INPUT), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      formula_gradient)
 
 typedef enum {
 #define STAGE_ENUM(id, name, family, presence, per_head, rows, cols, storage, flags, inputs, \
-                   read, forward, explain, cost, formula) STAGE_##id,
+                   of, read, forward, backward, explain, cost, formula) STAGE_##id,
     STAGE_TABLE(STAGE_ENUM)
 #undef STAGE_ENUM
     STAGE_COUNT
@@ -222,6 +380,7 @@ typedef struct {
     stage_storage storage;
     unsigned flags;
     stage_input inputs[STAGE_MAX_INPUTS];  /* READ_NONE after the last */
+    stage_input of;     /* a gradient row's node or parameter; READ_NONE for a forward row */
 } stage_info;
 
 /* The table entry of a stage; stage must be < STAGE_COUNT. */
@@ -240,6 +399,10 @@ const param_info *param_get(param_id param);
 /* Whether stage reads input `id` of this kind (READ_NODE: a stage_id, read one head at a time,
  * every head, or instead of another; READ_PARAM: a param_id; READ_DATA: a data_id). */
 bool stage_reads(stage_id stage, read_kind kind, int id);
+
+/* The gradient row of a node (READ_NODE: a stage_id) or a parameter (READ_PARAM: a
+ * param_id), ∂loss/∂ of it, or STAGE_COUNT when it has none. */
+stage_id stage_gradient(read_kind kind, int id);
 
 /* The stage that reads parameter param (Q for W_Q and b_Q), or STAGE_COUNT. */
 stage_id stage_param_reader(param_id param);

@@ -226,7 +226,8 @@ static bool softmax_fits(const attention_input *in)
 
 static bool decoding_fits(const attention_input *in)
 {
-    return !in->decode || (!in->source && (in->mask == MASK_CAUSAL || in->mask == MASK_WINDOW));
+    return !in->decode || (!in->source && !in->target
+                           && (in->mask == MASK_CAUSAL || in->mask == MASK_WINDOW));
 }
 
 static trace_status check_shape(const attention_input *in)
@@ -564,13 +565,68 @@ bool trace_presence_met(const attention_input *in, stage_presence presence)
     case PRESENT_WITH_ROPE: return in->rope;
     case PRESENT_WITH_ALIBI: return in->alibi;
     case PRESENT_WITH_ONLINE: return in->online_softmax;
+    case PRESENT_WITH_LOSS: return in->target != NULL;
     }
     return false;
 }
 
+/* Whether what a gradient row is the gradient of exists (a forward row: true). */
+static bool of_present(const trace *t, const stage_input *of)
+{
+    switch (of->kind) {
+    case READ_NODE: return trace_has_stage(t, (stage_id)of->id);
+    case READ_PARAM: return trace_param(t, (param_id)of->id) != NULL;
+    default: return true;
+    }
+}
+
 bool trace_has_stage(const trace *t, stage_id stage)
 {
-    return trace_presence_met(t->in, stage_get(stage)->presence);
+    const stage_info *info = stage_get(stage);
+    return trace_presence_met(t->in, info->presence) && of_present(t, &info->of);
+}
+
+const double *trace_gradient_of(const trace *t, stage_id stage, int head)
+{
+    stage_id gradient = stage_gradient(READ_NODE, (int)stage);
+    assert(gradient < STAGE_COUNT && t->block[gradient]);
+    return trace_block(t, gradient, head);
+}
+
+/* Whether input `in` of a forward row is what gradient row `of` names, as t reads it. */
+static bool reads_gradient_of(const trace *t, const stage_input *in, const stage_input *of)
+{
+    bool node = in->kind == READ_NODE || in->kind == READ_EVERY_HEAD;
+    if (node)
+        return of->kind == READ_NODE && node_read(t, in) == (stage_id)of->id;
+    return in->kind == READ_PARAM && of->kind == READ_PARAM && in->id == of->id;
+}
+
+/* The backward pass into one gradient block: zero, then what every forward row of t that reads
+ * the row's node or parameter sends back to it (their `backward`), in table order. */
+void forward_gradient(const trace *t, stage_id stage, int head, double *out,
+                      const trace_span *span, const kernels_config *config)
+{
+    (void)config;
+    assert(trace_span_is_whole(t, span));
+    (void)span;
+    const stage_input *of = &stage_get(stage)->of;
+    memset(out, 0, (size_t)trace_rows(t, stage) * (size_t)trace_cols(t, stage) * sizeof *out);
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        const stage_info *reader = stage_get((stage_id)s);
+        if (reader->flags & STAGE_GRADIENT || !trace_has_stage(t, (stage_id)s))
+            continue;
+        for (int i = 0; i < STAGE_MAX_INPUTS && reader->inputs[i].kind != READ_NONE; i++)
+            if (reads_gradient_of(t, &reader->inputs[i], of))
+                stage_functions_get((stage_id)s)->backward(t, (stage_id)s, i, head, out);
+    }
+}
+
+/* What reads only data, or is not on the loss's path (the online softmax's running max and
+ * sum: weights are the softmax of masked whichever way they were computed), sends nothing. */
+void backward_nothing(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)t, (void)stage, (void)input, (void)head, (void)out;
 }
 
 int trace_rows(const trace *t, stage_id stage)

@@ -63,6 +63,11 @@ typedef struct {
     int tile;                           /* with online_softmax: keys per tile (≥ 1) */
     bool decode;                        /* decoding with a KV cache (decode.h): causal or window
                                            mask, self-attention */
+    const double *target;               /* (n, d_model) the loss's target, or NULL: without it
+                                           there is no loss and no gradient. With it, the stage
+                                           loss = ½ Σ (output − target)² and every gradient row
+                                           (stages.h) are computed after the forward pass; a
+                                           lesson that decodes has none */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
@@ -144,6 +149,10 @@ trace_status trace_recompute(trace *t, stage_id from, const trace_options *optio
 stage_id trace_first_reader(const trace *t, read_kind kind, int id);
 
 void trace_free(trace *t);
+
+/* The loss ½ Σ (output − target)² of a trace whose input has a target (its stage of family
+ * FAMILY_LOSS); NAN without one. */
+double trace_loss(const trace *t);
 
 /* Whether a stage exists in this trace: its row's presence rule (source_input only in
  * cross-attention). */
@@ -258,9 +267,13 @@ typedef struct {
  * name finds one cell. Returns buffer (or the label itself when it needs no buffer). */
 const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer, size_t size);
 
-/* Why a lesson lacks stage (one whose presence rule its keys do not meet), the one sentence
- * every place says it in: "stage 'biased' exists only with 'bias: alibi'". */
-void trace_stage_absent(stage_id stage, char *out, size_t size);
+/* Why a lesson lacks stage, the one sentence every place says it in: "stage 'biased' exists
+ * only with 'bias: alibi'"; missing is the key it lacks (NULL: the stage's own presence key). */
+void trace_stage_absent(stage_id stage, const char *missing, char *out, size_t size);
+
+/* The key whose absence leaves stage out of t (for a gradient, what its node lacks: 'rope' for
+ * d_Q_rotated), for trace_stage_absent's missing; NULL when t has the stage. */
+const char *trace_stage_missing(const trace *t, stage_id stage);
 
 /* What trace_axis_find returns for the plain name of a token written more than once. */
 #define TRACE_NAME_REPEATED (-2)

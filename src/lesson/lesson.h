@@ -87,6 +87,7 @@ typedef struct {
     /* Storage behind input; input's pointers point here. */
     double *embeddings;          /* (n_tokens, d_model) */
     double *source_embeddings;   /* (n_source, d_model) or NULL */
+    double *target;              /* (n_tokens, d_model) the loss's target, or NULL */
     double *params[PARAM_COUNT];    /* the core's parameter table's: W_Q … W_O, and the biases
                                        b_Q … b_O, NULL when the lesson gives none */
     unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) 1 = may attend, for explicit,

@@ -101,13 +101,33 @@ static void take_tokens(token_list *list, char ***text, int *count) {
     list->count = 0;
 }
 
+/* What checker_model's input points at for a loss: only whether there is one is known before
+ * the matrices are built (the configuration); the built input points at the real target. */
+static const double loss_given = 0.0;
+
 attention_input checker_model(const checker *c) {
-    return (attention_input){
+    return (attention_input){ .target = c->loss ? &loss_given : NULL,
         .d_model = c->d_model, .heads = c->heads, .mask = c->mask,
         .positional = c->positional, .scale = c->scale, .rope = c->rope,
         .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window,
         .kv_heads = c->kv_heads, .online_softmax = c->online_softmax, .tile = c->tile,
         .decode = c->decode };
+}
+
+/* The loss's target, one row per token: as written (rows, a file) or by token. */
+static bool build_target(checker *c, lesson *l) {
+    if (!c->loss) return true;
+    size_t d = (size_t)c->d_model;
+    l->target = malloc((size_t)l->n_tokens * d * sizeof *l->target);
+    if (!l->target) return false;
+    if (c->target.form != FORM_TOKENS) {
+        fill_matrix(c, &c->target, l->n_tokens, c->d_model, l->target);
+        return true;
+    }
+    for (int i = 0; i < l->n_tokens; i++)
+        checker_read_vector(c, checker_target_row(c, &c->target, l->tokens[i]), c->d_model, "",
+                            NULL, l->target + (size_t)i * d);
+    return true;
 }
 
 /* Fills input's sizes and flags (the pointers come with the storage). */
@@ -137,7 +157,8 @@ static size_t bytes_needed(const checker *c, const lesson *l) {
     size_t d = (size_t)c->d_model, n = (size_t)l->n_tokens;
     size_t m = l->source ? (size_t)l->n_source : n;
     size_t doubles = ((size_t)c->n_distinct + n + (l->source ? m : 0)) * d + 4 * d * d
-                   + 4 * d;  /* the biases, at most d each */
+                   + 4 * d   /* the biases, at most d each */
+                   + (c->loss ? n * d : 0);
     size_t own = doubles * sizeof(double) + (c->mask != MASK_NONE ? n * m : 0);
     size_t computed = trace_bytes_needed(&l->input);
     return computed > SIZE_MAX - own ? SIZE_MAX : computed + own;
@@ -165,7 +186,8 @@ lesson_status checker_build(checker *c, int root, lesson *l) {
         REPORT(c, root, TRACE_TOO_LARGE, amount);
         return LESSON_INVALID;
     }
-    bool ok = c->structure_only || (build_embeddings(c, l) && build_mask(c, l));
+    bool ok = c->structure_only
+              || (build_embeddings(c, l) && build_mask(c, l) && build_target(c, l));
     /* every parameter of the core's table, in its shape; an optional one (a bias) only when
      * given; the quick check of the picker (structure_only) makes no weight matrix */
     for (int p = 0; ok && p < PARAM_COUNT; p++) {
@@ -205,5 +227,6 @@ lesson_status checker_build(checker *c, int root, lesson *l) {
     for (int p = 0; p < PARAM_COUNT; p++)
         l->input.params[p] = l->params[p];
     l->input.mask_cells = c->mask == MASK_EXPLICIT ? l->mask_cells : NULL;
+    l->input.target = l->target;
     return LESSON_OK;
 }

@@ -93,27 +93,45 @@ void checker_read_mask(checker *c, int node) {
 
 /* ---- the stages a step may name ---- */
 
+bool checker_stage_listed(const checker *c, stage_id stage) {
+    return c->loss || stage_get(stage)->presence != PRESENT_WITH_LOSS;
+}
+
+/* What makes stage exist that the configuration read so far lacks ("positional: rope", a
+ * gradient row's "loss", or the node or bias it is the gradient of: "b_Q"), or NULL. */
+static const char *stage_missing(const checker *c, stage_id stage) {
+    const stage_info *info = stage_get(stage);
+    attention_input model = checker_model(c);
+    if (info->presence == PRESENT_WITH_SOURCE)
+        return c->keys[TOP_SOURCE] < 0 ? "source" : NULL;
+    if (!trace_presence_met(&model, info->presence)) return stage_presence_key(info->presence);
+    if (info->of.kind == READ_NODE) return stage_missing(c, (stage_id)info->of.id);
+    if (info->of.kind == READ_PARAM && c->keys[TOP_W_Q + info->of.id] < 0)
+        return param_get((param_id)info->of.id)->name;
+    return NULL;
+}
+
 stage_id checker_read_stage(checker *c, int node) {
     if (!checker_expect_scalar(c, node, "stage", "a stage name")) return STAGE_COUNT;
     const char *name = lesson_node_text(c->t, node);
     stage_id stage = stage_find(name);
     if (stage != STAGE_COUNT) {
         /* the node table's presence rule, against the configuration read so far */
-        stage_presence presence = stage_get(stage)->presence;
-        attention_input model = checker_model(c);
-        bool absent = presence == PRESENT_WITH_SOURCE ? c->keys[TOP_SOURCE] < 0
-                                                      : !trace_presence_met(&model, presence);
-        if (!absent) return stage;
+        const char *missing = stage_missing(c, stage);
+        if (!missing) return stage;
         char why[128];
-        trace_stage_absent(stage, why, sizeof why);
+        trace_stage_absent(stage, missing, why, sizeof why);
         REPORT(c, node, STAGE_ABSENT, why);
         return STAGE_COUNT;
     }
+    /* the names a lesson may write: the loss's and the gradients' only with a loss */
     const char *names[STAGE_COUNT];
     char text[LESSON_ESCAPED_MAX];
-    for (int i = 0; i < STAGE_COUNT; i++) names[i] = stage_get((stage_id)i)->name;
+    int count = 0;
+    for (int i = 0; i < STAGE_COUNT; i++)
+        if (checker_stage_listed(c, (stage_id)i)) names[count++] = stage_get((stage_id)i)->name;
     checker_report_unknown(c, REPORT(c, node, UNKNOWN_STAGE, checker_shown(c, node, text)), node,
-                           names, STAGE_COUNT, LESSON_HINT_STAGES_ARE);
+                           names, count, LESSON_HINT_STAGES_ARE);
     return STAGE_COUNT;
 }
 
@@ -243,6 +261,18 @@ void checker_read_decode(checker *c) {
     else if (c->mask != MASK_CAUSAL && c->mask != MASK_WINDOW)
         REPORT(c, node - 1, NEEDS, "decode: true", "'mask: causal' or 'mask: {window: W}' (or "
                "its rows written out): a token being generated sees only the tokens before it");
+}
+
+void checker_read_loss(checker *c) {
+    static const char *const names[] = { "target" };
+    int node = c->keys[TOP_LOSS], target = -1;
+    if (!checker_usable(c, node)
+        || !checker_expect_kind(c, node, LESSON_NODE_MAP, "loss", "a mapping {target: ...}"))
+        return;
+    checker_read_keys(c, node, names, 1, &target);
+    checker_require(c, node, target, "target");
+    if (c->decode) REPORT(c, node - 1, LOSS_DECODES, NULL);
+    c->loss = target >= 0 && checker_read_target(c, target, &c->target) && !c->decode;
 }
 
 /* kv_heads: G key/value heads shared by heads / G query heads each (grouped-query attention;

@@ -69,6 +69,10 @@
     X(HEADS_DIVIDE,      "heads (%d) must divide d_model (%d)") \
     X(NEEDS_D_MODEL,     "random embeddings need 'd_model: N' beside them") \
     X(NO_EMBEDDING,      "token '%s' has no embedding") \
+    X(NO_TARGET_ROW,     "token '%s' has no row in the loss's target") \
+    X(TARGET_NOT_TOKEN,  "the loss's target has a row for '%s', which is not one of the tokens") \
+    X(LOSS_DECODES,      "a loss needs the whole pass at once, but this lesson decodes one " \
+                         "token at a time (decode: true)") \
     X(MASK_ROW_HIDDEN,   "the mask row of '%s' hides every key; each token must see at least one") \
     X(CAUSAL_CROSS,      "a causal mask needs self-attention, but this lesson has a source") \
     X(SELF_ONLY,         "%s needs self-attention, but this lesson has a source") \

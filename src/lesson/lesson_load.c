@@ -47,6 +47,7 @@ static void check_lesson(checker *c, int root) {
     checker_read_bias(c);
     checker_read_softmax(c);
     checker_read_decode(c);
+    checker_read_loss(c);
     c->scale = checker_read_bool(c, k[TOP_SCALE], "scale", true);
     checker_read_steps(c, k[TOP_STEPS]);
     int order[DRAWN_COUNT], drawn = checker_read_draw_order(c, k[TOP_DRAW_ORDER], order);
@@ -66,6 +67,7 @@ static void checker_free(checker *c) {
     for (int i = 0; i < c->n_steps; i++) checker_free_step(&c->steps[i]);
     free(c->steps);
     for (int i = 0; i < DRAWN_COUNT; i++) free(checker_drawn_spec(c, i)->values);
+    free(c->target.values);
     for (int i = 0; i < c->n_data_files; i++) free(c->data_files[i]);
 }
 
@@ -329,6 +331,7 @@ void lesson_free(lesson *l) {
     free(l->steps);
     free(l->embeddings);
     free(l->source_embeddings);
+    free(l->target);
     for (int p = 0; p < PARAM_COUNT; p++)
         free(l->params[p]);
     free(l->mask_cells);

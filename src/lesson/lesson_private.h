@@ -20,15 +20,16 @@
     X(POSITIONAL, "positional") X(SCALE, "scale") \
     X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
     X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile") X(DECODE, "decode") \
-    X(DRAW_ORDER, "draw_order")
+    X(DRAW_ORDER, "draw_order") X(LOSS, "loss")
 #define TOP_ENUM(id, name) TOP_##id,
 #define KEY_NAME(id, name) name,
 enum { TOP_KEYS(TOP_ENUM) TOP_COUNT };
 
 /* How a matrix, a bias (a matrix of one row) or the set of embeddings is given. FORM_VECTOR is a
  * bias written as one list of numbers. */
-typedef enum { FORM_IDENTITY, FORM_LIST, FORM_RANDOM, FORM_NUMPY, FORM_FILE, FORM_VECTOR }
-    matrix_form;
+typedef enum { FORM_IDENTITY, FORM_LIST, FORM_RANDOM, FORM_NUMPY, FORM_FILE, FORM_VECTOR,
+               FORM_TOKENS }
+    matrix_form;   /* FORM_TOKENS: a mapping with one row per token, as embeddings are written */
 
 typedef struct {
     matrix_form form;
@@ -88,10 +89,13 @@ typedef struct {
     bool online_softmax;      /* softmax: online */
     int tile;                 /* its keys per tile; 0 when not given or invalid */
     bool decode;              /* decode: true */
+    matrix_spec target;       /* loss: {target: …}, when keys[TOP_LOSS] >= 0 and it is usable */
+    bool loss;                /* a usable loss: {target: …} was read */
     int n_steps;
     lesson_step *steps;
     int n_data_files;
-    char *data_files[DRAWN_COUNT];  /* the data files read: embeddings, W_* and b_* at most */
+    char *data_files[DRAWN_COUNT + 1];  /* the data files read: embeddings, W_* and b_*, the
+                                           loss's target at most */
     size_t max_bytes;         /* the most that the lesson and its trace may take together */
     bool allow_paths;         /* data files may be anywhere (lesson_options, --allow-paths) */
     bool structure_only;      /* check everything but build no matrix (lesson_load_summary) */
@@ -198,6 +202,18 @@ void checker_read_bias(checker *c);
 void checker_read_softmax(checker *c);
 /* Reads decode:, which needs a causal or window mask (so after checker_read_mask). */
 void checker_read_decode(checker *c);
+/* loss: {target: MATRIX}: one row of d_model numbers per token, as a list of rows, {file: …}
+ * or a mapping from each token to its row (lesson_values.c reads the matrix); refused in a
+ * lesson that decodes. */
+void checker_read_loss(checker *c);
+/* Whether a message that lists stages names stage: the loss's and the gradients' only in a
+ * lesson with a loss. */
+bool checker_stage_listed(const checker *c, stage_id stage);
+/* Reads the loss's target matrix (n rows of d_model) at node into spec; false after
+ * reporting. */
+bool checker_read_target(checker *c, int node, matrix_spec *spec);
+/* The node of token's row in a target written as a mapping (FORM_TOKENS), or -1. */
+int checker_target_row(const checker *c, const matrix_spec *spec, const char *token);
 /* Reads kv_heads: (0 when absent, -1 when invalid). */
 void checker_read_kv_heads(checker *c);
 /* Reports an identity weight p (W_K, W_V) that grouped heads make not square. */

@@ -136,7 +136,7 @@ static void read_head(checker *c, int node, lesson_step *step) {
     if (step->stage == STAGE_COUNT || stage_get(step->stage)->per_head) return;
     char list[256] = "";
     for (int s = 0; s < STAGE_COUNT; s++)
-        if (stage_get((stage_id)s)->per_head)
+        if (stage_get((stage_id)s)->per_head && checker_stage_listed(c, (stage_id)s))
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "",
                      stage_get((stage_id)s)->name);
     REPORT(c, node, HEAD_NOT_PER_HEAD, stage_get(step->stage)->name, list);

@@ -704,6 +704,75 @@ void checker_read_matrix(checker *c, int node, const char *name, int cols, matri
         checker_read_vector(c, row, width, label, most ? "rows" : NULL, NULL);
 }
 
+/* ---- the loss's target ---- */
+
+/* The target as a mapping, one row per token as embeddings are written: every query token
+ * needs its row, and every key must be one of them. */
+static bool read_target_rows_by_token(checker *c, int map, matrix_spec *spec) {
+    bool ok = true;
+    *spec = (matrix_spec){ .form = FORM_TOKENS, .node = map };
+    for (int key = map + 1; key < lesson_node_next(c->t, map);) {
+        int value = lesson_node_next(c->t, key);
+        char text[LESSON_ESCAPED_MAX], label[LESSON_ESCAPED_MAX + 32];
+        snprintf(label, sizeof label, "the target of '%s'", checker_shown(c, key, text));
+        ok = checker_read_vector(c, value, c->d_model, label, NULL, NULL) >= 0 && ok;
+        if (lesson_index_first(&c->tokens.first, lesson_node_text(c->t, key)) < 0) {
+            REPORT(c, key, TARGET_NOT_TOKEN, text);
+            ok = false;
+        }
+        key = lesson_node_next(c->t, value);
+    }
+    for (int i = 0; i < c->tokens.count; i++)
+        if (lesson_index_first(&c->tokens.first, c->tokens.text[i]) == i
+            && checker_target_row(c, spec, c->tokens.text[i]) < 0) {
+            char text[LESSON_ESCAPED_MAX];
+            REPORT(c, map, NO_TARGET_ROW,
+                   lesson_escape(c->tokens.text[i], strlen(c->tokens.text[i]), text));
+            ok = false;
+        }
+    return ok;
+}
+
+int checker_target_row(const checker *c, const matrix_spec *spec, const char *token) {
+    for (int key = spec->node + 1; key < lesson_node_next(c->t, spec->node);) {
+        int value = lesson_node_next(c->t, key);
+        if (checker_node(c, key)->kind == LESSON_NODE_SCALAR
+            && strcmp(lesson_node_text(c->t, key), token) == 0)
+            return value;
+        key = lesson_node_next(c->t, value);
+    }
+    return -1;
+}
+
+bool checker_read_target(checker *c, int node, matrix_spec *spec) {
+    const char *what = "the loss's target";
+    int n = c->tokens.count;
+    *spec = (matrix_spec){ .form = FORM_LIST, .node = node };
+    if (!checker_usable(c, node) || c->d_model < 1 || !c->tokens.valid) return false;
+    lesson_node_kind kind = checker_node(c, node)->kind;
+    if (kind == LESSON_NODE_MAP && has_form_key(c, node, "file", true))
+        return read_file_form(c, node, what, n, c->d_model,
+                              "(one row per token; d_model columns)", false, spec);
+    if (kind == LESSON_NODE_MAP) return read_target_rows_by_token(c, node, spec);
+    if (kind != LESSON_NODE_LIST) {
+        REPORT(c, node, WRONG_TYPE, what,
+               "a list of rows, a mapping from each token to its row, or {file: ...}",
+               lesson_node_describe(c->t, node));
+        return false;
+    }
+    int rows = checker_node(c, node)->count;
+    if (rows != n) {
+        REPORT(c, node, WRONG_SIZE, what, n, checker_noun(n, "row (one per token)",
+                                                          "rows (one per token)"), rows);
+        return false;
+    }
+    bool ok = true;
+    LESSON_FOR_EACH_CHILD(c->t, node, row)
+        ok = checker_read_vector(c, row, c->d_model, "a row of the loss's target", NULL, NULL) >= 0
+             && ok;
+    return ok;
+}
+
 /* ---- biases ---- */
 
 int checker_param_columns(const checker *c, param_id p) {

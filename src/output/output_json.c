@@ -99,6 +99,44 @@ static void put_online_difference(output *o)
     output_puts(o, ",\n");
 }
 
+/* A matrix of rows × cols as a JSON list of rows. */
+static void put_matrix(output *o, const double *values, int rows, int cols)
+{
+    output_puts(o, "[");
+    for (int r = 0; r < rows; r++) {
+        output_puts(o, r ? ", [" : "[");
+        for (int c = 0; c < cols; c++) {
+            output_puts(o, c ? ", " : "");
+            output_number(o, values[(size_t)r * (size_t)cols + (size_t)c], NUMBER_EXACT);
+        }
+        output_puts(o, "]");
+    }
+    output_puts(o, "]");
+}
+
+/* With a loss: its value, its target and the parameters the gradients are taken at, so that
+ * a reader can repeat the backward pass ("loss": L, "target": [[…]], "params": {"W_Q": …}). */
+static void put_loss(output *o)
+{
+    const trace *t = o->trace;
+    if (!t->in->target)
+        return;
+    output_puts(o, "  \"loss\": ");
+    output_number(o, trace_loss(t), NUMBER_EXACT);
+    output_puts(o, ",\n  \"target\": ");
+    put_matrix(o, t->in->target, t->n, t->d_model);
+    output_puts(o, ",\n  \"params\": {");
+    for (int p = 0, any = 0; p < PARAM_COUNT; p++) {
+        const param_info *info = param_get((param_id)p);
+        if (!trace_param(t, (param_id)p))
+            continue;
+        output_printf(o, "%s\"%s\": ", any++ ? ", " : "", info->name);
+        put_matrix(o, trace_param(t, (param_id)p), trace_axis_length(t, info->rows),
+                   trace_axis_length(t, info->cols));
+    }
+    output_puts(o, "},\n");
+}
+
 static void json_begin(output *o)
 {
     const trace *t = o->trace;
@@ -115,6 +153,7 @@ static void json_begin(output *o)
     put_options(o, t->in);
     put_biases(o);
     put_online_difference(o);
+    put_loss(o);
     output_puts(o, "  \"stages\": [");
 }
 

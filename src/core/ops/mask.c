@@ -36,6 +36,18 @@ double trace_read_masked(const trace *t, stage_id stage, int head, int row, int 
            ? -INFINITY : trace_value(t, trace_stage_node_input(t, stage, 0), head, row, col);
 }
 
+/* masked = its input where a key may be attended, −∞ (a constant) where hidden: the gradient
+ * passes through where visible, and a hidden cell's stays exactly 0. */
+void backward_masked(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)input;
+    const double *d = trace_gradient_of(t, stage, head);
+    for (int i = 0; i < t->n; i++)
+        for (int j = 0; j < t->m; j++)
+            if (!trace_is_hidden(t, i, j))
+                out[(size_t)i * (size_t)t->m + (size_t)j] += d[(size_t)i * (size_t)t->m + (size_t)j];
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 bool explain_masked(explain_text *out, const trace *t, const trace_cell *cell)

@@ -21,6 +21,17 @@ void ops_weighted_values(const trace *t, int head, const double *weights, double
 void ops_online_context(const trace *t, int head, double *out, const trace_span *span,
                         const kernels_config *config);
 
+/* out[r][c] += Σ_k a[r·a_row + k·a_k] · b[k·b_k + c·b_col] over k < count, for r < rows and
+ * c < cols (out's rows ld_out apart): each cell the fused dot product in k order, then added
+ * once. The backward operations' one product (ops/projection.c). */
+void ops_add_product(double *out, size_t ld_out, int rows, int cols, int count,
+                     const double *a, size_t a_row, size_t a_k,
+                     const double *b, size_t b_k, size_t b_col);
+
+/* Σ_k weights[row,k] · d_weights[row,k] of head: the term the softmax's backward subtracts
+ * (ops/softmax.c). */
+double ops_softmax_backward_dot(const trace *t, int head, int row);
+
 /* A stage's name in an explanation or a formula, from the node table (never written out). */
 #define OPS_NAME(id) (stage_get(STAGE_##id)->name)
 

@@ -34,6 +34,23 @@ void forward_rotated(const trace *t, stage_id stage, int head, double *out,
                           out + (size_t)pos * (size_t)cols, cols);
 }
 
+/* Each pair turned by θ: its gradient turned back by −θ,
+ *   d_x = d_x'·cos θ + d_y'·sin θ,  d_y = −d_x'·sin θ + d_y'·cos θ. */
+void backward_rotated(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)input, (void)head;
+    const double *d = trace_gradient_of(t, stage, 1);
+    int cols = trace_cols(t, stage);
+    for (int pos = 0; pos < trace_rows(t, stage); pos++)
+        for (int col = 0; col < cols; col += 2) {
+            double angle = trace_rope_angle(t, pos, col % t->d_k / 2), c = cos(angle),
+                   s = sin(angle);
+            size_t at = (size_t)pos * (size_t)cols + (size_t)col;
+            out[at] += d[at] * c + d[at + 1] * s;
+            out[at + 1] += d[at + 1] * c - d[at] * s;
+        }
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 /* Q_rotated and K_rotated: the pair the cell belongs to, turned by its angle, with numbers:

@@ -1,5 +1,6 @@
 /* The projection family: Q, K, V and output, each the rows of the stage it reads times a
  * weight matrix, plus its bias when the lesson gives one. */
+#include <math.h>
 #include <stdio.h>
 #include "ops.h"
 
@@ -29,6 +30,44 @@ void forward_projection(const trace *t, stage_id stage, int head, double *out,
                   trace_param(t, trace_stage_param_input(stage, 1)), cols, config);
 }
 
+/* out[r][c] += Σ_k a(r, k) · b(k, c) over k < count: a product of two strided matrices, each
+ * cell the fused dot product in k order. The backward pass's one product: each gradient is one
+ * such product of a stored matrix (or its transpose) and a gradient. */
+void ops_add_product(double *out, size_t ld_out, int rows, int cols, int count,
+                     const double *a, size_t a_row, size_t a_k,
+                     const double *b, size_t b_k, size_t b_col)
+{
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            double total = 0.0;
+            for (int k = 0; k < count; k++)
+                total = fma(a[(size_t)r * a_row + (size_t)k * a_k],
+                            b[(size_t)k * b_k + (size_t)c * b_col], total);
+            out[(size_t)r * ld_out + (size_t)c] += total;
+        }
+}
+
+/* P = from · W + b, with d_P the gradient of P (rows × cols):
+ *   d_from = d_P · Wᵀ, d_W = fromᵀ · d_P, d_b = the column sums of d_P. */
+void backward_projection(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)head;
+    const stage_input *in = &stage_get(stage)->inputs[input];
+    const double *d = trace_gradient_of(t, stage, 1);
+    size_t rows = (size_t)trace_rows(t, stage), cols = (size_t)trace_cols(t, stage),
+           dm = (size_t)t->d_model;
+    const double *from = trace_block(t, trace_stage_node_input(t, stage, 0), 1),
+                 *weights = trace_param(t, trace_stage_param_input(stage, 0));
+    if (in->kind == READ_NODE)
+        ops_add_product(out, dm, (int)rows, (int)dm, (int)cols, d, cols, 1, weights, 1, cols);
+    else if (in->id == (int)trace_stage_param_input(stage, 0))
+        ops_add_product(out, cols, (int)dm, (int)cols, (int)rows, from, 1, dm, d, cols, 1);
+    else
+        for (size_t i = 0; i < rows; i++)
+            for (size_t c = 0; c < cols; c++)
+                out[c] += d[i * cols + c];
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 /* Q, K, V and output: a row of stage `from` times a column of the weight matrix, which has as
@@ -56,6 +95,23 @@ bool explain_projection(explain_text *out, const trace *t, const trace_cell *cel
         explain_put_number(out, bias[cell->col]);
         explain_put(out, ")");
     }
+    return true;
+}
+
+/* A weight's gradient, d_W_Q[a,b] = Σ_i input[i,a] · d_Q[i,b], each term named by its token:
+ * how much each token's input, times how the loss wants its Q to move, moves W_Q[a,b]. */
+bool explain_d_weight(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    const stage_input *of = &stage_get(cell->stage)->of;
+    stage_id reader = stage_param_reader((param_id)of->id), from = trace_stage_node_input(t, reader, 0);
+    stage_id gradient = stage_gradient(READ_NODE, (int)reader);
+    size_t cols = (size_t)trace_cols(t, reader);
+    products p = { trace_block(t, from, 1) + cell->row, trace_gradient_of(t, reader, 1) + cell->col,
+                   (size_t)t->d_model, cols };
+    explain_put(out, " = Σ_i %s[i,%d] · %s[i,%d] = ", stage_get(from)->name, cell->row,
+                stage_get(gradient)->name, cell->col);
+    bool keyed = stage_get(from)->rows == AXIS_SOURCE || !t->in->source;
+    explain_put_product_terms(out, &p, trace_rows(t, from), keyed ? t : NULL);
     return true;
 }
 

@@ -59,6 +59,46 @@ void forward_biased(const trace *t, stage_id stage, int head, double *out,
                 trace_value(t, from, head, i, j) - trace_alibi_bias(t, head, i, j);
 }
 
+/* scores_h = Q_h · K_gᵀ, with d_S_h each head's gradient: d_Q_h += d_S_h · K_g, and
+ * d_K_g += d_S_hᵀ · Q_h over the heads h that share group g (their sum, as repeat_kv's
+ * backward sums them). Hidden cells of d_S are 0, so a hidden key sends nothing. */
+void backward_scores(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)head;
+    stage_id query = trace_stage_node_input(t, stage, 0), key = trace_stage_node_input(t, stage, 1);
+    size_t q_cols = (size_t)trace_cols(t, query), k_cols = (size_t)trace_cols(t, key),
+           m = (size_t)t->m;
+    for (int h = 1; h <= t->heads; h++) {
+        const double *d = trace_gradient_of(t, stage, h);
+        size_t q_at = ops_head_offset(t, h), k_at = ops_group_offset(t, h);
+        if (input == 0)
+            ops_add_product(out + q_at, q_cols, t->n, t->d_k, t->m, d, m, 1,
+                            trace_block(t, key, 1) + k_at, k_cols, 1);
+        else
+            ops_add_product(out + k_at, k_cols, t->m, t->d_k, t->n, d, 1, m,
+                            trace_block(t, query, 1) + q_at, q_cols, 1);
+    }
+}
+
+/* scaled = scores / √d_k (trace_score_divisor): d_scores = d_scaled / √d_k, a plain copy with
+ * scale: false. */
+void backward_scaled(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)input;
+    const double *d = trace_gradient_of(t, stage, head);
+    for (size_t i = 0; i < (size_t)t->n * (size_t)t->m; i++)
+        out[i] += t->in->scale ? d[i] / trace_score_divisor(t) : d[i];
+}
+
+/* biased = scaled − a constant: the gradient passes through unchanged. */
+void backward_biased(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)input;
+    const double *d = trace_gradient_of(t, stage, head);
+    for (size_t i = 0; i < (size_t)t->n * (size_t)t->m; i++)
+        out[i] += d[i];
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
@@ -111,6 +151,28 @@ bool explain_biased(explain_text *out, const trace *t, const trace_cell *cell)
     explain_put(out, " − ");
     explain_put_number(out, trace_alibi_slope(cell->head, t->heads));
     explain_put(out, " × %d", abs(cell->row - cell->col));
+    return true;
+}
+
+/* d_scores = d_scaled / √d_k: the divisor of the forward pass divides the gradient too
+ * (trace_score_divisor), so without it a large score's gradient is √d_k times larger. */
+bool explain_d_scores(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id from = trace_stage_node_input(t, cell->stage, 0);
+    explain_put(out, " = ");
+    explain_put_source_cell(out, t, stage_get(from)->name, cell);
+    double d = trace_value(t, from, cell->head, cell->row, cell->col);
+    if (!t->in->scale) {
+        explain_put(out, " (scale: false: nothing divides it) = ");
+        explain_put_number(out, d);
+        return false;
+    }
+    explain_put(out, " / √d_k = ");
+    explain_put_number(out, d);
+    explain_put(out, " / √%d = ", t->d_k);
+    explain_put_number(out, d);
+    explain_put(out, " / ");
+    explain_put_number(out, trace_score_divisor(t));
     return true;
 }
 

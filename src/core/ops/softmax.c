@@ -180,7 +180,67 @@ double trace_online_difference(const trace *t)
     return difference;
 }
 
+/* Σ_k w_ik · d_w_ik over row i: what the softmax's backward subtracts from each d_w_ij. */
+double ops_softmax_backward_dot(const trace *t, int head, int row)
+{
+    const double *w = trace_block(t, STAGE_WEIGHTS, head) + (size_t)row * (size_t)t->m,
+                 *d = trace_gradient_of(t, STAGE_WEIGHTS, head) + (size_t)row * (size_t)t->m;
+    double total = 0.0;
+    for (int k = 0; k < t->m; k++)
+        total = fma(w[k], d[k], total);
+    return total;
+}
+
+/* weights = softmax(masked) by rows: d_masked_ij = w_ij · (d_w_ij − Σ_k w_ik · d_w_ik). A
+ * hidden key's weight is 0, and its gradient is left exactly 0 (not −0). */
+void backward_weights(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)input;
+    const double *w = trace_block(t, stage, head), *d = trace_gradient_of(t, stage, head);
+    for (int i = 0; i < t->n; i++) {
+        double dot = ops_softmax_backward_dot(t, head, i);
+        for (int j = 0; j < t->m; j++) {
+            size_t at = (size_t)i * (size_t)t->m + (size_t)j;
+            if (!trace_is_hidden(t, i, j))
+                out[at] += w[at] * (d[at] - dot);
+        }
+    }
+}
+
 /* ---- explained, counted and written as a formula ---- */
+
+/* The softmax's backward with its numbers and tokens:
+ *   d_masked[bank,river] = weights[bank,river] · (d_weights[bank,river] − Σ_k weights[bank,k] ·
+ *   d_weights[bank,k]) = 0.6 × (0.3 − 0.12); a hidden key's is 0, its weight being 0. */
+bool explain_d_masked(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    if (trace_is_hidden(t, cell->row, cell->col)) {
+        explain_put(out, " = 0 (hidden by the %s: its weight is 0)", trace_mask_name(t->in->mask));
+        return false;
+    }
+    const char *w = OPS_NAME(WEIGHTS), *dw = stage_get(stage_gradient(READ_NODE,
+                                                                     STAGE_WEIGHTS))->name;
+    const char *row = explain_row_label(t, cell);
+    size_t at = (size_t)cell->row * (size_t)t->m;
+    products p = { trace_block(t, STAGE_WEIGHTS, cell->head) + at,
+                   trace_gradient_of(t, STAGE_WEIGHTS, cell->head) + at, 1, 1 };
+    explain_put(out, " = ");
+    explain_put_source_cell(out, t, w, cell);
+    explain_put(out, " · (");
+    explain_put_source_cell(out, t, dw, cell);
+    explain_put(out, " − Σ_k %s[%s,k] · %s[%s,k]), where Σ_k = ", w, row, dw, row);
+    explain_put_product_terms(out, &p, t->m, t);
+    explain_put(out, " = ");
+    explain_put_number(out, ops_softmax_backward_dot(t, cell->head, cell->row));
+    explain_put(out, "; so ");
+    explain_put_number(out, p.left[cell->col]);
+    explain_put(out, " × (");
+    explain_put_number(out, p.right[cell->col]);
+    explain_put(out, " − ");
+    explain_put_number(out, ops_softmax_backward_dot(t, cell->head, cell->row));
+    explain_put(out, ")");
+    return true;
+}
 
 /* The max of a masked row: the shift the stable softmax subtracts. */
 static double masked_row_max(const trace *t, int head, int row)

@@ -1,0 +1,189 @@
+/* Every gradient of a parameter and of the embeddings against central finite differences of the
+ * loss, computed through the core itself (trace_compute of the nudged input): one lesson shape
+ * per path of the forward pass (heads, masks, cross-attention, RoPE, ALiBi, kv_heads, biases,
+ * scale on and off, the online softmax). A difference beyond 1e-6 relative fails with the
+ * first cell that differs. Also: masked cells of d_scores, d_scaled and d_masked are exactly 0. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "fixtures.h"
+#include "trace.h"
+
+enum { N = 4, M = 3, D = 4, CELLS = D * D };
+#define STEP 1e-5
+#define TOLERANCE 1e-6
+
+static const char *const tokens[] = { "a", "b", "c", "d" };
+static const char *const source_tokens[] = { "x", "y", "z" };
+static const unsigned char some_hidden[N * N] = { 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1 };
+
+/* The numbers a shape is computed from: every parameter and bias given (the shape says which
+ * biases it reads), embeddings of the queries and the source, and the target. */
+typedef struct {
+    double x[N * D], source[M * D], params[PARAM_COUNT][CELLS], target[N * D];
+    attention_input in;
+} lesson_numbers;
+
+static void fill(lesson_numbers *l, const attention_input *shape, bool biases, unsigned seed)
+{
+    memset(l, 0, sizeof *l);
+    support_fill(l->x, N * D, seed);
+    support_fill(l->source, M * D, seed + 1);
+    support_fill(l->target, N * D, seed + 2);
+    l->in = *shape;
+    l->in.tokens = tokens, l->in.n_tokens = N, l->in.d_model = D, l->in.embeddings = l->x;
+    l->in.n_source = shape->source ? M : N;
+    if (shape->source)
+        l->in.source = source_tokens, l->in.source_embeddings = l->source;
+    for (int p = 0; p < PARAM_COUNT; p++) {
+        support_fill(l->params[p], CELLS, seed + 3 + (unsigned)p);
+        if (!param_get((param_id)p)->optional || biases)
+            l->in.params[p] = l->params[p];
+    }
+    l->in.target = l->target;
+}
+
+static double loss_of(const attention_input *in)
+{
+    trace t;
+    assert_int_equal(trace_compute(in, NULL, &t, NULL), TRACE_OK);
+    double loss = trace_loss(&t);
+    trace_free(&t);
+    return loss;
+}
+
+/* (loss(x + h) − loss(x − h)) / 2h for one number x of the input. */
+static double central_difference(const attention_input *in, double *x)
+{
+    double kept = *x;
+    *x = kept + STEP;
+    double up = loss_of(in);
+    *x = kept - STEP;
+    double down = loss_of(in);
+    *x = kept;
+    return (up - down) / (2 * STEP);
+}
+
+/* Each cell of gradient stage `gradient` (count cells) against the difference of values[i]. */
+static int check_cells(const char *label, const trace *t, stage_id gradient, double *values,
+                       int count)
+{
+    const double *g = trace_block(t, gradient, 1);
+    for (int i = 0; i < count; i++) {
+        double difference = central_difference(t->in, &values[i]);
+        if (fabs(difference - g[i]) > TOLERANCE * fmax(1.0, fabs(g[i])))
+            fail_msg("%s: %s cell %d is %.17g, the finite difference %.17g", label,
+                     stage_get(gradient)->name, i, g[i], difference);
+    }
+    return count;
+}
+
+/* Masked cells are exactly +0 in every per-head gradient of the score family. */
+static void check_hidden_zero(const char *label, const trace *t)
+{
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        const stage_info *info = stage_get((stage_id)s);
+        if (!(info->flags & STAGE_GRADIENT) || info->cols != AXIS_SOURCE || !info->per_head
+            || info->family == FAMILY_SOFTMAX || !trace_has_stage(t, (stage_id)s))
+            continue;   /* d_weights is what the context would gain: not 0 where hidden */
+        for (int h = 1; h <= t->heads; h++)
+            for (int i = 0; i < t->n; i++)
+                for (int j = 0; j < t->m; j++) {
+                    double x = trace_value(t, (stage_id)s, h, i, j);
+                    if (trace_is_hidden(t, i, j) && (x != 0.0 || signbit(x)))
+                        fail_msg("%s: %s[%d,%d] of head %d is hidden but %g", label,
+                                 info->name, i, j, h, x);
+                }
+    }
+}
+
+/* Every parameter's gradient and the embeddings' (d_input, d_source_input: the positional
+ * encoding is a constant added) against finite differences. */
+static void check_shape(const char *label, const attention_input *shape, bool biases)
+{
+    lesson_numbers *l = malloc(sizeof *l);
+    fill(l, shape, biases, 11);
+    trace t;
+    assert_int_equal(trace_compute(&l->in, NULL, &t, NULL), TRACE_OK);
+    int checked = 0;
+    for (int p = 0; p < PARAM_COUNT; p++) {
+        if (!l->in.params[p])
+            continue;
+        const param_info *info = param_get((param_id)p);
+        int cells = trace_axis_length(&t, info->rows) * trace_axis_length(&t, info->cols);
+        checked += check_cells(label, &t, stage_gradient(READ_PARAM, p), l->params[p], cells);
+    }
+    checked += check_cells(label, &t, STAGE_D_INPUT, l->x, N * D);
+    if (shape->source)
+        checked += check_cells(label, &t, STAGE_D_SOURCE_INPUT, l->source, M * D);
+    check_hidden_zero(label, &t);
+    assert_true(checked > 0);
+    trace_free(&t);
+    free(l);
+}
+
+static void test_one_head(void **state)
+{
+    (void)state;
+    check_shape("one head", &(attention_input){ .heads = 1, .scale = true }, false);
+}
+
+static void test_two_heads_causal_positional(void **state)
+{
+    (void)state;
+    check_shape("causal", &(attention_input){ .heads = 2, .scale = true, .mask = MASK_CAUSAL,
+                                              .positional = true }, false);
+}
+
+static void test_window_without_scaling(void **state)
+{
+    (void)state;
+    check_shape("window", &(attention_input){ .heads = 2, .mask = MASK_WINDOW, .window = 2 },
+                false);
+}
+
+static void test_explicit_mask_and_biases(void **state)
+{
+    (void)state;
+    check_shape("explicit", &(attention_input){ .heads = 2, .scale = true,
+                                                .mask = MASK_EXPLICIT,
+                                                .mask_cells = some_hidden }, true);
+}
+
+static void test_cross_attention(void **state)
+{
+    (void)state;
+    check_shape("cross", &(attention_input){ .heads = 2, .scale = true,
+                                             .source = source_tokens }, true);
+}
+
+static void test_rope_alibi_and_shared_keys(void **state)
+{
+    (void)state;
+    check_shape("modern", &(attention_input){ .heads = 2, .scale = true, .rope = true,
+                                              .rope_base = 100.0, .alibi = true,
+                                              .mask = MASK_CAUSAL, .kv_heads = 1 }, true);
+}
+
+static void test_online_softmax(void **state)
+{
+    (void)state;
+    check_shape("online", &(attention_input){ .heads = 2, .scale = true, .mask = MASK_CAUSAL,
+                                              .online_softmax = true, .tile = 2 }, false);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_head),
+        cmocka_unit_test(test_two_heads_causal_positional),
+        cmocka_unit_test(test_window_without_scaling),
+        cmocka_unit_test(test_explicit_mask_and_biases),
+        cmocka_unit_test(test_cross_attention),
+        cmocka_unit_test(test_rope_alibi_and_shared_keys),
+        cmocka_unit_test(test_online_softmax),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
