@@ -2,7 +2,8 @@
 """A size sweep of the headless UI (issue 25): every step of each lesson given, the help
 overlay and the sum pane, at sizes from 40x12 to 250x70. It fails on a stray character beside
 a box (a corner or side of the help or the sum pane touching what the screen beneath drew) and
-on an explanation line that lost its result ("= 0.7073" at its end).
+on an explanation line that lost its result ("= 0.7073" at its end), or at 80 columns and more
+with two lines or more, its whole sum ("name = … = 0.70734").
 Usage: check_sweep.py ATTNSTEP LESSON..."""
 import re
 import sys
@@ -20,6 +21,8 @@ BORDER = set("─│┌┐└┘├┤┬┴┼")
 # or exponent form, −∞ and the ASCII spellings), at the end of the explanation
 RESULT = re.compile(r"= (?:[−-]?(?:\d+(?:\.\d+)?(?:e[+−-]?\d+)?|∞|inf)|[−-]inf)\)?(?: \([a-z][^()]*\))?$")
 NAMED = re.compile(r"^ (?:\(answer the question|[^ [\]]+\[[^\]]*\])")
+# "name = … = result": every term cut although the pane had room for some (issue 25)
+SUM_LOST = re.compile(r"^[^=]*\S = (?:…|\.\.\.) = ")
 RULE = re.compile(r"^──? (narration|about this stage|off the script|question) ")
 
 
@@ -52,7 +55,7 @@ def box_problems(lines):
     return problems
 
 
-def explanation_problems(lines):
+def explanation_problems(lines, cols):
     """The explanation sits just above the narration's rule, from the line where the cell is
     named ("weights[bank,river] (head 1) = …"); unless it stands in for a question's hidden
     numbers, it ends in its result."""
@@ -66,6 +69,8 @@ def explanation_problems(lines):
                 return []
             if not RESULT.search(text):
                 return [f"the explanation lost its result: {text!r}"]
+            if cols >= 80 and y - start >= 2 and SUM_LOST.search(text):
+                return [f"the explanation lost its whole sum where two lines had room: {text!r}"]
             return []
     return []
 
@@ -152,7 +157,7 @@ def main():
         dumps = dumps_of(program, lesson, script(12))
         for size, lines in dumps:
             boxed = any("┌" in line for line in lines)   # a box covers the explanation
-            for problem in box_problems(lines) + ([] if boxed else explanation_problems(lines)):
+            for problem in box_problems(lines) + ([] if boxed else explanation_problems(lines, int(size.split("x")[0]))):
                 problems.append(f"at {size}: {problem}\n    " + "\n    ".join(lines))
         failed += report(lesson, problems[:3], f"{len(dumps)} screens, no stray character, "
                                                 "every explanation with its result")

@@ -475,6 +475,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     int narration_h = ui_clamp(narration_needs, 1, side_by_side ? 6 : 3);
     int narration_y = LINES - 1 - narration_h, diff_y = narration_y - 1 - diff_h;
     int explain_y = diff_y - explain_h, body_h = body_height(explain_h, diff_h, narration_h);
+    ui_keep_the_result(explanation, sizeof explanation, COLS - 2, explain_h, st);
     draw_title(cs, st);
     int first = side_of(cs, 0), second = side_of(cs, 1);   /* A's pane first, whichever leads */
     if (side_by_side) {

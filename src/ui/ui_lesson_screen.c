@@ -247,39 +247,6 @@ static void explanation_text(const ui_view *v, const ui_style *st, bool full, ch
     trace_cell_explain(v->t, &cell, st->precision, text, size);
 }
 
-/* The last occurrence of needle in text before end, or NULL. */
-static const char *last_before(const char *text, const char *end, const char *needle)
-{
-    const char *found = NULL;
-    for (const char *at = strstr(text, needle); at && at < end; at = strstr(at + 1, needle))
-        found = at;
-    return found;
-}
-
-/* An explanation longer than its pane is cut in the middle, never at the end: its first terms,
- * "+ …", then its last term and its result, "= 0.7073" (issue 24). Fewer first terms until it
- * fits; with none, the cell's name, "= …" and the result. */
-static void keep_the_result(char *text, size_t size, int width, int lines, const ui_style *st)
-{
-    if (ui_lines_needed(text, width, st) <= lines) return;
-    const char *result = last_before(text, text + strlen(text), " = ");
-    const char *name_end = strstr(text, " = ");
-    if (!result || result == name_end) return;
-    const char *last_term = last_before(text, result, " + ");
-    const char *dots = st->utf8 ? "\xe2\x80\xa6" : "...";
-    char *cut = malloc(size);
-    if (!cut) return;
-    for (const char *at = last_term ? last_before(text, last_term, " + ") : NULL; at;
-         at = last_before(text, at, " + ")) {
-        snprintf(cut, size, "%.*s + %s%s", (int)(at - text), text, dots, last_term);
-        if (ui_lines_needed(cut, width, st) <= lines) break;
-        cut[0] = '\0';
-    }
-    if (!cut[0]) snprintf(cut, size, "%.*s = %s%s", (int)(name_end - text), text, dots, result);
-    snprintf(text, size, "%s", cut);
-    free(cut);
-}
-
 /* A waiting question: the question, then its choices one a line (the highlighted one marked),
  * or the number typed so far. */
 static void question_text(const ui_view *v, const ui_style *st, char *text, size_t size)
@@ -385,7 +352,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     narration_text(v, st, narration, sizeof narration);
     regions r = split_screen(v, &ls->d, explanation, ls->d.present ? full : NULL, narration, st);
     if (r.full_explanation) memcpy(explanation, full, sizeof explanation);
-    keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);
+    ui_keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);
     draw_title(v, ls->o->l.title, st);
     if (r.list_w) draw_stage_list(v, &r, st, &ls->list);
     ui_matrix_draw(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, &ls->grid);

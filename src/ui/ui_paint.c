@@ -137,6 +137,70 @@ int ui_lines_needed(const char *text, int width, const ui_style *st)
     return ui_text_wrap(w, n, width, NULL, 0);
 }
 
+/* The last occurrence of needle in text before end, or NULL. */
+static const char *last_before(const char *text, const char *end, const char *needle)
+{
+    const char *found = NULL;
+    for (const char *at = strstr(text, needle); at && at < end; at = strstr(at + 1, needle))
+        found = at;
+    return found;
+}
+
+/* Writes text[0, head) + between + tail into out; true when that fits in lines of width. */
+static bool cut_fits(char *out, size_t size, const char *text, size_t head, const char *between,
+                     const char *tail, int width, int lines, const ui_style *st)
+{
+    snprintf(out, size, "%.*s%s%s", (int)head, text, between, tail);
+    return ui_lines_needed(out, width, st) <= lines;
+}
+
+/* The longest head of text, ending at a blank between from and to, that fits before "… tail";
+ * with closing, only a blank after a closed term (")" or "]"), so no term is cut. */
+static bool cut_at_blank(char *out, size_t size, const char *text, const char *from,
+                         const char *to, const char *dots, const char *tail, bool closing,
+                         int width, int lines, const ui_style *st)
+{
+    char between[8];
+    snprintf(between, sizeof between, " %s", dots);
+    for (const char *at = to - 1; at > from; at--) {
+        if (*at != ' ' || (closing && at[-1] != ')' && at[-1] != ']')) continue;
+        /* a head longer than the whole room cannot fit: start where one could */
+        if ((long)(at - text) > (long)width * lines) continue;
+        if (cut_fits(out, size, text, (size_t)(at - text), between, tail, width, lines, st))
+            return true;
+    }
+    return false;
+}
+
+bool ui_keep_the_result(char *text, size_t size, int width, int lines, const ui_style *st)
+{
+    if (ui_lines_needed(text, width, st) <= lines) return true;
+    const char *result = last_before(text, text + strlen(text), " = ");
+    const char *name_end = strstr(text, " = ");
+    if (!result || result == name_end) return false;
+    const char *last_term = last_before(text, result, " + ");
+    const char *dots = st->utf8 ? "\xe2\x80\xa6" : "...";
+    char *cut = malloc(size), between[16];
+    if (!cut) return false;
+    snprintf(between, sizeof between, " + %s", dots);
+    bool done = false;
+    /* whole terms: the first ones, "+ …", the last term and the result */
+    for (const char *at = last_term ? last_before(text, last_term, " + ") : NULL; at && !done;
+         at = last_before(text, at, " + "))
+        done = cut_fits(cut, size, text, (size_t)(at - text), between, last_term, width, lines, st);
+    /* else characters cut in the middle, after a closed term where one fits, else at a blank,
+     * before the last term and the result, else before the result alone */
+    const char *tails[] = {last_term ? last_term : result, result};
+    for (int t = 0; t < 2 && !done; t++)
+        for (int closing = 1; closing >= 0 && !done; closing--)
+            done = cut_at_blank(cut, size, text, name_end + 3, tails[t], dots, tails[t],
+                                closing, width, lines, st);
+    if (!done) snprintf(cut, size, "%.*s = %s%s", (int)(name_end - text), text, dots, result);
+    snprintf(text, size, "%s", cut);
+    free(cut);
+    return ui_lines_needed(text, width, st) <= lines;
+}
+
 void ui_draw_hline(int y, int x, int width, const ui_style *st)
 {
     (void)st;   /* WACS_ lines are Unicode in a UTF-8 locale and ACS (or ASCII) otherwise */
