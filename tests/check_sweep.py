@@ -3,7 +3,8 @@
 overlay and the sum pane, at sizes from 40x12 to 250x70. It fails on a stray character beside
 a box (a corner or side of the help or the sum pane touching what the screen beneath drew) and
 on an explanation line that lost its result ("= 0.7073" at its end), or at 80 columns and more
-with two lines or more, its whole sum ("name = … = 0.70734").
+with two lines or more, its whole sum ("name = … = 0.70734"); and on a formula header or legend
+cut inside a word or a clause, or reading "i −∞".
 Usage: check_sweep.py ATTNSTEP LESSON..."""
 import re
 import sys
@@ -73,6 +74,36 @@ def explanation_problems(lines, cols):
                 return [f"the explanation lost its whole sum where two lines had room: {text!r}"]
             return []
     return []
+
+
+# a word cut with an ellipsis, and a sliding window's −∞ read as "i − ∞" (issue 25)
+MID_WORD = re.compile(r"[A-Za-z_](?:…|~)")
+FALSE_INFINITY = re.compile(r"i [−-] ?∞|i [−-]inf")
+LEGEND_NOTE = re.compile(r"0 = no attention(?!, 1 = all of it|, …)")
+
+
+def pane_line(line):
+    """A line of the matrix pane, without the step list beside it."""
+    bar = line.find("│")
+    return line[bar + 1:] if 0 <= bar < 20 else line
+
+
+def header_problems(lines):
+    """The matrix pane's header (formula, shape, selection) and legend are shortened by whole
+    clauses: no word cut with "…", no parenthesis left open, no legend note cut after a word,
+    and no "i −∞" (window's "j > i −∞" read as i minus infinity)."""
+    problems = []
+    for name, line in (("header", pane_line(lines[1])), ("legend", pane_line(lines[2]))):
+        text = line.strip()
+        if MID_WORD.search(text):
+            problems.append(f"the {name} cuts a word: {text!r}")
+        if text.count("(") != text.count(")"):
+            problems.append(f"the {name} leaves a parenthesis open: {text!r}")
+        if FALSE_INFINITY.search(text):
+            problems.append(f"the {name} reads as i minus infinity: {text!r}")
+        if name == "legend" and LEGEND_NOTE.search(text):
+            problems.append(f"the legend's note is cut inside a clause: {text!r}")
+    return problems
 
 
 def script(steps):
@@ -157,10 +188,13 @@ def main():
         dumps = dumps_of(program, lesson, script(12))
         for size, lines in dumps:
             boxed = any("┌" in line for line in lines)   # a box covers the explanation
-            for problem in box_problems(lines) + ([] if boxed else explanation_problems(lines, int(size.split("x")[0]))):
+            unboxed = [] if boxed else (explanation_problems(lines, int(size.split("x")[0]))
+                                        + header_problems(lines))
+            for problem in box_problems(lines) + unboxed:
                 problems.append(f"at {size}: {problem}\n    " + "\n    ".join(lines))
         failed += report(lesson, problems[:3], f"{len(dumps)} screens, no stray character, "
-                                                "every explanation with its result")
+                         "every explanation with its result and what of its sum fits, headers "
+                         "and legends cut by whole clauses")
     return 1 if failed else 0
 
 

@@ -84,6 +84,38 @@ void ui_cut_text(const char *text, int width, const ui_style *st, char *out, siz
     snprintf(out + used, size - used, "%s", st->utf8 ? "\xe2\x80\xa6" : "~");
 }
 
+/* Where the parenthesised clause that ends text[0, n) opens (its blank before), or 0. */
+static size_t closing_clause(const char *text, size_t n)
+{
+    if (n == 0 || text[n - 1] != ')') return 0;
+    for (size_t i = n - 1, depth = 0; i-- > 0;) {
+        if (text[i] == ')') depth++;
+        else if (text[i] == '(' && depth == 0)
+            return i > 0 && text[i - 1] == ' ' ? i - 1 : 0;   /* "softmax(x)" is no clause */
+        else if (text[i] == '(') depth--;
+    }
+    return 0;
+}
+
+void ui_shorten_text(const char *text, int width, const ui_style *st, char *out, size_t size)
+{
+    size_t n = strlen(text);
+    snprintf(out, size, "%s", text);
+    for (size_t open; ui_width(out, st) > width && (open = closing_clause(text, n)) > 0;) {
+        n = open;
+        snprintf(out, size, "%.*s", (int)n, text);
+    }
+    const char *dots = st->utf8 ? ", \xe2\x80\xa6" : ", ...";
+    while (ui_width(out, st) > width) {
+        const char *comma = NULL;
+        for (const char *at = strstr(text, ", "); at && (size_t)(at - text) < n; at = strstr(at + 1, ", "))
+            comma = at;
+        if (!comma) { out[0] = '\0'; return; }   /* nothing whole fits */
+        n = (size_t)(comma - text);
+        snprintf(out, size, "%.*s%s", (int)n, text, dots);
+    }
+}
+
 int ui_width(const char *text, const ui_style *st)
 {
     wchar_t w[TEXT_MAX];
