@@ -4,7 +4,8 @@ overlay and the sum pane, at sizes from 40x12 to 250x70. It fails on a stray cha
 a box (a corner or side of the help or the sum pane touching what the screen beneath drew) and
 on an explanation line that lost its result ("= 0.7073" at its end), or at 80 columns and more
 with two lines or more, its whole sum ("name = … = 0.70734"); and on a formula header or legend
-cut inside a word or a clause, or reading "i −∞".
+cut inside a word or a clause, or reading "i −∞"; and, from 80x24 on, on a question whose
+choice names a token without its column on screen.
 Usage: check_sweep.py ATTNSTEP LESSON..."""
 import re
 import sys
@@ -106,6 +107,24 @@ def header_problems(lines):
     return problems
 
 
+CHOICE = re.compile(r"^ [ ▸>] +\d+  (\S.*?)\s*$")
+
+
+def question_problems(lines, cols, rows):
+    """A question's choices that name a row of the matrix (a token) name a column shown with its
+    whole label too, from 80x24 on: the class must see every column it is asked about."""
+    rule = next((y for y, line in enumerate(lines) if RULE.match(line.lstrip())
+                 and "question" in line), None)
+    if rule is None or cols < 80 or rows < 24:
+        return []
+    choices = [m.group(1) for line in lines[rule + 1:] for m in [CHOICE.match(line)] if m]
+    tokens = {pane_line(line).split()[0].lstrip("▸>") for line in lines[4:rule]
+              if pane_line(line).split()}
+    labels = set((pane_line(lines[3]) + " " + pane_line(lines[4])).replace("▾", " ").split())
+    return [f"the choice {c!r} has no column on screen" for c in choices
+            if c in tokens and c not in labels]
+
+
 def script(steps):
     """At every size: the help and the sum pane over the first step, then every step (its focus
     cell and the cell one down and right of it), as it is and presenting (P)."""
@@ -119,12 +138,12 @@ def script(steps):
     return "\n".join(keys) + "\n"
 
 
-def dumps_of(program, lesson, keys):
+def dumps_of(program, lesson, keys, screen="80x24"):
     """(size, lines) of every screen the headless UI dumps running the key script text keys."""
     with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as f:
         f.write(keys)
     try:
-        out = run(program, "--keys", f.name, "--screen", "80x24", lesson)
+        out = run(program, "--keys", f.name, "--screen", screen, lesson)
     finally:
         os.unlink(f.name)
     dumps = []
@@ -180,21 +199,38 @@ def check_presenting(program):
     return failed
 
 
+def check_questions(program, lessons):
+    """Every question of each lesson while it is open, at 80x24 and 120x36 (the main sweep
+    answers each question once, at its first size): every choice's column is on screen."""
+    failed = 0
+    for lesson in lessons:
+        problems = []
+        for size in ("80x24", "120x36"):
+            keys = "\n".join(["dump", "esc", "n"] * 12) + "\n"
+            for shown, lines in dumps_of(program, lesson, keys, size):
+                cols, rows = (int(n) for n in shown.split("x"))
+                for problem in question_problems(lines, cols, rows):
+                    problems.append(f"at {shown}: {problem}\n    " + "\n    ".join(lines))
+        failed += report(lesson + " questions", problems[:3], "every choice's column on screen")
+    return failed
+
+
 def main():
     program, lessons = sys.argv[1], sys.argv[2:]
-    failed = check_presenting(program)
+    failed = check_presenting(program) + check_questions(program, lessons)
     for lesson in lessons:
         problems = []
         dumps = dumps_of(program, lesson, script(12))
         for size, lines in dumps:
             boxed = any("┌" in line for line in lines)   # a box covers the explanation
-            unboxed = [] if boxed else (explanation_problems(lines, int(size.split("x")[0]))
-                                        + header_problems(lines))
+            cols, rows = (int(n) for n in size.split("x"))
+            unboxed = [] if boxed else (explanation_problems(lines, cols) + header_problems(lines)
+                                        + question_problems(lines, cols, rows))
             for problem in box_problems(lines) + unboxed:
                 problems.append(f"at {size}: {problem}\n    " + "\n    ".join(lines))
         failed += report(lesson, problems[:3], f"{len(dumps)} screens, no stray character, "
                          "every explanation with its result and what of its sum fits, headers "
-                         "and legends cut by whole clauses")
+                         "and legends cut by whole clauses, every choice's column")
     return 1 if failed else 0
 
 

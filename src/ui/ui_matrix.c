@@ -141,9 +141,11 @@ static int number_columns_of(double x, const ui_style *st)
 }
 
 /* Width of every number of the current matrix: a cell writes its number with a fixed count of
- * decimals, so the widest are the extremes (and −∞ where the mask hides cells). */
+ * decimals, so the widest are the extremes (and −∞ where the mask hides cells); while a question
+ * waits, one column (its cells are "·"). */
 static int number_width(const ui_view *v, const ui_style *st)
 {
+    if (ui_view_question_open(v)) return 1;   /* every cell is "·" until the answer */
     int lo = number_columns_of(ui_view_range(v)->lo, st);
     int hi = number_columns_of(ui_view_range(v)->hi, st);
     int width = lo > hi ? lo : hi;
@@ -271,7 +273,9 @@ static layout lay_out(ui_view *v, int width, const ui_style *st)
     int label_room = cols_full < per_col ? cols_full : per_col;
     L.cw = numbers > label_room ? numbers : label_room;
     L.cell_w = L.cw + L.pad + L.glyph_w;
-    L.stagger = st->present && cols > 1 && cols_full > L.cw;   /* presenting: labels over two rows */
+    /* labels over two rows where they are wider than their cells: presenting, and while a
+     * question hides the numbers, so that every choice's column shows with its label */
+    L.stagger = (st->present || ui_view_question_open(v)) && cols > 1 && cols_full > L.cw;
     L.full_labels = label_fits(&L, cols_full);
     L.vis_cols = 0;
     while (L.vis_cols < cols && cells_width(&L, L.vis_cols + 1) <= avail) L.vis_cols++;
