@@ -160,7 +160,8 @@ NUMBER = re.compile(r"[−-]?\d+\.(\d+)")
 
 def presenting_problems(size, lines):
     """--present (issue 25): every column shows (no "cols 1–8 of 11" note), no column label
-    is cut, no more than a quarter of the rows are empty, and at 200x50 more than 4 decimals."""
+    is cut, no more than a quarter of the rows are empty, and at 200x50 more than 4 decimals
+    where the numbers need them, none where every number's last one is 0."""
     problems = []
     text = "\n".join(lines)
     if re.search(r"cols \d+", text):
@@ -169,9 +170,15 @@ def presenting_problems(size, lines):
     if empty > len(lines) // 4:
         problems.append(f"{empty} of {len(lines)} rows empty")
     if size == "200x50" and "numbers hidden" not in text:
-        cells = [m for line in lines[4:] for m in NUMBER.finditer(line)]
-        if cells and max(len(m.group(1)) for m in cells) <= 4:
+        # more than 4 decimals where the numbers need them; but never a last decimal that is 0
+        # in every number (the cap: "4.00000000"), except the run's own 4 ("1.0000")
+        cells = [m.group(1) for line in lines[4:] for m in NUMBER.finditer(line)]
+        most = max((len(c) for c in cells), default=0)
+        round_numbers = cells and all(c.endswith("0") for c in cells if len(c) == most)
+        if cells and most <= 4 and not round_numbers:
             problems.append("no more than 4 decimals at 200x50")
+        if cells and most > 4 and round_numbers:
+            problems.append(f"{most} decimals where every number ends in 0")
     return problems
 
 
@@ -195,7 +202,7 @@ def check_presenting(program):
             for problem in presenting_problems(size, lines):
                 problems.append(f"--present at {size}: {problem}\n    " + "\n    ".join(lines))
         failed += report(lesson + " --present", problems[:3], "every column, rows filled, "
-                         "more than 4 decimals at 200x50")
+                         "more than 4 decimals at 200x50 where the numbers need them")
     return failed
 
 

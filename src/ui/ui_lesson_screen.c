@@ -116,11 +116,12 @@ static regions split_screen(ui_view *v, const ui_display *d, const char *explana
     return r;
 }
 
-/* The most decimals, from UI_MAX_DECIMALS down to 1, with which the matrix passes fits; 0 when
- * none does. */
-static int most_decimals(ui_view *v, ui_style mine, bool (*fits)(ui_view *, int, const ui_style *))
+/* The most decimals, from `most` down to 1, with which the matrix passes fits; 0 when none
+ * does. */
+static int most_decimals(ui_view *v, ui_style mine, int most,
+                         bool (*fits)(ui_view *, int, const ui_style *))
 {
-    for (mine.precision = UI_MAX_DECIMALS; mine.precision >= 1; mine.precision--)
+    for (mine.precision = most; mine.precision >= 1; mine.precision--)
         if (fits(v, COLS, &mine)) return mine.precision;
     return 0;
 }
@@ -128,14 +129,19 @@ static int most_decimals(ui_view *v, ui_style mine, bool (*fits)(ui_view *, int,
 /* The style the screen draws with: the run's, with the screen's decimals, palette and
  * presentation. Presenting (until + or -), the most decimals with which every column of the
  * matrix shows with its label and a blank on both sides of its numbers (ui_matrix_fits, laid
- * out as presenting lays it out), else with one blank (ui_matrix_shows_every_column), else 1. */
+ * out as presenting lays it out), else with one blank (ui_matrix_shows_every_column), else 1;
+ * at most what the numbers need (ui_matrix_decimals_needed) or the run's decimals, the more. */
 static ui_style style_of(lesson_screen *ls, const ui_style *st)
 {
     ui_display *d = &ls->d;
     ui_style mine = ui_display_style(d, st);
     if (d->present && d->auto_precision) {
-        int most = most_decimals(&ls->v, mine, ui_matrix_fits);
-        if (most == 0) most = most_decimals(&ls->v, mine, ui_matrix_shows_every_column);
+        /* no more than the numbers need (no column of trailing zeros), nor fewer than the
+         * run's own decimals for that reason alone */
+        int needed = ui_matrix_decimals_needed(&ls->v, UI_MAX_DECIMALS, &mine);
+        int cap = needed > d->precision ? needed : d->precision;
+        int most = most_decimals(&ls->v, mine, cap, ui_matrix_fits);
+        if (most == 0) most = most_decimals(&ls->v, mine, cap, ui_matrix_shows_every_column);
         mine.precision = most > 0 ? most : 1;
     }
     return mine;

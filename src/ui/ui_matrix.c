@@ -357,6 +357,37 @@ static bool is_masked(const ui_view *v, int row, int col)
     return (flags & (STAGE_HIDES | STAGE_ATTENTION)) && trace_is_hidden(v->t, row, col);
 }
 
+/* Decimals x needs at most `most`: those left once its trailing zeros are dropped. */
+static int decimals_of(double x, int most, const ui_style *st)
+{
+    ui_style at_most = *st;
+    at_most.precision = most;
+    char text[NUMBER_MAX];
+    ui_number(x, NUMBER_FIXED, 0, &at_most, text, sizeof text);
+    const char *point = strchr(text, '.');
+    if (!point || strpbrk(text, "eE")) return point ? most : 0;   /* exponent form: every one */
+    int n = (int)strlen(point + 1);
+    while (n > 0 && point[n] == '0') n--;
+    return n;
+}
+
+int ui_matrix_decimals_needed(const ui_view *v, int most, const ui_style *st)
+{
+    const walk_step *s = ui_view_current(v);
+    int needed = 0;
+    for (int r = 0; r < ui_view_rows(v) && needed < most; r++)
+        for (int c = 0; c < ui_view_cols(v) && needed < most; c++) {
+            int row = ui_view_first_row(v) + r, col = ui_view_first_col(v) + c;
+            if (!ui_view_is_filled(v, row, col) || is_masked(v, row, col)) continue;
+            double x = trace_value(v->t, s->stage, s->head, row, col);
+            if (isfinite(x)) {
+                int d = decimals_of(x, most, st);
+                needed = d > needed ? d : needed;
+            }
+        }
+    return needed;
+}
+
 /* Draws one cell; returns its colour pair (the selected cell's frame takes it) and notes a
  * masked cell in *masked. */
 static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int y, int x,
