@@ -889,7 +889,7 @@ static void test_formulas_follow_the_configuration(void **state)
     assert_formula(&t, STAGE_K_ROTATED, "K_rotated = K with pair p turned by pos · base^(−2p/d_k)");
     assert_formula(&t, STAGE_SCORES, "scores = Q_rotated_h · K_rotated_gᵀ");
     assert_formula(&t, STAGE_BIASED, "biased = scaled − m_h·|i − j| (ALiBi)");
-    assert_formula(&t, STAGE_MASKED, "masked = biased, keys j ≤ i − 2 and j > i −∞ (sliding window)");
+    assert_formula(&t, STAGE_MASKED, "masked = biased, −∞ where j ≤ i − 2 or j > i (sliding window)");
     assert_formula(&t, STAGE_RUNNING_MAX,
                    "running_max: m_t = max(m_t−1, max of masked over tile t of 2 keys)");
     assert_formula(&t, STAGE_RUNNING_SUM,

@@ -1005,6 +1005,60 @@ static void test_eight_colour_legend_has_bucket_edges(void **state)
     close_memory_screen(&m);
 }
 
+/* A ramp's step is the smallest 1, 2 or 5 × 10^k with which its buckets cover the span, so
+ * the legend reads "(11 steps of 1)" where it read "(11 steps of 0.7273)" (issue 25). */
+static void test_ramp_steps_are_round(void **state)
+{
+    (void)state;
+    assert_float_equal(ui_matrix_round_step(8.0, 11), 1.0, 1e-12);       /* four_heads' Q */
+    assert_float_equal(ui_matrix_round_step(1.0, 10), 0.1, 1e-12);       /* weights, exactly */
+    assert_float_equal(ui_matrix_round_step(1.0, 5), 0.2, 1e-12);
+    assert_float_equal(ui_matrix_round_step(2.2, 11), 0.2, 1e-12);       /* 0.2 covers 2.2 */
+    assert_float_equal(ui_matrix_round_step(2.21, 11), 0.5, 1e-12);
+    assert_float_equal(ui_matrix_round_step(30.0, 11), 5.0, 1e-12);
+    assert_float_equal(ui_matrix_round_step(56.0, 11), 10.0, 1e-12);     /* 5.09: the next decade */
+    assert_float_equal(ui_matrix_round_step(0.037, 5), 0.01, 1e-15);
+    assert_float_equal(ui_matrix_round_step(8672.0, 5), 2000.0, 1e-9);
+    assert_float_equal(ui_matrix_round_step(0.0, 11), 0.0, 0);           /* an all-zero matrix */
+    for (double span = 0.013; span < 1e4; span *= 1.37) {
+        double step = ui_matrix_round_step(span, 11), mantissa = step / pow(10, floor(log10(step) + 1e-9));
+        assert_true(step * 11 >= span * (1 - 1e-12));                       /* it covers */
+        assert_true(step * 11 < span * 5 / 2 * (1 + 1e-12) || step < span); /* and no more than
+                                                                             the next round one */
+        assert_true(fabs(mantissa - 1) < 1e-9 || fabs(mantissa - 2) < 1e-9 || fabs(mantissa - 5) < 1e-9);
+    }
+}
+
+/* With 256 colours a signed matrix's legend states a round step, and its cells are bucketed
+ * by it: cat_sat's Q has the step and ends the legend says. */
+static void test_signed_legend_has_a_round_step(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen_as(&m, "xterm-256color", 80, 24);
+    assert_int_equal(st.colors, 256);
+    attention_input in = cat_sat_input();
+    trace t;
+    fixture_compute(&in, &t);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_Q, 1);
+    v.heat_signed = true;   /* a signed matrix's heatmap, as `a` turns it on */
+    draw_pane(&v, &st);
+    wchar_t line[81];
+    assert_true(mvinnwstr(1, 0, line, 80) > 0);
+    const wchar_t *steps = wcsstr(line, L"(11 steps of ");
+    assert_non_null(steps);
+    double step = wcstod(steps + wcslen(L"(11 steps of "), NULL);
+    double mantissa = step / pow(10, floor(log10(step) + 1e-9));
+    assert_true(fabs(mantissa - 1) < 1e-9 || fabs(mantissa - 2) < 1e-9 || fabs(mantissa - 5) < 1e-9);
+    double absmax = fmax(fabs(ui_view_range(&v)->lo), fabs(ui_view_range(&v)->hi));
+    assert_true(step * 11 / 2 >= absmax);
+    ui_view_free(&v);
+    trace_free(&t);
+    close_memory_screen(&m);
+}
+
 /* Masked cells of weights are drawn as an exact 0 in their own colour, not as a small weight,
  * and −∞ in masked is bold. */
 static void test_masked_cells_have_their_own_mark(void **state)
@@ -2191,6 +2245,8 @@ int main(void)
         cmocka_unit_test(test_selected_cell_keeps_its_heat_colour),
         cmocka_unit_test(test_heatmap_buckets_by_value),
         cmocka_unit_test(test_eight_colour_legend_has_bucket_edges),
+        cmocka_unit_test(test_ramp_steps_are_round),
+        cmocka_unit_test(test_signed_legend_has_a_round_step),
         cmocka_unit_test(test_masked_cells_have_their_own_mark),
         cmocka_unit_test(test_heads_are_grouped_in_q),
         cmocka_unit_test(test_columns_fit_their_labels),

@@ -116,11 +116,12 @@ static regions split_screen(ui_view *v, const ui_display *d, const char *explana
     return r;
 }
 
-/* The most decimals, from UI_MAX_DECIMALS down to 1, with which the matrix passes fits; 0 when
- * none does. */
-static int most_decimals(ui_view *v, ui_style mine, bool (*fits)(ui_view *, int, const ui_style *))
+/* The most decimals, from `most` down to 1, with which the matrix passes fits; 0 when none
+ * does. */
+static int most_decimals(ui_view *v, ui_style mine, int most,
+                         bool (*fits)(ui_view *, int, const ui_style *))
 {
-    for (mine.precision = UI_MAX_DECIMALS; mine.precision >= 1; mine.precision--)
+    for (mine.precision = most; mine.precision >= 1; mine.precision--)
         if (fits(v, COLS, &mine)) return mine.precision;
     return 0;
 }
@@ -128,14 +129,19 @@ static int most_decimals(ui_view *v, ui_style mine, bool (*fits)(ui_view *, int,
 /* The style the screen draws with: the run's, with the screen's decimals, palette and
  * presentation. Presenting (until + or -), the most decimals with which every column of the
  * matrix shows with its label and a blank on both sides of its numbers (ui_matrix_fits, laid
- * out as presenting lays it out), else with one blank (ui_matrix_shows_every_column), else 1. */
+ * out as presenting lays it out), else with one blank (ui_matrix_shows_every_column), else 1;
+ * at most what the numbers need (ui_matrix_decimals_needed) or the run's decimals, the more. */
 static ui_style style_of(lesson_screen *ls, const ui_style *st)
 {
     ui_display *d = &ls->d;
     ui_style mine = ui_display_style(d, st);
     if (d->present && d->auto_precision) {
-        int most = most_decimals(&ls->v, mine, ui_matrix_fits);
-        if (most == 0) most = most_decimals(&ls->v, mine, ui_matrix_shows_every_column);
+        /* no more than the numbers need (no column of trailing zeros), nor fewer than the
+         * run's own decimals for that reason alone */
+        int needed = ui_matrix_decimals_needed(&ls->v, UI_MAX_DECIMALS, &mine);
+        int cap = needed > d->precision ? needed : d->precision;
+        int most = most_decimals(&ls->v, mine, cap, ui_matrix_fits);
+        if (most == 0) most = most_decimals(&ls->v, mine, cap, ui_matrix_shows_every_column);
         mine.precision = most > 0 ? most : 1;
     }
     return mine;
@@ -247,39 +253,6 @@ static void explanation_text(const ui_view *v, const ui_style *st, bool full, ch
     trace_cell_explain(v->t, &cell, st->precision, text, size);
 }
 
-/* The last occurrence of needle in text before end, or NULL. */
-static const char *last_before(const char *text, const char *end, const char *needle)
-{
-    const char *found = NULL;
-    for (const char *at = strstr(text, needle); at && at < end; at = strstr(at + 1, needle))
-        found = at;
-    return found;
-}
-
-/* An explanation longer than its pane is cut in the middle, never at the end: its first terms,
- * "+ …", then its last term and its result, "= 0.7073" (issue 24). Fewer first terms until it
- * fits; with none, the cell's name, "= …" and the result. */
-static void keep_the_result(char *text, size_t size, int width, int lines, const ui_style *st)
-{
-    if (ui_lines_needed(text, width, st) <= lines) return;
-    const char *result = last_before(text, text + strlen(text), " = ");
-    const char *name_end = strstr(text, " = ");
-    if (!result || result == name_end) return;
-    const char *last_term = last_before(text, result, " + ");
-    const char *dots = st->utf8 ? "\xe2\x80\xa6" : "...";
-    char *cut = malloc(size);
-    if (!cut) return;
-    for (const char *at = last_term ? last_before(text, last_term, " + ") : NULL; at;
-         at = last_before(text, at, " + ")) {
-        snprintf(cut, size, "%.*s + %s%s", (int)(at - text), text, dots, last_term);
-        if (ui_lines_needed(cut, width, st) <= lines) break;
-        cut[0] = '\0';
-    }
-    if (!cut[0]) snprintf(cut, size, "%.*s = %s%s", (int)(name_end - text), text, dots, result);
-    snprintf(text, size, "%s", cut);
-    free(cut);
-}
-
 /* A waiting question: the question, then its choices one a line (the highlighted one marked),
  * or the number typed so far. */
 static void question_text(const ui_view *v, const ui_style *st, char *text, size_t size)
@@ -385,7 +358,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     narration_text(v, st, narration, sizeof narration);
     regions r = split_screen(v, &ls->d, explanation, ls->d.present ? full : NULL, narration, st);
     if (r.full_explanation) memcpy(explanation, full, sizeof explanation);
-    keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);
+    ui_keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);
     draw_title(v, ls->o->l.title, st);
     if (r.list_w) draw_stage_list(v, &r, st, &ls->list);
     ui_matrix_draw(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, &ls->grid);

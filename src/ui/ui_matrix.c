@@ -99,18 +99,29 @@ int ui_matrix_bucket(double position, int n)
     return ui_clamp((int)floor(position * n), 0, n - 1);
 }
 
-/* Position 0…1 of x on its ramp: weights as they are, signed values with 0 in the middle. */
-static double ramp_position(double x, bool diverging, double absmax)
+double ui_matrix_round_step(double span, int n)
+{
+    if (!(span > 0) || n < 1 || !isfinite(span)) return 0;
+    double least = span / n, decade = pow(10, floor(log10(least)));
+    static const double mantissas[] = {1, 2, 5, 10};
+    for (int i = 0; i < UI_COUNT(mantissas); i++)   /* a hair over, from rounding, is not more */
+        if (least <= mantissas[i] * decade * (1 + 1e-9)) return mantissas[i] * decade;
+    return 10 * decade;
+}
+
+/* Position 0…1 of x on its ramp: weights as they are, signed values from −extent to extent
+ * with 0 in the middle. */
+static double ramp_position(double x, bool diverging, double extent)
 {
     if (!diverging) return x < 0 ? 0 : x > 1 ? 1 : x;
-    return absmax > 0 ? (x / absmax + 1) / 2 : 0.5;
+    return extent > 0 ? (x / extent + 1) / 2 : 0.5;
 }
 
 /* The value at the lower edge of bucket i of n (i = n: the top of the ramp). */
-static double bucket_edge(int i, int n, bool diverging, double absmax)
+static double bucket_edge(int i, int n, bool diverging, double extent)
 {
     double position = (double)i / n;
-    return diverging ? (2 * position - 1) * absmax : position;
+    return diverging ? (2 * position - 1) * extent : position;
 }
 
 /* The shade glyph for a position; on a diverging ramp it shows the distance from 0. */
@@ -130,9 +141,11 @@ static int number_columns_of(double x, const ui_style *st)
 }
 
 /* Width of every number of the current matrix: a cell writes its number with a fixed count of
- * decimals, so the widest are the extremes (and −∞ where the mask hides cells). */
+ * decimals, so the widest are the extremes (and −∞ where the mask hides cells); while a question
+ * waits, one column (its cells are "·"). */
 static int number_width(const ui_view *v, const ui_style *st)
 {
+    if (ui_view_question_open(v)) return 1;   /* every cell is "·" until the answer */
     int lo = number_columns_of(ui_view_range(v)->lo, st);
     int hi = number_columns_of(ui_view_range(v)->hi, st);
     int width = lo > hi ? lo : hi;
@@ -199,7 +212,9 @@ typedef struct {
     int vis_cols;                /* columns that fit, wherever the scroll starts */
     bool full_labels;            /* no column label is cut */
     bool heat, diverging;
-    double absmax;
+    double absmax;               /* the largest magnitude shown (a bar's full length) */
+    double extent;               /* the ramp's ends, ±extent (diverging) or 0 … 1: its buckets
+                                    a round step wide (ui_matrix_round_step) */
 } layout;
 
 /* Separator columns k consecutive columns may cross, at most. */
@@ -239,6 +254,8 @@ static layout lay_out(ui_view *v, int width, const ui_style *st)
     layout L = {.heat = ui_view_heatmap(v), .diverging = !(stage_get(ui_view_current(v)->stage)->flags & STAGE_ATTENTION)};
     int cols = ui_view_cols(v);
     L.absmax = fmax(fabs(ui_view_range(v)->lo), fabs(ui_view_range(v)->hi));
+    int buckets = ramp_for(st, L.diverging).n;
+    L.extent = L.diverging ? ui_matrix_round_step(2 * L.absmax, buckets) * buckets / 2 : 1;
     L.glyph_w = L.heat && !st->colors ? 2 : 0;
     L.group = head_group(v);
     int rows_full = widest_label(v, true, st), cols_full = widest_label(v, false, st);
@@ -253,7 +270,9 @@ static layout lay_out(ui_view *v, int width, const ui_style *st)
     int label_room = cols_full < per_col ? cols_full : per_col;
     L.cw = numbers > label_room ? numbers : label_room;
     L.cell_w = L.cw + L.pad + L.glyph_w;
-    L.stagger = st->present && cols > 1 && cols_full > L.cw;   /* presenting: labels over two rows */
+    /* labels over two rows where they are wider than their cells: presenting, and while a
+     * question hides the numbers, so that every choice's column shows with its label */
+    L.stagger = (st->present || ui_view_question_open(v)) && cols > 1 && cols_full > L.cw;
     L.full_labels = label_fits(&L, cols_full);
     L.vis_cols = 0;
     while (L.vis_cols < cols && cells_width(&L, L.vis_cols + 1) <= avail) L.vis_cols++;
@@ -335,6 +354,37 @@ static bool is_masked(const ui_view *v, int row, int col)
     return (flags & (STAGE_HIDES | STAGE_ATTENTION)) && trace_is_hidden(v->t, row, col);
 }
 
+/* Decimals x needs at most `most`: those left once its trailing zeros are dropped. */
+static int decimals_of(double x, int most, const ui_style *st)
+{
+    ui_style at_most = *st;
+    at_most.precision = most;
+    char text[NUMBER_MAX];
+    ui_number(x, NUMBER_FIXED, 0, &at_most, text, sizeof text);
+    const char *point = strchr(text, '.');
+    if (!point || strpbrk(text, "eE")) return point ? most : 0;   /* exponent form: every one */
+    int n = (int)strlen(point + 1);
+    while (n > 0 && point[n] == '0') n--;
+    return n;
+}
+
+int ui_matrix_decimals_needed(const ui_view *v, int most, const ui_style *st)
+{
+    const walk_step *s = ui_view_current(v);
+    int needed = 0;
+    for (int r = 0; r < ui_view_rows(v) && needed < most; r++)
+        for (int c = 0; c < ui_view_cols(v) && needed < most; c++) {
+            int row = ui_view_first_row(v) + r, col = ui_view_first_col(v) + c;
+            if (!ui_view_is_filled(v, row, col) || is_masked(v, row, col)) continue;
+            double x = trace_value(v->t, s->stage, s->head, row, col);
+            if (isfinite(x)) {
+                int d = decimals_of(x, most, st);
+                needed = d > needed ? d : needed;
+            }
+        }
+    return needed;
+}
+
 /* Draws one cell; returns its colour pair (the selected cell's frame takes it) and notes a
  * masked cell in *masked. */
 static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int y, int x,
@@ -369,7 +419,7 @@ static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int 
         ui_number(value, NUMBER_FIXED, L->cw, st, text, sizeof text);
         if (!isfinite(value)) attr |= A_BOLD;
         else if (L->heat) {
-            double position = ramp_position(value, L->diverging, L->absmax);
+            double position = ramp_position(value, L->diverging, L->extent);
             if (st->colors) {
                 ramp r = ramp_for(st, L->diverging);
                 pair = r.first_pair + ui_matrix_bucket(position, r.n);
@@ -398,7 +448,7 @@ static int draw_ramp(int y, int x, int width, const ui_style *st, const layout *
     for (int i = 0; i <= r.n; i++) {
         if (edges || i == 0 || i == r.n) {
             char edge[NUMBER_MAX];
-            ui_number(bucket_edge(i, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, &edge_style,
+            ui_number(bucket_edge(i, r.n, L->diverging, L->extent), NUMBER_SHORT, 0, &edge_style,
                       edge, sizeof edge);
             int w = ui_width(edge, st);
             if (used + w > width) return 0;
@@ -426,18 +476,26 @@ static int draw_shades(int y, int x, const ui_style *st, bool diverging)
     return n;
 }
 
+/* Legend text in bold, shortened by whole clauses (ui_shorten_text); returns the columns used. */
+static int put_whole(int y, int x, int width, const char *text, const ui_style *st)
+{
+    char shown[256];
+    ui_shorten_text(text, width, st, shown, sizeof shown);
+    return ui_put(y, x, width, shown, st, A_BOLD, 0);
+}
+
 static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, bool masked,
                         int y, int x, int width)
 {
     char key[32], text[200];
     if (ui_view_question_open(v)) {   /* the range would give answers away */
-        ui_put(y, x, width, "numbers hidden until the question is answered", st, A_BOLD, 0);
+        put_whole(y, x, width, "numbers hidden (until the question is answered)", st);
         return;
     }
     if (!L->heat) {
         snprintf(text, sizeof text, "numbers \xc2\xb7 %s: heatmap",
                  ui_action_key(UI_ACT_HEATMAP, UI_IN_LESSON, st->utf8, key, sizeof key));
-        ui_put(y, x, width, text, st, A_BOLD, 0);
+        put_whole(y, x, width, text, st);
         return;
     }
     int used;
@@ -448,19 +506,19 @@ static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, b
         used = draw_ramp(y, x, width, st, L, edges, true);
         if (!edges) {
             char step[NUMBER_MAX];
-            ui_number(bucket_edge(1, r.n, L->diverging, L->absmax) -
-                      bucket_edge(0, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, st, step, sizeof step);
+            ui_number(bucket_edge(1, r.n, L->diverging, L->extent) -
+                      bucket_edge(0, r.n, L->diverging, L->extent), NUMBER_SHORT, 0, st, step, sizeof step);
             snprintf(steps, sizeof steps, " (%d steps of %s)", r.n, step);
         }
     } else {
         char lo[NUMBER_MAX], hi[NUMBER_MAX];
-        ui_number(L->diverging ? -L->absmax : 0, NUMBER_SHORT, 0, st, lo, sizeof lo);
-        ui_number(L->diverging ? L->absmax : 1, NUMBER_SHORT, 0, st, hi, sizeof hi);
+        ui_number(L->diverging ? -L->extent : 0, NUMBER_SHORT, 0, st, lo, sizeof lo);
+        ui_number(L->diverging ? L->extent : 1, NUMBER_SHORT, 0, st, hi, sizeof hi);
         used = ui_put(y, x, width, lo, st, A_BOLD, 0) + 1;
         used += draw_shades(y, x + used, st, L->diverging) + 1;
         used += ui_put(y, x + used, width - used, hi, st, A_BOLD, 0);
     }
-    used += ui_put(y, x + used, width - used, steps, st, A_BOLD, 0);
+    used += put_whole(y, x + used, width - used, steps, st);
     text[0] = '\0';
     if (masked) {   /* the masked cells' own swatch (or glyph) */
         used += 2;
@@ -478,7 +536,7 @@ static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, b
         snprintf(text, sizeof text, "  values %s \xe2\x80\xa6 %s", min, max);
     } else
         snprintf(text, sizeof text, "  0 = no attention, 1 = all of it");
-    ui_put(y, x + used, width - used, text, st, A_BOLD, 0);
+    put_whole(y, x + used, width - used, text, st);
 }
 
 /* "rows 3–14 of 40, cols 1–6 of 40" when the matrix does not fit, so scrolling is visible. */
@@ -505,7 +563,9 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
 
 /* The formula, the shape and the head, and at the right the selected row's and column's full
  * labels (the matrix may have to cut them). Where all do not fit, the formula gives way first,
- * then the labels; the shape and "head 2 of 2" are never cut. */
+ * then the labels, each by whole clauses (ui_shorten_text: a formula cut inside a word or
+ * before its −∞ would read as another formula), a formula with none that fits giving way to
+ * the stage's name; the shape and "head 2 of 2" are never cut. */
 static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
 {
     const walk_step *s = ui_view_current(v);
@@ -523,17 +583,15 @@ static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int 
         snprintf(part, sizeof part, "row %s, column %s", axis_name(v, true, v->row, row, sizeof row),
                  axis_name(v, false, v->col, col, sizeof col));
         int most = ui_clamp(width - shape_w - 2, 0, width / 2);
-        ui_cut_text(part, most, st, cut, sizeof cut);
-        selection_w = most > 1 ? ui_width(cut, st) : 0;
+        ui_shorten_text(part, most, st, cut, sizeof cut);
+        selection_w = ui_width(cut, st);
         if (selection_w) ui_put(y, x + width - selection_w, selection_w, cut, st, A_BOLD, 0);
     }
     int room = width - (selection_w ? selection_w + 2 : 0), formula_room = room - shape_w;
-    if (formula_room > 1) {
-        ui_cut_text(formula, formula_room, st, left, sizeof left);
-        strcat(left, shape);
-    } else {
-        snprintf(left, sizeof left, "%s", shape + 2);   /* no room for the formula */
-    }
+    ui_shorten_text(formula, formula_room, st, left, sizeof left);   /* whole clauses only */
+    if (!left[0]) ui_shorten_text(stage_get(s->stage)->name, formula_room, st, left, sizeof left);
+    if (left[0]) strcat(left, shape);
+    else snprintf(left, sizeof left, "%s", shape + 2);   /* no room for the formula */
     ui_put(y, x, room, left, st, A_BOLD, 0);
 }
 
