@@ -7,66 +7,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "heat.h"
 #include "ui_keys.h"
 #include "ui_matrix.h"
 #include "ui_util.h"
 
 enum { PAIR_SEQ = UI_PAIR_FREE, PAIR_DIV = UI_PAIR_FREE + 16, PAIR_MASK = UI_PAIR_FREE + 28 };
 
-/* Colour ramps (background, text), dark to light, approximated in xterm's 256 colours, and an
- * 8-colour version of each. Sequential ramps are for weights (0 … 1); diverging ramps for
- * signed matrices, with 0 in the light middle bucket. Both palettes stay ordered by lightness
- * for the common colour-vision deficiencies: viridis with blue-orange, inferno with
- * purple-green. */
-typedef struct { short bg, fg; } ramp_colour;
-typedef struct { const ramp_colour *colours; int n; } ramp_table;
-
-#define RAMP(a) {a, UI_COUNT(a)}
-static const ramp_colour viridis256[] = {{53, 15}, {54, 15}, {61, 15}, {24, 15}, {30, 15},
-                                         {36, 0},  {71, 0},  {113, 0}, {148, 0}, {220, 0}};
-static const ramp_colour blue_orange256[] = {{18, 15}, {25, 15}, {32, 15}, {75, 0}, {153, 0},
-                                             {255, 0}, {223, 0}, {215, 0}, {208, 0},
-                                             {166, 15}, {130, 15}};
-static const ramp_colour inferno256[] = {{16, 15}, {53, 15}, {89, 15}, {125, 15}, {161, 15},
-                                         {167, 0}, {202, 0}, {208, 0}, {220, 0}, {229, 0}};
-static const ramp_colour purple_green256[] = {{54, 15}, {97, 15}, {140, 0}, {183, 0},
-                                              {225, 0}, {255, 0}, {194, 0}, {151, 0},
-                                              {108, 0}, {65, 15}, {22, 15}};
-static const ramp_colour viridis8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
-                                       {COLOR_GREEN, COLOR_BLACK}, {COLOR_YELLOW, COLOR_BLACK},
-                                       {COLOR_WHITE, COLOR_BLACK}};
-static const ramp_colour blue_orange8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
-                                           {COLOR_WHITE, COLOR_BLACK},
-                                           {COLOR_YELLOW, COLOR_BLACK}, {COLOR_RED, COLOR_WHITE}};
-static const ramp_colour inferno8[] = {{COLOR_BLACK, COLOR_WHITE}, {COLOR_MAGENTA, COLOR_WHITE},
-                                       {COLOR_RED, COLOR_WHITE}, {COLOR_YELLOW, COLOR_BLACK},
-                                       {COLOR_WHITE, COLOR_BLACK}};
-static const ramp_colour purple_green8[] = {{COLOR_MAGENTA, COLOR_WHITE},
-                                            {COLOR_RED, COLOR_WHITE}, {COLOR_WHITE, COLOR_BLACK},
-                                            {COLOR_CYAN, COLOR_BLACK},
-                                            {COLOR_GREEN, COLOR_BLACK}};
-/* [palette][256 colours?][diverging?] */
-static const ramp_table ramps[UI_PALETTE_COUNT][2][2] = {
-    [UI_PALETTE_VIRIDIS] = {{RAMP(viridis8), RAMP(blue_orange8)},
-                            {RAMP(viridis256), RAMP(blue_orange256)}},
-    [UI_PALETTE_INFERNO] = {{RAMP(inferno8), RAMP(purple_green8)},
-                            {RAMP(inferno256), RAMP(purple_green256)}},
-};
-/* Masked cells: grey, a colour no ramp uses, with their own glyph; a masked weight is written
- * "0", exactly, unlike any small weight. */
-static const ramp_colour mask256 = {238, 15}, mask8 = {COLOR_BLACK, COLOR_WHITE};
+/* The ramps, buckets and edges are the heatmap's one rule (heat.h), shared with the SVG
+ * figures; here they become curses' colour pairs. The 8-colour ramps are numbered as curses
+ * numbers its colours, and the palettes as the style names them. */
+_Static_assert(COLOR_BLACK == HEAT_BLACK && COLOR_RED == HEAT_RED && COLOR_GREEN == HEAT_GREEN &&
+               COLOR_YELLOW == HEAT_YELLOW && COLOR_BLUE == HEAT_BLUE &&
+               COLOR_MAGENTA == HEAT_MAGENTA && COLOR_CYAN == HEAT_CYAN &&
+               COLOR_WHITE == HEAT_WHITE, "curses' colours are ANSI's");
+_Static_assert((int)UI_PALETTE_VIRIDIS == (int)HEAT_VIRIDIS && (int)UI_PALETTE_INFERNO == (int)HEAT_INFERNO &&
+               (int)UI_PALETTE_COUNT == (int)HEAT_PALETTE_COUNT, "the UI's palettes are heat.h's");
 
 /* Shade glyphs stand in for colour, so nothing is lost on a monochrome screen. */
 static const char *const shades_utf8[] = {" ", "\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93",
                                           "\xe2\x96\x88"};
 static const char *const shades_ascii[] = {" ", ".", ":", "-", "=", "+", "*", "#", "%", "@"};
 
-typedef struct { const ramp_colour *colours; int n, first_pair; } ramp;
+typedef struct { const heat_colour *colours; int n, first_pair; } ramp;
 
 static ramp ramp_for(const ui_style *st, bool diverging)
 {
-    int palette = st->palette >= 0 && st->palette < UI_PALETTE_COUNT ? st->palette : 0;
-    ramp_table t = ramps[palette][st->colors >= 256][diverging];
+    heat_ramp t = heat_ramp_of(st->palette, st->colors >= 256, diverging);
     return (ramp){t.colours, t.n, diverging ? PAIR_DIV : PAIR_SEQ};
 }
 
@@ -82,7 +49,7 @@ static void set_pairs(const ui_style *st)
         for (int i = 0; i < r.n; i++)
             init_pair((short)(r.first_pair + i), r.colours[i].fg, r.colours[i].bg);
     }
-    ramp_colour mask = st->colors >= 256 ? mask256 : mask8;
+    heat_colour mask = heat_mask(st->colors >= 256);
     init_pair(PAIR_MASK, mask.fg, mask.bg);
     pairs_palette = st->palette;
     pairs_colors = st->colors;
@@ -96,21 +63,7 @@ void ui_matrix_colors_init(int colors)
 
 int ui_matrix_bucket(double position, int n)
 {
-    return ui_clamp((int)floor(position * n), 0, n - 1);
-}
-
-/* Position 0…1 of x on its ramp: weights as they are, signed values with 0 in the middle. */
-static double ramp_position(double x, bool diverging, double absmax)
-{
-    if (!diverging) return x < 0 ? 0 : x > 1 ? 1 : x;
-    return absmax > 0 ? (x / absmax + 1) / 2 : 0.5;
-}
-
-/* The value at the lower edge of bucket i of n (i = n: the top of the ramp). */
-static double bucket_edge(int i, int n, bool diverging, double absmax)
-{
-    double position = (double)i / n;
-    return diverging ? (2 * position - 1) * absmax : position;
+    return heat_bucket(position, n);
 }
 
 /* The shade glyph for a position; on a diverging ramp it shows the distance from 0. */
@@ -239,7 +192,7 @@ static void spread(layout *L, int cols, int avail, int cols_full)
 
 static layout lay_out(ui_view *v, int width, const ui_style *st)
 {
-    layout L = {.heat = ui_view_heatmap(v), .diverging = !(stage_get(ui_view_current(v)->stage)->flags & STAGE_ATTENTION)};
+    layout L = {.heat = ui_view_heatmap(v), .diverging = heat_diverging(ui_view_current(v)->stage)};
     int cols = ui_view_cols(v);
     L.absmax = fmax(fabs(ui_view_range(v)->lo), fabs(ui_view_range(v)->hi));
     L.glyph_w = L.heat && !st->colors ? 2 : 0;
@@ -372,7 +325,7 @@ static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int 
         ui_number(value, NUMBER_FIXED, L->cw, st, text, sizeof text);
         if (!isfinite(value)) attr |= A_BOLD;
         else if (L->heat) {
-            double position = ramp_position(value, L->diverging, L->absmax);
+            double position = heat_position(value, L->diverging, L->absmax);
             if (st->colors) {
                 ramp r = ramp_for(st, L->diverging);
                 pair = r.first_pair + ui_matrix_bucket(position, r.n);
@@ -401,7 +354,7 @@ static int draw_ramp(int y, int x, int width, const ui_style *st, const layout *
     for (int i = 0; i <= r.n; i++) {
         if (edges || i == 0 || i == r.n) {
             char edge[NUMBER_MAX];
-            ui_number(bucket_edge(i, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, &edge_style,
+            ui_number(heat_edge(i, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, &edge_style,
                       edge, sizeof edge);
             int w = ui_width(edge, st);
             if (used + w > width) return 0;
@@ -451,8 +404,8 @@ static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, b
         used = draw_ramp(y, x, width, st, L, edges, true);
         if (!edges) {
             char step[NUMBER_MAX];
-            ui_number(bucket_edge(1, r.n, L->diverging, L->absmax) -
-                      bucket_edge(0, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, st, step, sizeof step);
+            ui_number(heat_edge(1, r.n, L->diverging, L->absmax) -
+                      heat_edge(0, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, st, step, sizeof step);
             snprintf(steps, sizeof steps, " (%d steps of %s)", r.n, step);
         }
     } else {
