@@ -104,6 +104,11 @@ unsigned heat_rgb(int colour)
     return level[c / 36] << 16 | level[c / 6 % 6] << 8 | level[c % 6];
 }
 
+bool heat_masked(const trace *t, stage_id stage, int row, int col)
+{
+    return (stage_get(stage)->flags & (STAGE_HIDES | STAGE_ATTENTION)) && trace_is_hidden(t, row, col);
+}
+
 void heat_range(const trace *t, stage_id stage, int head, double *lo, double *hi)
 {
     bool masking = (stage_get(stage)->flags & STAGE_HIDES) && t->in->mask != MASK_NONE;

@@ -51,6 +51,10 @@ double heat_edge(int i, int n, bool diverging, double absmax);
  * the 6×6×6 cube and the grey ramp, as xterm defines them. */
 unsigned heat_rgb(int colour);
 
+/* Whether a cell is one the mask hides, in a stage that shows it (STAGE_HIDES: −∞ there;
+ * STAGE_ATTENTION: a weight of exactly 0): marked as masked, never coloured as a value. */
+bool heat_masked(const trace *t, stage_id stage, int row, int col);
+
 /* The finite extremes of a stage's matrix at a head, hidden cells left out where the stage
  * hides them (STAGE_HIDES); both 0 when no cell is finite. */
 void heat_range(const trace *t, stage_id stage, int head, double *lo, double *hi);

@@ -287,8 +287,7 @@ static int col_x(const ui_matrix_grid *grid, int c)
  * of exactly 0 in the attention. */
 static bool is_masked(const ui_view *v, int row, int col)
 {
-    unsigned flags = stage_get(ui_view_current(v)->stage)->flags;
-    return (flags & (STAGE_HIDES | STAGE_ATTENTION)) && trace_is_hidden(v->t, row, col);
+    return heat_masked(v->t, ui_view_current(v)->stage, row, col);
 }
 
 /* Draws one cell; returns its colour pair (the selected cell's frame takes it) and notes a
