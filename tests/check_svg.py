@@ -186,14 +186,29 @@ with tempfile.TemporaryDirectory() as tmp:
     if page is not None and "<script>alert(1)</script> & \\u202e" not in "".join(page.itertext()):
         failures.append("evil: index.html lost the narration")
 
-    # 4. Bad arguments: each refused with its message.
+    # 4. --markdown --svg-dir: every step's heading is followed by its figure, which exists.
+    import re
+    folder = os.path.join(tmp, "hand out")
+    handout = run("--markdown", "--svg-dir", folder, "lessons/bank_loan.yaml").stdout.decode()
+    headings = re.findall(r"^## (\d+)\. ", handout, re.M)
+    links = re.findall(r"^## (\d+)\. .*\n\n!\[step (\d+): [^]]+\]\(<([^>]+)>\)$", handout, re.M)
+    if not headings or len(links) != len(headings):
+        failures.append(f"handout: {len(links)} figures linked for {len(headings)} steps")
+    for number, again, target in links:
+        if number != again or not os.path.isfile(target) or not os.path.basename(target).startswith(number.zfill(2) + "-"):
+            failures.append(f"handout: step {number} links {target}")
+    print(f"handout links {len(links)} figures")
+
+    # 5. Bad arguments: each refused with its message.
     for args, code, message in [
             (["--svg", "nosuch", "lessons/cat_sat.yaml"], 64, b"--svg: no such stage in this lesson: nosuch"),
             (["--svg", "weights", "--head", "3", "lessons/bank_loan.yaml"], 64, b"head 3 does not exist: this lesson has 2 heads"),
             (["--svg", "weights", "--ramp", "rainbow", "lessons/cat_sat.yaml"], 64, b"--ramp takes viridis or inferno: rainbow"),
             (["--svg", "weights", "--svg-dir", tmp, "lessons/cat_sat.yaml"], 64, b"--svg writes one figure to standard output"),
             (["--svg-dir", "/proc/no/such", "lessons/cat_sat.yaml"], 74, b"--svg-dir: cannot write /proc/no/such"),
-            (["--ramp", "inferno", "--plain", "lessons/cat_sat.yaml"], 64, b"--ramp does nothing with --plain")]:
+            (["--ramp", "inferno", "--plain", "lessons/cat_sat.yaml"], 64, b"--ramp does nothing with --plain"),
+            (["--markdown", "--worksheet", "--svg-dir", tmp, "lessons/cat_sat.yaml"], 64, b"--svg-dir would give a worksheet's answers away"),
+            (["--plain", "--svg-dir", tmp, "lessons/cat_sat.yaml"], 64, b"--svg-dir does nothing with --plain")]:
         p = run(*args, code=code)
         if message not in p.stderr:
             failures.append(f"{args}: message {p.stderr!r}, wanted {message!r}")

@@ -103,11 +103,22 @@ static int stats_status(int result)
     return written(ferror(stdout) ? EXIT_STATUS_IO : EXIT_STATUS_SOFTWARE);
 }
 
-/* --plain, --json, --markdown: the whole trace in the mode's format. */
+static int write_figures(const options *o, const lesson *l, const trace *t);
+
+/* --plain, --json, --markdown: the whole trace in the mode's format; --markdown --svg-dir
+ * writes the figures first and links them. */
 static int write_format(const options *o, const lesson *l, const trace *t)
 {
     const output_format *format = o->worksheet ? &output_worksheet : o->mode->format;
-    return written(output_write(format, l, t, o->precision, stdout));
+    if (o->svg_dir && o->worksheet)   /* a figure shows the numbers a question asks for */
+        return usage_error("--svg-dir would give a worksheet's answers away: leave out one of "
+                           "them", NULL);
+    if (o->svg_dir) {
+        int status = write_figures(o, l, t);
+        if (status != EXIT_STATUS_OK)
+            return status;
+    }
+    return written(output_write_figured(format, l, t, o->precision, o->svg_dir, stdout));
 }
 
 /* The stage and head of --csv and --svg, or the usage error's status (else -1). */
