@@ -23,6 +23,7 @@
 #include "trace.h"
 #include "ui.h"
 #include "ui_progress.h"
+#include "ui_reader.h"
 
 #define ATTNSTEP_VERSION "0.1.0"
 
@@ -45,7 +46,7 @@ enum {
     USES_PLAIN = 1u << 0, USES_JSON = 1u << 1, USES_MARKDOWN = 1u << 2, USES_CSV = 1u << 3,
     USES_EXPLAIN = 1u << 4, USES_STATS = 1u << 5, USES_CHECK = 1u << 6, USES_COST = 1u << 7,
     USES_UI = 1u << 8, USES_RESET = 1u << 9, USES_SVG = 1u << 10,
-    USES_EVERY_MODE = (1u << 11) - 1,
+    USES_READER = 1u << 11, USES_EVERY_MODE = (1u << 12) - 1,
 };
 
 struct options {
@@ -186,6 +187,13 @@ static int write_csv(const options *o, const lesson *l, const trace *t)
     /* exact unless --precision asks for fewer digits */
     int precision = o->precision_given ? o->precision : -1;
     return written(output_write_matrix_at(o->mode->format, l, t, stage, head, precision, stdout));
+}
+
+/* --reader: the lesson as plain lines, commands from standard input (a prompt at a terminal). */
+static int run_reader(const options *o, const lesson *l, const trace *t)
+{
+    const char *prompt = isatty(STDIN_FILENO) ? UI_READER_PROMPT : NULL;
+    return written(ui_reader_run(l, t, o->precision, stdin, stdout, prompt));
 }
 
 static int write_explanation(const options *o, const lesson *l, const trace *t)
@@ -371,6 +379,7 @@ static const mode mode_markdown = { write_format, NULL, &output_markdown, USES_M
                                     "--markdown" };
 static const mode mode_csv = { write_csv, NULL, &output_csv, USES_CSV, "--csv" };
 static const mode mode_svg = { write_svg, NULL, NULL, USES_SVG, "--svg" };
+static const mode mode_reader = { run_reader, NULL, NULL, USES_READER, "--reader" };
 static const mode mode_explain = { write_explanation, NULL, NULL, USES_EXPLAIN, "--explain" };
 static const mode mode_stats = { write_stats, NULL, NULL, USES_STATS, "--stats" };
 static const mode mode_check = { NULL, check_lessons, NULL, USES_CHECK, "--check" };
@@ -514,6 +523,10 @@ static const option_row option_table[] = {
       "the figures' colours, as the UI's c key offers them: viridis\n"
       "(default, blue-orange for signed values) or inferno (purple-green)", NULL, set_ramp,
       "--ramp takes viridis or inferno", NULL, USES_SVG },
+    { "reader", 0, no_argument, "--reader LESSON",
+      "the lesson as plain lines for screen readers and braille: one\n"
+      "command a line on standard input (next, step N, cell NAME, why,\n"
+      "answer X, help...)", &mode_reader, NULL, NULL, NULL, USES_EVERY_MODE },
     { "explain", 0, required_argument, "--explain 'STAGE[ROW,COL]'",
       "the arithmetic of one cell; ROW and COL are token names or\n"
       "0-based indices, e.g. --explain 'weights[cat,sat]'", &mode_explain, set_explain, NULL,
@@ -561,7 +574,7 @@ static const option_row option_table[] = {
       "(0-17, default 4); --json writes every digit, and --csv\n"
       "unless --precision is given", NULL, set_precision,
       "--precision takes a number from 0 to 17", NULL,
-      USES_PLAIN | USES_MARKDOWN | USES_EXPLAIN | USES_CSV | USES_SVG | USES_UI },
+      USES_PLAIN | USES_MARKDOWN | USES_EXPLAIN | USES_CSV | USES_SVG | USES_READER | USES_UI },
     { "color", 0, required_argument, "--color=WHEN, --colour=WHEN",
       "colours in the UI: auto (default), always, never", NULL, set_color,
       "--color takes auto, always or never", NULL, USES_UI },
