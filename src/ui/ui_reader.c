@@ -46,6 +46,13 @@ static number_format cell_format(const reader *r)
     return (number_format){ NUMBER_FIXED, r->precision, 0, false };
 }
 
+/* "1 row by 6 columns" */
+static void shape_words(int rows, int cols, char *text, size_t size)
+{
+    snprintf(text, size, "%d row%s by %d column%s", rows, rows == 1 ? "" : "s", cols,
+             cols == 1 ? "" : "s");
+}
+
 /* The matrix a step shows, by name: "weights, head 2" (the head only where there are several). */
 static void matrix_name(const reader *r, stage_id stage, int head, char *text, size_t size)
 {
@@ -180,9 +187,10 @@ static void read_matrix(reader *r)
             if (hi.row < 0 || x > trace_value(r->v.t, s->stage, s->head, hi.row, hi.col)) { hi.row = i; hi.col = j; }
             if (lo.row < 0 || x < trace_value(r->v.t, s->stage, s->head, lo.row, lo.col)) { lo.row = i; lo.col = j; }
         }
-    char matrix[64];
+    char matrix[64], shape[64];
     matrix_name(r, s->stage, s->head, matrix, sizeof matrix);
-    say(r, "%s: %d rows by %d columns.", matrix, rows[1] - rows[0], cols[1] - cols[0]);
+    shape_words(rows[1] - rows[0], cols[1] - cols[0], shape, sizeof shape);
+    say(r, "%s: %s.", matrix, shape);
     if (hi.row >= 0) {
         fputs("Largest: ", r->out);
         say_cell(r, &hi);
@@ -205,12 +213,13 @@ static void announce(reader *r)
     if (s->position != WALK_WHOLE)
         snprintf(token, sizeof token, ", token %d of %d (%s)", s->position + 1, v->t->n,
                  v->t->in->tokens[s->position]);
+    char shape[64];
+    shape_words(ui_view_rows(v), ui_view_cols(v), shape, sizeof shape);
     if (v->off_script)
-        say(r, "Off the script: %s%s%s, %d rows by %d columns.", formula, head, token,
-            ui_view_rows(v), ui_view_cols(v));
+        say(r, "Off the script: %s%s%s, %s.", formula, head, token, shape);
     else
-        say(r, "Step %d of %d: %s%s%s, %d rows by %d columns.", v->step + 1, v->walk.count,
-            formula, head, token, ui_view_rows(v), ui_view_cols(v));
+        say(r, "Step %d of %d: %s%s%s, %s.", v->step + 1, v->walk.count, formula, head, token,
+            shape);
     number_format f = { NUMBER_SHORT, r->precision, 0, false };
     char narration[16384];
     ui_narration_text(v, &f, ">", "", narration, sizeof narration);
