@@ -570,9 +570,9 @@ static const option_row option_table[] = {
       "open the UI at that cell (the script's step on it, else its stage)", NULL, set_at,
       NULL, NULL, USES_UI },
     { "precision", 0, required_argument, "--precision N",
-      "decimals in --plain, --markdown, --explain and the UI\n"
-      "(0-17, default 4); --json writes every digit, and --csv\n"
-      "unless --precision is given", NULL, set_precision,
+      "decimals in --plain, --markdown, --explain, --svg, --reader\n"
+      "and the UI (0-17, default 4); --json writes every digit, and\n"
+      "--csv unless --precision is given", NULL, set_precision,
       "--precision takes a number from 0 to 17", NULL,
       USES_PLAIN | USES_MARKDOWN | USES_EXPLAIN | USES_CSV | USES_SVG | USES_READER | USES_UI },
     { "color", 0, required_argument, "--color=WHEN, --colour=WHEN",
