@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "fixtures.h"
+#include "heat.h"
 #include "ui.h"
 #include "ui_curses.h"
 #include "ui_keys.h"
@@ -974,13 +975,13 @@ static void test_selected_cell_keeps_its_heat_colour(void **state)
 static void test_heatmap_buckets_by_value(void **state)
 {
     (void)state;
-    assert_int_equal(ui_matrix_bucket(0.1193, 5), ui_matrix_bucket(0.1250, 5));
-    assert_int_equal(ui_matrix_bucket(0.1999, 5), 0);
-    assert_int_equal(ui_matrix_bucket(0.2, 5), 1);
-    assert_int_equal(ui_matrix_bucket(0.0, 5), 0);
-    assert_int_equal(ui_matrix_bucket(1.0, 5), 4);
-    assert_int_equal(ui_matrix_bucket(-0.5, 5), 0);
-    assert_int_equal(ui_matrix_bucket(0.5, 11), 5);   /* 0 on a diverging ramp: the middle */
+    assert_int_equal(heat_bucket(0.1193, 5), heat_bucket(0.1250, 5));
+    assert_int_equal(heat_bucket(0.1999, 5), 0);
+    assert_int_equal(heat_bucket(0.2, 5), 1);
+    assert_int_equal(heat_bucket(0.0, 5), 0);
+    assert_int_equal(heat_bucket(1.0, 5), 4);
+    assert_int_equal(heat_bucket(-0.5, 5), 0);
+    assert_int_equal(heat_bucket(0.5, 11), 5);   /* 0 on a diverging ramp: the middle */
 }
 
 /* With 8 colours the weights' legend gives the edge of every bucket between its swatches. */
@@ -1010,18 +1011,18 @@ static void test_eight_colour_legend_has_bucket_edges(void **state)
 static void test_ramp_steps_are_round(void **state)
 {
     (void)state;
-    assert_float_equal(ui_matrix_round_step(8.0, 11), 1.0, 1e-12);       /* four_heads' Q */
-    assert_float_equal(ui_matrix_round_step(1.0, 10), 0.1, 1e-12);       /* weights, exactly */
-    assert_float_equal(ui_matrix_round_step(1.0, 5), 0.2, 1e-12);
-    assert_float_equal(ui_matrix_round_step(2.2, 11), 0.2, 1e-12);       /* 0.2 covers 2.2 */
-    assert_float_equal(ui_matrix_round_step(2.21, 11), 0.5, 1e-12);
-    assert_float_equal(ui_matrix_round_step(30.0, 11), 5.0, 1e-12);
-    assert_float_equal(ui_matrix_round_step(56.0, 11), 10.0, 1e-12);     /* 5.09: the next decade */
-    assert_float_equal(ui_matrix_round_step(0.037, 5), 0.01, 1e-15);
-    assert_float_equal(ui_matrix_round_step(8672.0, 5), 2000.0, 1e-9);
-    assert_float_equal(ui_matrix_round_step(0.0, 11), 0.0, 0);           /* an all-zero matrix */
+    assert_float_equal(heat_round_step(8.0, 11), 1.0, 1e-12);       /* four_heads' Q */
+    assert_float_equal(heat_round_step(1.0, 10), 0.1, 1e-12);       /* weights, exactly */
+    assert_float_equal(heat_round_step(1.0, 5), 0.2, 1e-12);
+    assert_float_equal(heat_round_step(2.2, 11), 0.2, 1e-12);       /* 0.2 covers 2.2 */
+    assert_float_equal(heat_round_step(2.21, 11), 0.5, 1e-12);
+    assert_float_equal(heat_round_step(30.0, 11), 5.0, 1e-12);
+    assert_float_equal(heat_round_step(56.0, 11), 10.0, 1e-12);     /* 5.09: the next decade */
+    assert_float_equal(heat_round_step(0.037, 5), 0.01, 1e-15);
+    assert_float_equal(heat_round_step(8672.0, 5), 2000.0, 1e-9);
+    assert_float_equal(heat_round_step(0.0, 11), 0.0, 0);           /* an all-zero matrix */
     for (double span = 0.013; span < 1e4; span *= 1.37) {
-        double step = ui_matrix_round_step(span, 11), mantissa = step / pow(10, floor(log10(step) + 1e-9));
+        double step = heat_round_step(span, 11), mantissa = step / pow(10, floor(log10(step) + 1e-9));
         assert_true(step * 11 >= span * (1 - 1e-12));                       /* it covers */
         assert_true(step * 11 < span * 5 / 2 * (1 + 1e-12) || step < span); /* and no more than
                                                                              the next round one */

@@ -220,3 +220,35 @@ int text_escape_markdown(const char *utf8, bool keep_lines, char *buffer, size_t
         buffer[length < size ? length : size - 1] = '\0';
     return (int)length;
 }
+
+/* One piece of XML character data or attribute value: the five characters XML reads as syntax
+ * as entities, anything else as escape_piece writes it. */
+static const char *xml_entity(const char *piece)
+{
+    if (piece[0] == '\0' || piece[1] != '\0') return NULL;
+    switch (piece[0]) {
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '&': return "&amp;";
+    case '"': return "&quot;";
+    case '\'': return "&apos;";
+    default: return NULL;
+    }
+}
+
+int text_escape_xml(const char *utf8, bool keep_lines, char *buffer, size_t size)
+{
+    size_t length = 0;
+    unsigned prev = 0;
+    while (*utf8) {
+        char piece[16];
+        int bytes;
+        escape_piece(utf8, prev, keep_lines, piece, &bytes, &prev);
+        const char *entity = xml_entity(piece);
+        append_piece(buffer, size, &length, entity ? entity : piece);
+        utf8 += bytes;
+    }
+    if (size)
+        buffer[length < size ? length : size - 1] = '\0';
+    return (int)length;
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "ui_display.h"
 #include "ui_matrix.h"
+#include "ui_narration.h"
 #include "ui_progress.h"
 #include "ui_screen.h"
 #include "ui_text.h"
@@ -253,58 +254,6 @@ static void explanation_text(const ui_view *v, const ui_style *st, bool full, ch
     trace_cell_explain(v->t, &cell, st->precision, text, size);
 }
 
-/* A waiting question: the question, then its choices one a line (the highlighted one marked),
- * or the number typed so far. */
-static void question_text(const ui_view *v, const ui_style *st, char *text, size_t size)
-{
-    const lesson_step *q = ui_view_here(v);
-    snprintf(text, size, "%s\n", q->ask);
-    for (int i = 0; i < q->n_choices; i++)
-        ui_text_append(text, size, "%s %d  %s\n", i == v->pick ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
-            i + 1, q->choices[i]);
-    if (q->n_choices > 0) return;
-    char precision[80];   /* what is asked and what counts, before the answer (issue 24) */
-    number_format f = ui_number_format(NUMBER_SHORT, 0, st);
-    ui_view_precision(v, v->step, &f, precision, sizeof precision);
-    ui_text_append(text, size, "Your answer (%s): %s_\n", precision, v->typed);
-}
-
-/* The lesson's narration for this step, or what the node table says about the stage; a
- * question waiting comes instead, and an answered one comes first with its verdict. Off the
- * script, where n and p lead back to it. The lesson opens with its about: step 1 tells it
- * first. */
-static void narration_text(const ui_view *v, const ui_style *st, char *text, size_t size)
-{
-    const walk_step *s = ui_view_current(v);
-    const lesson_step *item = ui_view_here(v);
-    text[0] = '\0';
-    if (!v->off_script && v->step == 0 && v->lesson && v->lesson->about)
-        ui_text_append(text, size, "%s\n\n", v->lesson->about);
-    if (ui_view_question_open(v)) {
-        size_t used = strlen(text);
-        question_text(v, st, text + used, size - used);
-        return;
-    }
-    if (v->off_script && v->before_step)
-        ui_text_append(text, size, "Off the script: n goes to step %d, the script's first.\n", v->step + 1);
-    else if (v->off_script && v->step + 1 < v->walk.count)
-        ui_text_append(text, size, "Off the script: n goes on to step %d, p back to step %d.\n",
-            v->step + 2, v->step + 1);
-    else if (v->off_script)
-        ui_text_append(text, size, "Off the script: n or p goes back to step %d.\n", v->step + 1);
-    if (item && v->state[v->step].question != UI_Q_NONE) {
-        char verdict[1024];
-        number_format f = ui_number_format(NUMBER_SHORT, 0, st);
-        ui_view_verdict(v, v->step, &f, verdict, sizeof verdict);
-        ui_text_append(text, size, "%s\n%s\n", item->ask, verdict);
-    }
-    char formula[256], inputs[128];
-    trace_stage_formula(v->t, s->stage, formula, sizeof formula);
-    trace_stage_inputs(v->t, s->stage, inputs, sizeof inputs);  /* what this trace reads */
-    if (item && item->say) ui_text_append(text, size, "%s", item->say);
-    else ui_text_append(text, size, "%s, made from %s.", formula, inputs);
-}
-
 /* The narration under its rule; when it is longer than its pane it scrolls (J and K), and the
  * rule's right end says which lines are shown (unless a remark about the last key is there). */
 static void draw_narration(const ui_view *v, ui_display *d, const regions *r, const char *text,
@@ -355,7 +304,8 @@ static void draw(ui_screen *s, const ui_style *run_style)
     ui_display_narration_at(&ls->d, (unsigned long)v->shown << 20 ^ (unsigned long)v->step << 1 ^ v->off_script);
     explanation_text(v, st, false, explanation, sizeof explanation);
     if (ls->d.present) explanation_text(v, st, true, full, sizeof full);
-    narration_text(v, st, narration, sizeof narration);
+    number_format f = ui_number_format(NUMBER_SHORT, 0, st);
+    ui_narration_text(v, &f, st->utf8 ? "\xe2\x96\xb8" : ">", "_", narration, sizeof narration);
     regions r = split_screen(v, &ls->d, explanation, ls->d.present ? full : NULL, narration, st);
     if (r.full_explanation) memcpy(explanation, full, sizeof explanation);
     ui_keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);

@@ -7,66 +7,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "heat.h"
 #include "ui_keys.h"
 #include "ui_matrix.h"
 #include "ui_util.h"
 
 enum { PAIR_SEQ = UI_PAIR_FREE, PAIR_DIV = UI_PAIR_FREE + 16, PAIR_MASK = UI_PAIR_FREE + 28 };
 
-/* Colour ramps (background, text), dark to light, approximated in xterm's 256 colours, and an
- * 8-colour version of each. Sequential ramps are for weights (0 … 1); diverging ramps for
- * signed matrices, with 0 in the light middle bucket. Both palettes stay ordered by lightness
- * for the common colour-vision deficiencies: viridis with blue-orange, inferno with
- * purple-green. */
-typedef struct { short bg, fg; } ramp_colour;
-typedef struct { const ramp_colour *colours; int n; } ramp_table;
-
-#define RAMP(a) {a, UI_COUNT(a)}
-static const ramp_colour viridis256[] = {{53, 15}, {54, 15}, {61, 15}, {24, 15}, {30, 15},
-                                         {36, 0},  {71, 0},  {113, 0}, {148, 0}, {220, 0}};
-static const ramp_colour blue_orange256[] = {{18, 15}, {25, 15}, {32, 15}, {75, 0}, {153, 0},
-                                             {255, 0}, {223, 0}, {215, 0}, {208, 0},
-                                             {166, 15}, {130, 15}};
-static const ramp_colour inferno256[] = {{16, 15}, {53, 15}, {89, 15}, {125, 15}, {161, 15},
-                                         {167, 0}, {202, 0}, {208, 0}, {220, 0}, {229, 0}};
-static const ramp_colour purple_green256[] = {{54, 15}, {97, 15}, {140, 0}, {183, 0},
-                                              {225, 0}, {255, 0}, {194, 0}, {151, 0},
-                                              {108, 0}, {65, 15}, {22, 15}};
-static const ramp_colour viridis8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
-                                       {COLOR_GREEN, COLOR_BLACK}, {COLOR_YELLOW, COLOR_BLACK},
-                                       {COLOR_WHITE, COLOR_BLACK}};
-static const ramp_colour blue_orange8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
-                                           {COLOR_WHITE, COLOR_BLACK},
-                                           {COLOR_YELLOW, COLOR_BLACK}, {COLOR_RED, COLOR_WHITE}};
-static const ramp_colour inferno8[] = {{COLOR_BLACK, COLOR_WHITE}, {COLOR_MAGENTA, COLOR_WHITE},
-                                       {COLOR_RED, COLOR_WHITE}, {COLOR_YELLOW, COLOR_BLACK},
-                                       {COLOR_WHITE, COLOR_BLACK}};
-static const ramp_colour purple_green8[] = {{COLOR_MAGENTA, COLOR_WHITE},
-                                            {COLOR_RED, COLOR_WHITE}, {COLOR_WHITE, COLOR_BLACK},
-                                            {COLOR_CYAN, COLOR_BLACK},
-                                            {COLOR_GREEN, COLOR_BLACK}};
-/* [palette][256 colours?][diverging?] */
-static const ramp_table ramps[UI_PALETTE_COUNT][2][2] = {
-    [UI_PALETTE_VIRIDIS] = {{RAMP(viridis8), RAMP(blue_orange8)},
-                            {RAMP(viridis256), RAMP(blue_orange256)}},
-    [UI_PALETTE_INFERNO] = {{RAMP(inferno8), RAMP(purple_green8)},
-                            {RAMP(inferno256), RAMP(purple_green256)}},
-};
-/* Masked cells: grey, a colour no ramp uses, with their own glyph; a masked weight is written
- * "0", exactly, unlike any small weight. */
-static const ramp_colour mask256 = {238, 15}, mask8 = {COLOR_BLACK, COLOR_WHITE};
+/* The ramps, buckets and edges are the heatmap's one rule (heat.h), shared with the SVG
+ * figures; here they become curses' colour pairs. The 8-colour ramps are numbered as curses
+ * numbers its colours, and the palettes as the style names them. */
+_Static_assert(COLOR_BLACK == HEAT_BLACK && COLOR_RED == HEAT_RED && COLOR_GREEN == HEAT_GREEN &&
+               COLOR_YELLOW == HEAT_YELLOW && COLOR_BLUE == HEAT_BLUE &&
+               COLOR_MAGENTA == HEAT_MAGENTA && COLOR_CYAN == HEAT_CYAN &&
+               COLOR_WHITE == HEAT_WHITE, "curses' colours are ANSI's");
+_Static_assert((int)UI_PALETTE_VIRIDIS == (int)HEAT_VIRIDIS && (int)UI_PALETTE_INFERNO == (int)HEAT_INFERNO &&
+               (int)UI_PALETTE_COUNT == (int)HEAT_PALETTE_COUNT, "the UI's palettes are heat.h's");
 
 /* Shade glyphs stand in for colour, so nothing is lost on a monochrome screen. */
 static const char *const shades_utf8[] = {" ", "\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93",
                                           "\xe2\x96\x88"};
 static const char *const shades_ascii[] = {" ", ".", ":", "-", "=", "+", "*", "#", "%", "@"};
 
-typedef struct { const ramp_colour *colours; int n, first_pair; } ramp;
+typedef struct { const heat_colour *colours; int n, first_pair; } ramp;
 
 static ramp ramp_for(const ui_style *st, bool diverging)
 {
-    int palette = st->palette >= 0 && st->palette < UI_PALETTE_COUNT ? st->palette : 0;
-    ramp_table t = ramps[palette][st->colors >= 256][diverging];
+    heat_ramp t = heat_ramp_of(st->palette, st->colors >= 256, diverging);
     return (ramp){t.colours, t.n, diverging ? PAIR_DIV : PAIR_SEQ};
 }
 
@@ -82,7 +49,7 @@ static void set_pairs(const ui_style *st)
         for (int i = 0; i < r.n; i++)
             init_pair((short)(r.first_pair + i), r.colours[i].fg, r.colours[i].bg);
     }
-    ramp_colour mask = st->colors >= 256 ? mask256 : mask8;
+    heat_colour mask = heat_mask(st->colors >= 256);
     init_pair(PAIR_MASK, mask.fg, mask.bg);
     pairs_palette = st->palette;
     pairs_colors = st->colors;
@@ -94,42 +61,13 @@ void ui_matrix_colors_init(int colors)
     set_pairs(&(ui_style){.colors = colors, .palette = UI_PALETTE_VIRIDIS});
 }
 
-int ui_matrix_bucket(double position, int n)
-{
-    return ui_clamp((int)floor(position * n), 0, n - 1);
-}
-
-double ui_matrix_round_step(double span, int n)
-{
-    if (!(span > 0) || n < 1 || !isfinite(span)) return 0;
-    double least = span / n, decade = pow(10, floor(log10(least)));
-    static const double mantissas[] = {1, 2, 5, 10};
-    for (int i = 0; i < UI_COUNT(mantissas); i++)   /* a hair over, from rounding, is not more */
-        if (least <= mantissas[i] * decade * (1 + 1e-9)) return mantissas[i] * decade;
-    return 10 * decade;
-}
-
-/* Position 0…1 of x on its ramp: weights as they are, signed values from −extent to extent
- * with 0 in the middle. */
-static double ramp_position(double x, bool diverging, double extent)
-{
-    if (!diverging) return x < 0 ? 0 : x > 1 ? 1 : x;
-    return extent > 0 ? (x / extent + 1) / 2 : 0.5;
-}
-
-/* The value at the lower edge of bucket i of n (i = n: the top of the ramp). */
-static double bucket_edge(int i, int n, bool diverging, double extent)
-{
-    double position = (double)i / n;
-    return diverging ? (2 * position - 1) * extent : position;
-}
 
 /* The shade glyph for a position; on a diverging ramp it shows the distance from 0. */
 static const char *shade(const ui_style *st, double position, bool diverging)
 {
     double strength = diverging ? fabs(position * 2 - 1) : position;
-    if (st->utf8) return shades_utf8[ui_matrix_bucket(strength, UI_COUNT(shades_utf8))];
-    return shades_ascii[ui_matrix_bucket(strength, UI_COUNT(shades_ascii))];
+    if (st->utf8) return shades_utf8[heat_bucket(strength, UI_COUNT(shades_utf8))];
+    return shades_ascii[heat_bucket(strength, UI_COUNT(shades_ascii))];
 }
 
 /* Columns of x written as a cell. */
@@ -214,7 +152,7 @@ typedef struct {
     bool heat, diverging;
     double absmax;               /* the largest magnitude shown (a bar's full length) */
     double extent;               /* the ramp's ends, ±extent (diverging) or 0 … 1: its buckets
-                                    a round step wide (ui_matrix_round_step) */
+                                    a round step wide (heat_extent) */
 } layout;
 
 /* Separator columns k consecutive columns may cross, at most. */
@@ -251,11 +189,11 @@ static void spread(layout *L, int cols, int avail, int cols_full)
 
 static layout lay_out(ui_view *v, int width, const ui_style *st)
 {
-    layout L = {.heat = ui_view_heatmap(v), .diverging = !(stage_get(ui_view_current(v)->stage)->flags & STAGE_ATTENTION)};
+    layout L = {.heat = ui_view_heatmap(v), .diverging = heat_diverging(ui_view_current(v)->stage)};
     int cols = ui_view_cols(v);
     L.absmax = fmax(fabs(ui_view_range(v)->lo), fabs(ui_view_range(v)->hi));
     int buckets = ramp_for(st, L.diverging).n;
-    L.extent = L.diverging ? ui_matrix_round_step(2 * L.absmax, buckets) * buckets / 2 : 1;
+    L.extent = heat_extent(L.absmax, buckets, L.diverging);
     L.glyph_w = L.heat && !st->colors ? 2 : 0;
     L.group = head_group(v);
     int rows_full = widest_label(v, true, st), cols_full = widest_label(v, false, st);
@@ -350,8 +288,7 @@ static int col_x(const ui_matrix_grid *grid, int c)
  * of exactly 0 in the attention. */
 static bool is_masked(const ui_view *v, int row, int col)
 {
-    unsigned flags = stage_get(ui_view_current(v)->stage)->flags;
-    return (flags & (STAGE_HIDES | STAGE_ATTENTION)) && trace_is_hidden(v->t, row, col);
+    return heat_masked(v->t, ui_view_current(v)->stage, row, col);
 }
 
 /* Decimals x needs at most `most`: those left once its trailing zeros are dropped. */
@@ -419,10 +356,10 @@ static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int 
         ui_number(value, NUMBER_FIXED, L->cw, st, text, sizeof text);
         if (!isfinite(value)) attr |= A_BOLD;
         else if (L->heat) {
-            double position = ramp_position(value, L->diverging, L->extent);
+            double position = heat_position(value, L->diverging, L->extent);
             if (st->colors) {
                 ramp r = ramp_for(st, L->diverging);
-                pair = r.first_pair + ui_matrix_bucket(position, r.n);
+                pair = r.first_pair + heat_bucket(position, r.n);
             } else {
                 glyph = shade(st, position, L->diverging);
             }
@@ -448,7 +385,7 @@ static int draw_ramp(int y, int x, int width, const ui_style *st, const layout *
     for (int i = 0; i <= r.n; i++) {
         if (edges || i == 0 || i == r.n) {
             char edge[NUMBER_MAX];
-            ui_number(bucket_edge(i, r.n, L->diverging, L->extent), NUMBER_SHORT, 0, &edge_style,
+            ui_number(heat_edge(i, r.n, L->diverging, L->extent), NUMBER_SHORT, 0, &edge_style,
                       edge, sizeof edge);
             int w = ui_width(edge, st);
             if (used + w > width) return 0;
@@ -506,8 +443,8 @@ static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, b
         used = draw_ramp(y, x, width, st, L, edges, true);
         if (!edges) {
             char step[NUMBER_MAX];
-            ui_number(bucket_edge(1, r.n, L->diverging, L->extent) -
-                      bucket_edge(0, r.n, L->diverging, L->extent), NUMBER_SHORT, 0, st, step, sizeof step);
+            ui_number(heat_edge(1, r.n, L->diverging, L->extent) -
+                      heat_edge(0, r.n, L->diverging, L->extent), NUMBER_SHORT, 0, st, step, sizeof step);
             snprintf(steps, sizeof steps, " (%d steps of %s)", r.n, step);
         }
     } else {

@@ -47,14 +47,6 @@ bool ui_matrix_shows_every_column(ui_view *v, int width, const ui_style *st);
  * zeros ("4.00000000"). */
 int ui_matrix_decimals_needed(const ui_view *v, int most, const ui_style *st);
 
-/* The bucket (0 … n-1) of a position 0…1 on a ramp of n colours: bucket i holds [i/n,
- * (i+1)/n), so the legend's edges are exact and equal-looking values share a colour. */
-int ui_matrix_bucket(double position, int n);
-/* The bucket step of a ramp of n buckets over span (a signed matrix: twice its largest
- * magnitude): the smallest 1, 2 or 5 × 10^k with which n buckets cover it, so the legend's
- * step and ends are round ("−5.5 … 5.5 (11 steps of 1)", not "(11 steps of 0.7273)"); 0 for
- * an empty span. */
-double ui_matrix_round_step(double span, int n);
 
 /* The screen column where visible column c (0: the first shown) starts: its blank before the
  * number, where the selected cell's "[" goes (a comparison marks differing cells there). */
