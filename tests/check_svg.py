@@ -201,7 +201,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # 5. Bad arguments: each refused with its message.
     for args, code, message in [
-            (["--svg", "nosuch", "lessons/cat_sat.yaml"], 64, b"--svg: no such stage in this lesson: nosuch"),
+            (["--svg", "nosuch", "lessons/cat_sat.yaml"], 64, b"--svg: no such stage: nosuch"),
+            (["--svg", "biased", "lessons/cat_sat.yaml"], 64, b"--svg: stage 'biased' exists only with"),
             (["--svg", "weights", "--head", "3", "lessons/bank_loan.yaml"], 64, b"head 3 does not exist: this lesson has 2 heads"),
             (["--svg", "weights", "--ramp", "rainbow", "lessons/cat_sat.yaml"], 64, b"--ramp takes viridis or inferno: rainbow"),
             (["--svg", "weights", "--svg-dir", tmp, "lessons/cat_sat.yaml"], 64, b"--svg writes one figure to standard output"),
