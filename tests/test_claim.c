@@ -106,6 +106,36 @@ static void test_about_takes_its_tolerance_from_the_decimals(void **state) {
     assert_false(holds(t, "weights[cat,sat] ≈ weights[cat,cat] ± 0.01", 2));
 }
 
+/* Every comparison reads the same with its operands swapped: a number on the left of ≈ gives
+ * the tolerance from its decimals as on the right, and A < B is B > A (issue 32: claims were
+ * tested with the number on the right of ≈ only). weights[cat,sat] at head 2 is 0.39099. */
+static void test_claims_in_both_operand_orders(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    assert_true(holds(t, "0.4 ≈ weights[cat,sat]", 2));       /* ± 0.05 */
+    assert_true(holds(t, "391e-3 ≈ weights[cat,sat]", 2));    /* ± 0.0005 */
+    assert_false(holds(t, "392e-3 ≈ weights[cat,sat]", 2));
+    assert_true(holds(t, "0.392 ~ weights[cat,sat] ± 0.002", 2));   /* 0.39099 */
+    assert_false(holds(t, "0.392 ~ weights[cat,sat] ± 0.001", 2));
+    assert_true(holds(t, "weights[cat,cat] ≈ weights[cat,sat] ± 0.1", 2));
+    static const struct { const char *op, *mirror; } ops[] = {
+        { "<", ">" }, { "<=", ">=" }, { ">", "<" }, { ">=", "<=" }, { "=", "=" },
+    };
+    static const char *const numbers[] = { "0.3", "0.39", "0.5", "1" };
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (size_t n = 0; n < sizeof numbers / sizeof numbers[0]; n++) {
+            char left[96], right[96];
+            snprintf(left, sizeof left, "weights[cat,sat] %s %s", ops[o].op, numbers[n]);
+            snprintf(right, sizeof right, "%s %s weights[cat,sat]", numbers[n], ops[o].mirror);
+            if (holds(t, left, 2) != holds(t, right, 2)) {
+                print_error("'%s' and '%s' disagree\n", left, right);
+                fail();
+            }
+        }
+    /* and the swapped claims are not all true or all false: they depend on the number */
+    assert_true(holds(t, "0.3 < weights[cat,sat]", 2));
+    assert_false(holds(t, "0.5 < weights[cat,sat]", 2));
+}
+
 static void test_heads(void **state) {
     const trace *t = &((fixture *)*state)->t;
     assert_true(holds(t, "scores[cat,cat] = 1", 1));
@@ -477,6 +507,7 @@ static void test_about_shown_without_check(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_claims_in_both_operand_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_comparisons, setup, teardown),
         cmocka_unit_test(test_repeated_tokens_by_position),
         cmocka_unit_test(test_repeated_token_refusal_lists_positions),

@@ -143,6 +143,8 @@ typedef enum {
     X(QUOTE_WORD,        "quote it: \"%s\"") \
     X(QUOTE_TEXT,        "put the whole text in double quotes") \
     X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
+    X(HIDDEN_BREAK,      "line %d ends in %s, which YAML reads as a line break though an " \
+                         "editor may not show one: delete it (in double quotes, write %s)") \
     X(LINE_UP_KEY,       "line it up with the key on line %d, or quote the text if it is not " \
                          "a key") \
     X(CONTINUE_TEXT,     "to continue a text, indent the line deeper than its key; otherwise " \
