@@ -1887,6 +1887,43 @@ static void test_progress_answers_and_step_come_back(void **state)
     remove_tree(dir);
 }
 
+/* A skipped question comes back skipped, never open and never answered, and still unscored; the
+ * answered one beside it keeps its answer (issue 32: the round trip was tested for answered
+ * questions only). */
+static void test_progress_keeps_a_skipped_question(void **state)
+{
+    (void)state;
+    char dir[64], text[128];
+    temp_dir(dir, sizeof dir);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    next_question(&v, UI_IN_CHOICE);
+    int skipped = v.step;
+    press(&v, 27);                                   /* Esc: skip the choice question */
+    assert_int_equal(v.state[skipped].question, UI_Q_REVEALED);
+    next_question(&v, UI_IN_NUMBER);
+    int answered = v.step;
+    press(&v, '0'), press(&v, '.'), press(&v, '6'), press(&v, '3'), press(&v, '\n');  /* right */
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+    assert_non_null(strstr(text, "1/1 right"));   /* a skipped question is not scored */
+
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    assert_int_equal(v.state[skipped].question, UI_Q_REVEALED);
+    assert_int_equal(v.state[answered].question, UI_Q_ANSWERED);
+    assert_true(fabs(v.state[answered].given_number - 0.63) < 1e-12);
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(right, 1);
+    assert_int_equal(asked, 1);
+    /* back at the skipped step, its numbers are shown: no question waits there */
+    while (v.step > skipped) press(&v, 'p');
+    assert_int_not_equal(ui_view_context(&v), UI_IN_CHOICE);
+    close_with_progress(o, &v);
+}
+
 /* An edited lesson starts afresh (its key is its text); --reset of its path clears the progress
  * of the text before the edit too, and --reset without a lesson clears everything. */
 static void test_progress_edited_lesson_starts_afresh_and_resets(void **state)
@@ -2266,6 +2303,7 @@ int main(void)
         cmocka_unit_test(test_picker_progress_marks_and_reset),
         cmocka_unit_test(test_progress_dir_follows_xdg),
         cmocka_unit_test(test_progress_answers_and_step_come_back),
+        cmocka_unit_test(test_progress_keeps_a_skipped_question),
         cmocka_unit_test(test_progress_edited_lesson_starts_afresh_and_resets),
         cmocka_unit_test(test_progress_corrupt_file_is_ignored),
         cmocka_unit_test(test_progress_unwritable_folder_is_said),

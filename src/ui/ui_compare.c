@@ -221,8 +221,9 @@ static void cell_name(const ui_view *v, int row, int col, char *text, size_t siz
     const walk_step *s = ui_view_current(v);
     const stage_info *info = stage_get(s->stage);
     char r[64], c[64];
-    snprintf(text, size, "%s[%s,%s]", info->name, trace_axis_label(v->t, info->rows, row, r, sizeof r),
-             trace_axis_label(v->t, info->cols, col, c, sizeof c));
+    /* a repeated token by its position ("the@3"), as every cell is named */
+    snprintf(text, size, "%s[%s,%s]", info->name, trace_axis_name(v->t, info->rows, row, r, sizeof r),
+             trace_axis_name(v->t, info->cols, col, c, sizeof c));
     if (info->per_head && v->t->heads > 1) ui_text_append(text, size, " head %d", s->head);
 }
 
