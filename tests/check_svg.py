@@ -199,10 +199,28 @@ with tempfile.TemporaryDirectory() as tmp:
             failures.append(f"handout: step {number} links {target}")
     print(f"handout links {len(links)} figures")
 
+    # 4b. --svg N is step N of the walk as --svg-dir draws it: at a decoding step only the
+    # token's rows, which --svg STAGE (the whole matrix) does not give.
+    steps_dir = os.path.join(tmp, "decode-steps")
+    run("--svg-dir", steps_dir, "lessons/decode.yaml")
+    names = sorted(n for n in os.listdir(steps_dir) if n.endswith(".svg"))
+    for number, name in enumerate(names, 1):
+        one = run("--svg", str(number), "lessons/decode.yaml").stdout
+        with open(os.path.join(steps_dir, name), "rb") as f:
+            if one != f.read():
+                failures.append(f"--svg {number} is not {name} of --svg-dir")
+    stage = names[2].split("-", 1)[1].rsplit(".", 1)[0] if len(names) > 2 else "scores"
+    if len(names) > 2 and run("--svg", "3", "lessons/decode.yaml").stdout == \
+            run("--svg", stage, "lessons/decode.yaml").stdout:
+        failures.append(f"--svg 3 (a decoding step) draws the whole {stage} matrix")
+    print(f"--svg N: {len(names)} steps of decode.yaml as --svg-dir draws them")
+
     # 5. Bad arguments: each refused with its message.
     for args, code, message in [
             (["--svg", "nosuch", "lessons/cat_sat.yaml"], 64, b"--svg: no such stage: nosuch"),
             (["--svg", "biased", "lessons/cat_sat.yaml"], 64, b"--svg: stage 'biased' exists only with"),
+            (["--svg", "99", "lessons/decode.yaml"], 64, b"--svg: step 99 does not exist: this lesson has steps 1 to 5"),
+            (["--svg", "0", "lessons/decode.yaml"], 64, b"--svg: step 0 does not exist"),
             (["--svg", "weights", "--head", "3", "lessons/bank_loan.yaml"], 64, b"head 3 does not exist: this lesson has 2 heads"),
             (["--svg", "weights", "--ramp", "rainbow", "lessons/cat_sat.yaml"], 64, b"--ramp takes viridis or inferno: rainbow"),
             (["--svg", "weights", "--svg-dir", tmp, "lessons/cat_sat.yaml"], 64, b"--svg writes one figure to standard output"),

@@ -168,7 +168,27 @@ static int write_figures(const options *o, const lesson *l, const trace *t)
     return written(status);
 }
 
-/* --svg STAGE: one figure on standard output (the whole matrix, as --csv). */
+/* --svg N: the figure of step N of the walk (from 1, as --svg-dir numbers its files), the rows
+ * and columns it shows: at a decoding step what decoding computes for its token. */
+static int write_svg_step(const options *o, const lesson *l, const trace *t, long number)
+{
+    walk w;
+    if (!lesson_walk(l, t, &w))
+        return written(EXIT_STATUS_SOFTWARE);
+    if (number < 1 || number > w.count) {
+        char message[96];
+        snprintf(message, sizeof message, "--svg: step %ld does not exist: this lesson has "
+                 "steps 1 to %d", number, w.count);
+        walk_free(&w);
+        return usage_error(message, NULL);
+    }
+    exit_status status = output_svg_write(l, t, &w.steps[number - 1],
+                                          &(output_svg_options){ o->precision, o->ramp }, stdout);
+    walk_free(&w);
+    return written(status);
+}
+
+/* --svg STAGE: one figure on standard output (the whole matrix, as --csv); --svg N: step N's. */
 static int write_svg(const options *o, const lesson *l, const trace *t)
 {
     if (o->svg_stage == NULL)
@@ -176,6 +196,10 @@ static int write_svg(const options *o, const lesson *l, const trace *t)
     if (o->svg_dir)
         return usage_error("--svg writes one figure to standard output: leave out --svg-dir, "
                            "which writes every step's", NULL);
+    char *end;
+    long number = strtol(o->svg_stage, &end, 10);
+    if (end != o->svg_stage && *end == '\0')
+        return write_svg_step(o, l, t, number);
     stage_id stage;
     int head, status = matrix_named(o, t, "--svg", o->svg_stage, &stage, &head);
     if (status >= 0)
@@ -526,9 +550,11 @@ static const option_row option_table[] = {
     { "csv", 0, required_argument, "--csv STAGE",
       "one stage's matrix as CSV (with --head for per-head stages)", &mode_csv, set_csv, NULL,
       NULL, USES_EVERY_MODE },
-    { "svg", 0, required_argument, "--svg STAGE",
+    { "svg", 0, required_argument, "--svg STAGE|N",
       "one stage's matrix as an SVG heatmap (with --head, --precision\n"
-      "and --ramp): labels, numbers, legend, formula and title", &mode_svg, set_svg, NULL,
+      "and --ramp): labels, numbers, legend, formula and title; N: step N\n"
+      "of the walk as --svg-dir draws it (a decoding step: its token's rows)", &mode_svg,
+      set_svg, NULL,
       NULL, USES_EVERY_MODE },
     { "svg-dir", 0, required_argument, "--svg-dir DIR",
       "an SVG figure of every step into DIR, with an index.html in\n"
