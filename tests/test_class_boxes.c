@@ -23,6 +23,7 @@
 #include "ui_keys.h"
 #include "ui_lesson.h"
 #include "ui_screen.h"
+#include "number.h"
 #include "ui_view.h"
 
 #define LESSON "tests/screens/cat_sat.yaml"
@@ -62,7 +63,7 @@ static ui_screen *class_screen(const ui_class_options *o, ui_view **v)
 
 typedef struct {
     ui_screen *leader, *follower[FOLLOWERS];
-    ui_view *lead_view;
+    ui_view *lead_view, *view[FOLLOWERS];
     int joined;   /* followers opened so far */
 } room;
 
@@ -114,9 +115,8 @@ static void open_room(room *r)
     char address[32];
     snprintf(address, sizeof address, "127.0.0.1:%d", port);
     for (int i = 0; i < FOLLOWERS; i++) {
-        ui_view *v;
         ui_class_options o = {.follow = address, .code = CODE, .name = names[i]};
-        r->follower[i] = class_screen(&o, &v);
+        r->follower[i] = class_screen(&o, &r->view[i]);
         r->joined++;
         await_on(r, r->leader, UI_AWAIT_JOINED, i + 1);
     }
@@ -249,11 +249,64 @@ static void test_results_and_roster(void **state)
     close_memory_screen(&m);
 }
 
+/* Issue 24, for a follower: p, n, ] and Tab during the leader's open question (those that
+ * move it put it on its own), then f, bring it back to the question still asked: never
+ * skipped, never answered, never its answer shown (no verdict, no "Answer:"), and the class
+ * still waits for it. */
+static void test_a_follower_comes_back_to_the_open_question(void **state)
+{
+    (void)state;
+    memory_screen m;
+    open_memory_screen(&m);
+    room r;
+    open_room(&r);
+    next_question(&r);
+    ui_view *v = r.view[0];
+    int asked = v->step;
+    number_format f = {.style = NUMBER_SHORT, .precision = 4};
+    char verdict[256];
+    /* at the question, n waits and ] and Tab are no keys of a question's bar; p moves it a step
+     * back, on its own; from there ] opens the question's own matrix (back at the question,
+     * on its own), and Tab would go to another head (cat_sat has one: it stays back) */
+    static const struct { const char *keys; bool moves; } moves[] = {
+        {"n", false}, {"]", false}, {"\t", false}, {"p", true}, {"p]", false}, {"p\t", true},
+    };
+    for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) {
+        press(&r, r.follower[0], moves[i].keys);
+        if ((v->step != asked || v->off_script) != moves[i].moves)
+            fail_msg("after %s the follower is at step %d (the question's %d)%s", moves[i].keys,
+                     v->step + 1, asked + 1, v->off_script ? ", off the script" : "");
+        press(&r, r.follower[0], "f");
+        await_on(&r, r.follower[0], UI_AWAIT_QUESTION, 0);
+        assert_int_equal(v->step, asked);
+        assert_true(ui_view_question_open(v));
+        assert_int_equal(ui_view_skipped(v), 0);
+        ui_view_verdict(v, asked, &f, verdict, sizeof verdict);
+        assert_string_equal(verdict, "");
+        erase();
+        r.follower[0]->ops->draw(r.follower[0], &style);
+        bool question = false;
+        for (int y = 0; y < LINES; y++) {
+            char row[COLS_SHOWN * 4 + 8];
+            row_text(y, row, sizeof row);
+            question |= strncmp(row, "\xe2\x94\x80\xe2\x94\x80 question", 12) == 0;
+            if (strstr(row, "Answer:") || strstr(row, "Right") || strstr(row, "Not quite"))
+                fail_msg("after %s then f, the follower's screen tells the answer: %s",
+                         moves[i].keys, row);
+        }
+        assert_true(question);   /* the question's bar, asking */
+    }
+    assert_int_equal(ui_view_waiting(v), asked);
+    close_room(&r);
+    close_memory_screen(&m);
+}
+
 int main(void)
 {
     setlocale(LC_CTYPE, "C.UTF-8");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_results_and_roster),
+        cmocka_unit_test(test_a_follower_comes_back_to_the_open_question),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
