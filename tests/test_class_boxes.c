@@ -3,10 +3,11 @@
  * three followers run in this process on loopback, each a classroom screen around its own lesson
  * screen (ui_class_screen_new, as main builds them), driven by their keys and polls as the main
  * loop drives them: through cat_sat's two questions (a choice: 1 and 2, one follower skips it;
- * a number: 0.62, which is right for 0.6296 at ± 0.01, 0.6296 and 1), each revealed with Esc. The boxes are compared with
- * tests/screens/class/results.screen and roster.screen; UPDATE_GOLDEN=1 rewrites them (make
- * update-golden, through tests/check_golden_screens.sh). The roster's seconds since a
- * follower's last message depend on this machine's speed: they are written 0. */
+ * a number: 0.62, which is right for 0.6296 at ± 0.01, 0.6296 and 1), each revealed with Esc.
+ * The boxes are compared with tests/screens/class/results.screen and roster.screen;
+ * UPDATE_GOLDEN=1 rewrites them (make update-golden, through tests/check_golden_screens.sh).
+ * The roster's seconds since a follower's last message depend on this machine's speed: they
+ * are written 0. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -99,7 +99,8 @@ static void put_left_out_names(explain_text *out, const sum_terms *s, const int 
         if (!explain_term_present(s, i) || is_kept(kept, SUM_TERMS_KEPT, i))
             continue;
         if (listed < NAMES_LISTED)
-            explain_put(out, "%s%s", listed++ ? ", " : "(", explain_source_label(out, s->t, s->first + i));
+            explain_put(out, "%s%s", listed++ ? ", " : "(",
+                        explain_source_label(out, s->t, s->first + i));
         else
             left++;
     }
@@ -258,7 +259,8 @@ void explain_put_group(explain_text *out, const trace *t, int head)
 void explain_put_source_cell(explain_text *out, const trace *t, const char *stage,
                             const trace_cell *cell)
 {
-    explain_put(out, "%s[%s,%s]", stage, explain_row_label(out, t, cell), explain_source_label(out, t, cell->col));
+    explain_put(out, "%s[%s,%s]", stage, explain_row_label(out, t, cell),
+                explain_source_label(out, t, cell->col));
 }
 
 /* ---- the online softmax: running_max and running_sum, tile by tile ---- */

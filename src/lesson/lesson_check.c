@@ -120,7 +120,7 @@ static bool asks_with(const char *ask, const char *const *words, size_t count) {
         for (size_t i = 0; i < count; i++) {
             size_t length = strlen(words[i]);
             if (strncasecmp(p, words[i], length) == 0 && !isalnum((unsigned char)p[length])
-                && !(strncasecmp(words[i], "least", length) == 0 && bound_phrase(ask, p)))
+                && !(strcmp(words[i], "least") == 0 && bound_phrase(ask, p)))
                 return true;
         }
     }
@@ -161,8 +161,9 @@ static void check_key_extreme(const lesson_step *step, const trace *t, const cha
 
 /* An explicit choice key is checked as `answer: auto` would take it: the choice naming the
  * focus column is the key (and where the question asks for the largest or the smallest, that
- * column holds the row's largest or smallest visible value); a key naming another column, or not the focus column's choice when
- * there is one, is refused; any other key that is a number is the focus cell's value. */
+ * column holds the row's largest or smallest visible value); a key naming another column, or
+ * not the focus column's choice when there is one, is refused; any other key that is a number
+ * is the focus cell's value. */
 static void check_choice(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
     const char *answer = step->choices[step->answer_choice];

@@ -329,7 +329,8 @@ static void put_tile_keys(explain_text *out, const trace *t, const trace_cell *c
 {
     int first, end;
     trace_tile_keys(t, cell->col, &first, &end);
-    explain_put(out, "%s[%s,%s", stage, explain_row_label(out, t, cell), explain_source_label(out, t, first));
+    explain_put(out, "%s[%s,%s", stage, explain_row_label(out, t, cell),
+                explain_source_label(out, t, first));
     if (end - first > 1)
         explain_put(out, "…%s", explain_source_label(out, t, end - 1));
     explain_put(out, "]");
@@ -406,8 +407,8 @@ bool explain_running_sum(explain_text *out, const trace *t, const trace_cell *ce
         put_previous(out, t, cell, OPS_NAME(RUNNING_SUM));
         explain_put(out, " × exp(");
         put_previous(out, t, cell, OPS_NAME(RUNNING_MAX));
-        explain_put(out, " − %s[%s,%d]) + ", OPS_NAME(RUNNING_MAX), explain_row_label(out, t, cell),
-                    cell->col);
+        explain_put(out, " − %s[%s,%d]) + ", OPS_NAME(RUNNING_MAX),
+                    explain_row_label(out, t, cell), cell->col);
     }
     explain_put(out, "Σ exp(%s − %s[%s,%d]) over ", OPS_NAME(MASKED), OPS_NAME(RUNNING_MAX),
                 explain_row_label(out, t, cell), cell->col);
