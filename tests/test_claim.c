@@ -431,6 +431,56 @@ static void test_check_explicit_choice_keys(void **state) {
     release(&f);
 }
 
+/* The counterpart for the smallest: a key of a question asking for the least (least, smallest,
+ * lowest, …) must be its row's smallest value. In head 1 cat's row is [0.42, 0.16, 0.42]: sat is
+ * the least; in head 2 [0.31, 0.38, 0.31]: cat (and mat, its twin). "at least half" is a bound,
+ * not the question; `answer: auto` is warned of against the smallest too. */
+static void test_check_keys_that_ask_for_the_least(void **state) {
+    (void)state;
+    fixture f;
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, cat]\n"
+                             "    ask: Which word will cat look at least?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: cat\n", false,
+                             "t.yaml:13:13: error: answer 'cat' is the column of the focus "
+                             "weights[cat,cat], but the question asks for the smallest and that "
+                             "row's smallest visible value is at 'sat'; put the focus and the "
+                             "answer there\n"
+                             "   13 |     answer: cat\n"
+                             "      |             ^\n", &f), LESSON_INVALID);
+    release(&f);
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word gets the smallest share of cat's attention?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: sat\n"
+                             "  - stage: weights\n"
+                             "    head: 2\n"
+                             "    focus: [cat, mat]\n"
+                             "    ask: Which word does cat score LOWEST in head 2?\n"
+                             "    choices: [sat, mat]\n"
+                             "    answer: mat\n"
+                             "  - stage: weights\n"
+                             "    focus: [cat, cat]\n"
+                             "    ask: Which word gets at least half of what mat gets?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: cat\n", false, "", &f), LESSON_OK);
+    release(&f);
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, cat]\n"
+                             "    ask: Which word will cat look at least?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: auto\n", true,
+                             "t.yaml:13:13: warning: 'answer: auto' takes 'cat', the column of "
+                             "the focus weights[cat,cat], but the question asks for the smallest "
+                             "and that row's smallest visible value is at 'sat'; put the focus "
+                             "there\n"
+                             "   13 |     answer: auto\n"
+                             "      |             ^\n", &f), LESSON_OK);
+    release(&f);
+}
+
 static void test_check_refuses_wrong_answers(void **state) {
     (void)state;
     fixture f;
@@ -524,6 +574,7 @@ int main(void) {
         cmocka_unit_test(test_check_answer_auto_with_choices),
         cmocka_unit_test(test_check_refuses_wrong_answers),
         cmocka_unit_test(test_check_explicit_choice_keys),
+        cmocka_unit_test(test_check_keys_that_ask_for_the_least),
         cmocka_unit_test(test_check_warns_of_answered_questions),
         cmocka_unit_test(test_about_shown_without_check),
     };

@@ -109,6 +109,12 @@
     X(KEY_NOT_LARGEST,   "answer '%s' is the column of the focus %s, but the question asks " \
                          "for the largest and that row's largest value is at '%s'; put the " \
                          "focus and the answer there") \
+    X(AUTO_NOT_SMALLEST, "'answer: auto' takes '%s', the column of the focus %s, but the " \
+                         "question asks for the smallest and that row's smallest visible value " \
+                         "is at '%s'; put the focus there") \
+    X(KEY_NOT_SMALLEST,  "answer '%s' is the column of the focus %s, but the question asks " \
+                         "for the smallest and that row's smallest visible value is at '%s'; " \
+                         "put the focus and the answer there") \
     X(UNCHECKED_ANSWER,  "answer %s cannot be checked: the step has no focus (or write " \
                          "'answer: auto' with a focus)") \
     X(BAD_PLACEHOLDER,   "%s") \
