@@ -107,8 +107,11 @@ static int write_format(const options *o, const lesson *l, const trace *t)
 static int write_csv(const options *o, const lesson *l, const trace *t)
 {
     stage_id stage = stage_find(o->csv_stage);
-    if (stage == STAGE_COUNT)
-        return usage_error("--csv: no such stage", o->csv_stage);
+    if (stage == STAGE_COUNT) {
+        char why[1024] = "--csv: ";   /* the words of --explain and claims, a near name offered */
+        trace_stage_unknown(t, o->csv_stage, why + strlen(why), sizeof why - strlen(why));
+        return usage_error(why, NULL);
+    }
     if (!trace_has_stage(t, stage)) {
         char why[160] = "--csv: ";   /* the words the loader and claims use */
         trace_stage_absent(stage, trace_stage_missing(t, stage), why + strlen(why),

@@ -142,6 +142,8 @@ typedef enum {
     X(WRITE_AS,          "write it as '%s'") \
     X(QUOTE_WORD,        "quote it: \"%s\"") \
     X(QUOTE_TEXT,        "put the whole text in double quotes") \
+    X(QUOTE_BRACES,      "braces start a YAML mapping ({key: value}); to write text that " \
+                         "starts with '{', put the whole text in double quotes") \
     X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
     X(LINE_UP_KEY,       "line it up with the key on line %d, or quote the text if it is not " \
                          "a key") \

@@ -26,11 +26,25 @@ const char *checker_shown(const checker *c, int node, char *buffer) {
 }
 
 /* Whether node is a non-null scalar; otherwise reports that `what` must be `expected`. */
+/* Whether node is a mapping written in braces ({cat}): libyaml places a block mapping at its
+ * first key, a flow mapping at its '{', before the first key. */
+static bool in_braces(const checker *c, int node) {
+    const lesson_node *map = checker_node(c, node);
+    if (map->kind != LESSON_NODE_MAP) return false;
+    if (map->count == 0) return true;
+    const lesson_node *key = checker_node(c, node + 1);
+    return key->line != map->line || key->col != map->col;
+}
+
 bool checker_expect_scalar(checker *c, int node, const char *what, const char *expected) {
     if (!checker_usable(c, node)) return false;
     if (checker_node(c, node)->kind == LESSON_NODE_SCALAR && !lesson_node_is_null(c->t, node))
         return true;
-    REPORT(c, node, WRONG_TYPE, what, expected, lesson_node_describe(c->t, node));
+    lesson_diagnostic *item = REPORT(c, node, WRONG_TYPE, what, expected,
+                                     lesson_node_describe(c->t, node));
+    /* text written {cat} is a valid mapping to YAML: say why, in the author's words */
+    if (strcmp(expected, "text") == 0 && in_braces(c, node))
+        lesson_hint(item, LESSON_HINT_QUOTE_BRACES);
     return false;
 }
 
