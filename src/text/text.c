@@ -70,6 +70,15 @@ bool text_is_tag(unsigned c)
     return c >= 0xe0000 && c <= 0xe007f;
 }
 
+int text_json_escape(unsigned c, char *piece, size_t size)
+{
+    if (c < 0x10000)
+        return snprintf(piece, size, "\\u%04x", c);
+    unsigned offset = c - 0x10000;   /* 20 bits: the high ten, then the low ten */
+    return snprintf(piece, size, "\\u%04x\\u%04x", 0xd800 + (offset >> 10),
+                    0xdc00 + (offset & 0x3ffu));
+}
+
 /* An emoji, or the variation selector that asks for one: a zero-width joiner between two of
  * them makes one picture (👩‍💻), the only place it is shown as it is. */
 static bool is_emoji(unsigned c)
