@@ -35,6 +35,11 @@ bool text_is_tag(unsigned codepoint);
  * Returns the length written (as snprintf). */
 int text_json_escape(unsigned codepoint, char *piece, size_t size);
 
+/* Whether a zero-width joiner (U+200D) between prev and the character at after (UTF-8) joins
+ * two emoji into one picture (👩‍💻: U+1F469 U+200D U+1F4BB), the one place a joiner is shown as
+ * it is: text_escape keeps it there, and so does the UI. */
+bool text_joins_emoji(unsigned prev, const char *after);
+
 /* Copies utf8 into buffer with control characters (text_is_control), tag characters and
  * invalid bytes written as escapes such as \x1b, \u202e or \u200b, so that untrusted lesson
  * text can never drive the terminal or hide from its reader; a zero-width joiner between two
