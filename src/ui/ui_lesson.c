@@ -39,6 +39,7 @@ static void keep_notices(ui_opened *o, const lesson_diagnostics *d)
         size += 6 * (strlen(d->items[i].message) + (d->items[i].hint ? strlen(d->items[i].hint)
                                                                       : 0) + 64);
     if (d->count == 0 || !(o->notices = malloc(size))) return;
+    o->notices[0] = '\0';   /* memory may run out before the first is written */
     size_t used = 0;
     for (int i = 0; i < d->count; i++) {
         bool warning = d->items[i].severity == LESSON_SEVERITY_WARNING;
