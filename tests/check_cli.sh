@@ -127,6 +127,17 @@ for row in rows[1:]:
     assert [float(x) for x in row[1:]] == want[row[0]], (row, want[row[0]])
 ' "$lesson"
 check "--csv of an unknown stage exits 64" expect_status 64 ./attnstep --csv weight "$lesson"
+check "--csv of a misspelt stage offers the stage table's nearest name" output_is -s 64 \
+    "attnstep: --csv: unknown stage 'weigths'; did you mean 'weights'? (stages: input Q K V scores scaled masked weights context concat output)
+Try 'attnstep --help' for more information." ./attnstep --csv weigths "$lesson"
+check "--check notes a CSV file's header, and passes (--strict too)" output_is \
+    "tests/cli/csv_header.yaml:5:20: note: embeddings 'csv_header.csv': line 1 (x,y) is read as a header, not as a row of numbers, because every field in it is text
+    5 | embeddings: {file: csv_header.csv}
+      |                    ^
+hint: if line 1 is meant as a row of numbers, correct it; a header is not read as numbers" \
+    ./attnstep --check --strict tests/cli/csv_header.yaml
+check "--plain says nothing of a CSV file's header" \
+    bash -c '[ -z "$(./attnstep --plain tests/cli/csv_header.yaml 2>&1 >/dev/null)" ]'
 check "--markdown has a table" prints '^| cat | 0.6296 | 0.3704 |$' -- ./attnstep --markdown "$lesson"
 check "--markdown has a title" prints '^# cat sat, hand-worked$' -- ./attnstep --markdown "$lesson"
 check "--template is a lesson that passes --check" bash -c "./attnstep --template >$tmp/template.yaml && ./attnstep --check $tmp/template.yaml"

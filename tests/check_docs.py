@@ -225,6 +225,7 @@ def check_facts(attnstep, man):
             fail("the man page's --check must say the trace is computed (a false claim is found)")
     finally:
         shutil.rmtree(work)
+    scroll_notes(readme)
     template = run([attnstep, "--template"]).stdout
     for form in ["rope", "{window: W}", "{file: NAME.npy}", "numpy"]:
         (ok if form in template else fail)(f"the template's comments name {form}")
@@ -235,6 +236,21 @@ def check_facts(attnstep, man):
     top = re.search(r"#define TOP_KEYS\(X\)(.*?)\n#define", private, re.S).group(1)
     for key in re.findall(r'X\(\w+, "([^"]+)"\)', top):
         (ok if key in documented else fail)(f"lessons/README.md's keys table lists {key}")
+
+
+def scroll_notes(readme):
+    """The UI's scroll note ("rows 1–8 of 30, cols 0–6 of 30") is 0-based, as the labels are:
+    its last index is below the count, in README's example and on every golden screen."""
+    note = re.compile(r"(rows|cols) (\d+)[–-](\d+) of (\d+)")
+    flat = re.sub(r"\s+", " ", readme)
+    in_readme = list(note.finditer(flat))
+    shown = in_readme + [m for path in sorted(glob.glob("tests/screens/*.screen"))
+                         for m in note.finditer(open(path, encoding="utf-8").read())]
+    wrong = [m.group(0) for m in shown if int(m.group(3)) >= int(m.group(4))]
+    if in_readme and not wrong:
+        ok(f"the scroll note is 0-based in README and the golden screens ({len(shown)} notes)")
+    else:
+        fail(f"a scroll note is not 0-based (or README gives none): {wrong[:3]}")
 
 
 def main():

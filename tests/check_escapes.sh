@@ -135,5 +135,22 @@ assert doc["tokens"][1] == "b\u009bc" and doc["tokens"][2] == "\u202ed", doc["to
 if check_json; then echo "ok   --json escapes C1 and bidi controls as \\uXXXX"; else
     echo "FAIL --json escapes C1 and bidi controls as \\uXXXX"; failures=$((failures + 1)); fi
 
+# Above U+FFFF: emoji, a CJK Extension B character and a tag character. JSON's \u escapes hold
+# 16 bits, so the invisible tag character is written as its surrogate pair (\udb40\udc41);
+# the emoji (with its joiner) and U+20000 go out as UTF-8; python's json reads every one back.
+printf 'title: "\U0001F680 \U0001F469\u200d\U0001F4BB \U00020000 a\U000E0041b"\ntokens: ["\U00020000", "\U0001F3F3"]\nembeddings: {"\U00020000": [1.0], "\U0001F3F3": [0.0]}\n' >"$tmp/astral.yaml"
+check_astral() {
+    ./attnstep --json "$tmp/astral.yaml" | python3 -c '
+import json, sys
+text = sys.stdin.read()
+doc = json.loads(text)
+assert doc["title"] == "\U0001F680 \U0001F469\u200d\U0001F4BB \U00020000 a\U000E0041b", ascii(doc["title"])
+assert doc["tokens"][:2] == ["\U00020000", "\U0001F3F3"], ascii(doc["tokens"])
+assert "a\\udb40\\udc41b" in text, "the tag character is not a surrogate pair"
+assert "\U0001F680" in text and "\U00020000" in text, "emoji and CJK Extension B are not UTF-8"'
+}
+if check_astral; then echo "ok   --json writes characters above U+FFFF as surrogate pairs"; else
+    echo "FAIL --json writes characters above U+FFFF as surrogate pairs"; failures=$((failures + 1)); fi
+
 echo "escapes: $failures failed"
 [ "$failures" -eq 0 ]

@@ -27,13 +27,14 @@ check "q quits while the terminal is too small" bash -c \
     "out=\$(./attnstep --keys '$tmp/small_quit' '$lesson') && grep -q 'terminal too small' <<<\"\$out\" &&
      ! grep -q 'step 3 of' <<<\"\$out\""
 
-# A reload that fails after one that worked: the status line has the error, not the stale
-# "reloaded" beside it.
+# A reload that fails after one that worked: the narration rule says so and the error is above
+# the narration, with no stale "reloaded" beside it.
 printf 'reload %s\ndump\nreload %s\ndump\nq\n' "$lesson" "$tmp/missing.yaml" >"$tmp/reload_keys"
 check "a failed reload does not keep the last 'reloaded' beside its error" bash -c \
     "out=\$(./attnstep --keys '$tmp/reload_keys' --screen 120x16 '$lesson') &&
      [ \"\$(grep -c 'reloaded cat_sat.yaml' <<<\"\$out\")\" = 1 ] &&
-     grep -q '── cat_sat.yaml: error: cannot be read: No such file or directory ────*\$' <<<\"\$out\""
+     grep -q '── the save did not load: the last good version is shown ──' <<<\"\$out\" &&
+     grep -q '^ cat_sat.yaml: error: cannot be read: No such file or directory\$' <<<\"\$out\""
 
 check "--csv is exact without --precision" bash -c \
     "./attnstep --csv weights '$lesson' | grep -q '^cat,0.62956009596964146,0.37043990403035854'"

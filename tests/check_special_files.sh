@@ -71,13 +71,13 @@ else
     failures=$((failures + 1))
 fi
 
-# A reload from a FIFO keeps the last good view with the error in the status line; q works.
+# A reload from a FIFO keeps the last good view with the error above the narration; q works.
 printf 'reload %s\ndump\nq\n' "$tmp/fifo.yaml" >"$tmp/reload_keys"
 screen=$(timeout 10 ./attnstep --keys "$tmp/reload_keys" --screen 100x16 "$lesson")
 status=$?
-if [ $status -eq 0 ] && grep -q '── cat_sat.yaml: error: cannot be read: it is a FIFO, not a regular file ─' <<<"$screen" &&
+if [ $status -eq 0 ] && grep -q '^ cat_sat.yaml: error: cannot be read: it is a FIFO, not a regular file$' <<<"$screen" &&
     grep -q '▸cat \[1.0000\] 0.5000' <<<"$screen"; then
-    echo "ok   a reload from a FIFO keeps the view and says why in the status line"
+    echo "ok   a reload from a FIFO keeps the view and says why above the narration"
 else
     printf 'FAIL a reload from a FIFO keeps the view (status %s)\n%s\n' "$status" "$screen"
     failures=$((failures + 1))

@@ -83,6 +83,17 @@ static void test_comparisons(void **state) {
     assert_false(holds(t, "scores[cat,sat] = 0.50001", 2));
 }
 
+/* A space after the cell's comma is how people write a pair: weights[cat, sat] is that cell,
+ * and a misspelt column after the space is named without it. */
+static void test_a_space_after_the_comma(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    assert_true(holds(t, "scores[cat, sat] < scores[cat,  cat]", 1));
+    assert_true(holds(t, "scores[cat, sat] = 0.5", 2));
+    assert_true(holds(t, "input[cat, 1] == 0.5", 1));
+    refused(t, "scores[cat, sst] > 0", "no such cell 'scores[cat, sst]': 'sst' is not a column "
+            "of scores; did you mean 'sat'?");
+}
+
 static void test_about_takes_its_tolerance_from_the_decimals(void **state) {
     const trace *t = &((fixture *)*state)->t;
     /* weights[cat,sat]@2 = e^0.5 / (2 e^0.25 + e^0.5) */
@@ -559,6 +570,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_claims_in_both_operand_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_comparisons, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_space_after_the_comma, setup, teardown),
         cmocka_unit_test(test_repeated_tokens_by_position),
         cmocka_unit_test(test_repeated_token_refusal_lists_positions),
         cmocka_unit_test_setup_teardown(test_about_takes_its_tolerance_from_the_decimals, setup,

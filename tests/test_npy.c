@@ -165,9 +165,19 @@ static void test_csv_with_header_crlf_quotes_and_bom(void **state) {
     assert_int_equal(m.cols, 2);
     const double expected[] = { 1.5, -2.0, 0.3, 4.0 };
     support_assert_close("values", expected, m.values, 4, 0.0);
+    assert_string_equal(m.header, "x,\"y, z\"");   /* the guess the loader notes */
     free(m.values);
     assert_int_equal(parse_text("0.5,1\n2,3", &m, error), LESSON_FILE_OK);
     assert_int_equal(m.rows, 2);
+    assert_string_equal(m.header, "");   /* no header, nothing to note */
+    free(m.values);
+    char long_header[200];   /* a long header is cut before a character, with … after it */
+    snprintf(long_header, sizeof long_header, "%s\xc3\xa9%s,b\n1,2\n",
+             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+             "bbbbbbbbbbbbbbbbbbbb");
+    assert_int_equal(parse_text(long_header, &m, error), LESSON_FILE_OK);
+    assert_int_equal(strlen(m.header), 91 + 3);
+    assert_string_equal(m.header + 91, "\xe2\x80\xa6");
     free(m.values);
 }
 
@@ -269,6 +279,14 @@ static void test_lesson_loads_files_and_lists_them(void **state) {
     lesson l;
     lesson_diagnostics d;
     assert_int_equal(lesson_load(lesson_path, &l, &d), LESSON_OK);
+    assert_int_equal(d.count, 0);
+    /* e.csv's header is a guess, noted in the lesson and never a failure */
+    assert_non_null(l.notes);
+    assert_int_equal(l.notes->count, 1);
+    assert_int_equal(l.notes->items[0].severity, LESSON_SEVERITY_NOTE);
+    assert_int_equal(l.notes->items[0].line, 3);
+    assert_string_equal(l.notes->items[0].message, "embeddings 'e.csv': line 1 (x,y) is read as "
+                        "a header, not as a row of numbers, because every field in it is text");
     const double embeddings[] = { 1, 2, 3, 4 }, w_q[] = { 0, 1, 1, 0 };
     assert_int_equal(l.input.d_model, 2);
     support_assert_close("embeddings", embeddings, l.input.embeddings, 4, 0.0);
@@ -280,7 +298,8 @@ static void test_lesson_loads_files_and_lists_them(void **state) {
              "W_Q: {file: %s}\n", csv);   /* absolute: refused unless allowed */
     write_file(folder, "l.yaml", text);
     assert_int_equal(lesson_load(lesson_path, &l, &d), LESSON_INVALID);
-    assert_int_equal(d.count, 1);
+    assert_int_equal(d.count, 1);   /* the error alone: a note is said only when nothing fails */
+    assert_int_equal(d.items[0].severity, LESSON_SEVERITY_ERROR);
     lesson_diagnostics_free(&d);
     lesson_options allowed = { .allow_paths = true };
     assert_int_equal(lesson_load_with(lesson_path, &allowed, &l, &d), LESSON_OK);

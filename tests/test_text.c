@@ -239,6 +239,24 @@ static void test_escape(void **state)
     assert_string_equal(escape("\xc0\xaf", false), "\\xc0\\xaf");              /* overlong */
 }
 
+/* JSON's \u escapes hold 16 bits: a character above U+FFFF is its UTF-16 surrogate pair, at
+ * both ends of the range and for a tag character; the BMP keeps one escape. */
+static void test_json_escape_surrogate_pairs(void **state)
+{
+    (void)state;
+    char piece[16];
+    assert_int_equal(text_json_escape(0x200b, piece, sizeof piece), 6);
+    assert_string_equal(piece, "\\u200b");
+    assert_int_equal(text_json_escape(0x10000, piece, sizeof piece), 12);
+    assert_string_equal(piece, "\\ud800\\udc00");
+    text_json_escape(0xe0041, piece, sizeof piece);
+    assert_string_equal(piece, "\\udb40\\udc41");
+    text_json_escape(0x1f680, piece, sizeof piece);   /* 🚀, as python's json.dumps writes it */
+    assert_string_equal(piece, "\\ud83d\\ude80");
+    text_json_escape(0x10ffff, piece, sizeof piece);
+    assert_string_equal(piece, "\\udbff\\udfff");
+}
+
 static void test_escape_reports_the_length_and_never_overflows(void **state)
 {
     (void)state;
@@ -252,6 +270,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_and_negative_zero),
+        cmocka_unit_test(test_json_escape_surrogate_pairs),
         cmocka_unit_test(test_infinities_and_nan),
         cmocka_unit_test(test_huge_and_tiny_use_the_exponent),
         cmocka_unit_test(test_every_precision),

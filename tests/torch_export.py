@@ -3,7 +3,7 @@
 float64 nn.MultiheadAttention without biases and one with non-zero biases, saved whole,
 exported with its input; attnstep's attention weights (each head) and output must equal
 PyTorch's to 1e-12. Also a layer found by name inside a model, the --demo layer, and the
-refusals (add_bias_kv, add_zero_attn, a wrong input shape).
+refusals (add_bias_kv, add_zero_attn, a wrong input shape, a misspelt --layer).
 Usage: torch_export.py ATTNSTEP SCRATCH_DIR"""
 import json
 import os
@@ -124,6 +124,14 @@ expect_refusal("add_zero_attn", *export(zero_attn, x, tokens, "zero_attn")[:2],
                "add_zero_attn=True")
 expect_refusal("too few tokens", *export(layer, x, tokens[:4], "short")[:2],
                "4 tokens given for an input of 5 rows")
+
+# 6. A misspelt --layer: exit 64, the nearest name and the model's attention layers listed.
+stack = torch.nn.TransformerEncoder(model, num_layers=2, enable_nested_tensor=False)
+status, stderr, _ = export(stack, x, tokens, "typo", "layers.1.self_atn")
+want = ("--layer: the model has no layer 'layers.1.self_atn'; did you mean 'layers.1.self_attn'? "
+        "(its attention layers: layers.0.self_attn, layers.1.self_attn)")
+if status != 64 or want not in stderr:
+    failures.append(f"--layer typo: expected exit 64 and '{want}', got {status}: {stderr.strip()}")
 
 for failure in failures:
     print("FAIL", failure)

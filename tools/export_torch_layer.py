@@ -16,9 +16,12 @@ in_proj_bias is split into b_Q, b_K, b_V (its thirds) and out_proj.bias is b_O: 
 each to every row of Q, K, V and output, as PyTorch's linear layers do. attnstep shows the
 layer as in eval() mode: attention dropout is not applied. add_bias_kv and add_zero_attn are
 refused (an extra key and value that attnstep's stages do not have).
-Needs python3-torch and python3-numpy. Exit status: 0 written, 64 bad arguments, 65 a layer
-attnstep cannot show, 66 an unreadable model or input."""
+A --layer that names no module is refused with the nearest name and the model's attention
+layers (or, without any, its layers). Needs python3-torch and python3-numpy. Exit status: 0
+written, 64 bad arguments (a --layer the model lacks among them), 65 a layer attnstep cannot
+show, 66 an unreadable model or input."""
 import argparse
+import difflib
 import os
 import sys
 
@@ -126,12 +129,43 @@ def demo_layer(seed=0, embed_dim=8, heads=2, n_tokens=4):
     return layer, x.numpy()
 
 
+class UnknownLayer(Exception):
+    """--layer names no module of the model; the message lists the layers it could name."""
+
+
+def layer_names(model):
+    """The names --layer can take: the model's attention layers, or every named submodule when
+    it has none (a model written without nn.MultiheadAttention)."""
+    named = [(name, module) for name, module in model.named_modules() if name]
+    attention = [name for name, module in named
+                 if isinstance(module, torch.nn.MultiheadAttention)]
+    return attention or [name for name, _ in named]
+
+
+def find_layer(model, layer_name):
+    """The submodule layer_name names, or UnknownLayer with the nearest name and the list."""
+    modules = dict(model.named_modules())
+    if layer_name in modules:
+        return modules[layer_name]
+    choices = layer_names(model)
+    nearest = difflib.get_close_matches(layer_name, list(modules), n=1, cutoff=0.6)
+    message = f"--layer: the model has no layer '{layer_name}'"
+    if nearest:
+        message += f"; did you mean '{nearest[0]}'?"
+    kind = "attention layers" if choices and isinstance(modules[choices[0]],
+                                                        torch.nn.MultiheadAttention) else "layers"
+    shown = ", ".join(choices[:20]) + (f", … ({len(choices) - 20} more)" if len(choices) > 20
+                                       else "")
+    message += f" (its {kind}: {shown})" if choices else " (it has no layers inside it)"
+    raise UnknownLayer(message)
+
+
 def load_layer(model_path, layer_name):
     model = torch.load(model_path, map_location="cpu")
     if not isinstance(model, torch.nn.Module):
         raise Refused(f"{model_path} holds a {type(model).__name__}, not a module saved whole "
                       "with torch.save(model, path)")
-    return model.get_submodule(layer_name) if layer_name else model
+    return find_layer(model, layer_name) if layer_name else model
 
 
 def main():
@@ -162,6 +196,9 @@ def main():
         except (OSError, AttributeError, ValueError) as error:
             print(f"export_torch_layer: cannot read the model or input: {error}", file=sys.stderr)
             sys.exit(EXIT_NO_INPUT)
+        except UnknownLayer as unknown:
+            print(f"export_torch_layer: {unknown}", file=sys.stderr)
+            sys.exit(EXIT_USAGE)
         except Refused as refusal:
             print(f"export_torch_layer: {refusal}", file=sys.stderr)
             sys.exit(EXIT_DATA)

@@ -128,9 +128,11 @@ static int matrix_named(const options *o, const trace *t, const char *option, co
 {
     char message[96];
     *stage = stage_find(name);
-    if (*stage == STAGE_COUNT) {
-        snprintf(message, sizeof message, "%s: no such stage", option);
-        return usage_error(message, name);
+    if (*stage == STAGE_COUNT) {   /* the words of --explain and claims, a near name offered */
+        char why[1024];
+        int length = snprintf(why, sizeof why, "%s: ", option);
+        trace_stage_unknown(t, name, why + length, sizeof why - (size_t)length);
+        return usage_error(why, NULL);
     }
     if (!trace_has_stage(t, *stage)) {
         char why[160];   /* the words the loader and claims use */

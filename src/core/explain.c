@@ -329,6 +329,20 @@ static int find_index(const trace *t, stage_axis axis, const char *label, size_t
     return index < count ? index : INDEX_NONE;
 }
 
+/* Where the column's label starts after the comma at `comma` (end is the closing ']'): right
+ * after it, unless only the spaces after it keep the label from naming a column (cat, sat). A
+ * token written with a leading space is still found as written. */
+static const char *column_start(const trace *t, stage_axis axis, const char *comma,
+                                const char *end)
+{
+    const char *label = comma + 1;
+    if (find_index(t, axis, label, (size_t)(end - label)) != INDEX_NONE)
+        return label;
+    while (label < end && *label == ' ')
+        label++;
+    return label;
+}
+
 static bool parse_failed(char *error, size_t error_size, const char *format, const char *what)
 {
     snprintf(error, error_size, format, what);
@@ -375,16 +389,17 @@ static bool repeated_name(const trace *t, const stage_info *info, const char *sp
     for (const char *comma = inside; comma < end; comma++) {
         if (*comma != ',')
             continue;
-        size_t row_length = (size_t)(comma - inside), col_length = (size_t)(end - comma - 1);
+        const char *column = column_start(t, info->cols, comma, end);
+        size_t row_length = (size_t)(comma - inside), col_length = (size_t)(end - column);
         int row = find_index(t, info->rows, inside, row_length);
-        int col = find_index(t, info->cols, comma + 1, col_length);
+        int col = find_index(t, info->cols, column, col_length);
         if (row == INDEX_NONE || col == INDEX_NONE || (row >= 0 && col >= 0))
             continue;
         char why[512];
         if (row == INDEX_REPEATED)
             trace_axis_find(t, info->rows, inside, row_length, why, sizeof why);
         else
-            trace_axis_find(t, info->cols, comma + 1, col_length, why, sizeof why);
+            trace_axis_find(t, info->cols, column, col_length, why, sizeof why);
         snprintf(error, error_size, "cell '%s' is ambiguous: %s", spec, why);
         return true;
     }
@@ -403,16 +418,17 @@ static bool cell_not_found(const trace *t, const stage_info *info, const char *s
     for (const char *comma = inside; comma < end && !split; comma++) {
         if (*comma != ',')
             continue;
+        const char *column = column_start(t, info->cols, comma, end);
         if (find_index(t, info->rows, inside, (size_t)(comma - inside)) >= 0)
             split = comma, row_bad = false;
-        else if (find_index(t, info->cols, comma + 1, (size_t)(end - comma - 1)) >= 0)
+        else if (find_index(t, info->cols, column, (size_t)(end - column)) >= 0)
             split = comma;
     }
     const char *nearest = NULL, *label = NULL;
     size_t length = 0;
     if (split) {
-        label = row_bad ? inside : split + 1;
-        length = row_bad ? (size_t)(split - inside) : (size_t)(end - split - 1);
+        label = row_bad ? inside : column_start(t, info->cols, split, end);
+        length = row_bad ? (size_t)(split - inside) : (size_t)(end - label);
         nearest = nearest_label(t, row_bad ? info->rows : info->cols, label, length);
     }
     explain_text out = { .buffer = error, .size = error_size };
@@ -442,6 +458,26 @@ void trace_stage_absent(stage_id stage, const char *missing, char *out, size_t s
                  stage_get(stage)->name);
     else
         snprintf(out, size, "stage '%s' exists only with '%s'", stage_get(stage)->name, missing);
+}
+
+void trace_stage_unknown(const trace *t, const char *name, char *out, size_t size)
+{
+    const char *names[STAGE_COUNT];
+    int count = 0;
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (trace_has_stage(t, (stage_id)s))
+            names[count++] = stage_get((stage_id)s)->name;
+    const char *nearest = spelling_nearest(name, names, count);
+    explain_text text = { .buffer = out, .size = size };
+    if (size)
+        out[0] = '\0';
+    explain_put(&text, "unknown stage '%s'", name);
+    if (nearest)
+        explain_put(&text, "; did you mean '%s'?", nearest);
+    explain_put(&text, " (stages:");
+    for (int i = 0; i < count; i++)
+        explain_put(&text, " %s", names[i]);
+    explain_put(&text, ")");
 }
 
 const char *trace_stage_missing(const trace *t, stage_id stage)
@@ -477,20 +513,7 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
         return false;
     }
     if (stage == STAGE_COUNT) {
-        const char *names[STAGE_COUNT];
-        int count = 0;
-        for (int s = 0; s < STAGE_COUNT; s++)
-            if (trace_has_stage(t, (stage_id)s))
-                names[count++] = stage_get((stage_id)s)->name;
-        const char *nearest = spelling_nearest(name, names, count);
-        explain_text out = { .buffer = error, .size = error_size };
-        explain_put(&out, "unknown stage '%s'", name);
-        if (nearest)
-            explain_put(&out, "; did you mean '%s'?", nearest);
-        explain_put(&out, " (stages:");
-        for (int i = 0; i < count; i++)
-            explain_put(&out, " %s", names[i]);
-        explain_put(&out, ")");
+        trace_stage_unknown(t, name, error, error_size);
         return false;
     }
     const stage_info *info = stage_get(stage);
@@ -505,7 +528,8 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
         if (*comma != ',')
             continue;
         int row = find_index(t, info->rows, inside, (size_t)(comma - inside));
-        int col = find_index(t, info->cols, comma + 1, (size_t)(end - comma - 1));
+        const char *column = column_start(t, info->cols, comma, end);
+        int col = find_index(t, info->cols, column, (size_t)(end - column));
         if (row >= 0 && col >= 0) {
             *cell = (trace_cell){ stage, info->per_head ? head : 1, row, col };
             return true;

@@ -271,6 +271,10 @@ const char *trace_axis_name(const trace *t, stage_axis axis, int i, char *buffer
  * only with 'bias: alibi'"; missing is the key it lacks (NULL: the stage's own presence key). */
 void trace_stage_absent(stage_id stage, const char *missing, char *out, size_t size);
 
+/* The one sentence for a stage name that names no stage of t: "unknown stage 'weigths'; did
+ * you mean 'weights'? (stages: input Q …)", the nearest of t's stages suggested. */
+void trace_stage_unknown(const trace *t, const char *name, char *out, size_t size);
+
 /* The key whose absence leaves stage out of t (for a gradient, what its node lacks: 'rope' for
  * d_Q_rotated), for trace_stage_absent's missing; NULL when t has the stage. */
 const char *trace_stage_missing(const trace *t, stage_id stage);

@@ -97,11 +97,15 @@ typedef struct {
     char **data_files;           /* (n_data_files) the path of each {file: ...} read, as opened
                                     (for a view that follows the lesson's files); NULL when none */
     attention_input input;
+    struct lesson_diagnostics *notes;  /* what a successful load noted (severity NOTE), freed
+                                    with the lesson; lesson_check passes them on */
 } lesson;
 
 typedef enum {
     LESSON_SEVERITY_ERROR,       /* the lesson is refused */
-    LESSON_SEVERITY_WARNING      /* said, but the lesson is still usable */
+    LESSON_SEVERITY_WARNING,     /* said, but the lesson is still usable */
+    LESSON_SEVERITY_NOTE         /* what the loader took a guess at (a CSV file's first line
+                                    read as its header): said, never a failure */
 } lesson_severity;
 
 typedef struct {
@@ -120,7 +124,7 @@ typedef struct {
     struct { int line, col; const char *key; } follows, explains;
 } lesson_diagnostic;
 
-typedef struct {
+typedef struct lesson_diagnostics {
     char *path;
     int count;
     lesson_diagnostic *items;
@@ -145,7 +149,8 @@ typedef struct {
 } lesson_options;
 
 /* Loads path with the default options. On LESSON_OK fills out (free with lesson_free) and
- * leaves diagnostics empty; otherwise out is empty and diagnostics holds every problem found
+ * leaves diagnostics empty (what the load noted is in out->notes, which lesson_check passes on
+ * with the warnings); otherwise out is empty and diagnostics holds every problem found
  * (free with lesson_diagnostics_free). */
 lesson_status lesson_load(const char *path, lesson *out, lesson_diagnostics *diagnostics);
 
@@ -200,7 +205,8 @@ lesson_status lesson_load_buffer_with(const char *path, const char *data, size_t
 /* Checks a loaded lesson against its trace t (computed from l->input), as every mode that shows
  * a lesson does after trace_compute: each answer against the focus cell (filling `answer: auto`),
  * each `expect:` claim, and each placeholder of say, ask and about, whose live numbers it then
- * writes into that text (claim_render). With warnings, also warns of a question whose answer an
+ * writes into that text (claim_render). With warnings, also passes on what the load noted
+ * (l->notes: a CSV file's header) and warns of a question whose answer an
  * earlier step of the script already showed: an earlier step at the question's stage (and, for
  * a per-head stage, its head; at a position, one whose part shows the question's focus). Returns LESSON_OK when no error was found (warnings may have
  * been), else LESSON_INVALID; either way diagnostics holds what was found (free with

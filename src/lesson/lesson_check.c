@@ -627,6 +627,7 @@ static void leak_context_close(leak_context *c) {
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
                            lesson_diagnostics *diagnostics) {
     *diagnostics = (lesson_diagnostics){ .path = strdup(l->path ? l->path : "") };
+    if (warnings) lesson_diagnostics_add_copies(diagnostics, l->notes);
     check_cuts(l, diagnostics);
     for (int i = 0; i < l->n_steps; i++) {
         check_answer(&l->steps[i], t, warnings, diagnostics);

@@ -21,7 +21,7 @@ static const char *const hint_formats[] = {
 #undef LESSON_HINT_FORMAT
 };
 
-static const char *const severity_names[] = { "error", "warning" };
+static const char *const severity_names[] = { "error", "warning", "note" };
 
 static char *format_text(const char *format, va_list args) {
     va_list copy;
@@ -82,6 +82,37 @@ lesson_diagnostic *lesson_report_warning(lesson_diagnostics *d, int line, int co
     lesson_diagnostic *item = record(d, line, col, LESSON_SEVERITY_WARNING, error, args);
     va_end(args);
     return item;
+}
+
+lesson_diagnostic *lesson_report_note(lesson_diagnostics *d, int line, int col,
+                                      lesson_error error, ...) {
+    va_list args;
+    va_start(args, error);
+    lesson_diagnostic *item = record(d, line, col, LESSON_SEVERITY_NOTE, error, args);
+    va_end(args);
+    return item;
+}
+
+static char *copy_text(const char *text) {
+    return text ? strdup(text) : NULL;
+}
+
+void lesson_diagnostics_add_copies(lesson_diagnostics *to, const lesson_diagnostics *from) {
+    for (int i = 0; from && i < from->count; i++) {
+        const lesson_diagnostic *item = &from->items[i];
+        if (to->count >= LESSON_MAX_DIAGNOSTICS) { to->dropped++; continue; }
+        if (!to->items && !(to->items = calloc(LESSON_MAX_DIAGNOSTICS + 1, sizeof *to->items)))
+            return;
+        lesson_diagnostic copy = *item;
+        copy.message = copy_text(item->message);
+        copy.hint = copy_text(item->hint);
+        copy.source = copy_text(item->source);
+        if (!copy.message) { free(copy.hint); free(copy.source); return; }
+        int at = insertion_point(to, item->line, item->col);
+        memmove(to->items + at + 1, to->items + at, (size_t)(to->count - at) * sizeof *to->items);
+        to->items[at] = copy;
+        to->count++;
+    }
 }
 
 bool lesson_suggest(lesson_diagnostic *item, const char *word, const char *const *words,
@@ -151,11 +182,15 @@ static bool explained(const lesson_diagnostics *d, const lesson_diagnostic *item
     return false;
 }
 
-/* Frees and removes the diagnostics that a root cause explains, keeping the others' order:
- * first which go (a root may be explained too, and must still count), then the removal. */
+/* Frees and removes the diagnostics that a root cause explains, and the notes when something
+ * fails (the author reads the failure first; a guess that caused one is in its hint), keeping
+ * the others' order: first which go (a root may be explained too, and must still count), then
+ * the removal. */
 static void drop_explained(lesson_diagnostics *d) {
-    bool drop[LESSON_MAX_DIAGNOSTICS + 1];
-    for (int i = 0; i < d->count; i++) drop[i] = explained(d, &d->items[i]);
+    bool drop[LESSON_MAX_DIAGNOSTICS + 1], failing = lesson_error_count(d) > 0;
+    for (int i = 0; i < d->count; i++)
+        drop[i] = explained(d, &d->items[i])
+                  || (failing && d->items[i].severity == LESSON_SEVERITY_NOTE);
     int kept = 0;
     for (int i = 0; i < d->count; i++) {
         lesson_diagnostic *item = &d->items[i];

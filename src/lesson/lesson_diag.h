@@ -125,6 +125,8 @@
     X(DATA_FILE,         "%s '%s': %s") \
     X(FILE_SHAPE,        "%s '%s' has shape %s; %s needs shape %s") \
     X(DRAW_ORDER,        "draw_order: %s") \
+    X(CSV_HEADER,        "%s '%s': line 1 (%s) is read as a header, not as a row of " \
+                         "numbers, because every field in it is text") \
     X(TOO_MANY_ERRORS,   "too many problems; only the first %d are shown") \
     X(QUESTION_SAID,     "the answer to this question is already given: %s (line %d) says " \
                          "'%s'; tell it after the question, in its step's say") \
@@ -148,6 +150,8 @@ typedef enum {
     X(WRITE_AS,          "write it as '%s'") \
     X(QUOTE_WORD,        "quote it: \"%s\"") \
     X(QUOTE_TEXT,        "put the whole text in double quotes") \
+    X(QUOTE_BRACES,      "braces start a YAML mapping ({key: value}); to write text that " \
+                         "starts with '{', put the whole text in double quotes") \
     X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
     X(HIDDEN_BREAK,      "line %d ends in %s, which YAML reads as a line break though an " \
                          "editor may not show one: delete it (in double quotes, write %s)") \
@@ -168,6 +172,10 @@ typedef enum {
     X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers") \
     X(BIAS_LENGTH,       "%s is added to every row of %s, one number per column: %s") \
     X(INDEX_RANGE,       "an index of a %s of stage '%s' is from 0 to %d") \
+    X(CSV_ROW,           "if line 1 is meant as a row of numbers, correct it; a header is " \
+                         "not read as numbers") \
+    X(CSV_HEADER_READ,   "line 1 (%s) was read as a header, every field in it being text; " \
+                         "if it is a row of numbers, correct it") \
     X(ALLOW_PATHS,       "copy the file into the lesson's folder, or run attnstep with " \
                          "--allow-paths if you trust this lesson")
 
@@ -192,6 +200,15 @@ lesson_diagnostic *lesson_report(lesson_diagnostics *diagnostics, int line, int 
  * lesson stays usable. */
 lesson_diagnostic *lesson_report_warning(lesson_diagnostics *diagnostics, int line, int col,
                                          lesson_error error, ...);
+
+/* The same for a note: what the loader took a guess at (a CSV file's first line read as its
+ * header), printed as "note:"; never a failure, and kept in the lesson (lesson.notes). */
+lesson_diagnostic *lesson_report_note(lesson_diagnostics *diagnostics, int line, int col,
+                                      lesson_error error, ...);
+
+/* Adds a copy of each diagnostic of from (NULL is allowed) to `to`, in order of position:
+ * lesson_check passes a lesson's notes on with its warnings. */
+void lesson_diagnostics_add_copies(lesson_diagnostics *to, const lesson_diagnostics *from);
 
 /* Adds "; did you mean 'X'?" to the message of item (from lesson_report; NULL is ignored)
  * when X, one of words[0 … count-1], is near word. Returns whether it did. */
@@ -218,8 +235,8 @@ void lesson_explains(lesson_diagnostic *root, int line, int col, const char *key
 /* The diagnostics that are errors (the dropped ones counted as errors). */
 int lesson_error_count(const lesson_diagnostics *diagnostics);
 
-/* Drops the problems that another one explains (lesson_explains), then adds the closing "too
- * many problems" line if some were dropped. */
+/* Drops the problems that another one explains (lesson_explains), and the notes when there is
+ * an error, then adds the closing "too many problems" line if some were dropped. */
 void lesson_report_finish(lesson_diagnostics *diagnostics);
 
 #endif

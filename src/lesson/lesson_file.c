@@ -607,6 +607,20 @@ static bool record_has_number(csv_reader r) {
     }
 }
 
+/* The line at p (up to end) into out, for the note of a header: cut before a character that
+ * does not fit, with "…" after it. */
+static void copy_line(const char *p, const char *end, char *out, size_t size) {
+    static const char cut[] = "\xe2\x80\xa6";
+    size_t length = 0;
+    while (p + length < end && p[length] != '\n' && p[length] != '\r') length++;
+    bool cutting = length >= size;
+    if (cutting) {
+        length = size - sizeof cut;
+        while (length > 0 && ((unsigned char)p[length] & 0xc0) == 0x80) length--;
+    }
+    snprintf(out, size, "%.*s%s", (int)length, p, cutting ? cut : "");
+}
+
 static lesson_file_status parse_csv(const unsigned char *data, size_t size,
                                     lesson_file_matrix *out, char *error, size_t error_size) {
     csv_reader r = { (const char *)data, (const char *)data + size, 1 };
@@ -616,6 +630,8 @@ static lesson_file_status parse_csv(const unsigned char *data, size_t size,
     /* The first record may be a header (every field text); one with a number in it is a row. */
     int width = -1, rows = 0, width_line = 0;
     bool first = true, header_allowed = !record_has_number(r);
+    char header[sizeof out->header] = "";   /* all text: read as the header, and noted */
+    if (header_allowed) copy_line(r.p, r.end, header, sizeof header);
     while (r.p < r.end) {
         if (*r.p == '\n' || *r.p == '\r') {
             free(list.values);
@@ -649,6 +665,7 @@ static lesson_file_status parse_csv(const unsigned char *data, size_t size,
         return FAIL(LESSON_FILE_INVALID, "holds no rows of numbers");
     }
     *out = (lesson_file_matrix){ .ndim = 2, .rows = rows, .cols = width, .values = list.values };
+    memcpy(out->header, header, sizeof header);
     return LESSON_FILE_OK;
 }
 

@@ -17,6 +17,8 @@ typedef struct {
     int ndim;          /* 1 or 2, as the file states it (a CSV file is always 2) */
     int rows, cols;    /* a 1-D file of n values is one row of n */
     double *values;    /* rows × cols, row-major, each finite */
+    char header[96];   /* a CSV file's first line when, every field text, it was read as a
+                          header (cut at a character, "…" after; raw: escape it), else "" */
 } lesson_file_matrix;
 
 typedef enum {

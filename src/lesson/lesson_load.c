@@ -139,9 +139,12 @@ static lesson_status finish(lesson_status status, const char *path, lesson *out,
                             lesson_diagnostics *d) {
     if (status == LESSON_INVALID && out_of_memory(d)) status = LESSON_NO_MEMORY;
     lesson_report_finish(d);
-    if (status == LESSON_OK && d->count == 0) {
+    if (status == LESSON_OK && lesson_error_count(d) == 0) {
         out->path = strdup(path ? path : "");
-        free(d->path);
+        if (d->count > 0 && (out->notes = malloc(sizeof *out->notes)) != NULL)
+            *out->notes = *d;   /* the notes go with the lesson; the caller's list is empty */
+        else
+            lesson_diagnostics_free(d);
         *d = (lesson_diagnostics){ 0 };
         return LESSON_OK;
     }
@@ -337,5 +340,7 @@ void lesson_free(lesson *l) {
     free(l->mask_cells);
     for (int i = 0; i < l->n_data_files; i++) free(l->data_files[i]);
     free(l->data_files);
+    if (l->notes) lesson_diagnostics_free(l->notes);
+    free(l->notes);
     *l = (lesson){ 0 };
 }

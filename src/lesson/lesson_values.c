@@ -26,11 +26,25 @@ const char *checker_shown(const checker *c, int node, char *buffer) {
 }
 
 /* Whether node is a non-null scalar; otherwise reports that `what` must be `expected`. */
+/* Whether node is a mapping written in braces ({cat}): libyaml places a block mapping at its
+ * first key, a flow mapping at its '{', before the first key. */
+static bool in_braces(const checker *c, int node) {
+    const lesson_node *map = checker_node(c, node);
+    if (map->kind != LESSON_NODE_MAP) return false;
+    if (map->count == 0) return true;
+    const lesson_node *key = checker_node(c, node + 1);
+    return key->line != map->line || key->col != map->col;
+}
+
 bool checker_expect_scalar(checker *c, int node, const char *what, const char *expected) {
     if (!checker_usable(c, node)) return false;
     if (checker_node(c, node)->kind == LESSON_NODE_SCALAR && !lesson_node_is_null(c->t, node))
         return true;
-    REPORT(c, node, WRONG_TYPE, what, expected, lesson_node_describe(c->t, node));
+    lesson_diagnostic *item = REPORT(c, node, WRONG_TYPE, what, expected,
+                                     lesson_node_describe(c->t, node));
+    /* text written {cat} is a valid mapping to YAML: say why, in the author's words */
+    if (strcmp(expected, "text") == 0 && in_braces(c, node))
+        lesson_hint(item, LESSON_HINT_QUOTE_BRACES);
     return false;
 }
 
@@ -569,11 +583,24 @@ static bool read_file_form(checker *c, int map, const char *what, int rows, int 
         else
             snprintf(want, sizeof want, "(%d, %d)", rows >= 0 ? rows : m.rows,
                      cols >= 0 ? cols : m.cols);
-        char need[160];
+        char need[160], header_shown[LESSON_ESCAPED_MAX];
         snprintf(need, sizeof need, "%s %s", want, needs);
-        REPORT(c, name_node, FILE_SHAPE, what, name_shown, has, what, need);
+        lesson_diagnostic *item = REPORT(c, name_node, FILE_SHAPE, what, name_shown, has, what,
+                                         need);
+        /* the header guess is the likely cause when the file is that one row short */
+        if (m.header[0] && rows == m.rows + 1 && (cols < 0 || m.cols == cols))
+            lesson_hint(item, LESSON_HINT_CSV_HEADER_READ,
+                        lesson_escape(m.header, strlen(m.header), header_shown));
         free(m.values);
         return false;
+    }
+    if (m.header[0]) {   /* a guess the author should see: a mistyped row would be dropped */
+        char header_shown[LESSON_ESCAPED_MAX];
+        lesson_escape(m.header, strlen(m.header), header_shown);
+        lesson_diagnostic *note = lesson_report_note(c->d, checker_node(c, name_node)->line,
+            checker_node(c, name_node)->col, LESSON_ERROR_CSV_HEADER, what, name_shown,
+            header_shown);
+        lesson_hint(note, LESSON_HINT_CSV_ROW);
     }
     spec->values = m.values;
     spec->rows = m.rows;

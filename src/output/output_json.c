@@ -4,9 +4,11 @@
 #include "text.h"
 
 /* A JSON string that reads back to the same text: quotes and backslashes escaped, and every
- * character of the one control set (text_is_control: C0, DEL, C1, bidi controls) written as
- * \uXXXX. The loader lets only UTF-8 through; a byte that is not (none should reach here) is
- * written as U+FFFD, so the document stays valid JSON. */
+ * character of the one control set (text_is_control: C0, DEL, C1, bidi controls, zero-width
+ * and format characters) and every tag character written as a \u escape, a surrogate pair
+ * above U+FFFF (text_json_escape). Other characters, emoji and CJK Extension B among them, are
+ * written as their UTF-8. The loader lets only UTF-8 through; a byte that is not (none should
+ * reach here) is written as U+FFFD, so the document stays valid JSON. */
 static void put_string(output *o, const char *utf8)
 {
     output_putc(o, '"');
@@ -17,8 +19,11 @@ static void put_string(output *o, const char *utf8)
             output_puts(o, "\\ufffd");
         else if (c == '"' || c == '\\')
             output_printf(o, "\\%c", (char)c);
-        else if (text_is_control(c))
-            output_printf(o, "\\u%04x", c);
+        else if (text_is_control(c) || text_is_tag(c)) {
+            char piece[16];
+            text_json_escape(c, piece, sizeof piece);
+            output_puts(o, piece);
+        }
         else
             output_printf(o, "%.*s", bytes, utf8);
         utf8 += bytes ? bytes : 1;

@@ -70,6 +70,15 @@ bool text_is_tag(unsigned c)
     return c >= 0xe0000 && c <= 0xe007f;
 }
 
+int text_json_escape(unsigned c, char *piece, size_t size)
+{
+    if (c < 0x10000)
+        return snprintf(piece, size, "\\u%04x", c);
+    unsigned offset = c - 0x10000;   /* 20 bits: the high ten, then the low ten */
+    return snprintf(piece, size, "\\u%04x\\u%04x", 0xd800 + (offset >> 10),
+                    0xdc00 + (offset & 0x3ffu));
+}
+
 /* An emoji, or the variation selector that asks for one: a zero-width joiner between two of
  * them makes one picture (👩‍💻), the only place it is shown as it is. */
 static bool is_emoji(unsigned c)
@@ -77,11 +86,10 @@ static bool is_emoji(unsigned c)
     return (c >= 0x1f000 && c <= 0x1faff) || (c >= 0x2600 && c <= 0x27bf) || c == 0xfe0f;
 }
 
-/* Whether the joiner at utf8 (3 bytes) joins two emoji, prev being the character before. */
-static bool joins_emoji(const char *utf8, unsigned prev)
+bool text_joins_emoji(unsigned prev, const char *after)
 {
     unsigned next;
-    return is_emoji(prev) && text_decode(utf8 + 3, &next) > 0 && is_emoji(next);
+    return is_emoji(prev) && text_decode(after, &next) > 0 && is_emoji(next);
 }
 
 /* The escaped form of the character at utf8 into piece (at least 16 bytes): itself, or \xNN
@@ -98,7 +106,7 @@ static int escape_piece(const char *utf8, unsigned prev, bool keep_newlines, cha
         return snprintf(piece, 16, "\\x%02x", (unsigned char)*utf8);
     }
     bool hidden = (text_is_control(*c) || text_is_tag(*c)) && !(keep_newlines && *c == '\n')
-                  && !(*c == 0x200d && joins_emoji(utf8, prev));
+                  && !(*c == 0x200d && text_joins_emoji(prev, utf8 + 3));
     if (hidden)
         return snprintf(piece, 16, *c < 0x80 ? "\\x%02x" : "\\u%04x", *c);
     return snprintf(piece, 16, "%.*s", length, utf8);

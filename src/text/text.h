@@ -25,9 +25,20 @@ int text_char_width(unsigned codepoint);
 bool text_is_control(unsigned codepoint);
 
 /* The tag characters U+E0000-E007F, invisible too: text_escape writes them as \ue0041, like
- * the controls. Apart from text_is_control because --json writes a control as one \uXXXX,
- * which cannot hold them (they would need a surrogate pair there). */
+ * the controls; --json as their surrogate pair (text_json_escape). Apart from text_is_control
+ * because they lie above U+FFFF, where one \uXXXX cannot hold a character. */
 bool text_is_tag(unsigned codepoint);
+
+/* The JSON escape of one code point into piece (size at least 13): \u00XX for a character of
+ * the Basic Multilingual Plane, and for one above U+FFFF its UTF-16 surrogate pair
+ * (\udb40\udc41 for U+E0041), the only way JSON's \u escapes can write it (RFC 8259, 7).
+ * Returns the length written (as snprintf). */
+int text_json_escape(unsigned codepoint, char *piece, size_t size);
+
+/* Whether a zero-width joiner (U+200D) between prev and the character at after (UTF-8) joins
+ * two emoji into one picture (👩‍💻: U+1F469 U+200D U+1F4BB), the one place a joiner is shown as
+ * it is: text_escape keeps it there, and so does the UI. */
+bool text_joins_emoji(unsigned prev, const char *after);
 
 /* Copies utf8 into buffer with control characters (text_is_control), tag characters and
  * invalid bytes written as escapes such as \x1b, \u202e or \u200b, so that untrusted lesson

@@ -224,5 +224,8 @@ ui_screen *ui_class_screen_new(ui_screen *inner, const ui_class_options *o,
     cs->follower = o->follow != NULL;
     cs->shown_seq = -1;
     if (o->lead) cs->v->class_context = UI_IN_LEAD;   /* the leader's keys and words (Esc reveals) */
+    /* the class's words (the leader's code, the follower's state) take the status line at once:
+       the lesson's opening remark (its warnings' count, for --check) would hold it until a key */
+    cs->v->message[0] = '\0';
     return &cs->base;
 }

@@ -10,18 +10,51 @@
 #include "ui_lesson.h"
 #include "ui_progress.h"
 
-/* "path:line:col: error: message" (as --check writes it), escaped for the screen. */
+/* "path:line:col: error: message (hint: …)": the first error whole (a warning before it is not
+ * why the lesson failed), as --check's first line writes it with its hint after it, escaped for
+ * the screen (which wraps it). */
 static void first_diagnostic(const lesson_diagnostics *d, const char *path, char *error,
                              size_t size)
 {
-    char raw[1024];
-    const char *message = d->count > 0 ? d->items[0].message : "cannot be read";
-    if (d->count > 0 && d->items[0].line > 0)
-        snprintf(raw, sizeof raw, "%s:%d:%d: error: %s", path, d->items[0].line,
-                 d->items[0].col, message);
-    else
-        snprintf(raw, sizeof raw, "%s: error: %s", path, message);
+    char raw[2048];
+    int first = 0;
+    while (first + 1 < d->count && d->items[first].severity != LESSON_SEVERITY_ERROR) first++;
+    if (d->count == 0) {
+        snprintf(raw, sizeof raw, "%s: error: cannot be read", path);
+    } else {
+        const lesson_diagnostic *item = &d->items[first];
+        lesson_diagnostic_headline(d, item, raw, sizeof raw);
+        size_t used = strlen(raw);
+        if (item->hint) snprintf(raw + used, sizeof raw - used, " (hint: %s)", item->hint);
+    }
     text_escape(raw, error, size);
+}
+
+/* The check's warnings and notes into o->notices, each "warning: " and its paragraph
+ * (lesson_diagnostic_paragraph) on a line; nothing when there are none or memory ran out. */
+static void keep_notices(ui_opened *o, const lesson_diagnostics *d)
+{
+    size_t size = 1;
+    for (int i = 0; i < d->count; i++)
+        size += 6 * (strlen(d->items[i].message) + (d->items[i].hint ? strlen(d->items[i].hint)
+                                                                      : 0) + 64);
+    if (d->count == 0 || !(o->notices = malloc(size))) return;
+    o->notices[0] = '\0';   /* memory may run out before the first is written */
+    size_t used = 0;
+    for (int i = 0; i < d->count; i++) {
+        bool warning = d->items[i].severity == LESSON_SEVERITY_WARNING;
+        o->warnings += warning;
+        o->notes += !warning;
+        size_t length = strlen(d->items[i].message) + (d->items[i].hint ? strlen(d->items[i].hint)
+                                                                         : 0) + 64;
+        char *raw = malloc(length);
+        if (!raw) break;
+        lesson_diagnostic_paragraph(d, &d->items[i], raw, length);
+        used += (size_t)snprintf(o->notices + used, size - used, "%s%s: ", used ? "\n" : "",
+                                 warning ? "warning" : "note");
+        used += (size_t)text_escape(raw, o->notices + used, size - used);
+        free(raw);
+    }
 }
 
 exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
@@ -59,11 +92,14 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
         free(o);
         return ts == TRACE_ERROR_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
     }
-    /* answers, claims and live numbers against the numbers, as --check does (lesson.h) */
-    bool checked = lesson_check(&o->l, &o->t, false, &d) == LESSON_OK;
+    /* answers, claims and live numbers against the numbers, with the warnings and notes, as
+     * --check does (lesson.h) */
+    bool checked = lesson_check(&o->l, &o->t, true, &d) == LESSON_OK;
     if (!checked) {
         if (report) lesson_diagnostics_print(&d, stderr);
         first_diagnostic(&d, path, error, size);
+    } else {
+        keep_notices(o, &d);
     }
     lesson_diagnostics_free(&d);
     if (!checked) {
@@ -84,6 +120,7 @@ void ui_lesson_close(ui_opened *o)
     trace_free(&o->t);
     lesson_free(&o->l);
     free(o->data_seen);
+    free(o->notices);
     free(o);
 }
 

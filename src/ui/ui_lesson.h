@@ -34,14 +34,20 @@ typedef struct {
      * them reloads the lesson as a change to its own file does. NULL when it has none (or
      * when memory ran out: then they are not followed). */
     ui_file_stamp *data_seen;
+    /* What the lesson's check said without failing (lesson_check with warnings: the warnings
+     * and the load's notes), each "warning: line 40: message (hint: …)" on a line of its own,
+     * escaped; NULL when it said nothing. How many of each, for a one-line summary. */
+    char *notices;
+    int warnings, notes;
 } ui_opened;
 
 /* Loads path with load's options (NULL: the defaults) and traces it (with compute's threads
  * and kernels) into a new ui_opened (or, with text, parses text as if it were path's
  * contents). Returns EXIT_STATUS_OK, or EXIT_STATUS_DATA (a bad lesson), EXIT_STATUS_NO_INPUT
- * (unreadable) or EXIT_STATUS_SOFTWARE (no memory) with the first problem, escaped, as
- * "path:line:col: error: message" in error; with report, every diagnostic also goes to
- * standard error. */
+ * (unreadable) or EXIT_STATUS_SOFTWARE (no memory) with the first problem, escaped, whole
+ * (its did-you-mean and hint kept: "path:line:col: error: message (hint: …)") in error; with
+ * report, every diagnostic also goes to standard error. The lesson is checked as --check
+ * checks it, so its warnings and notes are in notices. */
 exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
                            const trace_options *compute, const lesson_options *load,
                            ui_opened **out, bool report, char *error, size_t size);

@@ -30,6 +30,7 @@ typedef struct {
     stage_list list;
     ui_file_stamp seen;          /* the lesson's file when last looked at */
     ui_display d;                /* how the lesson is shown (the display keys) */
+    bool show_notices;           /* a reload's warnings and notes above the narration, until a key */
 } lesson_screen;
 
 static lesson_screen *lesson_of(ui_screen *s)
@@ -268,12 +269,8 @@ static void draw_narration(const ui_view *v, ui_display *d, const regions *r, co
                         v->off_script ? " off the script " :
                         ui_view_here(v) && ui_view_here(v)->say ? " narration " :
                         " about this stage ";
-    char cut[sizeof v->reload_error], reload[sizeof cut + 4];
-    if (v->reload_error[0]) {   /* the lesson's file did not reload: say why, until it does */
-        ui_cut_text(v->reload_error, COLS - 6, st, cut, sizeof cut);
-        snprintf(reload, sizeof reload, " %s ", cut);
-        label = reload;
-    }
+    if (v->reload_error[0])   /* why is the pane's first paragraph (with_notices) */
+        label = " the save did not load: the last good version is shown ";
     int used = 2 + ui_put(sep, 2, COLS - 4, label, st, A_BOLD, v->reload_error[0] ? accent : 0);
     char right[sizeof v->message + 4] = "";
     if (v->message[0])   /* a remark about the last key, until the next one */
@@ -281,13 +278,29 @@ static void draw_narration(const ui_view *v, ui_display *d, const regions *r, co
     else if (most > 0)
         ui_display_scroll_note(d, r->narration_h, needed, most, st, right, sizeof right);
     else if (note[0])   /* progress is not being saved: said until a save works */
-        snprintf(right, sizeof right, " %s ", note);
+        snprintf(right, sizeof right, " %.*s ", (int)sizeof v->message - 1, note);
     int w = ui_width(right, st), room = COLS - used - 2;
     if (w > 0 && room > 2)
         ui_put(sep, w < room ? COLS - 1 - w : used + 1, room, right, st, A_BOLD,
                v->message[0] || (note[0] && most == 0) ? accent : 0);
     ui_put_wrapped_from(r->narration_y, 1, COLS - 2, r->narration_h, d->narration_top, text, st,
                         A_NORMAL);
+}
+
+/* What the author must read before the narration, put at its top: a failed reload's first
+ * error whole (wrapped with the narration: its did-you-mean and hint are never cut at the
+ * screen's width) until a save loads, and after a reload the check's warnings and notes until a
+ * key. At opening a one-line count says they exist (constructor): a warning can quote an
+ * answer, which a class must not see on the projector before its question. */
+static void with_notices(const lesson_screen *ls, char *text, size_t size)
+{
+    const char *error = ls->v.reload_error, *notices = ls->show_notices ? ls->o->notices : NULL;
+    if (!error[0] && !notices) return;
+    static char narration[TEXT_MAX];
+    snprintf(narration, sizeof narration, "%s", text);
+    text[0] = '\0';   /* longer than the pane holds: the narration's end is what goes */
+    ui_text_append(text, size, "%s%s%s\n\n%s", error, error[0] && notices ? "\n" : "",
+                   notices ? notices : "", narration);
 }
 
 static void draw(ui_screen *s, const ui_style *run_style)
@@ -306,6 +319,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     if (ls->d.present) explanation_text(v, st, true, full, sizeof full);
     number_format f = ui_number_format(NUMBER_SHORT, 0, st);
     ui_narration_text(v, &f, st->utf8 ? "\xe2\x96\xb8" : ">", "_", narration, sizeof narration);
+    with_notices(ls, narration, sizeof narration);
     regions r = split_screen(v, &ls->d, explanation, ls->d.present ? full : NULL, narration, st);
     if (r.full_explanation) memcpy(explanation, full, sizeof explanation);
     ui_keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);
@@ -361,6 +375,7 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     ui_view *v = &lesson_of(s)->v;
     int arg = 0;
+    lesson_of(s)->show_notices = false;   /* read: the next key puts them away */
     /* A question waiting for its answer has keys of its own (its context in the table). */
     ui_action action = ui_key_action(k, ui_view_context(v), &arg);
     if (action == UI_ACT_NONE) { explain_unbound(v, k, st); return UI_STAY; }
@@ -412,7 +427,9 @@ static ui_outcome click(ui_screen *s, int x, int y)
 static bool follow(ui_screen *s, const ui_event *ev)
 {
     lesson_screen *ls = lesson_of(s);
+    const ui_opened *was = ls->o;
     bool changed = ui_lesson_follow(&ls->o, &ls->v, &ls->seen, ev->file[0] ? ev->file : NULL);
+    if (ls->o != was) ls->show_notices = ls->o->notices != NULL;   /* the author just saved */
     return changed || ev->kind == UI_EV_RELOAD;
 }
 
@@ -452,6 +469,17 @@ static const ui_screen_ops lesson_ops = {
     .context = context, .key_kind = key_kind, .scroll_mark = scroll_mark, .close = close_screen,
 };
 
+/* "1 warning, 2 notes: see --check", for the status line (short: it shares the rule). */
+static void notice_count(const ui_opened *o, char *out, size_t size)
+{
+    char warnings[32] = "", notes[32] = "";
+    if (o->warnings) snprintf(warnings, sizeof warnings, "%d warning%s", o->warnings,
+                              o->warnings == 1 ? "" : "s");
+    if (o->notes) snprintf(notes, sizeof notes, "%d note%s", o->notes, o->notes == 1 ? "" : "s");
+    snprintf(out, size, "%s%s%s: see --check", warnings, o->warnings && o->notes ? ", " : "",
+             notes);
+}
+
 ui_screen *ui_lesson_screen_new(ui_opened *o)
 {
     lesson_screen *ls = calloc(1, sizeof *ls);
@@ -463,6 +491,8 @@ ui_screen *ui_lesson_screen_new(ui_opened *o)
     ls->base.ops = &lesson_ops;
     ls->o = o;
     ls->seen = ui_file_stamp_of(o->l.path);
+    if (o->warnings || o->notes)   /* the count only: a warning may quote an answer */
+        notice_count(o, ls->v.message, sizeof ls->v.message);
     return &ls->base;
 }
 

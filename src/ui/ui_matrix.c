@@ -476,7 +476,8 @@ static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, b
     put_whole(y, x + used, width - used, text, st);
 }
 
-/* "rows 3–14 of 40, cols 1–6 of 40" when the matrix does not fit, so scrolling is visible. */
+/* "rows 2–13 of 40, cols 0–5 of 40" when the matrix does not fit, so scrolling is visible:
+ * 0-based, as the column labels, cells (weights[2,0]) and positions (dog@6) are. */
 static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int right, int vis_rows,
                             int vis_cols)
 {
@@ -484,13 +485,14 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
     const char *dash = st->utf8 ? "\xe2\x80\x93" : "-";
     if (vis_rows < ui_view_rows(v)) {
         int top = v->top - ui_view_first_row(v);
-        snprintf(part, sizeof part, "rows %d%s%d of %d", top + 1, dash, top + vis_rows, ui_view_rows(v));
+        snprintf(part, sizeof part, "rows %d%s%d of %d", top, dash, top + vis_rows - 1,
+                 ui_view_rows(v));
         strcat(text, part);
     }
     if (vis_cols < ui_view_cols(v)) {
         int left = v->left - ui_view_first_col(v);
-        snprintf(part, sizeof part, "%scols %d%s%d of %d", text[0] ? ", " : "", left + 1, dash,
-                 left + vis_cols, ui_view_cols(v));
+        snprintf(part, sizeof part, "%scols %d%s%d of %d", text[0] ? ", " : "", left, dash,
+                 left + vis_cols - 1, ui_view_cols(v));
         strcat(text, part);
     }
     int w = ui_width(text, st);

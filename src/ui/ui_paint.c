@@ -12,6 +12,31 @@
 
 #define TEXT_MAX 4096
 
+/* Writes n wide characters at y, x in the current attributes, each spacing character with the
+ * zero-width ones after it in one cell (setcchar): mvaddnwstr would give a mark or joiner after
+ * a wide character to the wide character's second column, where it is lost, and 👩‍💻 would show
+ * as two pictures. */
+static void add_clusters(int y, int x, const wchar_t *w, size_t n)
+{
+    attr_t attrs;
+    short pair;
+    attr_get(&attrs, &pair, NULL);
+    move(y, x);
+    for (size_t i = 0; i < n;) {
+        wchar_t cluster[CCHARW_MAX + 1];
+        size_t k = 0, start = i;
+        cluster[k++] = w[i++];
+        while (i < n && w[i] != L'\n' && ui_text_width(w + i, 1) == 0) {
+            if (k < CCHARW_MAX) cluster[k++] = w[i];
+            i++;   /* marks past the cell's room are left out, never drawn on their own */
+        }
+        cluster[k] = L'\0';
+        cchar_t cell;
+        if (setcchar(&cell, cluster, attrs & ~A_COLOR, pair, NULL) == OK) add_wch(&cell);
+        else addnwstr(w + start, (int)(i - start));
+    }
+}
+
 int ui_colors_init(ui_color choice)
 {
     if (choice == UI_COLOR_NEVER) return 0;   /* main turns NO_COLOR into never */
@@ -50,7 +75,7 @@ int ui_field(int y, int x, int width, const char *text, const ui_style *st, unsi
     for (size_t i = 0; i < fit; i++) line[len++] = w[i];
     for (int i = pad + used; i < width; i++) line[len++] = L' ';
     attr_set((attr_t)attr, (short)pair, NULL);
-    mvaddnwstr(y, x, line, (int)len);
+    add_clusters(y, x, line, len);
     attr_set(A_NORMAL, 0, NULL);
     return used;
 }
@@ -63,7 +88,7 @@ int ui_put(int y, int x, int width, const char *text, const ui_style *st, unsign
     int used;
     size_t fit = ui_text_fit(w, n, width, &used);
     attr_set((attr_t)attr, (short)pair, NULL);
-    mvaddnwstr(y, x, w, (int)fit);
+    add_clusters(y, x, w, fit);
     attr_set(A_NORMAL, 0, NULL);
     return used;
 }
@@ -138,7 +163,7 @@ void ui_put_wrapped(int y, int x, int width, int height, const char *text, const
         int reserve = cut ? (int)wcslen(more) : 0;
         size_t fit = ui_text_fit(w + lines[i].start, lines[i].length, width - reserve, NULL);
         attr_set((attr_t)attr, 0, NULL);
-        mvaddnwstr(y + i, x, w + lines[i].start, (int)fit);
+        add_clusters(y + i, x, w + lines[i].start, fit);
         if (cut) addnwstr(more, reserve);
         attr_set(A_NORMAL, 0, NULL);
     }
@@ -156,7 +181,7 @@ int ui_put_wrapped_from(int y, int x, int width, int height, int first, const ch
         const ui_span *line = &lines[first + i];
         size_t fit = ui_text_fit(w + line->start, line->length, width, NULL);
         attr_set((attr_t)attr, 0, NULL);
-        mvaddnwstr(y + i, x, w + line->start, (int)fit);
+        add_clusters(y + i, x, w + line->start, fit);
         attr_set(A_NORMAL, 0, NULL);
     }
     return needed;
@@ -279,7 +304,8 @@ void ui_draw_too_small(const ui_style *st)
     for (int i = 0; i < count && i < 16 && i < LINES; i++) {
         int width = ui_text_width(w + lines[i].start, lines[i].length);
         attr_set(A_BOLD, 0, NULL);
-        mvaddnwstr(y0 > 0 ? y0 + i : i, (COLS - width) / 2, w + lines[i].start, (int)lines[i].length);
+        add_clusters(y0 > 0 ? y0 + i : i, (COLS - width) / 2, w + lines[i].start,
+                     lines[i].length);
         attr_set(A_NORMAL, 0, NULL);
     }
 }

@@ -333,17 +333,21 @@ static ui_outcome open_beside(picker_screen *p)
     return (ui_outcome){screen ? 1 : 0, screen};
 }
 
-/* Opens the selected lesson over the picker; when it does not open, the status line says why. */
+/* Opens the selected lesson over the picker; when it does not open (a check its summary does
+ * not run: a false claim), the whole first error goes under its title, wrapped as a lesson that
+ * does not load says why, and the status line points there. */
 static ui_outcome open_selected(picker_screen *p)
 {
     ui_opened *o = NULL;
-    char error[sizeof p->message];
+    char error[2048];
     if (p->count == 0) return UI_STAY;
     if (p->beside) return open_beside(p);
-    if (ui_lesson_open(p->items[p->selected].path, NULL, 0, &p->compute, &p->load, &o, false, error,
-                       sizeof error) !=
-        EXIT_STATUS_OK) {
-        snprintf(p->message, sizeof p->message, "%s", error);
+    lesson_entry *e = &p->items[p->selected];
+    if (ui_lesson_open(e->path, NULL, 0, &p->compute, &p->load, &o, false, error, sizeof error)
+        != EXIT_STATUS_OK) {
+        if (!e->error) e->error = copy(error);   /* else its summary's paragraph says it */
+        snprintf(p->message, sizeof p->message, "%s", e->error ? "it does not open: why is "
+                 "under its title" : error);
         return UI_STAY;
     }
     ui_screen *screen = ui_lesson_screen_new(o);

@@ -44,12 +44,17 @@ size_t ui_text_widen(const char *s, bool utf8, wchar_t *out, size_t capacity)
     size_t n = 0;
     if (capacity == 0) return 0;
     const unsigned char *p = (const unsigned char *)s;
+    unsigned prev = 0;
     while (*p && n + 1 < capacity) {
         unsigned cp;
         p += utf8_next(p, &cp);
         /* Controls would reach the terminal as commands, or reorder what is shown (text.h's
-         * one set): C0 controls and DEL show as a space, the others as U+FFFD. */
-        if (cp != '\n' && text_is_control(cp)) cp = cp < 0x20 || cp == 0x7F ? ' ' : 0xFFFD;
+         * one set): C0 controls and DEL show as a space, the others as U+FFFD; a joiner
+         * between two emoji makes one picture (👩‍💻) and is kept, as text_escape keeps it. */
+        bool joins = cp == 0x200D && text_joins_emoji(prev, (const char *)p);
+        prev = cp;
+        if (cp != '\n' && text_is_control(cp) && !joins)
+            cp = cp < 0x20 || cp == 0x7F ? ' ' : 0xFFFD;
         if (utf8 || cp < 0x80) { out[n++] = (wchar_t)cp; continue; }
         /* Without UTF-8, marks that take no column of their own (the accent of "e\u0301") are
          * left out, so "café" written either way is "caf?" or "cafe", never wider. */

@@ -68,7 +68,8 @@ typedef struct {
                                    labels of 1024 tokens are too many to measure on every key */
     int pick;                   /* an open choice question: the highlighted choice, -1 none */
     char typed[24];             /* an open numeric question: what has been typed */
-    char reload_error[512];     /* why the lesson's file did not reload (escaped), or "" */
+    char reload_error[1024];    /* why the lesson's file did not reload (escaped, whole: its
+                                   did-you-mean and hint), or "" */
 } ui_view;
 
 /* Builds the view on lesson_walk(l, t) (l NULL: the pipeline walk, no narration), and
