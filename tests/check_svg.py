@@ -217,7 +217,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # 5. Bad arguments: each refused with its message.
     for args, code, message in [
-            (["--svg", "nosuch", "lessons/cat_sat.yaml"], 64, b"--svg: no such stage: nosuch"),
+            (["--svg", "nosuch", "lessons/cat_sat.yaml"], 64, b"--svg: unknown stage 'nosuch' (stages: input Q K V"),
+            (["--svg", "weigths", "lessons/cat_sat.yaml"], 64, b"--svg: unknown stage 'weigths'; did you mean 'weights'?"),
             (["--svg", "biased", "lessons/cat_sat.yaml"], 64, b"--svg: stage 'biased' exists only with"),
             (["--svg", "99", "lessons/decode.yaml"], 64, b"--svg: step 99 does not exist: this lesson has steps 1 to 5"),
             (["--svg", "0", "lessons/decode.yaml"], 64, b"--svg: step 0 does not exist"),
