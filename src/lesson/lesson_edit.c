@@ -338,3 +338,39 @@ lesson_edit_status lesson_edits_apply(lesson *l, const char *const *texts, int c
     }
     return LESSON_EDIT_OK;
 }
+
+bool lesson_edit_shape(const lesson *l, read_kind kind, int id, int *rows, int *cols)
+{
+    int i = matrix_index(kind, id);
+    if (i < 0)
+        return false;
+    matrix m = matrix_at(l, i);
+    *rows = m.rows;
+    *cols = m.cols;
+    return m.values != NULL;
+}
+
+lesson_status lesson_edit_refresh(lesson *l, const lesson_options *options, const trace *t,
+                                  lesson_diagnostics *diagnostics)
+{
+    /* the narration as written is gone (lesson_check wrote its live numbers into it): read it
+     * again from the text, and swap it in */
+    lesson fresh;
+    lesson_diagnostics ignored;
+    *diagnostics = (lesson_diagnostics){0};
+    if (lesson_load_buffer_with(l->path, l->text, l->text_size, options, &fresh, &ignored)
+        != LESSON_OK) {
+        lesson_diagnostics_free(&ignored);
+        return LESSON_NO_MEMORY;
+    }
+    lesson_step *steps = l->steps;
+    int n_steps = l->n_steps;
+    char *about = l->about;
+    lesson_written about_written = l->about_written;
+    l->steps = fresh.steps, l->n_steps = fresh.n_steps;
+    l->about = fresh.about, l->about_written = fresh.about_written;
+    fresh.steps = steps, fresh.n_steps = n_steps;
+    fresh.about = about, fresh.about_written = about_written;
+    lesson_free(&fresh);
+    return lesson_check(l, t, false, diagnostics);
+}

@@ -60,6 +60,16 @@ double lesson_edit_apply(lesson *l, const lesson_edit *e);
  * escaped). Returns the length it wanted, as snprintf. */
 int lesson_edit_name(const lesson *l, const lesson_edit *e, char *buffer, size_t size);
 
+/* The shape of the matrix kind and id name in l (a bias: one row); false when l has none. */
+bool lesson_edit_shape(const lesson *l, read_kind kind, int id, int *rows, int *cols);
+
+/* After edits (the trace t computed from l's edited numbers): writes l's narration again from
+ * its text as loaded (its live numbers, `answer: auto`) and checks its answers and claims
+ * against t, as lesson_check does; diagnostics holds what the edits made false (free it).
+ * options as l was loaded with; LESSON_NO_MEMORY when the text could not be read again. */
+lesson_status lesson_edit_refresh(lesson *l, const lesson_options *options, const trace *t,
+                                  lesson_diagnostics *diagnostics);
+
 /* Parses and applies each of count texts in order (--set, repeated); stops at the first bad
  * one with error as lesson_edit_parse's, naming the text. */
 lesson_edit_status lesson_edits_apply(lesson *l, const char *const *texts, int count,

@@ -69,6 +69,8 @@ typedef struct {
     int pick;                   /* an open choice question: the highlighted choice, -1 none */
     char typed[24];             /* an open numeric question: what has been typed */
     char reload_error[512];     /* why the lesson's file did not reload (escaped), or "" */
+    const struct ui_edit *edits;  /* what if? (ui_edit.h): the edits made here, whose changed
+                                   cells the matrix marks; NULL without any */
 } ui_view;
 
 /* Builds the view on lesson_walk(l, t) (l NULL: the pipeline walk, no narration), and
