@@ -103,4 +103,39 @@ check "--set in the UI: a bad edit exits 64" expect_status 64 \
     ./attnstep --keys "$tmp/quit.keys" --set 'W_Q[9,0]=1' lessons/cat_sat.yaml 2>/dev/null
 check "--compare A --set: the lesson against its edited self" prints -q '1 of 32 cells differ' -- \
     ./attnstep --keys "$tmp/quit.keys" --compare --set 'embeddings[birds,0]=2' lessons/no_scale.yaml
+# w keeps the experiment: a new file beside the lesson, whose numbers are the edited lesson's
+mkdir -p "$tmp/kept"
+cp lessons/*.yaml lessons/*.npy "$tmp/kept/"
+cp tests/gradients/by_token.yaml "$tmp/kept/random_weights.yaml"   # weights of 17 digits
+printf '=\n3\nenter\n]\n]\n=\nright\n5\nenter\n]\n]\n]\n]\n]\n]\n]\n=\n7\nenter\nw\nw\n' >"$tmp/write.keys"
+kept_as_set() {  # kept_as_set LESSON: w's file gives what --set of its edits gives, twice
+    local lesson=$tmp/kept/$1.yaml written=$tmp/kept/$1-whatif.yaml edits=()
+    ./attnstep --keys "$tmp/write.keys" --at 'input[0,0]' "$lesson" >/dev/null 2>&1
+    [ -f "$written" ] || { echo "w wrote no $written"; return 1; }
+    cmp -s "$written" "$tmp/kept/$1-whatif-2.yaml" || { echo "w twice: two files expected"; return 1; }
+    while read -r _ _ edit _; do edits+=(--set "${edit//\'/}"); done \
+        < <(grep "^#   --set '" "$written")
+    [ ${#edits[@]} -ge 4 ] || { echo "$written names fewer than two edits"; return 1; }
+    # the edits may make the lesson's claims false, which --set says and goes on from (the file
+    # alone is refused, as it must be): each edit set again on the written file, a number it
+    # already holds, so the others' numbers are the file's own
+    for again in "${edits[1]}" "${edits[3]}"; do
+        cmp -s <(./attnstep --json --set "$again" "$written" 2>/dev/null) \
+               <(./attnstep --json "${edits[@]}" "$lesson" 2>/dev/null) \
+            || { echo "$written (with --set $again) differs from ${edits[*]}"; return 1; }
+    done
+    ./attnstep --json "$written" >/dev/null 2>&1
+    [ $? -eq 0 ] || ./attnstep --check "$written" 2>&1 | grep -q "is false\|is not" \
+        || { echo "$written is refused for something but its claims"; return 1; }
+}
+for lesson in bank_river cat_sat biases cross gqa rope four_heads causal random_weights; do
+    check "w on $lesson: a new file whose numbers are --set's" kept_as_set "$lesson"
+done
+kept_numpy() {
+    ./attnstep --keys "$tmp/write.keys" --at 'input[0,0]' "$tmp/kept/numpy_seed42.yaml" \
+        | grep -q "not written: this lesson draws numbers with numpy" \
+        || { echo "numpy's draws: no refusal"; return 1; }
+    [ ! -e "$tmp/kept/numpy_seed42-whatif.yaml" ] || { echo "a file was written"; return 1; }
+}
+check "w refuses a lesson drawn with numpy (the rewrite would change the draws)" kept_numpy
 exit "$failures"

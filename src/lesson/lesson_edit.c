@@ -374,3 +374,252 @@ lesson_status lesson_edit_refresh(lesson *l, const lesson_options *options, cons
     lesson_free(&fresh);
     return lesson_check(l, t, false, diagnostics);
 }
+
+void lesson_edit_shortest(double x, char *out, size_t size)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(out, size, "%.*g", digits, x);
+        if (strtod(out, NULL) == x) return;
+    }
+}
+
+/* ---- writing an edited lesson ---- */
+
+/* A growing text. */
+typedef struct {
+    char *text;
+    size_t used, capacity;
+    bool failed;
+} text_out;
+
+static void put(text_out *o, const char *text, size_t length)
+{
+    if (o->failed) return;
+    if (o->used + length + 1 > o->capacity) {
+        size_t capacity = 2 * (o->used + length + 1);
+        char *more = realloc(o->text, capacity);
+        if (!more) { o->failed = true; return; }
+        o->text = more;
+        o->capacity = capacity;
+    }
+    memcpy(o->text + o->used, text, length);
+    o->used += length;
+    o->text[o->used] = '\0';
+}
+
+static void puts_out(text_out *o, const char *text) { put(o, text, strlen(text)); }
+
+/* A row of numbers as a flow list, "[0.5, 1, -2]". */
+static void put_row(text_out *o, const double *values, int count)
+{
+    puts_out(o, "[");
+    for (int i = 0; i < count; i++) {
+        char number[32];
+        lesson_edit_shortest(values[i], number, sizeof number);
+        if (i) puts_out(o, ", ");
+        puts_out(o, number);
+    }
+    puts_out(o, "]");
+}
+
+/* A token as a YAML double-quoted key: every byte but '"' and '\' as it is (tokens hold no
+ * control characters: the loader refuses them). */
+static void put_token(text_out *o, const char *token)
+{
+    puts_out(o, "\"");
+    for (const char *c = token; *c; c++) {
+        if (*c == '"' || *c == '\\') puts_out(o, "\\");
+        put(o, c, 1);
+    }
+    puts_out(o, "\"");
+}
+
+/* A token's row, "TOKEN: [..]", unless an earlier row of the same token wrote it already. */
+static void put_token_row(text_out *o, const char *pad, const char *const *tokens, int r,
+                          const char *const *before, int n_before, const double *row, int cols)
+{
+    for (int i = 0; i < n_before; i++)
+        if (strcmp(before[i], tokens[r]) == 0) return;
+    for (int i = 0; i < r; i++)
+        if (strcmp(tokens[i], tokens[r]) == 0) return;
+    puts_out(o, pad);
+    put_token(o, tokens[r]);
+    puts_out(o, ": ");
+    put_row(o, row, cols);
+}
+
+/* The value of matrix m inline, after "KEY:", its lines indented by indent + 2: a bias as one
+ * flow list, a matrix one row a line, the embeddings one vector per distinct token (of tokens,
+ * then of source: the one mapping serves both). */
+static void put_matrix(text_out *o, const lesson *l, const matrix *m, int indent)
+{
+    char pad[64];
+    snprintf(pad, sizeof pad, "\n%*s", indent + 2, "");
+    if (m->rows == 1 && !has_tokens(m)) {
+        puts_out(o, " ");
+        put_row(o, m->values, m->cols);
+        puts_out(o, "\n");
+        return;
+    }
+    const char *const *tokens = (const char *const *)l->tokens;
+    bool embeddings = m->kind == READ_DATA && m->id != DATA_TARGET;
+    for (int r = 0; r < m->rows; r++) {
+        const double *row = m->values + (size_t)r * (size_t)m->cols;
+        if (m->by_token) {
+            put_token_row(o, pad, tokens, r, NULL, 0, embeddings ? l->embeddings
+                          + (size_t)r * (size_t)m->cols : row, m->cols);
+            continue;
+        }
+        puts_out(o, pad);
+        puts_out(o, "- ");
+        put_row(o, row, m->cols);
+    }
+    for (int r = 0; embeddings && l->source && r < l->n_source; r++)
+        put_token_row(o, pad, (const char *const *)l->source, r, tokens, l->n_tokens,
+                      l->source_embeddings + (size_t)r * (size_t)m->cols, m->cols);
+    puts_out(o, "\n");
+}
+
+static int indentation(const char *line)
+{
+    return (int)strspn(line, " ");
+}
+
+static bool blank_or_comment(const char *line)
+{
+    const char *c = line + strspn(line, " \t");
+    return *c == '\n' || *c == '\0' || *c == '#';
+}
+
+/* Where the block of key `name` (the first thing on its line, at indent within [from, to)) is:
+ * [*start, *end) from its line to the last line of its value (comments and blank lines before
+ * the next key stay the next key's). False when no line starts with "name:". */
+static bool find_key(const char *from, const char *to, const char *name, int indent,
+                     const char **start, const char **end)
+{
+    size_t length = strlen(name);
+    for (const char *line = from; line && line < to; ) {
+        const char *next = strchr(line, '\n');
+        next = next ? next + 1 : line + strlen(line);
+        if (indentation(line) == indent && strncmp(line + indent, name, length) == 0
+            && line[indent + length] == ':') {
+            *start = line;
+            *end = next;
+            for (const char *after = next; after < to && *after; ) {
+                const char *following = strchr(after, '\n');
+                following = following ? following + 1 : after + strlen(after);
+                if (!blank_or_comment(after)) {
+                    if (indentation(after) <= indent) break;
+                    *end = following;
+                }
+                after = following;
+            }
+            return true;
+        }
+        line = next;
+    }
+    return false;
+}
+
+/* Whether the lesson draws with numpy's generator: rewriting one of its matrices inline would
+ * change the draws of the others. */
+static bool draws_numpy(const lesson *l)
+{
+    for (const char *at = strstr(l->text, "numpy"); at; at = strstr(at + 1, "numpy")) {
+        const char *line = at;
+        while (line > l->text && line[-1] != '\n') line--;
+        const char *hash = memchr(line, '#', (size_t)(at - line));
+        if (!hash) return true;
+    }
+    return false;
+}
+
+char *lesson_edit_write(const lesson *l, const lesson_edit *edits, const double *was, int count,
+                        char *error, size_t size)
+{
+    bool written[MATRICES] = { false };
+    if (draws_numpy(l)) {
+        snprintf(error, size, "this lesson draws numbers with numpy: writing one of them out "
+                 "would change the others' draws");
+        return NULL;
+    }
+    text_out head = {0}, body = {0};
+    puts_out(&head, "# What if? This lesson with ");
+    char line[400];
+    const char *base = strrchr(l->path, '/');
+    snprintf(line, sizeof line, "%d edit%s (attnstep's = or --set), from %.200s:\n", count,
+             count == 1 ? "" : "s", base ? base + 1 : l->path);
+    for (char *c = line; c[0] && c[1]; c++)   /* a comment is one line, whatever the name */
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    puts_out(&head, line);
+    for (int i = 0; i < count; i++) {
+        char name[256], now[32], before[32];
+        lesson_edit_name(l, &edits[i], name, sizeof name);
+        lesson_edit_shortest(edits[i].value, now, sizeof now);
+        lesson_edit_shortest(was[i], before, sizeof before);
+        for (char *c = name; *c; c++)   /* a comment is one line */
+            if (*c == '\n' || *c == '\r') *c = ' ';
+        snprintf(line, sizeof line, "#   --set '%s=%s' (was %s)\n", name, now, before);
+        puts_out(&head, line);
+    }
+    puts_out(&body, l->text);
+    for (int i = 0; i < count; i++) {
+        int index = matrix_index(edits[i].kind, edits[i].id);
+        if (written[index]) continue;
+        written[index] = true;
+        matrix m = matrix_at(l, index);
+        if (m.kind == READ_DATA && m.id != DATA_TARGET && !m.by_token) {
+            snprintf(error, size, "its embeddings are written row by row ({file:}): write them "
+                     "out by hand");
+            free(head.text), free(body.text);
+            return NULL;
+        }
+        /* the key's block in the text as it now is, or the end of the file for a key left out
+         * (a weight's identity) */
+        bool target = m.kind == READ_DATA && m.id == DATA_TARGET;
+        const char *key = m.kind == READ_DATA && m.id == DATA_SOURCE_EMBEDDINGS ? "embeddings"
+                        : target ? "target" : m.name;
+        const char *from = body.text, *to = body.text + body.used, *start, *end;
+        int indent = 0;
+        if (target) {
+            const char *loss_end;
+            if (!find_key(from, to, "loss", 0, &start, &loss_end)) start = NULL;
+            const char *inside = start ? strchr(start, '\n') : NULL;
+            indent = inside ? indentation(inside + 1) : 0;
+            if (!inside || !find_key(inside + 1, loss_end, "target", indent, &start, &end)) {
+                snprintf(error, size, "its target is not written as 'loss:' then 'target:' on a "
+                         "line of its own");
+                free(head.text), free(body.text);
+                return NULL;
+            }
+        } else if (!find_key(from, to, key, 0, &start, &end)) {
+            start = end = to;   /* left out: a weight's identity, written at the end */
+        }
+        text_out rewritten = {0};
+        put(&rewritten, body.text, (size_t)(start - body.text));
+        if (start == to && body.used && body.text[body.used - 1] != '\n') puts_out(&rewritten, "\n");
+        snprintf(line, sizeof line, "%*s%s:", indent, "", key);
+        puts_out(&rewritten, line);
+        matrix shown = m.kind == READ_DATA && m.id == DATA_SOURCE_EMBEDDINGS
+                       ? matrix_at(l, matrix_index(READ_DATA, DATA_EMBEDDINGS)) : m;
+        put_matrix(&rewritten, l, &shown, indent);
+        puts_out(&rewritten, end);
+        free(body.text);
+        body = rewritten;
+        if (body.failed) break;
+        /* tokens and source share the embeddings' one mapping, written once */
+        if (m.kind == READ_DATA && m.id != DATA_TARGET) {
+            written[matrix_index(READ_DATA, DATA_EMBEDDINGS)] = true;
+            written[matrix_index(READ_DATA, DATA_SOURCE_EMBEDDINGS)] = true;
+        }
+    }
+    puts_out(&head, body.text ? body.text : "");
+    bool failed = head.failed || body.failed;
+    free(body.text);
+    if (failed) {
+        free(head.text);
+        snprintf(error, size, "out of memory");
+        return NULL;
+    }
+    return head.text;
+}

@@ -70,6 +70,19 @@ bool lesson_edit_shape(const lesson *l, read_kind kind, int id, int *rows, int *
 lesson_status lesson_edit_refresh(lesson *l, const lesson_options *options, const trace *t,
                                   lesson_diagnostics *diagnostics);
 
+/* The shortest decimal that reads back as x ("0.1", not 0.10000000000000001): how an edited
+ * number is shown for editing and written into a lesson. */
+void lesson_edit_shortest(double x, char *out, size_t size);
+
+/* The text of l's file with the matrices that edits (count of them, oldest first, as applied
+ * to l) changed written out inline with l's numbers now, under a comment naming the edits and
+ * the numbers they replaced (was[i]): loading it gives l's numbers bit for bit. NULL with
+ * error saying why for what it cannot write: a matrix whose key is not the first thing on its
+ * line, embeddings written row by row where a token repeats, a lesson with numpy's draws (whose
+ * order the rewrite would change). Free the result. */
+char *lesson_edit_write(const lesson *l, const lesson_edit *edits, const double *was, int count,
+                        char *error, size_t size);
+
 /* Parses and applies each of count texts in order (--set, repeated); stops at the first bad
  * one with error as lesson_edit_parse's, naming the text. */
 lesson_edit_status lesson_edits_apply(lesson *l, const char *const *texts, int count,

@@ -1,10 +1,12 @@
 /* What if? in the UI (ui_edit.h): the edit line, applying an edit to the open lesson and
  * recomputing from the first stage that reads it, undo, the numbers before the first edit and
  * the claims the edits made false. No curses. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "text.h"
 #include "ui_edit.h"
 
@@ -160,15 +162,6 @@ void ui_edit_undo(ui_edit *ed, ui_opened *o, ui_view *v, bool every)
 
 /* ---- the edit line ---- */
 
-/* The shortest decimal that reads back as x, so Enter on an untouched line changes nothing. */
-static void shortest(double x, char *out, size_t size)
-{
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(out, size, "%.*g", digits, x);
-        if (strtod(out, NULL) == x) return;
-    }
-}
-
 /* What lies behind a cell of stage: its embedding (input), the target (the loss and what
  * reads it), the parameter it is the gradient of, or the first parameter it reads. */
 static bool number_behind(const trace *t, stage_id stage, int row, int col, lesson_edit *e)
@@ -198,7 +191,8 @@ static bool number_behind(const trace *t, stage_id stage, int row, int col, less
 
 static void show_current(ui_edit *ed, const ui_opened *o)
 {
-    shortest(lesson_edit_value(&o->l, &ed->target), ed->typed, sizeof ed->typed);
+    /* the shortest decimal that reads back: Enter on an untouched line changes nothing */
+    lesson_edit_shortest(lesson_edit_value(&o->l, &ed->target), ed->typed, sizeof ed->typed);
 }
 
 bool ui_edit_begin(ui_edit *ed, const ui_opened *o, ui_view *v)
@@ -311,6 +305,68 @@ void ui_edit_untrue(const ui_edit *ed, const lesson_step *item, char *text, size
             snprintf(text + used, size - used, "this lesson says %s: now %s\n", claim,
                      why ? why + strlen(" is false: ") : "false");
         }
+}
+
+/* ---- keeping an experiment ---- */
+
+/* Writes text to a temporary beside path and links it as path; errno's value, EEXIST when
+ * path is taken (then nothing is left behind), 0 on success. */
+static int write_new(const char *path, const char *text)
+{
+    char temporary[4096 + 16];
+    if (snprintf(temporary, sizeof temporary, "%s.XXXXXX", path) >= (int)sizeof temporary)
+        return ENAMETOOLONG;
+    int fd = mkstemp(temporary);
+    if (fd < 0) return errno;
+    size_t length = strlen(text), done = 0;
+    int error = 0;
+    while (done < length && !error) {
+        ssize_t n = write(fd, text + done, length - done);
+        if (n < 0 && errno != EINTR) error = errno;
+        if (n > 0) done += (size_t)n;
+    }
+    if (!error && fsync(fd) != 0) error = errno;
+    if (close(fd) != 0 && !error) error = errno;
+    if (!error && link(temporary, path) != 0) error = errno;   /* never over a file */
+    unlink(temporary);
+    return error;
+}
+
+void ui_edit_write(const ui_edit *ed, const ui_opened *o, ui_view *v)
+{
+    if (ed->count == 0) {
+        snprintf(v->message, sizeof v->message, "nothing to write: no edit made (= makes one)");
+        return;
+    }
+    lesson_edit *edits = malloc((size_t)ed->count * sizeof *edits);
+    double *was = malloc((size_t)ed->count * sizeof *was);
+    char error[256] = "out of memory", *text = NULL;
+    for (int i = 0; edits && was && i < ed->count; i++)
+        edits[i] = ed->done[i].e, was[i] = ed->done[i].was;
+    if (edits && was) text = lesson_edit_write(&o->l, edits, was, ed->count, error, sizeof error);
+    free(edits);
+    free(was);
+    if (!text) {
+        snprintf(v->message, sizeof v->message, "not written: %s", error);
+        return;
+    }
+    const char *path = o->l.path;
+    size_t stem = strlen(path);
+    if (stem > 5 && strcmp(path + stem - 5, ".yaml") == 0) stem -= 5;
+    char name[4096];
+    int status = EEXIST;
+    for (int n = 1; n < 100 && status == EEXIST; n++) {
+        snprintf(name, sizeof name, n == 1 ? "%.*s-whatif.yaml" : "%.*s-whatif-%d.yaml",
+                 (int)stem, path, n);
+        status = write_new(name, text);
+    }
+    free(text);
+    const char *slash = strrchr(name, '/');
+    char raw[sizeof v->message];
+    if (status) snprintf(raw, sizeof raw, "not written: %.100s: %s", slash ? slash + 1 : name,
+                         strerror(status));
+    else snprintf(raw, sizeof raw, "wrote %.150s", slash ? slash + 1 : name);
+    text_escape(raw, v->message, sizeof v->message);   /* the name is the lesson's path */
 }
 
 void ui_edit_free(ui_edit *ed)

@@ -65,6 +65,11 @@ bool ui_edit_changed(const ui_edit *ed, const trace *t, stage_id stage, int head
  * line: "this lesson says weights[bank,river] ≈ 0.6488: now false (weights[bank,river] is …)". */
 void ui_edit_untrue(const ui_edit *ed, const lesson_step *item, char *text, size_t size);
 
+/* w: writes the lesson with the edits made (lesson_edit_write) to a new file beside it,
+ * NAME-whatif.yaml (NAME-whatif-2.yaml … when that exists: never over a file), atomically (a
+ * temporary beside it, then linked under its name); message says where, or why not. */
+void ui_edit_write(const ui_edit *ed, const ui_opened *o, ui_view *v);
+
 void ui_edit_free(ui_edit *ed);
 
 #endif

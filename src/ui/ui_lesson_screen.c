@@ -469,9 +469,11 @@ static bool edit_key(lesson_screen *ls, ui_action action, int arg)
         ui_edit_key(&ls->edit, ls->o, v, action, arg);
         return true;
     }
-    if (action != UI_ACT_EDIT && action != UI_ACT_UNDO && action != UI_ACT_UNDO_ALL)
+    if (action != UI_ACT_EDIT && action != UI_ACT_UNDO && action != UI_ACT_UNDO_ALL
+        && action != UI_ACT_WRITE)
         return false;
     if (action == UI_ACT_EDIT) ui_edit_begin(&ls->edit, ls->o, v);
+    else if (action == UI_ACT_WRITE) ui_edit_write(&ls->edit, ls->o, v);
     else if (ui_view_question_open(v))   /* the numbers it asks about would change */
         snprintf(v->message, sizeof v->message, "no undo while a question waits");
     else ui_edit_undo(&ls->edit, ls->o, v, action == UI_ACT_UNDO_ALL);
@@ -572,8 +574,7 @@ static const char *key_kind(const ui_screen *s, int k)
     const ui_view *v = &lesson_const(s)->v;
     ui_action action = ui_key_action(k, ui_view_context(v), NULL);
     if (action >= UI_ACT_MORE_DECIMALS && action <= UI_ACT_PRESENT) return "display";
-    if (lesson_const(s)->edit.open || action == UI_ACT_EDIT || action == UI_ACT_UNDO
-        || action == UI_ACT_UNDO_ALL)
+    if (lesson_const(s)->edit.open || (action >= UI_ACT_EDIT && action <= UI_ACT_WRITE))
         return "edit";
     return ui_view_key_kind(v, k);
 }
