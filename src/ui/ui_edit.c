@@ -307,6 +307,83 @@ void ui_edit_untrue(const ui_edit *ed, const lesson_step *item, char *text, size
         }
 }
 
+/* ---- the parameters as matrices ---- */
+
+/* Whether an edit made here changed cell (row, col) of the matrix kind, id. */
+static bool edited(const ui_edit *ed, read_kind kind, int id, int row, int col)
+{
+    for (int i = 0; i < ed->count; i++) {
+        const lesson_edit *e = &ed->done[i].e;
+        if (e->kind == kind && e->id == id && e->row == row && e->col == col) return true;
+    }
+    return false;
+}
+
+static void append(char **text, size_t *used, size_t *capacity, const char *more)
+{
+    size_t length = strlen(more);
+    if (!*text) return;
+    if (*used + length + 1 > *capacity) {
+        char *grown = realloc(*text, 2 * (*used + length + 1));
+        if (!grown) { free(*text); *text = NULL; return; }
+        *text = grown;
+        *capacity = 2 * (*used + length + 1);
+    }
+    memcpy(*text + *used, more, length + 1);
+    *used += length;
+}
+
+/* One matrix: its name and shape, then its rows (a parameter's by index, the target's by
+ * token), cut to UI_EDIT_SHOWN_ROWS × UI_EDIT_SHOWN_COLS. */
+static void put_parameter(const ui_edit *ed, const ui_opened *o, const number_format *f,
+                          bool utf8, lesson_edit at, const char *name, char **text,
+                          size_t *used, size_t *capacity)
+{
+    int rows, cols;
+    if (!lesson_edit_shape(&o->l, at.kind, at.id, &rows, &cols)) return;
+    char line[256];
+    snprintf(line, sizeof line, "%s  %d\xc3\x97%d\n", name, rows, cols);
+    append(text, used, capacity, line);
+    const char *more = utf8 ? "\xe2\x80\xa6" : "...";
+    for (at.row = 0; at.row < rows && at.row < UI_EDIT_SHOWN_ROWS; at.row++) {
+        char label[16];
+        snprintf(label, sizeof label, "%3d ", at.row);
+        append(text, used, capacity, at.kind == READ_DATA ? "    " : label);
+        for (at.col = 0; at.col < cols && at.col < UI_EDIT_SHOWN_COLS; at.col++) {
+            char number[NUMBER_MAX], cell[NUMBER_MAX + 8];
+            number_write(lesson_edit_value(&o->l, &at), f, number, sizeof number);
+            bool mark = edited(ed, at.kind, at.id, at.row, at.col);
+            snprintf(cell, sizeof cell, "%8s%s", number, mark ? (utf8 ? "\xe2\x80\xa2" : "~")
+                     : " ");
+            append(text, used, capacity, cell);
+        }
+        if (cols > UI_EDIT_SHOWN_COLS) { append(text, used, capacity, " "); append(text, used, capacity, more); }
+        append(text, used, capacity, "\n");
+    }
+    if (rows > UI_EDIT_SHOWN_ROWS) {
+        append(text, used, capacity, "    ");
+        append(text, used, capacity, more);
+        append(text, used, capacity, "\n");
+    }
+    append(text, used, capacity, "\n");
+}
+
+char *ui_edit_parameters(const ui_edit *ed, const ui_opened *o, const number_format *f,
+                         bool utf8)
+{
+    size_t used = 0, capacity = 1024;
+    char *text = malloc(capacity);
+    if (text) text[0] = '\0';
+    for (int p = 0; p < PARAM_COUNT; p++)   /* the parameter table's rows the lesson has */
+        put_parameter(ed, o, f, utf8, (lesson_edit){READ_PARAM, p, 0, 0, 0.0},
+                      param_get((param_id)p)->name, &text, &used, &capacity);
+    put_parameter(ed, o, f, utf8, (lesson_edit){READ_DATA, DATA_TARGET, 0, 0, 0.0},
+                  "target (rows: the tokens in order)", &text, &used, &capacity);
+    append(&text, &used, &capacity, utf8 ? "= edits one where a stage reads it; \xe2\x80\xa2 "
+           "marks a cell edited" : "= edits one where a stage reads it; ~ marks a cell edited");
+    return text;
+}
+
 /* ---- keeping an experiment ---- */
 
 /* Writes text to a temporary beside path and links it as path; errno's value, EEXIST when

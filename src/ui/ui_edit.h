@@ -65,6 +65,14 @@ bool ui_edit_changed(const ui_edit *ed, const trace *t, stage_id stage, int head
  * line: "this lesson says weights[bank,river] ≈ 0.6488: now false (weights[bank,river] is …)". */
 void ui_edit_untrue(const ui_edit *ed, const lesson_step *item, char *text, size_t size);
 
+/* M: the lesson's parameters (every row of the table it has) and, with a loss, its target, as
+ * matrices, each to 12 rows and 10 columns ("…" for the rest), a cell an edit changed marked
+ * with • (~ in ASCII). A new text (free it), or NULL when out of memory. */
+#define UI_EDIT_SHOWN_ROWS 12
+#define UI_EDIT_SHOWN_COLS 10
+char *ui_edit_parameters(const ui_edit *ed, const ui_opened *o, const number_format *f,
+                         bool utf8);
+
 /* w: writes the lesson with the edits made (lesson_edit_write) to a new file beside it,
  * NAME-whatif.yaml (NAME-whatif-2.yaml … when that exists: never over a file), atomically (a
  * temporary beside it, then linked under its name); message says where, or why not. */

@@ -87,6 +87,8 @@ static const ui_binding bindings[] = {
     {UI_ACT_WRITE, UI_IN_LESSON | UI_NOT_COMPARE, {'w'}, NULL,
      "keep the experiment: write the lesson with the edits to a new file beside it "
      "(NAME-whatif.yaml), never over one", 0},
+    {UI_ACT_PARAMETERS, UI_IN_LESSON | UI_NOT_COMPARE, {'M'}, NULL,
+     "the parameters (W_Q ... b_O) and the target as matrices, the cells edited marked", 0},
     {UI_ACT_TYPE, UI_IN_EDIT, {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', '-', 'e'},
      "type", "type the new value (the first character replaces the value shown): digits, a "
      "decimal point, a minus sign, e for an exponent", 13},

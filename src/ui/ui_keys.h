@@ -31,7 +31,7 @@ typedef enum {
     /* a leader (--lead): the results of the class's questions, the roster of its followers */
     UI_ACT_RESULTS, UI_ACT_ROSTER,
     /* what if? (ui_edit.h): change a number, undo the last change or every one */
-    UI_ACT_EDIT, UI_ACT_UNDO, UI_ACT_UNDO_ALL, UI_ACT_WRITE,
+    UI_ACT_EDIT, UI_ACT_UNDO, UI_ACT_UNDO_ALL, UI_ACT_WRITE, UI_ACT_PARAMETERS,
     UI_ACT_COUNT
 } ui_action;
 

@@ -511,6 +511,14 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
         ui_style mine = style_of(lesson_of(s), st);
         return open_overlay(v, ui_sum_screen_new(v, &mine));
     }
+    if (action == UI_ACT_PARAMETERS) {   /* what if?: the numbers = can change */
+        ui_style mine = style_of(lesson_of(s), st);
+        number_format f = ui_number_format(NUMBER_FIXED, 8, &mine);
+        char *text = ui_edit_parameters(&lesson_of(s)->edit, lesson_of(s)->o, &f, st->utf8);
+        ui_screen *box = text ? ui_text_screen_new(" parameters ", text) : NULL;
+        free(text);
+        return open_overlay(v, box);
+    }
     if (action == UI_ACT_COMPARE)
         return open_overlay(v, ui_picker_screen_beside(lesson_of(s)->o->l.path,
                                                        &lesson_of(s)->o->compute,
