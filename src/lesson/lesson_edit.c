@@ -350,14 +350,29 @@ bool lesson_edit_shape(const lesson *l, read_kind kind, int id, int *rows, int *
     return m.values != NULL;
 }
 
+/* Whether anything of l's narration depends on its numbers: live numbers, claims, answers. */
+static bool says_numbers(const lesson *l)
+{
+    if (l->about_written.count > 0)
+        return true;
+    for (int i = 0; i < l->n_steps; i++) {
+        const lesson_step *step = &l->steps[i];
+        if (step->say_written.count || step->ask_written.count || step->n_expect || step->ask)
+            return true;
+    }
+    return false;
+}
+
 lesson_status lesson_edit_refresh(lesson *l, const lesson_options *options, const trace *t,
                                   lesson_diagnostics *diagnostics)
 {
     /* the narration as written is gone (lesson_check wrote its live numbers into it): read it
      * again from the text, and swap it in */
+    *diagnostics = (lesson_diagnostics){0};
+    if (!says_numbers(l))   /* nothing to write again or to check: a large lesson stays fast */
+        return LESSON_OK;
     lesson fresh;
     lesson_diagnostics ignored;
-    *diagnostics = (lesson_diagnostics){0};
     if (lesson_load_buffer_with(l->path, l->text, l->text_size, options, &fresh, &ignored)
         != LESSON_OK) {
         lesson_diagnostics_free(&ignored);
