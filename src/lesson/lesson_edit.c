@@ -549,6 +549,30 @@ static bool draws_numpy(const lesson *l)
     return false;
 }
 
+/* The comment that heads a written experiment: where it comes from, each edit as its --set and
+ * the number it replaced, one line each whatever the names hold. */
+static void write_header(text_out *head, const lesson *l, const lesson_edit *edits,
+                         const double *was, int count)
+{
+    char line[400];
+    const char *base = strrchr(l->path, '/');
+    snprintf(line, sizeof line, "# What if? This lesson with %d edit%s (attnstep's = or --set), "
+             "from %.200s:\n", count, count == 1 ? "" : "s", base ? base + 1 : l->path);
+    for (char *c = line; c[0] && c[1]; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    puts_out(head, line);
+    for (int i = 0; i < count; i++) {
+        char name[256], now[32], before[32];
+        lesson_edit_name(l, &edits[i], name, sizeof name);
+        lesson_edit_shortest(edits[i].value, now, sizeof now);
+        lesson_edit_shortest(was[i], before, sizeof before);
+        for (char *c = name; *c; c++)
+            if (*c == '\n' || *c == '\r') *c = ' ';
+        snprintf(line, sizeof line, "#   --set '%s=%s' (was %s)\n", name, now, before);
+        puts_out(head, line);
+    }
+}
+
 char *lesson_edit_write(const lesson *l, const lesson_edit *edits, const double *was, int count,
                         char *error, size_t size)
 {
@@ -559,24 +583,8 @@ char *lesson_edit_write(const lesson *l, const lesson_edit *edits, const double 
         return NULL;
     }
     text_out head = {0}, body = {0};
-    puts_out(&head, "# What if? This lesson with ");
     char line[400];
-    const char *base = strrchr(l->path, '/');
-    snprintf(line, sizeof line, "%d edit%s (attnstep's = or --set), from %.200s:\n", count,
-             count == 1 ? "" : "s", base ? base + 1 : l->path);
-    for (char *c = line; c[0] && c[1]; c++)   /* a comment is one line, whatever the name */
-        if (*c == '\n' || *c == '\r') *c = ' ';
-    puts_out(&head, line);
-    for (int i = 0; i < count; i++) {
-        char name[256], now[32], before[32];
-        lesson_edit_name(l, &edits[i], name, sizeof name);
-        lesson_edit_shortest(edits[i].value, now, sizeof now);
-        lesson_edit_shortest(was[i], before, sizeof before);
-        for (char *c = name; *c; c++)   /* a comment is one line */
-            if (*c == '\n' || *c == '\r') *c = ' ';
-        snprintf(line, sizeof line, "#   --set '%s=%s' (was %s)\n", name, now, before);
-        puts_out(&head, line);
-    }
+    write_header(&head, l, edits, was, count);
     puts_out(&body, l->text);
     for (int i = 0; i < count; i++) {
         int index = matrix_index(edits[i].kind, edits[i].id);
