@@ -62,6 +62,18 @@ for keys in tests/screens/*.keys; do
 done
 rm -f /tmp/attnstep-screen-diff.$$
 echo "golden screens: $((count - failed)) of $count match"
+# The leader's boxes (tests/screens/class/) are drawn by a cmocka test, which compares them
+# itself in `make test`; here only rewritten, so that `make update-golden` rewrites them too.
+if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+    state=$(mktemp -d)
+    if make --no-print-directory -s build/tests/test_class_boxes \
+            && XDG_STATE_HOME="$state" build/tests/test_class_boxes >/dev/null 2>&1; then
+        echo "updated tests/screens/class/*.screen"
+    else
+        echo "FAIL test_class_boxes could not rewrite tests/screens/class/"; failed=$((failed + 1))
+    fi
+    rm -rf "$state"
+fi
 
 # The headless UI under valgrind memcheck: memory errors and definite or indirect leaks fail
 # (ncurses keeps some memory on purpose, still reachable at exit). These scripts cover the

@@ -50,5 +50,26 @@ globals=$(grep -nE '^(static[[:space:]]+)?[A-Za-z_][A-Za-z_0-9 ]*[[:space:]*]+[A
 [ -z "$globals" ] || fail "the core has writable file-scope variables:
 $globals"
 
+# The same on the compiled objects, which also sees what the pattern above cannot: a static
+# inside a function (a ring of buffers in explain.c was one). A writable variable lives in .bss,
+# .data, thread-local storage or a common block; tables of const pointers sit in .data.rel.ro
+# (nm's 'd' too, so the section is read, not the letter). Names the compiler makes (__…, .L…)
+# are not the source's variables.
+build=${BUILD:-build}
+objects=("$build"/core/*.o "$build"/core/*/*.o "$build"/net/net_message.o)
+if [ ${#objects[@]} -eq 0 ]; then
+    fail "no objects of the core in $build/core: build first (make)"
+else
+    writable=$(for object in "${objects[@]}"; do
+        nm --format=sysv --defined-only "$object" | awk -F'|' -v object="$object" '
+            { name = $1; section = $7; gsub(/ /, "", name); gsub(/ /, "", section) }
+            name !~ /^(__|\.)/ && (section ~ /^\.(bss|tbss|tdata)(\.|$)/ \
+                || section ~ /^\.data(\.|$)/ && section !~ /^\.data\.rel\.ro/ \
+                || section == "*COM*") { print object ": " name " in " section }'
+    done)
+    [ -z "$writable" ] || fail "the core or the classroom message format keeps writable state:
+$writable"
+fi
+
 [ $failed -eq 0 ] && echo "layers: every include and library where it belongs; the core is pure"
 exit $failed

@@ -74,6 +74,11 @@ for lesson in lessons/*.yaml; do
     worksheets=$((worksheets + 1))
 done
 [ "$worksheets" -ge 11 ] || fail "only $worksheets worksheets checked"
+# every lesson of the teaching order is among them (a lesson ORDER names that is not there
+# would go unchecked)
+while read -r ordered; do
+    [ -f "$scratch/${ordered%.yaml}.txt" ] || fail "lessons/ORDER names $ordered, whose worksheet was not checked"
+done < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' lessons/ORDER)
 # the plain handout, by contrast, answers in place: the same check sees that
 run 0 --markdown lessons/cat_sat.yaml
 pandoc -f markdown -t plain --wrap=none "$scratch/out" >"$scratch/handout.txt"

@@ -7,6 +7,8 @@ attention to animal"); on the open question's screen there must be
   - no number of the answer (the matrix shows dots, the legend no range),
   - no line naming a cell ("weights[it,animal] = ?"), and
   - no mention of the answer's label outside the matrix's labels, the title and the choices.
+A number question's bar must state its precision and what counts, and its answer, once shown,
+the true value and the tolerance.
 Usage: check_questions.py ATTNSTEP LESSON..."""
 import re
 import sys
@@ -69,6 +71,25 @@ def leaks(screen, answer, choices_from):
     return found
 
 
+PRECISION = re.compile(r"Your answer \((?:a whole number|(?:one|two|three|four|five|\d+) "
+                       r"decimals?)(?:, within ± \S+ counts)?\)|Your answer \(exactly\)")
+
+
+def unstated(opened, skipped):
+    """What a number question leaves unsaid (issue 24): its bar states the precision asked and
+    what counts ("Your answer (two decimals, within ± 0.01 counts)"), and the answer, once
+    shown, the true value and the tolerance ("Answer: … 0.6296 … (within ± 0.01 counts)")."""
+    if not any("Your answer (" in line for line in opened):
+        return []   # a choice question: its choices say what may be answered
+    found = []
+    if not any(PRECISION.search(line) for line in opened):
+        found.append("the number question's bar states no precision")
+    shown = [line for line in skipped if ANSWER.match(line)]
+    if not shown or not re.search(r"\d\.\d.*\((?:within ± \S+ counts|exact only)\)$", shown[0]):
+        found.append(f"the answer shown gives no true value and tolerance: {shown[:1]}")
+    return found
+
+
 def main():
     program, lessons = sys.argv[1], sys.argv[2:]
     failed = asked = 0
@@ -86,6 +107,7 @@ def main():
             rule = next(i for i, line in enumerate(opened) if re.match(r"^─+ question ─", line))
             for leak in leaks(opened, answer, rule + 1):
                 problems.append(f"step {k + 1} (answer: {answer}): {leak}")
+            problems += [f"step {k + 1}: {p}" for p in unstated(opened, skipped)]
         if count == 0:
             problems.append("no steps")
         failed += report(lesson, problems, f"{count} steps, no open question shows its answer")

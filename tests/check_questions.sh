@@ -5,7 +5,10 @@
 #    choices or worked sum, the question itself, or the lesson before it in lessons/ORDER), and
 #    no other warning.
 # 2. Each kind of leak, planted in a scratch lesson, is warned of with the line it is on, and
-#    --strict turns the warning into exit status 65.
+#    --strict turns the warning into exit status 65: in the about text, the title, a worked sum,
+#    an earlier question's choices or text, an earlier narration (the number at its precision,
+#    within its tolerance, as a percentage, as a live number; the choice in a sentence naming
+#    the focus row), the question itself, and the lesson before in ORDER (narration, title).
 # 3. In every shipped lesson (and the screen tests' question lesson), no open question's screen
 #    marks, names or shows its answer (tests/check_questions.py says what is looked for).
 set -u
@@ -119,6 +122,42 @@ steps:
 $numeric_question
 EOF
 planted percent "as a percentage in an earlier step" "the narration of step 1 (line 10) says '63%'"
+
+# 0.62 is not 0.6296 at two decimals, but it is within the question's ± 0.01: it tells
+lesson tolerance <<EOF
+$head_lines
+steps:
+  - stage: scores
+    say: >-
+      Keep an eye on cat: it will
+      keep about 0.62 for itself.
+$numeric_question
+EOF
+planted tolerance "within the tolerance in an earlier step's narration" \
+    "the narration of step 1 (line 10) says '0.62'"
+
+# a live number of the focus cell, written when the lesson is shown
+lesson live <<EOF
+$head_lines
+steps:
+  - stage: scores
+    say: "Cat will keep {weights[cat,cat]:2} for itself."
+$numeric_question
+EOF
+planted live "as a live number in an earlier step's narration" \
+    "the narration of step 1 (line 8) writes weights[cat,cat]"
+
+lesson earlier_question <<EOF
+$head_lines
+steps:
+  - stage: scores
+    focus: [cat, sat]
+    ask: Cat will keep 0.63 of its attention. What is its score against sat? (one decimal)
+    answer: auto
+    tolerance: 0.05
+$numeric_question
+EOF
+planted earlier_question "in an earlier step's question" "the question of step 1 (line 9) says '0.63'"
 
 lesson question <<EOF
 $head_lines

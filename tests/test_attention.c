@@ -235,6 +235,45 @@ static void test_positional_encoding_values(void **state)
     trace_free(&t);
 }
 
+/* A shortened sum names and counts only the terms it has: under the causal mask row g (the 7th
+ * of 8 tokens) of the softmax sums 7 visible keys, so 4 shown leave "3 more terms" and h, the
+ * hidden key, is neither shown nor counted; row h sums all 8 ("4 more terms"). A count taken
+ * over the whole row, hidden keys and all, would say 4 for g. */
+static void test_elided_terms_leave_out_hidden_keys(void **state)
+{
+    (void)state;
+    double embeddings[8 * 2], identity[4] = { 1, 0, 0, 1 };
+    for (int i = 0; i < 8; i++) {
+        embeddings[2 * i] = 0.1 * i;
+        embeddings[2 * i + 1] = 0.05 * (7 - i);
+    }
+    attention_input in = { .n_tokens = 8, .tokens = fixture_labels, .d_model = 2, .heads = 1,
+                           .embeddings = embeddings, .W_Q = identity, .W_K = identity,
+                           .W_V = identity, .W_O = identity, .mask = MASK_CAUSAL,
+                           .scale = true };
+    trace t;
+    fixture_compute(&in, &t);
+    static const struct { int row; const char *more; } rows[] = {
+        { 6, "+ 3 more terms (" }, { 7, "+ 4 more terms (" },
+    };
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        trace_cell cell = { STAGE_WEIGHTS, 1, rows[r].row, rows[r].row };
+        char text[1024];
+        trace_cell_explain(&t, &cell, 4, text, sizeof text);
+        const char *more = strstr(text, rows[r].more);
+        if (!more) {
+            print_error("weights[%s,%s]: no \"%s\" in: %s\n", fixture_labels[rows[r].row],
+                        fixture_labels[rows[r].row], rows[r].more, text);
+            fail();
+        }
+        if (rows[r].row == 6 && (strstr(text, "[h]") || strstr(more, "h)") || strstr(more, " h,"))) {
+            print_error("the hidden key h is in: %s\n", text);
+            fail();
+        }
+    }
+    trace_free(&t);
+}
+
 static void test_scale_false_leaves_scores_unscaled(void **state)
 {
     (void)state;
@@ -889,7 +928,7 @@ static void test_formulas_follow_the_configuration(void **state)
     assert_formula(&t, STAGE_K_ROTATED, "K_rotated = K with pair p turned by pos · base^(−2p/d_k)");
     assert_formula(&t, STAGE_SCORES, "scores = Q_rotated_h · K_rotated_gᵀ");
     assert_formula(&t, STAGE_BIASED, "biased = scaled − m_h·|i − j| (ALiBi)");
-    assert_formula(&t, STAGE_MASKED, "masked = biased, keys j ≤ i − 2 and j > i −∞ (sliding window)");
+    assert_formula(&t, STAGE_MASKED, "masked = biased, −∞ where j ≤ i − 2 or j > i (sliding window)");
     assert_formula(&t, STAGE_RUNNING_MAX,
                    "running_max: m_t = max(m_t−1, max of masked over tile t of 2 keys)");
     assert_formula(&t, STAGE_RUNNING_SUM,
@@ -910,6 +949,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cat_sat_matches_hand_worked_example),
+        cmocka_unit_test(test_elided_terms_leave_out_hidden_keys),
         cmocka_unit_test(test_multi_head_matches_direct_computation),
         cmocka_unit_test(test_concat_places_each_head_in_its_columns),
         cmocka_unit_test(test_causal_mask_hides_the_future),

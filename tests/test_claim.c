@@ -106,6 +106,36 @@ static void test_about_takes_its_tolerance_from_the_decimals(void **state) {
     assert_false(holds(t, "weights[cat,sat] ≈ weights[cat,cat] ± 0.01", 2));
 }
 
+/* Every comparison reads the same with its operands swapped: a number on the left of ≈ gives
+ * the tolerance from its decimals as on the right, and A < B is B > A (issue 32: claims were
+ * tested with the number on the right of ≈ only). weights[cat,sat] at head 2 is 0.39099. */
+static void test_claims_in_both_operand_orders(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    assert_true(holds(t, "0.4 ≈ weights[cat,sat]", 2));       /* ± 0.05 */
+    assert_true(holds(t, "391e-3 ≈ weights[cat,sat]", 2));    /* ± 0.0005 */
+    assert_false(holds(t, "392e-3 ≈ weights[cat,sat]", 2));
+    assert_true(holds(t, "0.392 ~ weights[cat,sat] ± 0.002", 2));   /* 0.39099 */
+    assert_false(holds(t, "0.392 ~ weights[cat,sat] ± 0.001", 2));
+    assert_true(holds(t, "weights[cat,cat] ≈ weights[cat,sat] ± 0.1", 2));
+    static const struct { const char *op, *mirror; } ops[] = {
+        { "<", ">" }, { "<=", ">=" }, { ">", "<" }, { ">=", "<=" }, { "=", "=" },
+    };
+    static const char *const numbers[] = { "0.3", "0.39", "0.5", "1" };
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (size_t n = 0; n < sizeof numbers / sizeof numbers[0]; n++) {
+            char left[96], right[96];
+            snprintf(left, sizeof left, "weights[cat,sat] %s %s", ops[o].op, numbers[n]);
+            snprintf(right, sizeof right, "%s %s weights[cat,sat]", numbers[n], ops[o].mirror);
+            if (holds(t, left, 2) != holds(t, right, 2)) {
+                print_error("'%s' and '%s' disagree\n", left, right);
+                fail();
+            }
+        }
+    /* and the swapped claims are not all true or all false: they depend on the number */
+    assert_true(holds(t, "0.3 < weights[cat,sat]", 2));
+    assert_false(holds(t, "0.5 < weights[cat,sat]", 2));
+}
+
 static void test_heads(void **state) {
     const trace *t = &((fixture *)*state)->t;
     assert_true(holds(t, "scores[cat,cat] = 1", 1));
@@ -401,6 +431,56 @@ static void test_check_explicit_choice_keys(void **state) {
     release(&f);
 }
 
+/* The counterpart for the smallest: a key of a question asking for the least (least, smallest,
+ * lowest, …) must be its row's smallest value. In head 1 cat's row is [0.42, 0.16, 0.42]: sat is
+ * the least; in head 2 [0.31, 0.38, 0.31]: cat (and mat, its twin). "at least half" is a bound,
+ * not the question; `answer: auto` is warned of against the smallest too. */
+static void test_check_keys_that_ask_for_the_least(void **state) {
+    (void)state;
+    fixture f;
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, cat]\n"
+                             "    ask: Which word will cat look at least?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: cat\n", false,
+                             "t.yaml:13:13: error: answer 'cat' is the column of the focus "
+                             "weights[cat,cat], but the question asks for the smallest and that "
+                             "row's smallest visible value is at 'sat'; put the focus and the "
+                             "answer there\n"
+                             "   13 |     answer: cat\n"
+                             "      |             ^\n", &f), LESSON_INVALID);
+    release(&f);
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, sat]\n"
+                             "    ask: Which word gets the smallest share of cat's attention?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: sat\n"
+                             "  - stage: weights\n"
+                             "    head: 2\n"
+                             "    focus: [cat, mat]\n"
+                             "    ask: Which word does cat score LOWEST in head 2?\n"
+                             "    choices: [sat, mat]\n"
+                             "    answer: mat\n"
+                             "  - stage: weights\n"
+                             "    focus: [cat, cat]\n"
+                             "    ask: Which word gets at least half of what mat gets?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: cat\n", false, "", &f), LESSON_OK);
+    release(&f);
+    assert_int_equal(checked("  - stage: weights\n"
+                             "    focus: [cat, cat]\n"
+                             "    ask: Which word will cat look at least?\n"
+                             "    choices: [cat, sat]\n"
+                             "    answer: auto\n", true,
+                             "t.yaml:13:13: warning: 'answer: auto' takes 'cat', the column of "
+                             "the focus weights[cat,cat], but the question asks for the smallest "
+                             "and that row's smallest visible value is at 'sat'; put the focus "
+                             "there\n"
+                             "   13 |     answer: auto\n"
+                             "      |             ^\n", &f), LESSON_OK);
+    release(&f);
+}
+
 static void test_check_refuses_wrong_answers(void **state) {
     (void)state;
     fixture f;
@@ -477,6 +557,7 @@ static void test_about_shown_without_check(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_claims_in_both_operand_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_comparisons, setup, teardown),
         cmocka_unit_test(test_repeated_tokens_by_position),
         cmocka_unit_test(test_repeated_token_refusal_lists_positions),
@@ -493,6 +574,7 @@ int main(void) {
         cmocka_unit_test(test_check_answer_auto_with_choices),
         cmocka_unit_test(test_check_refuses_wrong_answers),
         cmocka_unit_test(test_check_explicit_choice_keys),
+        cmocka_unit_test(test_check_keys_that_ask_for_the_least),
         cmocka_unit_test(test_check_warns_of_answered_questions),
         cmocka_unit_test(test_about_shown_without_check),
     };

@@ -191,10 +191,13 @@ static void test_wrong_code_and_hash_are_refused(void **state)
     (void)state;
     int port;
     net_leader *l = open_leader("127.0.0.1:0", &port);
-    student s[2];
+    student s[3];
     open_students(&s[0], 1, port, CODE ^ 1, HASH);
     open_students(&s[1], 1, port, CODE, HASH + 1);
-    wait_for(l, s, 2, NET_FOLLOWER_REFUSED, 0, 0);
+    /* both wrong at once: the code is checked first, so a stranger learns nothing of the
+       lesson, not even that it is another one (issue 32: the order was untested) */
+    open_students(&s[2], 1, port, CODE ^ 1, HASH + 1);
+    wait_for(l, s, 3, NET_FOLLOWER_REFUSED, 0, 0);
     net_reason reason;
     uint64_t leader_hash;
     net_follower_refusal(s[0].f, &reason, &leader_hash);
@@ -203,7 +206,10 @@ static void test_wrong_code_and_hash_are_refused(void **state)
     net_follower_refusal(s[1].f, &reason, &leader_hash);
     assert_int_equal(reason, NET_REFUSE_HASH);
     assert_true(leader_hash == HASH);
-    close_students(s, 2);
+    net_follower_refusal(s[2].f, &reason, &leader_hash);
+    assert_int_equal(reason, NET_REFUSE_CODE);
+    assert_true(leader_hash == 0);
+    close_students(s, 3);
     net_leader_close(l);
 }
 

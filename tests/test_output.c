@@ -284,7 +284,7 @@ static void test_writers_stop_after_the_first_failure(void **state)
     char *text = NULL;
     size_t size = 0;
     FILE *stream = open_memstream(&text, &size);
-    output o = { &f->l, &f->t, 4, stream, NULL, 0, EXIT_STATUS_OK };
+    output o = { &f->l, &f->t, 4, stream, NULL, 0, EXIT_STATUS_OK, NULL };
     output_puts(&o, "kept");
     output_fail(&o, EXIT_STATUS_SOFTWARE);
     output_fail(&o, EXIT_STATUS_IO);  /* the first failure is the one reported */

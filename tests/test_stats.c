@@ -33,6 +33,10 @@ static attention_input cross_shape = { .n_tokens = 2, .tokens = tokens, .n_sourc
 static attention_input cross_scaled_shape = { .n_tokens = 2, .tokens = tokens, .n_source = 3,
                                               .source = source_tokens, .d_model = 2, .heads = 1,
                                               .mask = MASK_NONE, .scale = true };
+/* the causal shape's softmax taken online, in tiles of 2 keys (2 tiles: keys 0–1 and 2) */
+static attention_input online_shape = { .n_tokens = 3, .tokens = tokens, .d_model = 4,
+                                        .heads = 2, .mask = MASK_CAUSAL, .scale = true,
+                                        .online_softmax = true, .tile = 2 };
 /* n = 3, d_model = 4, 2 heads, no mask, scaled */
 static attention_input unmasked_shape = { .n_tokens = 3, .tokens = tokens, .d_model = 4,
                                           .heads = 2, .mask = MASK_NONE, .scale = true };
@@ -149,6 +153,25 @@ static void test_counts_of_a_causal_lesson(void **state)
     assert_int_equal(scores->heads, 2);
     assert_int_equal(scores->rows, 3);
     assert_int_equal(scores->cols, 3);
+}
+
+/* The online softmax (FlashAttention's recurrence) on the causal shape, tiles of 2 keys, counted
+ * from the recurrence as a reader would do it by hand: per head, row and tile the running max
+ * is a comparison (no arithmetic) and the running sum is rescaled, l·exp(m_old − m_new): one
+ * subtraction, one exp and one multiplication, 2 heads × 3 rows × 2 tiles = 12 of each; per
+ * visible key (1 + 2 + 3 = 6 a head, 12 in all) the sum adds exp(s − m): one subtraction, one
+ * exp, one addition. The weights then take exp(s − m) of each visible cell again (12
+ * subtractions, 12 exp) and divide all 2·9 cells by the sum: no sums of their own. The running
+ * max and sum are stored per head, row and tile: 2·3·2 numbers each. */
+static void test_counts_of_the_online_softmax(void **state)
+{
+    stats_table table;
+    fixture *f = counted(state, &table);
+    expect(&table, STAGE_RUNNING_MAX, 0, 0, 0, 0, 2 * 3 * 2 * 8);
+    expect(&table, STAGE_RUNNING_SUM, 12, 2 * 12 + 12, 0, 12 + 12, 2 * 3 * 2 * 8);
+    expect(&table, STAGE_WEIGHTS, 0, 12, 18, 12, 144);
+    expect(&table, STAGE_SCORES, 36, 18, 0, 0, 144);   /* as in the ordinary softmax */
+    assert_int_equal(table.total.counts.bytes, trace_bytes_needed(&f->in));
 }
 
 /* Cross-attention: 2 queries over 3 source tokens, d_model = 2, one head, no mask, no scaling,
@@ -364,6 +387,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         traced_test(test_counts_of_a_causal_lesson, causal_shape),
         traced_test(test_counts_of_cross_attention, cross_shape),
+        traced_test(test_counts_of_the_online_softmax, online_shape),
         traced_test(test_rows_follow_the_walk, unmasked_shape),
         cmocka_unit_test(test_doubling_n_quadruples_the_attention_work),
         traced_test(test_times_are_measured, causal_shape),

@@ -47,7 +47,7 @@ static void test_spread_and_heights(void **unused)
     assert_int_equal(h.below + h.above, 0);
     char text[120];
     ui_tally_write(&h, true, text, sizeof text);
-    assert_string_equal(text, "0 ▕▂▃▄▆▇█▏ 5 · median 4");
+    assert_string_equal(text, "0.0 ▕▂▃▄▆▇█▏ 5.0 · median 4.0");   /* number.c's short form */
 }
 
 static void test_outliers_are_counted_apart(void **unused)
@@ -108,9 +108,9 @@ static void test_none_and_a_short_buffer(void **unused)
     double x[] = {1, 2, 3, 4};
     ui_tally_bin(x, 4, NAN, 0, &h);
     ui_tally_write(&h, true, text, sizeof text);   /* cut, never past the end */
-    assert_string_equal(text, "1 ▕█ ");   /* the next █ would need bytes 10 to 12 of 11 */
-    ui_tally_write(&h, true, text, 8);   /* room for 7 bytes: the first █ is left out whole */
-    assert_string_equal(text, "1 ▕");
+    assert_string_equal(text, "1.0 ▕█ ");   /* the next █ would need bytes 12 to 14 of 11 */
+    ui_tally_write(&h, true, text, 9);   /* room for 8 bytes: the first █ is left out whole */
+    assert_string_equal(text, "1.0 ▕");
 }
 
 /* Answers near ±DBL_MAX are finite, so they are binned without overflowing. */
@@ -124,6 +124,9 @@ static void test_extremes(void **unused)
     assert_int_equal(h.count[0], 1);
     assert_int_equal(h.count[UI_TALLY_BINS - 1], 1);
     assert_int_equal(h.below + h.above, 0);
+    char text[120];
+    ui_tally_write(&h, false, text, sizeof text);   /* in exponent form, never cut */
+    assert_string_equal(text, "-1.0e+308 ▕█    █▏ 1.0e+308");
 }
 
 /* Without UTF-8 the painter spells each bar in one ASCII column, so the line keeps its width. */
@@ -135,11 +138,11 @@ static void test_ascii_spelling(void **unused)
     char text[120];
     ui_tally_bin(x, 18, NAN, 0, &h);
     ui_tally_write(&h, true, text, sizeof text);
-    assert_string_equal(text, "0 ▕█ ▁▁ █▏ 5 · median 3");
+    assert_string_equal(text, "0.0 ▕█ ▁▁ █▏ 5.0 · median 3.0");
     wchar_t utf8[120], ascii[120];
     size_t n = ui_text_widen(text, true, utf8, 120);
     assert_int_equal(ui_text_widen(text, false, ascii, 120), n);
-    assert_true(wcscmp(ascii, L"0 |# __ #| 5 * median 3") == 0);
+    assert_true(wcscmp(ascii, L"0.0 |# __ #| 5.0 * median 3.0") == 0);
 }
 
 /* Issue 24: the tally judges as the UI does (ui_tally_within), against the true value: 0.62 is
@@ -183,6 +186,13 @@ static void test_results_that_stay(void **state)
     number.truth = NAN;   /* the lesson does not know the key */
     ui_tally_result_line(&number, line, sizeof line);
     assert_string_equal(line, "answered 5/6 · 0.63 ×3, 0.62 ×1, 0.7 ×1");
+    /* the numbers as given, by number.c: two that differ in their fifth decimal are told
+     * apart, a whole number is written as a number ("2.0") */
+    double typed[] = {0.62951, 0.62953, 2};
+    ui_tally_result given = {.step = 8, .joined = 3, .answered = 3, .numbers = typed,
+                             .n_numbers = 3, .truth = 0.6296, .tolerance = 0.005};
+    ui_tally_result_line(&given, line, sizeof line);
+    assert_string_equal(line, "right 2/3 · 0.62951 ×1, 0.62953 ×1, 2.0 ×1");
     number.truth = 0.6296;
     static const char *const texts[] = {"cat", "sat", "mat"};
     ui_tally_result choice = {.step = 4, .joined = 31, .answered = 30, .n_choices = 3,

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "fixtures.h"
+#include "heat.h"
 #include "ui.h"
 #include "ui_curses.h"
 #include "ui_edit.h"
@@ -1054,13 +1055,13 @@ static void test_selected_cell_keeps_its_heat_colour(void **state)
 static void test_heatmap_buckets_by_value(void **state)
 {
     (void)state;
-    assert_int_equal(ui_matrix_bucket(0.1193, 5), ui_matrix_bucket(0.1250, 5));
-    assert_int_equal(ui_matrix_bucket(0.1999, 5), 0);
-    assert_int_equal(ui_matrix_bucket(0.2, 5), 1);
-    assert_int_equal(ui_matrix_bucket(0.0, 5), 0);
-    assert_int_equal(ui_matrix_bucket(1.0, 5), 4);
-    assert_int_equal(ui_matrix_bucket(-0.5, 5), 0);
-    assert_int_equal(ui_matrix_bucket(0.5, 11), 5);   /* 0 on a diverging ramp: the middle */
+    assert_int_equal(heat_bucket(0.1193, 5), heat_bucket(0.1250, 5));
+    assert_int_equal(heat_bucket(0.1999, 5), 0);
+    assert_int_equal(heat_bucket(0.2, 5), 1);
+    assert_int_equal(heat_bucket(0.0, 5), 0);
+    assert_int_equal(heat_bucket(1.0, 5), 4);
+    assert_int_equal(heat_bucket(-0.5, 5), 0);
+    assert_int_equal(heat_bucket(0.5, 11), 5);   /* 0 on a diverging ramp: the middle */
 }
 
 /* With 8 colours the weights' legend gives the edge of every bucket between its swatches. */
@@ -1080,6 +1081,60 @@ static void test_eight_colour_legend_has_bucket_edges(void **state)
     wchar_t line[81];
     assert_true(mvinnwstr(1, 0, line, 80) > 0);
     assert_non_null(wcsstr(line, L"0.0    0.2    0.4    0.6    0.8    1.0"));
+    ui_view_free(&v);
+    trace_free(&t);
+    close_memory_screen(&m);
+}
+
+/* A ramp's step is the smallest 1, 2 or 5 × 10^k with which its buckets cover the span, so
+ * the legend reads "(11 steps of 1)" where it read "(11 steps of 0.7273)" (issue 25). */
+static void test_ramp_steps_are_round(void **state)
+{
+    (void)state;
+    assert_float_equal(heat_round_step(8.0, 11), 1.0, 1e-12);       /* four_heads' Q */
+    assert_float_equal(heat_round_step(1.0, 10), 0.1, 1e-12);       /* weights, exactly */
+    assert_float_equal(heat_round_step(1.0, 5), 0.2, 1e-12);
+    assert_float_equal(heat_round_step(2.2, 11), 0.2, 1e-12);       /* 0.2 covers 2.2 */
+    assert_float_equal(heat_round_step(2.21, 11), 0.5, 1e-12);
+    assert_float_equal(heat_round_step(30.0, 11), 5.0, 1e-12);
+    assert_float_equal(heat_round_step(56.0, 11), 10.0, 1e-12);     /* 5.09: the next decade */
+    assert_float_equal(heat_round_step(0.037, 5), 0.01, 1e-15);
+    assert_float_equal(heat_round_step(8672.0, 5), 2000.0, 1e-9);
+    assert_float_equal(heat_round_step(0.0, 11), 0.0, 0);           /* an all-zero matrix */
+    for (double span = 0.013; span < 1e4; span *= 1.37) {
+        double step = heat_round_step(span, 11), mantissa = step / pow(10, floor(log10(step) + 1e-9));
+        assert_true(step * 11 >= span * (1 - 1e-12));                       /* it covers */
+        assert_true(step * 11 < span * 5 / 2 * (1 + 1e-12) || step < span); /* and no more than
+                                                                             the next round one */
+        assert_true(fabs(mantissa - 1) < 1e-9 || fabs(mantissa - 2) < 1e-9 || fabs(mantissa - 5) < 1e-9);
+    }
+}
+
+/* With 256 colours a signed matrix's legend states a round step, and its cells are bucketed
+ * by it: cat_sat's Q has the step and ends the legend says. */
+static void test_signed_legend_has_a_round_step(void **state)
+{
+    (void)state;
+    memory_screen m;
+    ui_style st = open_memory_screen_as(&m, "xterm-256color", 80, 24);
+    assert_int_equal(st.colors, 256);
+    attention_input in = cat_sat_input();
+    trace t;
+    fixture_compute(&in, &t);
+    ui_view v;
+    assert_true(ui_view_init(&v, &t, NULL));
+    ui_view_open_stage(&v, STAGE_Q, 1);
+    v.heat_signed = true;   /* a signed matrix's heatmap, as `a` turns it on */
+    draw_pane(&v, &st);
+    wchar_t line[81];
+    assert_true(mvinnwstr(1, 0, line, 80) > 0);
+    const wchar_t *steps = wcsstr(line, L"(11 steps of ");
+    assert_non_null(steps);
+    double step = wcstod(steps + wcslen(L"(11 steps of "), NULL);
+    double mantissa = step / pow(10, floor(log10(step) + 1e-9));
+    assert_true(fabs(mantissa - 1) < 1e-9 || fabs(mantissa - 2) < 1e-9 || fabs(mantissa - 5) < 1e-9);
+    double absmax = fmax(fabs(ui_view_range(&v)->lo), fabs(ui_view_range(&v)->hi));
+    assert_true(step * 11 / 2 >= absmax);
     ui_view_free(&v);
     trace_free(&t);
     close_memory_screen(&m);
@@ -1912,6 +1967,43 @@ static void test_progress_answers_and_step_come_back(void **state)
     remove_tree(dir);
 }
 
+/* A skipped question comes back skipped, never open and never answered, and still unscored; the
+ * answered one beside it keeps its answer (issue 32: the round trip was tested for answered
+ * questions only). */
+static void test_progress_keeps_a_skipped_question(void **state)
+{
+    (void)state;
+    char dir[64], text[128];
+    temp_dir(dir, sizeof dir);
+    ui_opened *o;
+    ui_view v;
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    next_question(&v, UI_IN_CHOICE);
+    int skipped = v.step;
+    press(&v, 27);                                   /* Esc: skip the choice question */
+    assert_int_equal(v.state[skipped].question, UI_Q_REVEALED);
+    next_question(&v, UI_IN_NUMBER);
+    int answered = v.step;
+    press(&v, '0'), press(&v, '.'), press(&v, '6'), press(&v, '3'), press(&v, '\n');  /* right */
+    ui_progress_save(o, &v);
+    close_with_progress(o, &v);
+    ui_progress_describe(dir, "lessons/cat_sat.yaml", text, sizeof text);
+    assert_non_null(strstr(text, "1/1 right"));   /* a skipped question is not scored */
+
+    open_with_progress("lessons/cat_sat.yaml", dir, true, &o, &v);
+    assert_int_equal(v.state[skipped].question, UI_Q_REVEALED);
+    assert_int_equal(v.state[answered].question, UI_Q_ANSWERED);
+    assert_true(fabs(v.state[answered].given_number - 0.63) < 1e-12);
+    int right, asked, questions;
+    ui_view_score(&v, &right, &asked, &questions);
+    assert_int_equal(right, 1);
+    assert_int_equal(asked, 1);
+    /* back at the skipped step, its numbers are shown: no question waits there */
+    while (v.step > skipped) press(&v, 'p');
+    assert_int_not_equal(ui_view_context(&v), UI_IN_CHOICE);
+    close_with_progress(o, &v);
+}
+
 /* An edited lesson starts afresh (its key is its text); --reset of its path clears the progress
  * of the text before the edit too, and --reset without a lesson clears everything. */
 static void test_progress_edited_lesson_starts_afresh_and_resets(void **state)
@@ -2271,6 +2363,8 @@ int main(void)
         cmocka_unit_test(test_selected_cell_keeps_its_heat_colour),
         cmocka_unit_test(test_heatmap_buckets_by_value),
         cmocka_unit_test(test_eight_colour_legend_has_bucket_edges),
+        cmocka_unit_test(test_ramp_steps_are_round),
+        cmocka_unit_test(test_signed_legend_has_a_round_step),
         cmocka_unit_test(test_masked_cells_have_their_own_mark),
         cmocka_unit_test(test_heads_are_grouped_in_q),
         cmocka_unit_test(test_columns_fit_their_labels),
@@ -2289,6 +2383,7 @@ int main(void)
         cmocka_unit_test(test_picker_progress_marks_and_reset),
         cmocka_unit_test(test_progress_dir_follows_xdg),
         cmocka_unit_test(test_progress_answers_and_step_come_back),
+        cmocka_unit_test(test_progress_keeps_a_skipped_question),
         cmocka_unit_test(test_progress_edited_lesson_starts_afresh_and_resets),
         cmocka_unit_test(test_progress_corrupt_file_is_ignored),
         cmocka_unit_test(test_progress_unwritable_folder_is_said),

@@ -69,10 +69,15 @@ for q, (at, start) in enumerate(zip(asked, parts)):
 
 
 def roundings(value):
-    """value as a worksheet could write it: 1 to 4 decimals, and as a percentage with 0 to 2."""
-    written = [f"{value:.{d}f}" for d in range(1, 5)]
-    written += [f"{value * 100:.{d}f}%" for d in range(0, 3)]
-    return sorted(set(written))
+    """value as a worksheet could write it: 1 to 4 decimals, and as a percentage with 0 to 2.
+    The key gives 4 decimals, so the true value is anywhere within half a unit of them: the
+    roundings of both ends are taken too (0.6295 may be 0.62951, which is 0.630 at three)."""
+    written = []
+    for near in (value - 0.0000499, value, value + 0.0000499):
+        written += [f"{near:.{d}f}" for d in range(1, 5)]
+        written += [f"{near * 100:.{d}f}%" for d in range(0, 3)]
+    return sorted(set(written) - {f"{value - 0.0000499:.4f}", f"{value + 0.0000499:.4f}"}
+                  | {f"{value:.4f}"})
 
 
 # every answer, at every rounding, anywhere in the body: a numeric question's value, and a

@@ -14,14 +14,17 @@
 #include "exit_status.h"
 #include "help.h"
 #include "lesson.h"
+#include "heat.h"
 #include "lesson_edit.h"
 #include "output.h"
+#include "output_svg.h"
 #include "stats.h"
 #include "template.h"
 #include "text.h"
 #include "trace.h"
 #include "ui.h"
 #include "ui_progress.h"
+#include "ui_reader.h"
 
 #define ATTNSTEP_VERSION "0.1.0"
 
@@ -45,13 +48,17 @@ typedef struct {
 enum {
     USES_PLAIN = 1u << 0, USES_JSON = 1u << 1, USES_MARKDOWN = 1u << 2, USES_CSV = 1u << 3,
     USES_EXPLAIN = 1u << 4, USES_STATS = 1u << 5, USES_CHECK = 1u << 6, USES_COST = 1u << 7,
-    USES_UI = 1u << 8, USES_RESET = 1u << 9, USES_EVERY_MODE = (1u << 10) - 1,
+    USES_UI = 1u << 8, USES_RESET = 1u << 9, USES_SVG = 1u << 10,
+    USES_READER = 1u << 11, USES_EVERY_MODE = (1u << 12) - 1,
 };
 
 struct options {
     const mode *mode;      /* NULL until an option chooses one: the UI or the plain trace */
     const char *explain;   /* the cell of --explain */
     const char *csv_stage; /* the stage of --csv */
+    const char *svg_stage; /* the stage of --svg */
+    const char *svg_dir;   /* --svg-dir: the folder of every step's figure */
+    int ramp;              /* --ramp: the figures' palette (heat_palette) */
     int head;              /* --head, 0 when not given */
     bool full;             /* --full: every term of --explain's sums */
     bool strict;           /* --strict: --check fails on warnings too */
@@ -101,34 +108,127 @@ static int stats_status(int result)
     return written(ferror(stdout) ? EXIT_STATUS_IO : EXIT_STATUS_SOFTWARE);
 }
 
-/* --plain, --json, --markdown: the whole trace in the mode's format. */
+static int write_figures(const options *o, const lesson *l, const trace *t);
+
+/* --plain, --json, --markdown: the whole trace in the mode's format; --markdown --svg-dir
+ * writes the figures first and links them. */
 static int write_format(const options *o, const lesson *l, const trace *t)
 {
     const output_format *format = o->worksheet ? &output_worksheet : o->mode->format;
-    return written(output_write(format, l, t, o->precision, stdout));
+    if (o->svg_dir && o->worksheet)   /* a figure shows the numbers a question asks for */
+        return usage_error("--svg-dir would give a worksheet's answers away: leave out one of "
+                           "them", NULL);
+    if (o->svg_dir) {
+        int status = write_figures(o, l, t);
+        if (status != EXIT_STATUS_OK)
+            return status;
+    }
+    return written(output_write_figured(format, l, t, o->precision, o->svg_dir, stdout));
+}
+
+/* The stage and head of --csv and --svg, or the usage error's status (else -1). */
+static int matrix_named(const options *o, const trace *t, const char *option, const char *name,
+                        stage_id *stage, int *head)
+{
+    char message[96];
+    *stage = stage_find(name);
+    if (*stage == STAGE_COUNT) {
+        snprintf(message, sizeof message, "%s: no such stage", option);
+        return usage_error(message, name);
+    }
+    if (!trace_has_stage(t, *stage)) {
+        char why[160];   /* the words the loader and claims use */
+        int length = snprintf(why, sizeof why, "%s: ", option);
+        trace_stage_absent(*stage, trace_stage_missing(t, *stage), why + length,
+                           sizeof why - (size_t)length);
+        return usage_error(why, NULL);
+    }
+    *head = o->head ? o->head : 1;
+    if (stage_get(*stage)->per_head && *head > t->heads) {
+        snprintf(message, sizeof message, "head %d does not exist: this lesson has %d head%s",
+                 *head, t->heads, t->heads == 1 ? "" : "s");
+        return usage_error(message, NULL);
+    }
+    if (!stage_get(*stage)->per_head)
+        *head = 1;
+    return -1;
+}
+
+/* --svg-dir DIR: every step's figure and index.html; a folder or file that cannot be written
+ * is named. */
+static int write_figures(const options *o, const lesson *l, const trace *t)
+{
+    char failed[4200];
+    int error = 0;
+    errno = 0;
+    exit_status status = output_svg_dir(l, t, &(output_svg_options){ o->precision, o->ramp },
+                                        o->svg_dir, failed, sizeof failed);
+    error = errno;
+    if (status == EXIT_STATUS_IO) {
+        fputs("attnstep: --svg-dir: cannot write ", stderr);
+        text_write_escaped(stderr, failed, false);
+        fprintf(stderr, "%s%s\n", error ? ": " : "", error ? strerror(error) : "");
+    }
+    return written(status);
+}
+
+/* --svg N: the figure of step N of the walk (from 1, as --svg-dir numbers its files), the rows
+ * and columns it shows: at a decoding step what decoding computes for its token. */
+static int write_svg_step(const options *o, const lesson *l, const trace *t, long number)
+{
+    walk w;
+    if (!lesson_walk(l, t, &w))
+        return written(EXIT_STATUS_SOFTWARE);
+    if (number < 1 || number > w.count) {
+        char message[96];
+        snprintf(message, sizeof message, "--svg: step %ld does not exist: this lesson has "
+                 "steps 1 to %d", number, w.count);
+        walk_free(&w);
+        return usage_error(message, NULL);
+    }
+    exit_status status = output_svg_write(l, t, &w.steps[number - 1],
+                                          &(output_svg_options){ o->precision, o->ramp }, stdout);
+    walk_free(&w);
+    return written(status);
+}
+
+/* --svg STAGE: one figure on standard output (the whole matrix, as --csv); --svg N: step N's. */
+static int write_svg(const options *o, const lesson *l, const trace *t)
+{
+    if (o->svg_stage == NULL)
+        return write_figures(o, l, t);
+    if (o->svg_dir)
+        return usage_error("--svg writes one figure to standard output: leave out --svg-dir, "
+                           "which writes every step's", NULL);
+    char *end;
+    long number = strtol(o->svg_stage, &end, 10);
+    if (end != o->svg_stage && *end == '\0')
+        return write_svg_step(o, l, t, number);
+    stage_id stage;
+    int head, status = matrix_named(o, t, "--svg", o->svg_stage, &stage, &head);
+    if (status >= 0)
+        return status;
+    walk_step step = { stage, head, WALK_WHOLE, -1 };
+    return written(output_svg_write(l, t, &step, &(output_svg_options){ o->precision, o->ramp },
+                                    stdout));
 }
 
 static int write_csv(const options *o, const lesson *l, const trace *t)
 {
-    stage_id stage = stage_find(o->csv_stage);
-    if (stage == STAGE_COUNT)
-        return usage_error("--csv: no such stage", o->csv_stage);
-    if (!trace_has_stage(t, stage)) {
-        char why[160] = "--csv: ";   /* the words the loader and claims use */
-        trace_stage_absent(stage, trace_stage_missing(t, stage), why + strlen(why),
-                           sizeof why - strlen(why));
-        return usage_error(why, NULL);
-    }
-    int head = o->head ? o->head : 1;
-    if (stage_get(stage)->per_head && head > t->heads) {
-        char message[96];   /* as --explain says it */
-        snprintf(message, sizeof message, "head %d does not exist: this lesson has %d head%s",
-                 head, t->heads, t->heads == 1 ? "" : "s");
-        return usage_error(message, NULL);
-    }
+    stage_id stage;
+    int head, status = matrix_named(o, t, "--csv", o->csv_stage, &stage, &head);
+    if (status >= 0)
+        return status;
     /* exact unless --precision asks for fewer digits */
     int precision = o->precision_given ? o->precision : -1;
     return written(output_write_matrix_at(o->mode->format, l, t, stage, head, precision, stdout));
+}
+
+/* --reader: the lesson as plain lines, commands from standard input (a prompt at a terminal). */
+static int run_reader(const options *o, const lesson *l, const trace *t)
+{
+    const char *prompt = isatty(STDIN_FILENO) ? UI_READER_PROMPT : NULL;
+    return written(ui_reader_run(l, t, o->precision, stdin, stdout, prompt));
 }
 
 static int write_explanation(const options *o, const lesson *l, const trace *t)
@@ -321,6 +421,8 @@ static const mode mode_json = { write_format, NULL, &output_json, USES_JSON, "--
 static const mode mode_markdown = { write_format, NULL, &output_markdown, USES_MARKDOWN,
                                     "--markdown" };
 static const mode mode_csv = { write_csv, NULL, &output_csv, USES_CSV, "--csv" };
+static const mode mode_svg = { write_svg, NULL, NULL, USES_SVG, "--svg" };
+static const mode mode_reader = { run_reader, NULL, NULL, USES_READER, "--reader" };
 static const mode mode_explain = { write_explanation, NULL, NULL, USES_EXPLAIN, "--explain" };
 static const mode mode_stats = { write_stats, NULL, NULL, USES_STATS, "--stats" };
 static const mode mode_check = { NULL, check_lessons, NULL, USES_CHECK, "--check" };
@@ -373,6 +475,13 @@ static bool set_per_address(options *o, const char *arg)
 static bool set_present(options *o, const char *arg) { (void)arg; o->ui.present = true; return true; }
 static bool set_explain(options *o, const char *arg) { o->explain = arg; return true; }
 static bool set_csv(options *o, const char *arg) { o->csv_stage = arg; return true; }
+static bool set_svg(options *o, const char *arg) { o->svg_stage = arg; return true; }
+static bool set_svg_dir(options *o, const char *arg) { o->svg_dir = arg; return true; }
+static bool set_ramp(options *o, const char *arg)
+{
+    o->ramp = heat_palette_find(arg);
+    return o->ramp >= 0;
+}
 static bool set_full(options *o, const char *arg) { (void)arg; o->full = true; return true; }
 static bool set_strict(options *o, const char *arg) { (void)arg; o->strict = true; return true; }
 static bool set_decode(options *o, const char *arg) { (void)arg; o->decode = true; return true; }
@@ -460,6 +569,24 @@ static const option_row option_table[] = {
     { "csv", 0, required_argument, "--csv STAGE",
       "one stage's matrix as CSV (with --head for per-head stages)", &mode_csv, set_csv, NULL,
       NULL, USES_EVERY_MODE },
+    { "svg", 0, required_argument, "--svg STAGE|N",
+      "one stage's matrix as an SVG heatmap (with --head, --precision\n"
+      "and --ramp): labels, numbers, legend, formula and title; N: step N\n"
+      "of the walk as --svg-dir draws it (a decoding step: its token's rows)", &mode_svg,
+      set_svg, NULL,
+      NULL, USES_EVERY_MODE },
+    { "svg-dir", 0, required_argument, "--svg-dir DIR",
+      "an SVG figure of every step into DIR, with an index.html in\n"
+      "order with the narration; with --markdown, linked from the handout", NULL,
+      set_svg_dir, NULL, NULL, USES_SVG | USES_MARKDOWN },
+    { "ramp", 0, required_argument, "--ramp NAME",
+      "the figures' colours, as the UI's c key offers them: viridis\n"
+      "(default, blue-orange for signed values) or inferno (purple-green)", NULL, set_ramp,
+      "--ramp takes viridis or inferno", NULL, USES_SVG },
+    { "reader", 0, no_argument, "--reader LESSON",
+      "the lesson as plain lines for screen readers and braille: one\n"
+      "command a line on standard input (next, step N, cell NAME, why,\n"
+      "answer X, help...)", &mode_reader, NULL, NULL, NULL, USES_EVERY_MODE },
     { "explain", 0, required_argument, "--explain 'STAGE[ROW,COL]'",
       "the arithmetic of one cell; ROW and COL are token names or\n"
       "0-based indices, e.g. --explain 'weights[cat,sat]'", &mode_explain, set_explain, NULL,
@@ -503,17 +630,17 @@ static const option_row option_table[] = {
     { "heads", 0, required_argument, "",
       NULL, NULL, set_heads, "--heads takes a number from 1 to 4096", NULL, USES_COST },
     { "head", 0, required_argument, "--head H",
-      "the head for --explain, --csv and --at (from 1; default 1)", NULL, set_head,
-      "--head takes a head number from 1", NULL, USES_EXPLAIN | USES_CSV | USES_UI },
+      "the head for --explain, --csv, --svg and --at (from 1; default 1)", NULL, set_head,
+      "--head takes a head number from 1", NULL, USES_EXPLAIN | USES_CSV | USES_SVG | USES_UI },
     { "at", 0, required_argument, "--at 'STAGE[ROW,COL]'",
       "open the UI at that cell (the script's step on it, else its stage)", NULL, set_at,
       NULL, NULL, USES_UI },
     { "precision", 0, required_argument, "--precision N",
-      "decimals in --plain, --markdown, --explain and the UI\n"
-      "(0-17, default 4); --json writes every digit, and --csv\n"
-      "unless --precision is given", NULL, set_precision,
+      "decimals in --plain, --markdown, --explain, --svg, --reader\n"
+      "and the UI (0-17, default 4); --json writes every digit, and\n"
+      "--csv unless --precision is given", NULL, set_precision,
       "--precision takes a number from 0 to 17", NULL,
-      USES_PLAIN | USES_MARKDOWN | USES_EXPLAIN | USES_CSV | USES_UI },
+      USES_PLAIN | USES_MARKDOWN | USES_EXPLAIN | USES_CSV | USES_SVG | USES_READER | USES_UI },
     { "color", 0, required_argument, "--color=WHEN, --colour=WHEN",
       "colours in the UI: auto (default), always, never", NULL, set_color,
       "--color takes auto, always or never", NULL, USES_UI },
@@ -926,6 +1053,8 @@ static int run(int argc, char **argv, options *o)
         return status;
     read_environment(o, argv[0]);
     int files = argc - optind;
+    if (!o->mode && o->svg_dir)   /* --svg-dir alone: the figures */
+        o->mode = &mode_svg;
     bool chosen = o->mode != NULL;
     if (!chosen)
         o->mode = default_mode(o, files);

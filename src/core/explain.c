@@ -99,7 +99,8 @@ static void put_left_out_names(explain_text *out, const sum_terms *s, const int 
         if (!explain_term_present(s, i) || is_kept(kept, SUM_TERMS_KEPT, i))
             continue;
         if (listed < NAMES_LISTED)
-            explain_put(out, "%s%s", listed++ ? ", " : "(", explain_source_label(s->t, s->first + i));
+            explain_put(out, "%s%s", listed++ ? ", " : "(",
+                        explain_source_label(out, s->t, s->first + i));
         else
             left++;
     }
@@ -132,7 +133,7 @@ void explain_put_sum(explain_text *out, const sum_terms *s)
             explain_put(out, ")");
         }
         if (named)
-            explain_put(out, " [%s]", explain_source_label(s->t, s->first + i));
+            explain_put(out, " [%s]", explain_source_label(out, s->t, s->first + i));
     }
     if (!shorten)
         return;
@@ -221,31 +222,29 @@ const char *trace_column_group_label(const trace *t, stage_id stage, int group, 
 }
 
 /* A name for an explanation's format arguments, which name a few cells at once: kept in one of
- * a ring of buffers, each alive until NAMES_KEPT more names are taken. */
-enum { NAMES_KEPT = 8 };
-static const char *ring_name(const trace *t, stage_axis axis, int i)
+ * the ring of buffers in out, each alive until EXPLAIN_NAMES_KEPT more names are taken. */
+static const char *ring_name(explain_text *out, const trace *t, stage_axis axis, int i)
 {
-    static char names[NAMES_KEPT][80];
-    static int next;
-    char *buffer = names[next++ % NAMES_KEPT];
-    return trace_axis_name(t, axis, i, buffer, sizeof names[0]);
+    char *buffer = out->names[out->next_name];
+    out->next_name = (out->next_name + 1) % EXPLAIN_NAMES_KEPT;
+    return trace_axis_name(t, axis, i, buffer, EXPLAIN_NAME_MAX);
 }
 
-const char *explain_row_label(const trace *t, const trace_cell *cell)
+const char *explain_row_label(explain_text *out, const trace *t, const trace_cell *cell)
 {
-    return ring_name(t, stage_get(cell->stage)->rows, cell->row);
+    return ring_name(out, t, stage_get(cell->stage)->rows, cell->row);
 }
 
-const char *explain_source_label(const trace *t, int i)
+const char *explain_source_label(explain_text *out, const trace *t, int i)
 {
-    return ring_name(t, AXIS_SOURCE, i);
+    return ring_name(out, t, AXIS_SOURCE, i);
 }
 
 static void put_cell_name(explain_text *out, const trace *t, const trace_cell *cell)
 {
     const stage_info *info = stage_get(cell->stage);
-    explain_put(out, "%s[%s,%s]", info->name, explain_row_label(t, cell),
-        ring_name(t, info->cols, cell->col));
+    explain_put(out, "%s[%s,%s]", info->name, explain_row_label(out, t, cell),
+        ring_name(out, t, info->cols, cell->col));
     if (info->per_head && t->heads > 1)
         explain_put(out, " (head %d)", cell->head);
 }
@@ -260,7 +259,8 @@ void explain_put_group(explain_text *out, const trace *t, int head)
 void explain_put_source_cell(explain_text *out, const trace *t, const char *stage,
                             const trace_cell *cell)
 {
-    explain_put(out, "%s[%s,%s]", stage, explain_row_label(t, cell), explain_source_label(t, cell->col));
+    explain_put(out, "%s[%s,%s]", stage, explain_row_label(out, t, cell),
+                explain_source_label(out, t, cell->col));
 }
 
 /* ---- the online softmax: running_max and running_sum, tile by tile ---- */
@@ -268,7 +268,7 @@ void explain_put_source_cell(explain_text *out, const trace *t, const char *stag
 static int explain_cell(const trace *t, const trace_cell *cell, int precision, bool full,
                         char *buffer, size_t size)
 {
-    explain_text out = { buffer, size, 0, precision, full };
+    explain_text out = { .buffer = buffer, .size = size, .precision = precision, .full = full };
     if (size)
         buffer[0] = '\0';
     put_cell_name(&out, t, cell);
@@ -415,7 +415,7 @@ static bool cell_not_found(const trace *t, const stage_info *info, const char *s
         length = row_bad ? (size_t)(split - inside) : (size_t)(end - split - 1);
         nearest = nearest_label(t, row_bad ? info->rows : info->cols, label, length);
     }
-    explain_text out = { error, error_size, 0, 0, false };
+    explain_text out = { .buffer = error, .size = error_size };
     if (error_size)
         error[0] = '\0';
     explain_put(&out, "no such cell '%s': ", spec);
@@ -483,7 +483,7 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
             if (trace_has_stage(t, (stage_id)s))
                 names[count++] = stage_get((stage_id)s)->name;
         const char *nearest = spelling_nearest(name, names, count);
-        explain_text out = { error, error_size, 0, 0, false };
+        explain_text out = { .buffer = error, .size = error_size };
         explain_put(&out, "unknown stage '%s'", name);
         if (nearest)
             explain_put(&out, "; did you mean '%s'?", nearest);

@@ -10,12 +10,18 @@
 #include "trace.h"
 
 /* An append-only text buffer that, like snprintf, counts what it could not hold; numbers are
- * written with `precision` decimals; long sums are shortened unless `full`. */
+ * written with `precision` decimals; long sums are shortened unless `full`. It also keeps the
+ * names one explanation's format arguments take (explain_row_label, explain_source_label): a
+ * ring of EXPLAIN_NAMES_KEPT buffers in the caller's explain_text, not a static one, so that the
+ * core keeps no writable state and two explanations never share a buffer. */
+enum { EXPLAIN_NAMES_KEPT = 8, EXPLAIN_NAME_MAX = 80 };
 typedef struct {
     char *buffer;
     size_t size, length;
     int precision;
     bool full;
+    char names[EXPLAIN_NAMES_KEPT][EXPLAIN_NAME_MAX];   /* zero-initialised with the rest */
+    int next_name;
 } explain_text;
 
 /* The rows a forward operation writes: query rows [first, end) of its matrix, and of a stage

@@ -1,12 +1,12 @@
 /* The one rule for naming a token (token_name.h): its name when it is written once, its name and
  * position always, and the refusal of a repeated token's plain name with its positions. */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "token_name.h"
+#include "ops/ops.h"   /* explain_put: the core's one writer of text into a buffer */
 
 /* Longer names name no token: a lesson's tokens are at most 256 bytes. */
 enum { NAME_MAX_BYTES = 320, POSITIONS_LISTED = 6 };
@@ -81,23 +81,6 @@ token_name_status token_name_find(const token_axis *axis, const char *name, size
     return find_at(axis, name, length, index) ? TOKEN_NAME_FOUND : TOKEN_NAME_NONE;
 }
 
-/* Text written into a buffer of size bytes, counting what it wanted past its end. */
-typedef struct {
-    char *buffer;
-    size_t size, length;
-} text_out;
-
-static void put(text_out *out, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    size_t room = out->length < out->size ? out->size - out->length : 0;
-    int n = vsnprintf(room ? out->buffer + out->length : NULL, room, format, args);
-    va_end(args);
-    if (n > 0)
-        out->length += (size_t)n;
-}
-
 int token_name_refusal(const token_axis *axis, const char *name, size_t length, char *buffer,
                        size_t size)
 {
@@ -106,20 +89,20 @@ int token_name_refusal(const token_axis *axis, const char *name, size_t length, 
     int count = copy_name(name, length, copy) ? positions_of(axis, copy, at, POSITIONS_LISTED)
                                               : 0;
     int listed = count < POSITIONS_LISTED ? count : POSITIONS_LISTED;
-    text_out out = { buffer, size, 0 };
+    explain_text out = { .buffer = buffer, .size = size };
     if (size)
         buffer[0] = '\0';
-    put(&out, "'%s' appears at positions", copy);
+    explain_put(&out, "'%s' appears at positions", copy);
     for (int i = 0; i < listed; i++)
-        put(&out, "%s %d", i == 0 ? "" : i + 1 == count ? " and" : ",", at[i]);
+        explain_put(&out, "%s %d", i == 0 ? "" : i + 1 == count ? " and" : ",", at[i]);
     if (count > listed)
-        put(&out, " and %d more", count - listed);
+        explain_put(&out, " and %d more", count - listed);
     /* two or three to choose from are named; more are shown by the first three */
     int named = count <= 3 ? count : 3;
-    put(&out, ": write ");
+    explain_put(&out, ": write ");
     for (int i = 0; i < named; i++)
-        put(&out, "%s%s@%d", i == 0 ? "" : i + 1 == count ? " or " : ", ", copy, at[i]);
+        explain_put(&out, "%s%s@%d", i == 0 ? "" : i + 1 == count ? " or " : ", ", copy, at[i]);
     if (count > named)
-        put(&out, " or another %s@POSITION", copy);   /* "a@0, a@2, a@3 or another a@POSITION" */
+        explain_put(&out, " or another %s@POSITION", copy);   /* "a@0, a@2, a@3 or another a@POSITION" */
     return out.length > (size_t)INT_MAX ? -1 : (int)out.length;
 }

@@ -83,57 +83,92 @@ static bool names_column(const trace *t, stage_id stage, int col, const char *te
         || strcmp(trace_axis_name(t, axis, col, name, sizeof name), text) == 0;
 }
 
-/* The column of the focus row that holds its largest value (the first of equals). */
-static int largest_column(const trace *t, const trace_cell *cell) {
-    int largest = cell->col;
-    for (int col = 0; col < trace_cols(t, cell->stage); col++)
-        if (trace_value(t, cell->stage, cell->head, cell->row, col)
-            > trace_value(t, cell->stage, cell->head, cell->row, largest))
-            largest = col;
-    return largest;
+/* Which extreme of its row a question asks for: the largest ("look at most", "the largest
+ * share", "highest"), the smallest ("look at least", "the lowest score"), or neither. */
+typedef enum { ASKS_NEITHER, ASKS_LARGEST, ASKS_SMALLEST } asked_extreme;
+
+/* The column of the focus row that holds its largest or smallest value (the first of equals);
+ * the smallest among the cells the mask leaves visible, as a hidden weight (0) or masked score
+ * (−∞) is no answer to "which word does cat look at least?". */
+static int extreme_column(const trace *t, const trace_cell *cell, asked_extreme which) {
+    bool hides = stage_get(cell->stage)->flags & (STAGE_HIDES | STAGE_ATTENTION);
+    int best = hides && trace_is_hidden(t, cell->row, cell->col) ? -1 : cell->col;
+    for (int col = 0; col < trace_cols(t, cell->stage); col++) {
+        if (hides && trace_is_hidden(t, cell->row, col)) continue;
+        double x = trace_value(t, cell->stage, cell->head, cell->row, col);
+        if (best < 0 || (which == ASKS_SMALLEST
+                         ? x < trace_value(t, cell->stage, cell->head, cell->row, best)
+                         : x > trace_value(t, cell->stage, cell->head, cell->row, best)))
+            best = col;
+    }
+    return best < 0 ? cell->col : best;   /* a row the mask hides whole has no extreme */
 }
 
-/* Whether a question asks which is largest ("look at most", "the largest share", "highest"). */
-static bool asks_for_largest(const char *ask) {
-    static const char *const words[] = { "most", "largest", "highest", "biggest", "greatest",
-                                         "strongest", "maximum" };
+/* Whether the word at ask[at] is "least" in "at least half" or "at least 0.5" (a bound, not the
+ * question), rather than "look at least?". */
+static bool bound_phrase(const char *ask, const char *at) {
+    if (at - ask < 3 || strncasecmp(at - 3, "at ", 3) != 0) return false;
+    const char *next = at + strlen("least");
+    while (*next == ' ') next++;
+    return isalnum((unsigned char)*next) && next > at + strlen("least");
+}
+
+/* Whether ask names one of the words as a whole word (outside "at least N"). */
+static bool asks_with(const char *ask, const char *const *words, size_t count) {
     for (const char *p = ask; p && *p; p++) {
         if (p != ask && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
-        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        for (size_t i = 0; i < count; i++) {
             size_t length = strlen(words[i]);
-            if (strncasecmp(p, words[i], length) == 0 && !isalnum((unsigned char)p[length]))
+            if (strncasecmp(p, words[i], length) == 0 && !isalnum((unsigned char)p[length])
+                && !(strcmp(words[i], "least") == 0 && bound_phrase(ask, p)))
                 return true;
         }
     }
     return false;
 }
 
-/* An explicit key that names the focus column of a question asking for the largest, where the
- * row's largest value is elsewhere: the focus (and the key with it) moved onto the wrong cell. */
-static void check_key_largest(const lesson_step *step, const trace *t, const char *answer,
+/* What a question asks for, from its words; one that names both extremes asks for neither. */
+static asked_extreme asks_for(const char *ask) {
+    static const char *const largest[] = { "most", "largest", "highest", "biggest", "greatest",
+                                           "strongest", "maximum" };
+    static const char *const smallest[] = { "least", "smallest", "lowest", "fewest", "weakest",
+                                            "minimum" };
+    bool most = asks_with(ask, largest, sizeof largest / sizeof largest[0]);
+    bool least = asks_with(ask, smallest, sizeof smallest / sizeof smallest[0]);
+    return most == least ? ASKS_NEITHER : most ? ASKS_LARGEST : ASKS_SMALLEST;
+}
+
+/* An explicit key that names the focus column of a question asking for the largest (or the
+ * smallest), where the row's largest (smallest visible) value is elsewhere: the focus (and the
+ * key with it) moved onto the wrong cell. */
+static void check_key_extreme(const lesson_step *step, const trace *t, const char *answer,
                               lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
-    int largest = largest_column(t, &cell);
-    if (largest == cell.col || !asks_for_largest(step->ask)) return;
+    asked_extreme which = asks_for(step->ask);
+    int best = which == ASKS_NEITHER ? cell.col : extreme_column(t, &cell, which);
+    if (best == cell.col) return;
     char label[320], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX];
-    char answer_shown[LESSON_ESCAPED_MAX], largest_shown[LESSON_ESCAPED_MAX];
-    const char *other = trace_axis_name(t, stage_get(cell.stage)->cols, largest, label,
+    char answer_shown[LESSON_ESCAPED_MAX], best_shown[LESSON_ESCAPED_MAX];
+    const char *other = trace_axis_name(t, stage_get(cell.stage)->cols, best, label,
                                         sizeof label);
     claim_cell_name(t, &cell, name, sizeof name);
-    lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_KEY_NOT_LARGEST,
+    lesson_report(d, step->answer_at.line, step->answer_at.col,
+                  which == ASKS_LARGEST ? LESSON_ERROR_KEY_NOT_LARGEST
+                                        : LESSON_ERROR_KEY_NOT_SMALLEST,
                   lesson_escape(answer, strlen(answer), answer_shown), escaped(name, name_shown),
-                  lesson_escape(other, strlen(other), largest_shown));
+                  lesson_escape(other, strlen(other), best_shown));
 }
 
 /* An explicit choice key is checked as `answer: auto` would take it: the choice naming the
- * focus column is the key (and where the question asks for the largest, that column holds the
- * row's largest value); a key naming another column, or not the focus column's choice when
- * there is one, is refused; any other key that is a number is the focus cell's value. */
+ * focus column is the key (and where the question asks for the largest or the smallest, that
+ * column holds the row's largest or smallest visible value); a key naming another column, or
+ * not the focus column's choice when there is one, is refused; any other key that is a number
+ * is the focus cell's value. */
 static void check_choice(const lesson_step *step, const trace *t, lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
     const char *answer = step->choices[step->answer_choice];
     if (names_column(t, step->stage, cell.col, answer)) {
-        check_key_largest(step, t, answer, d);
+        check_key_extreme(step, t, answer, d);
         return;
     }
     bool wrong = false;
@@ -153,22 +188,26 @@ static void check_choice(const lesson_step *step, const trace *t, lesson_diagnos
 }
 
 /* A choice taken from a focus column that does not hold its row's largest value is most likely
- * the wrong key to "which word does cat look at most?": warned of, as the author may mean it. */
-static void warn_not_largest(const lesson_step *step, const trace *t, const char *column,
+ * the wrong key to "which word does cat look at most?": warned of, as the author may mean it.
+ * A question that asks for the smallest ("look at least?") is held to the row's smallest
+ * visible value instead. */
+static void warn_not_extreme(const lesson_step *step, const trace *t, const char *column,
                              lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
-    int largest = largest_column(t, &cell);
-    if (largest == cell.col) return;
+    bool smallest = asks_for(step->ask) == ASKS_SMALLEST;
+    int best = extreme_column(t, &cell, smallest ? ASKS_SMALLEST : ASKS_LARGEST);
+    if (best == cell.col) return;
     char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX];
-    char column_shown[LESSON_ESCAPED_MAX], largest_shown[LESSON_ESCAPED_MAX];
-    const char *other = trace_axis_label(t, stage_get(cell.stage)->cols, largest, label,
+    char column_shown[LESSON_ESCAPED_MAX], best_shown[LESSON_ESCAPED_MAX];
+    const char *other = trace_axis_label(t, stage_get(cell.stage)->cols, best, label,
                                          sizeof label);
     claim_cell_name(t, &cell, name, sizeof name);
     lesson_report_warning(d, step->answer_at.line, step->answer_at.col,
-                          LESSON_ERROR_AUTO_NOT_LARGEST,
+                          smallest ? LESSON_ERROR_AUTO_NOT_SMALLEST
+                                   : LESSON_ERROR_AUTO_NOT_LARGEST,
                           lesson_escape(column, strlen(column), column_shown),
                           escaped(name, name_shown),
-                          lesson_escape(other, strlen(other), largest_shown));
+                          lesson_escape(other, strlen(other), best_shown));
 }
 
 /* `answer: auto`: the focus cell's value, or the choice that names the focus cell's column. */
@@ -185,7 +224,7 @@ static void take_answer(lesson_step *step, const trace *t, bool warnings,
     for (int i = 0; i < step->n_choices; i++)
         if (strcmp(step->choices[i], column) == 0) {
             step->answer_choice = i;
-            if (warnings) warn_not_largest(step, t, column, d);
+            if (warnings) warn_not_extreme(step, t, column, d);
             return;
         }
     lesson_report(d, step->answer_at.line, step->answer_at.col, LESSON_ERROR_AUTO_NO_CHOICE,

@@ -208,22 +208,46 @@ static void quote_line(lesson_diagnostic *item, const char *data, size_t start, 
     item->source_col = (int)(caret - first) + 1 + (cut_before ? 1 : 0);
 }
 
+/* YAML 1.1 (libyaml) ends a line at U+2028, U+2029 and U+0085 too, which editors mostly show
+ * as nothing: a problem on either of the two lines after one (an indentation error in the
+ * middle of a comment, a text cut short) is explained by it, whatever the check that found it
+ * thought. starts[k] is where line item->line − k begins (0 for none). */
+static void explain_hidden_break(lesson_diagnostic *item, const char *data,
+                                 const size_t starts[3]) {
+    static const struct { const char *bytes, *name, *escape; } breaks[] = {
+        { "\xe2\x80\xa8", "U+2028 (LINE SEPARATOR)", "\\u2028" },
+        { "\xe2\x80\xa9", "U+2029 (PARAGRAPH SEPARATOR)", "\\u2029" },
+        { "\xc2\x85", "U+0085 (NEXT LINE)", "\\x85" },
+    };
+    for (int k = 0; k < 2 && item->line - k > 1; k++)
+        for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+            size_t length = strlen(breaks[i].bytes), start = starts[k];
+            if (start >= length && memcmp(data + start - length, breaks[i].bytes, length) == 0) {
+                lesson_hint(item, LESSON_HINT_HIDDEN_BREAK, item->line - k - 1, breaks[i].name,
+                            breaks[i].escape);
+                return;
+            }
+        }
+}
+
 void lesson_diagnostics_quote(lesson_diagnostics *d, const char *data, size_t size) {
-    size_t start = lesson_first_line(data, size), next = 0;
+    size_t starts[3] = { lesson_first_line(data, size), 0, 0 }, next = 0;
     int line = 1;
     for (int i = 0; i < d->count; i++) {
         lesson_diagnostic *item = &d->items[i];
         if (item->line <= 0 || item->source) continue;
         if (item->line < line) {  /* not in order of lines: start again from the top */
-            start = lesson_first_line(data, size);
+            starts[0] = lesson_first_line(data, size), starts[1] = starts[2] = 0;
             line = 1;
         }
-        size_t end = lesson_line_end(data, size, start, &next);
+        size_t end = lesson_line_end(data, size, starts[0], &next);
         for (; line < item->line && next < size; line++) {
-            start = next;
-            end = lesson_line_end(data, size, start, &next);
+            starts[2] = starts[1], starts[1] = starts[0], starts[0] = next;
+            end = lesson_line_end(data, size, starts[0], &next);
         }
-        if (line == item->line) quote_line(item, data, start, end);  /* else past the end */
+        if (line != item->line) continue;  /* past the end */
+        quote_line(item, data, starts[0], end);
+        explain_hidden_break(item, data, starts);
     }
 }
 

@@ -109,6 +109,12 @@
     X(KEY_NOT_LARGEST,   "answer '%s' is the column of the focus %s, but the question asks " \
                          "for the largest and that row's largest value is at '%s'; put the " \
                          "focus and the answer there") \
+    X(AUTO_NOT_SMALLEST, "'answer: auto' takes '%s', the column of the focus %s, but the " \
+                         "question asks for the smallest and that row's smallest visible value " \
+                         "is at '%s'; put the focus there") \
+    X(KEY_NOT_SMALLEST,  "answer '%s' is the column of the focus %s, but the question asks " \
+                         "for the smallest and that row's smallest visible value is at '%s'; " \
+                         "put the focus and the answer there") \
     X(UNCHECKED_ANSWER,  "answer %s cannot be checked: the step has no focus (or write " \
                          "'answer: auto' with a focus)") \
     X(BAD_PLACEHOLDER,   "%s") \
@@ -143,6 +149,8 @@ typedef enum {
     X(QUOTE_WORD,        "quote it: \"%s\"") \
     X(QUOTE_TEXT,        "put the whole text in double quotes") \
     X(QUOTE_FROM,        "put the whole text, from line %d, in double quotes") \
+    X(HIDDEN_BREAK,      "line %d ends in %s, which YAML reads as a line break though an " \
+                         "editor may not show one: delete it (in double quotes, write %s)") \
     X(LINE_UP_KEY,       "line it up with the key on line %d, or quote the text if it is not " \
                          "a key") \
     X(CONTINUE_TEXT,     "to continue a text, indent the line deeper than its key; otherwise " \

@@ -72,11 +72,17 @@ static exit_status finish(output *o)
 exit_status output_write(const output_format *format, const lesson *l, const trace *t,
                          int precision, FILE *stream)
 {
+    return output_write_figured(format, l, t, precision, NULL, stream);
+}
+
+exit_status output_write_figured(const output_format *format, const lesson *l, const trace *t,
+                                 int precision, const char *figures, FILE *stream)
+{
     walk w;
     bool built = format->narrated ? lesson_walk(l, t, &w) : walk_build_pipeline(&w, t);
     if (!built)
         return EXIT_STATUS_SOFTWARE;
-    output o = { l, t, precision, stream, &w, 0, EXIT_STATUS_OK };
+    output o = { l, t, precision, stream, &w, 0, EXIT_STATUS_OK, figures };
     format->begin(&o);
     for (; o.step < w.count && o.status == EXIT_STATUS_OK; o.step++)
         format->step(&o, &w.steps[o.step]);
@@ -95,7 +101,7 @@ exit_status output_write_matrix_at(const output_format *format, const lesson *l,
                                    const trace *t, stage_id stage, int head, int precision,
                                    FILE *stream)
 {
-    output o = { l, t, precision, stream, NULL, 0, EXIT_STATUS_OK };
+    output o = { l, t, precision, stream, NULL, 0, EXIT_STATUS_OK, NULL };
     walk_step step = { stage, stage_get(stage)->per_head ? head : 1, WALK_WHOLE, -1 };
     format->begin(&o);
     format->step(&o, &step);

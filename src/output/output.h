@@ -50,6 +50,8 @@ struct output {
     const walk *walk;     /* the steps visited; NULL for a one-matrix format */
     int step;             /* index of the current step in walk, from 0 */
     exit_status status;   /* EXIT_STATUS_OK until the first failure */
+    const char *figures;  /* the folder of --svg-dir whose figures a handout links (each step's
+                             by output_svg_name), or NULL */
 };
 
 typedef struct {
@@ -72,6 +74,11 @@ extern const output_format output_csv;       /* one matrix, bit-exact */
  * out (the walk, or text to escape); the output then stops at that point. */
 exit_status output_write(const output_format *format, const lesson *l, const trace *t,
                          int precision, FILE *stream);
+
+/* The same, a handout linking each step's figure in the folder figures (--markdown --svg-dir,
+ * which writes them there first). */
+exit_status output_write_figured(const output_format *format, const lesson *l, const trace *t,
+                                 int precision, const char *figures, FILE *stream);
 
 /* The same for a one-matrix format: only that stage and head (1 for a stage that is not per
  * head) are visited, numbers at full precision. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "lesson_answer.h"
 #include "output.h"
+#include "output_svg.h"
 #include "text.h"
 
 /* Untrusted text in Markdown (line breaks kept when keep_lines), table cells included. */
@@ -156,10 +157,36 @@ static void header_markdown(output *o, int number, const char *formula, int head
     heading_end(o, head, position, rows, cols);
 }
 
+/* A link's destination, in <>: the folder as given, with what would end or break it (<, >,
+ * a line break, any byte below 0x20 or 0x7f, %) percent-encoded. */
+static void put_destination(output *o, const char *path)
+{
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f || *c == '<' || *c == '>' || *c == '%')
+            output_printf(o, "%%%02X", *c);
+        else
+            output_putc(o, (char)*c);
+    }
+}
+
+/* The heading, then the step's figure when the handout links them (--svg-dir). */
+static void header_figured(output *o, int number, const char *formula, int head, int position,
+                           int rows, int cols)
+{
+    header_markdown(o, number, formula, head, position, rows, cols);
+    if (!o->figures || !o->walk)
+        return;
+    char name[96];
+    output_svg_name(o->trace, o->walk, o->step, name, sizeof name);
+    output_printf(o, "![step %d: %s](<", number, stage_get(o->walk->steps[o->step].stage)->name);
+    put_destination(o, o->figures);
+    output_printf(o, "/%s>)\n\n", name);
+}
+
 static void markdown_step(output *o, const walk_step *step)
 {
     static const output_narrator narrator = {
-        header_markdown, put_table, repeated_markdown, ask_markdown, say_markdown,
+        header_figured, put_table, repeated_markdown, ask_markdown, say_markdown,
         focus_markdown,
     };
     output_narrated_step(o, step, &narrator);

@@ -104,49 +104,6 @@ static int escape_piece(const char *utf8, unsigned prev, bool keep_newlines, cha
     return snprintf(piece, 16, "%.*s", length, utf8);
 }
 
-static int escape(const char *utf8, char *buffer, size_t size, bool keep_newlines)
-{
-    size_t length = 0;
-    unsigned prev = 0;
-    while (*utf8) {
-        char piece[16];
-        int bytes;
-        int wrote = escape_piece(utf8, prev, keep_newlines, piece, &bytes, &prev);
-        for (int i = 0; i < wrote; i++, length++)
-            if (length + 1 < size)
-                buffer[length] = piece[i];
-        utf8 += bytes;
-    }
-    if (size)
-        buffer[length < size ? length : size - 1] = '\0';
-    return (int)length;
-}
-
-int text_write_escaped(FILE *stream, const char *utf8, bool keep_newlines)
-{
-    int status = 0;
-    unsigned prev = 0;
-    while (*utf8) {
-        char piece[16];
-        int bytes;
-        escape_piece(utf8, prev, keep_newlines, piece, &bytes, &prev);
-        if (fputs(piece, stream) == EOF)
-            status = EOF;
-        utf8 += bytes;
-    }
-    return status;
-}
-
-int text_escape(const char *utf8, char *buffer, size_t size)
-{
-    return escape(utf8, buffer, size, false);
-}
-
-int text_escape_lines(const char *utf8, char *buffer, size_t size)
-{
-    return escape(utf8, buffer, size, true);
-}
-
 /* Appends piece to buffer at *length, as snprintf would, counting what does not fit. */
 static void append_piece(char *buffer, size_t size, size_t *length, const char *piece)
 {
@@ -219,4 +176,69 @@ int text_escape_markdown(const char *utf8, bool keep_lines, char *buffer, size_t
     if (size)
         buffer[length < size ? length : size - 1] = '\0';
     return (int)length;
+}
+
+/* One piece of XML character data or attribute value: the five characters XML reads as syntax
+ * as entities, anything else as escape_piece writes it. */
+static const char *xml_entity(const char *piece)
+{
+    if (piece[0] == '\0' || piece[1] != '\0') return NULL;
+    switch (piece[0]) {
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '&': return "&amp;";
+    case '"': return "&quot;";
+    case '\'': return "&apos;";
+    default: return NULL;
+    }
+}
+
+/* Escapes utf8 into buffer as snprintf would, each piece escape_piece writes, or instead what
+ * entity gives for it (NULL: the piece itself; entity NULL: no entities). */
+static int escape(const char *utf8, char *buffer, size_t size, bool keep_newlines,
+                  const char *(*entity)(const char *piece))
+{
+    size_t length = 0;
+    unsigned prev = 0;
+    while (*utf8) {
+        char piece[16];
+        int bytes;
+        escape_piece(utf8, prev, keep_newlines, piece, &bytes, &prev);
+        const char *instead = entity ? entity(piece) : NULL;
+        append_piece(buffer, size, &length, instead ? instead : piece);
+        utf8 += bytes;
+    }
+    if (size)
+        buffer[length < size ? length : size - 1] = '\0';
+    return (int)length;
+}
+
+int text_write_escaped(FILE *stream, const char *utf8, bool keep_newlines)
+{
+    int status = 0;
+    unsigned prev = 0;
+    while (*utf8) {
+        char piece[16];
+        int bytes;
+        escape_piece(utf8, prev, keep_newlines, piece, &bytes, &prev);
+        if (fputs(piece, stream) == EOF)
+            status = EOF;
+        utf8 += bytes;
+    }
+    return status;
+}
+
+int text_escape(const char *utf8, char *buffer, size_t size)
+{
+    return escape(utf8, buffer, size, false, NULL);
+}
+
+int text_escape_lines(const char *utf8, char *buffer, size_t size)
+{
+    return escape(utf8, buffer, size, true, NULL);
+}
+
+int text_escape_xml(const char *utf8, bool keep_lines, char *buffer, size_t size)
+{
+    return escape(utf8, buffer, size, keep_lines, xml_entity);
 }

@@ -48,6 +48,13 @@ int text_escape_lines(const char *utf8, char *buffer, size_t size);
  * becomes "\|"). Returns the length it wanted (as snprintf). */
 int text_escape_markdown(const char *utf8, bool keep_lines, char *buffer, size_t size);
 
+/* The same for XML and HTML (the SVG figures and their index.html): control, format and tag
+ * characters and invalid bytes escaped as text_escape does (so the result is always valid XML
+ * 1.0 text and no bidirectional override can reorder the figure), then < > & " ' written as
+ * entities, for character data and for attribute values alike. Line breaks are kept when
+ * keep_lines. Returns the length it wanted (as snprintf). */
+int text_escape_xml(const char *utf8, bool keep_lines, char *buffer, size_t size);
+
 /* Writes utf8 to stream escaped as text_escape does (line breaks kept when keep_newlines),
  * without allocating: for messages that echo untrusted text (paths, tokens, arguments) on
  * stderr and for text written straight to stdout. Returns 0, or EOF when a write failed. */

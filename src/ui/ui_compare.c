@@ -221,8 +221,9 @@ static void cell_name(const ui_view *v, int row, int col, char *text, size_t siz
     const walk_step *s = ui_view_current(v);
     const stage_info *info = stage_get(s->stage);
     char r[64], c[64];
-    snprintf(text, size, "%s[%s,%s]", info->name, trace_axis_label(v->t, info->rows, row, r, sizeof r),
-             trace_axis_label(v->t, info->cols, col, c, sizeof c));
+    /* a repeated token by its position ("the@3"), as every cell is named */
+    snprintf(text, size, "%s[%s,%s]", info->name, trace_axis_name(v->t, info->rows, row, r, sizeof r),
+             trace_axis_name(v->t, info->cols, col, c, sizeof c));
     if (info->per_head && v->t->heads > 1) ui_text_append(text, size, " head %d", s->head);
 }
 
@@ -419,6 +420,20 @@ static bool panes_show_all(compare_screen *cs, int width, int height, const ui_s
     return true;
 }
 
+/* The narration's rows: up to 6 side by side (3 stacked), and more where the panes leave rows
+ * their matrices do not need (at 200x50 it was cut at 6 of 7 lines above 30 empty rows). */
+static int narration_rows(compare_screen *cs, bool side_by_side, int explain_h, int diff_h,
+                          int needs)
+{
+    int pane[2];
+    for (int me = 0; me < 2; me++)   /* a matrix and the pane's title; an absent side, a note */
+        pane[me] = 1 + (me == 1 && cs->s[1].absent ? 3 : ui_matrix_height(&cs->s[me].v));
+    int panes = side_by_side ? (pane[0] > pane[1] ? pane[0] : pane[1]) : pane[0] + pane[1];
+    int spare = body_height(explain_h, diff_h, 0) - panes;
+    int most = side_by_side ? 6 : 3;
+    return ui_clamp(needs, 1, spare > most ? spare : most);
+}
+
 /* The narration under its rule: when longer than its pane it scrolls (J and K), and the rule's
  * right end says which lines are shown, unless the status line has something to say. */
 static void draw_narration(compare_screen *cs, int y, int height, const char *text,
@@ -472,9 +487,10 @@ static void draw(ui_screen *s, const ui_style *run_style)
                            body_height(explain_h, diff_h, ui_clamp(narration_needs, 1, 6)), st)
         && panes_show_all(cs, COLS, body_height(explain_h, diff_h, ui_clamp(narration_needs, 1, 3)) / 2, st))
         side_by_side = false;
-    int narration_h = ui_clamp(narration_needs, 1, side_by_side ? 6 : 3);
+    int narration_h = narration_rows(cs, side_by_side, explain_h, diff_h, narration_needs);
     int narration_y = LINES - 1 - narration_h, diff_y = narration_y - 1 - diff_h;
     int explain_y = diff_y - explain_h, body_h = body_height(explain_h, diff_h, narration_h);
+    ui_keep_the_result(explanation, sizeof explanation, COLS - 2, explain_h, st);
     draw_title(cs, st);
     int first = side_of(cs, 0), second = side_of(cs, 1);   /* A's pane first, whichever leads */
     if (side_by_side) {

@@ -8,6 +8,7 @@
 #include "ui_display.h"
 #include "ui_edit.h"
 #include "ui_matrix.h"
+#include "ui_narration.h"
 #include "ui_progress.h"
 #include "ui_screen.h"
 #include "ui_text.h"
@@ -118,11 +119,12 @@ static regions split_screen(ui_view *v, const ui_display *d, const char *explana
     return r;
 }
 
-/* The most decimals, from UI_MAX_DECIMALS down to 1, with which the matrix passes fits; 0 when
- * none does. */
-static int most_decimals(ui_view *v, ui_style mine, bool (*fits)(ui_view *, int, const ui_style *))
+/* The most decimals, from `most` down to 1, with which the matrix passes fits; 0 when none
+ * does. */
+static int most_decimals(ui_view *v, ui_style mine, int most,
+                         bool (*fits)(ui_view *, int, const ui_style *))
 {
-    for (mine.precision = UI_MAX_DECIMALS; mine.precision >= 1; mine.precision--)
+    for (mine.precision = most; mine.precision >= 1; mine.precision--)
         if (fits(v, COLS, &mine)) return mine.precision;
     return 0;
 }
@@ -130,14 +132,19 @@ static int most_decimals(ui_view *v, ui_style mine, bool (*fits)(ui_view *, int,
 /* The style the screen draws with: the run's, with the screen's decimals, palette and
  * presentation. Presenting (until + or -), the most decimals with which every column of the
  * matrix shows with its label and a blank on both sides of its numbers (ui_matrix_fits, laid
- * out as presenting lays it out), else with one blank (ui_matrix_shows_every_column), else 1. */
+ * out as presenting lays it out), else with one blank (ui_matrix_shows_every_column), else 1;
+ * at most what the numbers need (ui_matrix_decimals_needed) or the run's decimals, the more. */
 static ui_style style_of(lesson_screen *ls, const ui_style *st)
 {
     ui_display *d = &ls->d;
     ui_style mine = ui_display_style(d, st);
     if (d->present && d->auto_precision) {
-        int most = most_decimals(&ls->v, mine, ui_matrix_fits);
-        if (most == 0) most = most_decimals(&ls->v, mine, ui_matrix_shows_every_column);
+        /* no more than the numbers need (no column of trailing zeros), nor fewer than the
+         * run's own decimals for that reason alone */
+        int needed = ui_matrix_decimals_needed(&ls->v, UI_MAX_DECIMALS, &mine);
+        int cap = needed > d->precision ? needed : d->precision;
+        int most = most_decimals(&ls->v, mine, cap, ui_matrix_fits);
+        if (most == 0) most = most_decimals(&ls->v, mine, cap, ui_matrix_shows_every_column);
         mine.precision = most > 0 ? most : 1;
     }
     return mine;
@@ -268,95 +275,6 @@ static void explanation_or_edit(const lesson_screen *ls, const ui_style *st, boo
     ui_edit_line(&ls->edit, ls->o, &f, text, size);
 }
 
-/* The last occurrence of needle in text before end, or NULL. */
-static const char *last_before(const char *text, const char *end, const char *needle)
-{
-    const char *found = NULL;
-    for (const char *at = strstr(text, needle); at && at < end; at = strstr(at + 1, needle))
-        found = at;
-    return found;
-}
-
-/* An explanation longer than its pane is cut in the middle, never at the end: its first terms,
- * "+ …", then its last term and its result, "= 0.7073" (issue 24). Fewer first terms until it
- * fits; with none, the cell's name, "= …" and the result. */
-static void keep_the_result(char *text, size_t size, int width, int lines, const ui_style *st)
-{
-    if (ui_lines_needed(text, width, st) <= lines) return;
-    const char *result = last_before(text, text + strlen(text), " = ");
-    const char *name_end = strstr(text, " = ");
-    if (!result || result == name_end) return;
-    const char *last_term = last_before(text, result, " + ");
-    const char *dots = st->utf8 ? "\xe2\x80\xa6" : "...";
-    char *cut = malloc(size);
-    if (!cut) return;
-    for (const char *at = last_term ? last_before(text, last_term, " + ") : NULL; at;
-         at = last_before(text, at, " + ")) {
-        snprintf(cut, size, "%.*s + %s%s", (int)(at - text), text, dots, last_term);
-        if (ui_lines_needed(cut, width, st) <= lines) break;
-        cut[0] = '\0';
-    }
-    if (!cut[0]) snprintf(cut, size, "%.*s = %s%s", (int)(name_end - text), text, dots, result);
-    snprintf(text, size, "%s", cut);
-    free(cut);
-}
-
-/* A waiting question: the question, then its choices one a line (the highlighted one marked),
- * or the number typed so far. */
-static void question_text(const ui_view *v, const ui_style *st, char *text, size_t size)
-{
-    const lesson_step *q = ui_view_here(v);
-    snprintf(text, size, "%s\n", q->ask);
-    for (int i = 0; i < q->n_choices; i++)
-        ui_text_append(text, size, "%s %d  %s\n", i == v->pick ? (st->utf8 ? "\xe2\x96\xb8" : ">") : " ",
-            i + 1, q->choices[i]);
-    if (q->n_choices > 0) return;
-    char precision[80];   /* what is asked and what counts, before the answer (issue 24) */
-    number_format f = ui_number_format(NUMBER_SHORT, 0, st);
-    ui_view_precision(v, v->step, &f, precision, sizeof precision);
-    ui_text_append(text, size, "Your answer (%s): %s_\n", precision, v->typed);
-}
-
-/* The lesson's narration for this step, or what the node table says about the stage; a
- * question waiting comes instead, and an answered one comes first with its verdict. Off the
- * script, where n and p lead back to it. The lesson opens with its about: step 1 tells it
- * first. */
-static void narration_text(const ui_view *v, const ui_style *st, char *text, size_t size)
-{
-    const walk_step *s = ui_view_current(v);
-    const lesson_step *item = ui_view_here(v);
-    text[0] = '\0';
-    if (!v->off_script && v->step == 0 && v->lesson && v->lesson->about)
-        ui_text_append(text, size, "%s\n\n", v->lesson->about);
-    if (ui_view_question_open(v)) {
-        size_t used = strlen(text);
-        question_text(v, st, text + used, size - used);
-        return;
-    }
-    if (v->off_script && v->before_step)
-        ui_text_append(text, size, "Off the script: n goes to step %d, the script's first.\n", v->step + 1);
-    else if (v->off_script && v->step + 1 < v->walk.count)
-        ui_text_append(text, size, "Off the script: n goes on to step %d, p back to step %d.\n",
-            v->step + 2, v->step + 1);
-    else if (v->off_script)
-        ui_text_append(text, size, "Off the script: n or p goes back to step %d.\n", v->step + 1);
-    if (item && v->state[v->step].question != UI_Q_NONE) {
-        char verdict[1024];
-        number_format f = ui_number_format(NUMBER_SHORT, 0, st);
-        ui_view_verdict(v, v->step, &f, verdict, sizeof verdict);
-        ui_text_append(text, size, "%s\n%s\n", item->ask, verdict);
-    }
-    if (v->edits && !v->off_script) {   /* what if?: the claims here the edits made false */
-        size_t used = strlen(text);
-        ui_edit_untrue(v->edits, item, text + used, size - used);
-    }
-    char formula[256], inputs[128];
-    trace_stage_formula(v->t, s->stage, formula, sizeof formula);
-    trace_stage_inputs(v->t, s->stage, inputs, sizeof inputs);  /* what this trace reads */
-    if (item && item->say) ui_text_append(text, size, "%s", item->say);
-    else ui_text_append(text, size, "%s, made from %s.", formula, inputs);
-}
-
 /* The narration under its rule; when it is longer than its pane it scrolls (J and K), and the
  * rule's right end says which lines are shown (unless a remark about the last key is there). */
 static void draw_narration(const ui_view *v, ui_display *d, const regions *r, const char *text,
@@ -409,10 +327,11 @@ static void draw(ui_screen *s, const ui_style *run_style)
     ui_display_narration_at(&ls->d, (unsigned long)v->shown << 20 ^ (unsigned long)v->step << 1 ^ v->off_script);
     explanation_or_edit(ls, st, false, explanation, sizeof explanation);
     if (ls->d.present) explanation_or_edit(ls, st, true, full, sizeof full);
-    narration_text(v, st, narration, sizeof narration);
+    number_format f = ui_number_format(NUMBER_SHORT, 0, st);
+    ui_narration_text(v, &f, st->utf8 ? "\xe2\x96\xb8" : ">", "_", narration, sizeof narration);
     regions r = split_screen(v, &ls->d, explanation, ls->d.present ? full : NULL, narration, st);
     if (r.full_explanation) memcpy(explanation, full, sizeof explanation);
-    keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);
+    ui_keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);
     draw_title(v, ls->o->l.title, st);
     if (r.list_w) draw_stage_list(v, &r, st, &ls->list);
     ui_matrix_draw(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, &ls->grid);

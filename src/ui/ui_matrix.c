@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "heat.h"
 #include "ui_keys.h"
 #include "ui_edit.h"
 #include "ui_matrix.h"
@@ -14,60 +15,26 @@
 
 enum { PAIR_SEQ = UI_PAIR_FREE, PAIR_DIV = UI_PAIR_FREE + 16, PAIR_MASK = UI_PAIR_FREE + 28 };
 
-/* Colour ramps (background, text), dark to light, approximated in xterm's 256 colours, and an
- * 8-colour version of each. Sequential ramps are for weights (0 … 1); diverging ramps for
- * signed matrices, with 0 in the light middle bucket. Both palettes stay ordered by lightness
- * for the common colour-vision deficiencies: viridis with blue-orange, inferno with
- * purple-green. */
-typedef struct { short bg, fg; } ramp_colour;
-typedef struct { const ramp_colour *colours; int n; } ramp_table;
-
-#define RAMP(a) {a, UI_COUNT(a)}
-static const ramp_colour viridis256[] = {{53, 15}, {54, 15}, {61, 15}, {24, 15}, {30, 15},
-                                         {36, 0},  {71, 0},  {113, 0}, {148, 0}, {220, 0}};
-static const ramp_colour blue_orange256[] = {{18, 15}, {25, 15}, {32, 15}, {75, 0}, {153, 0},
-                                             {255, 0}, {223, 0}, {215, 0}, {208, 0},
-                                             {166, 15}, {130, 15}};
-static const ramp_colour inferno256[] = {{16, 15}, {53, 15}, {89, 15}, {125, 15}, {161, 15},
-                                         {167, 0}, {202, 0}, {208, 0}, {220, 0}, {229, 0}};
-static const ramp_colour purple_green256[] = {{54, 15}, {97, 15}, {140, 0}, {183, 0},
-                                              {225, 0}, {255, 0}, {194, 0}, {151, 0},
-                                              {108, 0}, {65, 15}, {22, 15}};
-static const ramp_colour viridis8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
-                                       {COLOR_GREEN, COLOR_BLACK}, {COLOR_YELLOW, COLOR_BLACK},
-                                       {COLOR_WHITE, COLOR_BLACK}};
-static const ramp_colour blue_orange8[] = {{COLOR_BLUE, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
-                                           {COLOR_WHITE, COLOR_BLACK},
-                                           {COLOR_YELLOW, COLOR_BLACK}, {COLOR_RED, COLOR_WHITE}};
-static const ramp_colour inferno8[] = {{COLOR_BLACK, COLOR_WHITE}, {COLOR_MAGENTA, COLOR_WHITE},
-                                       {COLOR_RED, COLOR_WHITE}, {COLOR_YELLOW, COLOR_BLACK},
-                                       {COLOR_WHITE, COLOR_BLACK}};
-static const ramp_colour purple_green8[] = {{COLOR_MAGENTA, COLOR_WHITE},
-                                            {COLOR_RED, COLOR_WHITE}, {COLOR_WHITE, COLOR_BLACK},
-                                            {COLOR_CYAN, COLOR_BLACK},
-                                            {COLOR_GREEN, COLOR_BLACK}};
-/* [palette][256 colours?][diverging?] */
-static const ramp_table ramps[UI_PALETTE_COUNT][2][2] = {
-    [UI_PALETTE_VIRIDIS] = {{RAMP(viridis8), RAMP(blue_orange8)},
-                            {RAMP(viridis256), RAMP(blue_orange256)}},
-    [UI_PALETTE_INFERNO] = {{RAMP(inferno8), RAMP(purple_green8)},
-                            {RAMP(inferno256), RAMP(purple_green256)}},
-};
-/* Masked cells: grey, a colour no ramp uses, with their own glyph; a masked weight is written
- * "0", exactly, unlike any small weight. */
-static const ramp_colour mask256 = {238, 15}, mask8 = {COLOR_BLACK, COLOR_WHITE};
+/* The ramps, buckets and edges are the heatmap's one rule (heat.h), shared with the SVG
+ * figures; here they become curses' colour pairs. The 8-colour ramps are numbered as curses
+ * numbers its colours, and the palettes as the style names them. */
+_Static_assert(COLOR_BLACK == HEAT_BLACK && COLOR_RED == HEAT_RED && COLOR_GREEN == HEAT_GREEN &&
+               COLOR_YELLOW == HEAT_YELLOW && COLOR_BLUE == HEAT_BLUE &&
+               COLOR_MAGENTA == HEAT_MAGENTA && COLOR_CYAN == HEAT_CYAN &&
+               COLOR_WHITE == HEAT_WHITE, "curses' colours are ANSI's");
+_Static_assert((int)UI_PALETTE_VIRIDIS == (int)HEAT_VIRIDIS && (int)UI_PALETTE_INFERNO == (int)HEAT_INFERNO &&
+               (int)UI_PALETTE_COUNT == (int)HEAT_PALETTE_COUNT, "the UI's palettes are heat.h's");
 
 /* Shade glyphs stand in for colour, so nothing is lost on a monochrome screen. */
 static const char *const shades_utf8[] = {" ", "\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93",
                                           "\xe2\x96\x88"};
 static const char *const shades_ascii[] = {" ", ".", ":", "-", "=", "+", "*", "#", "%", "@"};
 
-typedef struct { const ramp_colour *colours; int n, first_pair; } ramp;
+typedef struct { const heat_colour *colours; int n, first_pair; } ramp;
 
 static ramp ramp_for(const ui_style *st, bool diverging)
 {
-    int palette = st->palette >= 0 && st->palette < UI_PALETTE_COUNT ? st->palette : 0;
-    ramp_table t = ramps[palette][st->colors >= 256][diverging];
+    heat_ramp t = heat_ramp_of(st->palette, st->colors >= 256, diverging);
     return (ramp){t.colours, t.n, diverging ? PAIR_DIV : PAIR_SEQ};
 }
 
@@ -83,7 +50,7 @@ static void set_pairs(const ui_style *st)
         for (int i = 0; i < r.n; i++)
             init_pair((short)(r.first_pair + i), r.colours[i].fg, r.colours[i].bg);
     }
-    ramp_colour mask = st->colors >= 256 ? mask256 : mask8;
+    heat_colour mask = heat_mask(st->colors >= 256);
     init_pair(PAIR_MASK, mask.fg, mask.bg);
     pairs_palette = st->palette;
     pairs_colors = st->colors;
@@ -95,31 +62,13 @@ void ui_matrix_colors_init(int colors)
     set_pairs(&(ui_style){.colors = colors, .palette = UI_PALETTE_VIRIDIS});
 }
 
-int ui_matrix_bucket(double position, int n)
-{
-    return ui_clamp((int)floor(position * n), 0, n - 1);
-}
-
-/* Position 0…1 of x on its ramp: weights as they are, signed values with 0 in the middle. */
-static double ramp_position(double x, bool diverging, double absmax)
-{
-    if (!diverging) return x < 0 ? 0 : x > 1 ? 1 : x;
-    return absmax > 0 ? (x / absmax + 1) / 2 : 0.5;
-}
-
-/* The value at the lower edge of bucket i of n (i = n: the top of the ramp). */
-static double bucket_edge(int i, int n, bool diverging, double absmax)
-{
-    double position = (double)i / n;
-    return diverging ? (2 * position - 1) * absmax : position;
-}
 
 /* The shade glyph for a position; on a diverging ramp it shows the distance from 0. */
 static const char *shade(const ui_style *st, double position, bool diverging)
 {
     double strength = diverging ? fabs(position * 2 - 1) : position;
-    if (st->utf8) return shades_utf8[ui_matrix_bucket(strength, UI_COUNT(shades_utf8))];
-    return shades_ascii[ui_matrix_bucket(strength, UI_COUNT(shades_ascii))];
+    if (st->utf8) return shades_utf8[heat_bucket(strength, UI_COUNT(shades_utf8))];
+    return shades_ascii[heat_bucket(strength, UI_COUNT(shades_ascii))];
 }
 
 /* Columns of x written as a cell. */
@@ -131,9 +80,11 @@ static int number_columns_of(double x, const ui_style *st)
 }
 
 /* Width of every number of the current matrix: a cell writes its number with a fixed count of
- * decimals, so the widest are the extremes (and −∞ where the mask hides cells). */
+ * decimals, so the widest are the extremes (and −∞ where the mask hides cells); while a question
+ * waits, one column (its cells are "·"). */
 static int number_width(const ui_view *v, const ui_style *st)
 {
+    if (ui_view_question_open(v)) return 1;   /* every cell is "·" until the answer */
     int lo = number_columns_of(ui_view_range(v)->lo, st);
     int hi = number_columns_of(ui_view_range(v)->hi, st);
     int width = lo > hi ? lo : hi;
@@ -200,7 +151,9 @@ typedef struct {
     int vis_cols;                /* columns that fit, wherever the scroll starts */
     bool full_labels;            /* no column label is cut */
     bool heat, diverging;
-    double absmax;
+    double absmax;               /* the largest magnitude shown (a bar's full length) */
+    double extent;               /* the ramp's ends, ±extent (diverging) or 0 … 1: its buckets
+                                    a round step wide (heat_extent) */
 } layout;
 
 /* Separator columns k consecutive columns may cross, at most. */
@@ -237,9 +190,11 @@ static void spread(layout *L, int cols, int avail, int cols_full)
 
 static layout lay_out(ui_view *v, int width, const ui_style *st)
 {
-    layout L = {.heat = ui_view_heatmap(v), .diverging = !(stage_get(ui_view_current(v)->stage)->flags & STAGE_ATTENTION)};
+    layout L = {.heat = ui_view_heatmap(v), .diverging = heat_diverging(ui_view_current(v)->stage)};
     int cols = ui_view_cols(v);
     L.absmax = fmax(fabs(ui_view_range(v)->lo), fabs(ui_view_range(v)->hi));
+    int buckets = ramp_for(st, L.diverging).n;
+    L.extent = heat_extent(L.absmax, buckets, L.diverging);
     L.glyph_w = L.heat && !st->colors ? 2 : 0;
     L.group = head_group(v);
     int rows_full = widest_label(v, true, st), cols_full = widest_label(v, false, st);
@@ -254,7 +209,9 @@ static layout lay_out(ui_view *v, int width, const ui_style *st)
     int label_room = cols_full < per_col ? cols_full : per_col;
     L.cw = numbers > label_room ? numbers : label_room;
     L.cell_w = L.cw + L.pad + L.glyph_w;
-    L.stagger = st->present && cols > 1 && cols_full > L.cw;   /* presenting: labels over two rows */
+    /* labels over two rows where they are wider than their cells: presenting, and while a
+     * question hides the numbers, so that every choice's column shows with its label */
+    L.stagger = (st->present || ui_view_question_open(v)) && cols > 1 && cols_full > L.cw;
     L.full_labels = label_fits(&L, cols_full);
     L.vis_cols = 0;
     while (L.vis_cols < cols && cells_width(&L, L.vis_cols + 1) <= avail) L.vis_cols++;
@@ -332,8 +289,38 @@ static int col_x(const ui_matrix_grid *grid, int c)
  * of exactly 0 in the attention. */
 static bool is_masked(const ui_view *v, int row, int col)
 {
-    unsigned flags = stage_get(ui_view_current(v)->stage)->flags;
-    return (flags & (STAGE_HIDES | STAGE_ATTENTION)) && trace_is_hidden(v->t, row, col);
+    return heat_masked(v->t, ui_view_current(v)->stage, row, col);
+}
+
+/* Decimals x needs at most `most`: those left once its trailing zeros are dropped. */
+static int decimals_of(double x, int most, const ui_style *st)
+{
+    ui_style at_most = *st;
+    at_most.precision = most;
+    char text[NUMBER_MAX];
+    ui_number(x, NUMBER_FIXED, 0, &at_most, text, sizeof text);
+    const char *point = strchr(text, '.');
+    if (!point || strpbrk(text, "eE")) return point ? most : 0;   /* exponent form: every one */
+    int n = (int)strlen(point + 1);
+    while (n > 0 && point[n] == '0') n--;
+    return n;
+}
+
+int ui_matrix_decimals_needed(const ui_view *v, int most, const ui_style *st)
+{
+    const walk_step *s = ui_view_current(v);
+    int needed = 0;
+    for (int r = 0; r < ui_view_rows(v) && needed < most; r++)
+        for (int c = 0; c < ui_view_cols(v) && needed < most; c++) {
+            int row = ui_view_first_row(v) + r, col = ui_view_first_col(v) + c;
+            if (!ui_view_is_filled(v, row, col) || is_masked(v, row, col)) continue;
+            double x = trace_value(v->t, s->stage, s->head, row, col);
+            if (isfinite(x)) {
+                int d = decimals_of(x, most, st);
+                needed = d > needed ? d : needed;
+            }
+        }
+    return needed;
 }
 
 /* What if? (ui_edit.h): a cell an edit changed has a mark in the blank before its number,
@@ -383,10 +370,10 @@ static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int 
         ui_number(value, NUMBER_FIXED, L->cw, st, text, sizeof text);
         if (!isfinite(value)) attr |= A_BOLD;
         else if (L->heat) {
-            double position = ramp_position(value, L->diverging, L->absmax);
+            double position = heat_position(value, L->diverging, L->extent);
             if (st->colors) {
                 ramp r = ramp_for(st, L->diverging);
-                pair = r.first_pair + ui_matrix_bucket(position, r.n);
+                pair = r.first_pair + heat_bucket(position, r.n);
             } else {
                 glyph = shade(st, position, L->diverging);
             }
@@ -413,7 +400,7 @@ static int draw_ramp(int y, int x, int width, const ui_style *st, const layout *
     for (int i = 0; i <= r.n; i++) {
         if (edges || i == 0 || i == r.n) {
             char edge[NUMBER_MAX];
-            ui_number(bucket_edge(i, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, &edge_style,
+            ui_number(heat_edge(i, r.n, L->diverging, L->extent), NUMBER_SHORT, 0, &edge_style,
                       edge, sizeof edge);
             int w = ui_width(edge, st);
             if (used + w > width) return 0;
@@ -441,18 +428,26 @@ static int draw_shades(int y, int x, const ui_style *st, bool diverging)
     return n;
 }
 
+/* Legend text in bold, shortened by whole clauses (ui_shorten_text); returns the columns used. */
+static int put_whole(int y, int x, int width, const char *text, const ui_style *st)
+{
+    char shown[256];
+    ui_shorten_text(text, width, st, shown, sizeof shown);
+    return ui_put(y, x, width, shown, st, A_BOLD, 0);
+}
+
 static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, bool masked,
                         int y, int x, int width)
 {
     char key[32], text[200];
     if (ui_view_question_open(v)) {   /* the range would give answers away */
-        ui_put(y, x, width, "numbers hidden until the question is answered", st, A_BOLD, 0);
+        put_whole(y, x, width, "numbers hidden (until the question is answered)", st);
         return;
     }
     if (!L->heat) {
         snprintf(text, sizeof text, "numbers \xc2\xb7 %s: heatmap",
                  ui_action_key(UI_ACT_HEATMAP, UI_IN_LESSON, st->utf8, key, sizeof key));
-        ui_put(y, x, width, text, st, A_BOLD, 0);
+        put_whole(y, x, width, text, st);
         return;
     }
     int used;
@@ -463,19 +458,19 @@ static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, b
         used = draw_ramp(y, x, width, st, L, edges, true);
         if (!edges) {
             char step[NUMBER_MAX];
-            ui_number(bucket_edge(1, r.n, L->diverging, L->absmax) -
-                      bucket_edge(0, r.n, L->diverging, L->absmax), NUMBER_SHORT, 0, st, step, sizeof step);
+            ui_number(heat_edge(1, r.n, L->diverging, L->extent) -
+                      heat_edge(0, r.n, L->diverging, L->extent), NUMBER_SHORT, 0, st, step, sizeof step);
             snprintf(steps, sizeof steps, " (%d steps of %s)", r.n, step);
         }
     } else {
         char lo[NUMBER_MAX], hi[NUMBER_MAX];
-        ui_number(L->diverging ? -L->absmax : 0, NUMBER_SHORT, 0, st, lo, sizeof lo);
-        ui_number(L->diverging ? L->absmax : 1, NUMBER_SHORT, 0, st, hi, sizeof hi);
+        ui_number(L->diverging ? -L->extent : 0, NUMBER_SHORT, 0, st, lo, sizeof lo);
+        ui_number(L->diverging ? L->extent : 1, NUMBER_SHORT, 0, st, hi, sizeof hi);
         used = ui_put(y, x, width, lo, st, A_BOLD, 0) + 1;
         used += draw_shades(y, x + used, st, L->diverging) + 1;
         used += ui_put(y, x + used, width - used, hi, st, A_BOLD, 0);
     }
-    used += ui_put(y, x + used, width - used, steps, st, A_BOLD, 0);
+    used += put_whole(y, x + used, width - used, steps, st);
     text[0] = '\0';
     if (masked) {   /* the masked cells' own swatch (or glyph) */
         used += 2;
@@ -493,7 +488,7 @@ static void draw_legend(const ui_view *v, const ui_style *st, const layout *L, b
         snprintf(text, sizeof text, "  values %s \xe2\x80\xa6 %s", min, max);
     } else
         snprintf(text, sizeof text, "  0 = no attention, 1 = all of it");
-    ui_put(y, x + used, width - used, text, st, A_BOLD, 0);
+    put_whole(y, x + used, width - used, text, st);
 }
 
 /* "rows 3–14 of 40, cols 1–6 of 40" when the matrix does not fit, so scrolling is visible. */
@@ -520,7 +515,9 @@ static int draw_scroll_note(const ui_view *v, const ui_style *st, int y, int rig
 
 /* The formula, the shape and the head, and at the right the selected row's and column's full
  * labels (the matrix may have to cut them). Where all do not fit, the formula gives way first,
- * then the labels; the shape and "head 2 of 2" are never cut. */
+ * then the labels, each by whole clauses (ui_shorten_text: a formula cut inside a word or
+ * before its −∞ would read as another formula), a formula with none that fits giving way to
+ * the stage's name; the shape and "head 2 of 2" are never cut. */
 static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int width)
 {
     const walk_step *s = ui_view_current(v);
@@ -538,17 +535,15 @@ static void draw_header(const ui_view *v, const ui_style *st, int y, int x, int 
         snprintf(part, sizeof part, "row %s, column %s", axis_name(v, true, v->row, row, sizeof row),
                  axis_name(v, false, v->col, col, sizeof col));
         int most = ui_clamp(width - shape_w - 2, 0, width / 2);
-        ui_cut_text(part, most, st, cut, sizeof cut);
-        selection_w = most > 1 ? ui_width(cut, st) : 0;
+        ui_shorten_text(part, most, st, cut, sizeof cut);
+        selection_w = ui_width(cut, st);
         if (selection_w) ui_put(y, x + width - selection_w, selection_w, cut, st, A_BOLD, 0);
     }
     int room = width - (selection_w ? selection_w + 2 : 0), formula_room = room - shape_w;
-    if (formula_room > 1) {
-        ui_cut_text(formula, formula_room, st, left, sizeof left);
-        strcat(left, shape);
-    } else {
-        snprintf(left, sizeof left, "%s", shape + 2);   /* no room for the formula */
-    }
+    ui_shorten_text(formula, formula_room, st, left, sizeof left);   /* whole clauses only */
+    if (!left[0]) ui_shorten_text(stage_get(s->stage)->name, formula_room, st, left, sizeof left);
+    if (left[0]) strcat(left, shape);
+    else snprintf(left, sizeof left, "%s", shape + 2);   /* no room for the formula */
     ui_put(y, x, room, left, st, A_BOLD, 0);
 }
 

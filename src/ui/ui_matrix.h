@@ -42,10 +42,11 @@ int ui_matrix_rows_used(ui_view *v, int width, int height, const ui_style *st);
 bool ui_matrix_fits(ui_view *v, int width, const ui_style *st);
 /* Whether every column fits with its full label, with one blank or two around its numbers. */
 bool ui_matrix_shows_every_column(ui_view *v, int width, const ui_style *st);
+/* The most decimals any number the current matrix shows needs, up to most: its digits once its
+ * trailing zeros are dropped (4.0 needs 1, 0.70734 needs 5), so presenting writes no column of
+ * zeros ("4.00000000"). */
+int ui_matrix_decimals_needed(const ui_view *v, int most, const ui_style *st);
 
-/* The bucket (0 … n-1) of a position 0…1 on a ramp of n colours: bucket i holds [i/n,
- * (i+1)/n), so the legend's edges are exact and equal-looking values share a colour. */
-int ui_matrix_bucket(double position, int n);
 
 /* The screen column where visible column c (0: the first shown) starts: its blank before the
  * number, where the selected cell's "[" goes (a comparison marks differing cells there). */

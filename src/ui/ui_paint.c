@@ -84,6 +84,38 @@ void ui_cut_text(const char *text, int width, const ui_style *st, char *out, siz
     snprintf(out + used, size - used, "%s", st->utf8 ? "\xe2\x80\xa6" : "~");
 }
 
+/* Where the parenthesised clause that ends text[0, n) opens (its blank before), or 0. */
+static size_t closing_clause(const char *text, size_t n)
+{
+    if (n == 0 || text[n - 1] != ')') return 0;
+    for (size_t i = n - 1, depth = 0; i-- > 0;) {
+        if (text[i] == ')') depth++;
+        else if (text[i] == '(' && depth == 0)
+            return i > 0 && text[i - 1] == ' ' ? i - 1 : 0;   /* "softmax(x)" is no clause */
+        else if (text[i] == '(') depth--;
+    }
+    return 0;
+}
+
+void ui_shorten_text(const char *text, int width, const ui_style *st, char *out, size_t size)
+{
+    size_t n = strlen(text);
+    snprintf(out, size, "%s", text);
+    for (size_t open; ui_width(out, st) > width && (open = closing_clause(text, n)) > 0;) {
+        n = open;
+        snprintf(out, size, "%.*s", (int)n, text);
+    }
+    const char *dots = st->utf8 ? ", \xe2\x80\xa6" : ", ...";
+    while (ui_width(out, st) > width) {
+        const char *comma = NULL;
+        for (const char *at = strstr(text, ", "); at && (size_t)(at - text) < n; at = strstr(at + 1, ", "))
+            comma = at;
+        if (!comma) { out[0] = '\0'; return; }   /* nothing whole fits */
+        n = (size_t)(comma - text);
+        snprintf(out, size, "%.*s%s", (int)n, text, dots);
+    }
+}
+
 int ui_width(const char *text, const ui_style *st)
 {
     wchar_t w[TEXT_MAX];
@@ -135,6 +167,70 @@ int ui_lines_needed(const char *text, int width, const ui_style *st)
     static wchar_t w[TEXT_MAX];
     size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
     return ui_text_wrap(w, n, width, NULL, 0);
+}
+
+/* The last occurrence of needle in text before end, or NULL. */
+static const char *last_before(const char *text, const char *end, const char *needle)
+{
+    const char *found = NULL;
+    for (const char *at = strstr(text, needle); at && at < end; at = strstr(at + 1, needle))
+        found = at;
+    return found;
+}
+
+/* Writes text[0, head) + between + tail into out; true when that fits in lines of width. */
+static bool cut_fits(char *out, size_t size, const char *text, size_t head, const char *between,
+                     const char *tail, int width, int lines, const ui_style *st)
+{
+    snprintf(out, size, "%.*s%s%s", (int)head, text, between, tail);
+    return ui_lines_needed(out, width, st) <= lines;
+}
+
+/* The longest head of text, ending at a blank between from and to, that fits before "… tail";
+ * with closing, only a blank after a closed term (")" or "]"), so no term is cut. */
+static bool cut_at_blank(char *out, size_t size, const char *text, const char *from,
+                         const char *to, const char *dots, const char *tail, bool closing,
+                         int width, int lines, const ui_style *st)
+{
+    char between[8];
+    snprintf(between, sizeof between, " %s", dots);
+    for (const char *at = to - 1; at > from; at--) {
+        if (*at != ' ' || (closing && at[-1] != ')' && at[-1] != ']')) continue;
+        /* a head longer than the whole room cannot fit: start where one could */
+        if ((long)(at - text) > (long)width * lines) continue;
+        if (cut_fits(out, size, text, (size_t)(at - text), between, tail, width, lines, st))
+            return true;
+    }
+    return false;
+}
+
+bool ui_keep_the_result(char *text, size_t size, int width, int lines, const ui_style *st)
+{
+    if (ui_lines_needed(text, width, st) <= lines) return true;
+    const char *result = last_before(text, text + strlen(text), " = ");
+    const char *name_end = strstr(text, " = ");
+    if (!result || result == name_end) return false;
+    const char *last_term = last_before(text, result, " + ");
+    const char *dots = st->utf8 ? "\xe2\x80\xa6" : "...";
+    char *cut = malloc(size), between[16];
+    if (!cut) return false;
+    snprintf(between, sizeof between, " + %s", dots);
+    bool done = false;
+    /* whole terms: the first ones, "+ …", the last term and the result */
+    for (const char *at = last_term ? last_before(text, last_term, " + ") : NULL; at && !done;
+         at = last_before(text, at, " + "))
+        done = cut_fits(cut, size, text, (size_t)(at - text), between, last_term, width, lines, st);
+    /* else characters cut in the middle, after a closed term where one fits, else at a blank,
+     * before the last term and the result, else before the result alone */
+    const char *tails[] = {last_term ? last_term : result, result};
+    for (int t = 0; t < 2 && !done; t++)
+        for (int closing = 1; closing >= 0 && !done; closing--)
+            done = cut_at_blank(cut, size, text, name_end + 3, tails[t], dots, tails[t],
+                                closing, width, lines, st);
+    if (!done) snprintf(cut, size, "%.*s = %s%s", (int)(name_end - text), text, dots, result);
+    snprintf(text, size, "%s", cut);
+    free(cut);
+    return ui_lines_needed(text, width, st) <= lines;
 }
 
 void ui_draw_hline(int y, int x, int width, const ui_style *st)

@@ -64,6 +64,16 @@ int ui_lines_needed(const char *text, int width, const ui_style *st);
 /* text cut to width columns, ending in "…" when it had to be cut (a matrix label, a long
  * status line). */
 void ui_cut_text(const char *text, int width, const ui_style *st, char *out, size_t size);
+/* An explanation ("name = terms = result") too long for lines of width is cut in the middle,
+ * never at its end (issue 24, 25): its first terms, "+ …", its last term and its result; where
+ * not even one first term fits, as much of the sum as fits, cut after a closed term (else at a
+ * blank, never inside a number) with "…", then the last term (or only the result) as it is;
+ * else the name, "= …" and the result. Returns whether the text now fits. */
+bool ui_keep_the_result(char *text, size_t size, int width, int lines, const ui_style *st);
+/* text shortened to width columns by rule, never inside a word, so that a formula or a legend
+ * says nothing false: whole; else without its closing parenthesised clauses, the last first
+ * ("(causal mask)"); else up to a clause's comma and ", …" ("0 = no attention, …"); else "". */
+void ui_shorten_text(const char *text, int width, const ui_style *st, char *out, size_t size);
 /* Columns text takes on screen. */
 int ui_width(const char *text, const ui_style *st);
 

@@ -1,6 +1,7 @@
 /* The leader's histogram of a number question's answers (ui_tally.h): Tukey's fences for the
  * outliers, equal bins between the least and largest answer within them, and its words. */
 #include "ui_tally.h"
+#include "number.h"
 #include <assert.h>
 #include <limits.h>
 #include <math.h>
@@ -75,6 +76,20 @@ void ui_tally_bin(double *numbers, int n, double key, double tolerance, ui_tally
         h->count[h->bins == 1 ? 0 : bin_of(numbers[i], h->lo, h->hi, h->bins)]++;
 }
 
+/* Every number here is written by the one formatter (number.h), as the view writes the
+ * follower's own answer: a histogram's edges and median to EDGE_DECIMALS decimals, the numbers
+ * given to GIVEN_DECIMALS, enough that two answers a student types do not read alike (trailing
+ * zeros dropped: 0.63, 0.7, 2.0). */
+enum { EDGE_DECIMALS = 4, GIVEN_DECIMALS = 6 };
+typedef struct { char text[NUMBER_MAX]; } written;
+static written write_number(double x, int decimals)
+{
+    written w;
+    number_format f = {.style = NUMBER_SHORT, .precision = decimals};
+    number_write(x, &f, w.text, sizeof w.text);
+    return w;
+}
+
 /* Heights: a space for an empty bar, then ▁ … █ against the tallest. */
 static const char *const bars[] = {" ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83",
                                    "\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86",
@@ -113,21 +128,22 @@ void ui_tally_write(const ui_tally_histogram *h, bool median, char *text, size_t
     if (h->n == 0) return;
     size_t used = 0;
     if (h->bins == 1 && !h->below && !h->above) {
-        put(text, size, &used, "all %.4g", h->lo);
+        put(text, size, &used, "all %s", write_number(h->lo, EDGE_DECIMALS).text);
         if (h->right >= 0) put(text, size, &used, " \xc2\xb7 %d right", h->right);
         return;
     }
     int top = 1;
     for (int i = 0; i < h->bins; i++) top = h->count[i] > top ? h->count[i] : top;
     if (h->below) put(text, size, &used, "%d< ", h->below);
-    put(text, size, &used, "%.4g \xe2\x96\x95", h->lo);
+    put(text, size, &used, "%s \xe2\x96\x95", write_number(h->lo, EDGE_DECIMALS).text);
     for (int i = 0; i < h->bins; i++)   /* any answer makes a bar of at least ▁ */
         put(text, size, &used, "%s", bars[(h->count[i] * LEVELS + top - 1) / top]);
     put(text, size, &used, "\xe2\x96\x8f");
-    if (h->bins > 1) put(text, size, &used, " %.4g", h->hi);
+    if (h->bins > 1) put(text, size, &used, " %s", write_number(h->hi, EDGE_DECIMALS).text);
     if (h->above) put(text, size, &used, " >%d", h->above);
     if (h->right >= 0) put(text, size, &used, " \xc2\xb7 %d right", h->right);
-    if (median) put(text, size, &used, " \xc2\xb7 median %.4g", h->median);
+    if (median)
+        put(text, size, &used, " \xc2\xb7 median %s", write_number(h->median, EDGE_DECIMALS).text);
 }
 
 /* ---- results ---- */
@@ -172,7 +188,8 @@ static void put_numbers(ui_tally_result *r, char *text, size_t size, size_t *use
         for (int i = 0, run; i < r->n_numbers; i += run) {
             run = run_at(r->numbers, r->n_numbers, i);
             if (run != best) continue;
-            put(text, size, used, "%s%.6g \xc3\x97%d", listed ? ", " : "", r->numbers[i], run);
+            put(text, size, used, "%s%s \xc3\x97%d", listed ? ", " : "",
+                write_number(r->numbers[i], GIVEN_DECIMALS).text, run);
             listed += run;
         }
         next_count = best;

@@ -1,6 +1,8 @@
 /* The leader's tally of a number question as a histogram (issue #14): the answers binned
  * between the least and the largest, outliers counted apart, and the words of the status line.
- * Pure (libc and libm only), so it is unit-tested without a terminal. */
+ * Pure (libc, libm and the core's number formatter, which writes every number here: edges and
+ * medians to 4 decimals, the numbers given to 6, trailing zeros dropped), so it is unit-tested
+ * without a terminal. */
 #ifndef ATTNSTEP_UI_TALLY_H
 #define ATTNSTEP_UI_TALLY_H
 

@@ -83,7 +83,7 @@ bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)
     products p = { trace_block(t, weights, cell->head) + (size_t)cell->row * (size_t)t->m,
                    trace_block(t, v, 1) + offset, 1, (size_t)trace_cols(t, v) };
     explain_put(out, " = Σ_j %s[%s,j] × v_j[%zu]", stage_get(weights)->name,
-                explain_row_label(t, cell), offset);
+                explain_row_label(out, t, cell), offset);
     explain_put_group(out, t, cell->head);
     explain_put(out, " = ");
     explain_put_product_terms(out, &p, t->m, t);
@@ -95,7 +95,7 @@ bool explain_concat(explain_text *out, const trace *t, const trace_cell *cell)
     int head = cell->col / t->d_k + 1;
     explain_put(out, " = %s[%s,%d] of head %d",
                 stage_get(trace_stage_node_input(t, cell->stage, 0))->name,
-                explain_row_label(t, cell), cell->col % t->d_k, head);
+                explain_row_label(out, t, cell), cell->col % t->d_k, head);
     return true;
 }
 

@@ -41,7 +41,7 @@ bool explain_input(explain_text *out, const trace *t, const trace_cell *cell)
 {
     const double *embeddings = embeddings_of(t, cell->stage);
     size_t at = (size_t)cell->row * (size_t)t->d_model + (size_t)cell->col;
-    explain_put(out, " = embedding(%s)[%d]", explain_row_label(t, cell), cell->col);
+    explain_put(out, " = embedding(%s)[%d]", explain_row_label(out, t, cell), cell->col);
     if (t->positional) {
         explain_put(out, " + PE[%d,%d] = ", cell->row, cell->col);
         explain_put_number(out, embeddings[at]);

@@ -77,7 +77,7 @@ bool explain_loss(explain_text *out, const trace *t, const trace_cell *cell)
 bool explain_d_output(explain_text *out, const trace *t, const trace_cell *cell)
 {
     size_t at = (size_t)cell->row * (size_t)t->d_model + (size_t)cell->col;
-    const char *row = explain_row_label(t, cell),
+    const char *row = explain_row_label(out, t, cell),
                *from = stage_get(trace_stage_node_input(t, cell->stage, 0))->name;
     explain_put(out, " = %s[%s,%d] − target[%s,%d] = ", from, row, cell->col, row, cell->col);
     explain_put_number(out, trace_block(t, trace_stage_node_input(t, cell->stage, 0), 1)[at]);

@@ -73,7 +73,7 @@ int formula_masked(const trace *t, stage_id stage, char *buffer, size_t size)
     const char *name = stage_get(stage)->name,
                *from = stage_get(trace_stage_node_input(t, stage, 0))->name;
     if (t->in->mask == MASK_WINDOW)
-        return snprintf(buffer, size, "%s = %s, keys j ≤ i − %d and j > i −∞ (sliding window)",
+        return snprintf(buffer, size, "%s = %s, −∞ where j ≤ i − %d or j > i (sliding window)",
                         name, from, t->in->window);
     assert((size_t)t->in->mask < sizeof hidden / sizeof hidden[0]);
     return snprintf(buffer, size, "%s = %s%s", name, from, hidden[t->in->mask]);

@@ -82,9 +82,11 @@ void explain_put_sum(explain_text *out, const sum_terms *s);
 void explain_put_product_terms(explain_text *out, const products *p, int count,
                                const trace *keyed);
 
-/* The label of the cell's row along its stage's rows, and of key i. */
-const char *explain_row_label(const trace *t, const trace_cell *cell);
-const char *explain_source_label(const trace *t, int i);
+/* The label of the cell's row along its stage's rows, and of key i, as cells name them
+ * ("dog@6" for a repeated token): in one of out's name buffers (stage_functions.h), alive until
+ * EXPLAIN_NAMES_KEPT more are taken. */
+const char *explain_row_label(explain_text *out, const trace *t, const trace_cell *cell);
+const char *explain_source_label(explain_text *out, const trace *t, int i);
 
 /* " of group 2" after a key or value that grouped-query attention shares; nothing otherwise. */
 void explain_put_group(explain_text *out, const trace *t, int head);

@@ -65,7 +65,7 @@ bool explain_rotated(explain_text *out, const trace *t, const trace_cell *cell)
     double angle = trace_rope_angle(t, cell->row, pair);
     double x = trace_value(t, from, 1, cell->row, first);
     double y = trace_value(t, from, 1, cell->row, first + 1);
-    const char *row = explain_row_label(t, cell);
+    const char *row = explain_row_label(out, t, cell);
     if (second)
         explain_put(out, " = %s[%s,%d]·sin θ + %s[%s,%d]·cos θ", name, row, first, name, row, first + 1);
     else

@@ -84,7 +84,7 @@ bool explain_projection(explain_text *out, const trace *t, const trace_cell *cel
     size_t d = (size_t)t->d_model, cols = (size_t)trace_cols(t, cell->stage);
     products p = { trace_block(t, from, 1) + (size_t)cell->row * d, weights + (size_t)cell->col,
                    1, cols };
-    explain_put(out, " = %s_%s · %s[:,%d]", stage_get(from)->name, explain_row_label(t, cell),
+    explain_put(out, " = %s_%s · %s[:,%d]", stage_get(from)->name, explain_row_label(out, t, cell),
                 matrix, cell->col);
     if (bias)
         explain_put(out, " + %s[%d]", param_get(bias_id)->name, cell->col);

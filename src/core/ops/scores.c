@@ -112,7 +112,7 @@ bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
                    + ops_group_offset(t, cell->head), 1, 1 };
     bool rotated = stage_get(query)->family == FAMILY_POSITIONS;
     explain_put(out, rotated ? " = rotated q_%s · rotated k_%s" : " = q_%s · k_%s",
-                explain_row_label(t, cell), explain_source_label(t, cell->col));
+                explain_row_label(out, t, cell), explain_source_label(out, t, cell->col));
     if (t->heads > 1)
         explain_put(out, " over dims %zu…%zu", offset, offset + (size_t)t->d_k - 1);
     if (t->kv_heads < t->heads)

@@ -220,7 +220,7 @@ bool explain_d_masked(explain_text *out, const trace *t, const trace_cell *cell)
     }
     const char *w = OPS_NAME(WEIGHTS), *dw = stage_get(stage_gradient(READ_NODE,
                                                                      STAGE_WEIGHTS))->name;
-    const char *row = explain_row_label(t, cell);
+    const char *row = explain_row_label(out, t, cell);
     size_t at = (size_t)cell->row * (size_t)t->m;
     products p = { trace_block(t, STAGE_WEIGHTS, cell->head) + at,
                    trace_gradient_of(t, STAGE_WEIGHTS, cell->head) + at, 1, 1 };
@@ -285,9 +285,9 @@ static bool explain_online_weight(explain_text *out, const trace *t, const trace
 {
     int last = trace_tile_count(t) - 1;
     double max = trace_value(t, STAGE_RUNNING_MAX, cell->head, cell->row, last);
-    const char *row = explain_row_label(t, cell);
+    const char *row = explain_row_label(out, t, cell);
     explain_put(out, " = exp(%s[%s,%s] − %s[%s,%d]) / %s[%s,%d] = ", OPS_NAME(MASKED), row,
-                explain_source_label(t, cell->col), OPS_NAME(RUNNING_MAX), row, last,
+                explain_source_label(out, t, cell->col), OPS_NAME(RUNNING_MAX), row, last,
                 OPS_NAME(RUNNING_SUM), row, last);
     put_shifted_exp(out, t, cell, cell->col, max);
     explain_put(out, " / ");
@@ -329,9 +329,10 @@ static void put_tile_keys(explain_text *out, const trace *t, const trace_cell *c
 {
     int first, end;
     trace_tile_keys(t, cell->col, &first, &end);
-    explain_put(out, "%s[%s,%s", stage, explain_row_label(t, cell), explain_source_label(t, first));
+    explain_put(out, "%s[%s,%s", stage, explain_row_label(out, t, cell),
+                explain_source_label(out, t, first));
     if (end - first > 1)
-        explain_put(out, "…%s", explain_source_label(t, end - 1));
+        explain_put(out, "…%s", explain_source_label(out, t, end - 1));
     explain_put(out, "]");
 }
 
@@ -339,7 +340,7 @@ static void put_tile_keys(explain_text *out, const trace *t, const trace_cell *c
 static void put_previous(explain_text *out, const trace *t, const trace_cell *cell,
                          const char *stage)
 {
-    explain_put(out, "%s[%s,%d]", stage, explain_row_label(t, cell), cell->col - 1);
+    explain_put(out, "%s[%s,%d]", stage, explain_row_label(out, t, cell), cell->col - 1);
 }
 
 /* m_b = max(m_{b−1}, the tile's visible scores), with the tile's largest named. */
@@ -367,8 +368,8 @@ bool explain_running_max(explain_text *out, const trace *t, const trace_cell *ce
         explain_put(out, "−∞: every key of the tile is hidden)");
     } else {
         explain_put_number(out, trace_value(t, STAGE_MASKED, cell->head, cell->row, at));
-        explain_put(out, " at %s[%s,%s])", OPS_NAME(MASKED), explain_row_label(t, cell),
-                    explain_source_label(t, at));
+        explain_put(out, " at %s[%s,%s])", OPS_NAME(MASKED), explain_row_label(out, t, cell),
+                    explain_source_label(out, t, at));
     }
     return true;
 }
@@ -406,11 +407,11 @@ bool explain_running_sum(explain_text *out, const trace *t, const trace_cell *ce
         put_previous(out, t, cell, OPS_NAME(RUNNING_SUM));
         explain_put(out, " × exp(");
         put_previous(out, t, cell, OPS_NAME(RUNNING_MAX));
-        explain_put(out, " − %s[%s,%d]) + ", OPS_NAME(RUNNING_MAX), explain_row_label(t, cell),
-                    cell->col);
+        explain_put(out, " − %s[%s,%d]) + ", OPS_NAME(RUNNING_MAX),
+                    explain_row_label(out, t, cell), cell->col);
     }
     explain_put(out, "Σ exp(%s − %s[%s,%d]) over ", OPS_NAME(MASKED), OPS_NAME(RUNNING_MAX),
-                explain_row_label(t, cell), cell->col);
+                explain_row_label(out, t, cell), cell->col);
     put_tile_keys(out, t, cell, OPS_NAME(MASKED));
     explain_put(out, " = ");
     if (cell->col > 0) {
