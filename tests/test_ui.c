@@ -21,6 +21,7 @@
 #include "heat.h"
 #include "ui.h"
 #include "ui_curses.h"
+#include "ui_edit.h"
 #include "ui_keys.h"
 #include "ui_lesson.h"
 #include "ui_matrix.h"
@@ -96,6 +97,81 @@ static bool leader_apart(const ui_binding *a, const ui_binding *b)
         && ((a->contexts ^ b->contexts) & (UI_LEADER_ONLY | UI_NOT_LEADER)) == (UI_LEADER_ONLY | UI_NOT_LEADER);
 }
 
+/* Every stored block of two traces, bit for bit. */
+static void assert_same_blocks(const trace *a, const trace *b)
+{
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        size_t bytes = trace_stage_bytes(a, (stage_id)s);
+        assert_int_equal(bytes, trace_stage_bytes(b, (stage_id)s));
+        if (bytes && memcmp(a->block[s], b->block[s], bytes) != 0)
+            fail_msg("stage %s differs", stage_get((stage_id)s)->name);
+    }
+}
+
+/* The lesson as --set would compute it: loaded, the edit texts applied, then traced. */
+static void compute_with_set(const char *path, const char *const *edits, int count, lesson *l,
+                             trace *t)
+{
+    lesson_diagnostics d;
+    char error[512];
+    assert_int_equal(lesson_load(path, l, &d), LESSON_OK);
+    assert_int_equal(lesson_edits_apply(l, edits, count, error, sizeof error), LESSON_EDIT_OK);
+    assert_int_equal(trace_compute(&l->input, NULL, t, NULL), TRACE_OK);
+}
+
+/* One edit on screen: = at a cell of stage, the value typed, Enter. */
+static void edit_at(ui_edit *ed, ui_opened *o, ui_view *v, stage_id stage, int row, int col,
+                    const char *value)
+{
+    ui_view_open_stage(v, stage, 1);
+    v->row = row, v->col = col;
+    assert_true(ui_edit_begin(ed, o, v));
+    for (const char *c = value; *c; c++)
+        ui_edit_key(ed, o, v, UI_ACT_TYPE, (int)(strchr(UI_EDIT_CHARS, *c) - UI_EDIT_CHARS));
+    ui_edit_key(ed, o, v, UI_ACT_ANSWER, 0);
+    assert_false(ed->open);
+}
+
+/* What if? on screen is --set: an edit recomputed in place from its first reader
+ * (trace_recompute) gives every block bit for bit what the lesson loaded with the same edits
+ * as --set computes afresh; each undo gives the lesson with the edits before it, U the lesson
+ * as written; a changed cell says what it was, an unchanged one nothing. */
+static void test_edits_on_screen_are_set(void **state)
+{
+    (void)state;
+    const char *path = "tests/gradients/by_token.yaml";   /* weights, target, two heads */
+    ui_opened *o;
+    char error[512];
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, NULL, &o, false, error, sizeof error),
+                     EXIT_STATUS_OK);
+    ui_view v;
+    assert_true(ui_view_init(&v, &o->t, &o->l));
+    ui_edit ed = {0};
+    edit_at(&ed, o, &v, STAGE_INPUT, 1, 2, "0.25");
+    edit_at(&ed, o, &v, STAGE_OUTPUT, 0, 3, "-1.5e-1");   /* W_O[0,3] */
+    edit_at(&ed, o, &v, STAGE_D_OUTPUT, 2, 0, "2");        /* the target */
+    assert_int_equal(ed.count, 3);
+    const char *edits[] = {"embeddings[b,2]=0.25", "W_O[0,3]=-1.5e-1", "target[c,0]=2"};
+    for (int count = 3; count >= 0; count--) {
+        lesson l;
+        trace t;
+        compute_with_set(path, edits, count, &l, &t);
+        assert_same_blocks(&o->t, &t);
+        trace_free(&t);
+        lesson_free(&l);
+        if (count > 1) ui_edit_undo(&ed, o, &v, false);
+        else if (count == 1) ui_edit_undo(&ed, o, &v, true);
+    }
+    edit_at(&ed, o, &v, STAGE_INPUT, 1, 2, "3");
+    double was;
+    assert_true(ui_edit_changed(&ed, &o->t, STAGE_INPUT, 1, 1, 2, &was));
+    assert_true(was == -0.3);   /* b's embedding as written: input has no positions */
+    assert_false(ui_edit_changed(&ed, &o->t, STAGE_INPUT, 1, 0, 0, &was));
+    ui_edit_free(&ed);
+    ui_view_free(&v);
+    ui_lesson_close(o);
+}
+
 static void test_no_key_is_bound_twice(void **state)
 {
     (void)state;
@@ -140,13 +216,17 @@ static void test_keys_read_as_people_write_them(void **state)
         if (b[i].action == UI_ACT_HEAD_NUMBER) assert_string_equal(text, "1\xe2\x80\x93" "9");
         if (b[i].action == UI_ACT_PREV && (b[i].contexts & UI_IN_LESSON))
             assert_string_equal(text, "p Backspace PgUp");
-        if (b[i].action == UI_ACT_TYPE) {
+        if (b[i].action == UI_ACT_TYPE && (b[i].contexts & UI_IN_EDIT))   /* what if? */
+            assert_string_equal(text, "0\xe2\x80\x93" "9 . - e");
+        if (b[i].action == UI_ACT_TYPE && (b[i].contexts & UI_IN_NUMBER)) {
             assert_string_equal(text, "0\xe2\x80\x93" "9 . -");
             ui_binding_bar_keys(&b[i], false, text, sizeof text);
             assert_string_equal(text, "0-9");
         }
         if (b[i].action == UI_ACT_NEXT) assert_string_equal(text, "n Space PgDn");
-        if (b[i].action == UI_ACT_MOVE) {
+        if (b[i].action == UI_ACT_MOVE && (b[i].contexts & UI_IN_EDIT))   /* not hjkl: typed */
+            assert_string_equal(text, "\xe2\x86\x90 \xe2\x86\x93 \xe2\x86\x91 \xe2\x86\x92");
+        if (b[i].action == UI_ACT_MOVE && !(b[i].contexts & UI_IN_EDIT)) {
             assert_string_equal(text, "\xe2\x86\x90 \xe2\x86\x93 \xe2\x86\x91 \xe2\x86\x92 h j k l");
             ui_binding_bar_keys(&b[i], true, text, sizeof text);
             assert_string_equal(text, "\xe2\x86\x90\xe2\x86\x93\xe2\x86\x91\xe2\x86\x92");
@@ -2311,6 +2391,7 @@ int main(void)
         cmocka_unit_test(test_progress_killed_save_temporary_is_swept),
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
+        cmocka_unit_test(test_edits_on_screen_are_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

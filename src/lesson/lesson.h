@@ -88,6 +88,10 @@ typedef struct {
     double *embeddings;          /* (n_tokens, d_model) */
     double *source_embeddings;   /* (n_source, d_model) or NULL */
     double *target;              /* (n_tokens, d_model) the loss's target, or NULL */
+    bool embeddings_by_token;    /* the embeddings are one vector per distinct token (a mapping,
+                                    {random:}), shared by its rows in tokens and source; false
+                                    when written row by row ({file:}, numpy): lesson_edit.h */
+    bool target_by_token;        /* the target is a mapping token → row, shared likewise */
     double *params[PARAM_COUNT];    /* the core's parameter table's: W_Q … W_O, and the biases
                                        b_Q … b_O, NULL when the lesson gives none */
     unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) 1 = may attend, for explicit,
@@ -146,6 +150,11 @@ typedef struct {
                            not only from the lesson's folder */
     size_t max_bytes;   /* the cap on everything the lesson and its trace would allocate
                            (counted before anything is allocated or drawn); 0: LESSON_MAX_BYTES */
+    /* --set: numbers to change after loading (lesson_edit.h), each "NAME[ROW,COL]=VALUE".
+     * The loader does not read them: whoever computes the lesson applies them first
+     * (lesson_edits_apply), so a reload of the file applies them again. */
+    int n_edits;
+    const char *const *edits;
 } lesson_options;
 
 /* Loads path with the default options. On LESSON_OK fills out (free with lesson_free) and

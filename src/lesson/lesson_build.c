@@ -65,6 +65,7 @@ static bool build_embeddings(checker *c, lesson *l) {
                                 vectors + (size_t)id * (size_t)d);
     }
     bool cross = c->keys[TOP_SOURCE] >= 0;
+    l->embeddings_by_token = true;
     l->embeddings = expand_rows(vectors, c->distinct_of, l->n_tokens, d);
     if (cross)
         l->source_embeddings = expand_rows(vectors, c->distinct_of + l->n_tokens, l->n_source, d);
@@ -124,6 +125,7 @@ static bool build_target(checker *c, lesson *l) {
         fill_matrix(c, &c->target, l->n_tokens, c->d_model, l->target);
         return true;
     }
+    l->target_by_token = true;
     for (int i = 0; i < l->n_tokens; i++)
         checker_read_vector(c, checker_target_row(c, &c->target, l->tokens[i]), c->d_model, "",
                             NULL, l->target + (size_t)i * d);

@@ -61,7 +61,8 @@ typedef struct {
  * move-right, stage-next, stage-prev, stage-open (] or [: a stage off the script), head,
  * step-in, cell-next, cell-prev, step-out, heatmap, first, last, help, help-key (a key
  * while the help is shown), redraw, quit (to the score), question (a key of a waiting
- * question), display (+ - L c J K P: how the lesson is shown), none (an unbound key);
+ * question), display (+ - L c J K P: how the lesson is shown), edit (= u U and the keys
+ * of the edit line: what if?), none (an unbound key);
  * "+scroll" appended when the
  * matrix scrolled), and the CLOCK_MONOTONIC wall time from the key being read to the end of
  * drawing its frame, refresh() included (headless: curses' update of its virtual screen and

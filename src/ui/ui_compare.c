@@ -669,7 +669,10 @@ ui_screen *ui_compare_screen_open(const char *a, const char *b, const trace_opti
     ui_opened *o[2] = {NULL, NULL};
     const char *paths[2] = {a, b};
     for (int me = 0; me < 2; me++) {
-        *status = ui_lesson_open(paths[me], NULL, 0, compute, load, &o[me], report, error, size);
+        /* --set edits the second lesson only: A against A edited, or against B edited */
+        lesson_options mine = load ? *load : (lesson_options){0};
+        if (me == 0) mine.n_edits = 0;
+        *status = ui_lesson_open(paths[me], NULL, 0, compute, &mine, &o[me], report, error, size);
         if (*status != EXIT_STATUS_OK) {
             if (me == 1) ui_lesson_close(o[0]);
             return NULL;

@@ -65,7 +65,7 @@ static const ui_binding bindings[] = {
      "the selected cell's sum with every term, in a pane", 0},
     /* In front of a class: room, decimals, colours and the narration (the lesson screen's own
      * display settings; the view model never sees them). */
-    {UI_ACT_MORE_DECIMALS, UI_IN_LESSON, {'+', '='}, NULL, "one more decimal (wider columns)", 0},
+    {UI_ACT_MORE_DECIMALS, UI_IN_LESSON, {'+'}, NULL, "one more decimal (wider columns)", 0},
     {UI_ACT_FEWER_DECIMALS, UI_IN_LESSON, {'-'}, NULL, "one decimal fewer (narrower columns)", 0},
     {UI_ACT_STEP_LIST, UI_IN_LESSON | UI_NOT_COMPARE, {'L'}, NULL, "hide or show the step list (room for the matrix)", 0},
     {UI_ACT_PALETTE, UI_IN_LESSON, {'c'}, NULL,
@@ -76,6 +76,29 @@ static const ui_binding bindings[] = {
      "presentation: no step list, a larger matrix, the most decimals that fit", 0},
     {UI_ACT_COMPARE, UI_IN_LESSON | UI_NOT_COMPARE, {'C'}, NULL,
      "compare: pick a lesson from this one's folder to show side by side with it", 0},
+    /* What if? (ui_edit.h): change a number and every stage follows. */
+    {UI_ACT_EDIT, UI_IN_LESSON | UI_NOT_COMPARE, {'='}, NULL,
+     "what if? change the number behind the selected cell (an input cell's embedding, the "
+     "parameter its stage reads, the loss's target); every stage follows, changed cells marked",
+     0},
+    {UI_ACT_UNDO, UI_IN_LESSON | UI_NOT_COMPARE, {'u'}, NULL, "undo the last edit", 0},
+    {UI_ACT_UNDO_ALL, UI_IN_LESSON | UI_NOT_COMPARE, {'U'}, NULL,
+     "undo every edit: the lesson as written", 0},
+    {UI_ACT_WRITE, UI_IN_LESSON | UI_NOT_COMPARE, {'w'}, NULL,
+     "keep the experiment: write the lesson with the edits to a new file beside it "
+     "(NAME-whatif.yaml), never over one", 0},
+    {UI_ACT_PARAMETERS, UI_IN_LESSON | UI_NOT_COMPARE, {'M'}, NULL,
+     "the parameters (W_Q ... b_O) and the target as matrices, the cells edited marked", 0},
+    {UI_ACT_TYPE, UI_IN_EDIT, {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', '-', 'e'},
+     "type", "type the new value (the first character replaces the value shown): digits, a "
+     "decimal point, a minus sign, e for an exponent", 13},
+    {UI_ACT_ERASE, UI_IN_EDIT, {BACKSPACE_KEYS}, NULL, "erase the last character", 0},
+    {UI_ACT_MOVE, UI_IN_EDIT,
+     {UI_KEY(KEY_LEFT), UI_KEY(KEY_DOWN), UI_KEY(KEY_UP), UI_KEY(KEY_RIGHT)},
+     "cell", "edit another cell of the same matrix", 4},
+    {UI_ACT_ANSWER, UI_IN_EDIT, {ENTER_KEYS}, "set",
+     "set the number: recompute from the first stage that reads it", 0},
+    {UI_ACT_SKIP, UI_IN_EDIT, {27}, "cancel", "close the edit line, changing nothing", 0},
     {UI_ACT_OPEN, UI_IN_PICKER, {ENTER_KEYS}, "open", "open the selected lesson", 0},
     {UI_ACT_RESET, UI_IN_PICKER, {'R'}, "reset",
      "reset the selected lesson's saved progress (answers, score, place), after y to confirm", 0},
@@ -223,6 +246,7 @@ static const struct { unsigned context; const char *heading; } sections[] = {
     {EVERYWHERE, "Everywhere (in a lesson, while a question waits, in the lesson picker)"},
     {UI_IN_LESSON, "In a lesson"},
     {UI_IN_QUESTION, "While a question waits for its answer"},
+    {UI_IN_EDIT, "While the edit line is open (=)"},
     {UI_IN_PICKER, "In the lesson picker"},
     {UI_IN_COMPARE, "In a comparison, besides the keys of a lesson"},
     {UI_IN_REPLAY, "While a recorded demo replays (--replay)"},

@@ -30,6 +30,8 @@ typedef enum {
     UI_ACT_FOLLOW,
     /* a leader (--lead): the results of the class's questions, the roster of its followers */
     UI_ACT_RESULTS, UI_ACT_ROSTER,
+    /* what if? (ui_edit.h): change a number, undo the last change or every one */
+    UI_ACT_EDIT, UI_ACT_UNDO, UI_ACT_UNDO_ALL, UI_ACT_WRITE, UI_ACT_PARAMETERS,
     UI_ACT_COUNT
 } ui_action;
 
@@ -42,7 +44,8 @@ enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
 enum { UI_IN_LESSON = 1, UI_IN_PICKER = 2, UI_IN_CHOICE = 4, UI_IN_NUMBER = 8, UI_IN_COMPARE = 16,
        UI_IN_REPLAY = 32, /* a recorded demo playing on the terminal (--replay) */
        UI_IN_CLASS = 64, /* a follower in a class (--follow), asked before the screen's own */
-       UI_IN_LEAD = 256 /* a leader of a class (--lead): added to its lesson's context */ };
+       UI_IN_LEAD = 256, /* a leader of a class (--lead): added to its lesson's context */
+       UI_IN_EDIT = 2048 /* a lesson's edit line is open (=, ui_edit.h) */ };
 #define UI_IN_QUESTION (UI_IN_CHOICE | UI_IN_NUMBER)
 /* A lesson's binding with this bit does not apply in a comparison (it has no step list, no
  * presentation, no third lesson to pick): the key bar, the help and the keys leave it out there. */

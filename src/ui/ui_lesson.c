@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "lesson_edit.h"
 #include "text.h"
 #include "ui_lesson.h"
 #include "ui_progress.h"
@@ -81,6 +82,18 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
         return status == LESSON_UNREADABLE ? EXIT_STATUS_NO_INPUT
              : status == LESSON_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
     }
+    /* --set's numbers, before computing and again at each reload (lesson_edit.h) */
+    char why[1024];
+    if (lesson_edits_apply(&o->l, o->load.edits, o->load.n_edits, why, sizeof why)
+        != LESSON_EDIT_OK) {
+        char raw[1200];
+        snprintf(raw, sizeof raw, "--set: %s", why);
+        text_escape(raw, error, size);
+        if (report) fprintf(stderr, "attnstep: %s\n", error);
+        lesson_free(&o->l);
+        free(o);
+        return EXIT_STATUS_USAGE;
+    }
     trace_failure f;
     trace_status ts = trace_compute(&o->l.input, &o->compute, &o->t, &f);
     if (ts != TRACE_OK) {
@@ -95,6 +108,9 @@ exit_status ui_lesson_open(const char *path, const char *text, size_t text_size,
     /* answers, claims and live numbers against the numbers, with the warnings and notes, as
      * --check does (lesson.h) */
     bool checked = lesson_check(&o->l, &o->t, true, &d) == LESSON_OK;
+    /* an edited lesson may make its own claims false: shown, not refused (the point of what
+     * if?); the file as written must hold them */
+    checked |= o->load.n_edits > 0;
     if (!checked) {
         if (report) lesson_diagnostics_print(&d, stderr);
         first_diagnostic(&d, path, error, size);

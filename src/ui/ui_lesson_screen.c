@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ui_display.h"
+#include "ui_edit.h"
 #include "ui_matrix.h"
 #include "ui_narration.h"
 #include "ui_progress.h"
@@ -31,6 +32,7 @@ typedef struct {
     ui_file_stamp seen;          /* the lesson's file when last looked at */
     ui_display d;                /* how the lesson is shown (the display keys) */
     bool show_notices;           /* a reload's warnings and notes above the narration, until a key */
+    ui_edit edit;                /* what if?: the edit line and the edits made (ui_edit.h) */
 } lesson_screen;
 
 static lesson_screen *lesson_of(ui_screen *s)
@@ -251,8 +253,27 @@ static void explanation_text(const ui_view *v, const ui_style *st, bool full, ch
         return;
     }
     trace_cell cell = {s->stage, s->head, v->row, v->col};
-    if (full && trace_cell_explain_full(v->t, &cell, st->precision, text, size) < (int)size) return;
-    trace_cell_explain(v->t, &cell, st->precision, text, size);
+    if (!full || trace_cell_explain_full(v->t, &cell, st->precision, text, size) >= (int)size)
+        trace_cell_explain(v->t, &cell, st->precision, text, size);
+    double was;   /* what if?: a cell an edit changed says what it was */
+    if (v->edits && ui_edit_changed(v->edits, v->t, s->stage, s->head, v->row, v->col, &was)) {
+        char number[NUMBER_MAX];
+        number_format f = ui_number_format(NUMBER_SHORT, 0, st);
+        number_write(was, &f, number, sizeof number);
+        ui_text_append(text, size, ", was %s", number);
+    }
+}
+
+/* The explanation's place, or the edit line while it is open. */
+static void explanation_or_edit(const lesson_screen *ls, const ui_style *st, bool full,
+                                char *text, size_t size)
+{
+    if (!ls->edit.open) {
+        explanation_text(&ls->v, st, full, text, size);
+        return;
+    }
+    number_format f = ui_number_format(NUMBER_SHORT, 0, st);
+    ui_edit_line(&ls->edit, ls->o, &f, text, size);
 }
 
 /* The narration under its rule; when it is longer than its pane it scrolls (J and K), and the
@@ -303,6 +324,8 @@ static void with_notices(const lesson_screen *ls, char *text, size_t size)
                    notices ? notices : "", narration);
 }
 
+static unsigned context(const ui_screen *s);
+
 static void draw(ui_screen *s, const ui_style *run_style)
 {
     lesson_screen *ls = lesson_of(s);
@@ -315,8 +338,8 @@ static void draw(ui_screen *s, const ui_style *run_style)
     const ui_style *st = &mine;
     /* a new matrix or step starts its narration at the top */
     ui_display_narration_at(&ls->d, (unsigned long)v->shown << 20 ^ (unsigned long)v->step << 1 ^ v->off_script);
-    explanation_text(v, st, false, explanation, sizeof explanation);
-    if (ls->d.present) explanation_text(v, st, true, full, sizeof full);
+    explanation_or_edit(ls, st, false, explanation, sizeof explanation);
+    if (ls->d.present) explanation_or_edit(ls, st, true, full, sizeof full);
     number_format f = ui_number_format(NUMBER_SHORT, 0, st);
     ui_narration_text(v, &f, st->utf8 ? "\xe2\x96\xb8" : ">", "_", narration, sizeof narration);
     with_notices(ls, narration, sizeof narration);
@@ -330,7 +353,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     draw_narration(v, &ls->d, &r, narration, ls->o->progress_note, st);
     ls->d.list_drawn = r.list_w > 0;
     /* the step list made room for the matrix: the key bar says which key brings it back */
-    ui_draw_bar_led(ui_view_context(v), UI_ACT_STEP_LIST, r.list_made_room ? "step list" : NULL, st);
+    ui_draw_bar_led(context(s), UI_ACT_STEP_LIST, r.list_made_room ? "step list" : NULL, st);
 }
 
 /* An overlay to open; when there is no memory for it, the status line says so. */
@@ -371,20 +394,64 @@ static int questions_settled(const ui_view *v)
     return asked + ui_view_skipped(v);
 }
 
+/* What if?: = opens the edit line, u and U undo; the edit line has the keys while open. */
+static bool edit_key(lesson_screen *ls, ui_action action, int arg)
+{
+    ui_view *v = &ls->v;
+    if (ls->edit.open) {
+        ui_edit_key(&ls->edit, ls->o, v, action, arg);
+        return true;
+    }
+    if (action != UI_ACT_EDIT && action != UI_ACT_UNDO && action != UI_ACT_UNDO_ALL
+        && action != UI_ACT_WRITE)
+        return false;
+    if (action == UI_ACT_EDIT) ui_edit_begin(&ls->edit, ls->o, v);
+    else if (action == UI_ACT_WRITE) ui_edit_write(&ls->edit, ls->o, v);
+    else if (ui_view_question_open(v))   /* the numbers it asks about would change */
+        snprintf(v->message, sizeof v->message, "no undo while a question waits");
+    else ui_edit_undo(&ls->edit, ls->o, v, action == UI_ACT_UNDO_ALL);
+    return true;
+}
+
 static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     ui_view *v = &lesson_of(s)->v;
     int arg = 0;
     lesson_of(s)->show_notices = false;   /* read: the next key puts them away */
+    if (lesson_of(s)->edit.open) {
+        ui_action action = ui_key_action(k, UI_IN_EDIT, &arg);
+        if (action == UI_ACT_NONE)
+            snprintf(v->message, sizeof v->message,
+                     "type the new value, Enter sets it, Esc leaves it");
+        else edit_key(lesson_of(s), action, arg);
+        return UI_STAY;
+    }
     /* A question waiting for its answer has keys of its own (its context in the table). */
     ui_action action = ui_key_action(k, ui_view_context(v), &arg);
+    ui_action lesson_action = ui_key_action(k, UI_IN_LESSON, NULL);
+    if (action == UI_ACT_NONE && ui_view_question_open(v)
+        && (lesson_action == UI_ACT_EDIT || lesson_action == UI_ACT_UNDO
+            || lesson_action == UI_ACT_UNDO_ALL)) {   /* what if? would leak the answer */
+        snprintf(v->message, sizeof v->message,
+                 "no edit while a question waits: it would show the answer");
+        return UI_STAY;
+    }
     if (action == UI_ACT_NONE) { explain_unbound(v, k, st); return UI_STAY; }
     v->message[0] = '\0';
     if (display_key(lesson_of(s), action, arg, st)) return UI_STAY;
+    if (edit_key(lesson_of(s), action, arg)) return UI_STAY;
     if (action == UI_ACT_HELP) { v->message[0] = '\0'; return open_overlay(v, ui_help_screen_new()); }
     if (action == UI_ACT_SUM) {   /* the pane writes its numbers with the screen's decimals */
         ui_style mine = style_of(lesson_of(s), st);
         return open_overlay(v, ui_sum_screen_new(v, &mine));
+    }
+    if (action == UI_ACT_PARAMETERS) {   /* what if?: the numbers = can change */
+        ui_style mine = style_of(lesson_of(s), st);
+        number_format f = ui_number_format(NUMBER_FIXED, 8, &mine);
+        char *text = ui_edit_parameters(&lesson_of(s)->edit, lesson_of(s)->o, &f, st->utf8);
+        ui_screen *box = text ? ui_text_screen_new(" parameters ", text) : NULL;
+        free(text);
+        return open_overlay(v, box);
     }
     if (action == UI_ACT_COMPARE)
         return open_overlay(v, ui_picker_screen_beside(lesson_of(s)->o->l.path,
@@ -427,14 +494,19 @@ static ui_outcome click(ui_screen *s, int x, int y)
 static bool follow(ui_screen *s, const ui_event *ev)
 {
     lesson_screen *ls = lesson_of(s);
-    const ui_opened *was = ls->o;
+    const ui_opened *before = ls->o;
     bool changed = ui_lesson_follow(&ls->o, &ls->v, &ls->seen, ev->file[0] ? ev->file : NULL);
-    if (ls->o != was) ls->show_notices = ls->o->notices != NULL;   /* the author just saved */
+    if (ls->o != before) {   /* the file as saved now: the edits made here were to the old one */
+        ls->show_notices = ls->o->notices != NULL;   /* the author just saved */
+        ui_edit_free(&ls->edit);
+        ls->v.edits = NULL;
+    }
     return changed || ev->kind == UI_EV_RELOAD;
 }
 
 static unsigned context(const ui_screen *s)
 {
+    if (lesson_const(s)->edit.open) return UI_IN_EDIT;
     return ui_view_context(&lesson_const(s)->v);
 }
 
@@ -445,6 +517,8 @@ static const char *key_kind(const ui_screen *s, int k)
     const ui_view *v = &lesson_const(s)->v;
     ui_action action = ui_key_action(k, ui_view_context(v), NULL);
     if (action >= UI_ACT_MORE_DECIMALS && action <= UI_ACT_PRESENT) return "display";
+    if (lesson_const(s)->edit.open || (action >= UI_ACT_EDIT && action <= UI_ACT_WRITE))
+        return "edit";
     return ui_view_key_kind(v, k);
 }
 
@@ -459,6 +533,7 @@ static void close_screen(ui_screen *s)
 {
     lesson_screen *ls = lesson_of(s);
     ui_progress_save(ls->o, &ls->v);   /* where the student stopped */
+    ui_edit_free(&ls->edit);
     ui_view_free(&ls->v);
     ui_lesson_close(ls->o);
     free(ls);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "heat.h"
 #include "ui_keys.h"
+#include "ui_edit.h"
 #include "ui_matrix.h"
 #include "ui_util.h"
 
@@ -322,6 +323,19 @@ int ui_matrix_decimals_needed(const ui_view *v, int most, const ui_style *st)
     return needed;
 }
 
+/* What if? (ui_edit.h): a cell an edit changed has a mark in the blank before its number,
+ * • (~ in ASCII); the explanation line says what it was. */
+static void edit_mark(const ui_view *v, const ui_style *st, int y, int x, int row, int col,
+                      unsigned attr, int pair)
+{
+    const walk_step *s = ui_view_current(v);
+    double was;
+    if (!ui_view_marks_selection(v) || !ui_view_is_filled(v, row, col))
+        return;   /* an open question's cells, unfilled cells: a mark would tell of them */
+    if (v->edits && ui_edit_changed(v->edits, v->t, s->stage, s->head, row, col, &was))
+        ui_field(y, x, 1, st->utf8 ? "\xe2\x80\xa2" : "~", st, attr | A_BOLD, pair, UI_LEFT);
+}
+
 /* Draws one cell; returns its colour pair (the selected cell's frame takes it) and notes a
  * masked cell in *masked. */
 static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int y, int x,
@@ -366,6 +380,7 @@ static int draw_cell(const ui_view *v, const ui_style *st, const layout *L, int 
         }
     }
     ui_field(y, x, L->cw + 1, text, st, attr, pair, UI_RIGHT);
+    edit_mark(v, st, y, x, row, col, attr, pair);
     if (L->pad > 1) ui_field(y, x + 1 + L->cw, 1, "", st, attr, pair, UI_LEFT);
     for (int i = 0; i < L->glyph_w; i++)   /* after the closing bracket's blank */
         ui_field(y, x + 2 + L->cw + i, 1, glyph, st, A_NORMAL, 0, UI_LEFT);

@@ -2,6 +2,7 @@
 #include "ui_narration.h"
 #include <stdio.h>
 #include <string.h>
+#include "ui_edit.h"
 #include "ui_text.h"
 
 /* A waiting question: the question, then its choices one a line (the highlighted one marked),
@@ -43,6 +44,10 @@ void ui_narration_text(const ui_view *v, const number_format *f, const char *mar
         char verdict[1024];
         ui_view_verdict(v, v->step, f, verdict, sizeof verdict);
         ui_text_append(text, size, "%s\n%s\n", item->ask, verdict);
+    }
+    if (v->edits && !v->off_script) {   /* what if?: the claims here the edits made false */
+        size_t used = strlen(text);
+        ui_edit_untrue(v->edits, item, text + used, size - used);
     }
     char formula[256], inputs[128];
     trace_stage_formula(v->t, s->stage, formula, sizeof formula);

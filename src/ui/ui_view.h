@@ -70,6 +70,8 @@ typedef struct {
     char typed[24];             /* an open numeric question: what has been typed */
     char reload_error[1024];    /* why the lesson's file did not reload (escaped, whole: its
                                    did-you-mean and hint), or "" */
+    const struct ui_edit *edits;  /* what if? (ui_edit.h): the edits made here, whose changed
+                                   cells the matrix marks; NULL without any */
 } ui_view;
 
 /* Builds the view on lesson_walk(l, t) (l NULL: the pipeline walk, no narration), and
