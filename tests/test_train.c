@@ -1,0 +1,161 @@
+/* Training in the core (train.h): one step is W ← W − η · d_W of a fresh trace, bit for bit;
+ * the loss falls with a small rate; only the named parameters move; and the run after k steps
+ * is the same whichever count of steps the lesson allows. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "trace.h"
+#include "train.h"
+
+enum { N = 3, D = 4, CELLS = D * D };
+
+static const char *const tokens[] = { "a", "b", "c" };
+
+typedef struct {
+    double x[N * D], params[PARAM_COUNT][CELLS], target[N * D];
+    attention_input in;
+} numbers;
+
+static void fill(numbers *l, bool biases)
+{
+    memset(l, 0, sizeof *l);
+    support_fill(l->x, N * D, 1);
+    support_fill(l->target, N * D, 2);
+    l->in = (attention_input){ .n_tokens = N, .tokens = tokens, .n_source = N, .d_model = D,
+                               .heads = 2, .scale = true, .mask = MASK_CAUSAL,
+                               .embeddings = l->x, .target = l->target };
+    for (int p = 0; p < PARAM_COUNT; p++) {
+        support_fill(l->params[p], CELLS, 3 + (unsigned)p);
+        if (!param_get((param_id)p)->optional || biases)
+            l->in.params[p] = l->params[p];
+    }
+}
+
+static train_config every_param(int steps, double rate)
+{
+    train_config config = { .steps = steps, .learning_rate = rate };
+    for (int p = 0; p < PARAM_COUNT; p++)
+        config.trains[p] = true;
+    return config;
+}
+
+static void test_one_step_is_descent_on_a_fresh_trace(void **state)
+{
+    (void)state;
+    numbers l;
+    fill(&l, true);
+    train_config config = every_param(1, 0.1);
+    trace t;
+    assert_int_equal(trace_compute(&l.in, NULL, &t, NULL), TRACE_OK);
+    numbers by_hand = l;
+    by_hand.in.embeddings = by_hand.x, by_hand.in.target = by_hand.target;
+    for (int p = 0; p < PARAM_COUNT; p++) {
+        by_hand.in.params[p] = by_hand.params[p];
+        const double *g = trace_block(&t, stage_gradient(READ_PARAM, p), 1);
+        for (int i = 0; i < CELLS; i++)
+            by_hand.params[p][i] -= 0.1 * g[i];
+    }
+    double before = trace_loss(&t);
+    trace_free(&t);
+    assert_int_equal(trace_compute(&by_hand.in, NULL, &t, NULL), TRACE_OK);
+    double after = trace_loss(&t);
+    trace_free(&t);
+
+    train_run run;
+    assert_int_equal(train_compute(&l.in, &config, 1, NULL, &run, NULL), TRACE_OK);
+    assert_int_equal(run.steps, 1);
+    assert_true(run.loss[0] == before);
+    assert_true(run.loss[1] == after);   /* the recomputation from the first reader is a fresh trace */
+    for (int p = 0; p < PARAM_COUNT; p++) {
+        size_t cells = param_get((param_id)p)->optional ? D : CELLS;
+        assert_memory_equal(run.params[p], by_hand.params[p], cells * sizeof(double));
+    }
+    assert_true(after < before);
+    train_free(&run);
+}
+
+static void test_the_loss_falls_with_a_small_rate(void **state)
+{
+    (void)state;
+    numbers l;
+    fill(&l, false);
+    train_config config = every_param(30, 0.05);
+    train_run run;
+    assert_int_equal(train_compute(&l.in, &config, 30, NULL, &run, NULL), TRACE_OK);
+    for (int k = 1; k <= 30; k++)
+        if (!(run.loss[k] < run.loss[k - 1]))
+            fail_msg("the loss rose at step %d: %.17g after %.17g", k, run.loss[k],
+                     run.loss[k - 1]);
+    assert_true(run.loss[30] < 0.9 * run.loss[0]);
+    train_free(&run);
+}
+
+static void test_only_the_named_parameters_move(void **state)
+{
+    (void)state;
+    numbers l;
+    fill(&l, false);
+    train_config config = { .steps = 5, .learning_rate = 0.1 };
+    config.trains[PARAM_W_Q] = config.trains[PARAM_W_K] = config.trains[PARAM_B_Q] = true;
+    assert_true(train_active(&l.in, &config));
+    train_run run;
+    assert_int_equal(train_compute(&l.in, &config, 5, NULL, &run, NULL), TRACE_OK);
+    assert_ptr_equal(run.input.params[PARAM_W_V], l.in.params[PARAM_W_V]);
+    assert_ptr_equal(run.input.params[PARAM_W_O], l.in.params[PARAM_W_O]);
+    assert_null(run.params[PARAM_B_Q]);          /* the lesson has no b_Q: nothing to train */
+    assert_null(run.input.params[PARAM_B_Q]);
+    assert_ptr_equal(run.input.embeddings, l.in.embeddings);
+    assert_memory_not_equal(run.params[PARAM_W_Q], l.params[PARAM_W_Q], sizeof l.params[0]);
+    assert_memory_not_equal(run.params[PARAM_W_K], l.params[PARAM_W_K], sizeof l.params[0]);
+    train_free(&run);
+    config.trains[PARAM_W_Q] = config.trains[PARAM_W_K] = false;
+    assert_false(train_active(&l.in, &config));  /* only b_Q named, and the lesson lacks it */
+}
+
+static void test_a_run_to_step_k_is_the_longer_runs_step_k(void **state)
+{
+    (void)state;
+    numbers l;
+    fill(&l, true);
+    train_config config = every_param(12, 0.05);
+    train_run whole, part;
+    assert_int_equal(train_compute(&l.in, &config, 12, NULL, &whole, NULL), TRACE_OK);
+    assert_int_equal(train_compute(&l.in, &config, 7, NULL, &part, NULL), TRACE_OK);
+    assert_int_equal(part.steps, 7);
+    assert_memory_equal(part.loss, whole.loss, 8 * sizeof *part.loss);
+    train_free(&whole);
+    train_free(&part);
+    assert_int_equal(train_compute(&l.in, &config, 0, NULL, &part, NULL), TRACE_OK);
+    assert_int_equal(part.steps, 0);
+    assert_true(part.loss[0] == part.loss[0]);
+    train_free(&part);
+}
+
+static void test_an_overflowing_rate_says_where(void **state)
+{
+    (void)state;
+    numbers l;
+    fill(&l, false);
+    train_config config = every_param(40, 1e150);
+    train_run run;
+    trace_failure failure;
+    assert_int_equal(train_compute(&l.in, &config, 40, NULL, &run, &failure),
+                     TRACE_ERROR_OVERFLOW);
+    assert_int_equal(failure.status, TRACE_ERROR_OVERFLOW);
+    assert_true(failure.stage < STAGE_COUNT);
+    assert_null(run.loss);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_step_is_descent_on_a_fresh_trace),
+        cmocka_unit_test(test_the_loss_falls_with_a_small_rate),
+        cmocka_unit_test(test_only_the_named_parameters_move),
+        cmocka_unit_test(test_a_run_to_step_k_is_the_longer_runs_step_k),
+        cmocka_unit_test(test_an_overflowing_rate_says_where),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
