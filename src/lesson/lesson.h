@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "trace.h"
+#include "train.h"
 #include "walk.h"
 
 /* Limits on what a lesson file may hold; each message that refuses a file names its limit. */
@@ -88,6 +89,7 @@ typedef struct {
     double *embeddings;          /* (n_tokens, d_model) */
     double *source_embeddings;   /* (n_source, d_model) or NULL */
     double *target;              /* (n_tokens, d_model) the loss's target, or NULL */
+    train_config train;          /* train: (train.h); steps 0 when the lesson does not train */
     double *params[PARAM_COUNT];    /* the core's parameter table's: W_Q … W_O, and the biases
                                        b_Q … b_O, NULL when the lesson gives none */
     unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) 1 = may attend, for explicit,
