@@ -146,8 +146,8 @@ static void put_loss(output *o)
     output_puts(o, ",\n");
 }
 
-/* With train: the loss at every step and the parameters after the last ("training": [{"step":
- * k, "loss": L_k}, …], "trained": {"W_Q": …}), trained by the core (train.h). The lesson was
+/* With train: its rate, the loss at every step and the parameters after the last
+ * ("learning_rate": η, "training": [{"step": k, "loss": L_k}, …], "trained": {"W_Q": …}), trained by the core (train.h). The lesson was
  * trained once already when it was loaded, so a failure here is out of memory. */
 static void put_training(output *o)
 {
@@ -160,7 +160,9 @@ static void put_training(output *o)
         output_fail(o, EXIT_STATUS_SOFTWARE);
         return;
     }
-    output_puts(o, "  \"training\": [");
+    output_puts(o, "  \"learning_rate\": ");
+    output_number(o, config->learning_rate, NUMBER_EXACT);
+    output_puts(o, ",\n  \"training\": [");
     for (int k = 0; k <= run.steps; k++) {
         output_printf(o, "%s\n    {\"step\": %d, \"loss\": ", k ? "," : "", k);
         output_number(o, run.loss[k], NUMBER_EXACT);
