@@ -8,6 +8,7 @@
 #include "support.h"
 #include "trace.h"
 #include "train.h"
+#include "walk.h"
 
 enum { N = 3, D = 4, CELLS = D * D };
 
@@ -148,6 +149,51 @@ static void test_an_overflowing_rate_says_where(void **state)
     assert_null(run.loss);
 }
 
+/* Without a script, the walk is the pipeline at step 0, then the loss after each update; a
+ * script's step keeps its train_step, and one past the lesson's steps is not placed. */
+static void test_the_walk_gains_a_training_axis(void **state)
+{
+    (void)state;
+    numbers l;
+    fill(&l, false);
+    trace t;
+    assert_int_equal(trace_compute(&l.in, NULL, &t, NULL), TRACE_OK);
+    walk pipeline, trained;
+    assert_true(walk_build_pipeline(&pipeline, &t));
+    assert_true(walk_build_trained(&trained, &t, NULL, 0, 4));
+    assert_int_equal(trained.count, pipeline.count + 4);
+    for (int k = 0; k < pipeline.count; k++)
+        assert_int_equal(trained.steps[k].train_step, 0);
+    for (int k = 1; k <= 4; k++) {
+        const walk_step *step = &trained.steps[pipeline.count + k - 1];
+        assert_int_equal(step->train_step, k);
+        assert_int_equal(stage_get(step->stage)->family, FAMILY_LOSS);
+        assert_false(stage_get(step->stage)->flags & STAGE_GRADIENT);
+    }
+    walk_free(&trained);
+    walk_mark marks[] = { { STAGE_WEIGHTS, 2, 0, 3 }, { STAGE_WEIGHTS, 1, 0, 5 },
+                          { STAGE_OUTPUT, 0, 0, 0 } };
+    assert_true(walk_build_trained(&trained, &t, marks, 3, 4));
+    assert_int_equal(trained.count, 2);
+    assert_int_equal(trained.steps[0].train_step, 3);
+    assert_int_equal(trained.steps[1].narration, 2);
+    assert_int_equal(trained.steps[1].train_step, 0);
+    walk_free(&trained);
+    walk_free(&pipeline);
+
+    /* the trace at a step is the run's: its loss is the run's loss at that step */
+    train_config config = every_param(4, 0.05);
+    train_run run;
+    train_cache cache = { 0 };
+    assert_int_equal(train_compute(&l.in, &config, 4, NULL, &run, NULL), TRACE_OK);
+    assert_ptr_equal(train_cache_at(&cache, &t, &config, 0, NULL, NULL), &t);
+    for (int k = 1; k <= 4; k++)
+        assert_true(trace_loss(train_cache_at(&cache, &t, &config, k, NULL, NULL)) == run.loss[k]);
+    train_cache_free(&cache);
+    train_free(&run);
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_only_the_named_parameters_move),
         cmocka_unit_test(test_a_run_to_step_k_is_the_longer_runs_step_k),
         cmocka_unit_test(test_an_overflowing_rate_says_where),
+        cmocka_unit_test(test_the_walk_gains_a_training_axis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

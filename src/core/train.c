@@ -103,3 +103,30 @@ trace_status train_compute(const attention_input *in, const train_config *config
         train_free(out);
     return status;
 }
+
+void train_cache_free(train_cache *cache)
+{
+    if (cache->step > 0) {
+        trace_free(&cache->trace);
+        train_free(&cache->run);
+    }
+    cache->step = 0;
+}
+
+const trace *train_cache_at(train_cache *cache, const trace *t, const train_config *config,
+                            int k, const trace_options *options, trace_failure *failure)
+{
+    if (k == 0)
+        return t;
+    if (cache->step == k)
+        return &cache->trace;
+    train_cache_free(cache);
+    if (train_compute(t->in, config, k, options, &cache->run, failure) != TRACE_OK)
+        return NULL;
+    if (trace_compute(&cache->run.input, options, &cache->trace, failure) != TRACE_OK) {
+        train_free(&cache->run);
+        return NULL;
+    }
+    cache->step = k;
+    return &cache->trace;
+}

@@ -38,6 +38,21 @@ trace_status train_compute(const attention_input *in, const train_config *config
 
 void train_free(train_run *run);
 
+/* The trace at a training step, for a view that walks the training axis: t itself at step 0,
+ * else the trace at the weights after k updates (train_compute to k, then trace_compute),
+ * kept while the view stays at step k. All zero is empty; free with train_cache_free. */
+typedef struct {
+    int step;          /* the step held; 0: none */
+    train_run run;
+    trace trace;       /* borrows run's parameters */
+} train_cache;
+
+/* The trace at step k (0 … config->steps) of the lesson whose trace at step 0 is t, or NULL
+ * when that fails (failure says why; the cache is then empty). */
+const trace *train_cache_at(train_cache *cache, const trace *t, const train_config *config,
+                            int k, const trace_options *options, trace_failure *failure);
+void train_cache_free(train_cache *cache);
+
 /* Whether config trains anything: a step count, and a parameter `in` has among its trains. */
 bool train_active(const attention_input *in, const train_config *config);
 

@@ -51,6 +51,7 @@ typedef struct {
     int focus_col;         /* index along the stage's columns, or -1 without focus */
     int token;             /* in a decoding lesson, the token the step shows being generated,
                               from 1 (walk_step.position + 1); 0 for the whole matrix */
+    int train_step;        /* train_step: k, the trace after k updates of train: (0: none) */
     char *say;             /* narration text, or NULL */
     int line;              /* where the step is written in the file */
     char *ask;             /* the question, or NULL when the step asks none */

@@ -585,13 +585,26 @@ static void leak_context_close(leak_context *c) {
     lesson_free(&c->previous);
 }
 
+/* The trace a step's answers, claims and live numbers are about: t, or at its train_step the
+ * trace after that many updates (training was run once when the lesson was loaded; NULL only
+ * when memory runs out, which is then reported). */
+static const trace *step_trace(const lesson *l, const trace *t, const lesson_step *step,
+                               train_cache *cache, lesson_diagnostics *d) {
+    const trace *at = train_cache_at(cache, t, &l->train, step->train_step, NULL, NULL);
+    if (!at) lesson_report(d, step->line, 1, LESSON_ERROR_NO_MEMORY, NULL);
+    return at;
+}
+
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
                            lesson_diagnostics *diagnostics) {
     *diagnostics = (lesson_diagnostics){ .path = strdup(l->path ? l->path : "") };
     check_cuts(l, diagnostics);
+    train_cache cache = { 0 };   /* a step at train_step k is checked at the weights after k */
     for (int i = 0; i < l->n_steps; i++) {
-        check_answer(&l->steps[i], t, warnings, diagnostics);
-        check_claims(&l->steps[i], t, diagnostics);
+        const trace *at = step_trace(l, t, &l->steps[i], &cache, diagnostics);
+        if (!at) break;
+        check_answer(&l->steps[i], at, warnings, diagnostics);
+        check_claims(&l->steps[i], at, diagnostics);
     }
     /* after the answers are taken, before the live numbers are written: it reads both */
     if (warnings) {
@@ -602,9 +615,12 @@ lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
     }
     for (int i = 0; i < l->n_steps; i++) {
         lesson_step *step = &l->steps[i];
-        render(&step->say, &step->say_written, step_head(step), t, diagnostics);
-        render(&step->ask, &step->ask_written, step_head(step), t, diagnostics);
+        const trace *at = step_trace(l, t, step, &cache, diagnostics);
+        if (!at) break;
+        render(&step->say, &step->say_written, step_head(step), at, diagnostics);
+        render(&step->ask, &step->ask_written, step_head(step), at, diagnostics);
     }
+    train_cache_free(&cache);
     render(&l->about, &l->about_written, 1, t, diagnostics);
     lesson_report_finish(diagnostics);
     if (l->text) lesson_diagnostics_quote(diagnostics, l->text, l->text_size);
