@@ -273,7 +273,8 @@ def main():
 def shipped_setup(path):
     """A shipped lesson with a loss, as reference() reads it: its parameters and target from
     --json ("params", "target"), its configuration from the JSON's configuration lines, the
-    hidden cells from masked's (null: −∞) and whether it scales from scaled against scores.
+    hidden cells from masked's (null: −∞) and whether it scales from scaled against scores (or
+    d_scaled against d_scores).
     (None, None) after a failure."""
     data = run(path)
     if data is None:
@@ -285,7 +286,9 @@ def shipped_setup(path):
     for s in data["stages"]:
         first.setdefault(s["name"], s["values"])
     hidden = torch.tensor([[v is None for v in row] for row in first["masked"]])
-    scaled = first["scaled"] != first["scores"] or data["d_k"] == 1
+    # scores of 0 (a zero W_Q) are their own scaling: their gradients tell it then
+    scaled = (first["scaled"] != first["scores"] or first["d_scaled"] != first["d_scores"]
+              or data["d_k"] == 1)
     data["_params"], data["_target"] = data["params"], data["target"]
     data["_case"] = {"positional": data.get("positional"), "bias": data.get("bias"),
                      "scale": scaled}

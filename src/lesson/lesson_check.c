@@ -319,7 +319,7 @@ static void render(char **text, lesson_written *w, int head, const trace *t,
 /* Whether step `earlier` shows the matrix that question `asked` asks about. */
 static bool shows_matrix_of(const lesson_step *earlier, const lesson_step *asked,
                             const trace *t) {
-    if (earlier->stage != asked->stage) return false;
+    if (earlier->stage != asked->stage || earlier->train_step != asked->train_step) return false;
     if (stage_get(asked->stage)->per_head && step_head(earlier) != step_head(asked)) return false;
     /* a decoding step shows only its token's part: it answers a question whose focus is there */
     return earlier->token == 0 || !has_focus(asked)
@@ -469,6 +469,8 @@ static char *worked_sum(const trace *t, const lesson_step *s, const lesson_step 
  * of its focus cell. */
 static bool step_tells(const reader *from, int j) {
     const lesson_step *s = &from->l->steps[j];
+    /* a step at another training step shows other weights' numbers, which tell nothing */
+    if (!from->before && s->train_step != from->asked->train_step) return false;
     char what[64];
     snprintf(what, sizeof what, "the narration of step %d", j + 1);
     if (tells(from, s->say, step_head(s), s->say_written.at, true, false, what)) return true;
