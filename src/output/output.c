@@ -69,9 +69,7 @@ static exit_status finish(output *o)
     return o->status;
 }
 
-/* The trace step k of the training axis shows (NULL after output_fail: training was checked
- * when the lesson was loaded, so only memory can run out here). */
-static const trace *trained_trace(output *o, const trace *t, train_cache *cache, int k)
+const trace *output_trained_trace(output *o, const trace *t, train_cache *cache, int k)
 {
     const trace *at = train_cache_at(cache, t, &o->lesson->train, k, NULL, NULL);
     if (!at)
@@ -90,7 +88,7 @@ exit_status output_write(const output_format *format, const lesson *l, const tra
     train_cache at = { 0 };
     format->begin(&o);
     for (; o.step < w.count && o.status == EXIT_STATUS_OK; o.step++) {
-        o.trace = trained_trace(&o, t, &at, w.steps[o.step].train_step);
+        o.trace = output_trained_trace(&o, t, &at, w.steps[o.step].train_step);
         if (o.trace)
             format->step(&o, &w.steps[o.step]);
     }
@@ -235,7 +233,7 @@ static void step_header(output *o, const walk_step *step, const output_narrator 
         output_printf(o, "after %d training step%s (W ← W − η · d_W, η = ", step->train_step,
                       step->train_step == 1 ? "" : "s");
         output_number(o, o->lesson->train.learning_rate, NUMBER_SHORT);
-        output_puts(o, ")\n");
+        output_puts(o, ")\n\n");
     }
 }
 
