@@ -30,6 +30,8 @@ typedef enum {
     UI_ACT_FOLLOW,
     /* a leader (--lead): the results of the class's questions, the roster of its followers */
     UI_ACT_RESULTS, UI_ACT_ROSTER,
+    /* a lesson that trains (train:): the matrix at the step before or after, the loss curve */
+    UI_ACT_TRAIN_PREV, UI_ACT_TRAIN_NEXT, UI_ACT_LOSS_CURVE,
     UI_ACT_COUNT
 } ui_action;
 
