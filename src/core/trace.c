@@ -593,8 +593,7 @@ const double *trace_gradient_of(const trace *t, stage_id stage, int head)
     return trace_block(t, gradient, head);
 }
 
-/* Whether input `in` of a forward row is what gradient row `of` names, as t reads it. */
-static bool reads_gradient_of(const trace *t, const stage_input *in, const stage_input *of)
+bool trace_reads_gradient_of(const trace *t, const stage_input *in, const stage_input *of)
 {
     bool node = in->kind == READ_NODE || in->kind == READ_EVERY_HEAD;
     if (node)
@@ -617,7 +616,7 @@ void forward_gradient(const trace *t, stage_id stage, int head, double *out,
         if (reader->flags & STAGE_GRADIENT || !trace_has_stage(t, (stage_id)s))
             continue;
         for (int i = 0; i < STAGE_MAX_INPUTS && reader->inputs[i].kind != READ_NONE; i++)
-            if (reads_gradient_of(t, &reader->inputs[i], of))
+            if (trace_reads_gradient_of(t, &reader->inputs[i], of))
                 stage_functions_get((stage_id)s)->backward(t, (stage_id)s, i, head, out);
     }
 }

@@ -73,6 +73,27 @@ void backward_concat(const trace *t, stage_id stage, int input, int head, double
             out[i * d_k + c] += d[i * d_model + ops_head_offset(t, head) + c];
 }
 
+/* d_weights_h: n × m of d_k terms; d_V_g: per head, m × d_k of n terms. */
+void count_backward_context(const trace *t, stage_id stage, int input, int head,
+                            cost_counts *counts)
+{
+    (void)stage, (void)head;
+    if (input == 0) {
+        ops_count_product((tally)t->n, (tally)t->m, (tally)t->d_k, counts);
+        return;
+    }
+    for (int h = 1; h <= t->heads; h++)
+        ops_count_product((tally)t->m, (tally)t->d_k, (tally)t->n, counts);
+}
+
+/* An addition a cell of the head's d_k columns. */
+void count_backward_concat(const trace *t, stage_id stage, int input, int head,
+                           cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    counts->additions += (tally)t->n * (tally)t->d_k;
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)

@@ -51,6 +51,17 @@ void backward_rotated(const trace *t, stage_id stage, int input, int head, doubl
         }
 }
 
+/* Each pair: four multiplications, a sum, a difference and two additions into the block (the
+ * angle's sine and cosine are not counted, as the forward does not count them). */
+void count_backward_rotated(const trace *t, stage_id stage, int input, int head,
+                            cost_counts *counts)
+{
+    (void)input, (void)head;
+    tally pairs = (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage) / 2;
+    counts->multiplications += 4 * pairs;
+    counts->additions += 4 * pairs;
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 /* Q_rotated and K_rotated: the pair the cell belongs to, turned by its angle, with numbers:

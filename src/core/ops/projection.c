@@ -68,6 +68,29 @@ void backward_projection(const trace *t, stage_id stage, int input, int head, do
                 out[c] += d[i * cols + c];
 }
 
+void ops_count_product(tally rows, tally cols, tally count, cost_counts *counts)
+{
+    counts->multiplications += rows * cols * count;
+    counts->additions += rows * cols * count;
+}
+
+/* d_from: rows × d_model of cols terms; d_W: d_model × cols of rows terms; d_b: one addition a
+ * cell of d_P. */
+void count_backward_projection(const trace *t, stage_id stage, int input, int head,
+                               cost_counts *counts)
+{
+    (void)head;
+    const stage_input *in = &stage_get(stage)->inputs[input];
+    tally rows = (tally)trace_rows(t, stage), cols = (tally)trace_cols(t, stage),
+          dm = (tally)t->d_model;
+    if (in->kind == READ_NODE)
+        ops_count_product(rows, dm, cols, counts);
+    else if (in->id == (int)trace_stage_param_input(stage, 0))
+        ops_count_product(dm, cols, rows, counts);
+    else
+        counts->additions += rows * cols;
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 /* Q, K, V and output: a row of stage `from` times a column of the weight matrix, which has as

@@ -99,6 +99,34 @@ void backward_biased(const trace *t, stage_id stage, int input, int head, double
         out[i] += d[i];
 }
 
+/* Per head, d_Q_h: n × d_k of m terms; d_K_g: m × d_k of n terms. */
+void count_backward_scores(const trace *t, stage_id stage, int input, int head,
+                           cost_counts *counts)
+{
+    (void)stage, (void)head;
+    for (int h = 1; h <= t->heads; h++)
+        ops_count_product((tally)(input == 0 ? t->n : t->m), (tally)t->d_k,
+                          (tally)(input == 0 ? t->m : t->n), counts);
+}
+
+/* A division by √d_k (none unscaled) and an addition a cell. */
+void count_backward_scaled(const trace *t, stage_id stage, int input, int head,
+                           cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    tally cells = (tally)t->n * (tally)t->m;
+    counts->additions += cells;
+    counts->divisions += t->in->scale ? cells : 0;
+}
+
+/* An addition a cell. */
+void count_backward_biased(const trace *t, stage_id stage, int input, int head,
+                           cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    counts->additions += (tally)t->n * (tally)t->m;
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
