@@ -174,6 +174,31 @@ static void test_online_softmax(void **state)
                                               .online_softmax = true, .tile = 2 }, false);
 }
 
+/* What d_Q and d_K are made from, as their formula line says: under RoPE the rotated gradient
+ * alone (turned back by −θ), never K_rotated; without it d_scores and the other side. */
+static void test_made_from_follows_rope(void **state)
+{
+    (void)state;
+    lesson_numbers rope, plain;
+    fill(&rope, &(attention_input){ .heads = 2, .scale = true, .rope = true,
+                                    .rope_base = 100.0 }, false, 11);
+    fill(&plain, &(attention_input){ .heads = 2, .scale = true }, false, 11);
+    trace t, u;
+    assert_int_equal(trace_compute(&rope.in, NULL, &t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&plain.in, NULL, &u, NULL), TRACE_OK);
+    char inputs[128];
+    trace_stage_inputs(&t, STAGE_D_Q, inputs, sizeof inputs);
+    assert_string_equal(inputs, "d_Q_rotated");
+    trace_stage_inputs(&t, STAGE_D_K, inputs, sizeof inputs);
+    assert_string_equal(inputs, "d_K_rotated");
+    trace_stage_inputs(&u, STAGE_D_Q, inputs, sizeof inputs);
+    assert_string_equal(inputs, "d_scores, K");
+    trace_stage_inputs(&u, STAGE_D_K, inputs, sizeof inputs);
+    assert_string_equal(inputs, "d_scores, Q");
+    trace_free(&t);
+    trace_free(&u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_cross_attention),
         cmocka_unit_test(test_rope_alibi_and_shared_keys),
         cmocka_unit_test(test_online_softmax),
+        cmocka_unit_test(test_made_from_follows_rope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -323,7 +323,7 @@ typedef struct {
     X(D_Q, "d_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, \
-      INPUTS(NODE_OR(D_SCORES, D_Q_ROTATED), NODE_OR(K, K_ROTATED)), OF(Q), \
+      INPUTS(NODE_OR(D_SCORES, D_Q_ROTATED), NODE_OR(K, D_Q_ROTATED)), OF(Q), \
       trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
       formula_gradient) \
     X(D_W_Q, "d_W_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
@@ -339,7 +339,7 @@ typedef struct {
     X(D_K, "d_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, \
-      INPUTS(NODE_OR(D_SCORES, D_K_ROTATED), NODE_OR(Q, Q_ROTATED)), OF(K), \
+      INPUTS(NODE_OR(D_SCORES, D_K_ROTATED), NODE_OR(Q, D_K_ROTATED)), OF(K), \
       trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
       formula_gradient) \
     X(D_W_K, "d_W_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
