@@ -10,6 +10,7 @@
 #include "support.h"
 #include "fixtures.h"
 #include "trace.h"
+#include "lesson.h"
 
 enum { N = 4, M = 3, D = 4, CELLS = D * D };
 #define STEP 1e-5
@@ -199,6 +200,52 @@ static void test_made_from_follows_rope(void **state)
     trace_free(&u);
 }
 
+/* The remaining gradient rows explained with their numbers (tests/gradients/by_token.yaml:
+ * causal, two heads of d_k 2): each is a sum of the products its backward adds, and ends in
+ * its value. */
+static const char by_token[] =
+    "title: \"a target written one row per token, causal, two heads\"\n"
+    "tokens: [a, b, c]\n"
+    "embeddings:\n"
+    "  a: [1.0, 0.0, 0.5, 0.2]\n"
+    "  b: [0.0, 1.0, -0.3, 0.1]\n"
+    "  c: [0.4, 0.2, 1.0, -1.0]\n"
+    "heads: 2\n"
+    "W_Q: {random: normal, seed: 1, scale: 0.5}\n"
+    "W_K: {random: normal, seed: 2, scale: 0.5}\n"
+    "W_V: {random: normal, seed: 3, scale: 0.5}\n"
+    "W_O: {random: normal, seed: 4, scale: 0.5}\n"
+    "mask: causal\n"
+    "loss:\n"
+    "  target:\n"
+    "    a: [1, 0, 0, 0]\n"
+    "    b: [0, 1, 0, 0]\n"
+    "    c: [0, 0, 1, 0]\n"
+;
+
+static void test_gradient_cells_explained(void **state)
+{
+    (void)state;
+    lesson l;
+    trace t;
+    fixture_load_traced(by_token, &l, &t);
+    fixture_explains(&t, "d_V[a,1]", 1, "d_V[a,1] = Σ_i weights[i,a] · d_context[i,1] (head 1) = "
+                     "(1.0 × -0.2429) [a] + (0.5699 × -0.2932) [b] + (0.3884 × 0.0579) [c] = "
+                     "-0.3875");
+    fixture_explains(&t, "d_Q[c,3]", 1, "d_Q[c,3] = Σ_j d_scores[c,j] · K[j,3] (head 2) = "
+                     "(0.1015 × -0.0007) [a] + (-0.0731 × 1.4093) [b] + (-0.0284 × 0.449) [c] = "
+                     "-0.1158");
+    fixture_explains(&t, "d_K[a,2]", 1, "d_K[a,2] = Σ_i d_scores[i,a] · Q[i,2] (head 2) = "
+                     "(0.0 × 0.3661) [a] + (-0.0771 × -0.3153) [b] + (0.1015 × -1.3078) [c] = "
+                     "-0.1084");
+    fixture_explains(&t, "d_weights[b,a]", 2, "d_weights[b,a] (head 2) = Σ_c d_context[b,c] · "
+                     "V[a,c] = (0.4611 × -0.8235) + (-0.034 × 0.2204) = -0.3872");
+    fixture_explains(&t, "d_context[c,1]", 2, "d_context[c,1] (head 2) = d_concat[c,3], a column "
+                     "of head 2's in it = -0.4098");
+    trace_free(&t);
+    lesson_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_rope_alibi_and_shared_keys),
         cmocka_unit_test(test_online_softmax),
         cmocka_unit_test(test_made_from_follows_rope),
+        cmocka_unit_test(test_gradient_cells_explained),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -158,3 +158,27 @@ void cost_projection(const trace *t, stage_id stage, cost_counts *counts)
     if (trace_param(t, trace_stage_param_input(stage, 1)))
         counts->additions += (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage);
 }
+
+/* ---- a bias's gradient ---- */
+
+static double gradient_cell(const sum_terms *s, int i)
+{
+    stage_id d = trace_stage_node_input(s->t, s->cell->stage, 0);
+    return trace_block(s->t, d, 1)[(size_t)i * (size_t)trace_cols(s->t, d) + (size_t)s->cell->col];
+}
+
+static void put_gradient_cell(explain_text *out, const sum_terms *s, int i)
+{
+    explain_put_number(out, gradient_cell(s, i));
+}
+
+/* d_b_Q[c] = Σ_i d_Q[i,c]: a bias is added to every row, so every row's gradient reaches it. */
+bool explain_d_bias(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id d = trace_stage_node_input(t, cell->stage, 0);
+    sum_terms s = { .count = trace_rows(t, d), .value = gradient_cell,
+                    .put_term = put_gradient_cell, .t = t, .cell = cell };
+    explain_put(out, " = Σ_i %s[i,%d] = ", stage_get(d)->name, cell->col);
+    explain_put_sum(out, &s);
+    return true;
+}

@@ -250,3 +250,45 @@ void cost_biased(const trace *t, stage_id stage, cost_counts *counts)
     counts->multiplications += cells;
     counts->additions += cells;
 }
+
+/* ---- the gradients this family's backward makes ---- */
+
+/* d_Q[i,c] = Σ_j d_scores[i,j] · K[j,c] of the head of column c (without RoPE; under it d_Q is
+ * d_Q_rotated turned back, written as a gradient's meaning). */
+bool explain_d_query(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    if (t->in->rope)
+        return explain_gradient(out, t, cell);
+    int head = cell->col / t->d_k + 1;
+    stage_id scores = trace_stage_node_input(t, cell->stage, 0);   /* d_scores */
+    stage_id key = trace_stage_node_input(t, cell->stage, 1);
+    size_t m = (size_t)t->m, ld = (size_t)trace_cols(t, key);
+    products p = { trace_block(t, scores, head) + (size_t)cell->row * m,
+                   trace_block(t, key, 1) + ops_group_offset(t, head)
+                       + (size_t)(cell->col % t->d_k), 1, ld };
+    explain_put(out, " = Σ_j %s[%s,j] · %s[j,%d] (head %d) = ", stage_get(scores)->name,
+                explain_row_label(t, cell), stage_get(key)->name,
+                (int)ops_group_offset(t, head) + cell->col % t->d_k, head);
+    explain_put_product_terms(out, &p, t->m, t);
+    return true;
+}
+
+/* d_K[j,c] = Σ_i d_scores[i,j] · Q[i,c] of the one head that reads group c / d_k (without RoPE
+ * and without shared groups; otherwise written as a gradient's meaning). */
+bool explain_d_key(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    if (t->in->rope || !ops_one_head_per_group(t))
+        return explain_gradient(out, t, cell);
+    int head = cell->col / t->d_k + 1;
+    stage_id scores = trace_stage_node_input(t, cell->stage, 0);
+    stage_id query = trace_stage_node_input(t, cell->stage, 1);
+    size_t m = (size_t)t->m, ld = (size_t)trace_cols(t, query);
+    products p = { trace_block(t, scores, head) + (size_t)cell->row,
+                   trace_block(t, query, 1) + ops_head_offset(t, head)
+                       + (size_t)(cell->col % t->d_k), m, ld };
+    explain_put(out, " = Σ_i %s[i,%s] · %s[i,%d] (head %d) = ", stage_get(scores)->name,
+                explain_source_label(t, cell->row), stage_get(query)->name,
+                (int)ops_head_offset(t, head) + cell->col % t->d_k, head);
+    explain_put_product_terms(out, &p, t->n, t->in->source ? NULL : t);
+    return true;
+}
