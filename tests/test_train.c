@@ -9,6 +9,8 @@
 #include "trace.h"
 #include "train.h"
 #include "walk.h"
+#include "fixtures.h"
+#include "lesson.h"
 
 enum { N = 3, D = 4, CELLS = D * D };
 
@@ -194,6 +196,53 @@ static void test_the_walk_gains_a_training_axis(void **state)
     trace_free(&t);
 }
 
+/* How many of a lesson's diagnostics, checked with warnings, contain words. */
+static int checked(const char *text, const char *words)
+{
+    lesson l;
+    char message[512];
+    assert_int_equal(fixture_load_status(text, &l, message, sizeof message), LESSON_OK);
+    trace t;
+    fixture_compute(&l.input, &t);
+    lesson_diagnostics d;
+    lesson_check(&l, &t, true, &d);
+    int count = 0;
+    for (int i = 0; i < d.count; i++)
+        count += strstr(d.items[i].message, words) != NULL;
+    lesson_diagnostics_free(&d);
+    trace_free(&t);
+    lesson_free(&l);
+    return count;
+}
+
+/* A question at a training step is answered by that step's numbers: an earlier step at another
+ * training step shows other weights' matrix and tells nothing; one at the same step gives it
+ * away. Its claims are proved at its step too. */
+static void test_questions_and_claims_at_training_steps(void **state)
+{
+    (void)state;
+    static const char head[] =
+        "title: t\ntokens: [a, b]\nembeddings:\n  a: [1.0, 0.0]\n  b: [0.0, 1.0]\n"
+        "W_Q: identity\nW_K: identity\nW_V: identity\nW_O: identity\n"
+        "loss: {target: [[1, 0], [1, 0]]}\ntrain: {steps: 3, learning_rate: 0.5}\nsteps:\n"
+        "  - stage: weights\n    train_step: %d\n    focus: [b, b]\n"
+        "  - stage: weights\n    train_step: 3\n    focus: [b, b]\n"
+        "    ask: Where does b look most?\n    choices: [a, b]\n    answer: b\n";
+    char text[1024];
+    snprintf(text, sizeof text, head, 0);
+    assert_int_equal(checked(text, "already on screen"), 0);
+    snprintf(text, sizeof text, head, 3);
+    assert_int_equal(checked(text, "already on screen"), 1);
+    /* weights[b,b] is 0.6698 at step 0 and 0.5849 at step 3: a claim is proved where it is */
+    static const char claims[] =
+        "title: t\ntokens: [a, b]\nembeddings:\n  a: [1.0, 0.0]\n  b: [0.0, 1.0]\n"
+        "W_Q: identity\nW_K: identity\nW_V: identity\nW_O: identity\n"
+        "loss: {target: [[1, 0], [1, 0]]}\ntrain: {steps: 3, learning_rate: 0.5}\nsteps:\n"
+        "  - stage: weights\n    expect:\n      - weights[b,b] > 0.6\n"
+        "  - stage: weights\n    train_step: 3\n    expect:\n      - weights[b,b] < 0.6\n";
+    assert_int_equal(checked(claims, "is false"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_a_run_to_step_k_is_the_longer_runs_step_k),
         cmocka_unit_test(test_an_overflowing_rate_says_where),
         cmocka_unit_test(test_the_walk_gains_a_training_axis),
+        cmocka_unit_test(test_questions_and_claims_at_training_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -520,11 +520,17 @@ static bool warn_told(const lesson *l, const trace *t, int k, const leak_context
     return lesson_tells(&before, c->previous.n_steps);
 }
 
+static const trace *step_trace(const lesson *l, const trace *t, const lesson_step *step,
+                               train_cache *cache, lesson_diagnostics *d);
+
 static void warn_leaks(const lesson *l, const trace *t, const leak_context *c,
-                       lesson_diagnostics *d) {
+                       train_cache *cache, lesson_diagnostics *d) {
     for (int k = 0; k < l->n_steps; k++) {
         const lesson_step *asked = &l->steps[k];
-        if (!asked->ask || asked->stage == STAGE_COUNT || warn_told(l, t, k, c, d)) continue;
+        if (!asked->ask || asked->stage == STAGE_COUNT) continue;
+        /* a question at a training step is answered by that step's numbers */
+        const trace *at = step_trace(l, t, asked, cache, d);
+        if (!at || warn_told(l, at, k, c, d)) continue;
         for (int j = 0; j < k; j++) {
             if (!shows_matrix_of(&l->steps[j], asked, t)) continue;
             char head[32] = "";
@@ -612,7 +618,7 @@ lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
     if (warnings) {
         leak_context c;
         leak_context_open(&c, l);
-        warn_leaks(l, t, &c, diagnostics);
+        warn_leaks(l, t, &c, &cache, diagnostics);
         leak_context_close(&c);
     }
     for (int i = 0; i < l->n_steps; i++) {
