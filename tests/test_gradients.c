@@ -242,6 +242,15 @@ static void test_gradient_cells_explained(void **state)
                      "V[a,c] = (0.4611 × -0.8235) + (-0.034 × 0.2204) = -0.3872");
     fixture_explains(&t, "d_context[c,1]", 2, "d_context[c,1] (head 2) = d_concat[c,3], a column "
                      "of head 2's in it = -0.4098");
+    fixture_explains(&t, "d_concat[b,2]", 1, "d_concat[b,2] = Σ_c d_output[b,c] · W_O[2,c] = "
+                     "(-0.1633 × 0.2873) + (-0.7637 × -0.6498) + (0.2747 × 0.3956) + "
+                     "(0.1638 × -0.5918) = 0.4611");
+    fixture_explains(&t, "d_input[b,2]", 1, "d_input[b,2] = Σ_c d_Q[b,c] · W_Q[2,c] + Σ_c "
+                     "d_K[b,c] · W_K[2,c] + Σ_c d_V[b,c] · W_V[2,c] = [(-0.0119 × -0.2045) + "
+                     "(0.0127 × 0.141) + (0.0583 × -0.5576) + (0.1087 × -0.4029)] + [(0.0273 × "
+                     "-0.1168) + (-0.073 × -0.3879) + (0.0713 × -0.1075) + (0.08 × -0.1672)] + "
+                     "[(-0.1707 × 0.1858) + (-0.1056 × -0.2751) + (0.1488 × -0.6754) + (-0.0848 × "
+                     "0.5691)] = -0.2194");
     trace_free(&t);
     lesson_free(&l);
 }

@@ -263,7 +263,7 @@ typedef struct {
     X(D_CONCAT, "d_concat", FAMILY_CONTEXT, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_OUTPUT), PARAM(W_O)), OF(CONCAT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
       formula_gradient) \
     X(D_CONTEXT, "d_context", FAMILY_CONTEXT, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_HEAD_DIMS, STAGE_STORED, \
@@ -355,12 +355,12 @@ typedef struct {
     X(D_INPUT, "d_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_Q), NODE(D_K), NODE(D_V)), OF(INPUT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
       formula_gradient) \
     X(D_SOURCE_INPUT, "d_source_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_K), NODE(D_V)), OF(SOURCE_INPUT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
       formula_gradient)
 
 typedef enum {

@@ -182,3 +182,40 @@ bool explain_d_bias(explain_text *out, const trace *t, const trace_cell *cell)
     explain_put_sum(out, &s);
     return true;
 }
+
+/* ---- the gradient of what projections read ---- */
+
+/* Whether forward row s is a projection that reads the node gradient row `of` is of. */
+static bool projects(const trace *t, int s, const stage_input *of)
+{
+    const stage_info *reader = stage_get((stage_id)s);
+    return !(reader->flags & STAGE_GRADIENT) && trace_has_stage(t, (stage_id)s)
+        && stage_functions_get((stage_id)s)->backward == backward_projection
+        && trace_reads_gradient_of(t, &reader->inputs[0], of);
+}
+
+/* d_X[i,a] = Σ over the projections P that read X of Σ_c d_P[i,c] · W_P[a,c] (d_input from Q,
+ * K and V; d_concat from output): the sums named, then each one's terms with their numbers. */
+bool explain_d_projected(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    const stage_input *of = &stage_get(cell->stage)->of;
+    int sums = 0;
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (projects(t, s, of))
+            explain_put(out, "%s Σ_c %s[%s,c] · %s[%d,c]", sums++ ? " +" : " =",
+                        stage_get(stage_gradient(READ_NODE, s))->name, explain_row_label(t, cell),
+                        param_get(trace_stage_param_input((stage_id)s, 0))->name, cell->col);
+    explain_put(out, " =");
+    for (int s = 0, k = 0; s < STAGE_COUNT; s++) {
+        if (!projects(t, s, of))
+            continue;
+        size_t cols = (size_t)trace_cols(t, (stage_id)s);
+        products p = { trace_gradient_of(t, (stage_id)s, 1) + (size_t)cell->row * cols,
+                       trace_param(t, trace_stage_param_input((stage_id)s, 0))
+                           + (size_t)cell->col * cols, 1, 1 };
+        explain_put(out, "%s", k++ ? " + [" : sums > 1 ? " [" : " ");
+        explain_put_product_terms(out, &p, (int)cols, NULL);
+        explain_put(out, "%s", sums > 1 ? "]" : "");
+    }
+    return true;
+}
