@@ -196,6 +196,18 @@ static void test_made_from_follows_rope(void **state)
     assert_string_equal(inputs, "d_scores, K");
     trace_stage_inputs(&u, STAGE_D_K, inputs, sizeof inputs);
     assert_string_equal(inputs, "d_scores, Q");
+    /* and their explanations: the rotated gradient turned back, and the rotated one as a sum */
+    char text[1024];
+    trace_cell cell;
+    static const char back[] = "d_Q[b,1] = d_Q_rotated[b,1]·cos θ − d_Q_rotated[b,0]·sin θ, "
+                               "turned back by θ = 1.0 (pair 0) = (";
+    static const char sum[] = "d_Q_rotated[b,1] = Σ_j d_scores[b,j] · K_rotated[j,1] (head 1) = ";
+    assert_true(trace_cell_parse(&t, "d_Q[b,1]", 1, &cell, text, sizeof text));
+    trace_cell_explain(&t, &cell, 4, text, sizeof text);
+    assert_memory_equal(text, back, strlen(back));
+    assert_true(trace_cell_parse(&t, "d_Q_rotated[b,1]", 1, &cell, text, sizeof text));
+    trace_cell_explain(&t, &cell, 4, text, sizeof text);
+    assert_memory_equal(text, sum, strlen(sum));
     trace_free(&t);
     trace_free(&u);
 }

@@ -313,12 +313,12 @@ typedef struct {
     X(D_Q_ROTATED, "d_Q_rotated", FAMILY_POSITIONS, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_SCORES), NODE(K_ROTATED)), OF(Q_ROTATED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_query, cost_gradient, \
       formula_gradient) \
     X(D_K_ROTATED, "d_K_rotated", FAMILY_POSITIONS, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_SCORES), NODE(Q_ROTATED)), OF(K_ROTATED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_key, cost_gradient, \
       formula_gradient) \
     X(D_Q, "d_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \

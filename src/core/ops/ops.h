@@ -93,6 +93,9 @@ void explain_put_group(explain_text *out, const trace *t, int head);
 void explain_put_source_cell(explain_text *out, const trace *t, const char *stage,
                              const trace_cell *cell);
 
+/* A gradient through RoPE's rotation, turned back, with its numbers (ops/positions.c). */
+bool explain_d_unrotated(explain_text *out, const trace *t, const trace_cell *cell);
+
 /* Whether each key/value group is read by one head only (ops/context.c). */
 bool ops_one_head_per_group(const trace *t);
 

@@ -253,12 +253,19 @@ void cost_biased(const trace *t, stage_id stage, cost_counts *counts)
 
 /* ---- the gradients this family's backward makes ---- */
 
-/* d_Q[i,c] = Σ_j d_scores[i,j] · K[j,c] of the head of column c (without RoPE; under it d_Q is
- * d_Q_rotated turned back, written as a gradient's meaning). */
+/* Whether a gradient row is made from d_scores (d_Q, d_K without RoPE; d_Q_rotated,
+ * d_K_rotated), not from a rotated gradient. */
+static bool reads_d_scores(const trace *t, stage_id stage)
+{
+    return trace_stage_node_input(t, stage, 0) == stage_gradient(READ_NODE, STAGE_SCORES);
+}
+
+/* d_Q[i,c] = Σ_j d_scores[i,j] · K[j,c] of the head of column c (d_Q_rotated likewise with
+ * K_rotated; under RoPE d_Q is d_Q_rotated turned back, explain_d_unrotated). */
 bool explain_d_query(explain_text *out, const trace *t, const trace_cell *cell)
 {
-    if (t->in->rope)
-        return explain_gradient(out, t, cell);
+    if (!reads_d_scores(t, cell->stage))   /* d_Q under RoPE: d_Q_rotated turned back */
+        return explain_d_unrotated(out, t, cell);
     int head = cell->col / t->d_k + 1;
     stage_id scores = trace_stage_node_input(t, cell->stage, 0);   /* d_scores */
     stage_id key = trace_stage_node_input(t, cell->stage, 1);
@@ -273,11 +280,14 @@ bool explain_d_query(explain_text *out, const trace *t, const trace_cell *cell)
     return true;
 }
 
-/* d_K[j,c] = Σ_i d_scores[i,j] · Q[i,c] of the one head that reads group c / d_k (without RoPE
- * and without shared groups; otherwise written as a gradient's meaning). */
+/* d_K[j,c] = Σ_i d_scores[i,j] · Q[i,c] of the one head that reads group c / d_k (d_K_rotated
+ * likewise; under RoPE d_K is d_K_rotated turned back; with shared groups written as a
+ * gradient's meaning). */
 bool explain_d_key(explain_text *out, const trace *t, const trace_cell *cell)
 {
-    if (t->in->rope || !ops_one_head_per_group(t))
+    if (!reads_d_scores(t, cell->stage))
+        return explain_d_unrotated(out, t, cell);
+    if (!ops_one_head_per_group(t))
         return explain_gradient(out, t, cell);
     int head = cell->col / t->d_k + 1;
     stage_id scores = trace_stage_node_input(t, cell->stage, 0);
