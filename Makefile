@@ -122,7 +122,7 @@ run:
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_SUITES  := $(TEST_BIN:$(BUILD)/tests/%=%)
 CHECK_SUITES := $(patsubst tests/%.sh,%,$(wildcard tests/check_*.sh))
-SLOW_SUITES  := check_valgrind check_arm64 check_cli check_golden_screens check_torch check_torch_gradients check_class \
+SLOW_SUITES  := check_valgrind check_arm64 check_cli check_golden_screens check_torch check_torch_gradients check_torch_training check_class \
                 check_escapes check_tmux check_write_errors check_redraw
 ALL_SUITES   := $(TEST_SUITES) $(CHECK_SUITES)
 # test_kernels and test_paths take seconds here but are the longest of `make test-asan` (which

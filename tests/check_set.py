@@ -116,6 +116,24 @@ def candidates(data, traced):
     return found
 
 
+def inline_draws(data, options):
+    """Every {random: ...} matrix of data written as its numbers (options: candidates())."""
+    for kind, matrix in options.items():
+        if kind == "target":
+            value = data.get("loss", {}).get("target")
+        else:
+            value = data.get("embeddings" if kind.endswith("embeddings") else kind)
+        if not (isinstance(value, dict) and "random" in value):
+            continue
+        if kind == "target":
+            data["loss"]["target"] = matrix
+        elif kind.endswith("embeddings"):
+            data["embeddings"] = matrix
+        else:
+            data[kind] = matrix
+    data.pop("draw_order", None)
+
+
 def draw_value(rng):
     value = rng.choice([rng.uniform(-2, 2), rng.uniform(-0.1, 0.1), float(rng.randint(-3, 3))])
     return rng.choice(["%.4f" % value, "%.2e" % value, repr(value)])
@@ -191,6 +209,10 @@ def main():
         data = yaml.load(text, Loader=Loader)
         options = dict(candidates(data, traced))
         kind = want or rng.choice(sorted(options))
+        # numpy's draws of one seed follow one another (draw_order): a matrix written inline
+        # draws nothing, which would move the draws of those after it, so every drawn matrix is
+        # written inline, as --json gives it, before the one cell is changed
+        inline_draws(data, options)
         edit = draw_edit(rng, data, kind, options[kind])
         mode = MODES[n % len(MODES)]
         arguments = mode_arguments(rng, mode, traced)

@@ -556,8 +556,8 @@ static void test_step_list(void **state)
     walk_free(&w);
     /* a script: one step per mark in the author's order (weights before scores, a revisit of
      * scores head 2, a mark with no head on head 1), nothing else */
-    walk_mark marks[] = { { STAGE_SCORES, 2, 0 }, { STAGE_SCORES, 2, 0 }, { STAGE_WEIGHTS, 0, 0 },
-                          { STAGE_Q, 0, 0 }, { STAGE_SCORES, 2, 0 } };
+    walk_mark marks[] = { { STAGE_SCORES, 2, 0, 0 }, { STAGE_SCORES, 2, 0, 0 }, { STAGE_WEIGHTS, 0, 0, 0 },
+                          { STAGE_Q, 0, 0, 0 }, { STAGE_SCORES, 2, 0, 0 } };
     assert_true(walk_build(&w, &t, marks, 5));
     assert_int_equal(w.count, 5);
     for (int k = 0; k < w.count; k++)
@@ -575,7 +575,7 @@ static void test_step_list(void **state)
     assert_int_equal(walk_find(&w, STAGE_Q, 2), 3);         /* one Q for every head */
     walk_free(&w);
     /* a mark the trace cannot show (no head 3; no cross-attention source here) is left out */
-    walk_mark odd[] = { { STAGE_WEIGHTS, 3, 0 }, { STAGE_OUTPUT, 0, 0 } };
+    walk_mark odd[] = { { STAGE_WEIGHTS, 3, 0, 0 }, { STAGE_OUTPUT, 0, 0, 0 } };
     assert_true(walk_build(&w, &t, odd, 2));
     assert_int_equal(w.count, 1);
     assert_int_equal(w.steps[0].stage, STAGE_OUTPUT);

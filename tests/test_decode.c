@@ -355,7 +355,7 @@ static void test_decode_walk(void **state)
         if (tiles)
             assert_int_equal(end, step->position / 3 + 1);
     }
-    walk_step whole = { STAGE_SCORES, 1, WALK_WHOLE, -1 };
+    walk_step whole = { STAGE_SCORES, 1, WALK_WHOLE, -1, 0 };
     int first, end;
     walk_step_rows(&t, &whole, &first, &end);
     assert_true(first == 0 && end == N);
@@ -512,7 +512,7 @@ static void test_decoding_walk_from_a_lesson(void **state)
     in.decode = false;
     trace plain;
     fixture_compute(&in, &plain);
-    walk_mark marks[] = { { STAGE_SCORES, 0, 2 }, { STAGE_OUTPUT, 0, 0 } };
+    walk_mark marks[] = { { STAGE_SCORES, 0, 2, 0 }, { STAGE_OUTPUT, 0, 0, 0 } };
     assert_true(walk_build(&w, &plain, marks, 2));
     assert_int_equal(w.count, 1);
     assert_int_equal(w.steps[0].stage, STAGE_OUTPUT);

@@ -10,6 +10,7 @@
 #include "support.h"
 #include "fixtures.h"
 #include "trace.h"
+#include "lesson.h"
 
 enum { N = 4, M = 3, D = 4, CELLS = D * D };
 #define STEP 1e-5
@@ -174,6 +175,98 @@ static void test_online_softmax(void **state)
                                               .online_softmax = true, .tile = 2 }, false);
 }
 
+/* What d_Q and d_K are made from, as their formula line says: under RoPE the rotated gradient
+ * alone (turned back by −θ), never K_rotated; without it d_scores and the other side. */
+static void test_made_from_follows_rope(void **state)
+{
+    (void)state;
+    lesson_numbers rope, plain;
+    fill(&rope, &(attention_input){ .heads = 2, .scale = true, .rope = true,
+                                    .rope_base = 100.0 }, false, 11);
+    fill(&plain, &(attention_input){ .heads = 2, .scale = true }, false, 11);
+    trace t, u;
+    assert_int_equal(trace_compute(&rope.in, NULL, &t, NULL), TRACE_OK);
+    assert_int_equal(trace_compute(&plain.in, NULL, &u, NULL), TRACE_OK);
+    char inputs[128];
+    trace_stage_inputs(&t, STAGE_D_Q, inputs, sizeof inputs);
+    assert_string_equal(inputs, "d_Q_rotated");
+    trace_stage_inputs(&t, STAGE_D_K, inputs, sizeof inputs);
+    assert_string_equal(inputs, "d_K_rotated");
+    trace_stage_inputs(&u, STAGE_D_Q, inputs, sizeof inputs);
+    assert_string_equal(inputs, "d_scores, K");
+    trace_stage_inputs(&u, STAGE_D_K, inputs, sizeof inputs);
+    assert_string_equal(inputs, "d_scores, Q");
+    /* and their explanations: the rotated gradient turned back, and the rotated one as a sum */
+    char text[1024];
+    trace_cell cell;
+    static const char back[] = "d_Q[b,1] = d_Q_rotated[b,1]·cos θ − d_Q_rotated[b,0]·sin θ, "
+                               "turned back by θ = 1.0 (pair 0) = (";
+    static const char sum[] = "d_Q_rotated[b,1] = Σ_j d_scores[b,j] · K_rotated[j,1] (head 1) = ";
+    assert_true(trace_cell_parse(&t, "d_Q[b,1]", 1, &cell, text, sizeof text));
+    trace_cell_explain(&t, &cell, 4, text, sizeof text);
+    assert_memory_equal(text, back, strlen(back));
+    assert_true(trace_cell_parse(&t, "d_Q_rotated[b,1]", 1, &cell, text, sizeof text));
+    trace_cell_explain(&t, &cell, 4, text, sizeof text);
+    assert_memory_equal(text, sum, strlen(sum));
+    trace_free(&t);
+    trace_free(&u);
+}
+
+/* The remaining gradient rows explained with their numbers (tests/gradients/by_token.yaml:
+ * causal, two heads of d_k 2): each is a sum of the products its backward adds, and ends in
+ * its value. */
+static const char by_token[] =
+    "title: \"a target written one row per token, causal, two heads\"\n"
+    "tokens: [a, b, c]\n"
+    "embeddings:\n"
+    "  a: [1.0, 0.0, 0.5, 0.2]\n"
+    "  b: [0.0, 1.0, -0.3, 0.1]\n"
+    "  c: [0.4, 0.2, 1.0, -1.0]\n"
+    "heads: 2\n"
+    "W_Q: {random: normal, seed: 1, scale: 0.5}\n"
+    "W_K: {random: normal, seed: 2, scale: 0.5}\n"
+    "W_V: {random: normal, seed: 3, scale: 0.5}\n"
+    "W_O: {random: normal, seed: 4, scale: 0.5}\n"
+    "mask: causal\n"
+    "loss:\n"
+    "  target:\n"
+    "    a: [1, 0, 0, 0]\n"
+    "    b: [0, 1, 0, 0]\n"
+    "    c: [0, 0, 1, 0]\n"
+;
+
+static void test_gradient_cells_explained(void **state)
+{
+    (void)state;
+    lesson l;
+    trace t;
+    fixture_load_traced(by_token, &l, &t);
+    fixture_explains(&t, "d_V[a,1]", 1, "d_V[a,1] = Σ_i weights[i,a] · d_context[i,1] (head 1) = "
+                     "(1.0 × -0.2429) [a] + (0.5699 × -0.2932) [b] + (0.3884 × 0.0579) [c] = "
+                     "-0.3875");
+    fixture_explains(&t, "d_Q[c,3]", 1, "d_Q[c,3] = Σ_j d_scores[c,j] · K[j,3] (head 2) = "
+                     "(0.1015 × -0.0007) [a] + (-0.0731 × 1.4093) [b] + (-0.0284 × 0.449) [c] = "
+                     "-0.1158");
+    fixture_explains(&t, "d_K[a,2]", 1, "d_K[a,2] = Σ_i d_scores[i,a] · Q[i,2] (head 2) = "
+                     "(0.0 × 0.3661) [a] + (-0.0771 × -0.3153) [b] + (0.1015 × -1.3078) [c] = "
+                     "-0.1084");
+    fixture_explains(&t, "d_weights[b,a]", 2, "d_weights[b,a] (head 2) = Σ_c d_context[b,c] · "
+                     "V[a,c] = (0.4611 × -0.8235) + (-0.034 × 0.2204) = -0.3872");
+    fixture_explains(&t, "d_context[c,1]", 2, "d_context[c,1] (head 2) = d_concat[c,3], a column "
+                     "of head 2's in it = -0.4098");
+    fixture_explains(&t, "d_concat[b,2]", 1, "d_concat[b,2] = Σ_c d_output[b,c] · W_O[2,c] = "
+                     "(-0.1633 × 0.2873) + (-0.7637 × -0.6498) + (0.2747 × 0.3956) + "
+                     "(0.1638 × -0.5918) = 0.4611");
+    fixture_explains(&t, "d_input[b,2]", 1, "d_input[b,2] = Σ_c d_Q[b,c] · W_Q[2,c] + Σ_c "
+                     "d_K[b,c] · W_K[2,c] + Σ_c d_V[b,c] · W_V[2,c] = [(-0.0119 × -0.2045) + "
+                     "(0.0127 × 0.141) + (0.0583 × -0.5576) + (0.1087 × -0.4029)] + [(0.0273 × "
+                     "-0.1168) + (-0.073 × -0.3879) + (0.0713 × -0.1075) + (0.08 × -0.1672)] + "
+                     "[(-0.1707 × 0.1858) + (-0.1056 × -0.2751) + (0.1488 × -0.6754) + (-0.0848 × "
+                     "0.5691)] = -0.2194");
+    trace_free(&t);
+    lesson_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +277,8 @@ int main(void)
         cmocka_unit_test(test_cross_attention),
         cmocka_unit_test(test_rope_alibi_and_shared_keys),
         cmocka_unit_test(test_online_softmax),
+        cmocka_unit_test(test_made_from_follows_rope),
+        cmocka_unit_test(test_gradient_cells_explained),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,6 +41,12 @@ static attention_input online_shape = { .n_tokens = 3, .tokens = tokens, .d_mode
 static attention_input unmasked_shape = { .n_tokens = 3, .tokens = tokens, .d_model = 4,
                                           .heads = 2, .mask = MASK_NONE, .scale = true };
 
+/* causal_shape with a loss: its target */
+static const double target_cells[3 * 4] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0 };
+static attention_input loss_shape = { .n_tokens = 3, .tokens = tokens, .d_model = 4,
+                                      .heads = 2, .mask = MASK_CAUSAL, .positional = true,
+                                      .scale = true, .target = target_cells };
+
 /* *state is the shape on entry (cmocka's initial state), the fixture computed from it after. */
 static int set_up(void **state)
 {
@@ -382,6 +388,41 @@ static void test_cost_states_the_ratio_of_its_own_table(void **state)
     free(text);
 }
 
+/* The backward pass of loss_shape (n = m = 3, d_model = 4, 2 heads of d_k = 2, causal: 6 of a
+ * head's 9 cells visible), counted by hand from the backward operations. A product's cell of k
+ * terms counts k multiplications and k additions (its fused sum, and the addition into the
+ * gradient block). */
+static void test_counts_of_the_backward_pass(void **state)
+{
+    stats_table table;
+    counted(state, &table);
+    expect(&table, STAGE_D_OUTPUT, 0, 2 * 12, 0, 0, 96);         /* output − target, += */
+    expect(&table, STAGE_D_W_O, 48, 48, 0, 0, 128);              /* concatᵀ · d_output: 4×4 of 3 */
+    expect(&table, STAGE_D_CONCAT, 48, 48, 0, 0, 96);            /* d_output · W_Oᵀ: 3×4 of 4 */
+    expect(&table, STAGE_D_CONTEXT, 0, 2 * 6, 0, 0, 96);         /* each head's 3×2 columns */
+    expect(&table, STAGE_D_WEIGHTS, 2 * 18, 2 * 18, 0, 0, 144);  /* d_C · Vᵀ: 3×3 of 2, a head */
+    expect(&table, STAGE_D_V, 2 * 18, 2 * 18, 0, 0, 96);         /* weightsᵀ · d_C: 3×2 of 3 */
+    expect(&table, STAGE_D_W_V, 48, 48, 0, 0, 128);
+    /* a head: each row's Σ_k w·d_w (3 × 3), then each of the 6 visible cells w·(d_w − Σ), += */
+    expect(&table, STAGE_D_MASKED, 2 * (9 + 6), 2 * (9 + 12), 0, 0, 144);
+    expect(&table, STAGE_D_SCALED, 0, 2 * 6, 0, 0, 144);         /* the visible cells pass */
+    expect(&table, STAGE_D_SCORES, 0, 2 * 9, 2 * 9, 0, 144);     /* ÷ √d_k, every cell */
+    expect(&table, STAGE_D_Q, 2 * 18, 2 * 18, 0, 0, 96);         /* d_S · K: 3×2 of 3, a head */
+    expect(&table, STAGE_D_W_Q, 48, 48, 0, 0, 128);
+    expect(&table, STAGE_D_K, 2 * 18, 2 * 18, 0, 0, 96);         /* d_Sᵀ · Q */
+    expect(&table, STAGE_D_W_K, 48, 48, 0, 0, 128);
+    expect(&table, STAGE_D_INPUT, 3 * 48, 3 * 48, 0, 0, 96);     /* from Q, K and V: 3×4 of 4 */
+    /* about twice the forward's multiplications (Q, K, V, output 48 each; scores, context 36) */
+    unsigned long long forward = 0, backward = 0;
+    for (int r = 0; r < table.count; r++) {
+        const stats_stage *row = &table.stages[r];
+        bool gradient = stage_get(row->stage)->flags & STAGE_GRADIENT;
+        *(gradient ? &backward : &forward) += row->counts.multiplications;
+    }
+    assert_int_equal(backward, 558);
+    assert_true(backward > 2 * (forward - 12) && backward < 3 * forward);  /* the loss's 12 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +435,7 @@ int main(void)
         traced_test(test_printed_table_names_each_stage_once, cross_scaled_shape),
         cmocka_unit_test(test_cost_refuses_what_exceeds_the_limit),
         cmocka_unit_test(test_cost_states_the_ratio_of_its_own_table),
+        traced_test(test_counts_of_the_backward_pass, loss_shape),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }

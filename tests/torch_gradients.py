@@ -97,9 +97,10 @@ def rope(x, d_k, base):
     return out
 
 
-def reference(data, hidden):
+def reference(data, hidden, given=None):
     """The forward pass and its gradients, by torch, from a lesson's --json: {stage name: tensor
-    or [tensor per head]} of every gradient, and the loss."""
+    or [tensor per head]} of every gradient, and the loss. A parameter in `given` (name →
+    tensor) is that tensor, whose .grad the backward pass fills (torch_training.py's SGD)."""
     stage = {s["name"]: [torch.tensor(s["values"], dtype=torch.float64)]
              for s in data["stages"] if s["name"] in ("input", "source_input")}
     heads, d_model = data["heads"], data["d_model"]
@@ -107,6 +108,8 @@ def reference(data, hidden):
     leaf = {}
 
     def param(name):
+        if given and name in given:
+            return given[name]
         t = torch.tensor(data["_params"][name], dtype=torch.float64, requires_grad=True)
         leaf[name] = t
         return t
@@ -267,26 +270,38 @@ def main():
           f"{total} gradient cells equal PyTorch autograd within {TOLERANCE:g}")
 
 
-def shipped(path):
-    """A shipped lesson with a loss: its parameters and target from --json ("params",
-    "target"), its configuration from the JSON's configuration lines, the hidden cells from
-    masked's (null: −∞) and whether it scales from scaled against scores."""
+def shipped_setup(path):
+    """A shipped lesson with a loss, as reference() reads it: its parameters and target from
+    --json ("params", "target"), its configuration from the JSON's configuration lines, the
+    hidden cells from masked's (null: −∞) and whether it scales from scaled against scores (or
+    d_scaled against d_scores).
+    (None, None) after a failure."""
     data = run(path)
     if data is None:
-        return 0
+        return None, None
     if "target" not in data:
         failures.append(f"{path}: --json has no target: the lesson has no loss")
-        return 0
+        return None, None
     first = {}
     for s in data["stages"]:
         first.setdefault(s["name"], s["values"])
     hidden = torch.tensor([[v is None for v in row] for row in first["masked"]])
-    scaled = first["scaled"] != first["scores"] or data["d_k"] == 1
+    # scores of 0 (a zero W_Q) are their own scaling: their gradients tell it then
+    scaled = (first["scaled"] != first["scores"] or first["d_scaled"] != first["d_scores"]
+              or data["d_k"] == 1)
     data["_params"], data["_target"] = data["params"], data["target"]
     data["_case"] = {"positional": data.get("positional"), "bias": data.get("bias"),
                      "scale": scaled}
+    return data, hidden
+
+
+def shipped(path):
+    data, hidden = shipped_setup(path)
+    if data is None:
+        return 0
     grads, loss = reference(data, hidden)
     return compare(os.path.basename(path), data, grads, loss, hidden)
 
 
-main()
+if __name__ == "__main__":
+    main()

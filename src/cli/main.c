@@ -210,7 +210,7 @@ static int write_svg(const options *o, const lesson *l, const trace *t)
     int head, status = matrix_named(o, t, "--svg", o->svg_stage, &stage, &head);
     if (status >= 0)
         return status;
-    walk_step step = { stage, head, WALK_WHOLE, -1 };
+    walk_step step = { stage, head, WALK_WHOLE, -1, 0 };
     return written(output_svg_write(l, t, &step, &(output_svg_options){ o->precision, o->ramp },
                                     stdout));
 }
@@ -813,6 +813,31 @@ static int report_trace_failure(const char *path, const trace *t, const trace_fa
     return f->status == TRACE_ERROR_NO_MEMORY ? EXIT_STATUS_SOFTWARE : EXIT_STATUS_DATA;
 }
 
+/* The note after a failure that training met: which run met it. */
+static void report_training(const char *path, const train_config *config)
+{
+    char rate[NUMBER_MAX];
+    number_write(config->learning_rate, &(number_format){ NUMBER_SHORT, 6, 0, false }, rate,
+                 sizeof rate);
+    text_write_escaped(stderr, path, false);
+    fprintf(stderr, ": note: while training (train: %d steps, learning_rate %s); a smaller "
+            "learning_rate may converge\n", config->steps, rate);
+}
+
+/* Trains a lesson that says train: once, so that an overflow on the way is refused as a
+ * forward pass's is (the views train again from the lesson when they show training). */
+static trace_status train_once(const options *o, const lesson *l, trace_failure *failure)
+{
+    if (!train_active(&l->input, &l->train))
+        return TRACE_OK;
+    train_run run;
+    trace_status status = train_compute(&l->input, &l->train, l->train.steps, &o->ui.compute,
+                                        &run, failure);
+    if (status == TRACE_OK)
+        train_free(&run);
+    return status;
+}
+
 /* Loads, computes and checks one lesson against its numbers (lesson_check: answers, claims,
  * live numbers; warnings only when checking). On EXIT_STATUS_OK l and t are filled (free them);
  * otherwise every problem went to standard error and nothing is left to free. */
@@ -829,10 +854,16 @@ static int load_traced(const options *o, const char *path, bool checking, lesson
         return usage_error("--set", why);
     }
     trace_failure failure;
-    if (trace_compute(&l->input, &o->ui.compute, t, &failure) != TRACE_OK) {
+    bool computed = trace_compute(&l->input, &o->ui.compute, t, &failure) == TRACE_OK;
+    bool training = computed && train_once(o, l, &failure) != TRACE_OK;
+    if (training)
+        trace_free(t);
+    if (!computed || training) {
         /* the failure names cells by the input's labels, which outlive the failed trace */
         trace labels = { .in = &l->input, .n = l->input.n_tokens, .d_model = l->input.d_model };
         int status = report_trace_failure(path, &labels, &failure);
+        if (training)
+            report_training(path, &l->train);
         lesson_free(l);
         return status;
     }

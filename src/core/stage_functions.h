@@ -87,6 +87,10 @@ void trace_project(double *out, const double *from, int rows, int d_model,
                    const double *weights, const double *bias, int cols,
                    const kernels_config *config);
 
+/* Whether input `in` of a forward row is what a gradient row's `of` names, as t reads it (a
+ * node through its `instead`): forward_gradient's test of a reader, and cost_gradient's. */
+bool trace_reads_gradient_of(const trace *t, const stage_input *in, const stage_input *of);
+
 /* The matrix at head (1 for a stage not per head) of ∂loss/∂stage: its gradient row's block
  * (stage_gradient), which must exist in t. */
 const double *trace_gradient_of(const trace *t, stage_id stage, int head);

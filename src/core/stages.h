@@ -258,27 +258,27 @@ typedef struct {
     X(D_B_O, "d_b_O", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_OUTPUT)), OF_PARAM(B_O), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
       formula_gradient) \
     X(D_CONCAT, "d_concat", FAMILY_CONTEXT, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_OUTPUT), PARAM(W_O)), OF(CONCAT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
       formula_gradient) \
     X(D_CONTEXT, "d_context", FAMILY_CONTEXT, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_HEAD_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_CONCAT)), OF(CONTEXT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_context, cost_gradient, \
       formula_gradient) \
     X(D_WEIGHTS, "d_weights", FAMILY_SOFTMAX, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_CONTEXT), NODE(V)), OF(WEIGHTS), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_weights, cost_gradient, \
       formula_gradient) \
     X(D_V, "d_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(WEIGHTS), NODE(D_CONTEXT)), OF(V), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_values, cost_gradient, \
       formula_gradient) \
     X(D_W_V, "d_W_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
@@ -288,7 +288,7 @@ typedef struct {
     X(D_B_V, "d_b_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_V)), OF_PARAM(B_V), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
       formula_gradient) \
     X(D_MASKED, "d_masked", FAMILY_MASK, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
@@ -313,18 +313,18 @@ typedef struct {
     X(D_Q_ROTATED, "d_Q_rotated", FAMILY_POSITIONS, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_SCORES), NODE(K_ROTATED)), OF(Q_ROTATED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_query, cost_gradient, \
       formula_gradient) \
     X(D_K_ROTATED, "d_K_rotated", FAMILY_POSITIONS, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_SCORES), NODE(Q_ROTATED)), OF(K_ROTATED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_key, cost_gradient, \
       formula_gradient) \
     X(D_Q, "d_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, \
-      INPUTS(NODE_OR(D_SCORES, D_Q_ROTATED), NODE_OR(K, K_ROTATED)), OF(Q), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      INPUTS(NODE_OR(D_SCORES, D_Q_ROTATED), NODE_OR(K, D_Q_ROTATED)), OF(Q), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_query, cost_gradient, \
       formula_gradient) \
     X(D_W_Q, "d_W_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, STAGE_STORED, \
@@ -334,13 +334,13 @@ typedef struct {
     X(D_B_Q, "d_b_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_Q)), OF_PARAM(B_Q), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
       formula_gradient) \
     X(D_K, "d_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, \
-      INPUTS(NODE_OR(D_SCORES, D_K_ROTATED), NODE_OR(Q, Q_ROTATED)), OF(K), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      INPUTS(NODE_OR(D_SCORES, D_K_ROTATED), NODE_OR(Q, D_K_ROTATED)), OF(K), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_key, cost_gradient, \
       formula_gradient) \
     X(D_W_K, "d_W_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
@@ -350,17 +350,17 @@ typedef struct {
     X(D_B_K, "d_b_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_K)), OF_PARAM(B_K), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
       formula_gradient) \
     X(D_INPUT, "d_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_Q), NODE(D_K), NODE(D_V)), OF(INPUT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
       formula_gradient) \
     X(D_SOURCE_INPUT, "d_source_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_K), NODE(D_V)), OF(SOURCE_INPUT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
       formula_gradient)
 
 typedef enum {

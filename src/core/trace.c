@@ -129,13 +129,26 @@ static const char *input_name(const trace *t, const stage_input *in)
     return NULL;
 }
 
+/* Whether an input before number i reads the same name: under RoPE d_Q is made from
+ * d_Q_rotated alone, which both of its inputs then name (NODE_OR(K, D_Q_ROTATED): K is read
+ * only without RoPE), and it is listed once. */
+static bool named_before(const trace *t, const stage_input *in, int i, const char *name)
+{
+    for (int j = 0; j < i; j++) {
+        const char *earlier = input_name(t, &in[j]);
+        if (earlier && strcmp(earlier, name) == 0)
+            return true;
+    }
+    return false;
+}
+
 int trace_stage_inputs(const trace *t, stage_id stage, char *buffer, size_t size)
 {
     const stage_input *in = stage_get(stage)->inputs;
     int wanted = 0;
     for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++) {
         const char *name = input_name(t, &in[i]);
-        if (!name)
+        if (!name || named_before(t, in, i, name))
             continue;
         size_t used = (size_t)wanted < size ? (size_t)wanted : size;
         wanted += snprintf(buffer ? buffer + used : NULL, buffer ? size - used : 0, "%s%s%s",
@@ -593,8 +606,7 @@ const double *trace_gradient_of(const trace *t, stage_id stage, int head)
     return trace_block(t, gradient, head);
 }
 
-/* Whether input `in` of a forward row is what gradient row `of` names, as t reads it. */
-static bool reads_gradient_of(const trace *t, const stage_input *in, const stage_input *of)
+bool trace_reads_gradient_of(const trace *t, const stage_input *in, const stage_input *of)
 {
     bool node = in->kind == READ_NODE || in->kind == READ_EVERY_HEAD;
     if (node)
@@ -617,7 +629,7 @@ void forward_gradient(const trace *t, stage_id stage, int head, double *out,
         if (reader->flags & STAGE_GRADIENT || !trace_has_stage(t, (stage_id)s))
             continue;
         for (int i = 0; i < STAGE_MAX_INPUTS && reader->inputs[i].kind != READ_NONE; i++)
-            if (reads_gradient_of(t, &reader->inputs[i], of))
+            if (trace_reads_gradient_of(t, &reader->inputs[i], of))
                 stage_functions_get((stage_id)s)->backward(t, (stage_id)s, i, head, out);
     }
 }

@@ -11,10 +11,12 @@ static int heads_of(const trace *t, stage_id stage)
 }
 
 /* The pipeline: every stage the trace has, each head of a per-head stage in turn. */
-static int place_pipeline(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
+static int place_pipeline(const trace *t, const walk_mark *marks, int n_marks, int train_steps,
+                          walk_step *out)
 {
     (void)marks;
     (void)n_marks;
+    (void)train_steps;
     int count = 0;
     for (int s = 0; s < STAGE_COUNT; s++) {
         stage_id stage = (stage_id)s;
@@ -22,26 +24,55 @@ static int place_pipeline(const trace *t, const walk_mark *marks, int n_marks, w
             continue;
         for (int h = 1; h <= heads_of(t, stage); h++) {
             if (out)
-                out[count] = (walk_step){ stage, h, WALK_WHOLE, -1 };
+                out[count] = (walk_step){ stage, h, WALK_WHOLE, -1, 0 };
             count++;
         }
     }
     return count;
 }
 
+/* The loss's stage: the forward row of the loss family, the one number training lowers. */
+static stage_id loss_stage(const trace *t)
+{
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        const stage_info *info = stage_get((stage_id)s);
+        if (info->family == FAMILY_LOSS && !(info->flags & STAGE_GRADIENT)
+            && trace_has_stage(t, (stage_id)s))
+            return (stage_id)s;
+    }
+    return STAGE_COUNT;
+}
+
+/* Training without a script: the pipeline at the lesson's weights, then the loss after each
+ * update. */
+static int place_training(const trace *t, const walk_mark *marks, int n_marks, int train_steps,
+                          walk_step *out)
+{
+    int count = place_pipeline(t, marks, n_marks, 0, out);
+    stage_id loss = loss_stage(t);
+    for (int k = 1; loss < STAGE_COUNT && k <= train_steps; k++) {
+        if (out)
+            out[count] = (walk_step){ loss, 1, WALK_WHOLE, -1, k };
+        count++;
+    }
+    return count;
+}
+
 /* The script: one step per mark, in the author's order, at the mark's token when it names one;
  * a mark the trace cannot show (the loader never lets one through) is left out. */
-static int place_script(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
+static int place_script(const trace *t, const walk_mark *marks, int n_marks, int train_steps,
+                        walk_step *out)
 {
     int count = 0;
     for (int i = 0; i < n_marks; i++) {
         int head = marks[i].head == 0 ? 1 : marks[i].head;
         int position = marks[i].token > 0 ? marks[i].token - 1 : WALK_WHOLE;
         if (!trace_has_stage(t, marks[i].stage) || head > heads_of(t, marks[i].stage)
-            || position >= t->n || (position != WALK_WHOLE && !t->in->decode))
+            || position >= t->n || (position != WALK_WHOLE && !t->in->decode)
+            || marks[i].train_step < 0 || marks[i].train_step > train_steps)
             continue;
         if (out)
-            out[count] = (walk_step){ marks[i].stage, head, position, i };
+            out[count] = (walk_step){ marks[i].stage, head, position, i, marks[i].train_step };
         count++;
     }
     return count;
@@ -56,10 +87,12 @@ static bool decoded(const trace *t, stage_id stage)
 
 /* Decoding: token by token, the stages that make that token's rows in table order, the
  * per-head ones head by head (all of head 1's, then head 2's). */
-static int place_decode(const trace *t, const walk_mark *marks, int n_marks, walk_step *out)
+static int place_decode(const trace *t, const walk_mark *marks, int n_marks, int train_steps,
+                        walk_step *out)
 {
     (void)marks;
     (void)n_marks;
+    (void)train_steps;
     int count = 0;
     for (int p = 0; p < t->n; p++)
         for (int s = 0; s < STAGE_COUNT; s++) {
@@ -68,7 +101,7 @@ static int place_decode(const trace *t, const walk_mark *marks, int n_marks, wal
                 continue;
             if (!stage_get(stage)->per_head) {
                 if (out)
-                    out[count] = (walk_step){ stage, 1, p, -1 };
+                    out[count] = (walk_step){ stage, 1, p, -1, 0 };
                 count++;
                 continue;
             }
@@ -80,7 +113,7 @@ static int place_decode(const trace *t, const walk_mark *marks, int n_marks, wal
                     if (!decoded(t, (stage_id)r))
                         continue;
                     if (out)
-                        out[count] = (walk_step){ (stage_id)r, h, p, -1 };
+                        out[count] = (walk_step){ (stage_id)r, h, p, -1, 0 };
                     count++;
                 }
             s = run - 1;
@@ -88,30 +121,39 @@ static int place_decode(const trace *t, const walk_mark *marks, int n_marks, wal
     return count;
 }
 
-typedef int placer(const trace *t, const walk_mark *marks, int n_marks, walk_step *out);
+typedef int placer(const trace *t, const walk_mark *marks, int n_marks, int train_steps,
+                   walk_step *out);
 
-static bool build(walk *w, const trace *t, const walk_mark *marks, int n_marks, placer *place)
+static bool build(walk *w, const trace *t, const walk_mark *marks, int n_marks, int train_steps,
+                  placer *place)
 {
     *w = (walk){ NULL, 0 };
     /* two passes over one rule: the first counts, the second fills */
-    int count = place(t, marks, n_marks, NULL);
+    int count = place(t, marks, n_marks, train_steps, NULL);
     w->steps = calloc(count > 0 ? (size_t)count : 1, sizeof *w->steps);
     if (!w->steps)
         return false;
-    w->count = place(t, marks, n_marks, w->steps);
+    w->count = place(t, marks, n_marks, train_steps, w->steps);
     assert(w->count == count);
     return true;
 }
 
+bool walk_build_trained(walk *w, const trace *t, const walk_mark *marks, int n_marks,
+                        int train_steps)
+{
+    placer *place = n_marks > 0 ? place_script : t->in->decode ? place_decode
+                  : train_steps > 0 ? place_training : place_pipeline;
+    return build(w, t, marks, n_marks, train_steps, place);
+}
+
 bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks)
 {
-    placer *place = n_marks > 0 ? place_script : t->in->decode ? place_decode : place_pipeline;
-    return build(w, t, marks, n_marks, place);
+    return walk_build_trained(w, t, marks, n_marks, 0);
 }
 
 bool walk_build_pipeline(walk *w, const trace *t)
 {
-    return build(w, t, NULL, 0, place_pipeline);
+    return build(w, t, NULL, 0, 0, place_pipeline);
 }
 
 walk_step walk_step_off(const walk_step *whole, const walk_step *left)
@@ -124,7 +166,7 @@ walk_step walk_step_off(const walk_step *whole, const walk_step *left)
 
 bool walk_build_decode(walk *w, const trace *t)
 {
-    return build(w, t, NULL, 0, place_decode);
+    return build(w, t, NULL, 0, 0, place_decode);
 }
 
 /* The one rule of what a step at a position shows along one axis of its stage (whole: the
@@ -186,5 +228,6 @@ bool walk_repeats_matrix(const walk *w, int k)
 {
     return k > 0 && k < w->count && w->steps[k].stage == w->steps[k - 1].stage
         && w->steps[k].head == w->steps[k - 1].head
-        && w->steps[k].position == w->steps[k - 1].position;
+        && w->steps[k].position == w->steps[k - 1].position
+        && w->steps[k].train_step == w->steps[k - 1].train_step;
 }

@@ -16,6 +16,8 @@ typedef struct {
     int position;   /* WALK_WHOLE, or for a step of decoding (walk_build_decode) the token
                        being generated, from 0 */
     int narration;  /* index of the narration item told at this step, or -1 */
+    int train_step; /* the training axis: the trace at the weights after this many updates of
+                       the lesson's train: (0: the lesson's own weights) */
 } walk_step;
 
 /* Where a narration item asks to be told: a stage, a head from 1 (0 when it names none, which
@@ -26,6 +28,7 @@ typedef struct {
     stage_id stage;
     int head;
     int token;
+    int train_step; /* a script step's train_step: k, 0 … the lesson's steps (0: none) */
 } walk_mark;
 
 typedef struct {
@@ -40,6 +43,13 @@ typedef struct {
  * trace lacks or a head it does not have are not placed (the loader never lets them through).
  * Returns false when out of memory (w is then empty). Free with walk_free. */
 bool walk_build(walk *w, const trace *t, const walk_mark *marks, int n_marks);
+
+/* walk_build for a lesson that trains for train_steps updates (0: none): a script's steps at
+ * their marks' train_step; without a script, the pipeline at step 0 and then the training
+ * axis, the loss after each update k = 1 … train_steps (each a step of the loss's stage at
+ * train_step k). */
+bool walk_build_trained(walk *w, const trace *t, const walk_mark *marks, int n_marks,
+                        int train_steps);
 
 /* Every stage the trace has, in stage-table order, each head of a per-head stage in turn, with
  * no narration: the walk of a lesson without a script, of --json and --csv, and the list a

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "trace.h"
+#include "train.h"
 #include "walk.h"
 
 /* Limits on what a lesson file may hold; each message that refuses a file names its limit. */
@@ -50,6 +51,7 @@ typedef struct {
     int focus_col;         /* index along the stage's columns, or -1 without focus */
     int token;             /* in a decoding lesson, the token the step shows being generated,
                               from 1 (walk_step.position + 1); 0 for the whole matrix */
+    int train_step;        /* train_step: k, the trace after k updates of train: (0: none) */
     char *say;             /* narration text, or NULL */
     int line;              /* where the step is written in the file */
     char *ask;             /* the question, or NULL when the step asks none */
@@ -92,6 +94,7 @@ typedef struct {
                                     {random:}), shared by its rows in tokens and source; false
                                     when written row by row ({file:}, numpy): lesson_edit.h */
     bool target_by_token;        /* the target is a mapping token → row, shared likewise */
+    train_config train;          /* train: (train.h); steps 0 when the lesson does not train */
     double *params[PARAM_COUNT];    /* the core's parameter table's: W_Q … W_O, and the biases
                                        b_Q … b_O, NULL when the lesson gives none */
     unsigned char *mask_cells;   /* (n_tokens, n_source or n_tokens) 1 = may attend, for explicit,

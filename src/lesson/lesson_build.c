@@ -230,5 +230,6 @@ lesson_status checker_build(checker *c, int root, lesson *l) {
         l->input.params[p] = l->params[p];
     l->input.mask_cells = c->mask == MASK_EXPLICIT ? l->mask_cells : NULL;
     l->input.target = l->target;
+    l->train = c->train;
     return LESSON_OK;
 }

@@ -358,7 +358,7 @@ static void render(char **text, lesson_written *w, int head, const trace *t,
 /* Whether step `earlier` shows the matrix that question `asked` asks about. */
 static bool shows_matrix_of(const lesson_step *earlier, const lesson_step *asked,
                             const trace *t) {
-    if (earlier->stage != asked->stage) return false;
+    if (earlier->stage != asked->stage || earlier->train_step != asked->train_step) return false;
     if (stage_get(asked->stage)->per_head && step_head(earlier) != step_head(asked)) return false;
     /* a decoding step shows only its token's part: it answers a question whose focus is there */
     return earlier->token == 0 || !has_focus(asked)
@@ -508,6 +508,8 @@ static char *worked_sum(const trace *t, const lesson_step *s, const lesson_step 
  * of its focus cell. */
 static bool step_tells(const reader *from, int j) {
     const lesson_step *s = &from->l->steps[j];
+    /* a step at another training step shows other weights' numbers, which tell nothing */
+    if (!from->before && s->train_step != from->asked->train_step) return false;
     char what[64];
     snprintf(what, sizeof what, "the narration of step %d", j + 1);
     if (tells(from, s->say, step_head(s), s->say_written.at, true, false, what)) return true;
@@ -557,11 +559,17 @@ static bool warn_told(const lesson *l, const trace *t, int k, const leak_context
     return lesson_tells(&before, c->previous.n_steps);
 }
 
+static const trace *step_trace(const lesson *l, const trace *t, const lesson_step *step,
+                               train_cache *cache, lesson_diagnostics *d);
+
 static void warn_leaks(const lesson *l, const trace *t, const leak_context *c,
-                       lesson_diagnostics *d) {
+                       train_cache *cache, lesson_diagnostics *d) {
     for (int k = 0; k < l->n_steps; k++) {
         const lesson_step *asked = &l->steps[k];
-        if (!asked->ask || asked->stage == STAGE_COUNT || warn_told(l, t, k, c, d)) continue;
+        if (!asked->ask || asked->stage == STAGE_COUNT) continue;
+        /* a question at a training step is answered by that step's numbers */
+        const trace *at = step_trace(l, t, asked, cache, d);
+        if (!at || warn_told(l, at, k, c, d)) continue;
         for (int j = 0; j < k; j++) {
             if (!shows_matrix_of(&l->steps[j], asked, t)) continue;
             char head[32] = "";
@@ -624,27 +632,43 @@ static void leak_context_close(leak_context *c) {
     lesson_free(&c->previous);
 }
 
+/* The trace a step's answers, claims and live numbers are about: t, or at its train_step the
+ * trace after that many updates (training was run once when the lesson was loaded; NULL only
+ * when memory runs out, which is then reported). */
+static const trace *step_trace(const lesson *l, const trace *t, const lesson_step *step,
+                               train_cache *cache, lesson_diagnostics *d) {
+    const trace *at = train_cache_at(cache, t, &l->train, step->train_step, NULL, NULL);
+    if (!at) lesson_report(d, step->line, 1, LESSON_ERROR_NO_MEMORY, NULL);
+    return at;
+}
+
 lesson_status lesson_check(lesson *l, const trace *t, bool warnings,
                            lesson_diagnostics *diagnostics) {
     *diagnostics = (lesson_diagnostics){ .path = strdup(l->path ? l->path : "") };
     if (warnings) lesson_diagnostics_add_copies(diagnostics, l->notes);
     check_cuts(l, diagnostics);
+    train_cache cache = { 0 };   /* a step at train_step k is checked at the weights after k */
     for (int i = 0; i < l->n_steps; i++) {
-        check_answer(&l->steps[i], t, warnings, diagnostics);
-        check_claims(&l->steps[i], t, diagnostics);
+        const trace *at = step_trace(l, t, &l->steps[i], &cache, diagnostics);
+        if (!at) break;
+        check_answer(&l->steps[i], at, warnings, diagnostics);
+        check_claims(&l->steps[i], at, diagnostics);
     }
     /* after the answers are taken, before the live numbers are written: it reads both */
     if (warnings) {
         leak_context c;
         leak_context_open(&c, l);
-        warn_leaks(l, t, &c, diagnostics);
+        warn_leaks(l, t, &c, &cache, diagnostics);
         leak_context_close(&c);
     }
     for (int i = 0; i < l->n_steps; i++) {
         lesson_step *step = &l->steps[i];
-        render(&step->say, &step->say_written, step_head(step), t, diagnostics);
-        render(&step->ask, &step->ask_written, step_head(step), t, diagnostics);
+        const trace *at = step_trace(l, t, step, &cache, diagnostics);
+        if (!at) break;
+        render(&step->say, &step->say_written, step_head(step), at, diagnostics);
+        render(&step->ask, &step->ask_written, step_head(step), at, diagnostics);
     }
+    train_cache_free(&cache);
     render(&l->about, &l->about_written, 1, t, diagnostics);
     lesson_report_finish(diagnostics);
     if (l->text) lesson_diagnostics_quote(diagnostics, l->text, l->text_size);

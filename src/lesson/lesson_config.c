@@ -308,3 +308,65 @@ void checker_check_kv_identity(checker *c, param_id p) {
                 cols,
                 checker_noun(cols, "number", "numbers"));
 }
+
+/* One name of train: params into c->train.trains: a weight or bias the lesson gives, once. */
+static void read_trained_param(checker *c, int node, const char *const *names) {
+    if (checker_expect_scalar(c, node, "a name in train: params", "a weight or bias")
+        && strcmp(lesson_node_text(c->t, node), "embeddings") == 0) {
+        REPORT(c, node, TRAIN_EMBEDDINGS, NULL);
+        return;
+    }
+    int p = checker_read_word(c, node, "a name in train: params", names, PARAM_COUNT,
+                              "a weight or bias (W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O)");
+    if (p < 0) return;
+    if (param_get((param_id)p)->optional && c->keys[TOP_W_Q + p] < 0)
+        REPORT(c, node, TRAIN_ABSENT, names[p], names[p]);
+    else if (c->train.trains[p])
+        REPORT(c, node, TRAIN_TWICE, names[p]);
+    c->train.trains[p] = true;
+}
+
+/* params: a list of names; without it, every weight and every bias the lesson gives. */
+static void read_trained_params(checker *c, int node) {
+    const char *names[PARAM_COUNT];
+    for (int p = 0; p < PARAM_COUNT; p++) {
+        names[p] = param_get((param_id)p)->name;
+        c->train.trains[p] = node < 0 && (!param_get((param_id)p)->optional
+                                          || c->keys[TOP_W_Q + p] >= 0);
+    }
+    if (node < 0 || !checker_expect_kind(c, node, LESSON_NODE_LIST, "train: params",
+                                         "a list of weights and biases ([W_Q, W_K])"))
+        return;
+    if (lesson_node_next(c->t, node) == node + 1) REPORT(c, node, EMPTY_LIST, "train: params");
+    LESSON_FOR_EACH_CHILD(c->t, node, item) read_trained_param(c, item, names);
+}
+
+void checker_read_train(checker *c) {
+    static const char *const names[] = { "steps", "learning_rate", "params" };
+    int node = c->keys[TOP_TRAIN], values[3] = { -1, -1, -1 };
+    uint64_t steps = 0;
+    double rate = 0.0;
+    if (!checker_usable(c, node)
+        || !checker_expect_kind(c, node, LESSON_NODE_MAP, "train",
+                                "a mapping {steps: N, learning_rate: η}"))
+        return;
+    if (c->keys[TOP_LOSS] < 0)
+        REPORT(c, node - 1, NEEDS, "train",
+               "'loss: {target: ...}' beside it: training lowers the loss");
+    checker_read_keys(c, node, names, 3, values);
+    checker_require(c, node, values[0], "steps");
+    checker_require(c, node, values[1], "learning_rate");
+    bool counted = values[0] >= 0 && checker_read_integer(c, values[0], "train: steps", 1,
+                                                          TRAIN_MAX_STEPS, &steps);
+    bool rated = values[1] >= 0 && checker_read_number(c, values[1], "train: learning_rate",
+                                                       &rate);
+    if (rated && !(rate > 0.0)) {
+        char text[LESSON_ESCAPED_MAX];
+        REPORT(c, values[1], BAD_VALUE, "train: learning_rate", "a number greater than 0",
+               checker_shown(c, values[1], text));
+        rated = false;
+    }
+    read_trained_params(c, values[2]);
+    if (counted && rated && c->loss)
+        c->train.steps = (int)steps, c->train.learning_rate = rate;
+}

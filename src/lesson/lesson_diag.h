@@ -73,6 +73,11 @@
     X(TARGET_NOT_TOKEN,  "the loss's target has a row for '%s', which is not one of the tokens") \
     X(LOSS_DECODES,      "a loss needs the whole pass at once, but this lesson decodes one " \
                          "token at a time (decode: true)") \
+    X(TRAIN_EMBEDDINGS,  "train: params: embeddings are the lesson's data, never trained; " \
+                         "name weights and biases (W_Q, W_K, W_V, W_O, b_Q, …)") \
+    X(TRAIN_ABSENT,      "train: params names '%s', which this lesson does not have (give " \
+                         "'%s:' to train it)") \
+    X(TRAIN_TWICE,       "train: params names '%s' twice") \
     X(MASK_ROW_HIDDEN,   "the mask row of '%s' hides every key; each token must see at least one") \
     X(CAUSAL_CROSS,      "a causal mask needs self-attention, but this lesson has a source") \
     X(SELF_ONLY,         "%s needs self-attention, but this lesson has a source") \

@@ -48,6 +48,7 @@ static void check_lesson(checker *c, int root) {
     checker_read_softmax(c);
     checker_read_decode(c);
     checker_read_loss(c);
+    checker_read_train(c);
     c->scale = checker_read_bool(c, k[TOP_SCALE], "scale", true);
     checker_read_steps(c, k[TOP_STEPS]);
     int order[DRAWN_COUNT], drawn = checker_read_draw_order(c, k[TOP_DRAW_ORDER], order);

@@ -11,6 +11,7 @@
 #include "lesson_text.h"
 #include "lesson_yaml.h"
 #include "random.h"
+#include "train.h"
 
 /* X(ID, key) for each top-level key of a lesson. */
 #define TOP_KEYS(X) \
@@ -20,7 +21,7 @@
     X(POSITIONAL, "positional") X(SCALE, "scale") \
     X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
     X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile") X(DECODE, "decode") \
-    X(DRAW_ORDER, "draw_order") X(LOSS, "loss")
+    X(DRAW_ORDER, "draw_order") X(LOSS, "loss") X(TRAIN, "train")
 #define TOP_ENUM(id, name) TOP_##id,
 #define KEY_NAME(id, name) name,
 enum { TOP_KEYS(TOP_ENUM) TOP_COUNT };
@@ -91,6 +92,7 @@ typedef struct {
     bool decode;              /* decode: true */
     matrix_spec target;       /* loss: {target: …}, when keys[TOP_LOSS] >= 0 and it is usable */
     bool loss;                /* a usable loss: {target: …} was read */
+    train_config train;       /* train: {steps, learning_rate, params}; steps 0 without it */
     int n_steps;
     lesson_step *steps;
     int n_data_files;
@@ -206,6 +208,9 @@ void checker_read_decode(checker *c);
  * or a mapping from each token to its row (lesson_values.c reads the matrix); refused in a
  * lesson that decodes. */
 void checker_read_loss(checker *c);
+/* train: {steps: N, learning_rate: η, params: [W_Q, …]}: needs the loss (so after
+ * checker_read_loss); params defaults to every weight and bias the lesson gives. */
+void checker_read_train(checker *c);
 /* Whether a message that lists stages names stage: the loss's and the gradients' only in a
  * lesson with a loss. */
 bool checker_stage_listed(const checker *c, stage_id stage);

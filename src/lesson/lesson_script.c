@@ -13,7 +13,7 @@
 #define STEP_KEYS(X) \
     X(STAGE, "stage") X(HEAD, "head") X(FOCUS, "focus") X(SAY, "say") X(ASK, "ask") \
     X(CHOICES, "choices") X(ANSWER, "answer") X(TOLERANCE, "tolerance") X(EXPECT, "expect") \
-    X(POSITION, "position")
+    X(POSITION, "position") X(TRAIN_STEP, "train_step")
 #define STEP_ENUM(id, name) STEP_##id,
 enum { STEP_KEYS(STEP_ENUM) STEP_COUNT };
 static const char *const step_keys[] = { STEP_KEYS(KEY_NAME) };
@@ -394,6 +394,19 @@ static void read_position(checker *c, int node, lesson_step *step) {
                            LESSON_HINT_COUNT);
 }
 
+/* train_step: k, the trace after k updates of the lesson's train: (0 … its steps). */
+static void read_train_step(checker *c, int node, lesson_step *step) {
+    uint64_t k = 0;
+    if (c->keys[TOP_TRAIN] < 0) {
+        REPORT(c, node - 1, NEEDS, "train_step", "'train: {steps: N, learning_rate: η}': only "
+               "a lesson that trains has training steps");
+        return;
+    }
+    if (c->train.steps > 0
+        && checker_read_integer(c, node, "train_step", 0, (uint64_t)c->train.steps, &k))
+        step->train_step = (int)k;
+}
+
 /* A focus at a position must be a cell that the step shows (walk_step_rows, walk_step_cols):
  * the token's own row, or a row of the cache; a key column up to the token. */
 static void check_focus_shown(checker *c, int node, int position, const lesson_step *step) {
@@ -421,6 +434,7 @@ static void read_step(checker *c, int node, lesson_step *step) {
     if (keys[STEP_STAGE] >= 0) step->stage = checker_read_stage(c, keys[STEP_STAGE]);
     if (keys[STEP_HEAD] >= 0) read_head(c, keys[STEP_HEAD], step);
     if (keys[STEP_POSITION] >= 0) read_position(c, keys[STEP_POSITION], step);
+    if (keys[STEP_TRAIN_STEP] >= 0) read_train_step(c, keys[STEP_TRAIN_STEP], step);
     if (keys[STEP_FOCUS] >= 0) read_focus(c, keys[STEP_FOCUS], step);
     if (keys[STEP_FOCUS] >= 0 && keys[STEP_POSITION] >= 0)
         check_focus_shown(c, keys[STEP_FOCUS], keys[STEP_POSITION], step);
@@ -458,8 +472,9 @@ bool lesson_walk(const lesson *l, const trace *t, walk *w) {
     walk_mark *marks = calloc(l->n_steps > 0 ? (size_t)l->n_steps : 1, sizeof *marks);
     if (!marks) { *w = (walk){ NULL, 0 }; return false; }
     for (int i = 0; i < l->n_steps; i++)
-        marks[i] = (walk_mark){ l->steps[i].stage, l->steps[i].head, l->steps[i].token };
-    bool built = walk_build(w, t, marks, l->n_steps);
+        marks[i] = (walk_mark){ l->steps[i].stage, l->steps[i].head, l->steps[i].token,
+                                l->steps[i].train_step };
+    bool built = walk_build_trained(w, t, marks, l->n_steps, l->train.steps);
     free(marks);
     return built;
 }

@@ -69,6 +69,14 @@ static exit_status finish(output *o)
     return o->status;
 }
 
+const trace *output_trained_trace(output *o, const trace *t, train_cache *cache, int k)
+{
+    const trace *at = train_cache_at(cache, t, &o->lesson->train, k, NULL, NULL);
+    if (!at)
+        output_fail(o, EXIT_STATUS_SOFTWARE);
+    return at;
+}
+
 exit_status output_write(const output_format *format, const lesson *l, const trace *t,
                          int precision, FILE *stream)
 {
@@ -83,10 +91,16 @@ exit_status output_write_figured(const output_format *format, const lesson *l, c
     if (!built)
         return EXIT_STATUS_SOFTWARE;
     output o = { l, t, precision, stream, &w, 0, EXIT_STATUS_OK, figures };
+    train_cache at = { 0 };
     format->begin(&o);
-    for (; o.step < w.count && o.status == EXIT_STATUS_OK; o.step++)
-        format->step(&o, &w.steps[o.step]);
+    for (; o.step < w.count && o.status == EXIT_STATUS_OK; o.step++) {
+        o.trace = output_trained_trace(&o, t, &at, w.steps[o.step].train_step);
+        if (o.trace)
+            format->step(&o, &w.steps[o.step]);
+    }
+    o.trace = t;
     format->end(&o);
+    train_cache_free(&at);
     walk_free(&w);
     return finish(&o);
 }
@@ -102,7 +116,7 @@ exit_status output_write_matrix_at(const output_format *format, const lesson *l,
                                    FILE *stream)
 {
     output o = { l, t, precision, stream, NULL, 0, EXIT_STATUS_OK, NULL };
-    walk_step step = { stage, stage_get(stage)->per_head ? head : 1, WALK_WHOLE, -1 };
+    walk_step step = { stage, stage_get(stage)->per_head ? head : 1, WALK_WHOLE, -1, 0 };
     format->begin(&o);
     format->step(&o, &step);
     format->end(&o);
@@ -221,6 +235,12 @@ static void step_header(output *o, const walk_step *step, const output_narrator 
                      end_row - first_row, end_col - first_col);
     if (formula != small)
         free(formula);
+    if (step->train_step > 0) {   /* the training axis: which weights the numbers are from */
+        output_printf(o, "after %d training step%s (W ← W − η · d_W, η = ", step->train_step,
+                      step->train_step == 1 ? "" : "s");
+        output_number(o, o->lesson->train.learning_rate, NUMBER_SHORT);
+        output_puts(o, ")\n\n");
+    }
 }
 
 void output_narrated_step(output *o, const walk_step *step, const output_narrator *narrator)

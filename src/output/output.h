@@ -94,6 +94,11 @@ exit_status output_write_matrix_at(const output_format *format, const lesson *l,
 /* Records a failure (the first one is kept); every writer does nothing afterwards. */
 void output_fail(output *o, exit_status status);
 
+/* The trace a step at train_step k shows (train.h's train_cache_at over the lesson's train:):
+ * t, the lesson's own, for 0. NULL after output_fail: training was checked when the lesson was
+ * loaded, so only memory can run out here. output_write sets o->trace from it at each step. */
+const trace *output_trained_trace(output *o, const trace *t, train_cache *cache, int k);
+
 /* Trusted text (written by attnstep itself: names, formulas, punctuation, numbers). Lesson
  * text goes through output_text instead. */
 void output_puts(output *o, const char *text);

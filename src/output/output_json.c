@@ -119,6 +119,22 @@ static void put_matrix(output *o, const double *values, int rows, int cols)
     output_puts(o, "]");
 }
 
+/* A set of parameters as JSON's {"W_Q": [[…]], …}: those of `params` that are not NULL. */
+static void put_params(output *o, const double *const *params)
+{
+    const trace *t = o->trace;
+    output_puts(o, "{");
+    for (int p = 0, any = 0; p < PARAM_COUNT; p++) {
+        const param_info *info = param_get((param_id)p);
+        if (!params[p])
+            continue;
+        output_printf(o, "%s\"%s\": ", any++ ? ", " : "", info->name);
+        put_matrix(o, params[p], trace_axis_length(t, info->rows),
+                   trace_axis_length(t, info->cols));
+    }
+    output_puts(o, "}");
+}
+
 /* With a loss: its value, its target and the parameters the gradients are taken at, so that
  * a reader can repeat the backward pass ("loss": L, "target": [[…]], "params": {"W_Q": …}). */
 static void put_loss(output *o)
@@ -130,16 +146,37 @@ static void put_loss(output *o)
     output_number(o, trace_loss(t), NUMBER_EXACT);
     output_puts(o, ",\n  \"target\": ");
     put_matrix(o, t->in->target, t->n, t->d_model);
-    output_puts(o, ",\n  \"params\": {");
-    for (int p = 0, any = 0; p < PARAM_COUNT; p++) {
-        const param_info *info = param_get((param_id)p);
-        if (!trace_param(t, (param_id)p))
-            continue;
-        output_printf(o, "%s\"%s\": ", any++ ? ", " : "", info->name);
-        put_matrix(o, trace_param(t, (param_id)p), trace_axis_length(t, info->rows),
-                   trace_axis_length(t, info->cols));
+    output_puts(o, ",\n  \"params\": ");
+    put_params(o, t->in->params);
+    output_puts(o, ",\n");
+}
+
+/* With train: its rate, the loss at every step and the parameters after the last
+ * ("learning_rate": η, "training": [{"step": k, "loss": L_k}, …], "trained": {"W_Q": …}), trained by the core (train.h). The lesson was
+ * trained once already when it was loaded, so a failure here is out of memory. */
+static void put_training(output *o)
+{
+    const trace *t = o->trace;
+    const train_config *config = &o->lesson->train;
+    if (!train_active(t->in, config))
+        return;
+    train_run run;
+    if (train_compute(t->in, config, config->steps, NULL, &run, NULL) != TRACE_OK) {
+        output_fail(o, EXIT_STATUS_SOFTWARE);
+        return;
     }
-    output_puts(o, "},\n");
+    output_puts(o, "  \"learning_rate\": ");
+    output_number(o, config->learning_rate, NUMBER_EXACT);
+    output_puts(o, ",\n  \"training\": [");
+    for (int k = 0; k <= run.steps; k++) {
+        output_printf(o, "%s\n    {\"step\": %d, \"loss\": ", k ? "," : "", k);
+        output_number(o, run.loss[k], NUMBER_EXACT);
+        output_puts(o, "}");
+    }
+    output_puts(o, "\n  ],\n  \"trained\": ");
+    put_params(o, (const double *const *)run.params);
+    output_puts(o, ",\n");
+    train_free(&run);
 }
 
 static void json_begin(output *o)
@@ -159,6 +196,7 @@ static void json_begin(output *o)
     put_biases(o);
     put_online_difference(o);
     put_loss(o);
+    put_training(o);
     output_puts(o, "  \"stages\": [");
 }
 

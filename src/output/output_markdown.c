@@ -466,9 +466,14 @@ static void worksheet_end(output *o)
         output_puts(o, "This lesson asks no questions: every table is shown above.\n");
     else
         output_printf(o, "%d question%s.\n", questions, questions == 1 ? "" : "s");
+    const trace *t = o->trace;
+    train_cache at = { 0 };   /* a question at a training step: its table at that step */
     for (o->step = 0; o->step < o->walk->count && o->status == EXIT_STATUS_OK; o->step++)
-        if (question_at(o, o->step))
+        if (question_at(o, o->step)
+            && (o->trace = output_trained_trace(o, t, &at, current(o)->train_step)) != NULL)
             output_narrated_step(o, current(o), &narrator);
+    o->trace = t;
+    train_cache_free(&at);
     o->step = step;
 }
 

@@ -403,6 +403,9 @@ int stats_print(const trace *t, const trace_options *options, double min_seconds
             "allocation and no page fault is timed): the best of %d rounds taken stage after\n"
             "stage, each the best of batches of runs repeated for at least %.0f ms.\n",
             peak_text, scratch, derived, STATS_ROUNDS, min_seconds * 1e3);
+    if (t->in->target)   /* the backward pass adds each product into its gradient block */
+        fprintf(out, "In the backward pass (the d_ stages) a product's cell of k terms counts k\n"
+                "multiplications and k additions: its sum, and the addition into the gradient.\n");
     return ferror(out) ? -1 : 0;
 }
 

@@ -74,6 +74,12 @@ static const ui_binding bindings[] = {
      "scroll the narration down or up when it is longer than its pane", 0},
     {UI_ACT_PRESENT, UI_IN_LESSON | UI_NOT_COMPARE, {'P'}, NULL,
      "presentation: no step list, a larger matrix, the most decimals that fit", 0},
+    {UI_ACT_TRAIN_PREV, UI_IN_LESSON | UI_NOT_COMPARE, {'<'}, NULL,
+     "a lesson that trains: this matrix one training update earlier", 0},
+    {UI_ACT_TRAIN_NEXT, UI_IN_LESSON | UI_NOT_COMPARE, {'>'}, NULL,
+     "a lesson that trains: this matrix one training update later", 0},
+    {UI_ACT_LOSS_CURVE, UI_IN_LESSON | UI_NOT_COMPARE, {'T'}, NULL,
+     "a lesson that trains: the loss curve, one column a training step", 0},
     {UI_ACT_COMPARE, UI_IN_LESSON | UI_NOT_COMPARE, {'C'}, NULL,
      "compare: pick a lesson from this one's folder to show side by side with it", 0},
     /* What if? (ui_edit.h): change a number and every stage follows. */

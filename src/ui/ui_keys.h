@@ -32,6 +32,8 @@ typedef enum {
     UI_ACT_RESULTS, UI_ACT_ROSTER,
     /* what if? (ui_edit.h): change a number, undo the last change or every one */
     UI_ACT_EDIT, UI_ACT_UNDO, UI_ACT_UNDO_ALL, UI_ACT_WRITE, UI_ACT_PARAMETERS,
+    /* a lesson that trains (train:): the matrix at the step before or after, the loss curve */
+    UI_ACT_TRAIN_PREV, UI_ACT_TRAIN_NEXT, UI_ACT_LOSS_CURVE,
     UI_ACT_COUNT
 } ui_action;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "ui_display.h"
 #include "ui_edit.h"
+#include "ui_loss.h"
 #include "ui_matrix.h"
 #include "ui_narration.h"
 #include "ui_progress.h"
@@ -33,6 +34,11 @@ typedef struct {
     ui_display d;                /* how the lesson is shown (the display keys) */
     bool show_notices;           /* a reload's warnings and notes above the narration, until a key */
     ui_edit edit;                /* what if?: the edit line and the edits made (ui_edit.h) */
+    /* the training axis (a lesson with train:): the matrix shown at the step's own train_step
+     * moved by < and >, the trace there (v.t points at it), and where the move was made */
+    int train_moved;
+    unsigned long train_place;
+    train_cache trained;
 } lesson_screen;
 
 static lesson_screen *lesson_of(ui_screen *s)
@@ -154,7 +160,8 @@ static ui_style style_of(lesson_screen *ls, const ui_style *st)
 /* The title bar's right side: where the filling has got to (stepped in), the score (where the
  * lesson asks anything), the stage and head, and "step k of N"; with_stage false leaves the
  * stage out (the matrix header names it too), for narrow screens. */
-static void title_status(const ui_view *v, bool with_stage, char *text, size_t size)
+static void title_status(const ui_view *v, bool with_stage, int train_step, char *text,
+                         size_t size)
 {
     const walk_step *s = ui_view_current(v);
     int right, asked, questions;
@@ -174,17 +181,20 @@ static void title_status(const ui_view *v, bool with_stage, char *text, size_t s
     if (s->position != WALK_WHOLE)   /* a decoding step: the token being generated */
         ui_text_append(text, size, "token %d of %d (%s) \xc2\xb7 ", s->position + 1, v->t->n,
             v->t->in->tokens[s->position]);
+    if (train_step >= 0)   /* a lesson that trains: the weights after how many updates */
+        ui_text_append(text, size, "trained %d/%d \xc2\xb7 ", train_step, v->lesson->train.steps);
     if (v->off_script) ui_text_append(text, size, "off the script, %s ", v->before_step ? "before" : "from");
     ui_text_append(text, size, "step %d of %d ", v->step + 1, v->walk.count);
 }
 
-static void draw_title(const ui_view *v, const char *title, const ui_style *st)
+static void draw_title(const ui_view *v, const char *title, int train_step, const ui_style *st)
 {
     enum { TITLE_ROOM = 14 };   /* columns kept for " attnstep · title" */
     char left[256], right[256];
     snprintf(left, sizeof left, " attnstep \xc2\xb7 %.200s", title);
-    title_status(v, true, right, sizeof right);
-    if (ui_width(right, st) > COLS - TITLE_ROOM) title_status(v, false, right, sizeof right);
+    title_status(v, true, train_step, right, sizeof right);
+    if (ui_width(right, st) > COLS - TITLE_ROOM)
+        title_status(v, false, train_step, right, sizeof right);
     if (ui_width(right, st) > COLS)   /* keep "step k of N" even on the narrowest screen */
         snprintf(right, sizeof right, "%sstep %d/%d ", v->off_script ? "off " : "", v->step + 1,
                  v->walk.count);
@@ -325,11 +335,43 @@ static void with_notices(const lesson_screen *ls, char *text, size_t size)
 }
 
 static unsigned context(const ui_screen *s);
+/* Whether the lesson trains (train:), so that the training axis and its keys apply. */
+static bool trains(const lesson_screen *ls)
+{
+    return train_active(&ls->o->l.input, &ls->o->l.train);
+}
+
+/* Where the view is: a move of < and > holds until the view moves elsewhere. */
+static unsigned long view_place(const ui_view *v)
+{
+    return (unsigned long)v->shown << 20 ^ (unsigned long)v->step << 1 ^ v->off_script;
+}
+
+/* The training step of the matrix shown: the step's own (0 off the script) moved by < and >,
+ * within 0 … the lesson's steps; -1 when the lesson does not train. */
+static int shown_train_step(lesson_screen *ls)
+{
+    if (!trains(ls)) return -1;
+    if (ls->train_place != view_place(&ls->v)) ls->train_moved = 0;
+    ls->train_place = view_place(&ls->v);
+    int own = ls->v.off_script ? 0 : ui_view_current(&ls->v)->train_step;
+    return ui_clamp(own + ls->train_moved, 0, ls->o->l.train.steps);
+}
+
+/* Points the view at the trace of the training step shown (the lesson's own at step 0). */
+static void show_train_step(lesson_screen *ls)
+{
+    int k = shown_train_step(ls);
+    const trace *at = k > 0 ? train_cache_at(&ls->trained, &ls->o->t, &ls->o->l.train, k,
+                                             &ls->o->compute, NULL) : NULL;
+    ls->v.t = at ? at : &ls->o->t;
+}
 
 static void draw(ui_screen *s, const ui_style *run_style)
 {
     lesson_screen *ls = lesson_of(s);
     ui_view *v = &ls->v;
+    show_train_step(ls);
     static char explanation[TEXT_MAX], full[TEXT_MAX], narration[TEXT_MAX];
     ls->grid = (ui_matrix_grid){0};
     ls->list = (stage_list){0};
@@ -346,7 +388,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     regions r = split_screen(v, &ls->d, explanation, ls->d.present ? full : NULL, narration, st);
     if (r.full_explanation) memcpy(explanation, full, sizeof explanation);
     ui_keep_the_result(explanation, sizeof explanation, COLS - 2, r.explain_h, st);
-    draw_title(v, ls->o->l.title, st);
+    draw_title(v, ls->o->l.title, shown_train_step(ls), st);
     if (r.list_w) draw_stage_list(v, &r, st, &ls->list);
     ui_matrix_draw(v, r.body_y, r.mat_x, r.mat_w, r.body_h, st, &ls->grid);
     ui_put_wrapped(r.explain_y, 1, COLS - 2, r.explain_h, explanation, st, A_NORMAL);
@@ -413,6 +455,43 @@ static bool edit_key(lesson_screen *ls, ui_action action, int arg)
     return true;
 }
 
+/* The loss curve of the lesson's training, marked at the step shown, in a box. */
+static ui_screen *loss_curve_screen(lesson_screen *ls, const ui_style *st)
+{
+    const lesson *l = &ls->o->l;
+    train_run run;
+    if (train_compute(&l->input, &l->train, l->train.steps, &ls->o->compute, &run, NULL)
+        != TRACE_OK)
+        return NULL;
+    static char text[TEXT_MAX];
+    ui_loss_curve(run.loss, run.steps + 1, shown_train_step(ls), COLS - 8, st->utf8, text,
+                  sizeof text);
+    train_free(&run);
+    return ui_text_screen_new(" training: the loss after each step ", text);
+}
+
+/* < and > move the matrix shown along the training steps; T shows the loss curve. */
+static ui_outcome training_key(lesson_screen *ls, ui_action action, const ui_style *st)
+{
+    ui_view *v = &ls->v;
+    if (!trains(ls)) {
+        snprintf(v->message, sizeof v->message, "this lesson does not train (no train: key)");
+        return UI_STAY;
+    }
+    if (action == UI_ACT_LOSS_CURVE) return open_overlay(v, loss_curve_screen(ls, st));
+    int before = shown_train_step(ls);
+    ls->train_moved += action == UI_ACT_TRAIN_NEXT ? 1 : -1;
+    int now = shown_train_step(ls);
+    ls->train_moved -= (action == UI_ACT_TRAIN_NEXT ? 1 : -1) * (now == before);  /* at an end */
+    show_train_step(ls);
+    char loss[NUMBER_MAX];
+    number_write(trace_loss(v->t), &(number_format){ NUMBER_SHORT, 4, 0, !st->utf8 }, loss,
+                 sizeof loss);
+    snprintf(v->message, sizeof v->message, "%s training step %d of %d: loss %s",
+             now == before ? "already at" : "at", now, ls->o->l.train.steps, loss);
+    return UI_STAY;
+}
+
 static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 {
     ui_view *v = &lesson_of(s)->v;
@@ -453,6 +532,8 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
         free(text);
         return open_overlay(v, box);
     }
+    if (action == UI_ACT_TRAIN_PREV || action == UI_ACT_TRAIN_NEXT || action == UI_ACT_LOSS_CURVE)
+        return training_key(lesson_of(s), action, st);
     if (action == UI_ACT_COMPARE)
         return open_overlay(v, ui_picker_screen_beside(lesson_of(s)->o->l.path,
                                                        &lesson_of(s)->o->compute,
@@ -501,6 +582,10 @@ static bool follow(ui_screen *s, const ui_event *ev)
         ui_edit_free(&ls->edit);
         ls->v.edits = NULL;
     }
+    if (changed) {   /* the trained traces borrow the old lesson's numbers */
+        train_cache_free(&ls->trained);
+        ls->v.t = &ls->o->t;
+    }
     return changed || ev->kind == UI_EV_RELOAD;
 }
 
@@ -535,6 +620,7 @@ static void close_screen(ui_screen *s)
     ui_progress_save(ls->o, &ls->v);   /* where the student stopped */
     ui_edit_free(&ls->edit);
     ui_view_free(&ls->v);
+    train_cache_free(&ls->trained);
     ui_lesson_close(ls->o);
     free(ls);
 }

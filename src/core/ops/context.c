@@ -73,6 +73,27 @@ void backward_concat(const trace *t, stage_id stage, int input, int head, double
             out[i * d_k + c] += d[i * d_model + ops_head_offset(t, head) + c];
 }
 
+/* d_weights_h: n × m of d_k terms; d_V_g: per head, m × d_k of n terms. */
+void count_backward_context(const trace *t, stage_id stage, int input, int head,
+                            cost_counts *counts)
+{
+    (void)stage, (void)head;
+    if (input == 0) {
+        ops_count_product((tally)t->n, (tally)t->m, (tally)t->d_k, counts);
+        return;
+    }
+    for (int h = 1; h <= t->heads; h++)
+        ops_count_product((tally)t->m, (tally)t->d_k, (tally)t->n, counts);
+}
+
+/* An addition a cell of the head's d_k columns. */
+void count_backward_concat(const trace *t, stage_id stage, int input, int head,
+                           cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    counts->additions += (tally)t->n * (tally)t->d_k;
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 bool explain_context(explain_text *out, const trace *t, const trace_cell *cell)
@@ -131,4 +152,56 @@ void cost_context(const trace *t, stage_id stage, cost_counts *counts)
     counts->multiplications += visible * d_k + rows * (tally)trace_tile_count(t) * d_k;
     counts->additions += visible * d_k;
     counts->divisions += rows * d_k;
+}
+
+/* ---- the gradients this family's backward makes ---- */
+
+/* Whether every key/value group is read by one head only (no GQA sharing): a gradient of K or V
+ * is then one head's sum, which an explanation can write out. */
+bool ops_one_head_per_group(const trace *t)
+{
+    return t->kv_heads == t->heads;
+}
+
+/* d_weights[i,j] = Σ_c d_context[i,c] · V[j,c] (head h's columns of its group). */
+bool explain_d_weights(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id d_context = trace_stage_node_input(t, cell->stage, 0);
+    stage_id v = trace_stage_node_input(t, cell->stage, 1);
+    size_t ld = (size_t)trace_cols(t, v), d_k = (size_t)t->d_k;
+    products p = { trace_block(t, d_context, cell->head) + (size_t)cell->row * d_k,
+                   trace_block(t, v, 1) + (size_t)cell->col * ld
+                       + ops_group_offset(t, cell->head), 1, 1 };
+    explain_put(out, " = Σ_c %s[%s,c] · %s[%s,c] = ", stage_get(d_context)->name,
+                explain_row_label(out, t, cell), stage_get(v)->name, explain_source_label(out, t, cell->col));
+    explain_put_product_terms(out, &p, t->d_k, NULL);
+    return true;
+}
+
+/* d_V[j,c] = Σ_i weights[i,j] · d_context[i,c] of the head that reads group c / d_k. */
+bool explain_d_values(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    if (!ops_one_head_per_group(t))
+        return explain_gradient(out, t, cell);
+    int head = cell->col / t->d_k + 1;
+    stage_id context = trace_stage_node_input(t, cell->stage, 1);  /* d_context */
+    stage_id weights = trace_stage_node_input(t, cell->stage, 0);
+    size_t m = (size_t)t->m, d_k = (size_t)t->d_k;
+    products p = { trace_block(t, weights, head) + (size_t)cell->row,
+                   trace_block(t, context, head) + (size_t)(cell->col % t->d_k), m, d_k };
+    explain_put(out, " = Σ_i %s[i,%s] · %s[i,%d] (head %d) = ", stage_get(weights)->name,
+                explain_source_label(out, t, cell->row), stage_get(context)->name,
+                cell->col % t->d_k, head);
+    explain_put_product_terms(out, &p, t->n, t->in->source ? NULL : t);
+    return true;
+}
+
+/* d_context[i,c] of head h is d_concat[i, h's offset + c]: concat only places the heads. */
+bool explain_d_context(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id concat = trace_stage_node_input(t, cell->stage, 0);
+    explain_put(out, " = %s[%s,%zu], a column of head %d's in it", stage_get(concat)->name,
+                explain_row_label(out, t, cell), ops_head_offset(t, cell->head) + (size_t)cell->col,
+                cell->head);
+    return true;
 }

@@ -1,6 +1,7 @@
 /* The gradient rows' own operations: what every ∂loss/∂X row shares (its formula, its count
  * and the explanation of a cell that no family writes more of). The backward pass itself is
  * forward_gradient (trace.c) over the `backward` operations beside each family's forward. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include "number.h"
@@ -55,9 +56,43 @@ int formula_gradient(const trace *t, stage_id stage, char *buffer, size_t size)
                     norm_text, stage_get(stage)->per_head && t->heads > 1 ? ", all heads" : "");
 }
 
-/* Each cell of the gradient is the sum of what its readers send: one addition per cell per
- * reader after the first, beside the products each reader's backward counts. */
+/* Each backward operation and its count (beside it in its family's file). */
+static const struct {
+    stage_backward_fn *backward;
+    backward_count_fn *count;
+} counters[] = {
+    { backward_projection, count_backward_projection }, { backward_rotated, count_backward_rotated },
+    { backward_scores, count_backward_scores }, { backward_scaled, count_backward_scaled },
+    { backward_biased, count_backward_biased }, { backward_masked, count_backward_masked },
+    { backward_weights, count_backward_weights }, { backward_context, count_backward_context },
+    { backward_concat, count_backward_concat }, { backward_loss, count_backward_loss },
+};
+
+/* Adds the count of reader's backward to its input `input` at head. */
+static void count_backward(const trace *t, stage_id reader, int input, int head,
+                           cost_counts *counts)
+{
+    stage_backward_fn *backward = stage_functions_get(reader)->backward;
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
+        if (counters[i].backward == backward) {
+            counters[i].count(t, reader, input, head, counts);
+            return;
+        }
+    assert(backward == backward_nothing);   /* a backward that does something is counted */
+}
+
+/* What forward_gradient computes, counted as it runs: for each head of the gradient's block,
+ * every forward row that reads its node or parameter, by that row's backward count. */
 void cost_gradient(const trace *t, stage_id stage, cost_counts *counts)
 {
-    (void)t, (void)stage, (void)counts;
+    const stage_input *of = &stage_get(stage)->of;
+    for (tally h = 1; h <= ops_cost_heads(t, stage); h++)
+        for (int s = 0; s < STAGE_COUNT; s++) {
+            const stage_info *reader = stage_get((stage_id)s);
+            if (reader->flags & STAGE_GRADIENT || !trace_has_stage(t, (stage_id)s))
+                continue;
+            for (int i = 0; i < STAGE_MAX_INPUTS && reader->inputs[i].kind != READ_NONE; i++)
+                if (trace_reads_gradient_of(t, &reader->inputs[i], of))
+                    count_backward(t, (stage_id)s, i, (int)h, counts);
+        }
 }

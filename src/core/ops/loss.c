@@ -46,6 +46,14 @@ void backward_loss(const trace *t, stage_id stage, int input, int head, double *
             out[(size_t)i * (size_t)t->d_model + (size_t)j] += residual(t, i, j);
 }
 
+/* A difference and an addition into the block a cell of output. */
+void count_backward_loss(const trace *t, stage_id stage, int input, int head,
+                         cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    counts->additions += 2 * (tally)t->n * (tally)t->d_model;
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 static double squared_residual(const sum_terms *s, int i)

@@ -48,6 +48,16 @@ void backward_masked(const trace *t, stage_id stage, int input, int head, double
                 out[(size_t)i * (size_t)t->m + (size_t)j] += d[(size_t)i * (size_t)t->m + (size_t)j];
 }
 
+/* An addition a visible cell. */
+void count_backward_masked(const trace *t, stage_id stage, int input, int head,
+                           cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    for (int i = 0; i < t->n; i++)
+        for (int j = 0; j < t->m; j++)
+            counts->additions += !trace_is_hidden(t, i, j);
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 bool explain_masked(explain_text *out, const trace *t, const trace_cell *cell)

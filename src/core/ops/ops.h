@@ -95,6 +95,12 @@ void explain_put_group(explain_text *out, const trace *t, int head);
 void explain_put_source_cell(explain_text *out, const trace *t, const char *stage,
                              const trace_cell *cell);
 
+/* A gradient through RoPE's rotation, turned back, with its numbers (ops/positions.c). */
+bool explain_d_unrotated(explain_text *out, const trace *t, const trace_cell *cell);
+
+/* Whether each key/value group is read by one head only (ops/context.c). */
+bool ops_one_head_per_group(const trace *t);
+
 /* ---- counting (cost.c) ---- */
 
 typedef unsigned long long tally;
@@ -104,6 +110,19 @@ tally ops_cost_heads(const trace *t, stage_id stage);
 
 /* Each cell of every head of stage is a dot product of `terms` terms. */
 void ops_dot_products(const trace *t, stage_id stage, tally terms, cost_counts *counts);
+
+/* The count of one `backward` call (stage_backward_fn's arguments), each beside its operation
+ * in the family's file: what it adds into the gradient block, counted as the code computes it
+ * (a product's cell of k terms: k multiplications and k additions, its fused sum and the add
+ * into the block). gradient.c's cost_gradient sums them as forward_gradient calls them. */
+typedef void backward_count_fn(const trace *t, stage_id stage, int input, int head,
+                               cost_counts *counts);
+backward_count_fn count_backward_projection, count_backward_rotated, count_backward_scores,
+    count_backward_scaled, count_backward_biased, count_backward_masked, count_backward_weights,
+    count_backward_context, count_backward_concat, count_backward_loss;
+
+/* A backward product of rows × cols cells of count terms each (ops_add_product). */
+void ops_count_product(tally rows, tally cols, tally count, cost_counts *counts);
 
 /* Visible keys of every row, over the heads of stage: the cells the online softmax reads. */
 tally ops_visible_cells(const trace *t, stage_id stage);

@@ -51,6 +51,17 @@ void backward_rotated(const trace *t, stage_id stage, int input, int head, doubl
         }
 }
 
+/* Each pair: four multiplications, a sum, a difference and two additions into the block (the
+ * angle's sine and cosine are not counted, as the forward does not count them). */
+void count_backward_rotated(const trace *t, stage_id stage, int input, int head,
+                            cost_counts *counts)
+{
+    (void)input, (void)head;
+    tally pairs = (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage) / 2;
+    counts->multiplications += 4 * pairs;
+    counts->additions += 4 * pairs;
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 /* Q_rotated and K_rotated: the pair the cell belongs to, turned by its angle, with numbers:
@@ -101,4 +112,38 @@ void cost_rotated(const trace *t, stage_id stage, cost_counts *counts)
     tally cells = (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage);
     counts->multiplications += 2 * cells;
     counts->additions += cells;
+}
+
+/* ---- the gradient through the rotation ---- */
+
+/* d_Q[i,2p] = d_Q_rotated[i,2p]·cos θ + d_Q_rotated[i,2p+1]·sin θ and d_Q[i,2p+1] =
+ * d_Q_rotated[i,2p+1]·cos θ − d_Q_rotated[i,2p]·sin θ: the pair's gradient turned back by −θ
+ * (backward_rotated), with its numbers. */
+bool explain_d_unrotated(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id from = trace_stage_node_input(t, cell->stage, 0);   /* d_Q_rotated, d_K_rotated */
+    const char *name = stage_get(from)->name, *row = explain_row_label(out, t, cell);
+    int in_head = cell->col % t->d_k, pair = in_head / 2, first = cell->col - in_head % 2;
+    bool second = in_head % 2 == 1;
+    double angle = trace_rope_angle(t, cell->row, pair);
+    double x = trace_value(t, from, 1, cell->row, first), y = trace_value(t, from, 1, cell->row,
+                                                                           first + 1);
+    if (second)
+        explain_put(out, " = %s[%s,%d]·cos θ − %s[%s,%d]·sin θ", name, row, first + 1, name, row,
+                    first);
+    else
+        explain_put(out, " = %s[%s,%d]·cos θ + %s[%s,%d]·sin θ", name, row, first, name, row,
+                    first + 1);
+    explain_put(out, ", turned back by θ = ");
+    explain_put_number(out, angle);
+    explain_put(out, " (pair %d) = (", pair);
+    explain_put_number(out, second ? y : x);
+    explain_put(out, " × ");
+    explain_put_number(out, cos(angle));
+    explain_put(out, second ? ") − (" : ") + (");
+    explain_put_number(out, second ? x : y);
+    explain_put(out, " × ");
+    explain_put_number(out, sin(angle));
+    explain_put(out, ")");
+    return true;
 }

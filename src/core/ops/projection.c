@@ -68,6 +68,29 @@ void backward_projection(const trace *t, stage_id stage, int input, int head, do
                 out[c] += d[i * cols + c];
 }
 
+void ops_count_product(tally rows, tally cols, tally count, cost_counts *counts)
+{
+    counts->multiplications += rows * cols * count;
+    counts->additions += rows * cols * count;
+}
+
+/* d_from: rows × d_model of cols terms; d_W: d_model × cols of rows terms; d_b: one addition a
+ * cell of d_P. */
+void count_backward_projection(const trace *t, stage_id stage, int input, int head,
+                               cost_counts *counts)
+{
+    (void)head;
+    const stage_input *in = &stage_get(stage)->inputs[input];
+    tally rows = (tally)trace_rows(t, stage), cols = (tally)trace_cols(t, stage),
+          dm = (tally)t->d_model;
+    if (in->kind == READ_NODE)
+        ops_count_product(rows, dm, cols, counts);
+    else if (in->id == (int)trace_stage_param_input(stage, 0))
+        ops_count_product(dm, cols, rows, counts);
+    else
+        counts->additions += rows * cols;
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 /* Q, K, V and output: a row of stage `from` times a column of the weight matrix, which has as
@@ -134,4 +157,65 @@ void cost_projection(const trace *t, stage_id stage, cost_counts *counts)
     ops_dot_products(t, stage, (tally)t->d_model, counts);
     if (trace_param(t, trace_stage_param_input(stage, 1)))
         counts->additions += (tally)trace_rows(t, stage) * (tally)trace_cols(t, stage);
+}
+
+/* ---- a bias's gradient ---- */
+
+static double gradient_cell(const sum_terms *s, int i)
+{
+    stage_id d = trace_stage_node_input(s->t, s->cell->stage, 0);
+    return trace_block(s->t, d, 1)[(size_t)i * (size_t)trace_cols(s->t, d) + (size_t)s->cell->col];
+}
+
+static void put_gradient_cell(explain_text *out, const sum_terms *s, int i)
+{
+    explain_put_number(out, gradient_cell(s, i));
+}
+
+/* d_b_Q[c] = Σ_i d_Q[i,c]: a bias is added to every row, so every row's gradient reaches it. */
+bool explain_d_bias(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id d = trace_stage_node_input(t, cell->stage, 0);
+    sum_terms s = { .count = trace_rows(t, d), .value = gradient_cell,
+                    .put_term = put_gradient_cell, .t = t, .cell = cell };
+    explain_put(out, " = Σ_i %s[i,%d] = ", stage_get(d)->name, cell->col);
+    explain_put_sum(out, &s);
+    return true;
+}
+
+/* ---- the gradient of what projections read ---- */
+
+/* Whether forward row s is a projection that reads the node gradient row `of` is of. */
+static bool projects(const trace *t, int s, const stage_input *of)
+{
+    const stage_info *reader = stage_get((stage_id)s);
+    return !(reader->flags & STAGE_GRADIENT) && trace_has_stage(t, (stage_id)s)
+        && stage_functions_get((stage_id)s)->backward == backward_projection
+        && trace_reads_gradient_of(t, &reader->inputs[0], of);
+}
+
+/* d_X[i,a] = Σ over the projections P that read X of Σ_c d_P[i,c] · W_P[a,c] (d_input from Q,
+ * K and V; d_concat from output): the sums named, then each one's terms with their numbers. */
+bool explain_d_projected(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    const stage_input *of = &stage_get(cell->stage)->of;
+    int sums = 0;
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (projects(t, s, of))
+            explain_put(out, "%s Σ_c %s[%s,c] · %s[%d,c]", sums++ ? " +" : " =",
+                        stage_get(stage_gradient(READ_NODE, s))->name, explain_row_label(out, t, cell),
+                        param_get(trace_stage_param_input((stage_id)s, 0))->name, cell->col);
+    explain_put(out, " =");
+    for (int s = 0, k = 0; s < STAGE_COUNT; s++) {
+        if (!projects(t, s, of))
+            continue;
+        size_t cols = (size_t)trace_cols(t, (stage_id)s);
+        products p = { trace_gradient_of(t, (stage_id)s, 1) + (size_t)cell->row * cols,
+                       trace_param(t, trace_stage_param_input((stage_id)s, 0))
+                           + (size_t)cell->col * cols, 1, 1 };
+        explain_put(out, "%s", k++ ? " + [" : sums > 1 ? " [" : " ");
+        explain_put_product_terms(out, &p, (int)cols, NULL);
+        explain_put(out, "%s", sums > 1 ? "]" : "");
+    }
+    return true;
 }

@@ -99,6 +99,34 @@ void backward_biased(const trace *t, stage_id stage, int input, int head, double
         out[i] += d[i];
 }
 
+/* Per head, d_Q_h: n × d_k of m terms; d_K_g: m × d_k of n terms. */
+void count_backward_scores(const trace *t, stage_id stage, int input, int head,
+                           cost_counts *counts)
+{
+    (void)stage, (void)head;
+    for (int h = 1; h <= t->heads; h++)
+        ops_count_product((tally)(input == 0 ? t->n : t->m), (tally)t->d_k,
+                          (tally)(input == 0 ? t->m : t->n), counts);
+}
+
+/* A division by √d_k (none unscaled) and an addition a cell. */
+void count_backward_scaled(const trace *t, stage_id stage, int input, int head,
+                           cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    tally cells = (tally)t->n * (tally)t->m;
+    counts->additions += cells;
+    counts->divisions += t->in->scale ? cells : 0;
+}
+
+/* An addition a cell. */
+void count_backward_biased(const trace *t, stage_id stage, int input, int head,
+                           cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    counts->additions += (tally)t->n * (tally)t->m;
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 bool explain_scores(explain_text *out, const trace *t, const trace_cell *cell)
@@ -221,4 +249,56 @@ void cost_biased(const trace *t, stage_id stage, cost_counts *counts)
     tally cells = ops_cost_heads(t, stage) * (tally)t->n * (tally)t->m;
     counts->multiplications += cells;
     counts->additions += cells;
+}
+
+/* ---- the gradients this family's backward makes ---- */
+
+/* Whether a gradient row is made from d_scores (d_Q, d_K without RoPE; d_Q_rotated,
+ * d_K_rotated), not from a rotated gradient. */
+static bool reads_d_scores(const trace *t, stage_id stage)
+{
+    return trace_stage_node_input(t, stage, 0) == stage_gradient(READ_NODE, STAGE_SCORES);
+}
+
+/* d_Q[i,c] = Σ_j d_scores[i,j] · K[j,c] of the head of column c (d_Q_rotated likewise with
+ * K_rotated; under RoPE d_Q is d_Q_rotated turned back, explain_d_unrotated). */
+bool explain_d_query(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    if (!reads_d_scores(t, cell->stage))   /* d_Q under RoPE: d_Q_rotated turned back */
+        return explain_d_unrotated(out, t, cell);
+    int head = cell->col / t->d_k + 1;
+    stage_id scores = trace_stage_node_input(t, cell->stage, 0);   /* d_scores */
+    stage_id key = trace_stage_node_input(t, cell->stage, 1);
+    size_t m = (size_t)t->m, ld = (size_t)trace_cols(t, key);
+    products p = { trace_block(t, scores, head) + (size_t)cell->row * m,
+                   trace_block(t, key, 1) + ops_group_offset(t, head)
+                       + (size_t)(cell->col % t->d_k), 1, ld };
+    explain_put(out, " = Σ_j %s[%s,j] · %s[j,%d] (head %d) = ", stage_get(scores)->name,
+                explain_row_label(out, t, cell), stage_get(key)->name,
+                (int)ops_group_offset(t, head) + cell->col % t->d_k, head);
+    explain_put_product_terms(out, &p, t->m, t);
+    return true;
+}
+
+/* d_K[j,c] = Σ_i d_scores[i,j] · Q[i,c] of the one head that reads group c / d_k (d_K_rotated
+ * likewise; under RoPE d_K is d_K_rotated turned back; with shared groups written as a
+ * gradient's meaning). */
+bool explain_d_key(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    if (!reads_d_scores(t, cell->stage))
+        return explain_d_unrotated(out, t, cell);
+    if (!ops_one_head_per_group(t))
+        return explain_gradient(out, t, cell);
+    int head = cell->col / t->d_k + 1;
+    stage_id scores = trace_stage_node_input(t, cell->stage, 0);
+    stage_id query = trace_stage_node_input(t, cell->stage, 1);
+    size_t m = (size_t)t->m, ld = (size_t)trace_cols(t, query);
+    products p = { trace_block(t, scores, head) + (size_t)cell->row,
+                   trace_block(t, query, 1) + ops_head_offset(t, head)
+                       + (size_t)(cell->col % t->d_k), m, ld };
+    explain_put(out, " = Σ_i %s[i,%s] · %s[i,%d] (head %d) = ", stage_get(scores)->name,
+                explain_source_label(out, t, cell->row), stage_get(query)->name,
+                (int)ops_head_offset(t, head) + cell->col % t->d_k, head);
+    explain_put_product_terms(out, &p, t->n, t->in->source ? NULL : t);
+    return true;
 }

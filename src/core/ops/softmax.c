@@ -207,6 +207,23 @@ void backward_weights(const trace *t, stage_id stage, int input, int head, doubl
     }
 }
 
+/* Each row: its dot Σ_k w·d_w (m multiplications and additions), then each visible cell a
+ * difference, a multiplication and an addition into the block. */
+void count_backward_weights(const trace *t, stage_id stage, int input, int head,
+                            cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    for (int i = 0; i < t->n; i++) {
+        counts->multiplications += (tally)t->m;
+        counts->additions += (tally)t->m;
+        for (int j = 0; j < t->m; j++) {
+            tally visible = !trace_is_hidden(t, i, j);
+            counts->multiplications += visible;
+            counts->additions += 2 * visible;
+        }
+    }
+}
+
 /* ---- explained, counted and written as a formula ---- */
 
 /* The softmax's backward with its numbers and tokens:
