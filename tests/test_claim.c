@@ -144,6 +144,8 @@ static void test_heads(void **state) {
     assert_true(holds(t, "scores[cat,cat]@1 > scores[cat,cat]@2", 2));
 }
 
+static void rendered(const trace *t, const char *text, int head, const char *expected);
+
 static void test_argmax_and_argmin(void **state) {
     const trace *t = &((fixture *)*state)->t;
     assert_true(holds(t, "argmax weights[cat] = sat", 2));
@@ -153,6 +155,12 @@ static void test_argmax_and_argmin(void **state) {
     assert_true(holds(t, "argmax weights[cat]@1 = mat", 2));
     assert_true(holds(t, "argmax  scores[sat]  =  sat ", 2));
     assert_int_equal(claim_extreme(t, STAGE_WEIGHTS, 1, 0, true), 0);  /* ties: the first */
+    /* every weights row here ties its first and last keys (cat and mat share an embedding), so
+     * the extreme in a row's last column is asked of input, whose last column sat owns alone */
+    assert_true(holds(t, "argmax input[sat] = 1", 1));
+    assert_false(holds(t, "argmax input[sat] = 0", 1));
+    assert_true(holds(t, "argmin input[cat] = 1", 1));
+    rendered(t, "{argmax input[sat]}", 1, "1");
     claim c;
     char error[CLAIM_MESSAGE_MAX], detail[CLAIM_MESSAGE_MAX];
     assert_true(claim_parse(t, "argmax weights[cat] = cat", 2, &c, error, sizeof error));
