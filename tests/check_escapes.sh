@@ -135,5 +135,23 @@ assert doc["tokens"][1] == "b\u009bc" and doc["tokens"][2] == "\u202ed", doc["to
 if check_json; then echo "ok   --json escapes C1 and bidi controls as \\uXXXX"; else
     echo "FAIL --json escapes C1 and bidi controls as \\uXXXX"; failures=$((failures + 1)); fi
 
+# JSON's own syntax in lesson text: a double quote and a backslash in the title and a token
+# must be escaped, or the document does not parse (the controls above hold neither).
+cat >"$tmp/quotes.yaml" <<'EOF'
+title: 'say "hi" \ bye'
+tokens: ['a"b', 'c\d']
+d_model: 2
+embeddings: {random: normal, seed: 1}
+EOF
+check_json_syntax() {
+    ./attnstep --json "$tmp/quotes.yaml" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+assert doc["title"] == "say \"hi\" \\ bye", doc["title"]
+assert doc["tokens"] == ["a\"b", "c\\d"], doc["tokens"]'
+}
+if check_json_syntax; then echo "ok   --json escapes a double quote and a backslash"; else
+    echo "FAIL --json escapes a double quote and a backslash"; failures=$((failures + 1)); fi
+
 echo "escapes: $failures failed"
 [ "$failures" -eq 0 ]
