@@ -160,6 +160,11 @@ v1=$(verdicts 7 3) v2=$(verdicts 12 2)
     && echo "ok   first question: each follower sees its verdict ($v1)" || fail "first question's verdicts: $v1"
 [ "$v2" = "0 Not quite;1 Right;" ] || [ "$v2" = "0 Right;1 Not quite;" ] \
     && echo "ok   second question: each follower sees its verdict ($v2)" || fail "second question's verdicts: $v2"
+# the follower's own words after the reveal name both answers as its keys did: follower 3 pressed
+# 2 (sat) where the key is 1 (cat)
+grep -qF "you answered 2 (sat): not quite, it is 1 (cat)" "$tmp/F3.7" \
+    && echo "ok   a wrong choice's follower is told its answer and the key by their numbers" \
+    || { fail "follower 3's words after the reveal:"; grep -h "you answered" "$tmp/F3.7"; }
 ! cmp -s "$tmp/L.1" "$tmp/L.2" && grep -q 'step 1 of 13' "$tmp/L.2" \
     && grep -q 'step 5 of 13' "$tmp/L.6" && grep -q '── question' "$tmp/L.6" \
     && grep -q 'step 9 of 13' "$tmp/L.11" && grep -q '── question' "$tmp/L.11" \
