@@ -201,6 +201,11 @@ timeout 20 ./attnstep --follow "127.0.0.1:$port" --code ffffffffffffffff --keys 
     "$lesson" >/dev/null 2>"$tmp/code.err"
 s=$?; [ $s -eq 64 ] && grep -qx 'attnstep: --follow: the leader refused: wrong class code' "$tmp/code.err" \
     && echo "ok   a wrong class code is refused (64)" || { fail "wrong code: status $s"; cat "$tmp/code.err"; }
+# a code one digit too long (a paste with one character more) is refused before any join
+timeout 20 ./attnstep --follow "127.0.0.1:$port" --code 0123456789abcdef0 --keys "$tmp/empty.keys" \
+    "$lesson" >/dev/null 2>"$tmp/long.err"
+s=$?; [ $s -eq 64 ] && grep -qx 'attnstep: --code: a class code is 16 hex digits, as the leader printed it' "$tmp/long.err" \
+    && echo "ok   a class code of 17 digits is refused (64) before joining" || { fail "17-digit code: status $s"; cat "$tmp/long.err"; }
 timeout 20 ./attnstep --follow "127.0.0.1:$port" --code $code --keys "$tmp/empty.keys" \
     lessons/no_scale.yaml >/dev/null 2>"$tmp/hash.err"
 s=$?; [ $s -eq 65 ] && grep -qE "^attnstep: --follow: the leader's lesson is not this one: its text has hash [0-9a-f]{16}, this lesson's [0-9a-f]{16} \(open the same file\)$" "$tmp/hash.err" \
