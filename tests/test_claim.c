@@ -254,6 +254,9 @@ static void test_repeated_tokens_by_position(void **state) {
     char name[CLAIM_MESSAGE_MAX];
     claim_cell_name(&t, &cell, name, sizeof name);
     assert_string_equal(name, "scores[the@2,cat]");
+    cell.row = 0;   /* the first "the" is as ambiguous as the later one */
+    claim_cell_name(&t, &cell, name, sizeof name);
+    assert_string_equal(name, "scores[the@0,cat]");
     refused(&t, "scores[the@1,cat] = 0",
             "no such cell 'scores[the@1,cat]': name the row and column by token or by 0-based index");
     /* the plain name could be either "the": refused, on either side, with what to write */
