@@ -260,6 +260,8 @@ static void test_markdown_escapes_line_starts(void **state)
     assert_string_equal(markdown("+ nor this", false), "\\+ nor this");
     assert_string_equal(markdown("  - indented", false), "  \\- indented");
     assert_string_equal(markdown("1. first", false), "1\\. first");
+    assert_string_equal(markdown("0. zeroth", false), "0\\. zeroth");   /* a list from 0 */
+    assert_string_equal(markdown("9) ninth", false), "9\\) ninth");
     assert_string_equal(markdown("a - b + c", false), "a - b + c");
     assert_string_equal(markdown("one\n- two", true), "one\n\\- two");
 }
