@@ -160,6 +160,11 @@ v1=$(verdicts 7 3) v2=$(verdicts 12 2)
     && echo "ok   first question: each follower sees its verdict ($v1)" || fail "first question's verdicts: $v1"
 [ "$v2" = "0 Not quite;1 Right;" ] || [ "$v2" = "0 Right;1 Not quite;" ] \
     && echo "ok   second question: each follower sees its verdict ($v2)" || fail "second question's verdicts: $v2"
+# the follower's own words after the reveal name both answers as its keys did: follower 3 pressed
+# 2 (sat) where the key is 1 (cat)
+grep -qF "you answered 2 (sat): not quite, it is 1 (cat)" "$tmp/F3.7" \
+    && echo "ok   a wrong choice's follower is told its answer and the key by their numbers" \
+    || { fail "follower 3's words after the reveal:"; grep -h "you answered" "$tmp/F3.7"; }
 ! cmp -s "$tmp/L.1" "$tmp/L.2" && grep -q 'step 1 of 13' "$tmp/L.2" \
     && grep -q 'step 5 of 13' "$tmp/L.6" && grep -q '── question' "$tmp/L.6" \
     && grep -q 'step 9 of 13' "$tmp/L.11" && grep -q '── question' "$tmp/L.11" \
@@ -196,6 +201,11 @@ timeout 20 ./attnstep --follow "127.0.0.1:$port" --code ffffffffffffffff --keys 
     "$lesson" >/dev/null 2>"$tmp/code.err"
 s=$?; [ $s -eq 64 ] && grep -qx 'attnstep: --follow: the leader refused: wrong class code' "$tmp/code.err" \
     && echo "ok   a wrong class code is refused (64)" || { fail "wrong code: status $s"; cat "$tmp/code.err"; }
+# a code one digit too long (a paste with one character more) is refused before any join
+timeout 20 ./attnstep --follow "127.0.0.1:$port" --code 0123456789abcdef0 --keys "$tmp/empty.keys" \
+    "$lesson" >/dev/null 2>"$tmp/long.err"
+s=$?; [ $s -eq 64 ] && grep -qx 'attnstep: --code: a class code is 16 hex digits, as the leader printed it' "$tmp/long.err" \
+    && echo "ok   a class code of 17 digits is refused (64) before joining" || { fail "17-digit code: status $s"; cat "$tmp/long.err"; }
 timeout 20 ./attnstep --follow "127.0.0.1:$port" --code $code --keys "$tmp/empty.keys" \
     lessons/no_scale.yaml >/dev/null 2>"$tmp/hash.err"
 s=$?; [ $s -eq 65 ] && grep -qE "^attnstep: --follow: the leader's lesson is not this one: its text has hash [0-9a-f]{16}, this lesson's [0-9a-f]{16} \(open the same file\)$" "$tmp/hash.err" \

@@ -176,6 +176,12 @@ check "TERM=dumb on a terminal prints the plain trace with a note" bash -c \
     "out=\$(TERM=dumb script -qec './attnstep $lesson' /dev/null </dev/null) &&
      grep -qF '(TERM is unset or dumb); printing the plain trace' <<<\"\$out\" && grep -q '^cat  0.6296  0.3704.$' <<<\"\$out\""
 check "--stats lists every stage with its counts" bash -c "./attnstep --stats $lesson >$tmp/stats && grep -q '^scores  *2×2  *8  *4 ' $tmp/stats && [ \$(grep -cE '^(input|Q|K|V|scores|scaled|masked|weights|context|concat|output) ' $tmp/stats) -eq 11 ] && grep -q '^total ' $tmp/stats && grep -q 'Peak memory' $tmp/stats"
+# counts of four digits and more grouped by three, worked out by hand for n = 8, d_model = 16:
+# a projection multiplies 8·16·16 = 2,048 times and adds 8·16·15 = 1,920 times; in all
+# 4 projections + scores (8·8·16) + context (8·16·8) = 10,240 multiplications
+printf 'title: counts\ntokens: a b c d e f g h\nd_model: 16\nembeddings: {random: normal, seed: 1}\n' \
+    >"$tmp/counts.yaml"
+check "--stats groups its counts' digits by three" bash -c "./attnstep --stats $tmp/counts.yaml >$tmp/stats && grep -q '^Q  *8×16  *2,048  *1,920 ' $tmp/stats && grep -q '^total  *10,240 ' $tmp/stats"
 check "--cost shows the n² work quadrupling" bash -c "./attnstep --cost --d-model 16 --heads 2 >$tmp/cost && grep -q '^  2048 ' $tmp/cost && [ \$(grep -c '×4.00' $tmp/cost) -ge 7 ]"
 check "--cost refuses heads that do not divide d_model" expect_status 64 ./attnstep --cost --d-model 10 --heads 4
 # the suites run with ATTNSTEP_TIMING_MS=0 (tests/run.sh); the default, and a value given, as said

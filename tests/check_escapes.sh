@@ -151,6 +151,23 @@ assert "\U0001F680" in text and "\U00020000" in text, "emoji and CJK Extension B
 }
 if check_astral; then echo "ok   --json writes characters above U+FFFF as surrogate pairs"; else
     echo "FAIL --json writes characters above U+FFFF as surrogate pairs"; failures=$((failures + 1)); fi
+# JSON's own syntax in lesson text: a double quote and a backslash in the title and a token
+# must be escaped, or the document does not parse (the controls above hold neither).
+cat >"$tmp/quotes.yaml" <<'EOF'
+title: 'say "hi" \ bye'
+tokens: ['a"b', 'c\d']
+d_model: 2
+embeddings: {random: normal, seed: 1}
+EOF
+check_json_syntax() {
+    ./attnstep --json "$tmp/quotes.yaml" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+assert doc["title"] == "say \"hi\" \\ bye", doc["title"]
+assert doc["tokens"] == ["a\"b", "c\\d"], doc["tokens"]'
+}
+if check_json_syntax; then echo "ok   --json escapes a double quote and a backslash"; else
+    echo "FAIL --json escapes a double quote and a backslash"; failures=$((failures + 1)); fi
 
 echo "escapes: $failures failed"
 [ "$failures" -eq 0 ]

@@ -45,6 +45,22 @@ check "cat_sat: the first question's key is not told before it is answered" \
 check "bank_loan: head 2's choice is not told before it is answered" \
     before_verdict "$tmp/bank_loan.txt" "Right: bank gives 0.6259" 0.6259 0.63
 
+# `step N` reaches the script's last step and no further (a lesson of two steps, no question
+# to hold the walk): step 2 is its last, step 3 is refused with the range.
+cat >"$tmp/two_steps.yaml" <<'YAML'
+title: two steps
+tokens: [a, b]
+d_model: 2
+embeddings: {random: normal, seed: 1}
+steps:
+  - stage: scores
+  - stage: weights
+YAML
+check "step N: the last step is reached" bash -c \
+    "printf 'step 2\\n' | ./attnstep --reader '$tmp/two_steps.yaml' | grep -q '^Step 2 of 2'"
+check "step N: one past the last is refused with the range" bash -c \
+    "printf 'step 3\\n' | ./attnstep --reader '$tmp/two_steps.yaml' | grep -qF 'No step 3: the lesson has steps 1 to 2.'"
+
 # A lesson whose text carries ESC, CSI, C1 and bidirectional controls, read every way.
 cat >"$tmp/evil.yaml" <<'YAML'
 title: "T\e]0;PWNED\a \e[31mred \u009b2J \u202Eevil"

@@ -85,6 +85,31 @@ pandoc -f markdown -t plain --wrap=none "$scratch/out" >"$scratch/handout.txt"
 python3 tests/worksheet_answers.py handout "$scratch/handout.txt" >/dev/null \
     && fail "the worksheet check does not see the answers of the plain handout"
 
+# A weights question is answered by the scores and scaled tables too (softmax keeps each row's
+# order, and its numbers follow from them): the worksheet withholds those stages' tables, not
+# only the asked stage's (the number check above cannot see it: they hold other numbers).
+cat >"$scratch/family.yaml" <<'EOF'
+title: worksheet families
+tokens: [cat, sat]
+embeddings:
+  cat: [1.0, 0.5]
+  sat: [0.0, 1.0]
+steps:
+  - stage: scores
+    say: The scores.
+  - stage: scaled
+    say: Scaled.
+  - stage: weights
+    focus: [cat, cat]
+    ask: Which word does cat look at most?
+    choices: [cat, sat]
+    answer: auto
+EOF
+run 0 --markdown --worksheet "$scratch/family.yaml"
+sed -n '/^## 1\. scores/,/^## 3\./p' "$scratch/out" >"$scratch/before"
+[ "$(grep -c '^\*Table withheld' "$scratch/before")" -eq 2 ] && ! grep -q '^| cat ' "$scratch/before" \
+    || fail "the worksheet shows scores or scaled before a weights question: $(cat "$scratch/before")"
+
 # --worksheet belongs to --markdown, --full to --explain
 run 64 --worksheet --plain lessons/cat_sat.yaml
 grep -q -- '--worksheet does nothing with --plain' "$scratch/err" \

@@ -112,6 +112,20 @@ EOF
 planted choices "in the choices of an earlier question" \
     "the choices of step 1 (line 10) says '0.63'"
 
+# an earlier question's own text (not its choices) may tell a later one's answer too
+lesson earlier_question <<EOF
+$head_lines
+steps:
+  - stage: weights
+    focus: [cat, sat]
+    ask: If cat keeps 0.63 for itself, what does it give sat? (two decimals)
+    answer: 0.37
+    tolerance: 0.01
+$numeric_question
+EOF
+planted earlier_question "in the text of an earlier question" \
+    "the question of step 1 (line 9) says '0.63'"
+
 lesson percent <<EOF
 $head_lines
 steps:

@@ -155,6 +155,8 @@ static void test_heads(void **state) {
     assert_true(holds(t, "scores[cat,cat]@1 > scores[cat,cat]@2", 2));
 }
 
+static void rendered(const trace *t, const char *text, int head, const char *expected);
+
 static void test_argmax_and_argmin(void **state) {
     const trace *t = &((fixture *)*state)->t;
     assert_true(holds(t, "argmax weights[cat] = sat", 2));
@@ -164,6 +166,12 @@ static void test_argmax_and_argmin(void **state) {
     assert_true(holds(t, "argmax weights[cat]@1 = mat", 2));
     assert_true(holds(t, "argmax  scores[sat]  =  sat ", 2));
     assert_int_equal(claim_extreme(t, STAGE_WEIGHTS, 1, 0, true), 0);  /* ties: the first */
+    /* every weights row here ties its first and last keys (cat and mat share an embedding), so
+     * the extreme in a row's last column is asked of input, whose last column sat owns alone */
+    assert_true(holds(t, "argmax input[sat] = 1", 1));
+    assert_false(holds(t, "argmax input[sat] = 0", 1));
+    assert_true(holds(t, "argmin input[cat] = 1", 1));
+    rendered(t, "{argmax input[sat]}", 1, "1");
     claim c;
     char error[CLAIM_MESSAGE_MAX], detail[CLAIM_MESSAGE_MAX];
     assert_true(claim_parse(t, "argmax weights[cat] = cat", 2, &c, error, sizeof error));
@@ -257,6 +265,9 @@ static void test_repeated_tokens_by_position(void **state) {
     char name[CLAIM_MESSAGE_MAX];
     claim_cell_name(&t, &cell, name, sizeof name);
     assert_string_equal(name, "scores[the@2,cat]");
+    cell.row = 0;   /* the first "the" is as ambiguous as the later one */
+    claim_cell_name(&t, &cell, name, sizeof name);
+    assert_string_equal(name, "scores[the@0,cat]");
     refused(&t, "scores[the@1,cat] = 0",
             "no such cell 'scores[the@1,cat]': name the row and column by token or by 0-based index");
     /* the plain name could be either "the": refused, on either side, with what to write */

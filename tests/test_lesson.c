@@ -312,6 +312,24 @@ static void test_random_normal_matches_libm(void **state) {
     }
 }
 
+/* {random: numpy} draws one row per position, as numpy's program draws its matrix: the tokens'
+ * rows, then the source's. So a cross-attention lesson's source embeddings are the rows after
+ * its tokens', the very rows a self-attention lesson over all five words gets at 2..4 (no test
+ * had a cross-attention lesson with per-position embeddings, where the source's rows start). */
+static void test_numpy_embeddings_of_the_source_follow_the_tokens(void **state) {
+    (void)state;
+    lesson cross, all;
+    load_ok("title: t\ntokens: [a, b]\nsource: [c, d, e]\nd_model: 2\n"
+            "embeddings: {random: numpy, seed: 3}\n", &cross);
+    load_ok("title: t\ntokens: [a, b, c, d, e]\nd_model: 2\n"
+            "embeddings: {random: numpy, seed: 3}\n", &all);
+    support_assert_close("token embeddings", all.input.embeddings, cross.input.embeddings, 4, 0);
+    support_assert_close("source embeddings", all.input.embeddings + 4,
+                         cross.input.source_embeddings, 6, 0);
+    lesson_free(&cross);
+    lesson_free(&all);
+}
+
 static void test_random_embeddings_follow_first_appearance(void **state) {
     (void)state;
     lesson l;
@@ -708,6 +726,7 @@ int main(void) {
         cmocka_unit_test(test_random_known_values),
         cmocka_unit_test(test_random_normal_matches_libm),
         cmocka_unit_test(test_random_embeddings_follow_first_appearance),
+        cmocka_unit_test(test_numpy_embeddings_of_the_source_follow_the_tokens),
         cmocka_unit_test(test_every_problem_is_reported),
         cmocka_unit_test(test_summary_never_builds_a_large_lesson),
         cmocka_unit_test(test_decode_takes_an_explicit_causal_mask),

@@ -38,6 +38,12 @@ static void test_every_type_round_trips(void **state)
               "attnstep/1 join 0123456789abcdef fedcba9876543210 Ana Lima");
     canonical(&(net_message){.type = NET_JOIN, .code = 1, .hash = 0, .name = "Zoë 😀"},
               "attnstep/1 join 0000000000000001 0000000000000000 Zoë 😀");
+    /* the shortest name, one character, and the longest, 32 bytes: both ends of the range */
+    canonical(&(net_message){.type = NET_JOIN, .code = 2, .hash = 0, .name = "A"},
+              "attnstep/1 join 0000000000000002 0000000000000000 A");
+    canonical(&(net_message){.type = NET_JOIN, .code = 2, .hash = 0,
+                             .name = "a name that is 32 bytes long, xy"},
+              "attnstep/1 join 0000000000000002 0000000000000000 a name that is 32 bytes long, xy");
     canonical(&(net_message){.type = NET_WELCOME}, "attnstep/1 welcome");
     canonical(&(net_message){.type = NET_REFUSE, .reason = NET_REFUSE_HASH, .hash = 0xabcULL},
               "attnstep/1 refuse hash 0000000000000abc");

@@ -179,6 +179,12 @@ static void test_csv_with_header_crlf_quotes_and_bom(void **state) {
     assert_int_equal(strlen(m.header), 91 + 3);
     assert_string_equal(m.header + 91, "\xe2\x80\xa6");
     free(m.values);
+    /* a spreadsheet's BOM before a file without a header: the BOM must not stick to the first
+     * number (a header would hide it, its text being no number anyway) */
+    assert_int_equal(parse_text("\xef\xbb\xbf" "1,2\n3,4\n", &m, error), LESSON_FILE_OK);
+    assert_int_equal(m.rows, 2);
+    assert_true(m.values[0] == 1.0);
+    free(m.values);
 }
 
 static void test_csv_refusals_say_why(void **state) {

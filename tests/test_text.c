@@ -237,6 +237,33 @@ static void test_escape(void **state)
     assert_string_equal(escape("bad\xff\xc3", false), "bad\\xff\\xc3");
     assert_string_equal(escape("\xed\xa0\x80", false), "\\xed\\xa0\\x80");     /* surrogate */
     assert_string_equal(escape("\xc0\xaf", false), "\\xc0\\xaf");              /* overlong */
+    /* overlong in three and four bytes, of characters that have a shorter form: U+00AC (two
+     * bytes) and U+20AC (three) */
+    assert_string_equal(escape("\xe0\x82\xac", false), "\\xe0\\x82\\xac");
+    assert_string_equal(escape("\xf0\x82\x82\xac", false), "\\xf0\\x82\\x82\\xac");
+}
+
+/* Markdown's line-start syntax escaped where a line starts, and only there: a narration
+ * beginning "- " or "+ " would become a list, "1. " a numbered one. */
+static const char *markdown(const char *text, bool keep_lines)
+{
+    static char out[128];
+    int length = text_escape_markdown(text, keep_lines, out, sizeof out);
+    assert_int_equal(length, (int)strlen(out));
+    return out;
+}
+
+static void test_markdown_escapes_line_starts(void **state)
+{
+    (void)state;
+    assert_string_equal(markdown("- not a list", false), "\\- not a list");
+    assert_string_equal(markdown("+ nor this", false), "\\+ nor this");
+    assert_string_equal(markdown("  - indented", false), "  \\- indented");
+    assert_string_equal(markdown("1. first", false), "1\\. first");
+    assert_string_equal(markdown("0. zeroth", false), "0\\. zeroth");   /* a list from 0 */
+    assert_string_equal(markdown("9) ninth", false), "9\\) ninth");
+    assert_string_equal(markdown("a - b + c", false), "a - b + c");
+    assert_string_equal(markdown("one\n- two", true), "one\n\\- two");
 }
 
 /* JSON's \u escapes hold 16 bits: a character above U+FFFF is its UTF-16 surrogate pair, at
@@ -283,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_invisible_characters_escaped),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_escape_reports_the_length_and_never_overflows),
+        cmocka_unit_test(test_markdown_escapes_line_starts),
     };
     return cmocka_run_group_tests_name("text", tests, NULL, NULL);
 }

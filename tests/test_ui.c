@@ -340,6 +340,21 @@ static void test_wrap_breaks_at_spaces_and_newlines(void **state)
     assert_int_equal(ui_text_wrap(w, n, 4, lines, 8), 3);   /* a word longer than the line */
 }
 
+/* A text longer than the buffer is cut to capacity − 1 characters and its terminator, with
+ * and without UTF-8 (the ASCII spelling of "·" is one more character to fit): nothing is
+ * written past capacity, where the caller's next variable would be. */
+static void test_widen_stays_within_its_capacity(void **state)
+{
+    (void)state;
+    for (int utf8 = 0; utf8 < 2; utf8++) {
+        wchar_t w[8];
+        for (size_t i = 0; i < 8; i++) w[i] = L'#';
+        assert_int_equal(ui_text_widen("abc\xc2\xb7" "defgh", utf8, w, 5), 4);
+        assert_true(w[4] == L'\0');
+        assert_true(w[5] == L'#' && w[6] == L'#');
+    }
+}
+
 static void test_ascii_spelling_without_utf8(void **state)
 {
     (void)state;
@@ -2345,6 +2360,7 @@ int main(void)
         cmocka_unit_test(test_script_lines),
         cmocka_unit_test(test_wrap_breaks_at_spaces_and_newlines),
         cmocka_unit_test(test_ascii_spelling_without_utf8),
+        cmocka_unit_test(test_widen_stays_within_its_capacity),
         cmocka_unit_test(test_wide_and_combining_widths),
         cmocka_unit_test_setup_teardown(test_walk_visits_every_stage_in_order, set_up_cat_sat_view, tear_down_view),
         cmocka_unit_test_setup_teardown(test_step_into_fills_in_reading_order, set_up_cat_sat_view, tear_down_view),

@@ -2,11 +2,12 @@
 # The mutation test behind `make mutants`: puts each bug of tests/mutants/list into a copy of the
 # tree (build/mutants/tree, so the working tree is never touched), builds it, runs the suites that
 # must catch it, and reverts it. Prints one line per mutant and the score "caught N of M".
-# MUTANTS="name …" runs only those; MUTANTS_FULL=1 runs the whole `make test` for each mutant.
+# MUTANTS="name …" runs only those; MUTANTS_FULL=1 runs the whole `make test` for each mutant;
+# MUTANTS_LIST=FILE reads another list (tests/mutants/flips: the sampled comparison flips).
 # Exit status 0 only when every mutant listed was caught. Slow: not part of `make test`.
 set -u
 cd "$(dirname "$0")/../.."
-list=tests/mutants/list
+list=${MUTANTS_LIST:-tests/mutants/list}
 tree=${BUILD:-build}/mutants/tree
 log=${BUILD:-build}/mutants/log
 rm -rf "$tree" && mkdir -p "$tree" "$log"
