@@ -116,14 +116,15 @@ run:
 # given). tests/run.sh runs each with its output kept in $(BUILD)/suites/NAME.log, printed only
 # when it fails, then the closing line "tests: N passed, N failed" and the failed suites' names.
 # SLOW_SUITES, the suites of several seconds or more (valgrind, qemu, tmux, PyTorch, the
-# classroom), slowest first, are started first (FIRST_SUITES), so that the run does not end
+# classroom, the handouts, figures, --set's edits and the size sweep), slowest first, are started first (FIRST_SUITES), so that the run does not end
 # waiting for a slow suite that started late; `make check`, the edit-compile-test loop, runs
 # every other suite.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_SUITES  := $(TEST_BIN:$(BUILD)/tests/%=%)
 CHECK_SUITES := $(patsubst tests/%.sh,%,$(wildcard tests/check_*.sh))
-SLOW_SUITES  := check_valgrind check_arm64 check_cli check_golden_screens check_torch check_torch_gradients check_torch_training check_class \
-                check_escapes check_tmux check_write_errors check_redraw
+SLOW_SUITES  := check_valgrind check_arm64 check_cli check_golden_screens check_torch \
+                check_torch_gradients check_torch_training check_class check_escapes check_tmux \
+                check_write_errors check_redraw check_markdown check_svg check_set check_sweep
 ALL_SUITES   := $(TEST_SUITES) $(CHECK_SUITES)
 # test_kernels and test_paths take seconds here but are the longest of `make test-asan` (which
 # leaves out valgrind and arm64): they start right after those two.
