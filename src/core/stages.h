@@ -17,6 +17,9 @@ typedef enum {
     AXIS_TILES,       /* the online softmax's tiles of keys, 0 … ⌈m / tile⌉ − 1 */
     AXIS_ONE          /* a single row: a bias is one row of numbers */
 } stage_axis;
+/* How many axes there are, for arrays indexed by axis (the last one plus one: the switches on
+ * stage_axis stay exhaustive). */
+#define STAGE_AXIS_COUNT (AXIS_ONE + 1)
 
 /* Where a stage's numbers live. */
 typedef enum {

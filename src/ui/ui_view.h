@@ -64,7 +64,7 @@ typedef struct {
     bool heat_signed;           /* other matrices on the diverging ramp (default off) */
     int top, left;              /* first visible row and column of the matrix */
     char message[200];          /* a one-off remark for the status line, "" for none */
-    int label_w[AXIS_HEAD_DIMS + 1];  /* widest label of each axis, 0 until first drawn: the
+    int label_w[STAGE_AXIS_COUNT];  /* widest label of each axis, 0 until first drawn: the
                                    labels of 1024 tokens are too many to measure on every key */
     int pick;                   /* an open choice question: the highlighted choice, -1 none */
     char typed[24];             /* an open numeric question: what has been typed */
