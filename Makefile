@@ -212,6 +212,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_escape.c tests/fuzz/fuzz_escape.
 FUZZ_SEEDS_fuzz_lesson := $(CURDIR)/lessons $(CURDIR)/tests/reference $(CURDIR)/tests/bad
 FUZZ_SEEDS_fuzz_keys := $(CURDIR)/tests/screens
 FUZZ_SEEDS_fuzz_claim := $(CURDIR)/tests/fuzz/claims
+# inputs that once failed a harness, replayed by every run
+FUZZ_SEEDS_fuzz_cell := $(CURDIR)/tests/fuzz/cells
 FUZZ_SEEDS_fuzz_message := $(CURDIR)/tests/fuzz/messages
 FUZZ_EXTRA_fuzz_message := -Isrc/net
 # One run per target (fuzz-run-NAME), so that `make -j N fuzz` fuzzes N targets at a time, each
