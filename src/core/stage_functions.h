@@ -88,8 +88,14 @@ void trace_project(double *out, const double *from, int rows, int d_model,
                    const kernels_config *config);
 
 /* Whether input `in` of a forward row is what a gradient row's `of` names, as t reads it (a
- * node through its `instead`): forward_gradient's test of a reader, and cost_gradient's. */
+ * node through its `instead`): the test trace_gradient_readers makes of each input. */
 bool trace_reads_gradient_of(const trace *t, const stage_input *in, const stage_input *of);
+
+/* The forward rows of t that read what gradient row `gradient` is the gradient of, each with the
+ * index of that input, in table order (at most STAGE_COUNT · STAGE_MAX_INPUTS): the one list
+ * forward_gradient sums the backward of and cost_gradient counts. Returns how many. */
+typedef struct { stage_id reader; int input; } trace_gradient_reader;
+int trace_gradient_readers(const trace *t, stage_id gradient, trace_gradient_reader *out);
 
 /* The matrix at head (1 for a stage not per head) of ∂loss/∂stage: its gradient row's block
  * (stage_gradient), which must exist in t. */

@@ -614,6 +614,21 @@ bool trace_reads_gradient_of(const trace *t, const stage_input *in, const stage_
     return in->kind == READ_PARAM && of->kind == READ_PARAM && in->id == of->id;
 }
 
+int trace_gradient_readers(const trace *t, stage_id gradient, trace_gradient_reader *out)
+{
+    const stage_input *of = &stage_get(gradient)->of;
+    int count = 0;
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        const stage_info *reader = stage_get((stage_id)s);
+        if (reader->flags & STAGE_GRADIENT || !trace_has_stage(t, (stage_id)s))
+            continue;
+        for (int i = 0; i < STAGE_MAX_INPUTS && reader->inputs[i].kind != READ_NONE; i++)
+            if (trace_reads_gradient_of(t, &reader->inputs[i], of))
+                out[count++] = (trace_gradient_reader){ (stage_id)s, i };
+    }
+    return count;
+}
+
 /* The backward pass into one gradient block: zero, then what every forward row of t that reads
  * the row's node or parameter sends back to it (their `backward`), in table order. */
 void forward_gradient(const trace *t, stage_id stage, int head, double *out,
@@ -622,16 +637,12 @@ void forward_gradient(const trace *t, stage_id stage, int head, double *out,
     (void)config;
     assert(trace_span_is_whole(t, span));
     (void)span;
-    const stage_input *of = &stage_get(stage)->of;
     memset(out, 0, (size_t)trace_rows(t, stage) * (size_t)trace_cols(t, stage) * sizeof *out);
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        const stage_info *reader = stage_get((stage_id)s);
-        if (reader->flags & STAGE_GRADIENT || !trace_has_stage(t, (stage_id)s))
-            continue;
-        for (int i = 0; i < STAGE_MAX_INPUTS && reader->inputs[i].kind != READ_NONE; i++)
-            if (trace_reads_gradient_of(t, &reader->inputs[i], of))
-                stage_functions_get((stage_id)s)->backward(t, (stage_id)s, i, head, out);
-    }
+    trace_gradient_reader readers[STAGE_COUNT * STAGE_MAX_INPUTS];
+    int count = trace_gradient_readers(t, stage, readers);
+    for (int r = 0; r < count; r++)
+        stage_functions_get(readers[r].reader)->backward(t, readers[r].reader, readers[r].input,
+                                                        head, out);
 }
 
 /* What reads only data, or is not on the loss's path (the online softmax's running max and

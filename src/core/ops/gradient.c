@@ -85,14 +85,9 @@ static void count_backward(const trace *t, stage_id reader, int input, int head,
  * every forward row that reads its node or parameter, by that row's backward count. */
 void cost_gradient(const trace *t, stage_id stage, cost_counts *counts)
 {
-    const stage_input *of = &stage_get(stage)->of;
+    trace_gradient_reader readers[STAGE_COUNT * STAGE_MAX_INPUTS];
+    int count = trace_gradient_readers(t, stage, readers);
     for (tally h = 1; h <= ops_cost_heads(t, stage); h++)
-        for (int s = 0; s < STAGE_COUNT; s++) {
-            const stage_info *reader = stage_get((stage_id)s);
-            if (reader->flags & STAGE_GRADIENT || !trace_has_stage(t, (stage_id)s))
-                continue;
-            for (int i = 0; i < STAGE_MAX_INPUTS && reader->inputs[i].kind != READ_NONE; i++)
-                if (trace_reads_gradient_of(t, &reader->inputs[i], of))
-                    count_backward(t, (stage_id)s, i, (int)h, counts);
-        }
+        for (int r = 0; r < count; r++)
+            count_backward(t, readers[r].reader, readers[r].input, (int)h, counts);
 }
