@@ -13,7 +13,7 @@ socket=attnstep-redraw-$$
 tmux=(tmux -L "$socket" -f /dev/null)
 opened=0
 state_root=$(mktemp -d)   # each opening keeps its progress in a folder of its own
-trap '"${tmux[@]}" kill-server 2>/dev/null; rm -rf "$state_root"' EXIT
+trap 'end_run; "${tmux[@]}" kill-server 2>/dev/null; rm -rf "$state_root"' EXIT
 "${tmux[@]}" new-session -d -s keep "sleep 600"   # keeps the server up between the cases
 failures=0
 screen() { "${tmux[@]}" capture-pane -p -t redraw; }
@@ -48,6 +48,21 @@ idle_ticks() {
     done
 }
 
+# end_run: quits the attnstep of the pane with q (as often as its open panes need, for up to
+# 10 s) and waits until the pane says it ended, before anything kills the session. Killing it
+# with attnstep still running hangs the tty up while the program exits; under ASan that exit
+# runs LeakSanitizer's stop-the-world, and the hang-up's SIGCONT to the orphaned process group
+# cancels the stop it waits for: the process then spun on a processor for good (make test-asan).
+end_run() {
+    "${tmux[@]}" has-session -t redraw 2>/dev/null || return 0
+    local deadline=$((SECONDS + 10))
+    until screen | grep -qF "ATTNSTEP-ENDED"; do
+        [ $SECONDS -ge $deadline ] && { echo "  q did not end attnstep in 10 s"; return 1; }
+        "${tmux[@]}" send-keys -t redraw q
+        sleep 0.2
+    done
+}
+
 # scribble TEXT: writes TEXT at the top left of the terminal, unknown to curses
 scribble() { printf '\033[1;1H%s' "$1" >"$("${tmux[@]}" display -p -t redraw '#{pane_tty}')"; }
 
@@ -56,10 +71,11 @@ scribble() { printf '\033[1;1H%s' "$1" >"$("${tmux[@]}" display -p -t redraw '#{
 # that Ctrl-L removes it and READY is back
 redraw_clears() {
     local ready=$1 keys=$2; shift 2
+    end_run
     "${tmux[@]}" kill-session -t redraw 2>/dev/null
     opened=$((opened + 1))
     "${tmux[@]}" new-session -d -s redraw -x 80 -y 24 \
-        "env -u NO_COLOR ATTNSTEP_LESSONS=tests/screens LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME=$state_root/$opened ./attnstep $*; sleep 30"
+        "env -u NO_COLOR ATTNSTEP_LESSONS=tests/screens LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME=$state_root/$opened ./attnstep $*; echo ATTNSTEP-ENDED; sleep 30"
     [ -z "$keys" ] || "${tmux[@]}" send-keys -t redraw $keys
     wait_screen "$ready" || return 1
     scribble SCRIBBLED-OVER-THE-SCREEN
@@ -70,6 +86,7 @@ redraw_clears() {
     wait_screen ! SCRIBBLED-OVER-THE-SCREEN || { echo "  Ctrl-L left the scribble"; return 1; }
     wait_screen "$ready"
     local status=$?
+    end_run || status=1
     "${tmux[@]}" kill-session -t redraw
     return $status
 }
