@@ -36,7 +36,7 @@ run_suite() {
     # in a subshell of its own, whose `times` then says the suite's processor time (its
     # children's user and system time, the second line)
     local verdict=passed mark="==="
-    (XDG_STATE_HOME=$state "$@" >"$log" 2>&1 </dev/null; status=$?; times >"$log.cpu"
+    (ATTNSTEP_SUITE=$name XDG_STATE_HOME=$state "$@" >"$log" 2>&1 </dev/null; status=$?; times >"$log.cpu"
      exit $status) || { verdict=failed; mark="***"; }
     echo $verdict >"$result"
     cpu=$(tail -n 1 "$log.cpu"); rm -f "$log.cpu"
@@ -44,7 +44,29 @@ run_suite() {
     rm -rf "$state"
 }
 
-# summary NAME...: a suite without a result (it never ran to its end) counts as failed.
+# left_running: the processes of this tree's programs (./attnstep, the test binaries) that a
+# suite started (ATTNSTEP_SUITE in their environment, which run_suite sets; a tmux server passes
+# it on to its panes) still running once every suite has ended: each is named with its suite and
+# killed. A suite that leaves one behind has a bug (check_redraw once left a picker spinning under
+# ASan), and it would load the machine for everything after. A program the user runs by hand
+# from the same tree has no ATTNSTEP_SUITE and is left alone. Read from /proc (procps may be
+# missing).
+left_running() {
+    local here=$PWD status exe pid suite count=0
+    for status in /proc/[0-9]*; do
+        pid=${status#/proc/}
+        exe=$(readlink "$status/exe" 2>/dev/null) || continue
+        case $exe in "$here/attnstep"|"$here/${BUILD:-build}/tests/"*) ;; *) continue ;; esac
+        suite=$(tr '\0' '\n' <"$status/environ" 2>/dev/null | sed -n 's/^ATTNSTEP_SUITE=//p')
+        [ -n "$suite" ] || continue
+        echo "left running by $suite: $pid $(tr '\0' ' ' <"$status/cmdline")"
+        kill -9 "$pid" 2>/dev/null; count=$((count + 1))
+    done
+    [ $count -eq 0 ]
+}
+
+# summary NAME...: a suite without a result (it never ran to its end) counts as failed, and so
+# does a process a suite left running.
 summary() {
     local passed=0 failed=0 failures="" name result
     for name in "$@"; do
@@ -58,6 +80,7 @@ summary() {
         esac
     done
     echo
+    left_running || { failed=$((failed + 1)); failures="$failures (processes left running)"; }
     [ -n "$failures" ] && echo "failed suites:$failures"
     echo "tests: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]
