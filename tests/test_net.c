@@ -370,13 +370,22 @@ static void test_one_follower_per_name(void **state)
     int port;
     net_leader *l = open_leader("127.0.0.1:0", &port);
     student s[2] = {{.f = open_follower(port, CODE, HASH, "Ana", NULL)}};
-    wait_for(l, s, 1, NET_FOLLOWER_JOINED, 1, -1);
+    net_message where = {.type = NET_STATE, .step = 2, .head = 1};
+    net_leader_set_state(l, &where, now_s());
+    wait_for(l, s, 1, NET_FOLLOWER_JOINED, 1, 1);
     s[1].f = open_follower(port, CODE, HASH, "Ana", NULL);
     wait_for(l, &s[1], 1, NET_FOLLOWER_REFUSED, 1, -1);
     net_reason reason;
     uint64_t leader_hash;
     net_follower_refusal(s[1].f, &reason, &leader_hash);
     assert_int_equal(reason, NET_REFUSE_NAME);
+    /* and the first Ana keeps her slot, where she said she is: a second Ana let in, taking that
+     * slot, and refused only when she repeated her join would leave a slot that never said */
+    net_roster_entry roster[2];
+    assert_int_equal(net_leader_roster(l, now_s(), roster, 2), 1);
+    assert_string_equal(roster[0].name, "Ana");
+    assert_true(roster[0].placed);
+    assert_int_equal(roster[0].step, 2);
     net_follower_close(s[1].f);
     net_follower_close(s[0].f);
     wait_slots(l, 0);
