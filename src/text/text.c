@@ -201,39 +201,63 @@ static const char *xml_entity(const char *piece)
     }
 }
 
-/* Escapes utf8 into buffer as snprintf would, each piece escape_piece writes, or instead what
- * entity gives for it (NULL: the piece itself; entity NULL: no entities). */
-static int escape(const char *utf8, char *buffer, size_t size, bool keep_newlines,
-                  const char *(*entity)(const char *piece))
+/* Hands each piece escape_piece writes of utf8 to put, or instead what entity gives for it
+ * (NULL: the piece itself; entity NULL: no entities): the one loop of every escaping, into a
+ * buffer or onto a stream. */
+static void escape_each(const char *utf8, bool keep_newlines,
+                        const char *(*entity)(const char *piece),
+                        void (*put)(void *sink, const char *piece), void *sink)
 {
-    size_t length = 0;
     unsigned prev = 0;
     while (*utf8) {
         char piece[16];
         int bytes;
         escape_piece(utf8, prev, keep_newlines, piece, &bytes, &prev);
         const char *instead = entity ? entity(piece) : NULL;
-        append_piece(buffer, size, &length, instead ? instead : piece);
+        put(sink, instead ? instead : piece);
         utf8 += bytes;
     }
+}
+
+typedef struct {
+    char *buffer;
+    size_t size, length;
+} buffer_sink;
+
+static void put_in_buffer(void *sink, const char *piece)
+{
+    buffer_sink *b = sink;
+    append_piece(b->buffer, b->size, &b->length, piece);
+}
+
+/* Escapes utf8 into buffer as snprintf would. */
+static int escape(const char *utf8, char *buffer, size_t size, bool keep_newlines,
+                  const char *(*entity)(const char *piece))
+{
+    buffer_sink b = {buffer, size, 0};
+    escape_each(utf8, keep_newlines, entity, put_in_buffer, &b);
     if (size)
-        buffer[length < size ? length : size - 1] = '\0';
-    return (int)length;
+        buffer[b.length < size ? b.length : size - 1] = '\0';
+    return (int)b.length;
+}
+
+typedef struct {
+    FILE *stream;
+    int status;
+} stream_sink;
+
+static void put_on_stream(void *sink, const char *piece)
+{
+    stream_sink *s = sink;
+    if (fputs(piece, s->stream) == EOF)
+        s->status = EOF;
 }
 
 int text_write_escaped(FILE *stream, const char *utf8, bool keep_newlines)
 {
-    int status = 0;
-    unsigned prev = 0;
-    while (*utf8) {
-        char piece[16];
-        int bytes;
-        escape_piece(utf8, prev, keep_newlines, piece, &bytes, &prev);
-        if (fputs(piece, stream) == EOF)
-            status = EOF;
-        utf8 += bytes;
-    }
-    return status;
+    stream_sink s = {stream, 0};
+    escape_each(utf8, keep_newlines, NULL, put_on_stream, &s);
+    return s.status;
 }
 
 int text_escape(const char *utf8, char *buffer, size_t size)
