@@ -166,6 +166,11 @@ check "--check warns of an automatic choice that is not its row's largest, and e
    21 |     answer: auto
       |             ^" \
     ./attnstep --check tests/cli/auto_not_largest.yaml
+check "the warning names a repeated token's column as the explanation does (the@0)" output_is \
+    "tests/cli/auto_not_largest_repeated.yaml:14:13: warning: 'answer: auto' takes 'cat', the column of the focus weights[cat,cat], but the largest value of that row is at 'the@0'; if the question asks which is largest, put the focus there
+   14 |     answer: auto
+      |             ^" \
+    ./attnstep --check tests/cli/auto_not_largest_repeated.yaml
 check "--plain shows no warning" output_is "" bash -c "./attnstep --plain tests/cli/question_answered.yaml >/dev/null"
 check "--check proves every shipped lesson, silently" output_is "" ./attnstep --check lessons/*.yaml
 check "--plain writes live numbers into the narration" bash -c \

@@ -138,25 +138,38 @@ static asked_extreme asks_for(const char *ask) {
     return most == least ? ASKS_NEITHER : most ? ASKS_LARGEST : ASKS_SMALLEST;
 }
 
-/* An explicit key that names the focus column of a question asking for the largest (or the
- * smallest), where the row's largest (smallest visible) value is elsewhere: the focus (and the
- * key with it) moved onto the wrong cell. */
-static void check_key_extreme(const lesson_step *step, const trace *t, const char *answer,
-                              lesson_diagnostics *d) {
+/* A choice key (explicit, or taken by `answer: auto`) naming the focus column, where the row's
+ * largest (which: ASKS_LARGEST) or smallest visible value is in another column: the focus, and
+ * the key with it, is on the wrong cell. An explicit key is refused; an automatic one warned
+ * of (warning), as the author may mean it. The other column is named as the explanation names
+ * it (a repeated token with its position). */
+static void report_not_extreme(const lesson_step *step, const trace *t, const char *key,
+                               asked_extreme which, bool warning, lesson_diagnostics *d) {
     trace_cell cell = focus_cell(step);
-    asked_extreme which = asks_for(step->ask);
-    int best = which == ASKS_NEITHER ? cell.col : extreme_column(t, &cell, which);
+    int best = extreme_column(t, &cell, which);
     if (best == cell.col) return;
     char label[320], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX];
-    char answer_shown[LESSON_ESCAPED_MAX], best_shown[LESSON_ESCAPED_MAX];
+    char key_shown[LESSON_ESCAPED_MAX], best_shown[LESSON_ESCAPED_MAX];
     const char *other = trace_axis_name(t, stage_get(cell.stage)->cols, best, label,
                                         sizeof label);
     claim_cell_name(t, &cell, name, sizeof name);
-    lesson_report(d, step->answer_at.line, step->answer_at.col,
-                  which == ASKS_LARGEST ? LESSON_ERROR_KEY_NOT_LARGEST
-                                        : LESSON_ERROR_KEY_NOT_SMALLEST,
-                  lesson_escape(answer, strlen(answer), answer_shown), escaped(name, name_shown),
-                  lesson_escape(other, strlen(other), best_shown));
+    bool largest = which == ASKS_LARGEST;
+    lesson_error code = warning ? (largest ? LESSON_ERROR_AUTO_NOT_LARGEST
+                                           : LESSON_ERROR_AUTO_NOT_SMALLEST)
+                                : (largest ? LESSON_ERROR_KEY_NOT_LARGEST
+                                           : LESSON_ERROR_KEY_NOT_SMALLEST);
+    (warning ? lesson_report_warning : lesson_report)(
+        d, step->answer_at.line, step->answer_at.col, code,
+        lesson_escape(key, strlen(key), key_shown), escaped(name, name_shown),
+        lesson_escape(other, strlen(other), best_shown));
+}
+
+/* An explicit key naming the focus column of a question that asks for the largest or the
+ * smallest (one that asks for neither is not held to either). */
+static void check_key_extreme(const lesson_step *step, const trace *t, const char *answer,
+                              lesson_diagnostics *d) {
+    asked_extreme which = asks_for(step->ask);
+    if (which != ASKS_NEITHER) report_not_extreme(step, t, answer, which, false, d);
 }
 
 /* An explicit choice key is checked as `answer: auto` would take it: the choice naming the
@@ -187,27 +200,13 @@ static void check_choice(const lesson_step *step, const trace *t, lesson_diagnos
                   lesson_escape(answer, strlen(answer), shown), escaped(name, name_shown));
 }
 
-/* A choice taken from a focus column that does not hold its row's largest value is most likely
- * the wrong key to "which word does cat look at most?": warned of, as the author may mean it.
- * A question that asks for the smallest ("look at least?") is held to the row's smallest
- * visible value instead. */
+/* A choice taken by `answer: auto` is most likely the wrong key to "which word does cat look
+ * at most?" when its column does not hold the row's largest value; a question that asks for the
+ * smallest ("look at least?") is held to the row's smallest visible value instead. */
 static void warn_not_extreme(const lesson_step *step, const trace *t, const char *column,
                              lesson_diagnostics *d) {
-    trace_cell cell = focus_cell(step);
-    bool smallest = asks_for(step->ask) == ASKS_SMALLEST;
-    int best = extreme_column(t, &cell, smallest ? ASKS_SMALLEST : ASKS_LARGEST);
-    if (best == cell.col) return;
-    char label[32], name[CLAIM_MESSAGE_MAX], name_shown[SHOWN_MAX];
-    char column_shown[LESSON_ESCAPED_MAX], best_shown[LESSON_ESCAPED_MAX];
-    const char *other = trace_axis_label(t, stage_get(cell.stage)->cols, best, label,
-                                         sizeof label);
-    claim_cell_name(t, &cell, name, sizeof name);
-    lesson_report_warning(d, step->answer_at.line, step->answer_at.col,
-                          smallest ? LESSON_ERROR_AUTO_NOT_SMALLEST
-                                   : LESSON_ERROR_AUTO_NOT_LARGEST,
-                          lesson_escape(column, strlen(column), column_shown),
-                          escaped(name, name_shown),
-                          lesson_escape(other, strlen(other), best_shown));
+    asked_extreme which = asks_for(step->ask) == ASKS_SMALLEST ? ASKS_SMALLEST : ASKS_LARGEST;
+    report_not_extreme(step, t, column, which, true, d);
 }
 
 /* `answer: auto`: the focus cell's value, or the choice that names the focus cell's column. */
