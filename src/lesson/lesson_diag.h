@@ -81,6 +81,8 @@
     X(MASK_ROW_HIDDEN,   "the mask row of '%s' hides every key; each token must see at least one") \
     X(CAUSAL_CROSS,      "a causal mask needs self-attention, but this lesson has a source") \
     X(SELF_ONLY,         "%s needs self-attention, but this lesson has a source") \
+    X(RMS_BIAS,          "an RMS norm has no bias (as torch.nn.RMSNorm): remove 'bias:' or " \
+                         "write 'kind: layer'") \
     X(ROPE_ODD_D_K,      "positional: rope turns pairs of dimensions, so d_k (d_model / heads) " \
                          "must be even; here it is %d") \
     X(KV_HEADS_DIVIDE,   "kv_heads (%d) must divide heads (%d)") \
