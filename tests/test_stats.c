@@ -220,8 +220,9 @@ static void test_rows_follow_the_walk(void **state)
     int with_loss = 0;   /* the loss and the gradients: the fixture has no target */
     for (int s = 0; s < STAGE_COUNT; s++)
         with_loss += stage_get((stage_id)s)->presence == PRESENT_WITH_LOSS;
-    /* all but source_input, RoPE's, ALiBi's and the online softmax's, and the loss's */
-    assert_int_equal(present, STAGE_COUNT - 6 - with_loss);
+    /* all but source_input, RoPE's, ALiBi's, the online softmax's, the norm's and the
+     * residual's (normed twice: before Q and after the residual), and the loss's */
+    assert_int_equal(present, STAGE_COUNT - 6 - 3 - with_loss);
     assert_int_equal(table.count, present);
     walk w;
     assert_true(walk_build(&w, &f->t, NULL, 0));

@@ -130,7 +130,8 @@ stage_id checker_read_stage(checker *c, int node) {
     char text[LESSON_ESCAPED_MAX];
     int count = 0;
     for (int i = 0; i < STAGE_COUNT; i++)
-        if (checker_stage_listed(c, (stage_id)i)) names[count++] = stage_get((stage_id)i)->name;
+        if (checker_stage_listed(c, (stage_id)i) && (int)stage_find(stage_get((stage_id)i)->name) == i)
+            names[count++] = stage_get((stage_id)i)->name;   /* a shared name once */
     checker_report_unknown(c, REPORT(c, node, UNKNOWN_STAGE, checker_shown(c, node, text)), node,
                            names, count, LESSON_HINT_STAGES_ARE);
     return STAGE_COUNT;

@@ -178,6 +178,7 @@ typedef enum {
     X(EVEN_D_K,          "use d_model and heads whose quotient is even, e.g. heads: %d") \
     X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers") \
     X(BIAS_LENGTH,       "%s is added to every row of %s, one number per column: %s") \
+    X(GAIN_LENGTH,       "%s multiplies every row of %s, one number per column: %s") \
     X(INDEX_RANGE,       "an index of a %s of stage '%s' is from 0 to %d") \
     X(CSV_ROW,           "if line 1 is meant as a row of numbers, correct it; a header is " \
                          "not read as numbers") \

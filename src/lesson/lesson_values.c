@@ -826,7 +826,8 @@ static void bias_why(const checker *c, param_id p, char *out, size_t size) {
 static void hint_bias_length(const checker *c, lesson_diagnostic *item, param_id p) {
     char why[96];
     bias_why(c, p, why, sizeof why);
-    lesson_hint(item, LESSON_HINT_BIAS_LENGTH, param_get(p)->name, biased_stage(p), why);
+    lesson_hint(item, p == PARAM_GAIN ? LESSON_HINT_GAIN_LENGTH : LESSON_HINT_BIAS_LENGTH,
+                param_get(p)->name, biased_stage(p), why);
 }
 
 /* Reads bias p (b_Q, b_K, b_V or b_O): a list of numbers, {random: ...} or {file: ...};
