@@ -110,17 +110,19 @@ void backward_normed(const trace *t, stage_id stage, int input, int head, double
     size_t d = (size_t)t->d_model;
     for (int i = 0; i < t->n; i++) {
         const double *x = norm_from(t, stage, i), *dy = dy_all + (size_t)i * d;
+        if (in->kind == READ_PARAM && in->id == PARAM_NORM_BIAS) {
+            for (size_t c = 0; c < d; c++)
+                out[c] += dy[c];
+            continue;
+        }
         norm_row r = row_stats(t, x);
         if (in->kind == READ_NODE) {
             norm_back b = row_back(t, &r, x, dy, gain);
             for (size_t c = 0; c < d; c++)
                 out[(size_t)i * d + c] += input_gradient(t, &r, &b, x[c], dy[c], gain[c]);
-        } else if (in->id == PARAM_GAIN) {
-            for (size_t c = 0; c < d; c++)
-                out[c] += dy[c] * normalised(t, &r, x[c]);
         } else {
             for (size_t c = 0; c < d; c++)
-                out[c] += dy[c];
+                out[c] += dy[c] * normalised(t, &r, x[c]);
         }
     }
 }
@@ -143,6 +145,10 @@ void count_backward_normed(const trace *t, stage_id stage, int input, int head,
     (void)head;
     const stage_input *in = &stage_get(stage)->inputs[input];
     tally n = (tally)t->n, d = (tally)t->d_model, layer = is_layer(t);
+    if (in->kind == READ_PARAM && in->id == PARAM_NORM_BIAS) {   /* the column sums alone */
+        counts->additions += n * d;
+        return;
+    }
     for (tally i = 0; i < n; i++)
         count_row_stats(t, counts);
     if (in->kind == READ_NODE) {
@@ -152,12 +158,10 @@ void count_backward_normed(const trace *t, stage_id stage, int input, int head,
         counts->multiplications += n * d * 4;
         counts->additions += n * d * (4 + 3 * layer);
         counts->divisions += n * d * 3 + n * 2;
-    } else if (in->id == PARAM_GAIN) {
+    } else {   /* the gain: x̂ (centring, division), times d_normed, added */
         counts->multiplications += n * d;
         counts->additions += n * d * (1 + layer);
         counts->divisions += n * d;
-    } else {
-        counts->additions += n * d;
     }
 }
 
