@@ -234,7 +234,7 @@ static void put_row_stats(explain_text *out, const trace *t, const double *x, co
         explain_put_sum(out, &s);
         explain_put(out, ") / %d = ", t->d_model);
         explain_put_number(out, r->mean);
-        explain_put(out, ", ");
+        explain_put(out, out->full ? ",\n" : ", ");
     }
     s.value = deviation_value, s.put_term = put_deviation, s.shift = r->mean;
     explain_put(out, "%s = Σ_c %s%s[%s,c]%s² / %d = (", is_layer(t) ? "var" : "ms",
@@ -261,11 +261,13 @@ bool explain_normed(explain_text *out, const trace *t, const trace_cell *cell)
                 name, row, c, param_get(gain_id)->name, c);
     if (bias)
         explain_put(out, " + %s[%d]", param_get(bias_id)->name, c);
-    explain_put(out, ", with ");
+    /* every term written out (the sum pane, a line at each " + " or newline): a line each */
+    explain_put(out, out->full ? ", with\n" : ", with ");
     put_row_stats(out, t, x, &r, name, row);
     explain_put(out, " and eps = ");
     explain_put_number_at(out, t->in->norm_eps, out->precision);
-    explain_put(out, is_layer(t) ? ": (" : ": ");
+    explain_put(out, out->full ? ":\n" : ": ");
+    explain_put(out, is_layer(t) ? "(" : "");
     explain_put_number(out, x[c]);
     if (is_layer(t)) {
         explain_put(out, " − ");
