@@ -138,4 +138,13 @@ kept_numpy() {
     [ ! -e "$tmp/kept/numpy_seed42-whatif.yaml" ] || { echo "a file was written"; return 1; }
 }
 check "w refuses a lesson drawn with numpy (the rewrite would change the draws)" kept_numpy
+kept_norm() {   # the gain behind a cell of normed is a key of norm:, never a top-level gain:
+    cp tests/reference/norm_pre_layer_rope.yaml "$tmp/kept/norm.yaml"
+    printf '=\n3\nenter\nw\n' >"$tmp/norm.keys"
+    ./attnstep --keys "$tmp/norm.keys" --at 'normed[x,0]' "$tmp/kept/norm.yaml" \
+        | grep -q "not written: the norm's gain is a key of 'norm:'" \
+        || { echo "the norm's gain: no refusal"; return 1; }
+    [ ! -e "$tmp/kept/norm-whatif.yaml" ] || { echo "a file was written"; return 1; }
+}
+check "w refuses an edit of the norm's gain (written inside norm:)" kept_norm
 exit "$failures"

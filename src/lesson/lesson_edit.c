@@ -591,6 +591,13 @@ char *lesson_edit_write(const lesson *l, const lesson_edit *edits, const double 
         if (written[index]) continue;
         written[index] = true;
         matrix m = matrix_at(l, index);
+        if (m.kind == READ_PARAM && (m.id == PARAM_GAIN || m.id == PARAM_NORM_BIAS)) {
+            /* keys of norm:, not of the top level (where 'bias' is ALiBi's) */
+            snprintf(error, size, "the norm's %s is a key of 'norm:': write it there by hand",
+                     m.name);
+            free(head.text), free(body.text);
+            return NULL;
+        }
         if (m.kind == READ_DATA && m.id != DATA_TARGET && !m.by_token) {
             snprintf(error, size, "its embeddings are written row by row ({file:}): write them "
                      "out by hand");
