@@ -148,13 +148,22 @@ static bool named_before(const trace *t, const stage_input *in, int i, const cha
     return false;
 }
 
+/* Whether input i of stage is the target of a gradient row that another gradient makes: the
+ * loss reads the last node only, so d_output under a residual is made from d_residual alone. */
+static bool target_passed_by(const trace *t, stage_id stage, const stage_input *in)
+{
+    return in->kind == READ_DATA && in->id == DATA_TARGET
+        && stage_get(stage)->flags & STAGE_GRADIENT
+        && stage_get(trace_stage_node_input(t, stage, 0))->flags & STAGE_GRADIENT;
+}
+
 int trace_stage_inputs(const trace *t, stage_id stage, char *buffer, size_t size)
 {
     const stage_input *in = stage_get(stage)->inputs;
     int wanted = 0;
     for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++) {
         const char *name = input_name(t, &in[i]);
-        if (!name || named_before(t, in, i, name))
+        if (!name || named_before(t, in, i, name) || target_passed_by(t, stage, &in[i]))
             continue;
         size_t used = (size_t)wanted < size ? (size_t)wanted : size;
         wanted += snprintf(buffer ? buffer + used : NULL, buffer ? size - used : 0, "%s%s%s",
