@@ -600,6 +600,10 @@ static void test_every_stage_row_is_complete(void **state)
         /* a name is one row's, or one node's in two places no trace has both of (normed
          * before Q or after the residual): test_every_view_lists_every_node holds that */
         assert_true(stage_find(info->name) <= (stage_id)s);
+        /* a second alternative is a later row or none (-1), never 0 as an initializer that
+         * leaves it out would make it: it would read source_input */
+        for (int i = 0; i < STAGE_MAX_INPUTS && info->inputs[i].kind != READ_NONE; i++)
+            assert_true(info->inputs[i].otherwise == -1 || info->inputs[i].otherwise > 0);
         assert_non_null(f->read);
         assert_non_null(f->forward);
         assert_non_null(f->explain);

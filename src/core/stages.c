@@ -83,7 +83,8 @@ bool stage_reads(stage_id stage, read_kind kind, int id)
     bool node = kind == READ_NODE;  /* a node is read one head at a time or every head */
     for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++)
         if ((in[i].kind == kind || (node && in[i].kind == READ_EVERY_HEAD))
-            && (in[i].id == id || (node && (in[i].instead == id || in[i].otherwise == id))))
+            && (in[i].id == id
+                || (node && (in[i].instead == id || (in[i].otherwise > 0 && in[i].otherwise == id)))))
             return true;
     return false;
 }

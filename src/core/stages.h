@@ -125,7 +125,9 @@ typedef struct {
     int id;
     int instead;     /* READ_NODE: the stage read instead when present, or -1 */
     int otherwise;   /* READ_NODE: the stage read instead when present and `instead` is not (K
-                        reads normed under a pre-norm, source_input in cross-attention), or -1 */
+                        reads normed under a pre-norm, source_input in cross-attention), or -1;
+                        never 0, the table's first row: an input written without it reads as
+                        none (test_every_stage_row_is_complete holds every row to -1 or more) */
 } stage_input;
 
 #define STAGE_MAX_INPUTS 4

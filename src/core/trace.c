@@ -99,7 +99,7 @@ static stage_id node_read(const trace *t, const stage_input *in)
 {
     if (in->instead >= 0 && trace_has_stage(t, (stage_id)in->instead))
         return (stage_id)in->instead;
-    if (in->otherwise >= 0 && trace_has_stage(t, (stage_id)in->otherwise))
+    if (in->otherwise > 0 && trace_has_stage(t, (stage_id)in->otherwise))
         return (stage_id)in->otherwise;
     return (stage_id)in->id;
 }
