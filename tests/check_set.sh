@@ -39,6 +39,8 @@ check "a token's row out of range" refused 'embeddings[7,0]=1' \
     "no such row: row 7 is out of range: embeddings has rows 0 to 4"
 check "a bias the lesson does not give" refused 'b_Q[0]=1' \
     "this lesson has no such matrix: 'b_Q' is not given (a bias exists only where the lesson writes one)"
+check "the norm's gain without a norm" refused 'gain[0]=1' \
+    "this lesson has no such matrix: 'gain' is not given (the norm's gain exists with 'norm:', its bias with a layer norm only)"
 check "a target without a loss" refused 'target[bank,0]=1' \
     "this lesson has no such matrix: 'target' exists only with 'loss: {target: …}'"
 check "source embeddings in self-attention" refused 'source_embeddings[bank,0]=1' \

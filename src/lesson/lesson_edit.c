@@ -115,9 +115,12 @@ static lesson_edit_status find_matrix(const lesson *l, const char *name, size_t 
             if (m.values)
                 return LESSON_EDIT_OK;
             snprintf(word, sizeof word, "'%s'", m.name);
+            bool norm = m.kind == READ_PARAM && (m.id == PARAM_GAIN || m.id == PARAM_NORM_BIAS);
             return failed(LESSON_EDIT_ABSENT, error, size, "%s %s", word,
-                          m.kind == READ_PARAM ? "is not given (a bias exists only where the "
-                                                 "lesson writes one)"
+                          norm ? "is not given (the norm's gain exists with 'norm:', its bias "
+                                 "with a layer norm only)"
+                          : m.kind == READ_PARAM ? "is not given (a bias exists only where the "
+                                                   "lesson writes one)"
                           : m.id == DATA_TARGET ? "exists only with 'loss: {target: …}'"
                           : "exists only in cross-attention (with 'source')");
         }
