@@ -345,16 +345,31 @@ void cost_residual(const trace *t, stage_id stage, cost_counts *counts)
 
 /* ---- the gradients through the family ---- */
 
+/* One row of a normed stage as its backward reads it: the row, its gradient, the gain, the
+ * row's statistics and the two means of the backward. */
+typedef struct {
+    const double *x, *dy, *gain;
+    norm_row r;
+    norm_back b;
+} norm_cell;
+
+static norm_cell cell_back(const trace *t, stage_id reader, int row)
+{
+    norm_cell n = { norm_from(t, reader, row),
+                    trace_gradient_of(t, reader, 1) + (size_t)row * (size_t)t->d_model,
+                    trace_param(t, trace_stage_param_input(reader, 0)), { 0, 0, 0 },
+                    { 0, 0 } };
+    n.r = row_stats(t, n.x);
+    n.b = row_back(t, &n.r, n.x, n.dy, n.gain);
+    return n;
+}
+
 double ops_through_norm(const trace *t, stage_id reader, int row, int col)
 {
     if (stage_functions_get(reader)->backward == backward_residual)
         return trace_gradient_of(t, reader, 1)[(size_t)row * (size_t)t->d_model + (size_t)col];
-    const double *x = norm_from(t, reader, row),
-                 *dy = trace_gradient_of(t, reader, 1) + (size_t)row * (size_t)t->d_model,
-                 *gain = trace_param(t, trace_stage_param_input(reader, 0));
-    norm_row r = row_stats(t, x);
-    norm_back b = row_back(t, &r, x, dy, gain);
-    return input_gradient(t, &r, &b, x[col], dy[col], gain[col]);
+    norm_cell n = cell_back(t, reader, row);
+    return input_gradient(t, &n.r, &n.b, n.x[col], n.dy[col], n.gain[col]);
 }
 
 void ops_put_through_norm(explain_text *out, const trace *t, stage_id reader,
@@ -373,12 +388,7 @@ void ops_put_through_norm(explain_text *out, const trace *t, stage_id reader,
 static void explain_back_through_normed(explain_text *out, const trace *t, stage_id reader,
                                         const trace_cell *cell)
 {
-    size_t d = (size_t)t->d_model;
-    const double *x = norm_from(t, reader, cell->row),
-                 *dy = trace_gradient_of(t, reader, 1) + (size_t)cell->row * d,
-                 *gain = trace_param(t, trace_stage_param_input(reader, 0));
-    norm_row r = row_stats(t, x);
-    norm_back b = row_back(t, &r, x, dy, gain);
+    norm_cell n = cell_back(t, reader, cell->row);
     int c = cell->col;
     const char *dname = stage_get(stage_gradient(READ_NODE, (int)reader))->name,
                *row = explain_row_label(out, t, cell);
@@ -387,17 +397,17 @@ static void explain_back_through_normed(explain_text *out, const trace *t, stage
     explain_put(out, ", g = %s[%s,·] × %s, x̂ the row %s normalised: (", dname, row,
                 param_get(trace_stage_param_input(reader, 0))->name,
                 stage_get(trace_stage_node_input(t, reader, 0))->name);
-    explain_put_number(out, dy[c] * gain[c]);
+    explain_put_number(out, n.dy[c] * n.gain[c]);
     if (is_layer(t)) {
         explain_put(out, " − ");
-        explain_put_number(out, b.mean_g);
+        explain_put_number(out, n.b.mean_g);
     }
     explain_put(out, " − ");
-    explain_put_number(out, normalised(t, &r, x[c]));
+    explain_put_number(out, normalised(t, &n.r, n.x[c]));
     explain_put(out, " × ");
-    explain_put_number(out, b.mean_gx);
+    explain_put_number(out, n.b.mean_gx);
     explain_put(out, ") / ");
-    explain_put_number(out, r.root);
+    explain_put_number(out, n.r.root);
 }
 
 bool ops_explain_through_norm(explain_text *out, const trace *t, stage_id reader,
@@ -413,26 +423,29 @@ bool ops_explain_through_norm(explain_text *out, const trace *t, stage_id reader
     return true;
 }
 
+/* Term i of d_gain[c]: row i's d_normed[i,c] and x̂[i,c] (s->first is the normed stage). */
+static void gain_factors(const sum_terms *s, int i, double *dy, double *xhat)
+{
+    norm_cell n = cell_back(s->t, (stage_id)s->first, i);
+    *dy = n.dy[s->cell->col];
+    *xhat = normalised(s->t, &n.r, n.x[s->cell->col]);
+}
+
 static double gain_term(const sum_terms *s, int i)
 {
-    stage_id reader = (stage_id)s->first;
-    const double *x = norm_from(s->t, reader, i);
-    norm_row r = row_stats(s->t, x);
-    double dy = trace_gradient_of(s->t, reader, 1)[(size_t)i * (size_t)s->t->d_model
-                                                   + (size_t)s->cell->col];
-    return dy * normalised(s->t, &r, x[s->cell->col]);
+    double dy, xhat;
+    gain_factors(s, i, &dy, &xhat);
+    return dy * xhat;
 }
 
 static void put_gain_term(explain_text *out, const sum_terms *s, int i)
 {
-    stage_id reader = (stage_id)s->first;
-    const double *x = norm_from(s->t, reader, i);
-    norm_row r = row_stats(s->t, x);
+    double dy, xhat;
+    gain_factors(s, i, &dy, &xhat);
     explain_put(out, "(");
-    explain_put_number(out, trace_gradient_of(s->t, reader, 1)[(size_t)i * (size_t)s->t->d_model
-                                                               + (size_t)s->cell->col]);
+    explain_put_number(out, dy);
     explain_put(out, " × ");
-    explain_put_number(out, normalised(s->t, &r, x[s->cell->col]));
+    explain_put_number(out, xhat);
     explain_put(out, ")");
 }
 
