@@ -162,7 +162,7 @@ static size_t bytes_needed(const checker *c, const lesson *l) {
     size_t d = (size_t)c->d_model, n = (size_t)l->n_tokens;
     size_t m = l->source ? (size_t)l->n_source : n;
     size_t doubles = ((size_t)c->n_distinct + n + (l->source ? m : 0)) * d + 4 * d * d
-                   + 4 * d   /* the biases, at most d each */
+                   + 6 * d   /* the biases and the norm's gain and bias, at most d each */
                    + (c->loss ? n * d : 0);
     size_t own = doubles * sizeof(double) + (c->mask != MASK_NONE ? n * m : 0);
     size_t computed = trace_bytes_needed(&l->input);
