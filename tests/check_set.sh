@@ -39,6 +39,8 @@ check "a token's row out of range" refused 'embeddings[7,0]=1' \
     "no such row: row 7 is out of range: embeddings has rows 0 to 4"
 check "a bias the lesson does not give" refused 'b_Q[0]=1' \
     "this lesson has no such matrix: 'b_Q' is not given (a bias exists only where the lesson writes one)"
+check "the norm's gain without a norm" refused 'gain[0]=1' \
+    "this lesson has no such matrix: 'gain' is not given (the norm's gain exists with 'norm:', its bias with a layer norm only)"
 check "a target without a loss" refused 'target[bank,0]=1' \
     "this lesson has no such matrix: 'target' exists only with 'loss: {target: …}'"
 check "source embeddings in self-attention" refused 'source_embeddings[bank,0]=1' \
@@ -138,4 +140,13 @@ kept_numpy() {
     [ ! -e "$tmp/kept/numpy_seed42-whatif.yaml" ] || { echo "a file was written"; return 1; }
 }
 check "w refuses a lesson drawn with numpy (the rewrite would change the draws)" kept_numpy
+kept_norm() {   # the gain behind a cell of normed is a key of norm:, never a top-level gain:
+    cp tests/reference/norm_pre_layer_rope.yaml "$tmp/kept/norm.yaml"
+    printf '=\n3\nenter\nw\n' >"$tmp/norm.keys"
+    ./attnstep --keys "$tmp/norm.keys" --at 'normed[x,0]' "$tmp/kept/norm.yaml" \
+        | grep -q "not written: the norm's gain is a key of 'norm:'" \
+        || { echo "the norm's gain: no refusal"; return 1; }
+    [ ! -e "$tmp/kept/norm-whatif.yaml" ] || { echo "a file was written"; return 1; }
+}
+check "w refuses an edit of the norm's gain (written inside norm:)" kept_norm
 exit "$failures"

@@ -290,6 +290,11 @@ def load(path):
             biases[name] = random_matrix(spec, 1, cols, d)[0]
         elif spec is not None:
             biases[name] = [number(x) for x in spec]
+    norm = lesson.get("norm")
+    if norm is not None:   # the norm's gain (ones unless given) and bias (zeros; none for rms)
+        biases["gain"] = [number(x) for x in norm.get("gain", ["1"] * d)]
+        if norm.get("kind", "layer") == "layer":
+            biases["bias"] = [number(x) for x in norm.get("bias", ["0"] * d)]
     return {
         "title": lesson["title"], "tokens": tokens, "random_embeddings": "random" in embeddings,
         "source": source, "d": d, "rows": positions,
@@ -303,7 +308,25 @@ def load(path):
         "scale": lesson.get("scale", "true") == "true",
         "tile": int(lesson["tile"]) if lesson.get("softmax") == "online" else None,
         "decode": lesson.get("decode", "false") == "true",
+        "norm": None if norm is None else {"kind": norm.get("kind", "layer"),
+                                           "place": norm.get("place", "pre"),
+                                           "eps": number(norm.get("eps", "1e-5"))},
+        "residual": lesson.get("residual", "false") == "true",
     }
+
+
+def normalise(rows, norm, gain, bias):
+    """Layer norm (x − mean) / √(biased variance + eps) · gain + bias, or RMS norm
+    x / √(mean(x²) + eps) · gain, of each row."""
+    out = []
+    for row in rows:
+        d = len(row)
+        mean = sum(row) / d if norm["kind"] == "layer" else 0.0
+        spread = sum((x - mean) ** 2 for x in row) / d
+        root = math.sqrt(spread + norm["eps"])
+        out.append([(x - mean) / root * g + (bias[c] if bias else 0.0)
+                    for c, (x, g) in enumerate(zip(row, gain))])
+    return out
 
 
 def compute(lesson):
@@ -333,7 +356,13 @@ def compute(lesson):
     else:
         xs = x
     stages[("input", None)] = x
-    q, k, v = project(x, "W_Q", "b_Q"), project(xs, "W_K", "b_K"), project(xs, "W_V", "b_V")
+    norm = lesson["norm"]
+    if norm and norm["place"] == "pre":
+        xs = stages[("normed", None)] = normalise(x, norm, b["gain"], b.get("bias"))
+        attend = xs
+    else:
+        attend = x
+    q, k, v = project(attend, "W_Q", "b_Q"), project(xs, "W_K", "b_K"), project(xs, "W_V", "b_V")
     stages[("Q", None)], stages[("K", None)], stages[("V", None)] = q, k, v
     if lesson["rope"]:
         q, k = rotate(q, d_k, lesson["rope_base"]), rotate(k, d_k, lesson["rope_base"])
@@ -383,7 +412,13 @@ def compute(lesson):
                              ("weights", weights), ("context", context)):
             stages[(name, h + 1)] = matrix
     stages[("concat", None)] = concat
-    stages[("output", None)] = project(concat, "W_O", "b_O")
+    output = stages[("output", None)] = project(concat, "W_O", "b_O")
+    if lesson["residual"]:
+        stages[("residual", None)] = [[a + o for a, o in zip(xr, orow)]
+                                      for xr, orow in zip(x, output)]
+    if norm and norm["place"] == "post":
+        stages[("normed", None)] = normalise(stages[("residual", None)], norm, b["gain"],
+                                             b.get("bias"))
     return stages
 
 
@@ -410,6 +445,8 @@ def check_options(lesson, got):
         "decode": True if lesson["decode"] else None,
         # the biases the lesson gives, exactly as read (they are inputs, not computed)
         "biases": lesson["biases"] or None,
+        "norm": lesson["norm"],
+        "residual": True if lesson["residual"] else None,
     }
     problems = [f"top-level {key}: expected {value!r}, got {got.get(key)!r}"
                 for key, value in want.items() if got.get(key) != value]
@@ -437,7 +474,7 @@ def check(program, path):
     # The products before the softmax are fused sums on both sides: where the inputs agree to the
     # bit (they may not with positional encoding: sin, cos and pow are libm's), so must they.
     inputs = {(st["name"], st["head"]): st["values"] for st in got["stages"]
-              if st["name"] in ("input", "source_input")}
+              if st["name"] in ("input", "source_input", "normed")}
     same_inputs = all(expected.get(key) == values for key, values in inputs.items())
     before_softmax = ("Q", "K", "V", "scores", "scaled", "masked")
     seen = set()

@@ -1,7 +1,8 @@
 /* Every gradient of a parameter and of the embeddings against central finite differences of the
  * loss, computed through the core itself (trace_compute of the nudged input): one lesson shape
  * per path of the forward pass (heads, masks, cross-attention, RoPE, ALiBi, kv_heads, biases,
- * scale on and off, the online softmax). A difference beyond 1e-6 relative fails with the
+ * scale on and off, the online softmax, layer and RMS norm before attention and after the
+ * residual, the residual alone). A difference beyond 1e-6 relative fails with the
  * first cell that differs. Also: masked cells of d_scores, d_scaled and d_masked are exactly 0. */
 #include <math.h>
 #include <stdio.h>
@@ -40,7 +41,9 @@ static void fill(lesson_numbers *l, const attention_input *shape, bool biases, u
         l->in.source = source_tokens, l->in.source_embeddings = l->source;
     for (int p = 0; p < PARAM_COUNT; p++) {
         support_fill(l->params[p], CELLS, seed + 3 + (unsigned)p);
-        if (!param_get((param_id)p)->optional || biases)
+        bool norm_param = p == PARAM_GAIN || p == PARAM_NORM_BIAS;
+        if (norm_param ? shape->norm != NORM_NONE && (p == PARAM_GAIN || shape->norm == NORM_LAYER)
+                       : !param_get((param_id)p)->optional || biases)
             l->in.params[p] = l->params[p];
     }
     l->in.target = l->target;
@@ -175,6 +178,50 @@ static void test_online_softmax(void **state)
                                               .online_softmax = true, .tile = 2 }, false);
 }
 
+static void test_residual(void **state)
+{
+    (void)state;
+    check_shape("residual", &(attention_input){ .heads = 2, .scale = true, .mask = MASK_CAUSAL,
+                                                .residual = true }, true);
+}
+
+static void test_pre_layer_norm(void **state)
+{
+    (void)state;
+    check_shape("pre layer norm", &(attention_input){ .heads = 2, .scale = true,
+                                                      .norm = NORM_LAYER, .norm_eps = 1e-5,
+                                                      .residual = true, .rope = true,
+                                                      .rope_base = 100.0,
+                                                      .mask = MASK_CAUSAL }, true);
+}
+
+static void test_pre_rms_norm(void **state)
+{
+    (void)state;
+    check_shape("pre RMS norm", &(attention_input){ .heads = 2, .scale = true, .norm = NORM_RMS,
+                                                    .norm_eps = 1e-3, .mask = MASK_EXPLICIT,
+                                                    .mask_cells = some_hidden }, false);
+}
+
+static void test_post_layer_norm(void **state)
+{
+    (void)state;
+    check_shape("post layer norm", &(attention_input){ .heads = 2, .scale = true,
+                                                       .norm = NORM_LAYER, .norm_post = true,
+                                                       .norm_eps = 1e-5, .residual = true,
+                                                       .alibi = true, .kv_heads = 1,
+                                                       .mask = MASK_CAUSAL }, true);
+}
+
+static void test_post_rms_norm(void **state)
+{
+    (void)state;
+    check_shape("post RMS norm", &(attention_input){ .heads = 2, .norm = NORM_RMS,
+                                                     .norm_post = true, .norm_eps = 1e-5,
+                                                     .residual = true, .mask = MASK_WINDOW,
+                                                     .window = 2 }, false);
+}
+
 /* What d_Q and d_K are made from, as their formula line says: under RoPE the rotated gradient
  * alone (turned back by −θ), never K_rotated; without it d_scores and the other side. */
 static void test_made_from_follows_rope(void **state)
@@ -277,6 +324,11 @@ int main(void)
         cmocka_unit_test(test_cross_attention),
         cmocka_unit_test(test_rope_alibi_and_shared_keys),
         cmocka_unit_test(test_online_softmax),
+        cmocka_unit_test(test_residual),
+        cmocka_unit_test(test_pre_layer_norm),
+        cmocka_unit_test(test_pre_rms_norm),
+        cmocka_unit_test(test_post_layer_norm),
+        cmocka_unit_test(test_post_rms_norm),
         cmocka_unit_test(test_made_from_follows_rope),
         cmocka_unit_test(test_gradient_cells_explained),
     };

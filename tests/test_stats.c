@@ -16,7 +16,7 @@ static const char *const source_tokens[] = { "x", "y", "z" };
 /* A trace of a small shape, made by set_up from the shape the test is registered with
  * (traced_test) and freed by tear_down. */
 typedef struct {
-    double embeddings[3 * 4], source[3 * 4], weights[4 * 4 * 4];
+    double embeddings[3 * 4], source[3 * 4], weights[4 * 4 * 4], norm[2 * 4];
     attention_input in;
     trace t;
 } fixture;
@@ -47,6 +47,18 @@ static attention_input loss_shape = { .n_tokens = 3, .tokens = tokens, .d_model 
                                       .heads = 2, .mask = MASK_CAUSAL, .positional = true,
                                       .scale = true, .target = target_cells };
 
+/* the loss shape with one key/value head (W_K, W_V of 4 × 2), a layer norm before attention
+ * and the residual */
+static attention_input norm_shape = { .n_tokens = 3, .tokens = tokens, .d_model = 4,
+                                      .heads = 2, .kv_heads = 1, .mask = MASK_CAUSAL,
+                                      .scale = true, .target = target_cells, .norm = NORM_LAYER,
+                                      .norm_eps = 1e-5, .residual = true };
+/* an RMS norm after the residual, without a loss */
+static attention_input post_rms_shape = { .n_tokens = 3, .tokens = tokens, .d_model = 4,
+                                          .heads = 2, .mask = MASK_NONE, .scale = true,
+                                          .norm = NORM_RMS, .norm_post = true,
+                                          .norm_eps = 1e-5, .residual = true };
+
 /* *state is the shape on entry (cmocka's initial state), the fixture computed from it after. */
 static int set_up(void **state)
 {
@@ -65,6 +77,11 @@ static int set_up(void **state)
     f->in.W_O = f->weights + 3 * d * d;
     if (f->in.source)
         f->in.source_embeddings = f->source;
+    if (f->in.norm != NORM_NONE) {   /* a gain, and a layer norm's bias */
+        support_fill(f->norm, 8, 4);
+        f->in.gain = f->norm;
+        f->in.norm_bias = f->in.norm == NORM_LAYER ? f->norm + 4 : NULL;
+    }
     fixture_compute(&f->in, &f->t);
     *state = f;
     return 0;
@@ -220,8 +237,9 @@ static void test_rows_follow_the_walk(void **state)
     int with_loss = 0;   /* the loss and the gradients: the fixture has no target */
     for (int s = 0; s < STAGE_COUNT; s++)
         with_loss += stage_get((stage_id)s)->presence == PRESENT_WITH_LOSS;
-    /* all but source_input, RoPE's, ALiBi's and the online softmax's, and the loss's */
-    assert_int_equal(present, STAGE_COUNT - 6 - with_loss);
+    /* all but source_input, RoPE's, ALiBi's, the online softmax's, the norm's and the
+     * residual's (normed twice: before Q and after the residual), and the loss's */
+    assert_int_equal(present, STAGE_COUNT - 6 - 3 - with_loss);
     assert_int_equal(table.count, present);
     walk w;
     assert_true(walk_build(&w, &f->t, NULL, 0));
@@ -423,6 +441,57 @@ static void test_counts_of_the_backward_pass(void **state)
     assert_true(backward > 2 * (forward - 12) && backward < 3 * forward);  /* the loss's 12 */
 }
 
+/* The norm and the residual of norm_shape (n = 3, d_model = 4, a layer norm), counted by hand.
+ * A row's statistics: the mean's 4 additions and a division, 4 subtractions, 4 fused
+ * multiply-adds and a division for the variance, eps's addition: ×4 +13 ÷2. normed: 3 rows of
+ * those, then each of 12 cells centred, divided, times the gain, plus the bias. */
+static void test_counts_of_the_norm(void **state)
+{
+    stats_table table;
+    counted(state, &table);
+    expect(&table, STAGE_NORMED, 3 * 4 + 12, 3 * 13 + 2 * 12, 3 * 2 + 12, 0, 96);
+    expect(&table, STAGE_RESIDUAL, 0, 12, 0, 0, 96);              /* input + output */
+    expect(&table, STAGE_D_RESIDUAL, 0, 2 * 12, 0, 0, 96);        /* residual − target, += */
+    expect(&table, STAGE_D_OUTPUT, 0, 12, 0, 0, 96);              /* d_residual passed on */
+    /* d_Q · W_Qᵀ (3×4 of 4 terms), d_K · W_Kᵀ and d_V · W_Vᵀ (3×4 of 2) */
+    expect(&table, STAGE_D_NORMED, 48 + 2 * 24, 48 + 2 * 24, 0, 0, 96);
+    /* the statistics again, then a cell's x̂ (centring, division), × d_normed, += */
+    expect(&table, STAGE_D_GAIN, 3 * 4 + 12, 3 * 13 + 2 * 12, 3 * 2 + 12, 0, 32);
+    expect(&table, STAGE_D_NORM_BIAS, 0, 12, 0, 0, 32);           /* column sums */
+    /* through the norm: the statistics; per row the two means' divisions; per cell g and
+     * g·x̂ (2 ×, Σg and the fused sum's +, x̂'s centring and ÷) and the input's gradient (g, x̂
+     * and x̂ · mean: 2 ×; centring twice, a subtraction and += ; x̂'s and the root's ÷); and the
+     * residual's 12 additions */
+    expect(&table, STAGE_D_INPUT, 3 * 4 + 12 * 4, 3 * 13 + 12 * 7 + 12, 3 * 2 + 3 * 2 + 12 * 3,
+           0, 96);
+}
+
+/* The parameters --stats lists, each counted from its shape by hand: W_Q and W_O 4 × 4, W_K and
+ * W_V 4 × 2 (one key/value head of d_k = 2), the norm's gain and bias 4 each; an RMS norm has
+ * a gain and no bias. */
+static void test_parameter_counts(void **state)
+{
+    fixture *f = *state;
+    unsigned long long expected[PARAM_COUNT] = { [PARAM_W_Q] = 16, [PARAM_W_K] = 8,
+                                                 [PARAM_W_V] = 8, [PARAM_W_O] = 16,
+                                                 [PARAM_GAIN] = 4, [PARAM_NORM_BIAS] = 4 };
+    if (f->in.norm == NORM_RMS)
+        expected[PARAM_W_K] = expected[PARAM_W_V] = 16, expected[PARAM_NORM_BIAS] = 0;
+    for (int p = 0; p < PARAM_COUNT; p++)
+        assert_int_equal(stats_parameter_count(&f->t, (param_id)p), expected[p]);
+    support_capture capture;
+    assert_int_equal(stats_print(&f->t, NULL, SUPPORT_MIN_SECONDS, "norm",
+                                 support_capture_begin(&capture)), 0);
+    char *text = support_capture_end(&capture);
+    assert_non_null(strstr(text, f->in.norm == NORM_RMS ? "\n W_K    4×4             16\n"
+                                                        : "\n W_K    4×2              8\n"));
+    assert_non_null(strstr(text, f->in.norm == NORM_RMS ? "\n total                  68\n"
+                                                        : "\n total                  56\n"));
+    assert_true((strstr(text, "\n bias ") != NULL) == (f->in.norm == NORM_LAYER));
+    assert_non_null(strstr(text, "square roots"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -436,6 +505,9 @@ int main(void)
         cmocka_unit_test(test_cost_refuses_what_exceeds_the_limit),
         cmocka_unit_test(test_cost_states_the_ratio_of_its_own_table),
         traced_test(test_counts_of_the_backward_pass, loss_shape),
+        traced_test(test_counts_of_the_norm, norm_shape),
+        traced_test(test_parameter_counts, norm_shape),
+        traced_test(test_parameter_counts, post_rms_shape),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }

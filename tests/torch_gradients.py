@@ -2,8 +2,10 @@
 """Every gradient node against PyTorch autograd (tests/check_torch_gradients.sh runs this).
 Random float64 lessons with `loss: {target: ...}` cover each path of the forward pass (one and
 several heads; no, causal, window and explicit masks; cross-attention; RoPE; ALiBi; kv_heads
-and multi-query; biases; scale on and off; the online softmax); the shipped lessons that have a
-loss are compared too. PyTorch computes the same forward with its own operations, the same loss
+and multi-query; biases; scale on and off; the online softmax; layer and RMS norm, before
+attention and after the residual, and the residual alone); the shipped lessons that have a
+loss are compared too. The forward stages normed, residual and output must equal PyTorch's
+(torch.nn.LayerNorm's function, the RMS norm by its formula in torch ops) within 1e-12 too. PyTorch computes the same forward with its own operations, the same loss
 ½ Σ (output − target)², and .backward(); every d_* stage of attnstep's --json must equal the
 .grad of its tensor within 1e-12, the masked cells of d_scores, d_scaled, d_biased and d_masked
 must be exactly 0, and "loss" must equal the loss. Fails (never skips) when PyTorch is missing.
@@ -46,7 +48,20 @@ def lesson_text(case, x, src, params, target):
     if src is not None:
         for token, row in zip(SOURCE, src.tolist()):
             text += f"  {token}: [{', '.join(repr(float(v)) for v in row)}]\n"
+    if "norm" in case:
+        norm = case["norm"]
+        text += f"norm: {{kind: {norm['kind']}, place: {norm['place']}"
+        if "eps" in norm:
+            text += f", eps: {norm['eps']!r}"
+        for name in ("gain", "bias"):
+            if name in params:
+                text += f", {name}: [{', '.join(repr(float(v)) for v in params[name].tolist())}]"
+        text += "}\n"
+    if case.get("residual"):
+        text += "residual: true\n"
     for name, value in params.items():
+        if name in ("gain", "bias"):
+            continue
         if name.startswith("b_"):
             text += f"{name}: [{', '.join(repr(float(v)) for v in value.tolist())}]\n"
         else:
@@ -97,6 +112,17 @@ def rope(x, d_k, base):
     return out
 
 
+def normalise(x, data, param):
+    """normed of rows x as the lesson's norm makes it: torch's layer_norm (biased variance), or
+    the RMS norm x / √(mean(x²) + eps) · gain (torch.nn.RMSNorm's formula)."""
+    norm = data["_case"]["norm"]
+    eps = norm.get("eps", 1e-5)
+    if norm["kind"] == "layer":
+        bias = param("bias") if "bias" in data["_params"] else None
+        return torch.nn.functional.layer_norm(x, (x.shape[1],), param("gain"), bias, eps)
+    return x / torch.sqrt((x * x).mean(dim=1, keepdim=True) + eps) * param("gain")
+
+
 def reference(data, hidden, given=None):
     """The forward pass and its gradients, by torch, from a lesson's --json: {stage name: tensor
     or [tensor per head]} of every gradient, and the loss. A parameter in `given` (name →
@@ -127,7 +153,13 @@ def reference(data, hidden, given=None):
         return out + param(b) if b in p else out
 
     named = {}
-    q, k, v = project(x, "W_Q", "b_Q"), project(src, "W_K", "b_K"), project(src, "W_V", "b_V")
+    norm = data["_case"].get("norm")
+    if norm and norm["place"] == "pre":
+        src = named["normed"] = normalise(x, data, param)
+        attend = src
+    else:
+        attend = x
+    q, k, v = project(attend, "W_Q", "b_Q"), project(src, "W_K", "b_K"), project(src, "W_V", "b_V")
     named.update(Q=q, K=k, V=v)
     if data["_case"].get("positional") == "rope":
         base = data.get("rope_base", 10000.0)
@@ -158,11 +190,18 @@ def reference(data, hidden, given=None):
     concat = torch.cat(contexts, dim=1)
     output = project(concat, "W_O", "b_O")
     named.update(concat=concat, output=output)
+    last = output
+    if data["_case"].get("residual"):
+        last = named["residual"] = x + output
+    if norm and norm["place"] == "post":
+        last = named["normed"] = normalise(last, data, param)
     for t in list(named.values()) + [t for ts in per_head.values() for t in ts]:
         t.retain_grad()
     target = torch.tensor(data["_target"], dtype=torch.float64)
-    loss = 0.5 * ((output - target) ** 2).sum()
+    loss = 0.5 * ((last - target) ** 2).sum()
     loss.backward()
+    data["_forward"] = {name: named[name].detach() for name in ("normed", "residual", "output")
+                        if name in named}
     grads = {"d_" + name: [t.grad] for name, t in named.items()}
     grads.update({"d_" + name: [t.grad] for name, t in leaf.items()})
     grads.update({"d_" + name: [t.grad for t in ts] for name, ts in per_head.items() if ts})
@@ -182,6 +221,16 @@ def compare(label, data, grads, loss, hidden):
     if "loss" not in data or abs(data["loss"] - loss) > TOLERANCE * max(1.0, abs(loss)):
         failures.append(f"{label}: loss {data.get('loss')} is not PyTorch's {loss!r}")
     checked = 0
+    for s in data["stages"]:
+        theirs = data.get("_forward", {}).get(s["name"])
+        if theirs is None:
+            continue
+        mine = torch.tensor(s["values"], dtype=torch.float64)
+        difference = (mine - theirs).abs().max().item()
+        checked += mine.numel()
+        if difference > TOLERANCE:
+            failures.append(f"{label}: {s['name']} differs from PyTorch by {difference:.3g} "
+                            f"(> {TOLERANCE:g})")
     for name in sorted(set(grads) & set(gradient_stages)):
         for h, (mine, theirs) in enumerate(zip(got[name], grads[name])):
             theirs = theirs.reshape(mine.shape)
@@ -209,6 +258,10 @@ def random_case(case, seed):
               "W_K": torch.randn(d_model, kv, dtype=torch.float64) / math.sqrt(d_model),
               "W_V": torch.randn(d_model, kv, dtype=torch.float64) / math.sqrt(d_model),
               "W_O": torch.randn(d_model, d_model, dtype=torch.float64) / math.sqrt(d_model)}
+    if "norm" in case:
+        params["gain"] = 1.0 + 0.5 * torch.randn(d_model, dtype=torch.float64)
+        if case["norm"]["kind"] == "layer":
+            params["bias"] = 0.5 * torch.randn(d_model, dtype=torch.float64)
     if case.get("biases"):
         params.update(b_Q=torch.randn(d_model, dtype=torch.float64),
                       b_K=torch.randn(kv, dtype=torch.float64),
@@ -233,6 +286,16 @@ CASES = [
     {"name": "online", "heads": 2, "softmax": "online", "tile": 2, "mask": "causal"},
     {"name": "everything", "heads": 4, "kv_heads": 2, "positional": "rope", "bias": "alibi",
      "mask": "{window: 3}", "biases": True, "scale": False, "n": 7},
+    {"name": "residual", "heads": 2, "residual": True, "mask": "causal"},
+    {"name": "pre_layer", "heads": 2, "norm": {"kind": "layer", "place": "pre"}},
+    {"name": "pre_layer_residual", "heads": 4, "norm": {"kind": "layer", "place": "pre"},
+     "residual": True, "positional": "rope", "mask": "causal", "biases": True},
+    {"name": "pre_rms_residual", "heads": 2, "norm": {"kind": "rms", "place": "pre", "eps": 0.01},
+     "residual": True, "mask": "{window: 2}", "biases": True, "n": 6},
+    {"name": "post_layer", "heads": 2, "norm": {"kind": "layer", "place": "post", "eps": 0.001},
+     "residual": True, "bias": "alibi", "mask": "causal", "biases": True},
+    {"name": "post_rms", "heads": 4, "kv_heads": 2, "norm": {"kind": "rms", "place": "post"},
+     "residual": True, "positional": "rope", "n": 7},
 ]
 
 
@@ -291,11 +354,48 @@ def shipped_setup(path):
               or data["d_k"] == 1)
     data["_params"], data["_target"] = data["params"], data["target"]
     data["_case"] = {"positional": data.get("positional"), "bias": data.get("bias"),
-                     "scale": scaled}
+                     "scale": scaled, "residual": data.get("residual", False)}
+    if "norm" in data:
+        data["_case"]["norm"] = data["norm"]
     return data, hidden
 
 
+def forward_only(path):
+    """A shipped lesson with a norm or the residual but no loss: normed and residual from its
+    own input and output (--json has no weights without a loss) against PyTorch's layer_norm
+    (or the RMS formula) and x + output, within 1e-12."""
+    data = run(path)
+    if data is None:
+        return 0
+    stage = {s["name"]: torch.tensor(s["values"], dtype=torch.float64) for s in data["stages"]}
+    if "norm" not in data and not data.get("residual"):
+        failures.append(f"{path}: --json has neither norm nor residual")
+        return 0
+    data["_params"] = data.get("biases", {})
+    data["_case"] = {"norm": data.get("norm")}
+    expected = {}
+    if data.get("residual"):
+        expected["residual"] = stage["input"] + stage["output"]
+    if "norm" in data:
+        rows = stage["residual"] if data["norm"]["place"] == "post" else stage["input"]
+
+        def param(name):
+            return torch.tensor(data["_params"][name], dtype=torch.float64)
+        expected["normed"] = normalise(rows, data, param)
+    checked = 0
+    for name, theirs in expected.items():
+        difference = (stage[name] - theirs).abs().max().item()
+        checked += theirs.numel()
+        if difference > TOLERANCE:
+            failures.append(f"{os.path.basename(path)}: {name} differs from PyTorch by "
+                            f"{difference:.3g} (> {TOLERANCE:g})")
+    return checked
+
+
 def shipped(path):
+    with open(path, encoding="utf-8") as f:
+        if not re.search(r"^loss:", f.read(), re.M):
+            return forward_only(path)
     data, hidden = shipped_setup(path)
     if data is None:
         return 0

@@ -64,6 +64,11 @@ CASES = [
     dict(tg.CASES[5], train={"steps": 4, "learning_rate": 0.05, "params": ["W_V", "b_O"]}),
     dict(tg.CASES[9], train={"steps": 5, "learning_rate": 0.005}),
     dict(tg.CASES[12], train={"steps": 5, "learning_rate": 0.02}),
+    dict(tg.CASES[15], train={"steps": 5, "learning_rate": 0.01}),
+    dict(tg.CASES[16], train={"steps": 4, "learning_rate": 0.02,
+                              "params": ["gain", "W_V", "b_O"]}),
+    dict(tg.CASES[17], train={"steps": 5, "learning_rate": 0.01, "params": ["gain", "bias"]}),
+    dict(tg.CASES[18], train={"steps": 4, "learning_rate": 0.01}),
 ]
 
 

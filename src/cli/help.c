@@ -174,6 +174,8 @@ static void put_detail(const char *text)
     snprintf(before, sizeof before, "%.*s", (int)(mark - text), text);
     put_troff(before);
     for (int s = 0; s < STAGE_COUNT; s++) {
+        if (stage_find(stage_get((stage_id)s)->name) != (stage_id)s)
+            continue;   /* a name two rows share (normed), once */
         fputs(s == 0 ? "" : ", ", stdout);
         put_troff(stage_get((stage_id)s)->name);
     }

@@ -131,7 +131,7 @@ static int matrix_named(const options *o, const trace *t, const char *option, co
                         stage_id *stage, int *head)
 {
     char message[96];
-    *stage = stage_find(name);
+    *stage = trace_find_stage(t->in, name);
     if (*stage == STAGE_COUNT) {   /* the words of --explain and claims, a near name offered */
         char why[1024];
         int length = snprintf(why, sizeof why, "%s: ", option);

@@ -507,7 +507,7 @@ bool trace_cell_parse(const trace *t, const char *spec, int head, trace_cell *ce
         return parse_failed(error, error_size, "unknown stage in '%s'", spec);
     memcpy(name, spec, name_length);
     name[name_length] = '\0';
-    stage_id stage = stage_find(name);
+    stage_id stage = trace_find_stage(t->in, name);
     if (stage != STAGE_COUNT && !trace_has_stage(t, stage)) {
         trace_stage_absent(stage, trace_stage_missing(t, stage), error, error_size);
         return false;

@@ -58,6 +58,8 @@ const char *stage_presence_key(stage_presence presence)
         [PRESENT_ALWAYS] = NULL, [PRESENT_WITH_SOURCE] = "source",
         [PRESENT_WITH_ROPE] = "positional: rope", [PRESENT_WITH_ALIBI] = "bias: alibi",
         [PRESENT_WITH_ONLINE] = "softmax: online", [PRESENT_WITH_LOSS] = "loss",
+        [PRESENT_WITH_PRE_NORM] = "norm", [PRESENT_WITH_POST_NORM] = "norm: {place: post}",
+        [PRESENT_WITH_RESIDUAL] = "residual: true",
     };
     assert((size_t)presence < sizeof keys / sizeof keys[0]);
     return keys[presence];
@@ -81,7 +83,8 @@ bool stage_reads(stage_id stage, read_kind kind, int id)
     bool node = kind == READ_NODE;  /* a node is read one head at a time or every head */
     for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++)
         if ((in[i].kind == kind || (node && in[i].kind == READ_EVERY_HEAD))
-            && (in[i].id == id || (node && in[i].instead == id)))
+            && (in[i].id == id
+                || (node && (in[i].instead == id || (in[i].otherwise > 0 && in[i].otherwise == id)))))
             return true;
     return false;
 }

@@ -37,6 +37,7 @@ typedef enum {
     FAMILY_MASK,        /* ops/mask.c: hidden cells */
     FAMILY_SOFTMAX,     /* ops/softmax.c: the softmax, ordinary or online */
     FAMILY_CONTEXT,     /* ops/context.c: weights · V, the heads side by side */
+    FAMILY_NORM,        /* ops/norm.c: layer norm (or RMS norm) and the residual x + attention */
     FAMILY_LOSS         /* ops/loss.c: ½ Σ (output − target)² and its gradient */
 } stage_family;
 
@@ -47,8 +48,11 @@ typedef enum {
     PRESENT_WITH_ROPE,     /* positional: rope */
     PRESENT_WITH_ALIBI,    /* bias: alibi */
     PRESENT_WITH_ONLINE,   /* softmax: online */
-    PRESENT_WITH_LOSS      /* loss: {target: …}: the loss and every gradient (a gradient row
+    PRESENT_WITH_LOSS,     /* loss: {target: …}: the loss and every gradient (a gradient row
                               exists only where what it is the gradient of exists too) */
+    PRESENT_WITH_PRE_NORM, /* norm: {place: pre} (the default place): Q, K, V read normed */
+    PRESENT_WITH_POST_NORM, /* norm: {place: post}: normed = norm(residual), the last node */
+    PRESENT_WITH_RESIDUAL  /* residual: true: residual = input + output */
 } stage_presence;
 
 /* Properties views read, as flags. */
@@ -65,7 +69,9 @@ enum {
                                 pass, after the loss; views show its size (largest |cell|, norm) */
 };
 
-/* The learned parameters: P(ID, name, rows, cols, optional). A bias is one row. */
+/* The learned parameters: P(ID, name, rows, cols, optional). A bias is one row; gain and bias
+ * are the layer norm's (norm: {gain: …, bias: …}), present whenever the lesson has a norm
+ * (ones and zeros by default; an RMS norm has no bias). */
 #define PARAM_TABLE(P) \
     P(W_Q, "W_Q", AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, false) \
     P(W_K, "W_K", AXIS_MODEL_DIMS, AXIS_KV_DIMS, false) \
@@ -74,7 +80,9 @@ enum {
     P(B_Q, "b_Q", AXIS_ONE, AXIS_MODEL_DIMS, true) \
     P(B_K, "b_K", AXIS_ONE, AXIS_KV_DIMS, true) \
     P(B_V, "b_V", AXIS_ONE, AXIS_KV_DIMS, true) \
-    P(B_O, "b_O", AXIS_ONE, AXIS_MODEL_DIMS, true)
+    P(B_O, "b_O", AXIS_ONE, AXIS_MODEL_DIMS, true) \
+    P(GAIN, "gain", AXIS_ONE, AXIS_MODEL_DIMS, true) \
+    P(NORM_BIAS, "bias", AXIS_ONE, AXIS_MODEL_DIMS, true)
 
 typedef enum {
 #define PARAM_ENUM(id, name, rows, cols, optional) PARAM_##id,
@@ -106,7 +114,7 @@ typedef enum {
 typedef enum {
     READ_NONE,       /* the end of a row's inputs */
     READ_NODE,       /* stage `id` (or `instead`, when the trace has it: scores read Q_rotated
-                        under RoPE), the same head */
+                        under RoPE; else `otherwise`, when the trace has that), the same head */
     READ_EVERY_HEAD, /* stage `id`, every head of it (concat) */
     READ_PARAM,      /* parameter `id` (named only when the lesson gives it) */
     READ_DATA        /* data_id `id` */
@@ -116,17 +124,22 @@ typedef struct {
     read_kind kind;
     int id;
     int instead;     /* READ_NODE: the stage read instead when present, or -1 */
+    int otherwise;   /* READ_NODE: the stage read instead when present and `instead` is not (K
+                        reads normed under a pre-norm, source_input in cross-attention), or -1;
+                        never 0, the table's first row: an input written without it reads as
+                        none (test_every_stage_row_is_complete holds every row to -1 or more) */
 } stage_input;
 
 #define STAGE_MAX_INPUTS 4
-#define NODE(id) { READ_NODE, STAGE_##id, -1 }
-#define NODE_OR(id, other) { READ_NODE, STAGE_##id, STAGE_##other }
-#define EVERY_HEAD(id) { READ_EVERY_HEAD, STAGE_##id, -1 }
-#define PARAM(id) { READ_PARAM, PARAM_##id, -1 }
-#define DATA(id) { READ_DATA, DATA_##id, -1 }
+#define NODE(id) { READ_NODE, STAGE_##id, -1, -1 }
+#define NODE_OR(id, other) { READ_NODE, STAGE_##id, STAGE_##other, -1 }
+#define NODE_OR2(id, other, third) { READ_NODE, STAGE_##id, STAGE_##other, STAGE_##third }
+#define EVERY_HEAD(id) { READ_EVERY_HEAD, STAGE_##id, -1, -1 }
+#define PARAM(id) { READ_PARAM, PARAM_##id, -1, -1 }
+#define DATA(id) { READ_DATA, DATA_##id, -1, -1 }
 #define INPUTS(...) { __VA_ARGS__ }
 /* What a gradient row is the gradient of (a forward row: OF_NONE). */
-#define OF_NONE { READ_NONE, -1, -1 }
+#define OF_NONE { READ_NONE, -1, -1, -1 }
 #define OF(id) NODE(id)
 #define OF_PARAM(id) PARAM(id)
 
@@ -175,21 +188,26 @@ typedef struct {
       STAGE_STORED, 0, INPUTS(DATA(EMBEDDINGS), DATA(POSITIONAL)), \
       OF_NONE, trace_read_stored, forward_input, backward_nothing, \
       explain_input, cost_input, formula_input) \
+    X(NORMED, "normed", FAMILY_NORM, PRESENT_WITH_PRE_NORM, false, AXIS_TOKENS, \
+      AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, \
+      INPUTS(NODE(INPUT), PARAM(GAIN), PARAM(NORM_BIAS)), \
+      OF_NONE, trace_read_stored, forward_normed, backward_normed, \
+      explain_normed, cost_normed, formula_normed) \
     X(Q, "Q", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
-      INPUTS(NODE(INPUT), PARAM(W_Q), PARAM(B_Q)), \
+      INPUTS(NODE_OR(INPUT, NORMED), PARAM(W_Q), PARAM(B_Q)), \
       OF_NONE, trace_read_stored, forward_projection, backward_projection, \
       explain_projection, cost_projection, \
       formula_projection) \
     X(K, "K", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_SOURCE, AXIS_KV_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
-      INPUTS(NODE_OR(INPUT, SOURCE_INPUT), PARAM(W_K), PARAM(B_K)), \
+      INPUTS(NODE_OR2(INPUT, SOURCE_INPUT, NORMED), PARAM(W_K), PARAM(B_K)), \
       OF_NONE, trace_read_stored, forward_projection, backward_projection, \
       explain_projection, cost_projection, \
       formula_projection) \
     X(V, "V", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_SOURCE, AXIS_KV_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
-      INPUTS(NODE_OR(INPUT, SOURCE_INPUT), PARAM(W_V), PARAM(B_V)), \
+      INPUTS(NODE_OR2(INPUT, SOURCE_INPUT, NORMED), PARAM(W_V), PARAM(B_V)), \
       OF_NONE, trace_read_stored, forward_projection, backward_projection, \
       explain_projection, cost_projection, \
       formula_projection) \
@@ -244,13 +262,32 @@ typedef struct {
       OF_NONE, trace_read_stored, forward_projection, backward_projection, \
       explain_projection, cost_projection, \
       formula_projection) \
+    X(RESIDUAL, "residual", FAMILY_NORM, PRESENT_WITH_RESIDUAL, false, AXIS_TOKENS, \
+      AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(INPUT), NODE(OUTPUT)), \
+      OF_NONE, trace_read_stored, forward_residual, backward_residual, \
+      explain_residual, cost_residual, formula_residual) \
+    X(NORMED_POST, "normed", FAMILY_NORM, PRESENT_WITH_POST_NORM, false, AXIS_TOKENS, \
+      AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, \
+      INPUTS(NODE(RESIDUAL), PARAM(GAIN), PARAM(NORM_BIAS)), \
+      OF_NONE, trace_read_stored, forward_normed, backward_normed, \
+      explain_normed, cost_normed, formula_normed) \
     X(LOSS, "loss", FAMILY_LOSS, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_ONE, STAGE_STORED, 0, \
-      INPUTS(NODE(OUTPUT), DATA(TARGET)), OF_NONE, \
+      INPUTS(NODE_OR2(OUTPUT, NORMED_POST, RESIDUAL), DATA(TARGET)), OF_NONE, \
       trace_read_stored, forward_loss, backward_loss, explain_loss, cost_loss, formula_loss) \
+    X(D_NORMED_POST, "d_normed", FAMILY_NORM, PRESENT_WITH_LOSS, \
+      false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(NORMED_POST), DATA(TARGET)), OF(NORMED_POST), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_output, cost_gradient, \
+      formula_gradient) \
+    X(D_RESIDUAL, "d_residual", FAMILY_NORM, PRESENT_WITH_LOSS, \
+      false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE_OR(RESIDUAL, D_NORMED_POST), DATA(TARGET)), OF(RESIDUAL), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_output, cost_gradient, \
+      formula_gradient) \
     X(D_OUTPUT, "d_output", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
-      STAGE_GRADIENT, INPUTS(NODE(OUTPUT), DATA(TARGET)), OF(OUTPUT), \
+      STAGE_GRADIENT, INPUTS(NODE_OR(OUTPUT, D_RESIDUAL), DATA(TARGET)), OF(OUTPUT), \
       trace_read_stored, forward_gradient, backward_nothing, explain_d_output, cost_gradient, \
       formula_gradient) \
     X(D_W_O, "d_W_O", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
@@ -285,7 +322,7 @@ typedef struct {
       formula_gradient) \
     X(D_W_V, "d_W_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
-      STAGE_GRADIENT, INPUTS(NODE_OR(INPUT, SOURCE_INPUT), NODE(D_V)), OF_PARAM(W_V), \
+      STAGE_GRADIENT, INPUTS(NODE_OR2(INPUT, SOURCE_INPUT, NORMED), NODE(D_V)), OF_PARAM(W_V), \
       trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
       formula_gradient) \
     X(D_B_V, "d_b_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
@@ -331,7 +368,7 @@ typedef struct {
       formula_gradient) \
     X(D_W_Q, "d_W_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, STAGE_STORED, \
-      STAGE_GRADIENT, INPUTS(NODE(INPUT), NODE(D_Q)), OF_PARAM(W_Q), \
+      STAGE_GRADIENT, INPUTS(NODE_OR(INPUT, NORMED), NODE(D_Q)), OF_PARAM(W_Q), \
       trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
       formula_gradient) \
     X(D_B_Q, "d_b_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
@@ -347,7 +384,7 @@ typedef struct {
       formula_gradient) \
     X(D_W_K, "d_W_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
-      STAGE_GRADIENT, INPUTS(NODE_OR(INPUT, SOURCE_INPUT), NODE(D_K)), OF_PARAM(W_K), \
+      STAGE_GRADIENT, INPUTS(NODE_OR2(INPUT, SOURCE_INPUT, NORMED), NODE(D_K)), OF_PARAM(W_K), \
       trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
       formula_gradient) \
     X(D_B_K, "d_b_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
@@ -355,9 +392,25 @@ typedef struct {
       STAGE_GRADIENT, INPUTS(NODE(D_K)), OF_PARAM(B_K), \
       trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
       formula_gradient) \
+    X(D_NORMED, "d_normed", FAMILY_NORM, PRESENT_WITH_LOSS, \
+      false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_Q), NODE(D_K), NODE(D_V)), OF(NORMED), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
+      formula_gradient) \
+    X(D_GAIN, "d_gain", FAMILY_NORM, PRESENT_WITH_LOSS, \
+      false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE_OR(D_NORMED, D_NORMED_POST), NODE_OR(NORMED, NORMED_POST)), \
+      OF_PARAM(GAIN), trace_read_stored, forward_gradient, backward_nothing, explain_d_gain, \
+      cost_gradient, formula_gradient) \
+    X(D_NORM_BIAS, "d_bias", FAMILY_NORM, PRESENT_WITH_LOSS, \
+      false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE_OR(D_NORMED, D_NORMED_POST)), OF_PARAM(NORM_BIAS), \
+      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
+      formula_gradient) \
     X(D_INPUT, "d_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
-      STAGE_GRADIENT, INPUTS(NODE(D_Q), NODE(D_K), NODE(D_V)), OF(INPUT), \
+      STAGE_GRADIENT, INPUTS(NODE_OR(D_Q, D_NORMED), NODE_OR(D_K, D_NORMED), \
+      NODE_OR(D_V, D_NORMED), NODE(D_RESIDUAL)), OF(INPUT), \
       trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
       formula_gradient) \
     X(D_SOURCE_INPUT, "d_source_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
@@ -389,7 +442,10 @@ typedef struct {
 /* The table entry of a stage; stage must be < STAGE_COUNT. */
 const stage_info *stage_get(stage_id stage);
 
-/* The stage called name (exact, case-sensitive), or STAGE_COUNT when there is none. */
+/* The stage called name (exact, case-sensitive), or STAGE_COUNT when there is none. Two rows
+ * share a name when they are one node in two places that never meet (normed before Q under a
+ * pre-norm, after the residual under a post-norm): this gives the first; trace_find_stage
+ * (trace.h) the one an input has. */
 stage_id stage_find(const char *name);
 
 /* The lesson key that makes a stage of this presence exist ("positional: rope"), or NULL for

@@ -93,11 +93,15 @@ size_t trace_positional_bytes(const trace *t)
     return positional_rows(t) * (size_t)t->d_model * sizeof(double);
 }
 
-/* The stage a node input reads in this trace: its `instead` when the trace has it. */
+/* The stage a node input reads in this trace: its `instead` when the trace has it, else its
+ * `otherwise` when the trace has that. */
 static stage_id node_read(const trace *t, const stage_input *in)
 {
-    bool instead = in->instead >= 0 && trace_has_stage(t, (stage_id)in->instead);
-    return (stage_id)(instead ? in->instead : in->id);
+    if (in->instead >= 0 && trace_has_stage(t, (stage_id)in->instead))
+        return (stage_id)in->instead;
+    if (in->otherwise > 0 && trace_has_stage(t, (stage_id)in->otherwise))
+        return (stage_id)in->otherwise;
+    return (stage_id)in->id;
 }
 
 stage_id trace_stage_node_input(const trace *t, stage_id stage, int index)
@@ -115,12 +119,14 @@ const double *trace_param(const trace *t, param_id param)
     return t->in->params[param];
 }
 
-/* The name of one input as this trace reads it, or NULL for a parameter it lacks. */
+/* The name of one input as this trace reads it, or NULL for a parameter or node it lacks
+ * (d_input is made from d_residual only with a residual). */
 static const char *input_name(const trace *t, const stage_input *in)
 {
     switch (in->kind) {
     case READ_NODE:
-    case READ_EVERY_HEAD: return stage_get(node_read(t, in))->name;
+    case READ_EVERY_HEAD:
+        return trace_has_stage(t, node_read(t, in)) ? stage_get(node_read(t, in))->name : NULL;
     case READ_PARAM:
         return trace_param(t, (param_id)in->id) ? param_get((param_id)in->id)->name : NULL;
     case READ_DATA: return stage_data_name((data_id)in->id);
@@ -142,13 +148,22 @@ static bool named_before(const trace *t, const stage_input *in, int i, const cha
     return false;
 }
 
+/* Whether input i of stage is the target of a gradient row that another gradient makes: the
+ * loss reads the last node only, so d_output under a residual is made from d_residual alone. */
+static bool target_passed_by(const trace *t, stage_id stage, const stage_input *in)
+{
+    return in->kind == READ_DATA && in->id == DATA_TARGET
+        && stage_get(stage)->flags & STAGE_GRADIENT
+        && stage_get(trace_stage_node_input(t, stage, 0))->flags & STAGE_GRADIENT;
+}
+
 int trace_stage_inputs(const trace *t, stage_id stage, char *buffer, size_t size)
 {
     const stage_input *in = stage_get(stage)->inputs;
     int wanted = 0;
     for (int i = 0; i < STAGE_MAX_INPUTS && in[i].kind != READ_NONE; i++) {
         const char *name = input_name(t, &in[i]);
-        if (!name || named_before(t, in, i, name))
+        if (!name || named_before(t, in, i, name) || target_passed_by(t, stage, &in[i]))
             continue;
         size_t used = (size_t)wanted < size ? (size_t)wanted : size;
         wanted += snprintf(buffer ? buffer + used : NULL, buffer ? size - used : 0, "%s%s%s",
@@ -243,10 +258,20 @@ static bool decoding_fits(const attention_input *in)
                            && (in->mask == MASK_CAUSAL || in->mask == MASK_WINDOW));
 }
 
+/* A norm has its gain (and an RMS norm no bias), a positive eps, the residual a post-norm
+ * normalises, and the query tokens only (a source would need a norm of its own). */
+static bool norm_fits(const attention_input *in)
+{
+    if (in->norm == NORM_NONE)
+        return true;
+    return in->gain && (in->norm == NORM_LAYER || !in->norm_bias) && in->norm_eps > 0.0
+        && isfinite(in->norm_eps) && !in->source && (!in->norm_post || in->residual);
+}
+
 static trace_status check_shape(const attention_input *in)
 {
     bool fits = sizes_fit(in) && data_given(in) && mask_fits(in) && positions_fit(in)
-             && softmax_fits(in) && decoding_fits(in);
+             && softmax_fits(in) && decoding_fits(in) && norm_fits(in);
     return fits ? TRACE_OK : TRACE_ERROR_SHAPE;
 }
 
@@ -579,8 +604,20 @@ bool trace_presence_met(const attention_input *in, stage_presence presence)
     case PRESENT_WITH_ALIBI: return in->alibi;
     case PRESENT_WITH_ONLINE: return in->online_softmax;
     case PRESENT_WITH_LOSS: return in->target != NULL;
+    case PRESENT_WITH_PRE_NORM: return in->norm != NORM_NONE && !in->norm_post;
+    case PRESENT_WITH_POST_NORM: return in->norm != NORM_NONE && in->norm_post;
+    case PRESENT_WITH_RESIDUAL: return in->residual;
     }
     return false;
+}
+
+stage_id trace_find_stage(const attention_input *in, const char *name)
+{
+    trace shape = shape_of(in);
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (strcmp(stage_get((stage_id)s)->name, name) == 0 && trace_has_stage(&shape, (stage_id)s))
+            return (stage_id)s;
+    return stage_find(name);
 }
 
 /* Whether what a gradient row is the gradient of exists (a forward row: true). */

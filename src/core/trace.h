@@ -22,6 +22,15 @@ typedef enum {
     POSITIONAL_ROPE
 } positional_kind;
 
+/* The normalisation of a layer (norm: {kind: …}): none, layer norm (torch.nn.LayerNorm: the
+ * mean subtracted, divided by √(biased variance + eps)) or RMS norm (torch.nn.RMSNorm: divided
+ * by √(mean of squares + eps)), then times the gain and plus the bias (layer norm only). */
+typedef enum {
+    NORM_NONE,
+    NORM_LAYER,
+    NORM_RMS
+} norm_kind;
+
 /* What the core computes from. The caller owns every array; the core only reads them.
  * n = n_tokens query tokens, m = n_source key/value tokens (m = n and source = NULL in
  * self-attention). */
@@ -42,6 +51,7 @@ typedef struct {
         struct {
             const double *W_Q, *W_K, *W_V, *W_O;
             const double *b_Q, *b_K, *b_V, *b_O;
+            const double *gain, *norm_bias;   /* (d_model) the norm's; NULL without a norm */
         };
         const double *params[PARAM_COUNT];
     };
@@ -68,6 +78,14 @@ typedef struct {
                                            loss = ½ Σ (output − target)² and every gradient row
                                            (stages.h) are computed after the forward pass; a
                                            lesson that decodes has none */
+    norm_kind norm;                     /* the stage normed, or NORM_NONE; self-attention only;
+                                           needs gain, and an RMS norm no norm_bias */
+    bool norm_post;                     /* normed = norm(residual), after it (Post-LN, needs
+                                           residual); false: normed = norm(input), which Q, K
+                                           and V read (Pre-LN) */
+    double norm_eps;                    /* added to the variance (mean square) before its
+                                           root: > 0 and finite */
+    bool residual;                      /* the stage residual = input + output */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
@@ -157,6 +175,10 @@ double trace_loss(const trace *t);
 /* Whether a stage exists in this trace: its row's presence rule (source_input only in
  * cross-attention). */
 bool trace_has_stage(const trace *t, stage_id stage);
+
+/* The stage called name that in has (of the rows sharing a name, the present one), else
+ * stage_find's; STAGE_COUNT when no row is called name. */
+stage_id trace_find_stage(const attention_input *in, const char *name);
 
 /* Whether a stage of this presence exists for in. */
 bool trace_presence_met(const attention_input *in, stage_presence presence);

@@ -15,6 +15,8 @@ static void fill_matrix(checker *c, const matrix_spec *spec, int rows, int cols,
         random_seed(&state, spec->seed);
         /* xavier's a = √(3 / d_model) for every matrix, as lessons/README.md defines it */
         random_fill(&state, spec->kind, 2 * c->d_model, spec->scale, values, count);
+    } else if (spec->form == FORM_CONSTANT) {   /* a norm's gain or bias not written */
+        for (size_t i = 0; i < count; i++) values[i] = spec->scale;
     } else if (spec->form == FORM_VECTOR) {
         checker_read_vector(c, spec->node, cols, "", NULL, values);
     } else if (spec->form == FORM_LIST) {
@@ -112,7 +114,8 @@ attention_input checker_model(const checker *c) {
         .positional = c->positional, .scale = c->scale, .rope = c->rope,
         .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window,
         .kv_heads = c->kv_heads, .online_softmax = c->online_softmax, .tile = c->tile,
-        .decode = c->decode };
+        .decode = c->decode, .norm = c->norm, .norm_post = c->norm_post,
+        .norm_eps = c->norm_eps, .residual = c->residual };
 }
 
 /* The loss's target, one row per token: as written (rows, a file) or by token. */
@@ -159,7 +162,7 @@ static size_t bytes_needed(const checker *c, const lesson *l) {
     size_t d = (size_t)c->d_model, n = (size_t)l->n_tokens;
     size_t m = l->source ? (size_t)l->n_source : n;
     size_t doubles = ((size_t)c->n_distinct + n + (l->source ? m : 0)) * d + 4 * d * d
-                   + 4 * d   /* the biases, at most d each */
+                   + 6 * d   /* the biases and the norm's gain and bias, at most d each */
                    + (c->loss ? n * d : 0);
     size_t own = doubles * sizeof(double) + (c->mask != MASK_NONE ? n * m : 0);
     size_t computed = trace_bytes_needed(&l->input);
@@ -194,7 +197,7 @@ lesson_status checker_build(checker *c, int root, lesson *l) {
      * given; the quick check of the picker (structure_only) makes no weight matrix */
     for (int p = 0; ok && p < PARAM_COUNT; p++) {
         const param_info *info = param_get((param_id)p);
-        if (info->optional ? c->keys[TOP_W_Q + p] < 0 : c->structure_only) continue;
+        if (info->optional ? !checker_param_given(c, (param_id)p) : c->structure_only) continue;
         int rows = trace_input_axis_length(&l->input, info->rows),
             cols = trace_input_axis_length(&l->input, info->cols);
         l->params[p] = malloc((size_t)rows * (size_t)cols * sizeof *l->params[p]);

@@ -106,7 +106,7 @@ static const char *stage_missing(const checker *c, stage_id stage) {
         return c->keys[TOP_SOURCE] < 0 ? "source" : NULL;
     if (!trace_presence_met(&model, info->presence)) return stage_presence_key(info->presence);
     if (info->of.kind == READ_NODE) return stage_missing(c, (stage_id)info->of.id);
-    if (info->of.kind == READ_PARAM && c->keys[TOP_W_Q + info->of.id] < 0)
+    if (info->of.kind == READ_PARAM && !checker_param_given(c, (param_id)info->of.id))
         return param_get((param_id)info->of.id)->name;
     return NULL;
 }
@@ -114,7 +114,8 @@ static const char *stage_missing(const checker *c, stage_id stage) {
 stage_id checker_read_stage(checker *c, int node) {
     if (!checker_expect_scalar(c, node, "stage", "a stage name")) return STAGE_COUNT;
     const char *name = lesson_node_text(c->t, node);
-    stage_id stage = stage_find(name);
+    attention_input model = checker_model(c);
+    stage_id stage = trace_find_stage(&model, name);
     if (stage != STAGE_COUNT) {
         /* the node table's presence rule, against the configuration read so far */
         const char *missing = stage_missing(c, stage);
@@ -129,7 +130,8 @@ stage_id checker_read_stage(checker *c, int node) {
     char text[LESSON_ESCAPED_MAX];
     int count = 0;
     for (int i = 0; i < STAGE_COUNT; i++)
-        if (checker_stage_listed(c, (stage_id)i)) names[count++] = stage_get((stage_id)i)->name;
+        if (checker_stage_listed(c, (stage_id)i) && (int)stage_find(stage_get((stage_id)i)->name) == i)
+            names[count++] = stage_get((stage_id)i)->name;   /* a shared name once */
     checker_report_unknown(c, REPORT(c, node, UNKNOWN_STAGE, checker_shown(c, node, text)), node,
                            names, count, LESSON_HINT_STAGES_ARE);
     return STAGE_COUNT;
@@ -214,6 +216,43 @@ void checker_read_bias(checker *c) {
     int node = c->keys[TOP_BIAS];
     c->alibi = node >= 0 && checker_read_word(c, node, "bias", words, 2, "none or alibi") == 1;
     if (c->alibi && c->keys[TOP_SOURCE] >= 0) REPORT(c, node, SELF_ONLY, "bias: alibi");
+}
+
+/* norm: {kind: layer | rms, place: pre | post, eps: E, gain: […], bias: […]} (gain and bias are
+ * read with the biases, checker_read_bias_vector) and residual: true. A post-norm normalises
+ * input + output, PyTorch's Post-LN norm(x + attention(x)), so it needs the residual. */
+void checker_read_norm(checker *c) {
+    static const char *const names[] = { "kind", "place", "eps", "gain", "bias" };
+    static const char *const kinds[] = { "layer", "rms" }, *const places[] = { "pre", "post" };
+    int node = c->keys[TOP_NORM], values[5] = { -1, -1, -1, -1, -1 };
+    c->norm = NORM_NONE, c->norm_post = false, c->norm_eps = 1e-5;
+    c->norm_gain = c->norm_bias = -1;
+    c->residual = checker_read_bool(c, c->keys[TOP_RESIDUAL], "residual", false);
+    if (!checker_usable(c, node)
+        || !checker_expect_kind(c, node, LESSON_NODE_MAP, "norm",
+                                "a mapping {kind: layer, place: pre, eps: 1e-5}"))
+        return;
+    checker_read_keys(c, node, names, 5, values);
+    int kind = values[0] >= 0 ? checker_read_word(c, values[0], "norm: kind", kinds, 2,
+                                                  "layer or rms") : 0;
+    int place = values[1] >= 0 ? checker_read_word(c, values[1], "norm: place", places, 2,
+                                                   "pre or post") : 0;
+    bool usable = kind >= 0 && place >= 0;
+    if (values[2] >= 0 && checker_read_number(c, values[2], "norm: eps", &c->norm_eps)
+        && !(c->norm_eps > 0.0)) {
+        char text[LESSON_ESCAPED_MAX];
+        REPORT(c, values[2], BAD_VALUE, "norm: eps", "a number greater than 0",
+               checker_shown(c, values[2], text));
+    }
+    if (kind == 1 && values[4] >= 0) REPORT(c, values[4] - 1, RMS_BIAS, NULL);
+    if (place == 1 && !c->residual)
+        REPORT(c, values[1], NEEDS, "norm: {place: post}",
+               "'residual: true' beside it: a post-norm normalises input + output, as PyTorch's "
+               "Post-LN norm(x + attention(x))");
+    if (c->keys[TOP_SOURCE] >= 0) REPORT(c, node - 1, SELF_ONLY, "norm");
+    if (!usable) return;
+    c->norm = kind == 1 ? NORM_RMS : NORM_LAYER, c->norm_post = place == 1;
+    c->norm_gain = values[3], c->norm_bias = kind == 1 ? -1 : values[4];
 }
 
 /* softmax: ordinary or online, and tile: B (keys per tile), which online needs and nothing
@@ -319,7 +358,7 @@ static void read_trained_param(checker *c, int node, const char *const *names) {
     int p = checker_read_word(c, node, "a name in train: params", names, PARAM_COUNT,
                               "a weight or bias (W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O)");
     if (p < 0) return;
-    if (param_get((param_id)p)->optional && c->keys[TOP_W_Q + p] < 0)
+    if (!checker_param_given(c, (param_id)p))
         REPORT(c, node, TRAIN_ABSENT, names[p], names[p]);
     else if (c->train.trains[p])
         REPORT(c, node, TRAIN_TWICE, names[p]);
@@ -331,8 +370,7 @@ static void read_trained_params(checker *c, int node) {
     const char *names[PARAM_COUNT];
     for (int p = 0; p < PARAM_COUNT; p++) {
         names[p] = param_get((param_id)p)->name;
-        c->train.trains[p] = node < 0 && (!param_get((param_id)p)->optional
-                                          || c->keys[TOP_W_Q + p] >= 0);
+        c->train.trains[p] = node < 0 && checker_param_given(c, (param_id)p);
     }
     if (node < 0 || !checker_expect_kind(c, node, LESSON_NODE_LIST, "train: params",
                                          "a list of weights and biases ([W_Q, W_K])"))

@@ -81,6 +81,8 @@
     X(MASK_ROW_HIDDEN,   "the mask row of '%s' hides every key; each token must see at least one") \
     X(CAUSAL_CROSS,      "a causal mask needs self-attention, but this lesson has a source") \
     X(SELF_ONLY,         "%s needs self-attention, but this lesson has a source") \
+    X(RMS_BIAS,          "an RMS norm has no bias (as torch.nn.RMSNorm): remove 'bias:' or " \
+                         "write 'kind: layer'") \
     X(ROPE_ODD_D_K,      "positional: rope turns pairs of dimensions, so d_k (d_model / heads) " \
                          "must be even; here it is %d") \
     X(KV_HEADS_DIVIDE,   "kv_heads (%d) must divide heads (%d)") \
@@ -176,6 +178,7 @@ typedef enum {
     X(EVEN_D_K,          "use d_model and heads whose quotient is even, e.g. heads: %d") \
     X(SEPARATE_NUMBERS,  "write decimals with a point, and ', ' between numbers") \
     X(BIAS_LENGTH,       "%s is added to every row of %s, one number per column: %s") \
+    X(GAIN_LENGTH,       "%s multiplies every row of %s, one number per column: %s") \
     X(INDEX_RANGE,       "an index of a %s of stage '%s' is from 0 to %d") \
     X(CSV_ROW,           "if line 1 is meant as a row of numbers, correct it; a header is " \
                          "not read as numbers") \

@@ -115,9 +115,12 @@ static lesson_edit_status find_matrix(const lesson *l, const char *name, size_t 
             if (m.values)
                 return LESSON_EDIT_OK;
             snprintf(word, sizeof word, "'%s'", m.name);
+            bool norm = m.kind == READ_PARAM && (m.id == PARAM_GAIN || m.id == PARAM_NORM_BIAS);
             return failed(LESSON_EDIT_ABSENT, error, size, "%s %s", word,
-                          m.kind == READ_PARAM ? "is not given (a bias exists only where the "
-                                                 "lesson writes one)"
+                          norm ? "is not given (the norm's gain exists with 'norm:', its bias "
+                                 "with a layer norm only)"
+                          : m.kind == READ_PARAM ? "is not given (a bias exists only where the "
+                                                   "lesson writes one)"
                           : m.id == DATA_TARGET ? "exists only with 'loss: {target: …}'"
                           : "exists only in cross-attention (with 'source')");
         }
@@ -591,6 +594,13 @@ char *lesson_edit_write(const lesson *l, const lesson_edit *edits, const double 
         if (written[index]) continue;
         written[index] = true;
         matrix m = matrix_at(l, index);
+        if (m.kind == READ_PARAM && (m.id == PARAM_GAIN || m.id == PARAM_NORM_BIAS)) {
+            /* keys of norm:, not of the top level (where 'bias' is ALiBi's) */
+            snprintf(error, size, "the norm's %s is a key of 'norm:': write it there by hand",
+                     m.name);
+            free(head.text), free(body.text);
+            return NULL;
+        }
         if (m.kind == READ_DATA && m.id != DATA_TARGET && !m.by_token) {
             snprintf(error, size, "its embeddings are written row by row ({file:}): write them "
                      "out by hand");

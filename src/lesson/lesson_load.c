@@ -39,6 +39,7 @@ static void check_lesson(checker *c, int root) {
     for (int p = 0; p < PARAM_COUNT; p++)
         if (!param_get((param_id)p)->optional && param_get((param_id)p)->cols == AXIS_KV_DIMS)
             checker_check_kv_identity(c, (param_id)p);
+    checker_read_norm(c);   /* before the biases: it says whether gain and bias are given */
     for (int p = 0; p < PARAM_COUNT; p++)   /* the biases */
         if (param_get((param_id)p)->optional)
             checker_read_bias_vector(c, (param_id)p);

@@ -21,7 +21,8 @@
     X(POSITIONAL, "positional") X(SCALE, "scale") \
     X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
     X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile") X(DECODE, "decode") \
-    X(DRAW_ORDER, "draw_order") X(LOSS, "loss") X(TRAIN, "train")
+    X(DRAW_ORDER, "draw_order") X(LOSS, "loss") X(TRAIN, "train") X(NORM, "norm") \
+    X(RESIDUAL, "residual")
 #define TOP_ENUM(id, name) TOP_##id,
 #define KEY_NAME(id, name) name,
 enum { TOP_KEYS(TOP_ENUM) TOP_COUNT };
@@ -29,8 +30,9 @@ enum { TOP_KEYS(TOP_ENUM) TOP_COUNT };
 /* How a matrix, a bias (a matrix of one row) or the set of embeddings is given. FORM_VECTOR is a
  * bias written as one list of numbers. */
 typedef enum { FORM_IDENTITY, FORM_LIST, FORM_RANDOM, FORM_NUMPY, FORM_FILE, FORM_VECTOR,
-               FORM_TOKENS }
-    matrix_form;   /* FORM_TOKENS: a mapping with one row per token, as embeddings are written */
+               FORM_TOKENS, FORM_CONSTANT }
+    matrix_form;   /* FORM_TOKENS: a mapping with one row per token, as embeddings are written;
+                      FORM_CONSTANT: every number `scale` (a norm's gain or bias not written) */
 
 typedef struct {
     matrix_form form;
@@ -46,8 +48,11 @@ typedef struct {
 /* The matrices and biases in numpy's default draw order: the embeddings, then every parameter
  * in the parameter table's order (draw i > 0 is parameter i − 1); draw_order: names them. */
 enum { DRAWN_EMBEDDINGS, DRAWN_COUNT = 1 + PARAM_COUNT };
-/* The top-level keys of the parameters are in the parameter table's order. */
+/* The top-level keys of the parameters are in the parameter table's order; the table's last
+ * two, the norm's gain and bias, are keys of `norm:` (checker_param_node). */
 _Static_assert(TOP_B_O - TOP_W_Q == PARAM_B_O - PARAM_W_Q, "parameter keys in table order");
+_Static_assert(PARAM_GAIN == PARAM_B_O + 1 && PARAM_NORM_BIAS == PARAM_COUNT - 1,
+               "the norm's parameters last");
 
 /* A token list as read: copies of the tokens, and the node each one was written in. */
 typedef struct {
@@ -90,6 +95,11 @@ typedef struct {
     bool online_softmax;      /* softmax: online */
     int tile;                 /* its keys per tile; 0 when not given or invalid */
     bool decode;              /* decode: true */
+    norm_kind norm;           /* norm: {kind: …}; NORM_NONE without it or when unusable */
+    bool norm_post;           /* norm: {place: post} */
+    double norm_eps;          /* norm: {eps: …}, 1e-5 by default */
+    int norm_gain, norm_bias; /* the nodes of norm's gain: and bias:, or -1 */
+    bool residual;            /* residual: true */
     matrix_spec target;       /* loss: {target: …}, when keys[TOP_LOSS] >= 0 and it is usable */
     bool loss;                /* a usable loss: {target: …} was read */
     train_config train;       /* train: {steps, learning_rate, params}; steps 0 without it */
@@ -102,6 +112,20 @@ typedef struct {
     bool allow_paths;         /* data files may be anywhere (lesson_options, --allow-paths) */
     bool structure_only;      /* check everything but build no matrix (lesson_load_summary) */
 } checker;
+
+/* Where parameter p is written (-1: not written): W_Q … b_O at the top, gain and bias in norm:. */
+static inline int checker_param_node(const checker *c, param_id p) {
+    return p == PARAM_GAIN ? c->norm_gain : p == PARAM_NORM_BIAS ? c->norm_bias
+                                                                 : c->keys[TOP_W_Q + p];
+}
+
+/* Whether the lesson has parameter p: a weight always, a bias when written, the gain with any
+ * norm and the bias with a layer norm (ones and zeros unless written). */
+static inline bool checker_param_given(const checker *c, param_id p) {
+    if (p == PARAM_GAIN) return c->norm != NORM_NONE;
+    if (p == PARAM_NORM_BIAS) return c->norm == NORM_LAYER;
+    return !param_get(p)->optional || c->keys[TOP_W_Q + p] >= 0;
+}
 
 /* ---- reporting (here, as every file reads nodes and reports through them) ---- */
 
@@ -202,6 +226,8 @@ void checker_read_positional(checker *c);
 void checker_read_bias(checker *c);
 /* Reads softmax: and tile:. */
 void checker_read_softmax(checker *c);
+/* norm: {kind, place, eps, gain, bias} and residual: true. */
+void checker_read_norm(checker *c);
 /* Reads decode:, which needs a causal or window mask (so after checker_read_mask). */
 void checker_read_decode(checker *c);
 /* loss: {target: MATRIX}: one row of d_model numbers per token, as a list of rows, {file: …}

@@ -826,16 +826,20 @@ static void bias_why(const checker *c, param_id p, char *out, size_t size) {
 static void hint_bias_length(const checker *c, lesson_diagnostic *item, param_id p) {
     char why[96];
     bias_why(c, p, why, sizeof why);
-    lesson_hint(item, LESSON_HINT_BIAS_LENGTH, param_get(p)->name, biased_stage(p), why);
+    lesson_hint(item, p == PARAM_GAIN ? LESSON_HINT_GAIN_LENGTH : LESSON_HINT_BIAS_LENGTH,
+                param_get(p)->name, biased_stage(p), why);
 }
 
 /* Reads bias p (b_Q, b_K, b_V or b_O): a list of numbers, {random: ...} or {file: ...};
  * absent, the stage has no bias (nothing is added, not a zero). */
 void checker_read_bias_vector(checker *c, param_id p) {
-    int node = c->keys[TOP_W_Q + p], length = checker_param_columns(c, p);
+    int node = checker_param_node(c, p), length = checker_param_columns(c, p);
     matrix_spec *spec = &c->params[p];
     const char *name = param_get(p)->name;
     *spec = (matrix_spec){ .form = FORM_VECTOR, .node = node, .rows = 1, .cols = length };
+    if (node < 0 && checker_param_given(c, p))   /* a norm's: the gain ones, the bias zeros */
+        *spec = (matrix_spec){ .form = FORM_CONSTANT, .node = -1, .rows = 1, .cols = length,
+                               .scale = p == PARAM_GAIN ? 1.0 : 0.0 };
     if (!checker_usable(c, node)) return;
     const char *expected = "a list of numbers (one per column), {random: ...} or {file: ...}";
     if (checker_node(c, node)->kind == LESSON_NODE_MAP) {

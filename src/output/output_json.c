@@ -43,7 +43,7 @@ static void put_labels(output *o, const char *key, stage_axis axis, int count)
 }
 
 /* The configuration that changes what the stages are, where the lesson sets it: how positions
- * enter, ALiBi, the sliding window, the key/value heads. */
+ * enter, ALiBi, the sliding window, the key/value heads, the norm and the residual. */
 static void put_options(output *o, const attention_input *in)
 {
     positional_kind positional = trace_positional_kind(in);
@@ -64,6 +64,14 @@ static void put_options(output *o, const attention_input *in)
         output_printf(o, "  \"softmax\": \"online\",\n  \"tile\": %d,\n", in->tile);
     if (in->decode)
         output_puts(o, "  \"decode\": true,\n");
+    if (in->norm != NORM_NONE) {
+        output_printf(o, "  \"norm\": {\"kind\": \"%s\", \"place\": \"%s\", \"eps\": ",
+                      in->norm == NORM_RMS ? "rms" : "layer", in->norm_post ? "post" : "pre");
+        output_number(o, in->norm_eps, NUMBER_EXACT);
+        output_puts(o, "},\n");
+    }
+    if (in->residual)
+        output_puts(o, "  \"residual\": true,\n");
 }
 
 /* The biases the lesson gives, each a list of one number per column of its stage: "biases":

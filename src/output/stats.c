@@ -272,6 +272,50 @@ static void print_kv_cache(FILE *out, const trace *t)
         fprintf(out, " (full multi-head attention).\n");
 }
 
+unsigned long long stats_parameter_count(const trace *t, param_id p)
+{
+    const param_info *info = param_get(p);
+    if (!trace_param(t, p))
+        return 0;
+    return (unsigned long long)trace_axis_length(t, info->rows)
+         * (unsigned long long)trace_axis_length(t, info->cols);
+}
+
+/* "  W_K    4×2            8": a name, a shape and a count in columns. */
+static void print_parameter_line(FILE *out, const char *name, const char *shape,
+                                 const char *count)
+{
+    fputs(" ", out);
+    put_field(out, name, 7, true);
+    put_field(out, shape, 8, true);
+    put_field(out, count, 10, false);
+    fputs("\n", out);
+}
+
+/* The layer's parameters, one line each with its shape and count, and their total: what a
+ * student compares with a model's published counts (3Blue1Brown's per-head and per-block
+ * ones). */
+static void print_parameters(FILE *out, const trace *t)
+{
+    unsigned long long total = 0;
+    char count[32];
+    fprintf(out, "\nParameters of the layer (what training learns):\n");
+    for (int p = 0; p < PARAM_COUNT; p++) {
+        unsigned long long n = stats_parameter_count(t, (param_id)p);
+        if (n == 0)
+            continue;
+        const param_info *info = param_get((param_id)p);
+        char shape[48];
+        snprintf(shape, sizeof shape, "%d×%d", trace_axis_length(t, info->rows),
+                 trace_axis_length(t, info->cols));
+        format_count(n, count, sizeof count);
+        print_parameter_line(out, info->name, shape, count);
+        total += n;
+    }
+    format_count(total, count, sizeof count);
+    print_parameter_line(out, "total", "", count);
+}
+
 /* A decode to time: tokens 0 … position − 1 decoded, the cache ready for token position. */
 typedef struct {
     decode_state state;
@@ -387,6 +431,7 @@ int stats_print(const trace *t, const trace_options *options, double min_seconds
     }
     print_stage_row(out, "total", &table.total, false);
     print_kv_cache(out, t);
+    print_parameters(out, t);
     if (t->in->decode && decode_supported(t) && print_decode(out, t, options, min_seconds) != 0)
         return -1;
     char peak_text[32], scratch[32], derived[128] = "";
@@ -403,6 +448,8 @@ int stats_print(const trace *t, const trace_options *options, double min_seconds
             "allocation and no page fault is timed): the best of %d rounds taken stage after\n"
             "stage, each the best of batches of runs repeated for at least %.0f ms.\n",
             peak_text, scratch, derived, STATS_ROUNDS, min_seconds * 1e3);
+    if (t->in->norm != NORM_NONE)   /* cost_counts has no column for a root */
+        fprintf(out, "The norm's square roots, one a row, are not counted.\n");
     if (t->in->target)   /* the backward pass adds each product into its gradient block */
         fprintf(out, "In the backward pass (the d_ stages) a product's cell of k terms counts k\n"
                 "multiplications and k additions: its sum, and the addition into the gradient.\n");

@@ -81,9 +81,14 @@ bool explain_loss(explain_text *out, const trace *t, const trace_cell *cell)
     return true;
 }
 
-/* d_output[i,j] = output[i,j] − target[i,j] = 0.8 − 1.0. */
+/* d_output[i,j] = output[i,j] − target[i,j] = 0.8 − 1.0, for the node the loss reads (output,
+ * residual or normed); a node read by the norm family instead (output by residual, residual by
+ * a post-norm) gets what that reader sends back (ops/norm.c). */
 bool explain_d_output(explain_text *out, const trace *t, const trace_cell *cell)
 {
+    stage_id first = trace_stage_node_input(t, cell->stage, 0);
+    if (stage_get(first)->flags & STAGE_GRADIENT)
+        return ops_explain_through_norm(out, t, (stage_id)stage_get(first)->of.id, cell);
     size_t at = (size_t)cell->row * (size_t)t->d_model + (size_t)cell->col;
     const char *row = explain_row_label(out, t, cell),
                *from = stage_get(trace_stage_node_input(t, cell->stage, 0))->name;

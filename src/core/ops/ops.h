@@ -98,6 +98,16 @@ void explain_put_source_cell(explain_text *out, const trace *t, const char *stag
 /* A gradient through RoPE's rotation, turned back, with its numbers (ops/positions.c). */
 bool explain_d_unrotated(explain_text *out, const trace *t, const trace_cell *cell);
 
+/* What reader (residual or normed, ops/norm.c) sends back to cell (row, col) of the node it
+ * reads: a term of that node's gradient; its name in an explanation ("d_residual[cat,1]",
+ * "(d_normed[cat,·] back through normed)"); and a gradient made by that reader alone,
+ * explained with its numbers (d_output from d_residual, d_residual from d_normed). */
+double ops_through_norm(const trace *t, stage_id reader, int row, int col);
+void ops_put_through_norm(explain_text *out, const trace *t, stage_id reader,
+                          const trace_cell *cell);
+bool ops_explain_through_norm(explain_text *out, const trace *t, stage_id reader,
+                              const trace_cell *cell);
+
 /* Whether each key/value group is read by one head only (ops/context.c). */
 bool ops_one_head_per_group(const trace *t);
 
@@ -119,7 +129,8 @@ typedef void backward_count_fn(const trace *t, stage_id stage, int input, int he
                                cost_counts *counts);
 backward_count_fn count_backward_projection, count_backward_rotated, count_backward_scores,
     count_backward_scaled, count_backward_biased, count_backward_masked, count_backward_weights,
-    count_backward_context, count_backward_concat, count_backward_loss;
+    count_backward_context, count_backward_concat, count_backward_loss, count_backward_normed,
+    count_backward_residual;
 
 /* A backward product of rows × cols cells of count terms each (ops_add_product). */
 void ops_count_product(tally rows, tally cols, tally count, cost_counts *counts);

@@ -194,19 +194,33 @@ static bool projects(const trace *t, int s, const stage_input *of)
         && trace_reads_gradient_of(t, &reader->inputs[0], of);
 }
 
+/* Whether reader is of the norm family (residual, normed), which sends its own term. */
+static bool through_norm(stage_id reader)
+{
+    return stage_get(reader)->family == FAMILY_NORM;
+}
+
 /* d_X[i,a] = Σ over the projections P that read X of Σ_c d_P[i,c] · W_P[a,c] (d_input from Q,
- * K and V; d_concat from output): the sums named, then each one's terms with their numbers. */
+ * K and V; d_concat from output), plus what a residual or a norm reading X sends (ops/norm.c):
+ * the sums and terms named, then each one with its numbers. */
 bool explain_d_projected(explain_text *out, const trace *t, const trace_cell *cell)
 {
     const stage_input *of = &stage_get(cell->stage)->of;
-    int sums = 0;
+    trace_gradient_reader readers[STAGE_COUNT * STAGE_MAX_INPUTS];
+    int count = trace_gradient_readers(t, cell->stage, readers), sums = 0;
     for (int s = 0; s < STAGE_COUNT; s++)
         if (projects(t, s, of))
             explain_put(out, "%s Σ_c %s[%s,c] · %s[%d,c]", sums++ ? " +" : " =",
                         stage_get(stage_gradient(READ_NODE, s))->name, explain_row_label(out, t, cell),
                         param_get(trace_stage_param_input((stage_id)s, 0))->name, cell->col);
+    for (int r = 0; r < count; r++)
+        if (through_norm(readers[r].reader)) {
+            explain_put(out, "%s ", sums++ ? " +" : " =");
+            ops_put_through_norm(out, t, readers[r].reader, cell);
+        }
     explain_put(out, " =");
-    for (int s = 0, k = 0; s < STAGE_COUNT; s++) {
+    int k = 0;
+    for (int s = 0; s < STAGE_COUNT; s++) {
         if (!projects(t, s, of))
             continue;
         size_t cols = (size_t)trace_cols(t, (stage_id)s);
@@ -217,5 +231,10 @@ bool explain_d_projected(explain_text *out, const trace *t, const trace_cell *ce
         explain_put_product_terms(out, &p, (int)cols, NULL);
         explain_put(out, "%s", sums > 1 ? "]" : "");
     }
+    for (int r = 0; r < count; r++)
+        if (through_norm(readers[r].reader)) {
+            explain_put(out, "%s", k++ ? " + " : " ");
+            explain_put_number(out, ops_through_norm(t, readers[r].reader, cell->row, cell->col));
+        }
     return true;
 }
