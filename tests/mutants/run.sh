@@ -11,7 +11,7 @@ list=${MUTANTS_LIST:-tests/mutants/list}
 tree=${BUILD:-build}/mutants/tree
 log=${BUILD:-build}/mutants/log
 rm -rf "$tree" && mkdir -p "$tree" "$log"
-cp -r Makefile src tests lessons docs .ci README.md "$tree"/
+cp -r Makefile src tests lessons tools docs .ci README.md "$tree"/
 rm -rf "$tree/tests/mutants"
 binaries=$(cd "$tree" && ls tests/test_*.c | sed 's|tests/\(.*\)\.c|build/tests/\1|')
 build() { make -s -C "$tree" -j2 BUILD=build all $binaries; }
