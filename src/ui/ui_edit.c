@@ -36,6 +36,7 @@ static bool keep_before(ui_edit *ed, const trace *t)
     memcpy(copy, t->memory, doubles * sizeof *copy);
     ed->was = *t;
     ed->was.memory = copy;
+    ed->on = t;
     if (t->positional) ed->was.positional = copy + (t->positional - t->memory);
     for (int s = 0; s < STAGE_COUNT; s++)
         if (t->block[s]) ed->was.block[s] = copy + (t->block[s] - t->memory);
@@ -51,7 +52,8 @@ static void forget_before(ui_edit *ed)
 bool ui_edit_changed(const ui_edit *ed, const trace *t, stage_id stage, int head, int row,
                      int col, double *was)
 {
-    if (!ed->was.memory || ed->count == 0) return false;
+    if (!ed->was.memory || ed->count == 0 || t != ed->on)
+        return false;   /* a trained step's trace is not the one the edits changed */
     double now = trace_value(t, stage, head, row, col);
     *was = trace_value(&ed->was, stage, head, row, col);
     return !(now == *was) && !(isnan(now) && isnan(*was));
@@ -103,15 +105,22 @@ static stage_id first_reader(const ui_opened *o, const lesson_edit *e)
     return trace_first_reader(&o->t, e->kind, e->id);
 }
 
-static bool grow(ui_edit *ed)
+/* Room for at least `wanted` edits held. */
+static bool grow_to(ui_edit *ed, int wanted)
 {
-    if (ed->count < ed->capacity) return true;
+    if (wanted <= ed->capacity) return true;
     int capacity = ed->capacity ? 2 * ed->capacity : 8;
+    while (capacity < wanted) capacity *= 2;
     ui_edit_done *more = realloc(ed->done, (size_t)capacity * sizeof *more);
     if (!more) return false;
     ed->done = more;
     ed->capacity = capacity;
     return true;
+}
+
+static bool grow(ui_edit *ed)
+{
+    return grow_to(ed, ed->count + 1);
 }
 
 /* Sets e in the lesson and recomputes; an edit whose numbers overflow is taken back. */
@@ -140,12 +149,13 @@ static void set(ui_edit *ed, ui_opened *o, ui_view *v, lesson_edit e)
 
 void ui_edit_undo(ui_edit *ed, ui_opened *o, ui_view *v, bool every)
 {
-    if (ed->count == 0) {
-        snprintf(v->message, sizeof v->message, "no edit to undo");
+    if (ed->count == ed->from_leader) {
+        snprintf(v->message, sizeof v->message, ed->from_leader ? "no edit of yours to undo "
+                 "(the leader's edits are the leader's to undo)" : "no edit to undo");
         return;
     }
     stage_id from = STAGE_COUNT;
-    int left = every ? 0 : ed->count - 1;
+    int left = every ? ed->from_leader : ed->count - 1;
     while (ed->count > left) {   /* newest first, so each cell gets back its first value */
         ui_edit_done *d = &ed->done[--ed->count];
         lesson_edit back = d->e;
@@ -156,8 +166,98 @@ void ui_edit_undo(ui_edit *ed, ui_opened *o, ui_view *v, bool every)
     }
     recompute(ed, o, v, from);
     if (ed->count == 0) forget_before(ed);
-    snprintf(v->message, sizeof v->message, ed->count ? "undone: %d edit%s left"
-             : "every edit undone: the lesson as written", ed->count, ed->count == 1 ? "" : "s");
+    if (ed->from_leader)
+        snprintf(v->message, sizeof v->message, "undone: %d edit%s of yours left, and the "
+                 "leader's %d", ed->count - ed->from_leader,
+                 ed->count - ed->from_leader == 1 ? "" : "s", ed->from_leader);
+    else
+        snprintf(v->message, sizeof v->message, ed->count ? "undone: %d edit%s left"
+                 : "every edit undone: the lesson as written", ed->count,
+                 ed->count == 1 ? "" : "s");
+}
+
+/* ---- the class: the leader's edits under a follower's own ---- */
+
+int ui_edit_cells(const ui_edit *ed, lesson_edit *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < ed->count; i++) {
+        const lesson_edit *e = &ed->done[i].e;
+        bool later = false;   /* the same cell set again later: that one counts */
+        for (int j = i + 1; j < ed->count && !later; j++) {
+            const lesson_edit *f = &ed->done[j].e;
+            later = f->kind == e->kind && f->id == e->id && f->row == e->row && f->col == e->col;
+        }
+        if (later) continue;
+        if (n < max) out[n] = *e;
+        n++;
+    }
+    return n;
+}
+
+static bool same_edit(const lesson_edit *a, const lesson_edit *b)
+{
+    return a->kind == b->kind && a->id == b->id && a->row == b->row && a->col == b->col
+        && memcmp(&a->value, &b->value, sizeof a->value) == 0;   /* -0 is not 0 */
+}
+
+/* Whether the leader's edits held are these. */
+static bool holds_leader(const ui_edit *ed, const lesson_edit *edits, int count)
+{
+    if (ed->from_leader != count) return false;
+    for (int i = 0; i < count; i++)
+        if (!same_edit(&ed->done[i].e, &edits[i])) return false;
+    return true;
+}
+
+/* Applies e to the lesson as the next edit held (room made by the caller); the first stage
+ * that reads it lowers *from. */
+static void push(ui_edit *ed, ui_opened *o, const lesson_edit *e, stage_id *from)
+{
+    double was = lesson_edit_apply(&o->l, e);
+    ed->done[ed->count++] = (ui_edit_done){*e, was};
+    stage_id reader = first_reader(o, e);
+    if (reader < *from) *from = reader;
+}
+
+bool ui_edit_take_leader(ui_edit *ed, ui_opened *o, ui_view *v, const lesson_edit *edits,
+                         int count)
+{
+    if (holds_leader(ed, edits, count)) return false;
+    int own = ed->count - ed->from_leader;
+    ui_edit_done *mine = own ? malloc((size_t)own * sizeof *mine) : NULL;
+    bool room = (!own || mine) && (ed->was.memory || ed->count || keep_before(ed, &o->t));
+    while (room && ed->capacity < count + own && grow_to(ed, count + own)) {}
+    if (!room || ed->capacity < count + own) {
+        free(mine);
+        snprintf(v->message, sizeof v->message, "out of memory: the leader's edits not taken");
+        return false;
+    }
+    if (own) memcpy(mine, ed->done + ed->from_leader, (size_t)own * sizeof *mine);
+    stage_id from = STAGE_COUNT;
+    while (ed->count > 0) {   /* back to the lesson as written, newest first */
+        ui_edit_done *d = &ed->done[--ed->count];
+        lesson_edit back = d->e;
+        back.value = d->was;
+        lesson_edit_apply(&o->l, &back);
+        stage_id reader = first_reader(o, &back);
+        if (reader < from) from = reader;
+    }
+    for (int i = 0; i < count; i++) push(ed, o, &edits[i], &from);
+    ed->from_leader = count;
+    for (int i = 0; i < own; i++) push(ed, o, &mine[i].e, &from);   /* the follower's own on top */
+    free(mine);
+    char said[sizeof v->message];
+    snprintf(said, sizeof said, "the leader's edits: %d cell%s%s", count, count == 1 ? "" : "s",
+             own ? ", yours on top" : "");
+    if (from < STAGE_COUNT && !recompute(ed, o, v, from)) {
+        snprintf(said, sizeof said, "%s", v->message);
+        if (own) ui_edit_undo(ed, o, v, true);   /* the leader's numbers alone computed */
+    }
+    if (ed->count == 0) forget_before(ed);
+    v->edits = ed->count > 0 ? ed : NULL;
+    snprintf(v->message, sizeof v->message, "%s", said);
+    return true;
 }
 
 /* ---- the edit line ---- */

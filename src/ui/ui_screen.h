@@ -94,6 +94,10 @@ ui_screen *ui_lesson_screen_new(ui_opened *o);
 /* The view of a lesson screen, to place it before it is first drawn (--at, --head), or to wrap
  * it in a classroom; the loop never asks (it drives screens only through their operations). */
 ui_view *ui_lesson_screen_view(ui_screen *screen);
+/* A follower's lesson screen takes its class leader's edits (ui_edit_take_leader) and shows
+ * the lesson's own trace again (a trained step's was made before them); true when that
+ * changed the numbers. */
+bool ui_lesson_screen_take_edits(ui_screen *screen, const lesson_edit *edits, int count);
 
 /* A classroom around a lesson screen (ui_class_screen.c): leads or follows (o, ui_class.h) the
  * lesson that inner shows, whose text has hash; it takes inner (closed with it, or at once when

@@ -809,6 +809,7 @@ bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l)
     fresh.heat_signed = v->heat_signed;
     fresh.top = v->top;
     fresh.left = v->left;
+    fresh.class_context = v->class_context;   /* a leader that edits keeps its keys */
     if (same_question) {   /* an answer half typed stays */
         fresh.pick = v->pick < choices_here(&fresh) ? v->pick : -1;
         memcpy(fresh.typed, v->typed, sizeof fresh.typed);
