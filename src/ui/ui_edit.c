@@ -75,13 +75,56 @@ static void keep_untrue(ui_edit *ed, const lesson_diagnostics *d)
     }
 }
 
-/* Recomputes from `from` (the first stage that reads what changed), writes the narration's
- * live numbers again and checks the claims, and rebuilds the view in its place. False when
- * the new numbers overflow (or memory ran out), message saying so. */
-static bool recompute(ui_edit *ed, ui_opened *o, ui_view *v, stage_id from)
+/* The matrices (and parameter columns) edits changed, for the recomputation: past CHANGES_MAX
+ * of them, each matrix whole (a matrix is at most one entry then). */
+enum { CHANGES_MAX = 64 };
+typedef struct {
+    trace_change at[CHANGES_MAX];
+    int count;
+} change_list;
+
+static void add_change(change_list *c, trace_change ch)
+{
+    for (int i = 0; i < c->count; i++)
+        if (c->at[i].kind == ch.kind && c->at[i].id == ch.id
+            && (c->at[i].col == ch.col || c->at[i].col < 0))
+            return;
+    if (c->count == CHANGES_MAX) {   /* too many columns: every matrix named whole */
+        change_list whole = {.count = 0};
+        for (int i = 0; i < c->count; i++)
+            add_change(&whole, (trace_change){c->at[i].kind, c->at[i].id, -1});
+        *c = whole;
+        ch.col = -1;
+        add_change(c, ch);
+        return;
+    }
+    c->at[c->count++] = ch;
+}
+
+/* What e changes: its matrix's column (a parameter's: the heads it reaches), and for an
+ * embedding both the tokens' and the source's (a lesson's one vector per token serves both). */
+static void note_change(change_list *c, const lesson_edit *e)
+{
+    add_change(c, (trace_change){e->kind, e->id, e->kind == READ_PARAM ? e->col : -1});
+    if (e->kind == READ_DATA && (e->id == DATA_EMBEDDINGS || e->id == DATA_SOURCE_EMBEDDINGS))
+        add_change(c, (trace_change){READ_DATA, e->id == DATA_EMBEDDINGS ? DATA_SOURCE_EMBEDDINGS
+                                                                          : DATA_EMBEDDINGS, -1});
+}
+
+/* Recomputes what the changes reach (trace_recompute_changes: from the first stage that reads
+ * one of them, only the heads they reach), writes the narration's live numbers again and
+ * checks the claims, and tells the view its numbers changed. False when the new numbers
+ * overflow, message saying so. */
+static bool recompute(ui_edit *ed, ui_opened *o, ui_view *v, const change_list *changes)
 {
     trace_failure f;
-    if (trace_recompute(&o->t, from, &o->compute, &f) != TRACE_OK) {
+    stage_id from = STAGE_COUNT;
+    for (int i = 0; i < changes->count; i++) {
+        stage_id first = trace_first_reader(&o->t, changes->at[i].kind, changes->at[i].id);
+        if (first < from) from = first;
+    }
+    if (trace_recompute_changes(&o->t, changes->at, changes->count, &o->compute, &f)
+        != TRACE_OK) {
         snprintf(v->message, sizeof v->message, "not set: %s in %s", trace_status_message(f.status),
                  stage_get(f.stage)->name);
         return false;
@@ -91,19 +134,11 @@ static bool recompute(ui_edit *ed, ui_opened *o, ui_view *v, stage_id from)
         snprintf(v->message, sizeof v->message, "the narration could not be written again");
     keep_untrue(ed, &d);
     lesson_diagnostics_free(&d);
-    char message[sizeof v->message];
-    snprintf(message, sizeof message, "%s", v->message);
-    if (!ui_view_rebuild(v, &o->t, &o->l))
-        snprintf(message, sizeof message, "out of memory");
+    ui_view_numbers_changed(v, &o->t, from);
     v->edits = ed->count > 0 ? ed : NULL;
-    snprintf(v->message, sizeof v->message, "%s", message);
     return true;
 }
 
-static stage_id first_reader(const ui_opened *o, const lesson_edit *e)
-{
-    return trace_first_reader(&o->t, e->kind, e->id);
-}
 
 /* Room for at least `wanted` edits held. */
 static bool grow_to(ui_edit *ed, int wanted)
@@ -132,7 +167,9 @@ static void set(ui_edit *ed, ui_opened *o, ui_view *v, lesson_edit e)
     }
     double was = lesson_edit_apply(&o->l, &e);
     ed->done[ed->count++] = (ui_edit_done){e, was};
-    if (recompute(ed, o, v, first_reader(o, &e))) {
+    change_list changes = {.count = 0};
+    note_change(&changes, &e);
+    if (recompute(ed, o, v, &changes)) {
         char name[160];
         lesson_edit_name(&o->l, &e, name, sizeof name);
         text_escape(name, v->message, sizeof v->message);   /* a token is lesson text */
@@ -154,17 +191,16 @@ void ui_edit_undo(ui_edit *ed, ui_opened *o, ui_view *v, bool every)
                  "(the leader's edits are the leader's to undo)" : "no edit to undo");
         return;
     }
-    stage_id from = STAGE_COUNT;
+    change_list changes = {.count = 0};
     int left = every ? ed->from_leader : ed->count - 1;
     while (ed->count > left) {   /* newest first, so each cell gets back its first value */
         ui_edit_done *d = &ed->done[--ed->count];
         lesson_edit back = d->e;
         back.value = d->was;
         lesson_edit_apply(&o->l, &back);
-        stage_id reader = first_reader(o, &back);
-        if (reader < from) from = reader;
+        note_change(&changes, &back);
     }
-    recompute(ed, o, v, from);
+    recompute(ed, o, v, &changes);
     if (ed->count == 0) forget_before(ed);
     if (ed->from_leader)
         snprintf(v->message, sizeof v->message, "undone: %d edit%s of yours left, and the "
@@ -210,14 +246,13 @@ static bool holds_leader(const ui_edit *ed, const lesson_edit *edits, int count)
     return true;
 }
 
-/* Applies e to the lesson as the next edit held (room made by the caller); the first stage
- * that reads it lowers *from. */
-static void push(ui_edit *ed, ui_opened *o, const lesson_edit *e, stage_id *from)
+/* Applies e to the lesson as the next edit held (room made by the caller), noting what it
+ * changes. */
+static void push(ui_edit *ed, ui_opened *o, const lesson_edit *e, change_list *changes)
 {
     double was = lesson_edit_apply(&o->l, e);
     ed->done[ed->count++] = (ui_edit_done){*e, was};
-    stage_id reader = first_reader(o, e);
-    if (reader < *from) *from = reader;
+    note_change(changes, e);
 }
 
 bool ui_edit_take_leader(ui_edit *ed, ui_opened *o, ui_view *v, const lesson_edit *edits,
@@ -234,23 +269,22 @@ bool ui_edit_take_leader(ui_edit *ed, ui_opened *o, ui_view *v, const lesson_edi
         return false;
     }
     if (own) memcpy(mine, ed->done + ed->from_leader, (size_t)own * sizeof *mine);
-    stage_id from = STAGE_COUNT;
+    change_list changes = {.count = 0};
     while (ed->count > 0) {   /* back to the lesson as written, newest first */
         ui_edit_done *d = &ed->done[--ed->count];
         lesson_edit back = d->e;
         back.value = d->was;
         lesson_edit_apply(&o->l, &back);
-        stage_id reader = first_reader(o, &back);
-        if (reader < from) from = reader;
+        note_change(&changes, &back);
     }
-    for (int i = 0; i < count; i++) push(ed, o, &edits[i], &from);
+    for (int i = 0; i < count; i++) push(ed, o, &edits[i], &changes);
     ed->from_leader = count;
-    for (int i = 0; i < own; i++) push(ed, o, &mine[i].e, &from);   /* the follower's own on top */
+    for (int i = 0; i < own; i++) push(ed, o, &mine[i].e, &changes);   /* its own on top */
     free(mine);
     char said[sizeof v->message];
     snprintf(said, sizeof said, "the leader's edits: %d cell%s%s", count, count == 1 ? "" : "s",
              own ? ", yours on top" : "");
-    if (from < STAGE_COUNT && !recompute(ed, o, v, from)) {
+    if (changes.count > 0 && !recompute(ed, o, v, &changes)) {
         snprintf(said, sizeof said, "%s", v->message);
         if (own) ui_edit_undo(ed, o, v, true);   /* the leader's numbers alone computed */
     }

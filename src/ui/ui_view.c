@@ -84,6 +84,7 @@ static void measure_steps(ui_view *v)
             }
         }
         m->lo = m->hi = 0;
+        m->known = true;
         if (at[0] == SIZE_MAX) continue;   /* no finite value at all */
         m->lo = trace_value(t, s->stage, s->head, (int)(at[0] / (size_t)cols), (int)(at[0] % (size_t)cols));
         m->hi = trace_value(t, s->stage, s->head, (int)(at[1] / (size_t)cols), (int)(at[1] % (size_t)cols));
@@ -91,9 +92,34 @@ static void measure_steps(ui_view *v)
     free(known);
 }
 
+/* The extremes of pipeline step i, measured now on the trace they are of (after an edit,
+ * only the matrix shown is scanned, when it is shown: an edit at n = 1024 changes dozens of
+ * million-cell matrices, and scanning them all took a fifth of its time). */
+static void measure_one(const ui_view *v, int i)
+{
+    const trace *t = v->ranges_of;
+    const walk_step *s = &v->pipeline.steps[i];
+    ui_range *m = &v->range[i];   /* the view's cache: filling it changes no place */
+    int cols = trace_cols(t, s->stage);
+    bool masking = (stage_get(s->stage)->flags & STAGE_HIDES) && t->in->mask != MASK_NONE;
+    size_t at[2];
+    find_extremes(t, extremes_source(t, s->stage), s->head, masking, at);
+    *m = (ui_range){0, 0, true};
+    if (at[0] == SIZE_MAX) return;
+    m->lo = trace_value(t, s->stage, s->head, (int)(at[0] / (size_t)cols), (int)(at[0] % (size_t)cols));
+    m->hi = trace_value(t, s->stage, s->head, (int)(at[1] / (size_t)cols), (int)(at[1] % (size_t)cols));
+}
+
+void ui_view_numbers_changed(ui_view *v, const trace *t, stage_id from)
+{
+    v->t = v->ranges_of = t;
+    for (int i = 0; i < v->pipeline.count; i++)
+        if (v->pipeline.steps[i].stage >= from) v->range[i].known = false;
+}
+
 bool ui_view_init(ui_view *v, const trace *t, const lesson *l)
 {
-    *v = (ui_view){.t = t, .lesson = l, .heat_weights = true};
+    *v = (ui_view){.t = t, .ranges_of = t, .lesson = l, .heat_weights = true};
     bool built = l ? lesson_walk(l, t, &v->walk) : walk_build_pipeline(&v->walk, t);
     if (built && v->walk.count > 0) {
         v->state = calloc((size_t)v->walk.count, sizeof *v->state);
@@ -131,6 +157,7 @@ const walk_step *ui_view_current(const ui_view *v)
 
 const ui_range *ui_view_range(const ui_view *v)
 {
+    if (!v->range[v->shown].known) measure_one(v, v->shown);
     return &v->range[v->shown];
 }
 
