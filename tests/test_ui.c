@@ -1460,7 +1460,7 @@ static ui_screen *open_comparison(const char *a, const char *b)
 {
     exit_status status = EXIT_STATUS_SOFTWARE;
     char error[512] = "";
-    ui_screen *screen = ui_compare_screen_open(a, b, NULL, NULL, false, &status, error,
+    ui_screen *screen = ui_compare_screen_open(a, b, NULL, NULL, -1, false, &status, error,
                                                sizeof error);
     assert_int_equal(status, EXIT_STATUS_OK);
     assert_non_null(screen);

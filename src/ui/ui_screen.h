@@ -127,10 +127,13 @@ ui_screen *ui_picker_screen_beside(const char *path, const trace_options *comput
 /* Two lessons side by side (ui_compare.c): a and b loaded and traced with compute (with
  * report, every diagnostic to standard error). NULL with *status (as ui_lesson_open's) and the
  * first problem in error when one does not open. A leads: keys and --at move it, and B shows
- * the same stage, head and cell, at its own script step for them when it has one. */
+ * the same stage, head and cell, at its own script step for them when it has one. With
+ * train_step ≥ 0 (--train-step; -1: none), B is shown at its weights after that many updates
+ * of its training (its pane's title says "trained N/STEPS"): 64 when B does not train or
+ * trains for fewer steps, 65 when its training overflows. */
 ui_screen *ui_compare_screen_open(const char *a, const char *b, const trace_options *compute,
-                                  const lesson_options *load, bool report, exit_status *status,
-                                  char *error, size_t size);
+                                  const lesson_options *load, int train_step, bool report,
+                                  exit_status *status, char *error, size_t size);
 /* The leading lesson's view, to place it before it is first drawn (--at, --head). */
 ui_view *ui_compare_screen_view(ui_screen *screen);
 
