@@ -342,6 +342,17 @@ static void await_edits(room *r, int i, int count, int from_leader)
     }
 }
 
+/* Polls the room until follower i holds the leader's one edit with this value. */
+static void await_leader_value(room *r, int i, double value)
+{
+    for (double deadline = now_s() + 20; ; nap()) {
+        const ui_edit *ed = r->view[i]->edits;
+        if (ed && ed->from_leader == 1 && ed->done[0].e.value == value) return;
+        if (now_s() > deadline) fail_msg("follower %d never took the leader's edit to %g", i, value);
+        poll_room(r);
+    }
+}
+
 /* The number behind the leader's selected input cell, as a view's lesson holds it. */
 static double cell_value(const ui_view *v, int row, int col)
 {
@@ -367,8 +378,8 @@ static void assert_same_numbers(const ui_view *a, const ui_view *b)
     }
 }
 
-/* The leader's edit reaches every follower, marked, with its old value on the explanation
- * line (the golden screen); a follower's own edit stays its own, and on a cell both edit the
+/* The leader's edit reaches every follower, with its old value on the explanation line, and
+ * the cells it changed further on marked (the golden screens); a follower's own edit stays its own, and on a cell both edit the
  * follower's number shows until it undoes its own; the leader's u reaches them; a follower
  * joining late gets the edits made before it came. */
 static void test_the_leaders_edits_reach_the_class(void **state)
@@ -389,16 +400,19 @@ static void test_the_leaders_edits_reach_the_class(void **state)
         assert_same_numbers(r.lead_view, r.view[i]);
     }
     assert_drawn(r.follower[0], NULL, "tests/screens/class/follower_edit.screen");
+    press(&r, r.leader, "nj");   /* Q, at sat: cat's cell the edit changed is marked */
+    await_on(&r, r.leader, UI_AWAIT_SYNCED, 0);
+    assert_drawn(r.follower[0], NULL, "tests/screens/class/follower_edit_marks.screen");
+    press(&r, r.leader, "kp");
+    await_on(&r, r.leader, UI_AWAIT_SYNCED, 0);
     /* Grace edits the same cell: hers shows, on top of the leader's; her u cannot undo his */
     press(&r, r.follower[1], "=0.25\n");
     assert_true(cell_value(r.view[1], row, col) == 0.25);
     await_edits(&r, 1, 2, 1);
     press(&r, r.leader, "=0.75\n");               /* the leader again: Grace keeps hers */
-    await_edits(&r, 0, 1, 1);
-    for (double deadline = now_s() + 20; cell_value(r.view[0], row, col) != 0.75; nap()) {
-        if (now_s() > deadline) fail_msg("Ada never took the leader's second edit");
-        poll_room(&r);
-    }
+    await_leader_value(&r, 0, 0.75);
+    assert_true(cell_value(r.view[0], row, col) == 0.75);
+    await_leader_value(&r, 1, 0.75);
     await_edits(&r, 1, 2, 1);
     assert_true(cell_value(r.view[1], row, col) == 0.25);
     press(&r, r.follower[1], "U");                 /* her own undone: the leader's number */
