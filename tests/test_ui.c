@@ -172,6 +172,59 @@ static void test_edits_on_screen_are_set(void **state)
     ui_lesson_close(o);
 }
 
+/* An edit by parts, as the classroom's messages carry one (lesson_edit_make): checked as --set
+ * checks it, each bad part refused with its message; a token's row by index, never by name. */
+static void test_edits_by_parts_are_checked(void **state)
+{
+    (void)state;
+    lesson l;
+    lesson_diagnostics d;
+    assert_int_equal(lesson_load("lessons/bank_river.yaml", &l, &d), LESSON_OK);
+    lesson_diagnostics_free(&d);
+    static const struct {
+        const char *name;
+        int row, col;
+        double value;
+        lesson_edit_status status;
+        const char *message;
+    } cases[] = {
+        {"W_Q", 9, 0, 1, LESSON_EDIT_ROW, "no such row: row 9 is out of range: W_Q has rows 0 to 3"},
+        {"W_K", 0, 4, 1, LESSON_EDIT_COL,
+         "no such column: column 4 is out of range: W_K has columns 0 to 3"},
+        {"W_Q", -1, 0, 1, LESSON_EDIT_ROW, "no such row: row -1 is out of range: W_Q has rows 0 to 3"},
+        {"embeddings", 5, 0, 1, LESSON_EDIT_ROW,
+         "no such row: row 5 is out of range: embeddings has rows 0 to 4"},
+        {"W_X", 0, 0, 1, LESSON_EDIT_NAME, "no such matrix: 'W_X'; did you mean 'W_Q'? this "
+                                           "lesson's are embeddings, W_Q, W_K, W_V, W_O"},
+        {"b_Q", 0, 0, 1, LESSON_EDIT_ABSENT, "this lesson has no such matrix: 'b_Q' is not given "
+                                             "(a bias exists only where the lesson writes one)"},
+        {"W_Q", 0, 0, NAN, LESSON_EDIT_NOT_FINITE,
+         "the value is not a finite number: a lesson's numbers are finite doubles"},
+        {"W_Q", 0, 0, -INFINITY, LESSON_EDIT_NOT_FINITE,
+         "the value is not a finite number: a lesson's numbers are finite doubles"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lesson_edit e = {READ_NONE, -1, -1, -1, 0};
+        char error[512] = "";
+        assert_int_equal(lesson_edit_make(&l, cases[i].name, cases[i].row, cases[i].col,
+                                          cases[i].value, &e, error, sizeof error),
+                         cases[i].status);
+        assert_string_equal(error, cases[i].message);
+        assert_int_equal(e.kind, READ_NONE);   /* nothing made */
+    }
+    lesson_edit e;
+    char error[64];
+    assert_int_equal(lesson_edit_make(&l, "embeddings", 1, 3, -0.5, &e, error, sizeof error),
+                     LESSON_EDIT_OK);
+    assert_true(e.kind == READ_DATA && e.id == DATA_EMBEDDINGS && e.row == 1 && e.col == 3
+                && e.value == -0.5);
+    assert_string_equal(lesson_edit_matrix_name(&e), "embeddings");
+    assert_int_equal(lesson_edit_make(&l, "W_O", 3, 2, 2, &e, error, sizeof error), LESSON_EDIT_OK);
+    assert_true(e.kind == READ_PARAM && e.id == PARAM_W_O && e.row == 3 && e.col == 2);
+    assert_string_equal(lesson_edit_matrix_name(&e), "W_O");
+    lesson_free(&l);
+}
+
 static void test_no_key_is_bound_twice(void **state)
 {
     (void)state;
@@ -2408,6 +2461,7 @@ int main(void)
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
         cmocka_unit_test(test_edits_on_screen_are_set),
+        cmocka_unit_test(test_edits_by_parts_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -285,7 +285,7 @@ lesson_edit_status lesson_edit_make(const lesson *l, const char *name, int row, 
     }
     if (!isfinite(value))
         return failed(LESSON_EDIT_NOT_FINITE, error, size, "%s%s", "",
-                      "(a lesson's numbers are finite doubles)");
+                      "a lesson's numbers are finite doubles");
     *out = (lesson_edit){ m.kind, m.id, row, col, value };
     return LESSON_EDIT_OK;
 }
