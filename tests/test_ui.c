@@ -151,6 +151,21 @@ static void test_edits_on_screen_are_set(void **state)
     edit_at(&ed, o, &v, STAGE_OUTPUT, 0, 3, "-1.5e-1");   /* W_O[0,3] */
     edit_at(&ed, o, &v, STAGE_D_OUTPUT, 2, 0, "2");        /* the target */
     assert_int_equal(ed.count, 3);
+    /* every matrix's extremes, measured when shown after the edits, are a fresh view's */
+    ui_view fresh;
+    assert_true(ui_view_init(&fresh, &o->t, &o->l));
+    for (int i = 0; i < v.pipeline.count; i++) {
+        int shown = v.shown;
+        v.shown = i;
+        const ui_range *r = ui_view_range(&v);
+        v.shown = shown;
+        if (memcmp(&r->lo, &fresh.range[i].lo, sizeof r->lo) != 0
+            || memcmp(&r->hi, &fresh.range[i].hi, sizeof r->hi) != 0)
+            fail_msg("%s head %d: extremes %g…%g, a fresh view's %g…%g",
+                     stage_get(v.pipeline.steps[i].stage)->name, v.pipeline.steps[i].head, r->lo,
+                     r->hi, fresh.range[i].lo, fresh.range[i].hi);
+    }
+    ui_view_free(&fresh);
     const char *edits[] = {"embeddings[b,2]=0.25", "W_O[0,3]=-1.5e-1", "target[c,0]=2"};
     for (int count = 3; count >= 0; count--) {
         lesson l;

@@ -139,7 +139,6 @@ static bool recompute(ui_edit *ed, ui_opened *o, ui_view *v, const change_list *
     return true;
 }
 
-
 /* Room for at least `wanted` edits held. */
 static bool grow_to(ui_edit *ed, int wanted)
 {
