@@ -854,6 +854,20 @@ static void test_a_change_recomputes_only_the_heads_it_reaches(void **state)
             free(copy);
             f.in.target = target;
         }
+        if (grouped) {   /* an overflow in a head reached alone is found and named */
+            trace t;
+            fixture_compute(&f.in, &t);
+            double q = f.wq[0 * 8 + 4], k = f.wk[0 * 4 + 2];
+            f.wq[0 * 8 + 4] = f.wk[0 * 4 + 2] = 1e300;   /* head 3's query, group 2's key */
+            trace_change both[2] = { { READ_PARAM, PARAM_W_Q, 4 }, { READ_PARAM, PARAM_W_K, 2 } };
+            trace_failure failure;
+            assert_int_equal(trace_recompute_changes(&t, both, 2, NULL, &failure),
+                             TRACE_ERROR_OVERFLOW);
+            assert_int_equal(failure.stage, STAGE_SCORES);
+            assert_int_equal(failure.head, 3);
+            f.wq[0 * 8 + 4] = q, f.wk[0 * 4 + 2] = k;
+            trace_free(&t);
+        }
         if (grouped) {
             check_change(&f, &f.wq[1 * 8 + 5], READ_PARAM, PARAM_W_Q, 5, 1);   /* head 3 */
             check_change(&f, &b_q[0], READ_PARAM, PARAM_B_Q, 0, 4);            /* head 1 */

@@ -177,6 +177,22 @@ static void test_edits_on_screen_are_set(void **state)
         if (count > 1) ui_edit_undo(&ed, o, &v, false);
         else if (count == 1) ui_edit_undo(&ed, o, &v, true);
     }
+    /* an edit whose numbers overflow is said and taken back: the lesson as it was */
+    lesson l0;
+    trace t0;
+    compute_with_set(path, edits, 0, &l0, &t0);
+    edit_at(&ed, o, &v, STAGE_OUTPUT, 0, 3, "1e300");   /* W_O[0,3] */
+    assert_string_equal(v.message, "not set: a number grew too large to represent (overflow) in "
+                        "loss");   /* the output is finite; its square is not */
+    assert_int_equal(ed.count, 0);
+    assert_same_blocks(&o->t, &t0);
+    edit_at(&ed, o, &v, STAGE_INPUT, 1, 1, "1e300");    /* b's query and key: their product */
+    assert_string_equal(v.message, "not set: a number grew too large to represent (overflow) in "
+                        "scores");
+    assert_int_equal(ed.count, 0);
+    assert_same_blocks(&o->t, &t0);
+    trace_free(&t0);
+    lesson_free(&l0);
     edit_at(&ed, o, &v, STAGE_INPUT, 1, 2, "3");
     double was;
     assert_true(ui_edit_changed(&ed, &o->t, STAGE_INPUT, 1, 1, 2, &was));

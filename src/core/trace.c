@@ -652,6 +652,7 @@ trace_status trace_recompute_changes(trace *t, const trace_change *changes, int 
     if (!reach) return trace_recompute(t, from, options, failure);
     kernels_config config = trace_kernels_config(options);
     trace_span span = trace_span_whole(t);
+    bool finite = true;
     for (int s = from; s < STAGE_COUNT; s++) {
         if (!trace_has_stage(t, (stage_id)s)) continue;
         mark_reach(t, (stage_id)s, changes, count, reach);
@@ -660,14 +661,17 @@ trace_status trace_recompute_changes(trace *t, const trace_change *changes, int 
             bool run = false;   /* a whole stage runs when any head reached it */
             for (int k = 0; k < t->heads; k++)
                 run |= mine[k] && (!stage_get((stage_id)s)->per_head || k == h - 1);
-            if (run)
-                stage_functions_get((stage_id)s)->forward(t, (stage_id)s, h,
-                                                          block_at(t, (stage_id)s, h), &span,
-                                                          &config);
+            if (!run) continue;
+            double *block = block_at(t, (stage_id)s, h);
+            stage_functions_get((stage_id)s)->forward(t, (stage_id)s, h, block, &span, &config);
+            /* only what ran can have overflowed: the rest was checked when it was computed */
+            size_t doubles = (size_t)trace_rows(t, (stage_id)s) * (size_t)trace_cols(t, (stage_id)s);
+            finite = finite && (!checked_for_overflow(t, (stage_id)s)
+                                || kernels_all_finite(block, doubles, &config));
         }
     }
     free(reach);
-    return check_finite(t, from, options, failure);
+    return finite ? TRACE_OK : check_finite(t, from, options, failure);   /* which cell */
 }
 
 void trace_free(trace *t)
