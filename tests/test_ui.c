@@ -203,6 +203,66 @@ static void test_edits_on_screen_are_set(void **state)
     ui_lesson_close(o);
 }
 
+/* In a class without the network (ui_edit_cells, ui_edit_take_leader): the leader's cells are
+ * each changed number once with its last value; a follower lays them under its own edit (a cell
+ * both edit shows the follower's), its U undoes only its own, and the leader's empty list gives
+ * the lesson as written: each time the numbers --set of the same edits, in that order, gives. */
+static void test_leaders_edits_under_a_followers_own(void **state)
+{
+    (void)state;
+    const char *path = "tests/gradients/by_token.yaml";
+    ui_opened *lead, *follow;
+    char error[512];
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, NULL, &lead, false, error, sizeof error),
+                     EXIT_STATUS_OK);
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, NULL, &follow, false, error,
+                                    sizeof error), EXIT_STATUS_OK);
+    ui_view lv, fv;
+    assert_true(ui_view_init(&lv, &lead->t, &lead->l));
+    assert_true(ui_view_init(&fv, &follow->t, &follow->l));
+    ui_edit led = {0}, fed = {0};
+    edit_at(&led, lead, &lv, STAGE_Q, 0, 0, "1");      /* W_Q[0,0] */
+    edit_at(&led, lead, &lv, STAGE_K, 0, 1, "3");      /* W_K[0,1] */
+    edit_at(&led, lead, &lv, STAGE_Q, 0, 0, "2");      /* W_Q[0,0] again: its last value counts */
+    lesson_edit cells[4];
+    assert_int_equal(ui_edit_cells(&led, cells, 4), 2);
+    assert_true(cells[0].kind == READ_PARAM && cells[0].id == PARAM_W_K && cells[0].value == 3);
+    assert_true(cells[1].id == PARAM_W_Q && cells[1].row == 0 && cells[1].col == 0
+                && cells[1].value == 2);
+    lesson_edit one[1];
+    assert_int_equal(ui_edit_cells(&led, one, 1), 2);  /* more than fit: how many there are */
+    edit_at(&fed, follow, &fv, STAGE_Q, 0, 0, "5");    /* the follower's own, on the same cell */
+    assert_true(ui_edit_take_leader(&fed, follow, &fv, cells, 2));
+    assert_false(ui_edit_take_leader(&fed, follow, &fv, cells, 2));   /* held already */
+    assert_int_equal(fed.count, 3);
+    assert_int_equal(fed.from_leader, 2);
+    const char *layered[] = {"W_K[0,1]=3", "W_Q[0,0]=2", "W_Q[0,0]=5"};
+    for (int own = 1; own >= 0; own--) {   /* with its own on top, then U: the leader's alone */
+        lesson l;
+        trace t;
+        compute_with_set(path, layered, 2 + own, &l, &t);
+        assert_same_blocks(&follow->t, &t);
+        trace_free(&t);
+        lesson_free(&l);
+        ui_edit_undo(&fed, follow, &fv, true);
+    }
+    assert_non_null(strstr(fv.message, "the leader's edits are the leader's to undo"));
+    assert_true(ui_edit_take_leader(&fed, follow, &fv, cells, 0));   /* the leader's U */
+    assert_int_equal(fed.count, 0);
+    lesson l;
+    trace t;
+    compute_with_set(path, layered, 0, &l, &t);
+    assert_same_blocks(&follow->t, &t);
+    trace_free(&t);
+    lesson_free(&l);
+    ui_edit_free(&led);
+    ui_edit_free(&fed);
+    ui_view_free(&lv);
+    ui_view_free(&fv);
+    ui_lesson_close(lead);
+    ui_lesson_close(follow);
+}
+
 /* An edit by parts, as the classroom's messages carry one (lesson_edit_make): checked as --set
  * checks it, each bad part refused with its message; a token's row by index, never by name. */
 static void test_edits_by_parts_are_checked(void **state)
@@ -2493,6 +2553,7 @@ int main(void)
         cmocka_unit_test(test_key_times_one_line_per_key),
         cmocka_unit_test(test_edits_on_screen_are_set),
         cmocka_unit_test(test_edits_by_parts_are_checked),
+        cmocka_unit_test(test_leaders_edits_under_a_followers_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
