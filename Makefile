@@ -52,7 +52,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 SUPPORT_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 SUPPORT_OBJ := $(SUPPORT_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
-.PHONY: all run test check test-run check-run test-asan fuzz install uninstall bench deps \
+.PHONY: all run test check test-run check-run test-asan fuzz install uninstall bench bench-whatif deps \
         update-golden mutants clean cross-arm64
 all: attnstep $(BUILD)/attnstep.1 $(BUILD)/attnstep.man
 
@@ -242,6 +242,10 @@ uninstall:
 # Times the core against numpy and PyTorch (when installed) and rewrites tests/BENCH.md.
 bench: attnstep
 	@bash tests/bench/run.sh
+
+# the what-if section of tests/BENCH.md alone (an edit's redraw at n = 1024)
+bench-whatif: attnstep
+	@bash tests/bench/whatif.sh --write
 
 # The mutation test: each bug of tests/mutants/list put in, built, tested and reverted in a copy
 # of the tree; prints the score (tests/RELIABILITY.md). Minutes, so not part of `make test`.

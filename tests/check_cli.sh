@@ -315,5 +315,19 @@ check "--compare without a terminal exits 64 and says why" bash -c \
     "TERM=dumb ./attnstep --compare $lesson $lesson </dev/null >$tmp/out 2>$tmp/err; [ \$? -eq 64 ] &&
      [ ! -s $tmp/out ] && grep -q 'needs a terminal' $tmp/err"
 
+# --train-step: with --compare, in the lesson's range (issue 27)
+trains=lessons/learn_bank_river.yaml
+: > "$tmp/none.keys"
+check "--train-step past the lesson's steps exits 64 and says its range" bash -c \
+    "./attnstep --compare $trains --train-step 41 --keys $tmp/none.keys >$tmp/out 2>$tmp/err; [ \$? -eq 64 ] &&
+     [ ! -s $tmp/out ] && grep -q 'trains for 40 steps (0 to 40)' $tmp/err"
+check "--train-step without --compare exits 64 and says so" bash -c \
+    "./attnstep $trains --train-step 3 --keys $tmp/none.keys >$tmp/out 2>$tmp/err; [ \$? -eq 64 ] &&
+     grep -q 'goes with --compare' $tmp/err"
+check "--train-step takes a whole number" expect_status 64 ./attnstep --compare "$trains" --train-step -1 --keys $tmp/none.keys
+check "--train-step 0 compares a lesson with itself" bash -c \
+    "./attnstep --compare $trains --train-step 0 --keys $tmp/none.keys >$tmp/out 2>&1 &&
+     grep -q 'A · Where W_Q' $tmp/out && ! grep -q trained $tmp/out"
+
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]

@@ -105,6 +105,24 @@ check "--set in the UI: a bad edit exits 64" expect_status 64 \
     ./attnstep --keys "$tmp/quit.keys" --set 'W_Q[9,0]=1' lessons/cat_sat.yaml 2>/dev/null
 check "--compare A --set: the lesson against its edited self" prints -q '1 of 32 cells differ' -- \
     ./attnstep --keys "$tmp/quit.keys" --compare --set 'embeddings[birds,0]=2' lessons/no_scale.yaml
+# issue 27: an edit at a training step drops the trained traces kept (train_cache_at), so the
+# step shows the edited lesson trained that many steps: the matrix --set shows there
+printf '>\n>\n>\n>\n>\ndump\n=\n2\nenter\ndump\n' >"$tmp/train_edit.keys"
+printf '>\n>\n>\n>\n>\ndump\n' >"$tmp/train_set.keys"
+trained_edit() {
+    local at='Q[bank,0]' lesson=lessons/learn_bank_river.yaml edited set before
+    ./attnstep --keys "$tmp/train_edit.keys" --at "$at" "$lesson" >"$tmp/edited" \
+        || { echo "exit status $?"; return 1; }
+    ./attnstep --keys "$tmp/train_set.keys" --set 'W_Q[0,0]=2' --at "$at" "$lesson" \
+        >"$tmp/set" || { echo "exit status $?"; return 1; }
+    before=$(sed -n '/^--- screen 1/,/^--- screen 2/p' "$tmp/edited" | sed -n 2,12p)
+    edited=$(sed -n '/^--- screen 2/,$p' "$tmp/edited" | sed -n 2,12p)
+    set=$(sed -n 2,12p "$tmp/set")
+    grep -q 'trained 5/40' <<<"$edited" || { echo "not at training step 5:"; echo "$edited"; return 1; }
+    [ "$before" != "$edited" ] || { echo "the edit changed nothing at step 5"; return 1; }
+    [ "$edited" = "$set" ] || { echo "step 5 after the edit is not --set's:"; diff <(echo "$edited") <(echo "$set"); return 1; }
+}
+check "an edit at a training step shows the edited lesson trained to it (--set's numbers)" trained_edit
 # w keeps the experiment: a new file beside the lesson, whose numbers are the edited lesson's
 mkdir -p "$tmp/kept"
 cp lessons/*.yaml lessons/*.npy "$tmp/kept/"

@@ -779,6 +779,123 @@ static void test_recompute_after_a_change_is_a_fresh_trace(void **state)
     }
 }
 
+/* ---- recomputing only the heads a change reaches (trace_recompute_changes) ---- */
+
+static const double sentinel = 1234.5;   /* finite: the overflow check lets it stand */
+
+/* Parameter p's matrix in f as the test may change it (the fixture's arrays, or biases). */
+static double *param_numbers(fixture *f, param_id p, double *biases[4])
+{
+    double *weights[4] = { f->wq, f->wk, f->wv, f->wo };
+    return p < 4 ? weights[p] : biases[p - 4];
+}
+
+/* One number of matrix (kind, id) at column col raised, recomputed by the changes' runner: the
+ * trace computed afresh, bit for bit. When poisoned > 0, that head's scores are overwritten
+ * with a sentinel first, which must stay (the change does not reach it: it was not
+ * recomputed) while every other number is the fresh trace's. */
+static void check_change(fixture *f, double *number, read_kind kind, int id, int col,
+                         int poisoned)
+{
+    trace t, fresh;
+    char difference[160] = "";
+    fixture_compute(&f->in, &t);
+    *number += 0.375;
+    fixture_compute(&f->in, &fresh);
+    size_t cells = (size_t)t.n * (size_t)t.m;
+    double *scores = poisoned > 0 ? (double *)trace_block(&t, STAGE_SCORES, poisoned) : NULL;
+    double *kept = scores ? malloc(cells * sizeof *kept) : NULL;
+    for (size_t c = 0; scores && c < cells; c++)
+        scores[c] = sentinel;
+    trace_change change = { kind, id, col };
+    assert_int_equal(trace_recompute_changes(&t, &change, 1, NULL, NULL), TRACE_OK);
+    if (scores) {   /* the poison stood: then the fresh numbers back, for the comparison */
+        for (size_t c = 0; c < cells; c++)
+            assert_true(scores[c] == sentinel);
+        memcpy(kept, trace_block(&fresh, STAGE_SCORES, poisoned), cells * sizeof *kept);
+        memcpy(scores, kept, cells * sizeof *kept);
+    }
+    if (!same_trace(&t, &fresh, difference, sizeof difference))
+        fail_msg("%s %d column %d: %s", kind == READ_PARAM ? param_get((param_id)id)->name
+                 : "data", id, col, difference);
+    free(kept);
+    trace_free(&fresh);
+    trace_free(&t);
+}
+
+/* Every column of every parameter, the embeddings and the target, in the three table fixtures
+ * and a grouped-query one (4 heads of d_k 2 over 2 key/value heads, causal, every bias, a
+ * loss): a change recomputed by trace_recompute_changes is a fresh trace; and a change of
+ * W_Q's, b_Q's, W_K's or W_V's column leaves the scores of a head it does not reach alone
+ * (the runner did less than everything). */
+static void test_a_change_recomputes_only_the_heads_it_reaches(void **state)
+{
+    (void)state;
+    static double target[24], b_q[8], b_k[4], b_v[4], b_o[8];
+    support_fill(target, 24, 91);
+    support_fill(b_q, 8, 92);
+    support_fill(b_k, 4, 93);
+    support_fill(b_v, 4, 94);
+    support_fill(b_o, 8, 95);
+    for (int kind = 0; kind <= FIXTURE_KINDS; kind++) {
+        bool grouped = kind == FIXTURE_KINDS;
+        fixture f = grouped ? make_fixture(3, 3, 8, 4, false, 17) : table_fixture(kind);
+        double *biases[4] = { NULL, NULL, NULL, NULL };
+        if (f.in.b_Q) {   /* the modern fixture's biases are read-only: changed on copies */
+            memcpy(b_q, f.in.b_Q, 4 * sizeof *b_q), memcpy(b_o, f.in.b_O, 4 * sizeof *b_o);
+            memcpy(b_k, f.in.b_K, 2 * sizeof *b_k), memcpy(b_v, f.in.b_V, 2 * sizeof *b_v);
+            f.in.b_Q = biases[0] = b_q, f.in.b_K = biases[1] = b_k;
+            f.in.b_V = biases[2] = b_v, f.in.b_O = biases[3] = b_o;
+        }
+        if (grouped) {
+            f.in.kv_heads = 2;
+            f.in.mask = MASK_CAUSAL;
+            f.in.target = target;
+            f.in.b_Q = biases[0] = b_q, f.in.b_K = biases[1] = b_k;
+            f.in.b_V = biases[2] = b_v, f.in.b_O = biases[3] = b_o;
+        }
+        for (int p = 0; p < PARAM_COUNT; p++) {
+            double *numbers = param_numbers(&f, (param_id)p, biases);
+            const param_info *info = param_get((param_id)p);
+            int rows = trace_input_axis_length(&f.in, info->rows);
+            int cols = trace_input_axis_length(&f.in, info->cols);
+            for (int c = 0; numbers && c < cols; c++)
+                check_change(&f, &numbers[(size_t)((c * 3) % rows) * (size_t)cols + (size_t)c],
+                             READ_PARAM, p, c, 0);
+        }
+        check_change(&f, &f.x[4], READ_DATA, DATA_EMBEDDINGS, -1, 0);
+        if (f.in.target) {   /* on a copy too (n · d_model numbers, at most 24) */
+            double *copy = malloc((size_t)(f.n * f.d) * sizeof *copy);
+            memcpy(copy, f.in.target, (size_t)(f.n * f.d) * sizeof *copy);
+            f.in.target = copy;
+            check_change(&f, &copy[5], READ_DATA, DATA_TARGET, -1, 0);
+            free(copy);
+            f.in.target = target;
+        }
+        if (grouped) {   /* an overflow in a head reached alone is found and named */
+            trace t;
+            fixture_compute(&f.in, &t);
+            double q = f.wq[0 * 8 + 4], k = f.wk[0 * 4 + 2];
+            f.wq[0 * 8 + 4] = f.wk[0 * 4 + 2] = 1e300;   /* head 3's query, group 2's key */
+            trace_change both[2] = { { READ_PARAM, PARAM_W_Q, 4 }, { READ_PARAM, PARAM_W_K, 2 } };
+            trace_failure failure;
+            assert_int_equal(trace_recompute_changes(&t, both, 2, NULL, &failure),
+                             TRACE_ERROR_OVERFLOW);
+            assert_int_equal(failure.stage, STAGE_SCORES);
+            assert_int_equal(failure.head, 3);
+            f.wq[0 * 8 + 4] = q, f.wk[0 * 4 + 2] = k;
+            trace_free(&t);
+        }
+        if (grouped) {
+            check_change(&f, &f.wq[1 * 8 + 5], READ_PARAM, PARAM_W_Q, 5, 1);   /* head 3 */
+            check_change(&f, &b_q[0], READ_PARAM, PARAM_B_Q, 0, 4);            /* head 1 */
+            check_change(&f, &f.wk[2 * 4 + 1], READ_PARAM, PARAM_W_K, 1, 3);   /* group 1 */
+            check_change(&f, &f.wv[0 * 4 + 3], READ_PARAM, PARAM_W_V, 3, 2);   /* group 2 */
+        }
+        free_fixture(&f);
+    }
+}
+
 /* How many steps of w show stage at head (any position). */
 static int steps_showing(const walk *w, stage_id stage, int head, int position)
 {
@@ -992,6 +1109,7 @@ int main(void)
         cmocka_unit_test(test_every_stage_row_is_complete),
         cmocka_unit_test(test_stage_compute_matches_the_trace),
         cmocka_unit_test(test_recompute_after_a_change_is_a_fresh_trace),
+        cmocka_unit_test(test_a_change_recomputes_only_the_heads_it_reaches),
         cmocka_unit_test(test_every_view_lists_every_node),
         cmocka_unit_test(test_blocks_and_explanations_of_every_stage),
         cmocka_unit_test(test_formulas_follow_the_configuration),

@@ -21,6 +21,7 @@
 #include <wchar.h>
 #include "ui.h"
 #include "ui_curses.h"
+#include "ui_edit.h"
 #include "ui_keys.h"
 #include "ui_lesson.h"
 #include "ui_screen.h"
@@ -66,6 +67,7 @@ typedef struct {
     ui_screen *leader, *follower[FOLLOWERS];
     ui_view *lead_view, *view[FOLLOWERS];
     int joined;   /* followers opened so far */
+    int port;     /* where the leader listens */
 } room;
 
 static void poll_room(room *r)
@@ -101,27 +103,36 @@ static void press(room *r, ui_screen *s, const char *keys)
     }
 }
 
-/* Opens the leader, then each follower in turn (the roster lists them in the order they
- * joined), all at the leader's first step. */
-static void open_room(room *r)
+/* Opens one more follower, and waits until the leader counts it. */
+static void join(room *r)
+{
+    char address[32];
+    snprintf(address, sizeof address, "127.0.0.1:%d", r->port);
+    int i = r->joined;
+    ui_class_options o = {.follow = address, .code = CODE, .name = names[i]};
+    r->follower[i] = class_screen(&o, &r->view[i]);
+    r->joined++;
+    await_on(r, r->leader, UI_AWAIT_JOINED, i + 1);
+}
+
+/* Opens the leader and `followers` followers in turn (the roster lists them in the order
+ * they joined), all at the leader's first step. */
+static void open_room_of(room *r, int followers)
 {
     *r = (room){0};
     ui_class_options lead = {.lead = true, .listen = "127.0.0.1:0", .code = CODE};
     r->leader = class_screen(&lead, &r->lead_view);
     poll_room(r);
-    int port = 0;
     const char *at = strstr(r->lead_view->message, "leading :");
     assert_non_null(at);
-    assert_int_equal(sscanf(at, "leading :%d", &port), 1);
-    char address[32];
-    snprintf(address, sizeof address, "127.0.0.1:%d", port);
-    for (int i = 0; i < FOLLOWERS; i++) {
-        ui_class_options o = {.follow = address, .code = CODE, .name = names[i]};
-        r->follower[i] = class_screen(&o, &r->view[i]);
-        r->joined++;
-        await_on(r, r->leader, UI_AWAIT_JOINED, i + 1);
-    }
+    assert_int_equal(sscanf(at, "leading :%d", &r->port), 1);
+    for (int i = 0; i < followers; i++) join(r);
     await_on(r, r->leader, UI_AWAIT_SYNCED, 0);
+}
+
+static void open_room(room *r)
+{
+    open_room_of(r, FOLLOWERS);
 }
 
 static void close_room(room *r)
@@ -183,13 +194,13 @@ static void row_text(int y, char *out, size_t size)
         p[-1] = p == seconds ? '0' : ' ';
 }
 
-/* The leader's screen with box over it, compared with (or, UPDATE_GOLDEN=1, written to) the
- * golden file. */
-static void assert_screen(room *r, ui_screen *box, const char *golden)
+/* Screen s with box over it (NULL: none), compared with (or, UPDATE_GOLDEN=1, written to)
+ * the golden file. */
+static void assert_drawn(ui_screen *s, ui_screen *box, const char *golden)
 {
     erase();
-    r->leader->ops->draw(r->leader, &style);
-    box->ops->draw(box, &style);
+    s->ops->draw(s, &style);
+    if (box) box->ops->draw(box, &style);
     char screen[ROWS_SHOWN * (COLS_SHOWN * 4 + 2) + 1] = "", row[COLS_SHOWN * 4 + 8];
     for (int y = 0; y < LINES; y++) {
         row_text(y, row, sizeof row);
@@ -211,6 +222,12 @@ static void assert_screen(room *r, ui_screen *box, const char *golden)
     fclose(f);
     if (strcmp(expected, screen) != 0)
         fail_msg("the screen differs from %s (if meant: make update-golden):\n%s", golden, screen);
+}
+
+/* The leader's screen with box over it, against the golden file. */
+static void assert_screen(room *r, ui_screen *box, const char *golden)
+{
+    assert_drawn(r->leader, box, golden);
 }
 
 /* The box a leader's key opens over its lesson. */
@@ -302,12 +319,130 @@ static void test_a_follower_comes_back_to_the_open_question(void **state)
     close_memory_screen(&m);
 }
 
+/* ---- what if? in class (issue 29) ---- */
+
+/* The edits a view holds: all of them, and of them the leader's. */
+static int edits_held(const ui_view *v, int *from_leader)
+{
+    *from_leader = v->edits ? v->edits->from_leader : 0;
+    return v->edits ? v->edits->count : 0;
+}
+
+/* Polls the room until follower i holds `count` edits, `from_leader` of them the leader's. */
+static void await_edits(room *r, int i, int count, int from_leader)
+{
+    int mine, theirs;
+    for (double deadline = now_s() + 20; edits_held(r->view[i], &theirs) != count
+         || theirs != from_leader; nap()) {
+        mine = edits_held(r->view[i], &theirs);
+        if (now_s() > deadline)
+            fail_msg("follower %d holds %d edits (%d the leader's), not %d (%d)", i, mine,
+                     theirs, count, from_leader);
+        poll_room(r);
+    }
+}
+
+/* Polls the room until follower i holds the leader's one edit with this value. */
+static void await_leader_value(room *r, int i, double value)
+{
+    for (double deadline = now_s() + 20; ; nap()) {
+        const ui_edit *ed = r->view[i]->edits;
+        if (ed && ed->from_leader == 1 && ed->done[0].e.value == value) return;
+        if (now_s() > deadline) fail_msg("follower %d never took the leader's edit to %g", i, value);
+        poll_room(r);
+    }
+}
+
+/* The number behind the leader's selected input cell, as a view's lesson holds it. */
+static double cell_value(const ui_view *v, int row, int col)
+{
+    return v->lesson->embeddings[(size_t)row * (size_t)v->lesson->input.d_model + (size_t)col];
+}
+
+/* Every number of every stage of a follower is the leader's, bit for bit (both hold the
+ * same edits of the same lesson). */
+static void assert_same_numbers(const ui_view *a, const ui_view *b)
+{
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        if (!trace_has_stage(a->t, (stage_id)s)) continue;
+        int heads = stage_get((stage_id)s)->per_head ? a->t->heads : 1;
+        for (int h = 1; h <= heads; h++)
+            for (int i = 0; i < trace_rows(a->t, (stage_id)s); i++)
+                for (int j = 0; j < trace_cols(a->t, (stage_id)s); j++) {
+                    double x = trace_value(a->t, (stage_id)s, h, i, j);
+                    double y = trace_value(b->t, (stage_id)s, h, i, j);
+                    if (memcmp(&x, &y, sizeof x) != 0 && !(x != x && y != y))
+                        fail_msg("%s[%d,%d] head %d: %.17g here, %.17g at the leader",
+                                 stage_get((stage_id)s)->name, i, j, h, y, x);
+                }
+    }
+}
+
+/* The leader's edit reaches every follower, with its old value on the explanation line, and
+ * the cells it changed further on marked (the golden screens); a follower's own edit stays its own, and on a cell both edit the
+ * follower's number shows until it undoes its own; the leader's u reaches them; a follower
+ * joining late gets the edits made before it came. */
+static void test_the_leaders_edits_reach_the_class(void **state)
+{
+    (void)state;
+    memory_screen m;
+    open_memory_screen(&m);
+    room r;
+    open_room_of(&r, 2);
+    int row = r.lead_view->row, col = r.lead_view->col;
+    double written = cell_value(r.lead_view, row, col);
+    press(&r, r.leader, "=0.5\n");                /* the selected input cell, to 0.5 */
+    assert_true(cell_value(r.lead_view, row, col) == 0.5);
+    for (int i = 0; i < 2; i++) await_edits(&r, i, 1, 1);
+    await_on(&r, r.leader, UI_AWAIT_SYNCED, 0);
+    for (int i = 0; i < 2; i++) {
+        assert_true(cell_value(r.view[i], row, col) == 0.5);
+        assert_same_numbers(r.lead_view, r.view[i]);
+    }
+    assert_drawn(r.follower[0], NULL, "tests/screens/class/follower_edit.screen");
+    press(&r, r.leader, "nj");   /* Q, at sat: cat's cell the edit changed is marked */
+    await_on(&r, r.leader, UI_AWAIT_SYNCED, 0);
+    assert_drawn(r.follower[0], NULL, "tests/screens/class/follower_edit_marks.screen");
+    press(&r, r.leader, "kp");
+    await_on(&r, r.leader, UI_AWAIT_SYNCED, 0);
+    /* Grace edits the same cell: hers shows, on top of the leader's; her u cannot undo his */
+    press(&r, r.follower[1], "=0.25\n");
+    assert_true(cell_value(r.view[1], row, col) == 0.25);
+    await_edits(&r, 1, 2, 1);
+    press(&r, r.leader, "=0.75\n");               /* the leader again: Grace keeps hers */
+    await_leader_value(&r, 0, 0.75);
+    assert_true(cell_value(r.view[0], row, col) == 0.75);
+    await_leader_value(&r, 1, 0.75);
+    await_edits(&r, 1, 2, 1);
+    assert_true(cell_value(r.view[1], row, col) == 0.25);
+    press(&r, r.follower[1], "U");                 /* her own undone: the leader's number */
+    assert_true(cell_value(r.view[1], row, col) == 0.75);
+    press(&r, r.follower[1], "u");
+    assert_non_null(strstr(r.view[1]->message, "the leader's edits are the leader's"));
+    assert_true(cell_value(r.view[1], row, col) == 0.75);
+    /* a late joiner gets the edits made so far */
+    join(&r);
+    await_edits(&r, 2, 1, 1);
+    assert_true(cell_value(r.view[2], row, col) == 0.75);
+    assert_same_numbers(r.lead_view, r.view[2]);
+    /* the leader's U reaches every follower: the lesson as written again */
+    press(&r, r.leader, "U");
+    for (int i = 0; i < 3; i++) {
+        await_edits(&r, i, 0, 0);
+        assert_true(cell_value(r.view[i], row, col) == written);
+        assert_same_numbers(r.lead_view, r.view[i]);
+    }
+    close_room(&r);
+    close_memory_screen(&m);
+}
+
 int main(void)
 {
     setlocale(LC_CTYPE, "C.UTF-8");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_results_and_roster),
         cmocka_unit_test(test_a_follower_comes_back_to_the_open_question),
+        cmocka_unit_test(test_the_leaders_edits_reach_the_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

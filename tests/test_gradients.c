@@ -314,6 +314,75 @@ static void test_gradient_cells_explained(void **state)
     lesson_free(&l);
 }
 
+/* Under grouped-query attention (two heads sharing one key/value head) a cell of d_K or d_V is
+ * the sum over the group's query heads: each head's products with their tokens, its subtotal,
+ * and the cell's value their sum, as the backward adds them. */
+static const char shared_keys[] =
+    "title: \"two heads, one key/value head\"\n"
+    "tokens: [a, b, c]\n"
+    "d_model: 4\n"
+    "heads: 2\n"
+    "kv_heads: 1\n"
+    "embeddings:\n"
+    "  a: [1, 0, 0.5, 0]\n"
+    "  b: [0, 1, 0, 0.5]\n"
+    "  c: [0.5, 0.5, 1, 0]\n"
+    "W_Q: {random: normal, seed: 1, scale: 0.5}\n"
+    "W_K: {random: normal, seed: 2, scale: 0.5}\n"
+    "W_V: {random: normal, seed: 3, scale: 0.5}\n"
+    "W_O: {random: normal, seed: 4, scale: 0.5}\n"
+    "loss:\n"
+    "  target:\n"
+    "    - [1, 0, 0, 0]\n"
+    "    - [0, 1, 0, 0]\n"
+    "    - [0, 0, 1, 0]\n"
+;
+
+/* The sum over heads of Σ_i left_h[i, j] · right_h[i, c_h], fused in k order per head, then
+ * the heads added in order: what the explanation's subtotals and total must be. */
+static double group_sum(const trace *t, stage_id left, stage_id right, bool right_per_head,
+                        int j, int c, double subtotal[2])
+{
+    double total = 0.0;
+    for (int h = 1; h <= 2; h++) {
+        double s = 0.0;
+        int col = right_per_head ? c : (h - 1) * t->d_k + c;
+        for (int i = 0; i < t->n; i++)
+            s = fma(trace_value(t, left, h, i, j), trace_value(t, right, h, i, col), s);
+        subtotal[h - 1] = s;
+        total += s;
+    }
+    return total;
+}
+
+static void test_shared_key_gradients_explained(void **state)
+{
+    (void)state;
+    lesson l;
+    trace t;
+    fixture_load_traced(shared_keys, &l, &t);
+    double sub[2];
+    /* the numbers, proved from the trace: each head's sum, and the cell the heads' total */
+    double k = group_sum(&t, STAGE_D_SCORES, STAGE_Q, false, 1, 1, sub);
+    assert_true(k == trace_value(&t, STAGE_D_K, 1, 1, 1));
+    assert_true(fabs(sub[0] - -0.0201) < 5e-5 && fabs(sub[1] - -0.0426) < 5e-5);
+    fixture_explains(&t, "d_K[b,1]", 1, "d_K[b,1] = Σ over group 1's heads of Σ_i d_scores[i,b] "
+                     "· Q[i, the head's column 1] = [head 1, Q[i,1]: (-0.0175 × -0.4363) [a] + "
+                     "(-0.0251 × 1.2705) [b] + (0.0092 × 0.4473) [c] = -0.0201] + [head 2, "
+                     "Q[i,3]: (0.0271 × -0.3424) [a] + (-0.1007 × 0.5502) [b] + (-0.1044 × "
+                     "-0.2119) [c] = -0.0426] = -0.0627");
+    double v = group_sum(&t, STAGE_WEIGHTS, STAGE_D_CONTEXT, true, 1, 1, sub);
+    assert_true(v == trace_value(&t, STAGE_D_V, 1, 1, 1));
+    assert_true(fabs(sub[0] - -0.1906) < 5e-5 && fabs(sub[1] - -0.5137) < 5e-5);
+    fixture_explains(&t, "d_V[b,1]", 1, "d_V[b,1] = Σ over group 1's heads of Σ_i weights[i,b] "
+                     "· the head's d_context[i,1] = [head 1, d_context[i,1]: (0.2085 × -0.2918) "
+                     "[a] + (0.521 × -0.3319) [b] + (0.3415 × 0.1264) [c] = -0.1906] + [head 2, "
+                     "d_context[i,1]: (0.2856 × 0.0475) [a] + (0.4302 × -0.5703) [b] + (0.2573 × "
+                     "-1.0956) [c] = -0.5137] = -0.7043");
+    trace_free(&t);
+    lesson_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_post_rms_norm),
         cmocka_unit_test(test_made_from_follows_rope),
         cmocka_unit_test(test_gradient_cells_explained),
+        cmocka_unit_test(test_shared_key_gradients_explained),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

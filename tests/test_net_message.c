@@ -67,6 +67,22 @@ static void test_every_type_round_trips(void **state)
               "attnstep/1 refuse name 0000000000000000");
     canonical(&(net_message){.type = NET_REFUSE, .reason = NET_REFUSE_LIMIT},
               "attnstep/1 refuse limit 0000000000000000");
+    /* what-if edits (issue 29): the list's version and size, then each cell; a value in
+     * "%.17g", which reads back bit for bit, -0 included */
+    canonical(&(net_message){.type = NET_EDITS, .seq = 3, .count = 2}, "attnstep/1 edits 3 2");
+    canonical(&(net_message){.type = NET_EDITS, .seq = 4, .count = 0}, "attnstep/1 edits 4 0");
+    canonical(&(net_message){.type = NET_EDITS, .seq = 1, .count = NET_MAX_EDITS},
+              "attnstep/1 edits 1 64");
+    canonical(&(net_message){.type = NET_EDIT, .seq = 3, .index = 1, .matrix = "W_Q", .row = 2,
+                             .col = 0, .value = 0.1},
+              "attnstep/1 edit 3 1 W_Q 2 0 0.10000000000000001");
+    canonical(&(net_message){.type = NET_EDIT, .seq = 3, .index = 63,
+                             .matrix = "source_embeddings", .row = 0, .col = 7, .value = -0.0},
+              "attnstep/1 edit 3 63 source_embeddings 0 7 -0");
+    canonical(&(net_message){.type = NET_EDIT, .seq = 0, .index = 0,
+                             .matrix = "a23456789012345678901234", .row = 0, .col = 0,
+                             .value = 5e-324},
+              "attnstep/1 edit 0 0 a23456789012345678901234 0 0 4.9406564584124654e-324");
 }
 
 static void test_fields_read_back(void **state)
@@ -87,6 +103,14 @@ static void test_fields_read_back(void **state)
     assert_true(m.code == 255 && m.hash == 16);
     assert_string_equal(m.name, "a  b");   /* spaces inside a name are its own */
     /* a message is a frame, not a string: the bytes after length are not read */
+    assert_int_equal(parse("attnstep/1 edit 9 5 embeddings 1 3 -0.75", &m), NET_OK);
+    assert_true(m.type == NET_EDIT && m.seq == 9 && m.index == 5 && m.row == 1 && m.col == 3);
+    assert_string_equal(m.matrix, "embeddings");
+    assert_true(m.value == -0.75);
+    assert_int_equal(parse("attnstep/1 edit 9 5 b_Q 0 1 -0", &m), NET_OK);
+    assert_true(m.value == 0 && signbit(m.value));   /* -0 stays -0 */
+    assert_int_equal(parse("attnstep/1 edits 9 12", &m), NET_OK);
+    assert_true(m.type == NET_EDITS && m.seq == 9 && m.count == 12);
     assert_int_equal(net_message_parse("attnstep/1 byeXYZ", 14, &m), NET_OK);
     assert_int_equal(m.type, NET_BYE);
 }
@@ -111,6 +135,15 @@ static void test_writer_refuses_what_it_cannot_carry(void **state)
         {.type = NET_ANSWER, .is_number = true, .number = INFINITY},
         {.type = NET_ANSWER, .is_number = true, .number = NAN},
         {.type = NET_REFUSE, .reason = (net_reason)9},
+        {.type = NET_EDITS, .count = NET_MAX_EDITS + 1},
+        {.type = NET_EDITS, .seq = NET_MAX_INDEX + 1},
+        {.type = NET_EDIT, .matrix = "W_Q", .index = NET_MAX_EDITS},
+        {.type = NET_EDIT, .matrix = "W_Q", .value = NAN},
+        {.type = NET_EDIT, .matrix = "W_Q", .value = -INFINITY},
+        {.type = NET_EDIT, .matrix = ""},
+        {.type = NET_EDIT, .matrix = "_W"},
+        {.type = NET_EDIT, .matrix = "W Q"},
+        {.type = NET_EDIT, .matrix = "W_Q", .row = NET_MAX_INDEX + 1},
         {.type = (net_type)17},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -186,6 +219,25 @@ static void test_every_malformation_has_its_error(void **state)
         {"attnstep/1 answer 1 number 5.", NET_ERR_NUMBER},
         {"attnstep/1 answer 1 number 0x10", NET_ERR_NUMBER},
         {"attnstep/1 answer 1 number 1.000000000000000000000000000000001", NET_ERR_NUMBER},
+        {"attnstep/1 edits 1", NET_ERR_MISSING},
+        {"attnstep/1 edits 1 2 3", NET_ERR_EXTRA},
+        {"attnstep/1 edits x 2", NET_ERR_INTEGER},
+        {"attnstep/1 edits 1 65", NET_ERR_EDITS},
+        {"attnstep/1 edits 1 -1", NET_ERR_EDITS},
+        {"attnstep/1 edit 1 0 W_Q 0 0", NET_ERR_MISSING},
+        {"attnstep/1 edit 1 0 W_Q 0 0 1 2", NET_ERR_EXTRA},
+        {"attnstep/1 edit 1 0 W_Q 0  1", NET_ERR_SPACING},
+        {"attnstep/1 edit 1 64 W_Q 0 0 1", NET_ERR_EDITS},
+        {"attnstep/1 edit 1 0 W_Q -1 0 1", NET_ERR_INTEGER},
+        {"attnstep/1 edit 1 0 W_Q 0 1000000000 1", NET_ERR_INTEGER},
+        {"attnstep/1 edit 01 0 W_Q 0 0 1", NET_ERR_INTEGER},
+        {"attnstep/1 edit 1 0 ../etc/passwd 0 0 1", NET_ERR_MATRIX},
+        {"attnstep/1 edit 1 0 _W 0 0 1", NET_ERR_MATRIX},
+        {"attnstep/1 edit 1 0 W-Q 0 0 1", NET_ERR_MATRIX},
+        {"attnstep/1 edit 1 0 a234567890123456789012345 0 0 1", NET_ERR_MATRIX},
+        {"attnstep/1 edit 1 0 W_Q 0 0 inf", NET_ERR_NUMBER},
+        {"attnstep/1 edit 1 0 W_Q 0 0 1e999", NET_ERR_NUMBER},
+        {"attnstep/1 edit 1 0 W_Q 0 0 nan", NET_ERR_NUMBER},
     };
     bool seen[NET_ERROR_COUNT] = {false};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -151,6 +151,21 @@ static void test_edits_on_screen_are_set(void **state)
     edit_at(&ed, o, &v, STAGE_OUTPUT, 0, 3, "-1.5e-1");   /* W_O[0,3] */
     edit_at(&ed, o, &v, STAGE_D_OUTPUT, 2, 0, "2");        /* the target */
     assert_int_equal(ed.count, 3);
+    /* every matrix's extremes, measured when shown after the edits, are a fresh view's */
+    ui_view fresh;
+    assert_true(ui_view_init(&fresh, &o->t, &o->l));
+    for (int i = 0; i < v.pipeline.count; i++) {
+        int shown = v.shown;
+        v.shown = i;
+        const ui_range *r = ui_view_range(&v);
+        v.shown = shown;
+        if (memcmp(&r->lo, &fresh.range[i].lo, sizeof r->lo) != 0
+            || memcmp(&r->hi, &fresh.range[i].hi, sizeof r->hi) != 0)
+            fail_msg("%s head %d: extremes %g…%g, a fresh view's %g…%g",
+                     stage_get(v.pipeline.steps[i].stage)->name, v.pipeline.steps[i].head, r->lo,
+                     r->hi, fresh.range[i].lo, fresh.range[i].hi);
+    }
+    ui_view_free(&fresh);
     const char *edits[] = {"embeddings[b,2]=0.25", "W_O[0,3]=-1.5e-1", "target[c,0]=2"};
     for (int count = 3; count >= 0; count--) {
         lesson l;
@@ -162,6 +177,22 @@ static void test_edits_on_screen_are_set(void **state)
         if (count > 1) ui_edit_undo(&ed, o, &v, false);
         else if (count == 1) ui_edit_undo(&ed, o, &v, true);
     }
+    /* an edit whose numbers overflow is said and taken back: the lesson as it was */
+    lesson l0;
+    trace t0;
+    compute_with_set(path, edits, 0, &l0, &t0);
+    edit_at(&ed, o, &v, STAGE_OUTPUT, 0, 3, "1e300");   /* W_O[0,3] */
+    assert_string_equal(v.message, "not set: a number grew too large to represent (overflow) in "
+                        "loss");   /* the output is finite; its square is not */
+    assert_int_equal(ed.count, 0);
+    assert_same_blocks(&o->t, &t0);
+    edit_at(&ed, o, &v, STAGE_INPUT, 1, 1, "1e300");    /* b's query and key: their product */
+    assert_string_equal(v.message, "not set: a number grew too large to represent (overflow) in "
+                        "scores");
+    assert_int_equal(ed.count, 0);
+    assert_same_blocks(&o->t, &t0);
+    trace_free(&t0);
+    lesson_free(&l0);
     edit_at(&ed, o, &v, STAGE_INPUT, 1, 2, "3");
     double was;
     assert_true(ui_edit_changed(&ed, &o->t, STAGE_INPUT, 1, 1, 2, &was));
@@ -170,6 +201,119 @@ static void test_edits_on_screen_are_set(void **state)
     ui_edit_free(&ed);
     ui_view_free(&v);
     ui_lesson_close(o);
+}
+
+/* In a class without the network (ui_edit_cells, ui_edit_take_leader): the leader's cells are
+ * each changed number once with its last value; a follower lays them under its own edit (a cell
+ * both edit shows the follower's), its U undoes only its own, and the leader's empty list gives
+ * the lesson as written: each time the numbers --set of the same edits, in that order, gives. */
+static void test_leaders_edits_under_a_followers_own(void **state)
+{
+    (void)state;
+    const char *path = "tests/gradients/by_token.yaml";
+    ui_opened *lead, *follow;
+    char error[512];
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, NULL, &lead, false, error, sizeof error),
+                     EXIT_STATUS_OK);
+    assert_int_equal(ui_lesson_open(path, NULL, 0, NULL, NULL, &follow, false, error,
+                                    sizeof error), EXIT_STATUS_OK);
+    ui_view lv, fv;
+    assert_true(ui_view_init(&lv, &lead->t, &lead->l));
+    assert_true(ui_view_init(&fv, &follow->t, &follow->l));
+    ui_edit led = {0}, fed = {0};
+    edit_at(&led, lead, &lv, STAGE_Q, 0, 0, "1");      /* W_Q[0,0] */
+    edit_at(&led, lead, &lv, STAGE_K, 0, 1, "3");      /* W_K[0,1] */
+    edit_at(&led, lead, &lv, STAGE_Q, 0, 0, "2");      /* W_Q[0,0] again: its last value counts */
+    lesson_edit cells[4];
+    assert_int_equal(ui_edit_cells(&led, cells, 4), 2);
+    assert_true(cells[0].kind == READ_PARAM && cells[0].id == PARAM_W_K && cells[0].value == 3);
+    assert_true(cells[1].id == PARAM_W_Q && cells[1].row == 0 && cells[1].col == 0
+                && cells[1].value == 2);
+    lesson_edit one[1];
+    assert_int_equal(ui_edit_cells(&led, one, 1), 2);  /* more than fit: how many there are */
+    edit_at(&fed, follow, &fv, STAGE_Q, 0, 0, "5");    /* the follower's own, on the same cell */
+    assert_true(ui_edit_take_leader(&fed, follow, &fv, cells, 2));
+    assert_false(ui_edit_take_leader(&fed, follow, &fv, cells, 2));   /* held already */
+    assert_int_equal(fed.count, 3);
+    assert_int_equal(fed.from_leader, 2);
+    const char *layered[] = {"W_K[0,1]=3", "W_Q[0,0]=2", "W_Q[0,0]=5"};
+    for (int own = 1; own >= 0; own--) {   /* with its own on top, then U: the leader's alone */
+        lesson l;
+        trace t;
+        compute_with_set(path, layered, 2 + own, &l, &t);
+        assert_same_blocks(&follow->t, &t);
+        trace_free(&t);
+        lesson_free(&l);
+        ui_edit_undo(&fed, follow, &fv, true);
+    }
+    assert_non_null(strstr(fv.message, "the leader's edits are the leader's to undo"));
+    assert_true(ui_edit_take_leader(&fed, follow, &fv, cells, 0));   /* the leader's U */
+    assert_int_equal(fed.count, 0);
+    lesson l;
+    trace t;
+    compute_with_set(path, layered, 0, &l, &t);
+    assert_same_blocks(&follow->t, &t);
+    trace_free(&t);
+    lesson_free(&l);
+    ui_edit_free(&led);
+    ui_edit_free(&fed);
+    ui_view_free(&lv);
+    ui_view_free(&fv);
+    ui_lesson_close(lead);
+    ui_lesson_close(follow);
+}
+
+/* An edit by parts, as the classroom's messages carry one (lesson_edit_make): checked as --set
+ * checks it, each bad part refused with its message; a token's row by index, never by name. */
+static void test_edits_by_parts_are_checked(void **state)
+{
+    (void)state;
+    lesson l;
+    lesson_diagnostics d;
+    assert_int_equal(lesson_load("lessons/bank_river.yaml", &l, &d), LESSON_OK);
+    lesson_diagnostics_free(&d);
+    static const struct {
+        const char *name;
+        int row, col;
+        double value;
+        lesson_edit_status status;
+        const char *message;
+    } cases[] = {
+        {"W_Q", 9, 0, 1, LESSON_EDIT_ROW, "no such row: row 9 is out of range: W_Q has rows 0 to 3"},
+        {"W_K", 0, 4, 1, LESSON_EDIT_COL,
+         "no such column: column 4 is out of range: W_K has columns 0 to 3"},
+        {"W_Q", -1, 0, 1, LESSON_EDIT_ROW, "no such row: row -1 is out of range: W_Q has rows 0 to 3"},
+        {"embeddings", 5, 0, 1, LESSON_EDIT_ROW,
+         "no such row: row 5 is out of range: embeddings has rows 0 to 4"},
+        {"W_X", 0, 0, 1, LESSON_EDIT_NAME, "no such matrix: 'W_X'; did you mean 'W_Q'? this "
+                                           "lesson's are embeddings, W_Q, W_K, W_V, W_O"},
+        {"b_Q", 0, 0, 1, LESSON_EDIT_ABSENT, "this lesson has no such matrix: 'b_Q' is not given "
+                                             "(a bias exists only where the lesson writes one)"},
+        {"W_Q", 0, 0, NAN, LESSON_EDIT_NOT_FINITE,
+         "the value is not a finite number: a lesson's numbers are finite doubles"},
+        {"W_Q", 0, 0, -INFINITY, LESSON_EDIT_NOT_FINITE,
+         "the value is not a finite number: a lesson's numbers are finite doubles"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lesson_edit e = {READ_NONE, -1, -1, -1, 0};
+        char error[512] = "";
+        assert_int_equal(lesson_edit_make(&l, cases[i].name, cases[i].row, cases[i].col,
+                                          cases[i].value, &e, error, sizeof error),
+                         cases[i].status);
+        assert_string_equal(error, cases[i].message);
+        assert_int_equal(e.kind, READ_NONE);   /* nothing made */
+    }
+    lesson_edit e;
+    char error[64];
+    assert_int_equal(lesson_edit_make(&l, "embeddings", 1, 3, -0.5, &e, error, sizeof error),
+                     LESSON_EDIT_OK);
+    assert_true(e.kind == READ_DATA && e.id == DATA_EMBEDDINGS && e.row == 1 && e.col == 3
+                && e.value == -0.5);
+    assert_string_equal(lesson_edit_matrix_name(&e), "embeddings");
+    assert_int_equal(lesson_edit_make(&l, "W_O", 3, 2, 2, &e, error, sizeof error), LESSON_EDIT_OK);
+    assert_true(e.kind == READ_PARAM && e.id == PARAM_W_O && e.row == 3 && e.col == 2);
+    assert_string_equal(lesson_edit_matrix_name(&e), "W_O");
+    lesson_free(&l);
 }
 
 static void test_no_key_is_bound_twice(void **state)
@@ -1460,7 +1604,7 @@ static ui_screen *open_comparison(const char *a, const char *b)
 {
     exit_status status = EXIT_STATUS_SOFTWARE;
     char error[512] = "";
-    ui_screen *screen = ui_compare_screen_open(a, b, NULL, NULL, false, &status, error,
+    ui_screen *screen = ui_compare_screen_open(a, b, NULL, NULL, -1, false, &status, error,
                                                sizeof error);
     assert_int_equal(status, EXIT_STATUS_OK);
     assert_non_null(screen);
@@ -2408,6 +2552,8 @@ int main(void)
         cmocka_unit_test(test_headless_run_dumps_the_screen),
         cmocka_unit_test(test_key_times_one_line_per_key),
         cmocka_unit_test(test_edits_on_screen_are_set),
+        cmocka_unit_test(test_edits_by_parts_are_checked),
+        cmocka_unit_test(test_leaders_edits_under_a_followers_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

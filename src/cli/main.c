@@ -388,6 +388,9 @@ static bool class_allowed(const ui_options *ui, int count)
 
 static int run_ui(const options *o, int count, char **paths)
 {
+    if (o->ui.train_step >= 0)   /* a lesson screen moves along training with < and > */
+        return usage_error("--train-step goes with --compare",
+                           "in the lesson itself, < and > move along the training steps");
     ui_options ui = o->ui;
     ui.lesson_path = count ? paths[0] : NULL;
     if (!place_replay(o, &ui) || !class_allowed(&ui, count)) return EXIT_STATUS_USAGE;
@@ -399,7 +402,8 @@ static int run_ui(const options *o, int count, char **paths)
 static int run_compare(const options *o, int count, char **paths)
 {
     char *self[2];
-    if (count == 1 && o->ui.load.n_edits > 0) {   /* a lesson against its edited self */
+    if (count == 1 && (o->ui.load.n_edits > 0 || o->ui.train_step >= 0)) {
+        /* a lesson against its edited or trained self */
         self[0] = self[1] = paths[0];
         paths = self;
         count = 2;
@@ -460,6 +464,10 @@ static bool set_d_model(options *o, const char *arg)
 }
 static bool set_heads(options *o, const char *arg) { return parse_int(arg, 1, 4096, &o->heads); }
 static bool set_at(options *o, const char *arg) { o->ui.at = arg; return true; }
+static bool set_train_step(options *o, const char *arg)
+{
+    return parse_int(arg, 0, TRAIN_MAX_STEPS, &o->ui.train_step);
+}
 static bool set_keys(options *o, const char *arg) { o->ui.key_script = arg; return true; }
 static bool set_replay(options *o, const char *arg) { o->ui.replay = arg; return true; }
 static bool set_record(options *o, const char *arg) { o->ui.record = arg; return true; }
@@ -656,6 +664,11 @@ static const option_row option_table[] = {
       "the UI with two lessons side by side: the same step of both,\n"
       "moving together, the cells that differ marked", &mode_compare, NULL, NULL, NULL,
       USES_EVERY_MODE },
+    { "train-step", 0, required_argument, "--train-step N",
+      "with --compare: B at its weights after N training updates\n"
+      "(0 to its train: steps); with one lesson, it against itself:\n"
+      "step 0 beside step N", NULL, set_train_step,
+      "--train-step takes a whole number from 0 to 100000", NULL, USES_UI },
     { "reset", 0, no_argument, "--reset [LESSON...]",
       "forget the progress the UI kept (answers, score, the step\n"
       "left): of every lesson, or of the lessons given", &mode_reset, NULL, NULL, NULL,
@@ -759,7 +772,8 @@ static int parse_options(int argc, char **argv, options *o)
 {
     *o = (options){ .precision = 4, .d_model = STATS_COST_D_MODEL, .heads = STATS_COST_HEADS,
                     .timing_seconds = STATS_MIN_SECONDS,
-                    .ui = { .color = UI_COLOR_AUTO, .screen_cols = 80, .screen_rows = 24 } };
+                    .ui = { .color = UI_COLOR_AUTO, .screen_cols = 80, .screen_rows = 24,
+                            .train_step = -1 } };
     struct option long_options[OPTION_COUNT + 1];
     for (int i = 0; i < OPTION_COUNT; i++)
         long_options[i] = (struct option){ option_table[i].name, option_table[i].has_arg, NULL, i };

@@ -169,6 +169,20 @@ void explain_put_product_terms(explain_text *out, const products *p, int count,
     explain_put_sum(out, &s);
 }
 
+void explain_put_head_part(explain_text *out, bool first, int head, const char *name, int col,
+                           const products *p, int count, const trace *keyed)
+{
+    double total = 0.0;
+    for (int i = 0; i < count; i++)
+        total = fma(p->left[(size_t)i * p->left_stride], p->right[(size_t)i * p->right_stride],
+                    total);
+    explain_put(out, "%s[head %d, %s[i,%d]: ", first ? "" : " + ", head, name, col);
+    explain_put_product_terms(out, p, count, keyed);
+    explain_put(out, " = ");
+    explain_put_number(out, total);
+    explain_put(out, "]");
+}
+
 /* How many labels along axis (tokens and source tokens; 0 for the others, never repeated). */
 static int axis_tokens(const trace *t, stage_axis axis)
 {

@@ -442,10 +442,10 @@ static bool checked_for_overflow(const trace *t, stage_id stage)
     return t->block[stage] && stage != STAGE_RUNNING_MAX;
 }
 
-/* Whether every stored block holds only finite numbers. */
-static bool blocks_finite(const trace *t, const kernels_config *config)
+/* Whether every stored block from stage `from` on holds only finite numbers. */
+static bool blocks_finite(const trace *t, stage_id from, const kernels_config *config)
 {
-    for (int s = 0; s < STAGE_COUNT; s++)
+    for (int s = from; s < STAGE_COUNT; s++)
         if (checked_for_overflow(t, (stage_id)s)
             && !kernels_all_finite(t->block[s], trace_stage_bytes(t, (stage_id)s) / sizeof(double),
                                    config))
@@ -558,12 +558,14 @@ void trace_forward(trace *t, stage_id from, int first, int end, const trace_opti
 }
 
 /* Overflow anywhere shows up as a non-finite number in some stage; a fast scan says whether
- * there is one, and only then the walk cell by cell names the first. */
-static trace_status check_finite(trace *t, const trace_options *options, trace_failure *failure)
+ * there is one, and only then the walk cell by cell names the first. Only the stages from
+ * `from` on: those before were checked when computed and have not changed since. */
+static trace_status check_finite(trace *t, stage_id from, const trace_options *options,
+                                 trace_failure *failure)
 {
     kernels_config config = trace_kernels_config(options);
-    bool finite = blocks_finite(t, &config);
-    for (int s = 0; !finite && s < STAGE_COUNT; s++)
+    bool finite = blocks_finite(t, from, &config);
+    for (int s = from; !finite && s < STAGE_COUNT; s++)
         if (checked_for_overflow(t, (stage_id)s) && find_non_finite(t, (stage_id)s, failure))
             return TRACE_ERROR_OVERFLOW;
     return TRACE_OK;
@@ -576,7 +578,7 @@ trace_status trace_compute(const attention_input *in, const trace_options *optio
     if (status != TRACE_OK)
         return status;
     trace_forward(out, (stage_id)0, 0, out->n, options);
-    if ((status = check_finite(out, options, failure)) != TRACE_OK)
+    if ((status = check_finite(out, (stage_id)0, options, failure)) != TRACE_OK)
         return fail(out, status, failure);
     return TRACE_OK;
 }
@@ -585,7 +587,116 @@ trace_status trace_recompute(trace *t, stage_id from, const trace_options *optio
                              trace_failure *failure)
 {
     trace_forward(t, from, 0, t->n, options);
-    return check_finite(t, options, failure);
+    return check_finite(t, from, options, failure);
+}
+
+/* ---- recomputing only what a change reaches ---- */
+
+/* Whether stage s's changes are the heads' own: per head, or columns side by side by head. */
+static bool head_local(stage_id s)
+{
+    const stage_info *info = stage_get(s);
+    return (info->per_head || (info->flags & STAGE_HEAD_COLUMNS)) && !(info->flags & STAGE_GRADIENT);
+}
+
+/* Marks in reached (t->heads flags) the heads a change of column col of parameter p reaches
+ * in a head-local stage that reads it. */
+static void heads_of_column(const trace *t, int p, int col, bool *reached)
+{
+    stage_axis axis = param_get((param_id)p)->cols;
+    int group = col >= 0 ? col / t->d_k + 1 : 0;
+    for (int h = 1; h <= t->heads; h++)
+        reached[h - 1] |= col < 0 || (axis == AXIS_MODEL_DIMS && h == group)
+                          || (axis == AXIS_KV_DIMS && trace_kv_group(t, h) == group)
+                          || (axis != AXIS_MODEL_DIMS && axis != AXIS_KV_DIMS);
+}
+
+/* Whether input `in` of stage s is one of the changes (its heads marked in reached). */
+static bool reads_change(const trace *t, const stage_input *in, const trace_change *changes,
+                         int count, bool local, bool *reached)
+{
+    bool any = false;
+    for (int c = 0; c < count; c++) {
+        if (in->kind != changes[c].kind || in->id != changes[c].id) continue;
+        any = true;
+        if (local && in->kind == READ_PARAM) heads_of_column(t, in->id, changes[c].col, reached);
+        else heads_of_column(t, in->id, -1, reached);
+    }
+    return any;
+}
+
+/* The heads of stage s that the changes reach, from what its inputs (already marked, in table
+ * order) reached: reach is STAGE_COUNT rows of t->heads flags. */
+static void mark_reach(const trace *t, stage_id s, const trace_change *changes, int count,
+                       bool *reach)
+{
+    const stage_info *info = stage_get(s);
+    size_t heads = (size_t)t->heads;
+    bool *mine = reach + (size_t)s * heads, local = head_local(s), any = false;
+    /* a parameter's columns are a head's only where they are the stage's own (a projection) */
+    bool columns = local && (info->flags & STAGE_HEAD_COLUMNS);
+    for (int i = 0; i < STAGE_MAX_INPUTS && info->inputs[i].kind != READ_NONE; i++) {
+        const stage_input *in = &info->inputs[i];
+        if (in->kind == READ_PARAM || in->kind == READ_DATA) {
+            any |= reads_change(t, in, changes, count, columns, mine);
+            continue;
+        }
+        int node = in->instead >= 0 && trace_has_stage(t, (stage_id)in->instead) ? in->instead
+                                                                                  : in->id;
+        const bool *theirs = reach + (size_t)node * heads;
+        bool from_heads = local && head_local((stage_id)node);
+        bool theirs_any = false;
+        for (size_t h = 0; h < heads; h++) {
+            theirs_any |= theirs[h];
+            if (theirs[h] && from_heads) mine[h] = true;
+        }
+        any |= theirs_any;
+        if (theirs_any && !from_heads)   /* a whole matrix changed under it: every head */
+            memset(mine, 1, heads * sizeof *mine);
+    }
+    bool whole = any && (!local || (info->flags & STAGE_GRADIENT));
+    for (size_t h = 0; h < heads && whole; h++) mine[h] = true;
+    for (int r = 0; r < (int)s && (info->flags & STAGE_GRADIENT); r++)   /* it sums its readers' */
+        for (size_t h = 0; h < heads; h++)
+            if (reach[(size_t)r * heads + h]) {
+                memset(mine, 1, heads * sizeof *mine);
+                return;
+            }
+}
+
+trace_status trace_recompute_changes(trace *t, const trace_change *changes, int count,
+                                     const trace_options *options, trace_failure *failure)
+{
+    stage_id from = STAGE_COUNT;
+    for (int c = 0; c < count; c++) {
+        stage_id first = trace_first_reader(t, changes[c].kind, changes[c].id);
+        if (first < from) from = first;
+    }
+    if (from == STAGE_COUNT) return TRACE_OK;
+    bool *reach = calloc((size_t)STAGE_COUNT * (size_t)t->heads, sizeof *reach);
+    if (!reach) return trace_recompute(t, from, options, failure);
+    kernels_config config = trace_kernels_config(options);
+    trace_span span = trace_span_whole(t);
+    bool finite = true;
+    for (int s = from; s < STAGE_COUNT; s++) {
+        if (!trace_has_stage(t, (stage_id)s)) continue;
+        mark_reach(t, (stage_id)s, changes, count, reach);
+        for (int h = 1; t->block[s] && h <= heads_of(t, (stage_id)s); h++) {
+            const bool *mine = reach + (size_t)s * (size_t)t->heads;
+            bool run = false;   /* a whole stage runs when any head reached it */
+            for (int k = 0; k < t->heads; k++)
+                run |= mine[k] && (!stage_get((stage_id)s)->per_head || k == h - 1);
+            if (!run) continue;
+            double *block = block_at(t, (stage_id)s, h);
+            stage_functions_get((stage_id)s)->forward(t, (stage_id)s, h, block, &span, &config);
+            /* only what ran can have overflowed: the rest was checked when it was computed */
+            size_t doubles = (size_t)trace_rows(t, (stage_id)s) * (size_t)trace_cols(t, (stage_id)s);
+            finite = finite && (!checked_for_overflow(t, (stage_id)s)
+                                || kernels_all_finite(block, doubles, &config));
+        }
+    }
+    free(reach);
+    return finite ? TRACE_OK : check_finite(t, from, options, failure);   /* which cell */
 }
 
 void trace_free(trace *t)

@@ -162,6 +162,26 @@ void trace_forward(trace *t, stage_id from, int first, int end, const trace_opti
 trace_status trace_recompute(trace *t, stage_id from, const trace_options *options,
                              trace_failure *failure);
 
+/* One changed matrix the stages read: a parameter or data (kind, id) and, for a parameter, the
+ * column changed (-1: any or all of it). */
+typedef struct {
+    read_kind kind;
+    int id;
+    int col;
+} trace_change;
+
+/* trace_recompute after the count changes, doing only the work they reach: each stored stage
+ * from the first that reads one of them, and of a per-head stage only the heads reached. A
+ * column of W_Q or b_Q reaches the head whose d_k columns it is; one of W_K, W_V, b_K, b_V the
+ * heads of its key/value group; anything else every head. A stage with STAGE_HEAD_COLUMNS
+ * changes in the heads its inputs changed in, as does a per-head stage (each computes head h
+ * from head h of what it reads: the rule this relies on); any other stage, and every gradient
+ * row, changes whole once anything it reads changed. Bit for bit trace_recompute's result
+ * (test_a_change_recomputes_only_the_heads_it_reaches); trace_recompute's whole runner when
+ * the bookkeeping's memory is not there. */
+trace_status trace_recompute_changes(trace *t, const trace_change *changes, int count,
+                                     const trace_options *options, trace_failure *failure);
+
 /* The first stage in table order that reads input `id` of this kind (READ_PARAM: a param_id;
  * READ_DATA: a data_id; READ_NODE: a stage_id), among those t has; STAGE_COUNT if none. */
 stage_id trace_first_reader(const trace *t, read_kind kind, int id);

@@ -1,6 +1,7 @@
 /* One number of a loaded lesson changed (lesson_edit.h): the matrices an edit can name are the
  * lesson's data matrices (embeddings, source_embeddings, the loss's target) and every row of
  * the core's parameter table, read from the table, so a parameter added there is editable. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,35 @@ lesson_edit_status lesson_edit_parse(const lesson *l, const char *text, lesson_e
     if (status == LESSON_EDIT_OK)
         *out = e;
     return status;
+}
+
+lesson_edit_status lesson_edit_make(const lesson *l, const char *name, int row, int col,
+                                    double value, lesson_edit *out, char *error, size_t size)
+{
+    matrix m;
+    lesson_edit_status status = find_matrix(l, name, strlen(name), &m, error, size);
+    if (status != LESSON_EDIT_OK)
+        return status;
+    char index[16];
+    if (row < 0 || row >= m.rows) {
+        snprintf(index, sizeof index, "%d", row);
+        return out_of_range(LESSON_EDIT_ROW, &m, index, strlen(index), error, size);
+    }
+    if (col < 0 || col >= m.cols) {
+        snprintf(index, sizeof index, "%d", col);
+        return out_of_range(LESSON_EDIT_COL, &m, index, strlen(index), error, size);
+    }
+    if (!isfinite(value))
+        return failed(LESSON_EDIT_NOT_FINITE, error, size, "%s%s", "",
+                      "a lesson's numbers are finite doubles");
+    *out = (lesson_edit){ m.kind, m.id, row, col, value };
+    return LESSON_EDIT_OK;
+}
+
+const char *lesson_edit_matrix_name(const lesson_edit *e)
+{
+    int i = matrix_index(e->kind, e->id);
+    return i < DATA_MATRICES ? data_matrices[i].name : param_get((param_id)e->id)->name;
 }
 
 double lesson_edit_value(const lesson *l, const lesson_edit *e)

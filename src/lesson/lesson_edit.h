@@ -49,6 +49,16 @@ const char *lesson_edit_message(lesson_edit_status status);
 lesson_edit_status lesson_edit_parse(const lesson *l, const char *text, lesson_edit *out,
                                      char *error, size_t size);
 
+/* The same check for an edit given by parts, as the classroom's messages carry one (nothing
+ * from the network is trusted): NAME a matrix l has (as lesson_edit_parse names them), ROW and
+ * COL 0-based indices inside it (a bias's ROW 0, a token's matrix by row index, never by
+ * name), VALUE finite. On failure error says what, as lesson_edit_parse's. */
+lesson_edit_status lesson_edit_make(const lesson *l, const char *name, int row, int col,
+                                    double value, lesson_edit *out, char *error, size_t size);
+
+/* The name of the matrix e edits ("embeddings", "W_Q", "b_Q"): what lesson_edit_make takes. */
+const char *lesson_edit_matrix_name(const lesson_edit *e);
+
 /* The number e names, as l holds it now. */
 double lesson_edit_value(const lesson *l, const lesson_edit *e);
 

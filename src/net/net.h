@@ -51,6 +51,11 @@ const char *net_leader_key(const net_leader *l);
  * follower when it differs from the last, and again every half second. */
 uint32_t net_leader_set_state(net_leader *l, const net_message *state, double now);
 
+/* The leader's what-if edits (type NET_EDIT: matrix, row, col, value; at most NET_MAX_EDITS
+ * of count are kept): when they differ from the last, a new version goes at once to every
+ * follower, to each joiner on its welcome, and again every 2 seconds. */
+void net_leader_set_edits(net_leader *l, const net_message *edits, int count, double now);
+
 /* Handles what followers sent (joins, refusals, acknowledgements, byes) and the transport's
  * word of closed connections, frees the slots of followers gone (a bye, a closed connection,
  * 10 seconds of silence), and sends the heartbeat when due. A join is refused with a wrong
@@ -123,6 +128,10 @@ void net_follower_close(net_follower *f);   /* says bye */
  * receives it and *fresh is set. */
 net_follower_status net_follower_poll(net_follower *f, double now, net_message *state,
                                       bool *fresh);
+/* The leader's edits, when a whole version of them (every cell of it) has arrived that was not
+ * given out yet (again after a new welcome): true, with its *count cells (at most
+ * NET_MAX_EDITS, each as parsed: to be checked against the lesson before use) in edits. */
+bool net_follower_edits(net_follower *f, net_message *edits, int *count);
 /* Sends the follower's answer (type NET_ANSWER: a choice 1-9 or a number) to the question of
  * the leader's state seq. */
 void net_follower_answer(net_follower *f, const net_message *answer);

@@ -25,6 +25,8 @@
 #define HEARTBEAT_TIMEOUT_MS 3000   /* a connection silent this long is closed */
 #define WRONG_PER_S 5         /* wrong codes answered a second from one address */
 #define WRONG_WINDOWS 64      /* addresses whose wrong codes are counted at once */
+#define EDITS_EVERY_S 2.0     /* the leader sends its edits again this often (a dropped one is
+                                 replaced; a follower applies a version only when whole) */
 
 bool net_class_code(uint64_t *code, char *error, size_t size)
 {
@@ -179,6 +181,10 @@ struct net_leader {
     int count;
     net_message state;
     bool has_state;
+    net_message edits[NET_MAX_EDITS + 1];   /* the what-if edits: a NET_EDITS, then count
+                                               NET_EDIT of its seq */
+    bool has_edits;                         /* edits made (or undone) since it opened */
+    double next_edits;
     uint32_t seq;
     uint32_t question_seq;   /* the state at which the question open now was opened */
     double next_beat;
@@ -366,6 +372,14 @@ static int refusal(net_leader *l, peer *p, const net_message *m, const source *f
     return -1;
 }
 
+/* The edits to follower p: their version and count, then each (nothing before any edit). */
+static void send_edits(net_leader *l, const peer *p)
+{
+    if (!l->has_edits) return;
+    for (uint32_t i = 0; i <= l->edits[0].count; i++)
+        send_message(l->sock, p->id, p->id_len, &l->edits[i]);
+}
+
 /* A follower asking to join: welcomed with the state, or refused with the reason. A name held
  * by a follower silent for GONE_S is free again: its slot goes. */
 static void on_join(net_leader *l, const uint8_t *id, size_t id_len, const net_message *m,
@@ -399,6 +413,7 @@ static void on_join(net_leader *l, const uint8_t *id, size_t id_len, const net_m
     p->seen = now;
     memcpy(p->name, m->name, sizeof p->name);
     send_message(l->sock, id, id_len, &(net_message){.type = NET_WELCOME});
+    send_edits(l, p);   /* a late joiner gets the edits made so far, before the place */
     if (l->has_state) send_message(l->sock, id, id_len, &l->state);
 }
 
@@ -425,6 +440,33 @@ uint32_t net_leader_set_state(net_leader *l, const net_message *state, double no
     broadcast_state(l);
     l->next_beat = now + HEARTBEAT_S;
     return l->seq;
+}
+
+void net_leader_set_edits(net_leader *l, const net_message *edits, int count, double now)
+{
+    if (count < 0) count = 0;
+    if (count > NET_MAX_EDITS) count = NET_MAX_EDITS;
+    uint32_t seq = l->edits[0].seq;
+    bool same = l->has_edits ? l->edits[0].count == (uint32_t)count : count == 0;
+    for (int i = 0; same && i < count; i++) {
+        const net_message *a = &l->edits[i + 1], *b = &edits[i];
+        same = strcmp(a->matrix, b->matrix) == 0 && a->row == b->row && a->col == b->col
+               && memcmp(&a->value, &b->value, sizeof a->value) == 0;   /* -0 is not 0 */
+    }
+    if (same) return;
+    seq = l->has_edits ? (seq + 1) % (NET_MAX_INDEX + 1) : 0;
+    memset(l->edits, 0, sizeof l->edits);
+    l->edits[0] = (net_message){.type = NET_EDITS, .seq = seq, .count = (uint32_t)count};
+    for (int i = 0; i < count; i++) {
+        net_message *e = &l->edits[i + 1];
+        *e = (net_message){.type = NET_EDIT, .seq = seq, .index = (uint32_t)i,
+                           .row = edits[i].row, .col = edits[i].col, .value = edits[i].value};
+        memcpy(e->matrix, edits[i].matrix, sizeof e->matrix);
+        e->matrix[NET_MATRIX_MAX] = '\0';
+    }
+    l->has_edits = true;
+    for (int i = 0; i < l->count; i++) send_edits(l, &l->peers[i]);
+    l->next_edits = now + EDITS_EVERY_S;
 }
 
 /* The transport's word of closed connections: the followers last heard on them are gone. */
@@ -483,6 +525,10 @@ bool net_leader_poll(net_leader *l, double now)
     }
     for (int i = l->count - 1; i >= 0; i--)
         if (now - l->peers[i].seen > FORGET_S) forget(l, &l->peers[i]);
+    if (l->has_edits && now >= l->next_edits) {
+        for (int i = 0; i < l->count; i++) send_edits(l, &l->peers[i]);
+        l->next_edits = now + EDITS_EVERY_S;
+    }
     if (l->has_state && now >= l->next_beat) {
         broadcast_state(l);
         l->next_beat = now + HEARTBEAT_S;
@@ -595,7 +641,40 @@ struct net_follower {
     bool has_at;
     net_reason reason;
     uint64_t leader_hash;
+    net_message coming[NET_MAX_EDITS + 1];   /* the leader's edits being received: a NET_EDITS,
+                                                then its cells as they arrive */
+    bool has_coming, got[NET_MAX_EDITS];
+    bool has_taken;                          /* a whole version was given out, taken_seq */
+    uint32_t taken_seq;
 };
+
+/* One message of the leader's edits: a version's count starts it (again), a cell of that
+ * version fills its place. */
+static void on_edits(net_follower *f, const net_message *m)
+{
+    if (m->type == NET_EDITS) {
+        if (f->has_coming && f->coming[0].seq == m->seq && f->coming[0].count == m->count) return;
+        f->coming[0] = *m;
+        f->has_coming = true;
+        memset(f->got, 0, sizeof f->got);
+    } else if (f->has_coming && m->seq == f->coming[0].seq && m->index < f->coming[0].count) {
+        f->coming[m->index + 1] = *m;
+        f->got[m->index] = true;
+    }
+}
+
+bool net_follower_edits(net_follower *f, net_message *edits, int *count)
+{
+    if (!f->has_coming || (f->has_taken && f->taken_seq == f->coming[0].seq)) return false;
+    int n = (int)f->coming[0].count;
+    for (int i = 0; i < n; i++)
+        if (!f->got[i]) return false;
+    memcpy(edits, f->coming + 1, (size_t)n * sizeof *edits);
+    *count = n;
+    f->has_taken = true;
+    f->taken_seq = f->coming[0].seq;
+    return true;
+}
 
 /* 64 hex digits (either case) into 32 bytes; false for anything else. */
 static bool parse_key(const char *hex, uint8_t *key)
@@ -737,6 +816,8 @@ net_follower_status net_follower_poll(net_follower *f, double now, net_message *
         net_message m;
         if (n < 0 || net_message_parse(payload, (size_t)n, &m) != NET_OK) continue;
         if (f->status == NET_FOLLOWER_REFUSED) continue;
+        if (m.type == NET_WELCOME) f->has_taken = false;   /* a leader again: take its edits */
+        if (m.type == NET_EDITS || m.type == NET_EDIT) on_edits(f, &m);
         if (m.type == NET_WELCOME || m.type == NET_STATE) {
             if (f->status != NET_FOLLOWER_JOINED) f->next_send = now;   /* say where it is */
             f->status = NET_FOLLOWER_JOINED;

@@ -25,11 +25,12 @@ const char *net_error_message(net_error error)
 static const char *const type_words[] = {
     [NET_JOIN] = "join", [NET_WELCOME] = "welcome", [NET_REFUSE] = "refuse",
     [NET_STATE] = "state", [NET_AT] = "at", [NET_ANSWER] = "answer", [NET_BYE] = "bye",
+    [NET_EDITS] = "edits", [NET_EDIT] = "edit",
 };
 /* How many fields follow the type word (a join's name counts as one, whatever its spaces). */
 static const int type_fields[] = {
     [NET_JOIN] = 3, [NET_WELCOME] = 0, [NET_REFUSE] = 2, [NET_STATE] = 6, [NET_AT] = 3,
-    [NET_ANSWER] = 3, [NET_BYE] = 0,
+    [NET_ANSWER] = 3, [NET_BYE] = 0, [NET_EDITS] = 2, [NET_EDIT] = 6,
 };
 static const char *const reason_words[] = {
     [NET_REFUSE_CODE] = "code", [NET_REFUSE_HASH] = "hash", [NET_REFUSE_FULL] = "full",
@@ -170,6 +171,33 @@ static net_error parse_answer(char **f, net_message *m)
     return NET_OK;
 }
 
+/* A matrix's name: a letter, then letters, digits or _, at most NET_MATRIX_MAX bytes. */
+static bool matrix_name(const char *s)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    size_t n = strlen(s);
+    return n >= 1 && n <= NET_MATRIX_MAX && strchr(letters, s[0])
+        && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n;
+}
+
+static net_error parse_edits(char **f, net_message *m)
+{
+    if (!parse_index(f[0], NET_MAX_INDEX, &m->seq)) return NET_ERR_INTEGER;
+    return parse_index(f[1], NET_MAX_EDITS, &m->count) ? NET_OK : NET_ERR_EDITS;
+}
+
+/* SEQ INDEX MATRIX ROW COL VALUE */
+static net_error parse_edit(char **f, net_message *m)
+{
+    if (!parse_index(f[0], NET_MAX_INDEX, &m->seq)) return NET_ERR_INTEGER;
+    if (!parse_index(f[1], NET_MAX_EDITS - 1, &m->index)) return NET_ERR_EDITS;
+    if (!matrix_name(f[2])) return NET_ERR_MATRIX;
+    memcpy(m->matrix, f[2], strlen(f[2]) + 1);
+    if (!parse_index(f[3], NET_MAX_INDEX, &m->row) || !parse_index(f[4], NET_MAX_INDEX, &m->col))
+        return NET_ERR_INTEGER;
+    return parse_number(f[5], &m->value) ? NET_OK : NET_ERR_NUMBER;
+}
+
 /* The fields after the type word, by type. */
 static net_error parse_fields(char **f, net_message *m)
 {
@@ -178,6 +206,8 @@ static net_error parse_fields(char **f, net_message *m)
     case NET_STATE: return parse_state(f, m);
     case NET_ANSWER: return parse_answer(f, m);
     case NET_AT: return parse_place(f, m) ? NET_OK : NET_ERR_INTEGER;
+    case NET_EDITS: return parse_edits(f, m);
+    case NET_EDIT: return parse_edit(f, m);
     case NET_REFUSE: {
         int r = find_word(f[0], reason_words, COUNT(reason_words));
         if (r < 0) return NET_ERR_REASON;
@@ -269,6 +299,15 @@ static bool write_fields(const net_message *m, char *out, size_t size)
                 && snprintf(out, size, " %" PRIu32 " number %.17g", m->seq, m->number) > 0;
         return m->choice >= 1 && m->choice <= NET_MAX_CHOICE
             && snprintf(out, size, " %" PRIu32 " choice %d", m->seq, m->choice) > 0;
+    case NET_EDITS:
+        return m->seq <= NET_MAX_INDEX && m->count <= NET_MAX_EDITS
+            && snprintf(out, size, " %" PRIu32 " %" PRIu32, m->seq, m->count) > 0;
+    case NET_EDIT:
+        return m->seq <= NET_MAX_INDEX && m->index < NET_MAX_EDITS
+            && strnlen(m->matrix, sizeof m->matrix) < sizeof m->matrix && matrix_name(m->matrix)
+            && m->row <= NET_MAX_INDEX && m->col <= NET_MAX_INDEX && isfinite(m->value)
+            && snprintf(out, size, " %" PRIu32 " %" PRIu32 " %s %" PRIu32 " %" PRIu32 " %.17g",
+                        m->seq, m->index, m->matrix, m->row, m->col, m->value) > 0;
     case NET_WELCOME: case NET_BYE:
         out[0] = '\0';
         return true;

@@ -18,6 +18,18 @@
  *                                      which keeps the follower joined)
  *   attnstep/1 answer SEQ choice N     follower: its answer to the question open at SEQ, N 1-9
  *   attnstep/1 answer SEQ number X     follower: a typed number (finite decimal, 32 bytes max)
+ *   attnstep/1 edits SEQ COUNT         leader: its what-if edits (issue 29), version SEQ (it
+ *                                      counts the leader's changes to them), are COUNT cells,
+ *                                      0 to NET_MAX_EDITS (0: the lesson as written); COUNT
+ *                                      edit messages of that SEQ follow
+ *   attnstep/1 edit SEQ INDEX MATRIX ROW COL VALUE
+ *                                      leader: cell INDEX (0 to NET_MAX_EDITS - 1) of edits
+ *                                      SEQ: MATRIX[ROW,COL] = VALUE, MATRIX a matrix's name
+ *                                      (a letter, then letters, digits or _, at most
+ *                                      NET_MATRIX_MAX bytes), ROW and COL 0-based (a bias's
+ *                                      ROW is 0), VALUE a finite decimal ("%.17g": read back
+ *                                      bit for bit); the follower checks it against its
+ *                                      lesson (lesson_edit_make) before applying anything
  *   attnstep/1 bye                     either side: leaving
  *
  * CODE and HASH are 16 lowercase hex digits (64 bits); SEQ, STEP, ROW and COL are whole numbers
@@ -39,6 +51,8 @@
 #define NET_MAX_INDEX 999999999u
 #define NET_MAX_HEAD 4096
 #define NET_MAX_CHOICE 9
+#define NET_MAX_EDITS 64
+#define NET_MATRIX_MAX 24
 
 /* Why a message was refused: every kind of malformed message has its own error, and the one
  * table of messages (net_error_message) says each. */
@@ -61,13 +75,16 @@
     X(NET_ERR_QUESTION, "a question state other than none, open or revealed") \
     X(NET_ERR_ANSWER_KIND, "an answer that is neither a choice nor a number") \
     X(NET_ERR_CHOICE, "a choice other than 1 to 9") \
-    X(NET_ERR_NUMBER, "a number that is not a finite decimal of at most 32 bytes")
+    X(NET_ERR_NUMBER, "a number that is not a finite decimal of at most 32 bytes") \
+    X(NET_ERR_MATRIX, "a matrix name that is not a letter then letters, digits or _ (at most 24 bytes)") \
+    X(NET_ERR_EDITS, "a count of edits or an edit's index out of its range (64 edits at most)")
 
 #define NET_ERROR_ENUM(id, text) id,
 typedef enum { NET_ERROR_TABLE(NET_ERROR_ENUM) NET_ERROR_COUNT } net_error;
 #undef NET_ERROR_ENUM
 
-typedef enum { NET_JOIN, NET_WELCOME, NET_REFUSE, NET_STATE, NET_AT, NET_ANSWER, NET_BYE } net_type;
+typedef enum { NET_JOIN, NET_WELCOME, NET_REFUSE, NET_STATE, NET_AT, NET_ANSWER, NET_BYE,
+               NET_EDITS, NET_EDIT } net_type;
 typedef enum { NET_REFUSE_CODE, NET_REFUSE_HASH, NET_REFUSE_FULL, NET_REFUSE_NAME,
                NET_REFUSE_LIMIT } net_reason;
 typedef enum { NET_QUESTION_NONE, NET_QUESTION_OPEN, NET_QUESTION_REVEALED } net_question;
@@ -78,13 +95,17 @@ typedef struct {
     uint64_t hash;                 /* join: the follower's lesson; refuse: the leader's */
     char name[NET_NAME_MAX + 1];   /* join */
     net_reason reason;             /* refuse */
-    uint32_t seq;                  /* state, at, answer */
-    uint32_t step, row, col;       /* state; step also at */
+    uint32_t seq;                  /* state, at, answer, edits, edit */
+    uint32_t step, row, col;       /* state; step also at; row and col also edit */
     int head;                      /* state, at */
     net_question question;         /* state */
     bool is_number;                /* answer: number (else choice) */
     int choice;                    /* answer: 1 to 9 */
     double number;                 /* answer: finite */
+    uint32_t count;                /* edits: 0 to NET_MAX_EDITS */
+    uint32_t index;                /* edit: 0 to NET_MAX_EDITS - 1 */
+    char matrix[NET_MATRIX_MAX + 1];   /* edit */
+    double value;                  /* edit: finite */
 } net_message;
 
 /* Parses length bytes (not NUL-terminated: a transport frame) into m. NET_OK, or the error

@@ -847,8 +847,8 @@ static ui_screen *first_screen(const ui_options *options, const ui_record *recor
         if (!screen) fprintf(stderr, "attnstep: out of memory while listing lessons\n");
     } else {   /* --compare: the first lesson leads */
         screen = ui_compare_screen_open(options->lesson_path, options->compare_path,
-                                        &options->compute, &options->load, true, status, error,
-                                        sizeof error);
+                                        &options->compute, &options->load,
+                                        options->train_step, true, status, error, sizeof error);
         if (!screen && *status != EXIT_STATUS_SOFTWARE) return NULL;
         if (screen && (*status = place_view(ui_compare_screen_view(screen), options)) != EXIT_STATUS_OK) {
             screen->ops->close(screen);

@@ -14,6 +14,8 @@ typedef enum { UI_COLOR_AUTO, UI_COLOR_ALWAYS, UI_COLOR_NEVER } ui_color;
 typedef struct {
     const char *lesson_path;   /* the lesson to open; NULL opens the lesson picker */
     const char *compare_path;  /* --compare: the second lesson, beside lesson_path, or NULL */
+    int train_step;            /* --train-step N: with --compare, the second lesson at its
+                                  weights after N training updates; -1 when not given */
     const char *at;            /* --at 'STAGE[ROW,COL]': open at that stage and cell, or NULL */
     int head;                  /* --head: the head to open at (from 1), 0 when not given */
     ui_color color;            /* --color */

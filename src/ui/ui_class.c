@@ -9,6 +9,7 @@
 #include "net.h"
 #include "number.h"
 #include "text.h"
+#include "ui_edit.h"
 #include "ui_keys.h"
 #include "ui_tally.h"
 
@@ -35,6 +36,13 @@ struct ui_class {
     ui_tally_result **results;  /* the leader: (n_results) by script step, each made when its
                                    question first opens, NULL for the others */
     int n_results;
+    int edited_cells;           /* the leader: cells its edits changed (more than NET_MAX_EDITS
+                                   are not all sent) */
+    lesson_edit taken[NET_MAX_EDITS];   /* a follower: the leader's edits, checked against its
+                                   lesson, when has_edits */
+    int n_taken;
+    bool has_edits;
+    char edits_refused[160];    /* a follower: why the leader's last edits were not taken */
 };
 
 /* 16 hex digits (either case) into code; false for anything else. */
@@ -218,9 +226,26 @@ static void write_tally(ui_class *c, const ui_view *v, const net_message *m, dou
         snprintf(c->tally + used, sizeof c->tally - used, " · waiting: %s", names);
 }
 
+/* The leader's edits to its class (each changed cell once, in the order of its last edit). */
+static void send_edits(ui_class *c, const ui_view *v, double now)
+{
+    lesson_edit cells[NET_MAX_EDITS];
+    net_message out[NET_MAX_EDITS];
+    int n = v->edits ? ui_edit_cells(v->edits, cells, NET_MAX_EDITS) : 0;
+    c->edited_cells = n;
+    n = n < NET_MAX_EDITS ? n : NET_MAX_EDITS;
+    for (int i = 0; i < n; i++) {
+        out[i] = (net_message){.type = NET_EDIT, .index = (uint32_t)i, .row = (uint32_t)cells[i].row,
+                               .col = (uint32_t)cells[i].col, .value = cells[i].value};
+        snprintf(out[i].matrix, sizeof out[i].matrix, "%s", lesson_edit_matrix_name(&cells[i]));
+    }
+    net_leader_set_edits(c->leader, out, n, now);
+}
+
 static bool lead(ui_class *c, const ui_view *v, double now)
 {
     net_message m = place_message(v);
+    send_edits(c, v, now);   /* before the place: a follower has the numbers the place shows */
     net_leader_set_state(c->leader, &m, now);
     bool changed = net_leader_poll(c->leader, now);
     c->joined = net_leader_joined(c->leader, now);
@@ -335,6 +360,33 @@ static void describe_answer(ui_class *c, const ui_view *v)
                  right ? "right" : "not quite", right || !truth[0] ? "" : ", it is ", right ? "" : truth);
 }
 
+/* The leader's edits as they arrived, each checked against this lesson as lesson_edit_make
+ * checks --set's parts (nothing from the network is trusted): all of them, or none when one
+ * does not fit (the numbers would be neither the leader's nor the lesson's). */
+static bool take_edits(ui_class *c, const ui_view *v)
+{
+    net_message got[NET_MAX_EDITS];
+    int n = 0;
+    if (!net_follower_edits(c->follower, got, &n) || !v->lesson) return false;
+    lesson_edit checked[NET_MAX_EDITS];
+    for (int i = 0; i < n; i++) {
+        char why[300];
+        if (got[i].row > INT32_MAX || got[i].col > INT32_MAX
+            || lesson_edit_make(v->lesson, got[i].matrix, (int)got[i].row, (int)got[i].col,
+                                got[i].value, &checked[i], why, sizeof why) != LESSON_EDIT_OK) {
+            char shown[sizeof c->edits_refused];
+            snprintf(shown, sizeof shown, "the leader's edits not taken: %.120s", why);
+            text_escape(shown, c->edits_refused, sizeof c->edits_refused);
+            return true;
+        }
+    }
+    memcpy(c->taken, checked, (size_t)n * sizeof *checked);
+    c->n_taken = n;
+    c->has_edits = true;
+    c->edits_refused[0] = '\0';
+    return true;
+}
+
 static bool follow(ui_class *c, ui_view *v, double now)
 {
     net_message m;
@@ -342,6 +394,7 @@ static bool follow(ui_class *c, ui_view *v, double now)
     net_follower_status before = c->status;
     c->status = net_follower_poll(c->follower, now, &m, &fresh);
     bool changed = c->status != before;
+    changed |= take_edits(c, v);
     if (fresh) {
         c->state = m;
         c->has_state = true;
@@ -400,6 +453,13 @@ void ui_class_moved(ui_class *c, const ui_class_place *before, ui_view *v)
     }
 }
 
+bool ui_class_leader_edits(const ui_class *c, const lesson_edit **edits, int *count)
+{
+    *edits = c->taken;
+    *count = c->n_taken;
+    return c->has_edits;
+}
+
 void ui_class_status(const ui_class *c, char *text, size_t size)
 {
     if (c->leader && !c->tally[0]) {
@@ -407,8 +467,14 @@ void ui_class_status(const ui_class *c, char *text, size_t size)
                          c->code, c->synced, c->joined);
         long wrong = net_leader_wrong_codes(c->leader);
         if (wrong > 0 && n > 0 && (size_t)n < size)
-            snprintf(text + n, size - (size_t)n, " · %ld wrong code%s", wrong, wrong == 1 ? "" : "s");
+            n += snprintf(text + n, size - (size_t)n, " · %ld wrong code%s", wrong,
+                          wrong == 1 ? "" : "s");
+        if (c->edited_cells > NET_MAX_EDITS && n > 0 && (size_t)n < size)
+            snprintf(text + n, size - (size_t)n, " · the class has %d of %d edited cells",
+                     NET_MAX_EDITS, c->edited_cells);
     }
+    else if (c->follower && c->edits_refused[0])
+        snprintf(text, size, "%s", c->edits_refused);
     else if (c->leader)   /* the tally takes the whole room: a histogram needs it at 80 columns */
         snprintf(text, size, "%s", c->tally);
     else if (c->status == NET_FOLLOWER_LEFT)

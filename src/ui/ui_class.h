@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "exit_status.h"
+#include "lesson_edit.h"
 #include "ui_view.h"
 
 typedef struct ui_class ui_class;
@@ -46,6 +47,13 @@ bool ui_class_key(ui_class *c, ui_view *v, int key, double now);
 typedef struct { int step, shown, row, col; bool off_script, question_open; } ui_class_place;
 ui_class_place ui_class_place_of(const ui_view *v);
 void ui_class_moved(ui_class *c, const ui_class_place *before, ui_view *v);
+
+/* In a class, the leader's what-if edits (issue 29) reach every follower, following or on its
+ * own (the class works on one lesson): a follower's numbers are the lesson as written, the
+ * leader's edits, then its own on top (ui_edit_take_leader). Its latest edits as this
+ * follower took them, checked against its lesson: false before any arrived (and for the
+ * leader). The class screen hands them to its lesson screen on every poll. */
+bool ui_class_leader_edits(const ui_class *c, const lesson_edit **edits, int *count);
 
 /* The status line's text: "leading :PORT · code CODE · 28/30 here" (followers showing the
  * leader's place, of those joined) or, while a question is open, the tally in the whole room:

@@ -144,6 +144,10 @@ static bool poll(ui_screen *s, double now, ui_ending *ending)
     class_screen *cs = class_of(s);
     cs->now = now;
     bool changed = ui_class_poll(cs->class, cs->v, now);
+    const lesson_edit *edits;
+    int n_edits;
+    if (ui_class_leader_edits(cs->class, &edits, &n_edits))   /* a follower: the leader's edits */
+        changed |= ui_lesson_screen_take_edits(cs->inner, edits, n_edits);
     changed |= say_status(cs);
     exit_status why;
     char words[sizeof ending->why];

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "text.h"
+#include "train.h"
 #include "ui_display.h"
 #include "ui_matrix.h"
 #include "ui_screen.h"
@@ -37,6 +39,10 @@ typedef struct {
     bool absent;                 /* the follower lacks the leader's stage or head */
     int *by_token[2];            /* the other lesson's index of each query token [0] and key
                                     token [1], -1 where it has none */
+    int train_step;              /* --train-step: the weights after this many updates of the
+                                    lesson's training are shown (0: the lesson's own) */
+    train_cache *trained;        /* their trace, when train_step > 0 (its own memory: x swaps
+                                    sides by value) */
 } side;
 
 typedef struct {
@@ -303,6 +309,12 @@ static void draw_pane_title(const compare_screen *cs, int me, int y, int x, int 
     if (me == 1 && sd->absent) snprintf(right, sizeof right, "not at this stage ");
     else snprintf(right, sizeof right, "%sstep %d of %d ", v->off_script ? "off its script, from " : "",
                   v->step + 1, v->walk.count);
+    if (sd->train_step > 0) {   /* the weights shown are not the lesson's own: said first */
+        char trained[sizeof right + 40];
+        snprintf(trained, sizeof trained, "trained %d/%d \xc2\xb7 %s", sd->train_step,
+                 sd->o->l.train.steps, right);
+        snprintf(right, sizeof right, "%.60s", trained);
+    }
     snprintf(left, sizeof left, " %s \xc2\xb7 %.200s", letter_of(cs, me), sd->o->l.title);
     int right_w = ui_width(right, st);
     if (right_w > width / 2) right_w = 0;
@@ -565,6 +577,29 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
 
 /* ---- following both files ---- */
 
+/* Side sd shows its lesson at the weights after train_step updates (train_cache_at), its
+ * extremes measured there; false with error (escaped: the lesson's title is not in it) when
+ * that cannot be computed. */
+static bool show_trained(side *sd, char *error, size_t size)
+{
+    if (sd->train_step <= 0) return true;
+    if (!sd->trained && !(sd->trained = calloc(1, sizeof *sd->trained))) {
+        snprintf(error, size, "out of memory");
+        return false;
+    }
+    train_cache_free(sd->trained);
+    trace_failure f;
+    const trace *at = train_cache_at(sd->trained, &sd->o->t, &sd->o->l.train, sd->train_step,
+                                     &sd->o->compute, &f);
+    if (!at) {
+        snprintf(error, size, "--train-step %d: training overflows: %s in %s", sd->train_step,
+                 trace_status_message(f.status), stage_get(f.stage)->name);
+        return false;
+    }
+    ui_view_numbers_changed(&sd->v, at, (stage_id)0);
+    return true;
+}
+
 /* (Re)makes side me's maps of tokens to the other side's, sized to its trace. */
 static bool alloc_maps(side *sd)
 {
@@ -597,6 +632,11 @@ static bool follow(ui_screen *s, const ui_event *ev)
             return true;
         }
         if (cs->s[me].o != before) reveal_all(&cs->s[me].v);
+        if (cs->s[me].o != before && cs->s[me].train_step > 0   /* trained again, if it can be */
+            && (cs->s[me].train_step > cs->s[me].o->l.train.steps
+                || !show_trained(&cs->s[me], cs->s[me].v.reload_error,
+                                 sizeof cs->s[me].v.reload_error)))
+            cs->s[me].train_step = 0;
     }
     if (changed) cs->match = pair_tokens(cs);
     return changed || ev->kind == UI_EV_RELOAD;
@@ -630,6 +670,8 @@ static void close_screen(ui_screen *s)
         free(cs->s[me].by_token[1]);
         if (cs->s[me].o) ui_view_free(&cs->s[me].v);
         if (cs->s[me].o) ui_lesson_close(cs->s[me].o);
+        if (cs->s[me].trained) train_cache_free(cs->s[me].trained);
+        free(cs->s[me].trained);
     }
     free(cs);
 }
@@ -640,6 +682,12 @@ static const ui_screen_ops compare_ops = {
 };
 
 /* Takes a and b (closed on failure too). */
+/* The tokens paired again (a side now shows another trace of its lesson). */
+static void cs_pair_again(compare_screen *cs)
+{
+    cs->match = pair_tokens(cs);
+}
+
 static ui_screen *compare_new(ui_opened *a, ui_opened *b)
 {
     compare_screen *cs = calloc(1, sizeof *cs);
@@ -662,9 +710,23 @@ static ui_screen *compare_new(ui_opened *a, ui_opened *b)
     return &cs->base;
 }
 
+/* Whether lesson l can be shown after `step` updates of its training; else error says why. */
+static bool trains_to(const lesson *l, int step, char *error, size_t size)
+{
+    char path[600];
+    text_escape(l->path, path, sizeof path);   /* a path is shown escaped */
+    if (!train_active(&l->input, &l->train))
+        snprintf(error, size, "--train-step: %s does not train (it has no train: key)", path);
+    else if (step > l->train.steps)
+        snprintf(error, size, "--train-step %d: %s trains for %d steps (0 to %d)", step, path,
+                 l->train.steps, l->train.steps);
+    else return true;
+    return false;
+}
+
 ui_screen *ui_compare_screen_open(const char *a, const char *b, const trace_options *compute,
-                                  const lesson_options *load, bool report, exit_status *status,
-                                  char *error, size_t size)
+                                  const lesson_options *load, int train_step, bool report,
+                                  exit_status *status, char *error, size_t size)
 {
     ui_opened *o[2] = {NULL, NULL};
     const char *paths[2] = {a, b};
@@ -678,11 +740,28 @@ ui_screen *ui_compare_screen_open(const char *a, const char *b, const trace_opti
             return NULL;
         }
     }
+    if (train_step >= 0 && !trains_to(&o[1]->l, train_step, error, size)) {
+        if (report) fprintf(stderr, "attnstep: %s\n", error);
+        *status = EXIT_STATUS_USAGE;
+        ui_lesson_close(o[0]);
+        ui_lesson_close(o[1]);
+        return NULL;
+    }
     ui_screen *screen = compare_new(o[0], o[1]);
     if (!screen) {
         *status = EXIT_STATUS_SOFTWARE;
         snprintf(error, size, "out of memory");
+        return NULL;
     }
+    side *b_side = &compare_of(screen)->s[1];
+    b_side->train_step = train_step > 0 ? train_step : 0;
+    if (!show_trained(b_side, error, size)) {
+        if (report) fprintf(stderr, "attnstep: %s\n", error);
+        *status = EXIT_STATUS_DATA;
+        screen->ops->close(screen);
+        return NULL;
+    }
+    cs_pair_again(compare_of(screen));
     return screen;
 }
 

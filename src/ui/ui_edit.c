@@ -36,6 +36,7 @@ static bool keep_before(ui_edit *ed, const trace *t)
     memcpy(copy, t->memory, doubles * sizeof *copy);
     ed->was = *t;
     ed->was.memory = copy;
+    ed->on = t;
     if (t->positional) ed->was.positional = copy + (t->positional - t->memory);
     for (int s = 0; s < STAGE_COUNT; s++)
         if (t->block[s]) ed->was.block[s] = copy + (t->block[s] - t->memory);
@@ -51,7 +52,8 @@ static void forget_before(ui_edit *ed)
 bool ui_edit_changed(const ui_edit *ed, const trace *t, stage_id stage, int head, int row,
                      int col, double *was)
 {
-    if (!ed->was.memory || ed->count == 0) return false;
+    if (!ed->was.memory || ed->count == 0 || t != ed->on)
+        return false;   /* a trained step's trace is not the one the edits changed */
     double now = trace_value(t, stage, head, row, col);
     *was = trace_value(&ed->was, stage, head, row, col);
     return !(now == *was) && !(isnan(now) && isnan(*was));
@@ -73,13 +75,56 @@ static void keep_untrue(ui_edit *ed, const lesson_diagnostics *d)
     }
 }
 
-/* Recomputes from `from` (the first stage that reads what changed), writes the narration's
- * live numbers again and checks the claims, and rebuilds the view in its place. False when
- * the new numbers overflow (or memory ran out), message saying so. */
-static bool recompute(ui_edit *ed, ui_opened *o, ui_view *v, stage_id from)
+/* The matrices (and parameter columns) edits changed, for the recomputation: past CHANGES_MAX
+ * of them, each matrix whole (a matrix is at most one entry then). */
+enum { CHANGES_MAX = 64 };
+typedef struct {
+    trace_change at[CHANGES_MAX];
+    int count;
+} change_list;
+
+static void add_change(change_list *c, trace_change ch)
+{
+    for (int i = 0; i < c->count; i++)
+        if (c->at[i].kind == ch.kind && c->at[i].id == ch.id
+            && (c->at[i].col == ch.col || c->at[i].col < 0))
+            return;
+    if (c->count == CHANGES_MAX) {   /* too many columns: every matrix named whole */
+        change_list whole = {.count = 0};
+        for (int i = 0; i < c->count; i++)
+            add_change(&whole, (trace_change){c->at[i].kind, c->at[i].id, -1});
+        *c = whole;
+        ch.col = -1;
+        add_change(c, ch);
+        return;
+    }
+    c->at[c->count++] = ch;
+}
+
+/* What e changes: its matrix's column (a parameter's: the heads it reaches), and for an
+ * embedding both the tokens' and the source's (a lesson's one vector per token serves both). */
+static void note_change(change_list *c, const lesson_edit *e)
+{
+    add_change(c, (trace_change){e->kind, e->id, e->kind == READ_PARAM ? e->col : -1});
+    if (e->kind == READ_DATA && (e->id == DATA_EMBEDDINGS || e->id == DATA_SOURCE_EMBEDDINGS))
+        add_change(c, (trace_change){READ_DATA, e->id == DATA_EMBEDDINGS ? DATA_SOURCE_EMBEDDINGS
+                                                                          : DATA_EMBEDDINGS, -1});
+}
+
+/* Recomputes what the changes reach (trace_recompute_changes: from the first stage that reads
+ * one of them, only the heads they reach), writes the narration's live numbers again and
+ * checks the claims, and tells the view its numbers changed. False when the new numbers
+ * overflow, message saying so. */
+static bool recompute(ui_edit *ed, ui_opened *o, ui_view *v, const change_list *changes)
 {
     trace_failure f;
-    if (trace_recompute(&o->t, from, &o->compute, &f) != TRACE_OK) {
+    stage_id from = STAGE_COUNT;
+    for (int i = 0; i < changes->count; i++) {
+        stage_id first = trace_first_reader(&o->t, changes->at[i].kind, changes->at[i].id);
+        if (first < from) from = first;
+    }
+    if (trace_recompute_changes(&o->t, changes->at, changes->count, &o->compute, &f)
+        != TRACE_OK) {
         snprintf(v->message, sizeof v->message, "not set: %s in %s", trace_status_message(f.status),
                  stage_get(f.stage)->name);
         return false;
@@ -89,29 +134,27 @@ static bool recompute(ui_edit *ed, ui_opened *o, ui_view *v, stage_id from)
         snprintf(v->message, sizeof v->message, "the narration could not be written again");
     keep_untrue(ed, &d);
     lesson_diagnostics_free(&d);
-    char message[sizeof v->message];
-    snprintf(message, sizeof message, "%s", v->message);
-    if (!ui_view_rebuild(v, &o->t, &o->l))
-        snprintf(message, sizeof message, "out of memory");
+    ui_view_numbers_changed(v, &o->t, from);
     v->edits = ed->count > 0 ? ed : NULL;
-    snprintf(v->message, sizeof v->message, "%s", message);
     return true;
 }
 
-static stage_id first_reader(const ui_opened *o, const lesson_edit *e)
+/* Room for at least `wanted` edits held. */
+static bool grow_to(ui_edit *ed, int wanted)
 {
-    return trace_first_reader(&o->t, e->kind, e->id);
-}
-
-static bool grow(ui_edit *ed)
-{
-    if (ed->count < ed->capacity) return true;
+    if (wanted <= ed->capacity) return true;
     int capacity = ed->capacity ? 2 * ed->capacity : 8;
+    while (capacity < wanted) capacity *= 2;
     ui_edit_done *more = realloc(ed->done, (size_t)capacity * sizeof *more);
     if (!more) return false;
     ed->done = more;
     ed->capacity = capacity;
     return true;
+}
+
+static bool grow(ui_edit *ed)
+{
+    return grow_to(ed, ed->count + 1);
 }
 
 /* Sets e in the lesson and recomputes; an edit whose numbers overflow is taken back. */
@@ -123,7 +166,9 @@ static void set(ui_edit *ed, ui_opened *o, ui_view *v, lesson_edit e)
     }
     double was = lesson_edit_apply(&o->l, &e);
     ed->done[ed->count++] = (ui_edit_done){e, was};
-    if (recompute(ed, o, v, first_reader(o, &e))) {
+    change_list changes = {.count = 0};
+    note_change(&changes, &e);
+    if (recompute(ed, o, v, &changes)) {
         char name[160];
         lesson_edit_name(&o->l, &e, name, sizeof name);
         text_escape(name, v->message, sizeof v->message);   /* a token is lesson text */
@@ -140,24 +185,112 @@ static void set(ui_edit *ed, ui_opened *o, ui_view *v, lesson_edit e)
 
 void ui_edit_undo(ui_edit *ed, ui_opened *o, ui_view *v, bool every)
 {
-    if (ed->count == 0) {
-        snprintf(v->message, sizeof v->message, "no edit to undo");
+    if (ed->count == ed->from_leader) {
+        snprintf(v->message, sizeof v->message, ed->from_leader ? "no edit of yours to undo "
+                 "(the leader's edits are the leader's to undo)" : "no edit to undo");
         return;
     }
-    stage_id from = STAGE_COUNT;
-    int left = every ? 0 : ed->count - 1;
+    change_list changes = {.count = 0};
+    int left = every ? ed->from_leader : ed->count - 1;
     while (ed->count > left) {   /* newest first, so each cell gets back its first value */
         ui_edit_done *d = &ed->done[--ed->count];
         lesson_edit back = d->e;
         back.value = d->was;
         lesson_edit_apply(&o->l, &back);
-        stage_id reader = first_reader(o, &back);
-        if (reader < from) from = reader;
+        note_change(&changes, &back);
     }
-    recompute(ed, o, v, from);
+    recompute(ed, o, v, &changes);
     if (ed->count == 0) forget_before(ed);
-    snprintf(v->message, sizeof v->message, ed->count ? "undone: %d edit%s left"
-             : "every edit undone: the lesson as written", ed->count, ed->count == 1 ? "" : "s");
+    if (ed->from_leader)
+        snprintf(v->message, sizeof v->message, "undone: %d edit%s of yours left, and the "
+                 "leader's %d", ed->count - ed->from_leader,
+                 ed->count - ed->from_leader == 1 ? "" : "s", ed->from_leader);
+    else
+        snprintf(v->message, sizeof v->message, ed->count ? "undone: %d edit%s left"
+                 : "every edit undone: the lesson as written", ed->count,
+                 ed->count == 1 ? "" : "s");
+}
+
+/* ---- the class: the leader's edits under a follower's own ---- */
+
+int ui_edit_cells(const ui_edit *ed, lesson_edit *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < ed->count; i++) {
+        const lesson_edit *e = &ed->done[i].e;
+        bool later = false;   /* the same cell set again later: that one counts */
+        for (int j = i + 1; j < ed->count && !later; j++) {
+            const lesson_edit *f = &ed->done[j].e;
+            later = f->kind == e->kind && f->id == e->id && f->row == e->row && f->col == e->col;
+        }
+        if (later) continue;
+        if (n < max) out[n] = *e;
+        n++;
+    }
+    return n;
+}
+
+static bool same_edit(const lesson_edit *a, const lesson_edit *b)
+{
+    return a->kind == b->kind && a->id == b->id && a->row == b->row && a->col == b->col
+        && memcmp(&a->value, &b->value, sizeof a->value) == 0;   /* -0 is not 0 */
+}
+
+/* Whether the leader's edits held are these. */
+static bool holds_leader(const ui_edit *ed, const lesson_edit *edits, int count)
+{
+    if (ed->from_leader != count) return false;
+    for (int i = 0; i < count; i++)
+        if (!same_edit(&ed->done[i].e, &edits[i])) return false;
+    return true;
+}
+
+/* Applies e to the lesson as the next edit held (room made by the caller), noting what it
+ * changes. */
+static void push(ui_edit *ed, ui_opened *o, const lesson_edit *e, change_list *changes)
+{
+    double was = lesson_edit_apply(&o->l, e);
+    ed->done[ed->count++] = (ui_edit_done){*e, was};
+    note_change(changes, e);
+}
+
+bool ui_edit_take_leader(ui_edit *ed, ui_opened *o, ui_view *v, const lesson_edit *edits,
+                         int count)
+{
+    if (holds_leader(ed, edits, count)) return false;
+    int own = ed->count - ed->from_leader;
+    ui_edit_done *mine = own ? malloc((size_t)own * sizeof *mine) : NULL;
+    bool room = (!own || mine) && (ed->was.memory || ed->count || keep_before(ed, &o->t));
+    while (room && ed->capacity < count + own && grow_to(ed, count + own)) {}
+    if (!room || ed->capacity < count + own) {
+        free(mine);
+        snprintf(v->message, sizeof v->message, "out of memory: the leader's edits not taken");
+        return false;
+    }
+    if (own) memcpy(mine, ed->done + ed->from_leader, (size_t)own * sizeof *mine);
+    change_list changes = {.count = 0};
+    while (ed->count > 0) {   /* back to the lesson as written, newest first */
+        ui_edit_done *d = &ed->done[--ed->count];
+        lesson_edit back = d->e;
+        back.value = d->was;
+        lesson_edit_apply(&o->l, &back);
+        note_change(&changes, &back);
+    }
+    for (int i = 0; i < count; i++) push(ed, o, &edits[i], &changes);
+    ed->from_leader = count;
+    for (int i = 0; i < own; i++) push(ed, o, &mine[i].e, &changes);   /* its own on top */
+    free(mine);
+    char said[sizeof v->message];
+    snprintf(said, sizeof said, "the leader's edits: %d cell%s%s", count, count == 1 ? "" : "s",
+             own ? ", yours on top" : "");
+    if (changes.count > 0 && !recompute(ed, o, v, &changes)) {
+        snprintf(said, sizeof said, "%s", v->message);
+        if (own) ui_edit_undo(ed, o, v, true);   /* the leader's numbers alone computed */
+    }
+    if (ed->count == 0) forget_before(ed);
+    v->edits = ed->count > 0 ? ed : NULL;
+    snprintf(v->message, sizeof v->message, "%s", said);
+    return true;
 }
 
 /* ---- the edit line ---- */

@@ -32,10 +32,13 @@ typedef struct ui_edit {
     lesson_edit target;        /* the number it edits (target.value unused) */
     char typed[32];            /* the new value as typed so far */
     bool replace;              /* the next character typed replaces typed (the value shown) */
-    ui_edit_done *done;        /* (count) the edits applied, oldest first: what u and U undo */
-    int count, capacity;
+    ui_edit_done *done;        /* (count) the edits applied, oldest first: the first
+                                  from_leader a class's leader's (ui_edit_take_leader), the
+                                  rest this screen's own, what u and U undo */
+    int count, capacity, from_leader;
     trace was;                 /* the numbers before the first edit (blocks only; was.memory is
                                   its own copy, NULL until an edit is made) */
+    const trace *on;           /* the trace those edits changed (a trained step's is another) */
     ui_edit_false *untrue;     /* (n_untrue) the claims the edits made false */
     int n_untrue;
 } ui_edit;
@@ -50,8 +53,24 @@ bool ui_edit_begin(ui_edit *ed, const ui_opened *o, ui_view *v);
 #define UI_EDIT_CHARS "0123456789.-e"
 void ui_edit_key(ui_edit *ed, ui_opened *o, ui_view *v, ui_action action, int arg);
 
-/* Undoes the last edit (all of them with every), recomputing as an edit does. */
+/* Undoes the last edit of this screen's own (all of them with every), recomputing as an edit
+ * does; the leader's edits stay (only the leader undoes them). */
 void ui_edit_undo(ui_edit *ed, ui_opened *o, ui_view *v, bool every);
+
+/* In a class (issue 29): the cells the edits held changed, each once with its last value, in
+ * the order of their last edits (so that applied in order they give these numbers, a token's
+ * one vector written at two rows included), into out (max of them); returns how many there
+ * are (more than max when they do not all fit). What a leader sends its class. */
+int ui_edit_cells(const ui_edit *ed, lesson_edit *out, int max);
+
+/* A follower: the leader's edits (count of them, each checked against the lesson by
+ * lesson_edit_make) in place of those held before, the follower's own edits applied again on
+ * top (a cell both edit shows the follower's number; its u and U undo only its own), one
+ * recomputation from the first stage any of them reads. The numbers before the first edit are
+ * the lesson as written, so every cell either changed is marked. False when these are the
+ * edits held already (nothing done). */
+bool ui_edit_take_leader(ui_edit *ed, ui_opened *o, ui_view *v, const lesson_edit *edits,
+                         int count);
 
 /* The edit line: "embeddings[bank,0] = 0.75_ (now 0; Enter sets it, Esc leaves it)". */
 void ui_edit_line(const ui_edit *ed, const ui_opened *o, const number_format *f, char *text,

@@ -436,12 +436,22 @@ static int questions_settled(const ui_view *v)
     return asked + ui_view_skipped(v);
 }
 
+/* After the lesson's numbers changed (an edit, an undo, the leader's edits): the trained
+ * steps were computed from the numbers before, so they go (step k is then the edited lesson
+ * trained k steps, computed again when shown). */
+static void numbers_changed(lesson_screen *ls)
+{
+    train_cache_free(&ls->trained);
+    ls->v.t = &ls->o->t;
+}
+
 /* What if?: = opens the edit line, u and U undo; the edit line has the keys while open. */
 static bool edit_key(lesson_screen *ls, ui_action action, int arg)
 {
     ui_view *v = &ls->v;
     if (ls->edit.open) {
         ui_edit_key(&ls->edit, ls->o, v, action, arg);
+        if (action == UI_ACT_ANSWER) numbers_changed(ls);
         return true;
     }
     if (action != UI_ACT_EDIT && action != UI_ACT_UNDO && action != UI_ACT_UNDO_ALL
@@ -451,7 +461,18 @@ static bool edit_key(lesson_screen *ls, ui_action action, int arg)
     else if (action == UI_ACT_WRITE) ui_edit_write(&ls->edit, ls->o, v);
     else if (ui_view_question_open(v))   /* the numbers it asks about would change */
         snprintf(v->message, sizeof v->message, "no undo while a question waits");
-    else ui_edit_undo(&ls->edit, ls->o, v, action == UI_ACT_UNDO_ALL);
+    else {
+        ui_edit_undo(&ls->edit, ls->o, v, action == UI_ACT_UNDO_ALL);
+        numbers_changed(ls);
+    }
+    return true;
+}
+
+bool ui_lesson_screen_take_edits(ui_screen *s, const lesson_edit *edits, int count)
+{
+    lesson_screen *ls = lesson_of(s);
+    if (!ui_edit_take_leader(&ls->edit, ls->o, &ls->v, edits, count)) return false;
+    numbers_changed(ls);
     return true;
 }
 

@@ -328,7 +328,7 @@ static ui_outcome open_beside(picker_screen *p)
     exit_status status;
     char error[sizeof p->message];
     ui_screen *screen = ui_compare_screen_open(p->beside, p->items[p->selected].path, &p->compute,
-                                               &p->load, false, &status, error, sizeof error);
+                                               &p->load, -1, false, &status, error, sizeof error);
     if (!screen) snprintf(p->message, sizeof p->message, "%s", error);
     return (ui_outcome){screen ? 1 : 0, screen};
 }

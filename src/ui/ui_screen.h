@@ -94,6 +94,10 @@ ui_screen *ui_lesson_screen_new(ui_opened *o);
 /* The view of a lesson screen, to place it before it is first drawn (--at, --head), or to wrap
  * it in a classroom; the loop never asks (it drives screens only through their operations). */
 ui_view *ui_lesson_screen_view(ui_screen *screen);
+/* A follower's lesson screen takes its class leader's edits (ui_edit_take_leader) and shows
+ * the lesson's own trace again (a trained step's was made before them); true when that
+ * changed the numbers. */
+bool ui_lesson_screen_take_edits(ui_screen *screen, const lesson_edit *edits, int count);
 
 /* A classroom around a lesson screen (ui_class_screen.c): leads or follows (o, ui_class.h) the
  * lesson that inner shows, whose text has hash; it takes inner (closed with it, or at once when
@@ -123,10 +127,13 @@ ui_screen *ui_picker_screen_beside(const char *path, const trace_options *comput
 /* Two lessons side by side (ui_compare.c): a and b loaded and traced with compute (with
  * report, every diagnostic to standard error). NULL with *status (as ui_lesson_open's) and the
  * first problem in error when one does not open. A leads: keys and --at move it, and B shows
- * the same stage, head and cell, at its own script step for them when it has one. */
+ * the same stage, head and cell, at its own script step for them when it has one. With
+ * train_step ≥ 0 (--train-step; -1: none), B is shown at its weights after that many updates
+ * of its training (its pane's title says "trained N/STEPS"): 64 when B does not train or
+ * trains for fewer steps, 65 when its training overflows. */
 ui_screen *ui_compare_screen_open(const char *a, const char *b, const trace_options *compute,
-                                  const lesson_options *load, bool report, exit_status *status,
-                                  char *error, size_t size);
+                                  const lesson_options *load, int train_step, bool report,
+                                  exit_status *status, char *error, size_t size);
 /* The leading lesson's view, to place it before it is first drawn (--at, --head). */
 ui_view *ui_compare_screen_view(ui_screen *screen);
 

@@ -35,10 +35,13 @@ typedef struct {
  * to scan on a keypress. */
 typedef struct {
     double lo, hi;
+    bool known;   /* measured (false: an edit changed the matrix since; measured when shown) */
 } ui_range;
 
 typedef struct {
     const trace *t;
+    const trace *ranges_of;     /* the trace the extremes are measured on (t, but not a trained
+                                   step's, which the lesson screen points t at) */
     const lesson *lesson;       /* borrowed: the lesson whose narration the walk tells, or NULL */
     walk walk;                  /* the script: the steps, in order; step k is "step k+1" */
     ui_step_state *state;       /* (walk.count) parallel to walk.steps */
@@ -146,6 +149,12 @@ const char *ui_view_key_kind(const ui_view *v, int key);
  * clamped), the display toggles and the answers given to questions that are still asked the
  * same way. False when out of memory (v is then unchanged). */
 bool ui_view_rebuild(ui_view *v, const trace *t, const lesson *l);
+
+/* After an edit recomputed t (the same lesson, its numbers changed from stage `from` on): the
+ * view shows t, in the same place, and the extremes of the stages from `from` on are measured
+ * again when shown. Nothing else of the view depends on the numbers: the walk, the questions
+ * and their answers stay (each is judged when shown). */
+void ui_view_numbers_changed(ui_view *v, const trace *t, stage_id from);
 
 /* Questions: the key context of the current step (UI_IN_CHOICE or UI_IN_NUMBER while its
  * question waits, else UI_IN_LESSON); the score (skipped: questions revealed unanswered); and the one-line verdict of a step's answered

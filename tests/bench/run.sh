@@ -220,6 +220,9 @@ class_text=$(bash tests/bench/class_load.sh || echo "## A class of followers
 
 Not measured: tests/bench/class_load.sh failed (its message is on make bench's stderr).")
 
+# 7. what if?: an edit's redraw on the same lesson (tests/bench/whatif.sh writes the section)
+whatif_text=$(bash tests/bench/whatif.sh)
+
 cat > tests/BENCH.md <<EOF
 # Benchmarks
 
@@ -388,7 +391,10 @@ OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $python tests/bench/c
 ATTNSTEP_THREADS=$threads build/bench/bench_trace 1024 512 8 3
 tests/bench/make_lesson.sh 1024 512 8 > tests/bench/long_1024.yaml
 ATTNSTEP_KEY_TIMES=times.tsv ./attnstep --keys $ui_keys --screen $ui_screen $ui_lesson
+tests/bench/whatif.sh --write  # the what-if section alone (make bench-whatif)
 \`\`\`
+
+$whatif_text
 EOF
 # the comparison needs the new file written: it replaces the @REPRODUCE@ line
 if [ -f "$out/previous.md" ]; then

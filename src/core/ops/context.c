@@ -178,21 +178,39 @@ bool explain_d_weights(explain_text *out, const trace *t, const trace_cell *cell
     return true;
 }
 
-/* d_V[j,c] = Σ_i weights[i,j] · d_context[i,c] of the head that reads group c / d_k. */
-bool explain_d_values(explain_text *out, const trace *t, const trace_cell *cell)
+/* Head `head`'s products of d_V[j,c]: weights[i,j] · d_context[i, c % d_k] of that head. */
+static products value_products(const trace *t, const trace_cell *cell, int head)
 {
-    if (!ops_one_head_per_group(t))
-        return explain_gradient(out, t, cell);
-    int head = cell->col / t->d_k + 1;
     stage_id context = trace_stage_node_input(t, cell->stage, 1);  /* d_context */
     stage_id weights = trace_stage_node_input(t, cell->stage, 0);
-    size_t m = (size_t)t->m, d_k = (size_t)t->d_k;
-    products p = { trace_block(t, weights, head) + (size_t)cell->row,
-                   trace_block(t, context, head) + (size_t)(cell->col % t->d_k), m, d_k };
-    explain_put(out, " = Σ_i %s[i,%s] · %s[i,%d] (head %d) = ", stage_get(weights)->name,
-                explain_source_label(out, t, cell->row), stage_get(context)->name,
-                cell->col % t->d_k, head);
-    explain_put_product_terms(out, &p, t->n, t->in->source ? NULL : t);
+    return (products){ trace_block(t, weights, head) + (size_t)cell->row,
+                       trace_block(t, context, head) + (size_t)(cell->col % t->d_k),
+                       (size_t)t->m, (size_t)t->d_k };
+}
+
+/* d_V[j,c] = Σ_i weights[i,j] · d_context[i,c] of the head that reads group c / d_k; under
+ * GQA the sum over the query heads of that group, each head's sum with its terms. */
+bool explain_d_values(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    int group = cell->col / t->d_k + 1, c = cell->col % t->d_k;
+    const char *weights = stage_get(trace_stage_node_input(t, cell->stage, 0))->name,
+               *context = stage_get(trace_stage_node_input(t, cell->stage, 1))->name;
+    const trace *keyed = t->in->source ? NULL : t;
+    if (ops_one_head_per_group(t)) {
+        products p = value_products(t, cell, group);
+        explain_put(out, " = Σ_i %s[i,%s] · %s[i,%d] (head %d) = ", weights,
+                    explain_source_label(out, t, cell->row), context, c, group);
+        explain_put_product_terms(out, &p, t->n, keyed);
+        return true;
+    }
+    explain_put(out, " = Σ over group %d's heads of Σ_i %s[i,%s] · the head's %s[i,%d] = ",
+                group, weights, explain_source_label(out, t, cell->row), context, c);
+    for (int h = 1, first = 1; h <= t->heads; h++)
+        if (trace_kv_group(t, h) == group) {
+            products p = value_products(t, cell, h);
+            explain_put_head_part(out, first, h, context, c, &p, t->n, keyed);
+            first = 0;
+        }
     return true;
 }
 

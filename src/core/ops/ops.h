@@ -82,6 +82,12 @@ void explain_put_sum(explain_text *out, const sum_terms *s);
 void explain_put_product_terms(explain_text *out, const products *p, int count,
                                const trace *keyed);
 
+/* One head's part of a gradient cell that the query heads of a key/value group share (GQA):
+ * " + " before any but the first, then "[head H, NAME[i,COL]: terms = subtotal]", the subtotal
+ * the fused sum of p's count products in k order, as the backward adds each head's. */
+void explain_put_head_part(explain_text *out, bool first, int head, const char *name, int col,
+                           const products *p, int count, const trace *keyed);
+
 /* The label of the cell's row along its stage's rows, and of key i, as cells name them
  * ("dog@6" for a repeated token): in one of out's name buffers (stage_functions.h), alive until
  * EXPLAIN_NAMES_KEPT more are taken. */

@@ -280,25 +280,44 @@ bool explain_d_query(explain_text *out, const trace *t, const trace_cell *cell)
     return true;
 }
 
-/* d_K[j,c] = Σ_i d_scores[i,j] · Q[i,c] of the one head that reads group c / d_k (d_K_rotated
- * likewise; under RoPE d_K is d_K_rotated turned back; with shared groups written as a
- * gradient's meaning). */
+/* Head `head`'s products of d_K[j,c]: d_scores[i,j] · Q[i, its column c % d_k]. */
+static products key_products(const trace *t, const trace_cell *cell, int head)
+{
+    stage_id scores = trace_stage_node_input(t, cell->stage, 0);
+    stage_id query = trace_stage_node_input(t, cell->stage, 1);
+    return (products){ trace_block(t, scores, head) + (size_t)cell->row,
+                       trace_block(t, query, 1) + ops_head_offset(t, head)
+                           + (size_t)(cell->col % t->d_k), (size_t)t->m,
+                       (size_t)trace_cols(t, query) };
+}
+
+/* d_K[j,c] = Σ_i d_scores[i,j] · Q[i,c] of the head that reads group c / d_k; under GQA the
+ * sum over the query heads of that group, each head's sum with its terms (d_K_rotated
+ * likewise; under RoPE d_K is d_K_rotated turned back). */
 bool explain_d_key(explain_text *out, const trace *t, const trace_cell *cell)
 {
     if (!reads_d_scores(t, cell->stage))
         return explain_d_unrotated(out, t, cell);
-    if (!ops_one_head_per_group(t))
-        return explain_gradient(out, t, cell);
-    int head = cell->col / t->d_k + 1;
-    stage_id scores = trace_stage_node_input(t, cell->stage, 0);
-    stage_id query = trace_stage_node_input(t, cell->stage, 1);
-    size_t m = (size_t)t->m, ld = (size_t)trace_cols(t, query);
-    products p = { trace_block(t, scores, head) + (size_t)cell->row,
-                   trace_block(t, query, 1) + ops_head_offset(t, head)
-                       + (size_t)(cell->col % t->d_k), m, ld };
-    explain_put(out, " = Σ_i %s[i,%s] · %s[i,%d] (head %d) = ", stage_get(scores)->name,
-                explain_source_label(out, t, cell->row), stage_get(query)->name,
-                (int)ops_head_offset(t, head) + cell->col % t->d_k, head);
-    explain_put_product_terms(out, &p, t->n, t->in->source ? NULL : t);
+    int group = cell->col / t->d_k + 1, c = cell->col % t->d_k;
+    const char *scores = stage_get(trace_stage_node_input(t, cell->stage, 0))->name,
+               *query = stage_get(trace_stage_node_input(t, cell->stage, 1))->name;
+    const trace *keyed = t->in->source ? NULL : t;
+    if (ops_one_head_per_group(t)) {
+        products p = key_products(t, cell, group);
+        explain_put(out, " = Σ_i %s[i,%s] · %s[i,%d] (head %d) = ", scores,
+                    explain_source_label(out, t, cell->row), query,
+                    (int)ops_head_offset(t, group) + c, group);
+        explain_put_product_terms(out, &p, t->n, keyed);
+        return true;
+    }
+    explain_put(out, " = Σ over group %d's heads of Σ_i %s[i,%s] · %s[i, the head's column %d] = ",
+                group, scores, explain_source_label(out, t, cell->row), query, c);
+    for (int h = 1, first = 1; h <= t->heads; h++)
+        if (trace_kv_group(t, h) == group) {
+            products p = key_products(t, cell, h);
+            explain_put_head_part(out, first, h, query, (int)ops_head_offset(t, h) + c, &p, t->n,
+                                  keyed);
+            first = 0;
+        }
     return true;
 }
