@@ -169,18 +169,25 @@ void explain_put_product_terms(explain_text *out, const products *p, int count,
     explain_put_sum(out, &s);
 }
 
-void explain_put_head_part(explain_text *out, bool first, int head, const char *name, int col,
-                           const products *p, int count, const trace *keyed)
+void explain_put_group_parts(explain_text *out, const trace *t, const trace_cell *cell, int group,
+                             const char *name, int c, bool offset, head_products of_head,
+                             const trace *keyed)
 {
-    double total = 0.0;
-    for (int i = 0; i < count; i++)
-        total = fma(p->left[(size_t)i * p->left_stride], p->right[(size_t)i * p->right_stride],
-                    total);
-    explain_put(out, "%s[head %d, %s[i,%d]: ", first ? "" : " + ", head, name, col);
-    explain_put_product_terms(out, p, count, keyed);
-    explain_put(out, " = ");
-    explain_put_number(out, total);
-    explain_put(out, "]");
+    for (int h = 1, first = 1; h <= t->heads; h++) {
+        if (trace_kv_group(t, h) != group) continue;
+        products p = of_head(t, cell, h);
+        double total = 0.0;
+        for (int i = 0; i < t->n; i++)
+            total = fma(p.left[(size_t)i * p.left_stride], p.right[(size_t)i * p.right_stride],
+                        total);
+        int col = offset ? (int)ops_head_offset(t, h) + c : c;
+        explain_put(out, "%s[head %d, %s[i,%d]: ", first ? "" : " + ", h, name, col);
+        explain_put_product_terms(out, &p, t->n, keyed);
+        explain_put(out, " = ");
+        explain_put_number(out, total);
+        explain_put(out, "]");
+        first = 0;
+    }
 }
 
 /* How many labels along axis (tokens and source tokens; 0 for the others, never repeated). */

@@ -205,12 +205,7 @@ bool explain_d_values(explain_text *out, const trace *t, const trace_cell *cell)
     }
     explain_put(out, " = Σ over group %d's heads of Σ_i %s[i,%s] · the head's %s[i,%d] = ",
                 group, weights, explain_source_label(out, t, cell->row), context, c);
-    for (int h = 1, first = 1; h <= t->heads; h++)
-        if (trace_kv_group(t, h) == group) {
-            products p = value_products(t, cell, h);
-            explain_put_head_part(out, first, h, context, c, &p, t->n, keyed);
-            first = 0;
-        }
+    explain_put_group_parts(out, t, cell, group, context, c, false, value_products, keyed);
     return true;
 }
 

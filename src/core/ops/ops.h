@@ -82,11 +82,17 @@ void explain_put_sum(explain_text *out, const sum_terms *s);
 void explain_put_product_terms(explain_text *out, const products *p, int count,
                                const trace *keyed);
 
-/* One head's part of a gradient cell that the query heads of a key/value group share (GQA):
- * " + " before any but the first, then "[head H, NAME[i,COL]: terms = subtotal]", the subtotal
- * the fused sum of p's count products in k order, as the backward adds each head's. */
-void explain_put_head_part(explain_text *out, bool first, int head, const char *name, int col,
-                           const products *p, int count, const trace *keyed);
+/* One query head's products of a gradient cell (p's left and right, t->n terms). */
+typedef products (*head_products)(const trace *t, const trace_cell *cell, int head);
+
+/* A gradient cell that the query heads of key/value group `group` share (GQA): for each head of
+ * the group, " + " before any but the first, then "[head H, NAME[i,COL]: terms = subtotal]",
+ * COL being column c of the head (of the whole matrix, past the head's offset, when offset),
+ * the subtotal the fused sum of of_head's products in k order, as the backward adds each head's;
+ * keyed as for explain_put_product_terms. */
+void explain_put_group_parts(explain_text *out, const trace *t, const trace_cell *cell, int group,
+                             const char *name, int c, bool offset, head_products of_head,
+                             const trace *keyed);
 
 /* The label of the cell's row along its stage's rows, and of key i, as cells name them
  * ("dog@6" for a repeated token): in one of out's name buffers (stage_functions.h), alive until

@@ -312,12 +312,6 @@ bool explain_d_key(explain_text *out, const trace *t, const trace_cell *cell)
     }
     explain_put(out, " = Σ over group %d's heads of Σ_i %s[i,%s] · %s[i, the head's column %d] = ",
                 group, scores, explain_source_label(out, t, cell->row), query, c);
-    for (int h = 1, first = 1; h <= t->heads; h++)
-        if (trace_kv_group(t, h) == group) {
-            products p = key_products(t, cell, h);
-            explain_put_head_part(out, first, h, query, (int)ops_head_offset(t, h) + c, &p, t->n,
-                                  keyed);
-            first = 0;
-        }
+    explain_put_group_parts(out, t, cell, group, query, c, true, key_products, keyed);
     return true;
 }
