@@ -658,6 +658,12 @@ static fixture table_fixture(int kind)
         f.in.norm_eps = 1e-5;
         f.in.gain = fixture_gain;
         f.in.norm_bias = kind == FIXTURE_PRE_NORM ? fixture_norm_bias : NULL;
+        f.in.contributions = true;   /* head_output and weighted_norms, with and without dropout */
+    }
+    if (kind == FIXTURE_PRE_NORM) {   /* dropout, and its gradient */
+        f.in.dropout = true;
+        f.in.dropout_p = 0.25;
+        f.in.dropout_seed = 5;
     }
     if (kind != FIXTURE_CAUSAL)
         f.in.target = fixture_target;
@@ -774,7 +780,8 @@ static void test_recompute_after_a_change_is_a_fresh_trace(void **state)
                             STAGE_SOURCE_INPUT);
         /* a weight read late: everything before V stays */
         check_recompute(&f, &f.wv[3], READ_PARAM, PARAM_W_V, STAGE_V);
-        check_recompute(&f, &f.wo[7], READ_PARAM, PARAM_W_O, STAGE_OUTPUT);
+        check_recompute(&f, &f.wo[7], READ_PARAM, PARAM_W_O,   /* what each head adds reads it */
+                        f.in.contributions ? STAGE_WEIGHTED_NORMS : STAGE_OUTPUT);
         free_fixture(&f);
     }
 }
@@ -783,11 +790,12 @@ static void test_recompute_after_a_change_is_a_fresh_trace(void **state)
 
 static const double sentinel = 1234.5;   /* finite: the overflow check lets it stand */
 
-/* Parameter p's matrix in f as the test may change it (the fixture's arrays, or biases). */
+/* Parameter p's matrix in f as the test may change it (the fixture's arrays, or biases); NULL
+ * for the norm's gain and bias (read-only here; biases[] has only b_Q … b_O). */
 static double *param_numbers(fixture *f, param_id p, double *biases[4])
 {
     double *weights[4] = { f->wq, f->wk, f->wv, f->wo };
-    return p < 4 ? weights[p] : biases[p - 4];
+    return p < 4 ? weights[p] : p <= PARAM_B_O ? biases[p - 4] : NULL;
 }
 
 /* One number of matrix (kind, id) at column col raised, recomputed by the changes' runner: the

@@ -61,7 +61,7 @@ typedef void stage_cost_fn(const trace *t, stage_id stage, cost_counts *counts);
 typedef int stage_formula_fn(const trace *t, stage_id stage, char *buffer, size_t size);
 
 #define STAGE_DECLARE(id, name, family, presence, per_head, rows, cols, storage, flags, inputs, \
-                      of, read, forward, backward, explain, cost, formula) \
+                      of, beside, read, forward, backward, explain, cost, formula) \
     stage_read_fn read; stage_forward_fn forward; stage_backward_fn backward; \
     stage_explain_fn explain; stage_cost_fn cost; stage_formula_fn formula;
 STAGE_TABLE(STAGE_DECLARE)

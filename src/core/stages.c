@@ -6,15 +6,15 @@
 
 static const stage_info stages[STAGE_COUNT] = {
 #define STAGE_ENTRY(id, name, family, presence, per_head, rows, cols, storage, flags, inputs, \
-                    of, read, forward, backward, explain, cost, formula) \
-    { name, family, presence, per_head, rows, cols, storage, flags, inputs, of },
+                    of, beside, read, forward, backward, explain, cost, formula) \
+    { name, family, presence, per_head, rows, cols, storage, flags, inputs, of, beside },
     STAGE_TABLE(STAGE_ENTRY)
 #undef STAGE_ENTRY
 };
 
 static const stage_functions functions[STAGE_COUNT] = {
 #define STAGE_FUNCTIONS(id, name, family, presence, per_head, rows, cols, storage, flags, \
-                        inputs, of, read, forward, backward, explain, cost, formula) \
+                        inputs, of, beside, read, forward, backward, explain, cost, formula) \
     { read, forward, backward, explain, cost, formula },
     STAGE_TABLE(STAGE_FUNCTIONS)
 #undef STAGE_FUNCTIONS
@@ -59,7 +59,8 @@ const char *stage_presence_key(stage_presence presence)
         [PRESENT_WITH_ROPE] = "positional: rope", [PRESENT_WITH_ALIBI] = "bias: alibi",
         [PRESENT_WITH_ONLINE] = "softmax: online", [PRESENT_WITH_LOSS] = "loss",
         [PRESENT_WITH_PRE_NORM] = "norm", [PRESENT_WITH_POST_NORM] = "norm: {place: post}",
-        [PRESENT_WITH_RESIDUAL] = "residual: true",
+        [PRESENT_WITH_RESIDUAL] = "residual: true", [PRESENT_WITH_DROPOUT] = "dropout",
+        [PRESENT_WITH_CONTRIBUTIONS] = "contributions: true",
     };
     assert((size_t)presence < sizeof keys / sizeof keys[0]);
     return keys[presence];
@@ -71,7 +72,7 @@ const char *stage_data_name(data_id data)
         [DATA_EMBEDDINGS] = "embeddings", [DATA_SOURCE_EMBEDDINGS] = "source embeddings",
         [DATA_POSITIONAL] = "positional encoding",
         [DATA_POSITIONS] = "positions", [DATA_SLOPES] = "ALiBi slopes", [DATA_MASK] = "mask",
-        [DATA_TILE] = "tile", [DATA_TARGET] = "target",
+        [DATA_TILE] = "tile", [DATA_TARGET] = "target", [DATA_DROPOUT] = "dropout mask",
     };
     assert(data < DATA_COUNT);
     return names[data];
@@ -97,10 +98,20 @@ stage_id stage_gradient(read_kind kind, int id)
     return STAGE_COUNT;
 }
 
+stage_id stage_pair(stage_id stage)
+{
+    if (stage_get(stage)->beside >= 0)
+        return (stage_id)stage_get(stage)->beside;
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (stages[s].beside == (int)stage)
+            return (stage_id)s;
+    return STAGE_COUNT;
+}
+
 stage_id stage_param_reader(param_id param)
 {
-    for (int s = 0; s < STAGE_COUNT; s++)
-        if (stage_reads((stage_id)s, READ_PARAM, (int)param))
+    for (int s = 0; s < STAGE_COUNT; s++)   /* the projection, not what else reads W_O */
+        if (stages[s].family != FAMILY_CONTRIBUTION && stage_reads((stage_id)s, READ_PARAM, (int)param))
             return (stage_id)s;
     return STAGE_COUNT;
 }

@@ -38,6 +38,9 @@ typedef enum {
     FAMILY_SOFTMAX,     /* ops/softmax.c: the softmax, ordinary or online */
     FAMILY_CONTEXT,     /* ops/context.c: weights · V, the heads side by side */
     FAMILY_NORM,        /* ops/norm.c: layer norm (or RMS norm) and the residual x + attention */
+    FAMILY_DROPOUT,     /* ops/dropout.c: the attention weights with dropout's mask, training */
+    FAMILY_CONTRIBUTION, /* ops/contribution.c: what each head adds to output, and what each key
+                            sends each query (Kobayashi et al. 2020's weighted norms) */
     FAMILY_LOSS         /* ops/loss.c: ½ Σ (output − target)² and its gradient */
 } stage_family;
 
@@ -52,7 +55,9 @@ typedef enum {
                               exists only where what it is the gradient of exists too) */
     PRESENT_WITH_PRE_NORM, /* norm: {place: pre} (the default place): Q, K, V read normed */
     PRESENT_WITH_POST_NORM, /* norm: {place: post}: normed = norm(residual), the last node */
-    PRESENT_WITH_RESIDUAL  /* residual: true: residual = input + output */
+    PRESENT_WITH_RESIDUAL, /* residual: true: residual = input + output */
+    PRESENT_WITH_DROPOUT,  /* dropout: {p: P, seed: S}: dropped = weights · keep / (1 − P) */
+    PRESENT_WITH_CONTRIBUTIONS /* contributions: true: head_output and weighted_norms */
 } stage_presence;
 
 /* Properties views read, as flags. */
@@ -107,6 +112,7 @@ typedef enum {
     DATA_MASK,         /* the mask */
     DATA_TILE,         /* the online softmax's tile size */
     DATA_TARGET,       /* the loss's target (n, d_model) */
+    DATA_DROPOUT,      /* dropout's keep mask, drawn from its seed (trace_dropout_keeps) */
     DATA_COUNT
 } data_id;
 
@@ -138,13 +144,17 @@ typedef struct {
 #define PARAM(id) { READ_PARAM, PARAM_##id, -1, -1 }
 #define DATA(id) { READ_DATA, DATA_##id, -1, -1 }
 #define INPUTS(...) { __VA_ARGS__ }
+/* The node a row is shown beside (the UI's pair key toggles between them): weighted_norms
+ * beside weights, what each key sends beside the share it gets; BESIDE_NONE for most rows. */
+#define BESIDE(id) STAGE_##id
+#define BESIDE_NONE (-1)
 /* What a gradient row is the gradient of (a forward row: OF_NONE). */
 #define OF_NONE { READ_NONE, -1, -1, -1 }
 #define OF(id) NODE(id)
 #define OF_PARAM(id) PARAM(id)
 
 /* The node table. X(ID, name, family, presence, per_head, rows, cols, storage, flags, inputs,
- *                   of, read, forward, backward, explain, cost, formula)
+ *                   of, beside, read, forward, backward, explain, cost, formula)
  *   name      the stage's name everywhere: JSON, --plain, --explain, the UI
  *   family    its operations' file (ops/) and its group in views
  *   presence  when it exists (trace_has_stage, the loader's "exists only with")
@@ -159,6 +169,8 @@ typedef struct {
  *             its optional bias)
  *   of        a gradient row's node or parameter (OF(Q), OF_PARAM(W_Q)): the row is ∂loss/∂ of
  *             it, of its shape, present when it and the loss are; OF_NONE for a forward row
+ *   beside    the node this one is shown beside (BESIDE(WEIGHTS)), which the UI's pair key
+ *             toggles to and back (stage_pair); BESIDE_NONE for most rows
  *   read      one cell's value (stage_functions.h): trace_read_stored for stored stages
  *   forward   writes rows [first, end) of one head's matrix (the whole matrix if not per head)
  *             from the stages before it: the forward runner (trace_forward), decoding one row
@@ -182,246 +194,267 @@ typedef struct {
 #define STAGE_TABLE(X) \
     X(SOURCE_INPUT, "source_input", FAMILY_INPUT, PRESENT_WITH_SOURCE, false, AXIS_SOURCE, \
       AXIS_MODEL_DIMS, STAGE_STORED, 0, INPUTS(DATA(SOURCE_EMBEDDINGS), DATA(POSITIONAL)), \
-      OF_NONE, trace_read_stored, forward_input, backward_nothing, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_input, backward_nothing, \
       explain_input, cost_input, formula_input) \
     X(INPUT, "input", FAMILY_INPUT, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, 0, INPUTS(DATA(EMBEDDINGS), DATA(POSITIONAL)), \
-      OF_NONE, trace_read_stored, forward_input, backward_nothing, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_input, backward_nothing, \
       explain_input, cost_input, formula_input) \
     X(NORMED, "normed", FAMILY_NORM, PRESENT_WITH_PRE_NORM, false, AXIS_TOKENS, \
       AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, \
       INPUTS(NODE(INPUT), PARAM(GAIN), PARAM(NORM_BIAS)), \
-      OF_NONE, trace_read_stored, forward_normed, backward_normed, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_normed, backward_normed, \
       explain_normed, cost_normed, formula_normed) \
     X(Q, "Q", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
       INPUTS(NODE_OR(INPUT, NORMED), PARAM(W_Q), PARAM(B_Q)), \
-      OF_NONE, trace_read_stored, forward_projection, backward_projection, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_projection, backward_projection, \
       explain_projection, cost_projection, \
       formula_projection) \
     X(K, "K", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_SOURCE, AXIS_KV_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
       INPUTS(NODE_OR2(INPUT, SOURCE_INPUT, NORMED), PARAM(W_K), PARAM(B_K)), \
-      OF_NONE, trace_read_stored, forward_projection, backward_projection, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_projection, backward_projection, \
       explain_projection, cost_projection, \
       formula_projection) \
     X(V, "V", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_SOURCE, AXIS_KV_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS | STAGE_DECODED, \
       INPUTS(NODE_OR2(INPUT, SOURCE_INPUT, NORMED), PARAM(W_V), PARAM(B_V)), \
-      OF_NONE, trace_read_stored, forward_projection, backward_projection, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_projection, backward_projection, \
       explain_projection, cost_projection, \
       formula_projection) \
     X(Q_ROTATED, "Q_rotated", FAMILY_POSITIONS, PRESENT_WITH_ROPE, false, AXIS_TOKENS, \
       AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(Q), DATA(POSITIONS)), \
-      OF_NONE, trace_read_stored, forward_rotated, backward_rotated, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_rotated, backward_rotated, \
       explain_rotated, cost_rotated, formula_rotated) \
     X(K_ROTATED, "K_rotated", FAMILY_POSITIONS, PRESENT_WITH_ROPE, false, AXIS_SOURCE, \
       AXIS_KV_DIMS, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(K), DATA(POSITIONS)), \
-      OF_NONE, trace_read_stored, forward_rotated, backward_rotated, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_rotated, backward_rotated, \
       explain_rotated, cost_rotated, formula_rotated) \
     X(SCORES, "scores", FAMILY_SCORES, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_STORED, STAGE_DECODED, INPUTS(NODE_OR(Q, Q_ROTATED), NODE_OR(K, K_ROTATED)), \
-      OF_NONE, trace_read_stored, forward_scores, backward_scores, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_scores, backward_scores, \
       explain_scores, cost_scores, formula_scores) \
     X(SCALED, "scaled", FAMILY_SCORES, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_DERIVED, STAGE_MONOTONE, INPUTS(NODE(SCORES)), \
-      OF_NONE, trace_read_scaled, forward_derived, backward_scaled, \
+      OF_NONE, BESIDE_NONE, trace_read_scaled, forward_derived, backward_scaled, \
       explain_scaled, cost_scaled, formula_scaled) \
     X(BIASED, "biased", FAMILY_SCORES, PRESENT_WITH_ALIBI, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_STORED, 0, INPUTS(NODE(SCALED), DATA(SLOPES)), \
-      OF_NONE, trace_read_stored, forward_biased, backward_biased, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_biased, backward_biased, \
       explain_biased, cost_biased, formula_biased) \
     X(MASKED, "masked", FAMILY_MASK, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_DERIVED, STAGE_MONOTONE | STAGE_HIDES, INPUTS(NODE_OR(SCALED, BIASED), DATA(MASK)), \
-      OF_NONE, trace_read_masked, forward_derived, backward_masked, \
+      OF_NONE, BESIDE_NONE, trace_read_masked, forward_derived, backward_masked, \
       explain_masked, cost_nothing, formula_masked) \
     X(RUNNING_MAX, "running_max", FAMILY_SOFTMAX, PRESENT_WITH_ONLINE, true, AXIS_TOKENS, \
       AXIS_TILES, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(MASKED), DATA(TILE)), \
-      OF_NONE, trace_read_stored, forward_running_max, backward_nothing, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_running_max, backward_nothing, \
       explain_running_max, cost_running_max, \
       formula_running_max) \
     X(RUNNING_SUM, "running_sum", FAMILY_SOFTMAX, PRESENT_WITH_ONLINE, true, AXIS_TOKENS, \
       AXIS_TILES, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(MASKED), NODE(RUNNING_MAX)), \
-      OF_NONE, trace_read_stored, forward_running_sum, backward_nothing, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_running_sum, backward_nothing, \
       explain_running_sum, cost_running_sum, \
       formula_running_sum) \
     X(WEIGHTS, "weights", FAMILY_SOFTMAX, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_SOURCE, \
       STAGE_STORED, STAGE_DECODED | STAGE_ATTENTION, INPUTS(NODE(MASKED)), \
-      OF_NONE, trace_read_stored, forward_weights, backward_weights, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_weights, backward_weights, \
       explain_weights, cost_weights, formula_weights) \
+    X(DROPPED, "dropped", FAMILY_DROPOUT, PRESENT_WITH_DROPOUT, true, AXIS_TOKENS, AXIS_SOURCE, \
+      STAGE_STORED, STAGE_DECODED, INPUTS(NODE(WEIGHTS), DATA(DROPOUT)), \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_dropped, backward_dropped, \
+      explain_dropped, cost_dropped, formula_dropped) \
+    X(WEIGHTED_NORMS, "weighted_norms", FAMILY_CONTRIBUTION, PRESENT_WITH_CONTRIBUTIONS, true, \
+      AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, STAGE_DECODED, \
+      INPUTS(NODE_OR(WEIGHTS, DROPPED), NODE(V), PARAM(W_O)), \
+      OF_NONE, BESIDE(WEIGHTS), trace_read_stored, forward_weighted_norms, backward_nothing, \
+      explain_weighted_norms, cost_weighted_norms, formula_weighted_norms) \
     X(CONTEXT, "context", FAMILY_CONTEXT, PRESENT_ALWAYS, true, AXIS_TOKENS, AXIS_HEAD_DIMS, \
-      STAGE_STORED, STAGE_DECODED, INPUTS(NODE(WEIGHTS), NODE(V)), \
-      OF_NONE, trace_read_stored, forward_context, backward_context, \
+      STAGE_STORED, STAGE_DECODED, INPUTS(NODE_OR(WEIGHTS, DROPPED), NODE(V)), \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_context, backward_context, \
       explain_context, cost_context, formula_context) \
     X(CONCAT, "concat", FAMILY_CONTEXT, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, STAGE_HEAD_COLUMNS, INPUTS(EVERY_HEAD(CONTEXT)), \
-      OF_NONE, trace_read_stored, forward_concat, backward_concat, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_concat, backward_concat, \
       explain_concat, cost_nothing, formula_concat) \
+    X(HEAD_OUTPUT, "head_output", FAMILY_CONTRIBUTION, PRESENT_WITH_CONTRIBUTIONS, true, \
+      AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, \
+      INPUTS(NODE(CONTEXT), PARAM(W_O)), \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_head_output, backward_nothing, \
+      explain_head_output, cost_head_output, formula_head_output) \
     X(OUTPUT, "output", FAMILY_PROJECTION, PRESENT_ALWAYS, false, AXIS_TOKENS, AXIS_MODEL_DIMS, \
       STAGE_STORED, STAGE_DECODED, INPUTS(NODE(CONCAT), PARAM(W_O), PARAM(B_O)), \
-      OF_NONE, trace_read_stored, forward_projection, backward_projection, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_projection, backward_projection, \
       explain_projection, cost_projection, \
       formula_projection) \
     X(RESIDUAL, "residual", FAMILY_NORM, PRESENT_WITH_RESIDUAL, false, AXIS_TOKENS, \
       AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, INPUTS(NODE(INPUT), NODE(OUTPUT)), \
-      OF_NONE, trace_read_stored, forward_residual, backward_residual, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_residual, backward_residual, \
       explain_residual, cost_residual, formula_residual) \
     X(NORMED_POST, "normed", FAMILY_NORM, PRESENT_WITH_POST_NORM, false, AXIS_TOKENS, \
       AXIS_MODEL_DIMS, STAGE_STORED, STAGE_DECODED, \
       INPUTS(NODE(RESIDUAL), PARAM(GAIN), PARAM(NORM_BIAS)), \
-      OF_NONE, trace_read_stored, forward_normed, backward_normed, \
+      OF_NONE, BESIDE_NONE, trace_read_stored, forward_normed, backward_normed, \
       explain_normed, cost_normed, formula_normed) \
     X(LOSS, "loss", FAMILY_LOSS, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_ONE, STAGE_STORED, 0, \
       INPUTS(NODE_OR2(OUTPUT, NORMED_POST, RESIDUAL), DATA(TARGET)), OF_NONE, \
-      trace_read_stored, forward_loss, backward_loss, explain_loss, cost_loss, formula_loss) \
+      BESIDE_NONE, trace_read_stored, forward_loss, backward_loss, explain_loss, cost_loss, \
+      formula_loss) \
     X(D_NORMED_POST, "d_normed", FAMILY_NORM, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(NORMED_POST), DATA(TARGET)), OF(NORMED_POST), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_output, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_output, \
+      cost_gradient, formula_gradient) \
     X(D_RESIDUAL, "d_residual", FAMILY_NORM, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR(RESIDUAL, D_NORMED_POST), DATA(TARGET)), OF(RESIDUAL), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_output, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_output, \
+      cost_gradient, formula_gradient) \
     X(D_OUTPUT, "d_output", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR(OUTPUT, D_RESIDUAL), DATA(TARGET)), OF(OUTPUT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_output, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_output, \
+      cost_gradient, formula_gradient) \
     X(D_W_O, "d_W_O", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(CONCAT), NODE(D_OUTPUT)), OF_PARAM(W_O), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, \
+      cost_gradient, formula_gradient) \
     X(D_B_O, "d_b_O", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_OUTPUT)), OF_PARAM(B_O), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, \
+      cost_gradient, formula_gradient) \
     X(D_CONCAT, "d_concat", FAMILY_CONTEXT, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_OUTPUT), PARAM(W_O)), OF(CONCAT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, \
+      cost_gradient, formula_gradient) \
     X(D_CONTEXT, "d_context", FAMILY_CONTEXT, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_HEAD_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_CONCAT)), OF(CONTEXT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_context, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_context, \
+      cost_gradient, formula_gradient) \
+    X(D_DROPPED, "d_dropped", FAMILY_DROPOUT, PRESENT_WITH_LOSS, \
+      true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
+      STAGE_GRADIENT, INPUTS(NODE(D_CONTEXT), NODE(V)), OF(DROPPED), \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_weights, \
+      cost_gradient, formula_gradient) \
     X(D_WEIGHTS, "d_weights", FAMILY_SOFTMAX, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
-      STAGE_GRADIENT, INPUTS(NODE(D_CONTEXT), NODE(V)), OF(WEIGHTS), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_weights, cost_gradient, \
-      formula_gradient) \
+      STAGE_GRADIENT, INPUTS(NODE_OR(D_CONTEXT, D_DROPPED), NODE(V)), OF(WEIGHTS), \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_weights, \
+      cost_gradient, formula_gradient) \
     X(D_V, "d_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
-      STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(WEIGHTS), NODE(D_CONTEXT)), OF(V), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_values, cost_gradient, \
-      formula_gradient) \
+      STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE_OR(WEIGHTS, DROPPED), NODE(D_CONTEXT)), \
+      OF(V), \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_values, \
+      cost_gradient, formula_gradient) \
     X(D_W_V, "d_W_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR2(INPUT, SOURCE_INPUT, NORMED), NODE(D_V)), OF_PARAM(W_V), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, \
+      cost_gradient, formula_gradient) \
     X(D_B_V, "d_b_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_V)), OF_PARAM(B_V), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, \
+      cost_gradient, formula_gradient) \
     X(D_MASKED, "d_masked", FAMILY_MASK, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(WEIGHTS), NODE(D_WEIGHTS)), OF(MASKED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_masked, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_masked, \
+      cost_gradient, formula_gradient) \
     X(D_BIASED, "d_biased", FAMILY_SCORES, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_MASKED), DATA(MASK)), OF(BIASED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_gradient, \
+      cost_gradient, formula_gradient) \
     X(D_SCALED, "d_scaled", FAMILY_SCORES, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR(D_MASKED, D_BIASED), DATA(MASK)), OF(SCALED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_gradient, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_gradient, \
+      cost_gradient, formula_gradient) \
     X(D_SCORES, "d_scores", FAMILY_SCORES, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_SCALED)), OF(SCORES), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_scores, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_scores, \
+      cost_gradient, formula_gradient) \
     X(D_Q_ROTATED, "d_Q_rotated", FAMILY_POSITIONS, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_SCORES), NODE(K_ROTATED)), OF(Q_ROTATED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_query, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_query, \
+      cost_gradient, formula_gradient) \
     X(D_K_ROTATED, "d_K_rotated", FAMILY_POSITIONS, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, INPUTS(NODE(D_SCORES), NODE(Q_ROTATED)), OF(K_ROTATED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_key, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_key, \
+      cost_gradient, formula_gradient) \
     X(D_Q, "d_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, \
       INPUTS(NODE_OR(D_SCORES, D_Q_ROTATED), NODE_OR(K, D_Q_ROTATED)), OF(Q), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_query, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_query, \
+      cost_gradient, formula_gradient) \
     X(D_W_Q, "d_W_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR(INPUT, NORMED), NODE(D_Q)), OF_PARAM(W_Q), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, \
+      cost_gradient, formula_gradient) \
     X(D_B_Q, "d_b_Q", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_Q)), OF_PARAM(B_Q), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, \
+      cost_gradient, formula_gradient) \
     X(D_K, "d_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT | STAGE_HEAD_COLUMNS, \
       INPUTS(NODE_OR(D_SCORES, D_K_ROTATED), NODE_OR(Q, D_K_ROTATED)), OF(K), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_key, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_key, \
+      cost_gradient, formula_gradient) \
     X(D_W_K, "d_W_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_MODEL_DIMS, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR2(INPUT, SOURCE_INPUT, NORMED), NODE(D_K)), OF_PARAM(W_K), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_weight, \
+      cost_gradient, formula_gradient) \
     X(D_B_K, "d_b_K", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_KV_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_K)), OF_PARAM(B_K), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, \
+      cost_gradient, formula_gradient) \
     X(D_NORMED, "d_normed", FAMILY_NORM, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_Q), NODE(D_K), NODE(D_V)), OF(NORMED), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, \
+      cost_gradient, formula_gradient) \
     X(D_GAIN, "d_gain", FAMILY_NORM, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR(D_NORMED, D_NORMED_POST), NODE_OR(NORMED, NORMED_POST)), \
-      OF_PARAM(GAIN), trace_read_stored, forward_gradient, backward_nothing, explain_d_gain, \
-      cost_gradient, formula_gradient) \
+      OF_PARAM(GAIN), BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, \
+      explain_d_gain, cost_gradient, formula_gradient) \
     X(D_NORM_BIAS, "d_bias", FAMILY_NORM, PRESENT_WITH_LOSS, \
       false, AXIS_ONE, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR(D_NORMED, D_NORMED_POST)), OF_PARAM(NORM_BIAS), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_bias, \
+      cost_gradient, formula_gradient) \
     X(D_INPUT, "d_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
       false, AXIS_TOKENS, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE_OR(D_Q, D_NORMED), NODE_OR(D_K, D_NORMED), \
       NODE_OR(D_V, D_NORMED), NODE(D_RESIDUAL)), OF(INPUT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
-      formula_gradient) \
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, \
+      cost_gradient, formula_gradient) \
     X(D_SOURCE_INPUT, "d_source_input", FAMILY_INPUT, PRESENT_WITH_LOSS, \
       false, AXIS_SOURCE, AXIS_MODEL_DIMS, STAGE_STORED, \
       STAGE_GRADIENT, INPUTS(NODE(D_K), NODE(D_V)), OF(SOURCE_INPUT), \
-      trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, cost_gradient, \
-      formula_gradient)
+      BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_projected, \
+      cost_gradient, formula_gradient)
 
 typedef enum {
 #define STAGE_ENUM(id, name, family, presence, per_head, rows, cols, storage, flags, inputs, \
-                   of, read, forward, backward, explain, cost, formula) STAGE_##id,
+                   of, beside, read, forward, backward, explain, cost, formula) STAGE_##id,
     STAGE_TABLE(STAGE_ENUM)
 #undef STAGE_ENUM
     STAGE_COUNT
@@ -437,6 +470,7 @@ typedef struct {
     unsigned flags;
     stage_input inputs[STAGE_MAX_INPUTS];  /* READ_NONE after the last */
     stage_input of;     /* a gradient row's node or parameter; READ_NONE for a forward row */
+    int beside;         /* the stage_id this row is shown beside, or -1 */
 } stage_info;
 
 /* The table entry of a stage; stage must be < STAGE_COUNT. */
@@ -463,7 +497,13 @@ bool stage_reads(stage_id stage, read_kind kind, int id);
  * param_id), ∂loss/∂ of it, or STAGE_COUNT when it has none. */
 stage_id stage_gradient(read_kind kind, int id);
 
-/* The stage that reads parameter param (Q for W_Q and b_Q), or STAGE_COUNT. */
+/* The node stage is shown beside: its row's `beside`, else the row whose `beside` names it;
+ * STAGE_COUNT when it pairs with none. */
+stage_id stage_pair(stage_id stage);
+
+/* The stage that computes with parameter param (Q for W_Q and b_Q, output for W_O: not
+ * head_output and weighted_norms, which read W_O to show what output is made of), or
+ * STAGE_COUNT. */
 stage_id stage_param_reader(param_id param);
 
 /* The name of a data input ("embeddings", "ALiBi slopes"). */

@@ -252,6 +252,13 @@ static bool softmax_fits(const attention_input *in)
     return !in->online_softmax || in->tile >= 1;
 }
 
+/* Dropout drops weights with a probability 0 ≤ p < 1 from the ordinary softmax's weights (the
+ * online softmax makes its context without them). */
+static bool dropout_fits(const attention_input *in)
+{
+    return !in->dropout || (in->dropout_p >= 0.0 && in->dropout_p < 1.0 && !in->online_softmax);
+}
+
 static bool decoding_fits(const attention_input *in)
 {
     return !in->decode || (!in->source && !in->target
@@ -271,7 +278,8 @@ static bool norm_fits(const attention_input *in)
 static trace_status check_shape(const attention_input *in)
 {
     bool fits = sizes_fit(in) && data_given(in) && mask_fits(in) && positions_fit(in)
-             && softmax_fits(in) && decoding_fits(in) && norm_fits(in);
+             && softmax_fits(in) && decoding_fits(in) && norm_fits(in)
+             && dropout_fits(in);
     return fits ? TRACE_OK : TRACE_ERROR_SHAPE;
 }
 
@@ -718,6 +726,8 @@ bool trace_presence_met(const attention_input *in, stage_presence presence)
     case PRESENT_WITH_PRE_NORM: return in->norm != NORM_NONE && !in->norm_post;
     case PRESENT_WITH_POST_NORM: return in->norm != NORM_NONE && in->norm_post;
     case PRESENT_WITH_RESIDUAL: return in->residual;
+    case PRESENT_WITH_DROPOUT: return in->dropout;
+    case PRESENT_WITH_CONTRIBUTIONS: return in->contributions;
     }
     return false;
 }

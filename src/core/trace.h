@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "stages.h"
 
 typedef enum {
@@ -86,6 +87,11 @@ typedef struct {
     double norm_eps;                    /* added to the variance (mean square) before its
                                            root: > 0 and finite */
     bool residual;                      /* the stage residual = input + output */
+    bool dropout;                       /* the stage dropped: training mode's dropout of the
+                                           weights (the ordinary softmax only) */
+    double dropout_p;                   /* its probability of dropping a weight, 0 ≤ p < 1 */
+    uint64_t dropout_seed;              /* the seed its keep mask is drawn from */
+    bool contributions;                 /* the stages head_output and weighted_norms */
 } attention_input;
 
 /* Every intermediate of one forward pass. The stored stages live in one allocation, one block
@@ -292,6 +298,13 @@ const char *trace_mask_name(mask_kind mask);
 
 /* Whether cell (row, col) is hidden by the mask (always false without a mask). */
 bool trace_is_hidden(const trace *t, int row, int col);
+
+/* Dropout's draw for cell (row, col) of head (ops/dropout.c): the uniforms of xoshiro256**
+ * seeded with dropout_seed by splitmix64 (random.h, as `random:` matrices are drawn), one per
+ * cell, head after head, row after row, key after key (n · m a head); the cell is kept when its
+ * draw is ≥ p. trace_dropout_keeps is that test; t must have dropout. */
+double trace_dropout_draw(const trace *t, int head, int row, int col);
+bool trace_dropout_keeps(const trace *t, int head, int row, int col);
 
 /* Label of row or column index i along an axis: a token, or the dimension number as text.
  * Dimension labels are written into buffer; token labels point into the input. */

@@ -115,7 +115,9 @@ attention_input checker_model(const checker *c) {
         .rope_base = c->rope_base, .alibi = c->alibi, .window = c->window,
         .kv_heads = c->kv_heads, .online_softmax = c->online_softmax, .tile = c->tile,
         .decode = c->decode, .norm = c->norm, .norm_post = c->norm_post,
-        .norm_eps = c->norm_eps, .residual = c->residual };
+        .norm_eps = c->norm_eps, .residual = c->residual,
+        .dropout = c->dropout, .dropout_p = c->dropout_p, .dropout_seed = c->dropout_seed,
+        .contributions = c->contributions };
 }
 
 /* The loss's target, one row per token: as written (rows, a file) or by token. */

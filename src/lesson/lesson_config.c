@@ -255,6 +255,44 @@ void checker_read_norm(checker *c) {
     c->norm_gain = values[3], c->norm_bias = kind == 1 ? -1 : values[4];
 }
 
+/* dropout: {p: P, seed: S}: training mode's dropout of the weights, p from 0 up to (not
+ * including) 1, the keep mask drawn from the seed (trace_dropout_draw); and contributions:
+ * true, the stages head_output and weighted_norms. */
+void checker_read_dropout(checker *c) {
+    static const char *const names[] = { "p", "seed" };
+    int node = c->keys[TOP_DROPOUT], values[2] = { -1, -1 };
+    c->dropout = false, c->dropout_p = 0.0, c->dropout_seed = 0;
+    c->contributions = checker_read_bool(c, c->keys[TOP_CONTRIBUTIONS], "contributions", false);
+    if (!checker_usable(c, node)
+        || !checker_expect_kind(c, node, LESSON_NODE_MAP, "dropout",
+                                "a mapping {p: 0.1, seed: 7}"))
+        return;
+    checker_read_keys(c, node, names, 2, values);
+    checker_require(c, node, values[0], "p");
+    checker_require(c, node, values[1], "seed");
+    bool usable = values[0] >= 0 && values[1] >= 0;
+    if (values[0] >= 0) {
+        if (!checker_read_number(c, values[0], "dropout: p", &c->dropout_p)) usable = false;
+        else if (!(c->dropout_p >= 0.0 && c->dropout_p < 1.0)) {
+            char text[LESSON_ESCAPED_MAX];
+            REPORT(c, values[0], BAD_VALUE, "dropout: p",
+                   "a number from 0 up to (not including) 1, the chance of dropping a weight",
+                   checker_shown(c, values[0], text));
+            usable = false;
+        }
+    }
+    if (values[1] >= 0
+        && !checker_read_integer(c, values[1], "dropout: seed", 0, UINT64_MAX, &c->dropout_seed))
+        usable = false;
+    if (c->online_softmax) {
+        REPORT(c, node - 1, NEEDS, "dropout",
+               "the ordinary softmax: the online one makes its context without a matrix of "
+               "weights to drop");
+        usable = false;
+    }
+    c->dropout = usable;
+}
+
 /* softmax: ordinary or online, and tile: B (keys per tile), which online needs and nothing
  * else takes. */
 void checker_read_softmax(checker *c) {

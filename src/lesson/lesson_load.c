@@ -47,6 +47,7 @@ static void check_lesson(checker *c, int root) {
     checker_read_positional(c);
     checker_read_bias(c);
     checker_read_softmax(c);
+    checker_read_dropout(c);
     checker_read_decode(c);
     checker_read_loss(c);
     checker_read_train(c);

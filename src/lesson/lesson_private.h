@@ -22,7 +22,7 @@
     X(SOURCE, "source") X(STEPS, "steps") X(ROPE_BASE, "rope_base") X(BIAS, "bias") \
     X(KV_HEADS, "kv_heads") X(SOFTMAX, "softmax") X(TILE, "tile") X(DECODE, "decode") \
     X(DRAW_ORDER, "draw_order") X(LOSS, "loss") X(TRAIN, "train") X(NORM, "norm") \
-    X(RESIDUAL, "residual")
+    X(RESIDUAL, "residual") X(DROPOUT, "dropout") X(CONTRIBUTIONS, "contributions")
 #define TOP_ENUM(id, name) TOP_##id,
 #define KEY_NAME(id, name) name,
 enum { TOP_KEYS(TOP_ENUM) TOP_COUNT };
@@ -100,6 +100,10 @@ typedef struct {
     double norm_eps;          /* norm: {eps: …}, 1e-5 by default */
     int norm_gain, norm_bias; /* the nodes of norm's gain: and bias:, or -1 */
     bool residual;            /* residual: true */
+    bool dropout;             /* a usable dropout: {p, seed} was read */
+    double dropout_p;         /* its p, 0 ≤ p < 1 */
+    uint64_t dropout_seed;    /* its seed */
+    bool contributions;       /* contributions: true */
     matrix_spec target;       /* loss: {target: …}, when keys[TOP_LOSS] >= 0 and it is usable */
     bool loss;                /* a usable loss: {target: …} was read */
     train_config train;       /* train: {steps, learning_rate, params}; steps 0 without it */
@@ -228,6 +232,9 @@ void checker_read_bias(checker *c);
 void checker_read_softmax(checker *c);
 /* norm: {kind, place, eps, gain, bias} and residual: true. */
 void checker_read_norm(checker *c);
+/* dropout: {p: P, seed: S} (after checker_read_softmax: the online softmax has no weights to
+ * drop) and contributions: true. */
+void checker_read_dropout(checker *c);
 /* Reads decode:, which needs a causal or window mask (so after checker_read_mask). */
 void checker_read_decode(checker *c);
 /* loss: {target: MATRIX}: one row of d_model numbers per token, as a list of rows, {file: …}

@@ -72,6 +72,13 @@ static void put_options(output *o, const attention_input *in)
     }
     if (in->residual)
         output_puts(o, "  \"residual\": true,\n");
+    if (in->dropout) {
+        output_puts(o, "  \"dropout\": {\"p\": ");
+        output_number(o, in->dropout_p, NUMBER_EXACT);
+        output_printf(o, ", \"seed\": %llu},\n", (unsigned long long)in->dropout_seed);
+    }
+    if (in->contributions)
+        output_puts(o, "  \"contributions\": true,\n");
 }
 
 /* The biases the lesson gives, each a list of one number per column of its stage: "biases":

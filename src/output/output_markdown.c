@@ -208,7 +208,8 @@ const output_format output_markdown = { markdown_begin, markdown_step, markdown_
 static int family(stage_id stage)
 {
     switch (stage_get(stage)->family) {
-    case FAMILY_SCORES: case FAMILY_MASK: case FAMILY_SOFTMAX: return -1 - FAMILY_SCORES;
+    case FAMILY_SCORES: case FAMILY_MASK: case FAMILY_SOFTMAX: case FAMILY_DROPOUT:
+        return -1 - FAMILY_SCORES;
     case FAMILY_CONTEXT: return -1 - FAMILY_CONTEXT;
     default: return (int)stage;
     }

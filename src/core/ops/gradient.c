@@ -67,6 +67,7 @@ static const struct {
     { backward_weights, count_backward_weights }, { backward_context, count_backward_context },
     { backward_concat, count_backward_concat }, { backward_loss, count_backward_loss },
     { backward_normed, count_backward_normed }, { backward_residual, count_backward_residual },
+    { backward_dropped, count_backward_dropped },
 };
 
 /* Adds the count of reader's backward to its input `input` at head. */

@@ -120,6 +120,9 @@ void ops_put_through_norm(explain_text *out, const trace *t, stage_id reader,
 bool ops_explain_through_norm(explain_text *out, const trace *t, stage_id reader,
                               const trace_cell *cell);
 
+/* d_weights through dropout, d_dropped × keep / (1 − p), with its numbers (ops/dropout.c). */
+bool ops_explain_d_through_dropout(explain_text *out, const trace *t, const trace_cell *cell);
+
 /* Whether each key/value group is read by one head only (ops/context.c). */
 bool ops_one_head_per_group(const trace *t);
 
@@ -142,7 +145,7 @@ typedef void backward_count_fn(const trace *t, stage_id stage, int input, int he
 backward_count_fn count_backward_projection, count_backward_rotated, count_backward_scores,
     count_backward_scaled, count_backward_biased, count_backward_masked, count_backward_weights,
     count_backward_context, count_backward_concat, count_backward_loss, count_backward_normed,
-    count_backward_residual;
+    count_backward_residual, count_backward_dropped;
 
 /* A backward product of rows × cols cells of count terms each (ops_add_product). */
 void ops_count_product(tally rows, tally cols, tally count, cost_counts *counts);

@@ -1,0 +1,173 @@
+/* The dropout family: in training mode dropped = weights · keep / (1 − p), keep a 0/1 mask drawn
+ * from the lesson's seed (trace_dropout_draw), which context then reads; and its backward. */
+#include <stdio.h>
+#include "number.h"
+#include "ops.h"
+#include "random.h"
+
+/* The generator at the first draw of row `row` of head `head`: the one stream of the lesson's
+ * seed, past the n · m draws of each earlier head and the m draws of each earlier row. */
+static random_state stream_at(const trace *t, int head, int row)
+{
+    random_state state;
+    random_seed(&state, t->in->dropout_seed);
+    unsigned long long skip = ((unsigned long long)(head - 1) * (unsigned long long)t->n
+                               + (unsigned long long)row) * (unsigned long long)t->m;
+    for (unsigned long long k = 0; k < skip; k++)
+        random_next(&state);
+    return state;
+}
+
+double trace_dropout_draw(const trace *t, int head, int row, int col)
+{
+    random_state state = stream_at(t, head, row);
+    for (int j = 0; j < col; j++)
+        random_next(&state);
+    return random_uniform(&state);
+}
+
+bool trace_dropout_keeps(const trace *t, int head, int row, int col)
+{
+    return trace_dropout_draw(t, head, row, col) >= t->in->dropout_p;
+}
+
+/* 1 − p, what a kept weight is divided by (so that each weight keeps its mean over masks). */
+static double kept_share(const trace *t)
+{
+    return 1.0 - t->in->dropout_p;
+}
+
+/* Rows [first, end) of head's dropped: weights × keep / (1 − p), the keep of every key drawn
+ * (m a row) so that a row's mask does not depend on how many keys decoding knows. */
+void forward_dropped(const trace *t, stage_id stage, int head, double *out,
+                     const trace_span *span, const kernels_config *config)
+{
+    (void)config;
+    const double *w = trace_block(t, trace_stage_node_input(t, stage, 0), head);
+    random_state state = stream_at(t, head, span->first);
+    double share = kept_share(t);
+    for (int i = span->first; i < span->end; i++)
+        for (int j = 0; j < t->m; j++) {
+            double keep = random_uniform(&state) >= t->in->dropout_p ? 1.0 : 0.0;
+            size_t at = (size_t)i * (size_t)t->m + (size_t)j;
+            if (j < span->keys)
+                out[at] = w[at] * keep / share;
+        }
+}
+
+/* d_weights[i,j] = d_dropped[i,j] × keep / (1 − p): a dropped weight gets no gradient. */
+void backward_dropped(const trace *t, stage_id stage, int input, int head, double *out)
+{
+    (void)input;
+    const double *d = trace_gradient_of(t, stage, head);
+    random_state state = stream_at(t, head, 0);
+    double share = kept_share(t);
+    size_t cells = (size_t)t->n * (size_t)t->m;
+    for (size_t at = 0; at < cells; at++) {
+        double keep = random_uniform(&state) >= t->in->dropout_p ? 1.0 : 0.0;
+        out[at] += d[at] * keep / share;
+    }
+}
+
+/* Each cell: a multiplication, a division and the addition into the block. */
+void count_backward_dropped(const trace *t, stage_id stage, int input, int head,
+                            cost_counts *counts)
+{
+    (void)stage, (void)input, (void)head;
+    tally cells = (tally)t->n * (tally)t->m;
+    counts->multiplications += cells;
+    counts->divisions += cells;
+    counts->additions += cells;
+}
+
+/* ---- explained, counted and written as a formula ---- */
+
+/* The sum of row `row` of head's dropped and how many of its visible keys were kept. */
+static double row_sum(const trace *t, stage_id stage, int head, int row, int *kept, int *visible)
+{
+    const double *d = trace_block(t, stage, head) + (size_t)row * (size_t)t->m;
+    double sum = 0.0;
+    *kept = *visible = 0;
+    for (int j = 0; j < t->m; j++) {
+        sum += d[j];
+        if (trace_is_hidden(t, row, j)) continue;
+        ++*visible;
+        *kept += trace_dropout_keeps(t, head, row, j);
+    }
+    return sum;
+}
+
+/* Why the cell's row does not sum to 1 (with p 0 it does): "; row cat sums to 1.0642, not 1: 4 of its 5 weights
+ * kept, each × 1/(1 − p) = 1.1111, and the dropped ones' shares lost". */
+static void put_row_sum(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    int kept, visible;
+    double sum = row_sum(t, cell->stage, cell->head, cell->row, &kept, &visible);
+    explain_put(out, "; row %s sums to ", explain_row_label(out, t, cell));
+    explain_put_number(out, sum);
+    if (t->in->dropout_p == 0.0) {   /* nothing dropped, nothing scaled */
+        explain_put(out, ": p 0 keeps every weight as it is");
+        return;
+    }
+    explain_put(out, ", not 1: %d of its %d weights kept, each × 1/(1 − p) ", kept, visible);
+    explain_put_number(out, 1.0 / kept_share(t));
+    explain_put(out, ", the dropped ones' shares lost (1 only on average over masks)");
+}
+
+/* dropped[cat,sat] = weights[cat,sat] × keep / (1 − p), kept (its draw 0.734 ≥ p 0.1; row …)
+ * = 0.4 × 1 / 0.9; a dropped one ends with × 0 / 0.9. */
+bool explain_dropped(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id weights = trace_stage_node_input(t, cell->stage, 0);
+    double draw = trace_dropout_draw(t, cell->head, cell->row, cell->col);
+    bool keep = draw >= t->in->dropout_p;
+    explain_put(out, " = ");
+    explain_put_source_cell(out, t, stage_get(weights)->name, cell);
+    explain_put(out, " × keep / (1 − p), %s (its draw ", keep ? "kept" : "dropped");
+    explain_put_number(out, draw);
+    explain_put(out, keep ? " ≥ p " : " < p ");
+    explain_put_number(out, t->in->dropout_p);
+    if (trace_is_hidden(t, cell->row, cell->col))
+        explain_put(out, ", the weight hidden by the mask anyway");
+    put_row_sum(out, t, cell);
+    explain_put(out, ") = ");
+    explain_put_number(out, trace_value(t, weights, cell->head, cell->row, cell->col));
+    explain_put(out, " × %d / ", keep ? 1 : 0);
+    explain_put_number(out, kept_share(t));
+    return true;
+}
+
+/* d_weights[cat,sat] = d_dropped[cat,sat] × keep / (1 − p) = 0.3 × 1 / 0.9, kept. */
+bool ops_explain_d_through_dropout(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id d_dropped = trace_stage_node_input(t, cell->stage, 0);
+    bool keep = trace_dropout_keeps(t, cell->head, cell->row, cell->col);
+    explain_put(out, " = ");
+    explain_put_source_cell(out, t, stage_get(d_dropped)->name, cell);
+    explain_put(out, " × keep / (1 − p) = ");
+    explain_put_number(out, trace_value(t, d_dropped, cell->head, cell->row, cell->col));
+    explain_put(out, " × %d / ", keep ? 1 : 0);
+    explain_put_number(out, kept_share(t));
+    explain_put(out, keep ? " (kept: its gradient passes, scaled as the weight was)"
+                          : " (dropped: no gradient reaches the weight)");
+    return true;
+}
+
+int formula_dropped(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    char p[NUMBER_MAX];
+    number_format format = { NUMBER_SHORT, 4, 0, false };
+    number_write(t->in->dropout_p, &format, p, sizeof p);
+    return snprintf(buffer, size, "%s = %s × keep / (1 − p), p = %s, keep 0 or 1 drawn from "
+                    "seed %llu (training mode; rows no longer sum to 1)", stage_get(stage)->name,
+                    stage_get(trace_stage_node_input(t, stage, 0))->name, p,
+                    (unsigned long long)t->in->dropout_seed);
+}
+
+/* Each cell of every head: a multiplication by keep and a division by 1 − p. */
+void cost_dropped(const trace *t, stage_id stage, cost_counts *counts)
+{
+    tally cells = ops_cost_heads(t, stage) * (tally)t->n * (tally)t->m;
+    counts->multiplications += cells;
+    counts->divisions += cells;
+}
