@@ -97,8 +97,8 @@ static double row_sum(const trace *t, stage_id stage, int head, int row, int *ke
     return sum;
 }
 
-/* Why the cell's row does not sum to 1 (with p 0 it does): "; row cat sums to 1.0642, not 1: 4 of its 5 weights
- * kept, each × 1/(1 − p) = 1.1111, and the dropped ones' shares lost". */
+/* Why the cell's row does not sum to 1 (with p 0 it does): "; row cat sums to 1.0642, not 1: 4
+ * of its 5 weights kept, each × 1/(1 − p) = 1.1111, the dropped one's share lost". */
 static void put_row_sum(explain_text *out, const trace *t, const trace_cell *cell)
 {
     int kept, visible;
@@ -109,9 +109,20 @@ static void put_row_sum(explain_text *out, const trace *t, const trace_cell *cel
         explain_put(out, ": p 0 keeps every weight as it is");
         return;
     }
-    explain_put(out, ", not 1: %d of its %d weights kept, each × 1/(1 − p) ", kept, visible);
+    if (kept == 0) {
+        explain_put(out, ", not 1: %s dropped, so %s takes nothing from any key",
+                    visible == 1 ? "its only weight" : "every one of its weights",
+                    explain_row_label(out, t, cell));
+        return;
+    }
+    if (kept == visible)
+        explain_put(out, ", not 1: all %d of its weights kept, each × 1/(1 − p) = ", visible);
+    else
+        explain_put(out, ", not 1: %d of its %d weights kept, each × 1/(1 − p) = ", kept, visible);
     explain_put_number(out, 1.0 / kept_share(t));
-    explain_put(out, ", the dropped ones' shares lost (1 only on average over masks)");
+    explain_put(out, "%s (1 only on average over masks)", kept == visible ? ""
+                : kept == visible - 1 ? ", the dropped one's share lost"
+                                      : ", the dropped ones' shares lost");
 }
 
 /* dropped[cat,sat] = weights[cat,sat] × keep / (1 − p), kept (its draw 0.734 ≥ p 0.1; row …)
