@@ -312,7 +312,19 @@ def load(path):
                                            "place": norm.get("place", "pre"),
                                            "eps": number(norm.get("eps", "1e-5"))},
         "residual": lesson.get("residual", "false") == "true",
+        "dropout": None if "dropout" not in lesson else {
+            "p": number(lesson["dropout"]["p"]), "seed": int(lesson["dropout"]["seed"])},
+        "contributions": lesson.get("contributions", "false") == "true",
     }
+
+
+def dropout_keep(dropout, heads, n, m):
+    """Dropout's keep mask as lessons/README.md documents it: one stream of the generator seeded
+    with the seed, a draw a cell, head by head, row by row, key by key; kept when the draw is
+    at least p. keep[h][i][j] is 1.0 or 0.0."""
+    generator = Generator(dropout["seed"])
+    return [[[1.0 if generator.uniform() >= dropout["p"] else 0.0 for _ in range(m)]
+             for _ in range(n)] for _ in range(heads)]
 
 
 def normalise(rows, norm, gain, bias):
@@ -381,6 +393,8 @@ def compute(lesson):
 
     concat = [[0.0] * d for _ in range(n)]
     per_group = heads // lesson["kv_heads"]
+    dropout = lesson["dropout"]
+    keep = dropout_keep(dropout, heads, n, m) if dropout else None
     for h in range(heads):
         cols = range(h * d_k, (h + 1) * d_k)
         group = h // per_group  # repeat_kv: consecutive query heads share a key/value head
@@ -404,8 +418,20 @@ def compute(lesson):
         if lesson["tile"]:
             maxima, sums, weights = online_softmax(masked, lesson["tile"])
             stages[("running_max", h + 1)], stages[("running_sum", h + 1)] = maxima, sums
-        context = [[dot(weights[i], (v[j][c] for j in range(m))) for c in kv_cols]
+        attended = weights
+        if keep:   # training mode: weights × keep / (1 − p), what context then reads
+            attended = stages[("dropped", h + 1)] = [
+                [weights[i][j] * keep[h][i][j] / (1.0 - dropout["p"]) for j in range(m)]
+                for i in range(n)]
+        context = [[dot(attended[i], (v[j][c] for j in range(m))) for c in kv_cols]
                    for i in range(n)]
+        if lesson["contributions"]:   # what head h adds, and what each key sends through it
+            w_o = w["W_O"][h * d_k:(h + 1) * d_k]
+            stages[("head_output", h + 1)] = matmul(context, w_o)
+            sent = matmul([[v[j][c] for c in kv_cols] for j in range(m)], w_o)
+            lengths = [math.sqrt(dot(row, row)) for row in sent]
+            stages[("weighted_norms", h + 1)] = [[attended[i][j] * lengths[j] for j in range(m)]
+                                                 for i in range(n)]
         for i in range(n):
             concat[i][h * d_k:(h + 1) * d_k] = context[i]
         for name, matrix in (("scores", scores), ("scaled", scaled), ("masked", masked),
@@ -447,6 +473,8 @@ def check_options(lesson, got):
         "biases": lesson["biases"] or None,
         "norm": lesson["norm"],
         "residual": True if lesson["residual"] else None,
+        "dropout": lesson["dropout"],
+        "contributions": True if lesson["contributions"] else None,
     }
     problems = [f"top-level {key}: expected {value!r}, got {got.get(key)!r}"
                 for key, value in want.items() if got.get(key) != value]

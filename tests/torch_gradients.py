@@ -3,7 +3,9 @@
 Random float64 lessons with `loss: {target: ...}` cover each path of the forward pass (one and
 several heads; no, causal, window and explicit masks; cross-attention; RoPE; ALiBi; kv_heads
 and multi-query; biases; scale on and off; the online softmax; layer and RMS norm, before
-attention and after the residual, and the residual alone); the shipped lessons that have a
+attention and after the residual, and the residual alone; dropout in training mode, its keep
+mask drawn again from --json's seed by reference_attention.py's generator, with GQA, RoPE,
+cross-attention, a norm and contributions); the shipped lessons that have a
 loss are compared too. The forward stages normed, residual and output must equal PyTorch's
 (torch.nn.LayerNorm's function, the RMS norm by its formula in torch ops) within 1e-12 too. PyTorch computes the same forward with its own operations, the same loss
 ½ Σ (output − target)², and .backward(); every d_* stage of attnstep's --json must equal the
@@ -16,6 +18,9 @@ import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference_attention import dropout_keep  # noqa: E402  the documented generator, again
 
 try:
     import torch
@@ -39,7 +44,8 @@ def lesson_text(case, x, src, params, target):
     if src is not None:
         text += f"source: [{', '.join(SOURCE[:src.shape[0]])}]\n"
     text += f"heads: {case['heads']}\nscale: {'true' if case.get('scale', True) else 'false'}\n"
-    for key in ("mask", "positional", "bias", "kv_heads", "softmax", "tile"):
+    for key in ("mask", "positional", "bias", "kv_heads", "softmax", "tile", "dropout",
+                "contributions"):
         if key in case:
             text += f"{key}: {case[key]}\n"
     text += "embeddings:\n"
@@ -169,7 +175,10 @@ def reference(data, hidden, given=None):
         q_r, k_r = q, k
     n, m = q.shape[0], k.shape[0]
     kv_heads = k.shape[1] // d_k
-    per_head = {name: [] for name in ("scores", "scaled", "biased", "masked", "weights", "context")}
+    per_head = {name: [] for name in ("scores", "scaled", "biased", "masked", "weights", "dropped",
+                                      "context")}
+    dropout = data.get("dropout")   # the mask drawn again from the seed --json reports
+    keep = dropout_keep(dropout, heads, n, m) if dropout else None
     contexts = []
     for h in range(heads):
         g = h // (heads // kv_heads)
@@ -182,7 +191,11 @@ def reference(data, hidden, given=None):
             per_head["biased"].append(after)
         masked = after.masked_fill(hidden, float("-inf"))
         weights = torch.softmax(masked, dim=-1)
-        context = weights @ v[:, g * d_k:(g + 1) * d_k]
+        attended = weights
+        if keep:   # training mode: weights × keep / (1 − p), as attnstep computes it
+            attended = weights * torch.tensor(keep[h], dtype=torch.float64) / (1.0 - dropout["p"])
+            per_head["dropped"].append(attended)
+        context = attended @ v[:, g * d_k:(g + 1) * d_k]
         for name, t in (("scores", scores), ("scaled", scaled), ("masked", masked),
                         ("weights", weights), ("context", context)):
             per_head[name].append(t)
@@ -296,6 +309,13 @@ CASES = [
      "residual": True, "bias": "alibi", "mask": "causal", "biases": True},
     {"name": "post_rms", "heads": 4, "kv_heads": 2, "norm": {"kind": "rms", "place": "post"},
      "residual": True, "positional": "rope", "n": 7},
+    {"name": "dropout", "heads": 2, "dropout": "{p: 0.3, seed: 5}", "mask": "causal"},
+    {"name": "dropout_gqa_contributions", "heads": 4, "kv_heads": 2, "biases": True,
+     "dropout": "{p: 0.5, seed: 17}", "contributions": "true", "positional": "rope", "n": 6},
+    {"name": "dropout_cross", "heads": 2, "source": 4, "dropout": "{p: 0.2, seed: 3}"},
+    {"name": "dropout_pre_norm_residual", "heads": 2, "norm": {"kind": "layer", "place": "pre"},
+     "residual": True, "dropout": "{p: 0.4, seed: 99}", "mask": "{window: 2}",
+     "contributions": "true"},
 ]
 
 
