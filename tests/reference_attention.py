@@ -423,6 +423,7 @@ def compute(lesson):
             attended = stages[("dropped", h + 1)] = [
                 [weights[i][j] * keep[h][i][j] / (1.0 - dropout["p"]) for j in range(m)]
                 for i in range(n)]
+            stages[("row_sums", h + 1)] = [[sum(row)] for row in attended]
         context = [[dot(attended[i], (v[j][c] for j in range(m))) for c in kv_cols]
                    for i in range(n)]
         if lesson["contributions"]:   # what head h adds, and what each key sends through it

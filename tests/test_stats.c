@@ -238,9 +238,9 @@ static void test_rows_follow_the_walk(void **state)
     for (int s = 0; s < STAGE_COUNT; s++)
         with_loss += stage_get((stage_id)s)->presence == PRESENT_WITH_LOSS;
     /* all but source_input, RoPE's, ALiBi's, the online softmax's, the norm's and the
-     * residual's (normed twice: before Q and after the residual), dropout's, the two of
+     * residual's (normed twice: before Q and after the residual), dropout's two, the two of
      * contributions, and the loss's */
-    assert_int_equal(present, STAGE_COUNT - 6 - 3 - 3 - with_loss);
+    assert_int_equal(present, STAGE_COUNT - 6 - 3 - 4 - with_loss);
     assert_int_equal(table.count, present);
     walk w;
     assert_true(walk_build(&w, &f->t, NULL, 0));

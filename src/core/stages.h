@@ -265,6 +265,10 @@ typedef struct {
       STAGE_STORED, STAGE_DECODED, INPUTS(NODE(WEIGHTS), DATA(DROPOUT)), \
       OF_NONE, BESIDE_NONE, trace_read_stored, forward_dropped, backward_dropped, \
       explain_dropped, cost_dropped, formula_dropped) \
+    X(ROW_SUMS, "row_sums", FAMILY_DROPOUT, PRESENT_WITH_DROPOUT, true, AXIS_TOKENS, AXIS_ONE, \
+      STAGE_DERIVED, 0, INPUTS(NODE(DROPPED)), \
+      OF_NONE, BESIDE_NONE, trace_read_row_sums, forward_derived, backward_nothing, \
+      explain_row_sums, cost_row_sums, formula_row_sums) \
     X(WEIGHTED_NORMS, "weighted_norms", FAMILY_CONTRIBUTION, PRESENT_WITH_CONTRIBUTIONS, true, \
       AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, STAGE_DECODED, \
       INPUTS(NODE_OR(WEIGHTS, DROPPED), NODE(V), PARAM(W_O)), \

@@ -82,31 +82,38 @@ void count_backward_dropped(const trace *t, stage_id stage, int input, int head,
 
 /* ---- explained, counted and written as a formula ---- */
 
-/* The sum of row `row` of head's dropped and how many of its visible keys were kept. */
-static double row_sum(const trace *t, stage_id stage, int head, int row, int *kept, int *visible)
+/* row_sums[i] = Σ_j dropped[i,j], in key order: 1 for every row of weights, not for dropped. */
+double trace_read_row_sums(const trace *t, stage_id stage, int head, int row, int col)
 {
-    const double *d = trace_block(t, stage, head) + (size_t)row * (size_t)t->m;
+    (void)col;
+    const double *d = trace_block(t, trace_stage_node_input(t, stage, 0), head)
+                      + (size_t)row * (size_t)t->m;
     double sum = 0.0;
-    *kept = *visible = 0;
-    for (int j = 0; j < t->m; j++) {
+    for (int j = 0; j < t->m; j++)
         sum += d[j];
-        if (trace_is_hidden(t, row, j)) continue;
-        ++*visible;
-        *kept += trace_dropout_keeps(t, head, row, j);
-    }
     return sum;
 }
 
-/* Why the cell's row does not sum to 1 (with p 0 it does): "; row cat sums to 1.0642, not 1: 4
- * of its 5 weights kept, each × 1/(1 − p) = 1.1111, the dropped one's share lost". */
-static void put_row_sum(explain_text *out, const trace *t, const trace_cell *cell)
+/* How many of row `row`'s visible keys head keeps, and how many it has. */
+static int kept_keys(const trace *t, int head, int row, int *visible)
 {
-    int kept, visible;
-    double sum = row_sum(t, cell->stage, cell->head, cell->row, &kept, &visible);
-    explain_put(out, "; row %s sums to ", explain_row_label(out, t, cell));
-    explain_put_number(out, sum);
+    int kept = 0;
+    *visible = 0;
+    for (int j = 0; j < t->m; j++)
+        if (!trace_is_hidden(t, row, j)) {
+            ++*visible;
+            kept += trace_dropout_keeps(t, head, row, j);
+        }
+    return kept;
+}
+
+/* Why the row does not sum to 1 (with p 0 it does): ", not 1: 4 of its 5 weights kept, each ×
+ * 1/(1 − p) = 1.1111, the dropped one's share lost (1 only on average over masks)". */
+static void put_why_not_one(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    int visible, kept = kept_keys(t, cell->head, cell->row, &visible);
     if (t->in->dropout_p == 0.0) {   /* nothing dropped, nothing scaled */
-        explain_put(out, ": p 0 keeps every weight as it is");
+        explain_put(out, ", 1 as the weights' (p 0 keeps every weight as it is)");
         return;
     }
     if (kept == 0) {
@@ -125,8 +132,50 @@ static void put_row_sum(explain_text *out, const trace *t, const trace_cell *cel
                                       : ", the dropped ones' shares lost");
 }
 
-/* dropped[cat,sat] = weights[cat,sat] × keep / (1 − p), kept (its draw 0.734 ≥ p 0.1; row …)
- * = 0.4 × 1 / 0.9; a dropped one ends with × 0 / 0.9. */
+static bool row_term_absent(const sum_terms *s, int j)
+{
+    return trace_is_hidden(s->t, s->cell->row, j);
+}
+
+static double row_term(const sum_terms *s, int j)
+{
+    stage_id dropped = trace_stage_node_input(s->t, s->cell->stage, 0);
+    return trace_value(s->t, dropped, s->cell->head, s->cell->row, j);
+}
+
+static void put_row_term(explain_text *out, const sum_terms *s, int j)
+{
+    explain_put_number(out, row_term(s, j));
+}
+
+/* row_sums[cat,0] = Σ_j dropped[cat,j], not 1: 2 of its 3 weights kept, … = 0.1 + 0 + 0.9. */
+bool explain_row_sums(explain_text *out, const trace *t, const trace_cell *cell)
+{
+    stage_id dropped = trace_stage_node_input(t, cell->stage, 0);
+    explain_put(out, " = Σ_j %s[%s,j]", stage_get(dropped)->name, explain_row_label(out, t, cell));
+    put_why_not_one(out, t, cell);
+    explain_put(out, " = ");
+    sum_terms s = { .count = t->m, .absent = row_term_absent, .value = row_term,
+                    .put_term = put_row_term, .t = t, .cell = cell, .keyed = true };
+    explain_put_sum(out, &s);
+    return true;
+}
+
+int formula_row_sums(const trace *t, stage_id stage, char *buffer, size_t size)
+{
+    return snprintf(buffer, size, "%s = Σ_j %s[i,j]: each row's total, 1 for %s, not for %s",
+                    stage_get(stage)->name, stage_get(trace_stage_node_input(t, stage, 0))->name,
+                    OPS_NAME(WEIGHTS), stage_get(trace_stage_node_input(t, stage, 0))->name);
+}
+
+/* Each row of every head: m − 1 additions. */
+void cost_row_sums(const trace *t, stage_id stage, cost_counts *counts)
+{
+    counts->additions += ops_cost_heads(t, stage) * (tally)t->n * (tally)(t->m - 1);
+}
+
+/* dropped[cat,sat] = weights[cat,sat] × keep / (1 − p), kept (its draw 0.734 ≥ p 0.1; kept
+ * weights are × 1/(1 − p) = 1.1111) = 0.4 × 1 / 0.9; a dropped one ends with × 0 / 0.9. */
 bool explain_dropped(explain_text *out, const trace *t, const trace_cell *cell)
 {
     stage_id weights = trace_stage_node_input(t, cell->stage, 0);
@@ -140,7 +189,8 @@ bool explain_dropped(explain_text *out, const trace *t, const trace_cell *cell)
     explain_put_number(out, t->in->dropout_p);
     if (trace_is_hidden(t, cell->row, cell->col))
         explain_put(out, ", the weight hidden by the mask anyway");
-    put_row_sum(out, t, cell);
+    explain_put(out, keep ? "; kept weights are × 1/(1 − p) = " : "; a dropped weight is 0");
+    if (keep) explain_put_number(out, 1.0 / kept_share(t));
     explain_put(out, ") = ");
     explain_put_number(out, trace_value(t, weights, cell->head, cell->row, cell->col));
     explain_put(out, " × %d / ", keep ? 1 : 0);
