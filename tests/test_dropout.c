@@ -139,8 +139,8 @@ static void test_p_zero_and_no_dropout_change_nothing(void **state)
                             == trace_value(&t, STAGE_WEIGHTS, h, i, j));
     assert_true(fabs(trace_value(&t, STAGE_ROW_SUMS, 1, 1, 0) - 1.0) < 1e-15);
     fixture_explains(&t, "row_sums[cat,0]", 1, "row_sums[cat,0] (head 1) = Σ_j dropped[cat,j], 1 "
-                     "as the weights' (p 0 keeps every weight as it is) = 0.0863 [the] + 0.5668 "
-                     "[cat] + 0.3469 [sat] = 1.0");
+                     "as the weights' (p 0 keeps every weight as it is) = 0.0863 / 1.0 [the] + "
+                     "0.5668 / 1.0 [cat] + 0.3469 / 1.0 [sat] = 1.0");
     trace_free(&u);
     trace_free(&t);
     lesson_free(&plain);
@@ -267,15 +267,15 @@ static void test_explanations_and_formulas(void **state)
     assert_string_equal(text, "dropped = weights × keep / (1 − p), p = 0.4, keep 0 or 1 drawn "
                               "from seed 9 (training mode; rows no longer sum to 1)");
     trace_stage_formula(&t, STAGE_ROW_SUMS, text, sizeof text);
-    assert_string_equal(text, "row_sums = Σ_j dropped[i,j]: each row's total, 1 for weights, not "
-                              "for dropped");
+    assert_string_equal(text, "row_sums = Σ_j dropped: each row's total over its keys, 1 for "
+                              "weights, not for dropped");
     trace_stage_formula(&t, STAGE_HEAD_OUTPUT, text, sizeof text);
-    assert_string_equal(text, "head_output = context_h · W_O[rows of head h]: what head h adds "
-                              "to output (Σ_h head_output + b_O = output)");
+    assert_string_equal(text, "head_output = context_h · W_O^h, what head h adds to output (W_O^h: "
+                              "head h's d_k rows of W_O; Σ_h head_output + b_O = output)");
     trace_stage_formula(&t, STAGE_WEIGHTED_NORMS, text, sizeof text);
-    assert_string_equal(text, "weighted_norms[i,j] = dropped[i,j] · ‖V_h[j] · W_O^h‖: what key j "
-                              "sends query i through head h (Kobayashi et al. 2020), not the "
-                              "weight alone");
+    assert_string_equal(text, "weighted_norms = dropped_ij · ‖V_j · W_O^h‖, what key j sends "
+                              "query i through head h, not the weight alone (Kobayashi et al. "
+                              "2020)");
     fixture_explains(&t, "dropped[cat,the]", 1, "dropped[cat,the] (head 1) = weights[cat,the] × "
                      "keep / (1 − p), kept (its draw 0.7327 ≥ p 0.4; kept weights are × 1/(1 − p) "
                      "= 1.6667) = 0.0863 × 1 / 0.6 = 0.1439");
@@ -284,14 +284,15 @@ static void test_explanations_and_formulas(void **state)
                      "0.2935 × 0 / 0.6 = 0.0");
     fixture_explains(&t, "row_sums[cat,0]", 1, "row_sums[cat,0] (head 1) = Σ_j dropped[cat,j], not "
                      "1: all 3 of its weights kept, each × 1/(1 − p) = 1.6667 (1 only on average "
-                     "over masks) = 0.1439 [the] + 0.9447 [cat] + 0.5781 [sat] = 1.6667");
+                     "over masks) = 0.0863 / 0.6 [the] + 0.5668 / 0.6 [cat] + 0.3469 / 0.6 [sat] "
+                     "= 1.6667");
     fixture_explains(&t, "row_sums[cat,0]", 2, "row_sums[cat,0] (head 2) = Σ_j dropped[cat,j], not "
                      "1: 2 of its 3 weights kept, each × 1/(1 − p) = 1.6667, the dropped one's "
-                     "share lost (1 only on average over masks) = 0.0 [the] + 0.7822 [cat] + "
-                     "0.3952 [sat] = 1.1774");
+                     "share lost (1 only on average over masks) = 0 (dropped) [the] + 0.4693 / "
+                     "0.6 [cat] + 0.2371 / 0.6 [sat] = 1.1774");
     fixture_explains(&t, "row_sums[the,0]", 1, "row_sums[the,0] (head 1) = Σ_j dropped[the,j], not "
                      "1: every one of its weights dropped, so the takes nothing from any key = "
-                     "0.0 [the] + 0.0 [cat] + 0.0 [sat] = 0.0");
+                     "0 (dropped) [the] + 0 (dropped) [cat] + 0 (dropped) [sat] = 0.0");
     fixture_explains(&t, "d_weights[cat,the]", 1, "d_weights[cat,the] (head 1) = "
                      "d_dropped[cat,the] × keep / (1 − p) = -1.2239 × 1 / 0.6 (kept: its gradient "
                      "passes, scaled as the weight was) = -2.0398");

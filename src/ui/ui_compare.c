@@ -563,7 +563,7 @@ static ui_outcome key(ui_screen *s, int k, const ui_style *st)
                        sizeof lead->message))
         return UI_STAY;
     /* where the lesson is, not how it is shown: the moves, steps, heads, filling, heatmap */
-    if (action >= UI_ACT_NEXT && action <= UI_ACT_STAGE_PREV) {
+    if (action >= UI_ACT_NEXT && action <= UI_ACT_PAIR) {
         ui_view_apply(lead, action, arg);
         reveal_all(lead);
         return UI_STAY;

@@ -61,6 +61,8 @@ static const ui_binding bindings[] = {
     {UI_ACT_STAGE_NEXT, UI_IN_LESSON, {']'}, NULL,
      "next stage or head, off the script (n goes back to it)", 0},
     {UI_ACT_STAGE_PREV, UI_IN_LESSON, {'['}, NULL, "previous stage or head, off the script", 0},
+    {UI_ACT_PAIR, UI_IN_LESSON, {'b'}, NULL,
+     "the stage paired with this one and back (weighted_norms)", 0},
     {UI_ACT_SUM, UI_IN_LESSON, {'e'}, "every term",
      "the selected cell's sum with every term, in a pane", 0},
     /* In front of a class: room, decimals, colours and the narration (the lesson screen's own

@@ -16,6 +16,7 @@ typedef enum {
     UI_ACT_MOVE,
     UI_ACT_STEP_IN, UI_ACT_STEP_OUT, UI_ACT_HEATMAP, UI_ACT_SUM,
     UI_ACT_STAGE_NEXT, UI_ACT_STAGE_PREV,
+    UI_ACT_PAIR,                /* the stage shown beside this one (its row's `beside`) */
     UI_ACT_CHOOSE, UI_ACT_HIGHLIGHT, UI_ACT_TYPE, UI_ACT_ERASE, UI_ACT_ANSWER, UI_ACT_SKIP,
     UI_ACT_OPEN,
     /* the lesson screen's display keys, in this order from MORE_DECIMALS to PRESENT */

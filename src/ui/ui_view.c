@@ -410,6 +410,32 @@ static void step_stage(ui_view *v, int delta)
     }
 }
 
+/* b: the stage shown beside this one (its node's `beside`: weighted_norms beside weights), or
+ * back, at the same head and cell; a message when the lesson has none. */
+static void show_pair(ui_view *v)
+{
+    const walk_step *s = ui_view_current(v);
+    stage_id pair = stage_pair(s->stage);
+    int row = v->row, col = v->col;
+    if (pair == STAGE_COUNT) {
+        snprintf(v->message, sizeof v->message, "no stage is shown beside %s",
+                 stage_get(s->stage)->name);
+        return;
+    }
+    if (!trace_has_stage(v->t, pair)) {
+        snprintf(v->message, sizeof v->message, "%s, shown beside %s, needs '%s'",
+                 stage_get(pair)->name, stage_get(s->stage)->name,
+                 stage_presence_key(stage_get(pair)->presence));
+        return;
+    }
+    ui_view_open_stage(v, pair, s->head);
+    if (v->off_script) {
+        v->row = row;
+        v->col = col;
+        clamp_selection(v);
+    }
+}
+
 /* Moves the selection (and, stepped in, the cell being filled). */
 static void move(ui_view *v, int drow, int dcol)
 {
@@ -875,6 +901,7 @@ ui_view_outcome ui_view_apply(ui_view *v, ui_action action, int arg)
     case UI_ACT_HEAD_NUMBER: switch_head(v, arg + 1); break;
     case UI_ACT_STAGE_NEXT: step_stage(v, 1); break;
     case UI_ACT_STAGE_PREV: step_stage(v, -1); break;
+    case UI_ACT_PAIR: show_pair(v); break;
     case UI_ACT_MOVE: {
         static const int rows[] = {0, 1, -1, 0}, cols[] = {-1, 0, 0, 1};
         move(v, rows[arg % 4], cols[arg % 4]);
@@ -910,7 +937,7 @@ const char *ui_view_key_kind(const ui_view *v, int key)
     case UI_ACT_FIRST: return "first";
     case UI_ACT_LAST: return "last";
     case UI_ACT_HEAD_NEXT: case UI_ACT_HEAD_PREV: case UI_ACT_HEAD_NUMBER: return "head";
-    case UI_ACT_STAGE_NEXT: case UI_ACT_STAGE_PREV: return "stage-open";
+    case UI_ACT_STAGE_NEXT: case UI_ACT_STAGE_PREV: case UI_ACT_PAIR: return "stage-open";
     case UI_ACT_STEP_IN: return v->stepped_in ? "cell-next" : "step-in";
     case UI_ACT_STEP_OUT: return "step-out";
     case UI_ACT_HEATMAP: return "heatmap";

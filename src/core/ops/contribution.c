@@ -94,16 +94,16 @@ bool explain_weighted_norms(explain_text *out, const trace *t, const trace_cell 
 
 int formula_head_output(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    return snprintf(buffer, size, "%s = %s_h · W_O[rows of head h]: what head h adds to %s "
-                    "(Σ_h %s + b_O = %s)", stage_get(stage)->name,
+    return snprintf(buffer, size, "%s = %s_h · W_O^h, what head h adds to %s (W_O^h: head h's "
+                    "d_k rows of W_O; Σ_h %s + b_O = %s)", stage_get(stage)->name,
                     stage_get(trace_stage_node_input(t, stage, 0))->name, OPS_NAME(OUTPUT),
                     stage_get(stage)->name, OPS_NAME(OUTPUT));
 }
 
 int formula_weighted_norms(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    return snprintf(buffer, size, "%s[i,j] = %s[i,j] · ‖%s_h[j] · W_O^h‖: what key j sends "
-                    "query i through head h (Kobayashi et al. 2020), not the weight alone",
+    return snprintf(buffer, size, "%s = %s_ij · ‖%s_j · W_O^h‖, what key j sends query i "
+                    "through head h, not the weight alone (Kobayashi et al. 2020)",
                     stage_get(stage)->name, stage_get(trace_stage_node_input(t, stage, 0))->name,
                     stage_get(trace_stage_node_input(t, stage, 1))->name);
 }

@@ -143,12 +143,22 @@ static double row_term(const sum_terms *s, int j)
     return trace_value(s->t, dropped, s->cell->head, s->cell->row, j);
 }
 
+/* A term as it was made: "0.0838 / 0.9" for a kept weight, "0 (dropped)" for a dropped one. */
 static void put_row_term(explain_text *out, const sum_terms *s, int j)
 {
-    explain_put_number(out, row_term(s, j));
+    const trace *t = s->t;
+    if (!trace_dropout_keeps(t, s->cell->head, s->cell->row, j)) {
+        explain_put(out, "0 (dropped)");
+        return;
+    }
+    stage_id weights = trace_stage_node_input(t, trace_stage_node_input(t, s->cell->stage, 0), 0);
+    explain_put_number(out, trace_value(t, weights, s->cell->head, s->cell->row, j));
+    explain_put(out, " / ");
+    explain_put_number(out, kept_share(t));
 }
 
-/* row_sums[cat,0] = Σ_j dropped[cat,j], not 1: 2 of its 3 weights kept, … = 0.1 + 0 + 0.9. */
+/* row_sums[cat,0] = Σ_j dropped[cat,j], not 1: 2 of its 3 weights kept, … = 0.09 / 0.9 [the] +
+ * 0 (dropped) [cat] + 0.81 / 0.9 [sat]. */
 bool explain_row_sums(explain_text *out, const trace *t, const trace_cell *cell)
 {
     stage_id dropped = trace_stage_node_input(t, cell->stage, 0);
@@ -163,7 +173,8 @@ bool explain_row_sums(explain_text *out, const trace *t, const trace_cell *cell)
 
 int formula_row_sums(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    return snprintf(buffer, size, "%s = Σ_j %s[i,j]: each row's total, 1 for %s, not for %s",
+    return snprintf(buffer, size, "%s = Σ_j %s: each row's total over its keys, 1 for %s, not "
+                    "for %s",
                     stage_get(stage)->name, stage_get(trace_stage_node_input(t, stage, 0))->name,
                     OPS_NAME(WEIGHTS), stage_get(trace_stage_node_input(t, stage, 0))->name);
 }
