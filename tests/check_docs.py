@@ -228,7 +228,7 @@ def check_facts(attnstep, man):
     scroll_notes(readme)
     template = run([attnstep, "--template"]).stdout
     for form in ["rope", "{window: W}", "{file: NAME.npy}", "numpy", "norm: {kind: layer",
-                 "residual: true"]:
+                 "residual: true", "dropout: {p:", "contributions: true"]:
         (ok if form in template else fail)(f"the template's comments name {form}")
     keys_doc = open("lessons/README.md", encoding="utf-8").read()
     table = set(re.findall(r"^\| ((?:`[^`]+`(?:, )?)+) \|", keys_doc, re.M))
