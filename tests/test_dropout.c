@@ -83,7 +83,7 @@ static void test_mask_reproduces_from_its_seed(void **state)
 }
 
 /* 300 tokens, 2 heads: 180 000 draws; the fraction dropped is within 3σ = 3 √(p(1 − p)/N) of p,
- * and so is each head's (90 000 draws). */
+ * and so is each head's (90 000 draws); every kept cell is exactly weights / (1 − p). */
 static void test_dropped_fraction_is_within_three_sigma(void **state)
 {
     (void)state;
@@ -101,8 +101,12 @@ static void test_dropped_fraction_is_within_three_sigma(void **state)
     for (int h = 1; h <= 2; h++) {
         long head_dropped = 0;
         for (int i = 0; i < N; i++)
-            for (int j = 0; j < N; j++)
-                head_dropped += trace_value(&t, STAGE_DROPPED, h, i, j) == 0.0;
+            for (int j = 0; j < N; j++) {
+                double d = trace_value(&t, STAGE_DROPPED, h, i, j);
+                head_dropped += d == 0.0;
+                /* every kept one is weights / (1 − p) to the bit, not weights × 1/(1 − p) */
+                assert_true(d == 0.0 || d == trace_value(&t, STAGE_WEIGHTS, h, i, j) / (1 - 0.3));
+            }
         double cells = (double)N * N, fraction = (double)head_dropped / cells;
         assert_true(fabs(fraction - 0.3) <= 3 * sqrt(0.3 * 0.7 / cells));
         dropped += head_dropped;
