@@ -271,8 +271,8 @@ static void test_explanations_and_formulas(void **state)
     assert_string_equal(text, "dropped = weights × keep / (1 − p), p = 0.4, keep 0 or 1 drawn "
                               "from seed 9 (training mode; rows no longer sum to 1)");
     trace_stage_formula(&t, STAGE_ROW_SUMS, text, sizeof text);
-    assert_string_equal(text, "row_sums = Σ_j dropped: each row's total over its keys, 1 for "
-                              "weights, not for dropped");
+    assert_string_equal(text, "row_sums = Σ_j dropped, each row's total over its keys (1 for "
+                              "weights, not for dropped)");
     trace_stage_formula(&t, STAGE_HEAD_OUTPUT, text, sizeof text);
     assert_string_equal(text, "head_output = context_h · W_O^h, what head h adds to output (W_O^h: "
                               "head h's d_k rows of W_O; Σ_h head_output + b_O = output)");

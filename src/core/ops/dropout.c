@@ -173,8 +173,8 @@ bool explain_row_sums(explain_text *out, const trace *t, const trace_cell *cell)
 
 int formula_row_sums(const trace *t, stage_id stage, char *buffer, size_t size)
 {
-    return snprintf(buffer, size, "%s = Σ_j %s: each row's total over its keys, 1 for %s, not "
-                    "for %s",
+    return snprintf(buffer, size, "%s = Σ_j %s, each row's total over its keys (1 for %s, not "
+                    "for %s)",
                     stage_get(stage)->name, stage_get(trace_stage_node_input(t, stage, 0))->name,
                     OPS_NAME(WEIGHTS), stage_get(trace_stage_node_input(t, stage, 0))->name);
 }
