@@ -94,16 +94,19 @@ double trace_read_row_sums(const trace *t, stage_id stage, int head, int row, in
     return sum;
 }
 
-/* How many of row `row`'s visible keys head keeps, and how many it has. */
+/* How many of row `row`'s visible keys head keeps, and how many it has: the row's draws in one
+ * pass along the stream (a draw a key, hidden ones too). */
 static int kept_keys(const trace *t, int head, int row, int *visible)
 {
+    random_state state = stream_at(t, head, row);
     int kept = 0;
     *visible = 0;
-    for (int j = 0; j < t->m; j++)
-        if (!trace_is_hidden(t, row, j)) {
-            ++*visible;
-            kept += trace_dropout_keeps(t, head, row, j);
-        }
+    for (int j = 0; j < t->m; j++) {
+        bool keep = random_uniform(&state) >= t->in->dropout_p;
+        if (trace_is_hidden(t, row, j)) continue;
+        ++*visible;
+        kept += keep;
+    }
     return kept;
 }
 
@@ -143,16 +146,18 @@ static double row_term(const sum_terms *s, int j)
     return trace_value(s->t, dropped, s->cell->head, s->cell->row, j);
 }
 
-/* A term as it was made: "0.0838 / 0.9" for a kept weight, "0 (dropped)" for a dropped one. */
+/* A term as it was made: "0.0838 / 0.9" for a kept weight, "0 (dropped)" for a dropped one
+ * (told apart by the cell itself, not by drawing again: a term is written in O(1)). */
 static void put_row_term(explain_text *out, const sum_terms *s, int j)
 {
     const trace *t = s->t;
-    if (!trace_dropout_keeps(t, s->cell->head, s->cell->row, j)) {
+    stage_id weights = trace_stage_node_input(t, trace_stage_node_input(t, s->cell->stage, 0), 0);
+    double w = trace_value(t, weights, s->cell->head, s->cell->row, j);
+    if (row_term(s, j) == 0.0 && w != 0.0) {
         explain_put(out, "0 (dropped)");
         return;
     }
-    stage_id weights = trace_stage_node_input(t, trace_stage_node_input(t, s->cell->stage, 0), 0);
-    explain_put_number(out, trace_value(t, weights, s->cell->head, s->cell->row, j));
+    explain_put_number(out, w);
     explain_put(out, " / ");
     explain_put_number(out, kept_share(t));
 }
