@@ -348,7 +348,8 @@ typedef struct {
       cost_gradient, formula_gradient) \
     X(D_WEIGHTS, "d_weights", FAMILY_SOFTMAX, PRESENT_WITH_LOSS, \
       true, AXIS_TOKENS, AXIS_SOURCE, STAGE_STORED, \
-      STAGE_GRADIENT, INPUTS(NODE_OR(D_CONTEXT, D_DROPPED), NODE(V)), OF(WEIGHTS), \
+      STAGE_GRADIENT, INPUTS(NODE_OR(D_CONTEXT, D_DROPPED), NODE_OR(V, DROPPED)), \
+      OF(WEIGHTS), \
       BESIDE_NONE, trace_read_stored, forward_gradient, backward_nothing, explain_d_weights, \
       cost_gradient, formula_gradient) \
     X(D_V, "d_V", FAMILY_PROJECTION, PRESENT_WITH_LOSS, \

@@ -167,7 +167,7 @@ bool ops_one_head_per_group(const trace *t)
 bool explain_d_weights(explain_text *out, const trace *t, const trace_cell *cell)
 {
     stage_id d_context = trace_stage_node_input(t, cell->stage, 0);
-    if (stage_get(d_context)->family == FAMILY_DROPOUT)   /* d_weights from d_dropped */
+    if (stage_get(d_context)->family == FAMILY_DROPOUT)   /* from d_dropped and its mask */
         return ops_explain_d_through_dropout(out, t, cell);
     stage_id v = trace_stage_node_input(t, cell->stage, 1);
     size_t ld = (size_t)trace_cols(t, v), d_k = (size_t)t->d_k;
