@@ -10,6 +10,7 @@
 #include <string.h>
 #include "support.h"
 #include "fixtures.h"
+#include "cost.h"
 #include "decode.h"
 #include "random.h"
 #include "trace.h"
@@ -259,6 +260,42 @@ static void test_decoding_draws_the_same_mask(void **state)
     lesson_free(&l);
 }
 
+/* --stats' counts of the new stages by hand (3 tokens, d_model 4, 2 heads of d_k 2), and the
+ * backward through the mask: a multiplication, a division and an addition a cell. */
+static void test_counts_by_hand(void **state)
+{
+    (void)state;
+    lesson l;
+    trace t;
+    fixture_load_traced(LESSON "dropout: {p: 0.4, seed: 9}\ncontributions: true\n"
+                        "loss: {target: [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]}\n", &l, &t);
+    cost_counts c = { 0 };
+    cost_stage(&t, STAGE_DROPPED, &c);   /* 2 heads × 9 cells: × keep, / (1 − p) */
+    assert_int_equal(c.multiplications, 18);
+    assert_int_equal(c.divisions, 18);
+    assert_int_equal(c.additions, 0);
+    c = (cost_counts){ 0 };
+    cost_stage(&t, STAGE_ROW_SUMS, &c);   /* 2 heads × 3 rows × 2 additions */
+    assert_int_equal(c.additions, 12);
+    c = (cost_counts){ 0 };
+    cost_stage(&t, STAGE_HEAD_OUTPUT, &c);   /* 2 heads × 3 × 4 cells of 2 terms */
+    assert_int_equal(c.multiplications, 48);
+    assert_int_equal(c.additions, 24);
+    c = (cost_counts){ 0 };
+    /* 2 heads × 3 keys: 4 dot products of 2 terms and 4 squares summed (12 multiplications and
+     * 12 additions as the code's fused multiply-adds count them), then 3 × 3 weights a head */
+    cost_stage(&t, STAGE_WEIGHTED_NORMS, &c);
+    assert_int_equal(c.multiplications, 2 * 3 * 12 + 2 * 9);
+    assert_int_equal(c.additions, 2 * 3 * 12);
+    c = (cost_counts){ 0 };
+    cost_stage(&t, STAGE_D_WEIGHTS, &c);   /* read by dropped only: 2 heads × 9 cells × 3 */
+    assert_int_equal(c.multiplications, 18);
+    assert_int_equal(c.divisions, 18);
+    assert_int_equal(c.additions, 18);
+    trace_free(&t);
+    lesson_free(&l);
+}
+
 static void test_explanations_and_formulas(void **state)
 {
     (void)state;
@@ -326,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_head_outputs_sum_to_output),
         cmocka_unit_test(test_weighted_norms_by_definition),
         cmocka_unit_test(test_decoding_draws_the_same_mask),
+        cmocka_unit_test(test_counts_by_hand),
         cmocka_unit_test(test_explanations_and_formulas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
