@@ -319,12 +319,17 @@ def load(path):
 
 
 def dropout_keep(dropout, heads, n, m):
-    """Dropout's keep mask as lessons/README.md documents it: one stream of the generator seeded
-    with the seed, a draw a cell, head by head, row by row, key by key; kept when the draw is
-    at least p. keep[h][i][j] is 1.0 or 0.0."""
-    generator = Generator(dropout["seed"])
-    return [[[1.0 if generator.uniform() >= dropout["p"] else 0.0 for _ in range(m)]
-             for _ in range(n)] for _ in range(heads)]
+    """Dropout's keep mask as lessons/README.md documents it: row i of head h (from 0 here) draws
+    its m keys in order from the generator seeded with seed + 2^32·(h·n + i) (modulo 2^64); kept
+    when the draw is at least p. keep[h][i][j] is 1.0 or 0.0."""
+    keep = []
+    for h in range(heads):
+        rows = []
+        for i in range(n):
+            generator = Generator((dropout["seed"] + ((h * n + i) << 32)) & MASK64)
+            rows.append([1.0 if generator.uniform() >= dropout["p"] else 0.0 for _ in range(m)])
+        keep.append(rows)
+    return keep
 
 
 def normalise(rows, norm, gain, bias):

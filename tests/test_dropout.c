@@ -31,15 +31,17 @@
     "W_O: {random: xavier, seed: 4}\n" \
     "b_O: [0.1, -0.2, 0.3, 0.05]\n"
 
-/* The generator as lessons/README.md documents it, written again here from the words: one
- * xoshiro256** stream seeded with S, cells head by head, row by row, key by key, kept when the
- * draw is ≥ p. */
+/* The generator as lessons/README.md documents it, written again here from the words: row i of
+ * head h draws its keys in order from xoshiro256** seeded with S + 2^32 · ((h − 1) · n + i), a
+ * cell kept when its draw is ≥ p. */
 static void expected_keep(uint64_t seed, double p, int heads, int n, int m, bool *keep)
 {
-    random_state state;
-    random_seed(&state, seed);
-    for (int c = 0; c < heads * n * m; c++)
-        keep[c] = random_uniform(&state) >= p;
+    for (int r = 0; r < heads * n; r++) {
+        random_state state;
+        random_seed(&state, seed + ((uint64_t)r << 32));
+        for (int j = 0; j < m; j++)
+            keep[r * m + j] = random_uniform(&state) >= p;
+    }
 }
 
 static void test_mask_reproduces_from_its_seed(void **state)
@@ -318,37 +320,37 @@ static void test_explanations_and_formulas(void **state)
                               "query i through head h, not the weight alone (Kobayashi et al. "
                               "2020)");
     fixture_explains(&t, "dropped[cat,the]", 1, "dropped[cat,the] (head 1) = weights[cat,the] × "
-                     "keep / (1 − p), kept (its draw 0.7327 ≥ p 0.4; kept weights are × 1/(1 − p) "
+                     "keep / (1 − p), kept (its draw 0.5236 ≥ p 0.4; kept weights are × 1/(1 − p) "
                      "= 1.6667) = 0.0863 × 1 / 0.6 = 0.1439");
-    fixture_explains(&t, "dropped[cat,the]", 2, "dropped[cat,the] (head 2) = weights[cat,the] × "
-                     "keep / (1 − p), dropped (its draw 0.1716 < p 0.4; a dropped weight is 0) = "
-                     "0.2935 × 0 / 0.6 = 0.0");
+    fixture_explains(&t, "dropped[cat,cat]", 1, "dropped[cat,cat] (head 1) = weights[cat,cat] × "
+                     "keep / (1 − p), dropped (its draw 0.0302 < p 0.4; a dropped weight is 0) = "
+                     "0.5668 × 0 / 0.6 = 0.0");
     fixture_explains(&t, "row_sums[cat,0]", 1, "row_sums[cat,0] (head 1) = Σ_j dropped[cat,j], not "
-                     "1: all 3 of its weights kept, each × 1/(1 − p) = 1.6667 (1 only on average "
-                     "over masks) = 0.0863 / 0.6 [the] + 0.5668 / 0.6 [cat] + 0.3469 / 0.6 [sat] "
-                     "= 1.6667");
-    fixture_explains(&t, "row_sums[cat,0]", 2, "row_sums[cat,0] (head 2) = Σ_j dropped[cat,j], not "
                      "1: 2 of its 3 weights kept, each × 1/(1 − p) = 1.6667, the dropped one's "
-                     "share lost (1 only on average over masks) = 0 (dropped) [the] + 0.4693 / "
-                     "0.6 [cat] + 0.2371 / 0.6 [sat] = 1.1774");
+                     "share lost (1 only on average over masks) = 0.0863 / 0.6 [the] + 0 "
+                     "(dropped) [cat] + 0.3469 / 0.6 [sat] = 0.722");
+    fixture_explains(&t, "row_sums[cat,0]", 2, "row_sums[cat,0] (head 2) = Σ_j dropped[cat,j], not "
+                     "1: all 3 of its weights kept, each × 1/(1 − p) = 1.6667 (1 only on average "
+                     "over masks) = 0.2935 / 0.6 [the] + 0.4693 / 0.6 [cat] + 0.2371 / 0.6 [sat] "
+                     "= 1.6667");
     fixture_explains(&t, "row_sums[the,0]", 1, "row_sums[the,0] (head 1) = Σ_j dropped[the,j], not "
                      "1: every one of its weights dropped, so the takes nothing from any key = "
                      "0 (dropped) [the] + 0 (dropped) [cat] + 0 (dropped) [sat] = 0.0");
     fixture_explains(&t, "d_weights[cat,the]", 1, "d_weights[cat,the] (head 1) = "
-                     "d_dropped[cat,the] × keep / (1 − p) = -1.2239 × 1 / 0.6 (kept: its gradient "
-                     "passes, scaled as the weight was) = -2.0398");
-    fixture_explains(&t, "d_weights[cat,the]", 2, "d_weights[cat,the] (head 2) = "
-                     "d_dropped[cat,the] × keep / (1 − p) = 0.8038 × 0 / 0.6 (dropped: no "
+                     "d_dropped[cat,the] × keep / (1 − p) = -1.0985 × 1 / 0.6 (kept: its gradient "
+                     "passes, scaled as the weight was) = -1.8309");
+    fixture_explains(&t, "d_weights[cat,cat]", 1, "d_weights[cat,cat] (head 1) = "
+                     "d_dropped[cat,cat] × keep / (1 − p) = 0.5818 × 0 / 0.6 (dropped: no "
                      "gradient reaches the weight) = 0.0");
     fixture_explains(&t, "d_dropped[cat,the]", 1, "d_dropped[cat,the] (head 1) = Σ_c "
-                     "d_context[cat,c] · V[the,c] = (-1.6121 × 0.0008) + (-0.7806 × 1.5662) = "
-                     "-1.2239");
-    fixture_explains(&t, "head_output[sat,1]", 1, "head_output[sat,1] (head 1) = Σ_c "
-                     "context[sat,c] × W_O[0 + c,1] (head 1's rows of W_O; b_O is added once, in "
-                     "output) = (-0.0441 × 0.7128) + (0.2358 × 0.1938) = 0.0142");
-    fixture_explains(&t, "weighted_norms[sat,cat]", 1, "weighted_norms[sat,cat] (head 1) = "
-                     "dropped[sat,cat] × ‖V[cat] · W_O (head 1's rows)‖, what cat sends sat "
-                     "through head 1 = 0.5865 × 0.5165 = 0.3029");
+                     "d_context[cat,c] · V[the,c] = (-1.3962 × 0.0008) + (-0.7007 × 1.5662) = "
+                     "-1.0985");
+    fixture_explains(&t, "head_output[cat,1]", 1, "head_output[cat,1] (head 1) = Σ_c "
+                     "context[cat,c] × W_O[0 + c,1] (head 1's rows of W_O; b_O is added once, in "
+                     "output) = (0.1539 × 0.7128) + (-0.2332 × 0.1938) = 0.0645");
+    fixture_explains(&t, "weighted_norms[cat,sat]", 1, "weighted_norms[cat,sat] (head 1) = "
+                     "dropped[cat,sat] × ‖V[sat] · W_O (head 1's rows)‖, what sat sends cat "
+                     "through head 1 = 0.5781 × 0.2839 = 0.1641");
     trace_free(&t);
     lesson_free(&l);
 }

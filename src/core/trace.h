@@ -300,9 +300,10 @@ const char *trace_mask_name(mask_kind mask);
 bool trace_is_hidden(const trace *t, int row, int col);
 
 /* Dropout's draw for cell (row, col) of head (ops/dropout.c): the uniforms of xoshiro256**
- * seeded with dropout_seed by splitmix64 (random.h, as `random:` matrices are drawn), one per
- * cell, head after head, row after row, key after key (n · m a head); the cell is kept when its
- * draw is ≥ p. trace_dropout_keeps is that test; t must have dropout. */
+ * seeded by splitmix64 (random.h, as `random:` matrices are drawn) with dropout_seed + 2^32 · r, r =
+ * (head − 1) · n + row the row's number counted head after head (modulo 2^64), one a key in
+ * order; the cell is kept when its draw is ≥ p. trace_dropout_keeps is that test; t must have
+ * dropout. */
 double trace_dropout_draw(const trace *t, int head, int row, int col);
 bool trace_dropout_keeps(const trace *t, int head, int row, int col);
 

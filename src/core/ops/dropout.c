@@ -5,16 +5,15 @@
 #include "ops.h"
 #include "random.h"
 
-/* The generator at the first draw of row `row` of head `head`: the one stream of the lesson's
- * seed, past the n · m draws of each earlier head and the m draws of each earlier row. */
+/* The generator of row `row` of head `head`: seeded with S + 2^32 · r, r = (head − 1) · n + row
+ * the row's number counted head after head (modulo 2^64), so that any row's draws are at hand
+ * without drawing the rows before it (decoding draws one row at a time), and the seeds S and
+ * S + 1 share no row (they would with S + r). */
 static random_state stream_at(const trace *t, int head, int row)
 {
+    uint64_t r = (uint64_t)(head - 1) * (uint64_t)t->n + (uint64_t)row;
     random_state state;
-    random_seed(&state, t->in->dropout_seed);
-    unsigned long long skip = ((unsigned long long)(head - 1) * (unsigned long long)t->n
-                               + (unsigned long long)row) * (unsigned long long)t->m;
-    for (unsigned long long k = 0; k < skip; k++)
-        random_next(&state);
+    random_seed(&state, t->in->dropout_seed + (r << 32));
     return state;
 }
 
@@ -37,22 +36,22 @@ static double kept_share(const trace *t)
     return 1.0 - t->in->dropout_p;
 }
 
-/* Rows [first, end) of head's dropped: weights × keep / (1 − p), the keep of every key drawn
- * (m a row) so that a row's mask does not depend on how many keys decoding knows. */
+/* Rows [first, end) of head's dropped: weights × keep / (1 − p), each row's keeps drawn key by
+ * key from its own stream (the keys decoding knows are the row's first ones). */
 void forward_dropped(const trace *t, stage_id stage, int head, double *out,
                      const trace_span *span, const kernels_config *config)
 {
     (void)config;
     const double *w = trace_block(t, trace_stage_node_input(t, stage, 0), head);
-    random_state state = stream_at(t, head, span->first);
     double share = kept_share(t);
-    for (int i = span->first; i < span->end; i++)
-        for (int j = 0; j < t->m; j++) {
+    for (int i = span->first; i < span->end; i++) {
+        random_state state = stream_at(t, head, i);
+        for (int j = 0; j < span->keys; j++) {
             double keep = random_uniform(&state) >= t->in->dropout_p ? 1.0 : 0.0;
             size_t at = (size_t)i * (size_t)t->m + (size_t)j;
-            if (j < span->keys)
-                out[at] = w[at] * keep / share;
+            out[at] = w[at] * keep / share;
         }
+    }
 }
 
 /* d_weights[i,j] = d_dropped[i,j] × keep / (1 − p): a dropped weight gets no gradient. */
@@ -60,12 +59,13 @@ void backward_dropped(const trace *t, stage_id stage, int input, int head, doubl
 {
     (void)input;
     const double *d = trace_gradient_of(t, stage, head);
-    random_state state = stream_at(t, head, 0);
     double share = kept_share(t);
-    size_t cells = (size_t)t->n * (size_t)t->m;
-    for (size_t at = 0; at < cells; at++) {
-        double keep = random_uniform(&state) >= t->in->dropout_p ? 1.0 : 0.0;
-        out[at] += d[at] * keep / share;
+    for (int i = 0; i < t->n; i++) {
+        random_state state = stream_at(t, head, i);
+        for (size_t at = (size_t)i * (size_t)t->m; at < (size_t)(i + 1) * (size_t)t->m; at++) {
+            double keep = random_uniform(&state) >= t->in->dropout_p ? 1.0 : 0.0;
+            out[at] += d[at] * keep / share;
+        }
     }
 }
 
@@ -95,7 +95,7 @@ double trace_read_row_sums(const trace *t, stage_id stage, int head, int row, in
 }
 
 /* How many of row `row`'s visible keys head keeps, and how many it has: the row's draws in one
- * pass along the stream (a draw a key, hidden ones too). */
+ * pass along its stream (a draw a key, hidden ones too). */
 static int kept_keys(const trace *t, int head, int row, int *visible)
 {
     random_state state = stream_at(t, head, row);
@@ -236,9 +236,11 @@ int formula_dropped(const trace *t, stage_id stage, char *buffer, size_t size)
     number_format format = { NUMBER_SHORT, 4, 0, false };
     number_write(t->in->dropout_p, &format, p, sizeof p);
     return snprintf(buffer, size, "%s = %s × keep / (1 − p), p = %s, keep 0 or 1 drawn from "
-                    "seed %llu (training mode; rows no longer sum to 1)", stage_get(stage)->name,
+                    "seed %llu (%s)", stage_get(stage)->name,
                     stage_get(trace_stage_node_input(t, stage, 0))->name, p,
-                    (unsigned long long)t->in->dropout_seed);
+                    (unsigned long long)t->in->dropout_seed,
+                    t->in->dropout_p == 0.0 ? "p 0: every keep 1, as in evaluation mode"
+                                            : "training mode; rows no longer sum to 1");
 }
 
 /* Each cell of every head: a multiplication by keep and a division by 1 − p. */
