@@ -203,6 +203,15 @@ static void test_invisible_characters_escaped(void **state)
     assert_string_equal(out, "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb");
     text_escape("\xe2\x80\x8d\xf0\x9f\x92\xbb", out, sizeof out);   /* a joiner first */
     assert_string_equal(out, "\\u200d\xf0\x9f\x92\xbb");
+    /* the emoji ranges' ends: U+2600 and U+27BF (➿) join, U+25FF and U+27C0 beside them don't */
+    text_escape("\xe2\x98\x80\xe2\x80\x8d\xe2\x9e\xbf", out, sizeof out);
+    assert_string_equal(out, "\xe2\x98\x80\xe2\x80\x8d\xe2\x9e\xbf");
+    text_escape("\xe2\x9e\xbf\xe2\x80\x8d\xf0\x9f\x92\xbb", out, sizeof out);
+    assert_string_equal(out, "\xe2\x9e\xbf\xe2\x80\x8d\xf0\x9f\x92\xbb");
+    text_escape("\xe2\x97\xbf\xe2\x80\x8d\xe2\x9e\xbf", out, sizeof out);
+    assert_string_equal(out, "\xe2\x97\xbf\\u200d\xe2\x9e\xbf");
+    text_escape("\xe2\x9e\xbf\xe2\x80\x8d\xe2\x9f\x80", out, sizeof out);
+    assert_string_equal(out, "\xe2\x9e\xbf\\u200d\xe2\x9f\x80");
     text_escape("caf\xc3\xa9 \xe7\x8c\xab \xd9\x85\xe2\x80\x8c\xd9\x85", out, sizeof out);
     assert_string_equal(out, "caf\xc3\xa9 \xe7\x8c\xab \xd9\x85\xe2\x80\x8c\xd9\x85");
     FILE *f = tmpfile();

@@ -641,10 +641,9 @@ static void mark_reach(const trace *t, stage_id s, const trace_change *changes, 
             any |= reads_change(t, in, changes, count, columns, mine);
             continue;
         }
-        int node = in->instead >= 0 && trace_has_stage(t, (stage_id)in->instead) ? in->instead
-                                                                                  : in->id;
+        stage_id node = node_read(t, in);
         const bool *theirs = reach + (size_t)node * heads;
-        bool from_heads = local && head_local((stage_id)node);
+        bool from_heads = local && head_local(node);
         bool theirs_any = false;
         for (size_t h = 0; h < heads; h++) {
             theirs_any |= theirs[h];
