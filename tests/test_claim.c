@@ -359,6 +359,9 @@ static void test_counts_by_hand(void **state) {
     rendered(t, "{multiplications context at 16}", 1, "512");          /* 2·16·16·1 */
     rendered(t, "{exponentials weights at 8}", 1, "128");              /* 2·8·8 */
     rendered(t, "{divisions scaled at 8}", 1, "128");
+    /* held: 2 heads of 8 × 8 doubles; a derived stage holds nothing */
+    rendered(t, "{bytes weights at 8} {bytes scaled at 8}", 1, "1,024 0");
+    rendered(t, "{bytes Q at 8}", 1, "128");                           /* 8 × 2 doubles */
     rendered(t, "{multiplications total}", 1, "84");          /* 4 projections of 12, 18, 18 */
     /* four projections of 4096·2·2, scores and context of 2·4096·4096·1 each */
     rendered(t, "{multiplications total at 4096}", 1, "67,174,400");

@@ -138,7 +138,7 @@ static const char *parse_cell(const trace *t, const char *p, const char *extra, 
 static const char *const count_words[] = {
     [COUNT_MULTIPLICATIONS] = "multiplications", [COUNT_ADDITIONS] = "additions",
     [COUNT_DIVISIONS] = "divisions", [COUNT_EXPONENTIALS] = "exponentials",
-    [COUNT_PARAMETERS] = "parameters",
+    [COUNT_BYTES] = "bytes", [COUNT_PARAMETERS] = "parameters",
 };
 
 static bool name_char(char c)
@@ -304,9 +304,10 @@ static unsigned long long count_field(const cost_counts *counts, claim_count_kin
     case COUNT_ADDITIONS: return counts->additions;
     case COUNT_DIVISIONS: return counts->divisions;
     case COUNT_EXPONENTIALS: return counts->exponentials;
+    case COUNT_BYTES: return counts->bytes;
     case COUNT_PARAMETERS: break;
     }
-    assert(0 && "parameters are no operation");
+    assert(0 && "parameters are not counted by a stage");
     return 0;
 }
 

@@ -20,10 +20,11 @@ typedef enum { CLAIM_LESS, CLAIM_LESS_EQUAL, CLAIM_GREATER, CLAIM_GREATER_EQUAL,
 
 /* A count of the layer, read from the node table's cost operations (cost.h), never a timing:
  * "multiplications scores at 1024" (every head of scores over a sentence of 1024 tokens; without
- * "at N" the lesson's own), "additions total" (every stage), "parameters" (every parameter the
- * lesson gives), "parameters W_Q". */
+ * "at N" the lesson's own), "additions total" (every stage), "bytes weights" (what the trace
+ * holds of it, as --stats's "held"), "parameters" (every parameter the lesson gives),
+ * "parameters W_Q". */
 typedef enum { COUNT_MULTIPLICATIONS, COUNT_ADDITIONS, COUNT_DIVISIONS, COUNT_EXPONENTIALS,
-               COUNT_PARAMETERS } claim_count_kind;
+               COUNT_BYTES, COUNT_PARAMETERS } claim_count_kind;
 
 #define CLAIM_COUNT_TOTAL (-1)   /* claim_count.what: every stage, or every parameter */
 
@@ -96,7 +97,7 @@ bool claim_placeholder_find(const char *text, size_t from, size_t *open, size_t 
  *   {CELL}     the cell's value, CLAIM_TEXT_PRECISION decimals, trailing zeros trimmed;
  *   {CELL:N}   with exactly N decimals (0 … 17);
  *   {COUNT}    a count, whole, its digits grouped ("536,870,912"): WORD STAGE [at N], WORD one of
- *              multiplications additions divisions exponentials, STAGE a stage of the lesson or
+ *              multiplications additions divisions exponentials bytes, STAGE a stage of the lesson or
  *              total, N from 1 to COST_LONGEST; or parameters [NAME];
  *   {argmax ROW}, {argmin ROW}  the label of the row's largest or smallest column;
  *   {{         a literal '{'.
