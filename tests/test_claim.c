@@ -448,6 +448,13 @@ static void test_counts_at_another_length(void **state) {
     assert_true(holds(&t, "exponentials weights at 100 = 10100", 1));   /* 2 · 100·101/2 */
     trace_free(&t);
     lesson_free(&l);
+    /* a window of 3: rows see 1, 2, then 3 keys each; 2 · (1 + 2 + 3 · 6) = 42 */
+    fixture_load_traced("title: t\ntokens: [a, b]\nmask: {window: 3}\nd_model: 4\nheads: 2\n"
+                        "embeddings: {random: normal, seed: 1}\n", &l, &t);
+    assert_true(holds(&t, "exponentials weights at 8 = 42", 1));
+    assert_true(holds(&t, "exponentials weights at 2 = 6", 1));
+    trace_free(&t);
+    lesson_free(&l);
 }
 
 /* Counted at N from shapes alone, a stage's counts are those of the trace of N tokens, whatever

@@ -189,23 +189,18 @@ static bool find_counted_stage(const trace *t, const char *name, claim_count *ou
     return true;
 }
 
-static bool find_parameter(const trace *t, const char *name, claim_count *out, char *error,
-                           size_t size)
+/* Why name is no parameter of t: a parameter it lacks, or a name that is none (with the
+ * nearest one t has); then the ones it has. */
+static bool refuse_parameter(const trace *t, const char *name, char *error, size_t size)
 {
     const char *names[PARAM_COUNT];
     int count = 0;
-    for (int p = 0; p < PARAM_COUNT; p++) {
-        if (!trace_param(t, (param_id)p))
-            continue;
-        if (strcmp(param_get((param_id)p)->name, name) == 0) {
-            out->what = p;
-            return true;
-        }
-        names[count++] = param_get((param_id)p)->name;
-    }
     bool known = false;
-    for (int p = 0; p < PARAM_COUNT; p++)
+    for (int p = 0; p < PARAM_COUNT; p++) {
         known |= strcmp(param_get((param_id)p)->name, name) == 0;
+        if (trace_param(t, (param_id)p))
+            names[count++] = param_get((param_id)p)->name;
+    }
     const char *nearest = known ? NULL : spelling_nearest(name, names, count);
     size_t used = (size_t)snprintf(error, size, known ? "this lesson has no %s" :
                                    "'%s' is not a parameter", name);
@@ -218,6 +213,39 @@ static bool find_parameter(const trace *t, const char *name, claim_count *out, c
     if (used < size)
         snprintf(error + used, size - used, ")");
     return false;
+}
+
+static bool find_parameter(const trace *t, const char *name, claim_count *out, char *error,
+                           size_t size)
+{
+    for (int p = 0; p < PARAM_COUNT; p++)
+        if (trace_param(t, (param_id)p) && strcmp(param_get((param_id)p)->name, name) == 0) {
+            out->what = p;
+            return true;
+        }
+    return refuse_parameter(t, name, error, size);
+}
+
+/* Why the layer of t cannot be counted at n tokens, written as digits (length bytes). */
+static void refuse_length(const trace *t, cost_at_verdict verdict, int n, const char *digits,
+                          size_t length, char *error, size_t size)
+{
+    switch (verdict) {
+    case COST_AT_OUT_OF_RANGE:
+        fail(error, size, "'at %.*s' is out of range: count a sentence of 1 to %d tokens",
+             (int)(length > 24 ? 24 : length), digits, COST_LONGEST);
+        break;
+    case COST_AT_SOURCE:
+        fail(error, size, "'at %d' counts self-attention over %d tokens, but this lesson has a "
+             "source", n, n);
+        break;
+    case COST_AT_OWN_MASK:
+        fail(error, size, "'at %d' needs a mask that is a rule (none, causal or a window): this "
+             "lesson's own mask has cells for its %d tokens only", n, t->n);
+        break;
+    case COST_AT_OK:
+        break;
+    }
 }
 
 /* " at N" after a count, if written: the sentence's tokens, checked against the lesson. */
@@ -242,22 +270,10 @@ static const char *parse_count_length(const trace *t, const char *p, claim_count
         return NULL;
     }
     out->n = n > COST_LONGEST ? COST_LONGEST + 1 : (int)n;
-    switch (cost_at_check(t, out->n)) {
-    case COST_AT_OK:
+    cost_at_verdict verdict = cost_at_check(t, out->n);
+    if (verdict == COST_AT_OK)
         return end;
-    case COST_AT_OUT_OF_RANGE:
-        fail(error, size, "'at %.*s' is out of range: count a sentence of 1 to %d tokens",
-             (int)(end - digits > 24 ? 24 : end - digits), digits, COST_LONGEST);
-        break;
-    case COST_AT_SOURCE:
-        fail(error, size, "'at %d' counts self-attention over %d tokens, but this lesson has a "
-             "source", out->n, out->n);
-        break;
-    case COST_AT_OWN_MASK:
-        fail(error, size, "'at %d' needs a mask that is a rule (none, causal or a window): this "
-             "lesson's own mask has cells for its %d tokens only", out->n, t->n);
-        break;
-    }
+    refuse_length(t, verdict, out->n, digits, (size_t)(end - digits), error, size);
     return NULL;
 }
 

@@ -23,8 +23,7 @@ tally ops_visible_cells(const trace *t, stage_id stage)
 {
     tally visible = 0;
     for (int i = 0; i < t->n; i++)
-        for (int j = 0; j < t->m; j++)
-            visible += !trace_is_hidden(t, i, j);
+        visible += (tally)trace_visible_keys(t, i);
     return ops_cost_heads(t, stage) * visible;
 }
 

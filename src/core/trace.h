@@ -298,6 +298,11 @@ const char *trace_mask_name(mask_kind mask);
 /* Whether cell (row, col) is hidden by the mask (always false without a mask). */
 bool trace_is_hidden(const trace *t, int row, int col);
 
+/* How many keys query row sees: the count of cells trace_is_hidden leaves, counted from the
+ * rule itself for none, causal and a window (so counting a layer at 4096 tokens costs no
+ * 4096² loop). */
+int trace_visible_keys(const trace *t, int row);
+
 /* Label of row or column index i along an axis: a token, or the dimension number as text.
  * Dimension labels are written into buffer; token labels point into the input. */
 const char *trace_axis_label(const trace *t, stage_axis axis, int i, char *buffer, size_t size);
