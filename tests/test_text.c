@@ -139,6 +139,25 @@ static void test_buffer_too_small_reports_the_wanted_length(void **state)
     assert_string_equal(small, "1.0");
 }
 
+/* A count is written whole, grouped by three: never a decimal, never an exponent. */
+static void test_counts_are_grouped_by_three(void **state)
+{
+    (void)state;
+    static const struct { unsigned long long count; const char *text; } cases[] = {
+        { 0, "0" }, { 999, "999" }, { 1000, "1,000" }, { 524288, "524,288" },
+        { 8388608, "8,388,608" }, { 21474836480ULL, "21,474,836,480" },
+        { 18446744073709551615ULL, "18,446,744,073,709,551,615" },
+    };
+    char text[NUMBER_MAX], small[4];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(number_write_count(cases[i].count, text, sizeof text),
+                         (int)strlen(cases[i].text));
+        assert_string_equal(text, cases[i].text);
+    }
+    assert_int_equal(number_write_count(1048576, small, sizeof small), 9);
+    assert_string_equal(small, "1,0");
+}
+
 static void test_widths_of_characters(void **state)
 {
     (void)state;
@@ -313,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_precision_outside_the_range_is_clamped),
         cmocka_unit_test(test_max_width_switches_never_cuts),
         cmocka_unit_test(test_buffer_too_small_reports_the_wanted_length),
+        cmocka_unit_test(test_counts_are_grouped_by_three),
         cmocka_unit_test(test_widths_of_characters),
         cmocka_unit_test(test_widths_of_strings),
         cmocka_unit_test(test_control_set),

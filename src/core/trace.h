@@ -139,6 +139,11 @@ typedef struct {
 /* The message for a status, e.g. "the trace would need more memory than allowed". */
 const char *trace_status_message(trace_status status);
 
+/* A trace with the sizes of in and no memory (no block, no positional table): enough for the
+ * node table's shapes and cost operations, which read sizes and the mask's rule, never a
+ * number (cost_stage_at counts a lesson's layer at another length with one). */
+trace trace_shape(const attention_input *in);
+
 /* Bytes the trace of in would hold (its blocks and positional table, and a window mask's
  * visible cells), or SIZE_MAX when that does not fit in size_t. */
 size_t trace_bytes_needed(const attention_input *in);
@@ -292,6 +297,11 @@ const char *trace_mask_name(mask_kind mask);
 
 /* Whether cell (row, col) is hidden by the mask (always false without a mask). */
 bool trace_is_hidden(const trace *t, int row, int col);
+
+/* How many keys query row sees: the count of cells trace_is_hidden leaves, counted from the
+ * rule itself for none, causal and a window (so counting a layer at 4096 tokens costs no
+ * 4096² loop). */
+int trace_visible_keys(const trace *t, int row);
 
 /* Label of row or column index i along an axis: a token, or the dimension number as text.
  * Dimension labels are written into buffer; token labels point into the input. */
