@@ -141,6 +141,24 @@ check "--plain says nothing of a CSV file's header" \
 check "--markdown has a table" prints '^| cat | 0.6296 | 0.3704 |$' -- ./attnstep --markdown "$lesson"
 check "--markdown has a title" prints '^# cat sat, hand-worked$' -- ./attnstep --markdown "$lesson"
 check "--template is a lesson that passes --check" bash -c "./attnstep --template >$tmp/template.yaml && ./attnstep --check $tmp/template.yaml"
+# Every key of lessons/README.md's key tables (the lesson's and a step's) is in the template,
+# written or commented out, so a new author sees it.
+documented_keys() {
+    awk '/^\| key \| required \|/ { keys = 1; next } keys && !/^\|/ { keys = 0 }
+         keys { split($0, cols, "|"); s = cols[2]
+                while (match(s, /`[^`]+`/)) { print substr(s, RSTART + 1, RLENGTH - 2)
+                                              s = substr(s, RSTART + RLENGTH) } }' lessons/README.md
+}
+template_lacks() {
+    local key missing=""
+    ./attnstep --template >"$tmp/template.yaml" || return 1
+    [ "$(documented_keys | wc -l)" -ge 30 ] || { echo "the key tables were not found"; return 1; }
+    for key in $(documented_keys); do
+        grep -Eq "^[# ]*(- )?$key:" "$tmp/template.yaml" || missing="$missing $key"
+    done
+    [ -z "$missing" ] || { echo "--template lacks:$missing"; return 1; }
+}
+check "--template shows every key lessons/README.md documents" template_lacks
 check "overflow is an error naming the stage and cell" output_is -s 65 \
     "tests/cli/overflow.yaml: error: a number grew too large to represent (overflow) in scores[a,a] of head 1" \
     ./attnstep --json tests/cli/overflow.yaml

@@ -64,9 +64,16 @@ grep -q '^<h1' "$scratch/html" && [ "$(grep -c '<h1' "$scratch/html")" -eq 1 ] \
 
 # ---- worksheets: nothing before a question gives its answer away (tests/worksheet_answers.py) ----
 worksheets=0
+# pandoc takes seconds over a table of 512 columns (the d_model 512 lessons have three or four),
+# so a table row of more than 64 cells is cut to its label and first 64 before it reads it:
+# the rows stay, and no question of those lessons is about a stage that wide.
+narrow() { awk -F'|' '/^\|/ && NF > 67 { line = ""; for (i = 1; i <= 66; i++) line = line $i "|"
+                                          print line; next } { print }' "$1" >"$1.narrow"
+           mv "$1.narrow" "$1"; }
 for lesson in lessons/*.yaml; do
     name=$(basename "$lesson" .yaml)
     run 0 --markdown --worksheet "$lesson"
+    narrow "$scratch/out"
     pandoc -f markdown -t plain --wrap=none "$scratch/out" >"$scratch/$name.txt" \
         || { fail "$name: pandoc could not read the worksheet"; continue; }
     python3 tests/worksheet_answers.py "$name" "$scratch/$name.txt" \

@@ -3,7 +3,7 @@
 
 Fifty edits drawn with a fixed seed over the shipped lessons and a lesson with a loss (for the
 target), each parameter kind among them (embeddings, source_embeddings, W_Q ... W_O, the biases,
-the target), each run in one of the modes that print numbers (--json, --plain, --markdown,
+the norm's gain and bias, the target), each run in one of the modes that print numbers (--json, --plain, --markdown,
 --csv, --explain; --check by its status): attnstep --set EDIT LESSON must print what attnstep
 prints for a copy of the lesson whose YAML holds the new number, and exit the same way. The copy
 is written here, independently of attnstep's own code: the lesson read with PyYAML, the number
@@ -26,6 +26,7 @@ ATTNSTEP, SCRATCH, LESSONS = sys.argv[1], sys.argv[2], sys.argv[3:]
 MODES = ["--json", "--plain", "--markdown", "--csv", "--explain", "--check"]
 WEIGHTS = ["W_Q", "W_K", "W_V", "W_O"]
 BIASES = ["b_Q", "b_K", "b_V", "b_O"]
+NORM = ["gain", "bias"]   # the norm's, written inside norm:
 
 
 class Loader(yaml.SafeLoader):
@@ -76,6 +77,15 @@ def weight(data, traced, name):
     return None
 
 
+def norm_vector(data, traced, name):
+    """The norm's gain or bias (written inside norm:, ones and zeros when left out), or None."""
+    norm = data.get("norm")
+    if not isinstance(norm, dict) or (name == "bias" and norm.get("kind") == "rms"):
+        return None
+    value = norm.get(name, [1.0 if name == "gain" else 0.0] * traced["d_model"])
+    return value if isinstance(value, list) else traced.get("params", {}).get(name)
+
+
 def embeddings(data, traced):
     """The embeddings as a mapping token -> vector, or None."""
     value = data["embeddings"]
@@ -105,6 +115,10 @@ def candidates(data, traced):
         matrix = weight(data, traced, name)
         if matrix is not None:
             found.append((name, matrix))
+    for name in NORM:
+        vector = norm_vector(data, traced, name)
+        if vector is not None:
+            found.append((name, vector))
     vectors = embeddings(data, traced)
     if vectors is not None:
         found.append(("embeddings", vectors))
@@ -156,10 +170,11 @@ def draw_edit(rng, data, kind, matrix):
         else:
             data["embeddings"] = vectors
         return "%s[%s,%d]=%s" % (kind, name, col, value)
-    if matrix and not isinstance(matrix[0], list):   # a bias
+    if matrix and not isinstance(matrix[0], list):   # a bias, or the norm's gain or bias
         col = rng.randrange(len(matrix))
-        data[kind] = [float(x) for x in matrix]
-        data[kind][col] = float(value)
+        owner = data["norm"] if kind in NORM else data
+        owner[kind] = [float(x) for x in matrix]
+        owner[kind][col] = float(value)
         return "%s[%d]=%s" % (kind, col, value)
     row, col = rng.randrange(len(matrix)), rng.randrange(len(matrix[0]))
     rows = [[float(x) for x in r] for r in matrix]
@@ -198,13 +213,17 @@ def main():
         status, out = run("--json", path)
         assert status == 0, path
         lessons.append((path, text, json.loads(out)))
+    # what each lesson can be edited in: a lesson whose every matrix is drawn (real_size.yaml:
+    # xavier weights, positions added to random embeddings) has nothing that --json writes out
+    # for the copy, so it is never picked
+    kinds_of = {path: {kind for kind, _ in candidates(yaml.load(text, Loader=Loader), traced)}
+                for path, text, traced in lessons}
     # every kind at least once, then any: the first draws walk the kinds in turn
-    every = sorted({kind for path, text, traced in lessons
-                    for kind, _ in candidates(yaml.load(text, Loader=Loader), traced)})
+    every = sorted(set().union(*kinds_of.values()))
     for n in range(50):
         want = every[n] if n < len(every) else None
         choices = [(p, t, tr) for p, t, tr in lessons
-                   if want is None or want in dict(candidates(yaml.load(t, Loader=Loader), tr))]
+                   if kinds_of[p] and (want is None or want in kinds_of[p])]
         path, text, traced = rng.choice(choices)
         data = yaml.load(text, Loader=Loader)
         options = dict(candidates(data, traced))

@@ -67,6 +67,18 @@ first_bad() {
 }
 check "the first bad edit of several is named" first_bad
 
+# cat_sat's narration states the vectors as numbers: an edit makes those statements false claims
+stale_vectors() {
+    local err
+    err=$(./attnstep --check --set 'embeddings[cat,0]=2' lessons/cat_sat.yaml 2>&1 >/dev/null)
+    [ $? -eq 65 ] || { echo "exit status not 65"; return 1; }
+    grep -q "claim 'input\[cat,0\] = 1.0' is false: input\[cat,0\] is 2.0" <<<"$err" \
+        && grep -q "claim 'Q\[cat,0\] = 1.0' is false" <<<"$err" \
+        && grep -q "claim 'K\[cat,0\] = 1.0' is false" <<<"$err" \
+        || { echo "the stated vectors are not named false:"; echo "$err" | head -6; return 1; }
+}
+check "an edit of cat's embedding makes cat_sat's stated vectors false claims" stale_vectors
+
 # a repeated token written once in embeddings: its plain name and any position change every row
 same_json() {  # same_json LESSON [ARGS...] -- [ARGS...]: both exit 0 with the same --json
     local lesson=$1 first=(); shift
@@ -91,7 +103,7 @@ claims_said() {  # an edit that makes claims false: warnings, the numbers, exit 
           2>"$tmp/said") || { echo "exit status $?"; return 1; }
     [ "$out" = "weights[cat,sat] = exp(1.4142 − 3.5355) / (exp(3.5355 − 3.5355) [cat] + exp(1.4142 − 3.5355) [sat]) = 0.107" ] \
         || { echo "got: $out"; return 1; }
-    grep -q "^lessons/cat_sat.yaml:76:9: warning: claim 'scores\[cat,sat\] = 0.5' is false: scores\[cat,sat\] is 2.0$" "$tmp/said" \
+    grep -q "^lessons/cat_sat.yaml:91:9: warning: claim 'scores\[cat,sat\] = 0.5' is false: scores\[cat,sat\] is 2.0$" "$tmp/said" \
         || { echo "no warning for the claim made false:"; cat "$tmp/said"; return 1; }
 }
 check "claims an edit made false are warnings; the numbers follow the edit" claims_said

@@ -12,7 +12,9 @@ TOKEN = r"token (\d+) of \d+ \(.*?\)"
 PLAIN = re.compile(r"^\[(\d+)/(\d+)\] (.*?)(?:   head (\d+) of \d+)?(?:   " + TOKEN + r")?   (\d+×\d+)$")
 MARKDOWN = re.compile(r"^## (\d+)\. (.*?)(?: \(head (\d+)\))?(?: · " + TOKEN + r")? — (\d+×\d+)$")
 UI_TITLE = re.compile(r"(?:" + TOKEN + r" · )?(?:off the script.*?)?step (\d+) of (\d+)\s*$")
-UI_FORMULA = re.compile(r"│(\S.*?)  (\d+×\d+)(?:  head (\d+) of \d+)?")
+# after the step list's separator, or at the line's start where the list hid itself so that
+# every column fits (a 16-token matrix at 200 columns)
+UI_FORMULA = re.compile(r"(?:│|^)([^\s│][^│]*?)  (\d+×\d+)(?:  head (\d+) of \d+)?")
 
 
 def text_steps(program, lesson, flag, pattern):

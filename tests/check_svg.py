@@ -100,12 +100,15 @@ def cells(root):
     return found
 
 
-# 1. Every stage and head of every shipped lesson, and every walk as a folder.
+# 1. Every stage and head of every shipped lesson, and every walk as a folder. The lessons at
+# d_model 512 have their walk's figures only: every stage and head of them is 46 figures of up
+# to 16,384 cells, drawn by the code the others run (7 s of processor time for the two).
 lessons = sorted(glob.glob("lessons/*.yaml"))
+LARGE = ("lessons/real_size.yaml", "lessons/attention_cost.yaml")
 figures = 0
 with tempfile.TemporaryDirectory() as tmp:
     for lesson in lessons:
-        trace = json.loads(run("--json", lesson).stdout)
+        trace = json.loads(run("--json", lesson).stdout) if lesson not in LARGE else {"stages": []}
         for stage in trace["stages"]:
             args = ["--svg", stage["name"], lesson]
             if stage["head"]:

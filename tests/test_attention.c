@@ -790,12 +790,13 @@ static void test_recompute_after_a_change_is_a_fresh_trace(void **state)
 
 static const double sentinel = 1234.5;   /* finite: the overflow check lets it stand */
 
-/* Parameter p's matrix in f as the test may change it (the fixture's arrays, or biases); NULL
- * for the norm's gain and bias (read-only here; biases[] has only b_Q … b_O). */
-static double *param_numbers(fixture *f, param_id p, double *biases[4])
+/* Parameter p's matrix in f as the test may change it: the fixture's weights, or one of the
+ * optional parameters (every row of the table after W_O: the biases, the norm's gain and
+ * bias), NULL where the fixture has none. */
+static double *param_numbers(fixture *f, param_id p, double *optional[PARAM_COUNT - PARAM_B_Q])
 {
-    double *weights[4] = { f->wq, f->wk, f->wv, f->wo };
-    return p < 4 ? weights[p] : p <= PARAM_B_O ? biases[p - 4] : NULL;
+    double *weights[PARAM_B_Q] = { f->wq, f->wk, f->wv, f->wo };
+    return p < PARAM_B_Q ? weights[p] : optional[p - PARAM_B_Q];
 }
 
 /* One number of matrix (kind, id) at column col raised, recomputed by the changes' runner: the
@@ -833,22 +834,26 @@ static void check_change(fixture *f, double *number, read_kind kind, int id, int
 
 /* Every column of every parameter, the embeddings and the target, in the three table fixtures
  * and a grouped-query one (4 heads of d_k 2 over 2 key/value heads, causal, every bias, a
- * loss): a change recomputed by trace_recompute_changes is a fresh trace; and a change of
- * W_Q's, b_Q's, W_K's or W_V's column leaves the scores of a head it does not reach alone
- * (the runner did less than everything). */
+ * loss), that one also with a layer norm before attention and with an RMS norm after the
+ * residual (so the gain's and the norm's bias's columns are changed too): a change recomputed
+ * by trace_recompute_changes is a fresh trace; and a change of W_Q's, b_Q's, W_K's or W_V's
+ * column leaves the scores of a head it does not reach alone (the runner did less than
+ * everything). */
 static void test_a_change_recomputes_only_the_heads_it_reaches(void **state)
 {
     (void)state;
-    static double target[24], b_q[8], b_k[4], b_v[4], b_o[8];
+    static double target[24], b_q[8], b_k[4], b_v[4], b_o[8], gain[8], norm_bias[8];
     support_fill(target, 24, 91);
     support_fill(b_q, 8, 92);
     support_fill(b_k, 4, 93);
     support_fill(b_v, 4, 94);
     support_fill(b_o, 8, 95);
-    for (int kind = 0; kind <= FIXTURE_KINDS; kind++) {
-        bool grouped = kind == FIXTURE_KINDS;
+    support_fill(gain, 8, 96);
+    support_fill(norm_bias, 8, 97);
+    for (int kind = 0; kind < FIXTURE_KINDS + 3; kind++) {
+        bool grouped = kind >= FIXTURE_KINDS;
         fixture f = grouped ? make_fixture(3, 3, 8, 4, false, 17) : table_fixture(kind);
-        double *biases[4] = { NULL, NULL, NULL, NULL };
+        double *biases[PARAM_COUNT - PARAM_B_Q] = { NULL };
         if (f.in.b_Q) {   /* the modern fixture's biases are read-only: changed on copies */
             memcpy(b_q, f.in.b_Q, 4 * sizeof *b_q), memcpy(b_o, f.in.b_O, 4 * sizeof *b_o);
             memcpy(b_k, f.in.b_K, 2 * sizeof *b_k), memcpy(b_v, f.in.b_V, 2 * sizeof *b_v);
@@ -861,6 +866,15 @@ static void test_a_change_recomputes_only_the_heads_it_reaches(void **state)
             f.in.target = target;
             f.in.b_Q = biases[0] = b_q, f.in.b_K = biases[1] = b_k;
             f.in.b_V = biases[2] = b_v, f.in.b_O = biases[3] = b_o;
+        }
+        if (kind == FIXTURE_KINDS + 1) {   /* Pre-LN: Q, K and V read the normed input */
+            f.in.norm = NORM_LAYER, f.in.norm_eps = 1e-5;
+            f.in.gain = biases[PARAM_GAIN - PARAM_B_Q] = gain;
+            f.in.norm_bias = biases[PARAM_NORM_BIAS - PARAM_B_Q] = norm_bias;
+        }
+        if (kind == FIXTURE_KINDS + 2) {   /* Post-LN: the RMS norm of the residual, last */
+            f.in.norm = NORM_RMS, f.in.norm_post = f.in.residual = true, f.in.norm_eps = 1e-5;
+            f.in.gain = biases[PARAM_GAIN - PARAM_B_Q] = gain;
         }
         for (int p = 0; p < PARAM_COUNT; p++) {
             double *numbers = param_numbers(&f, (param_id)p, biases);

@@ -8,6 +8,7 @@
 #include "support.h"
 #include "fixtures.h"
 #include "claim.h"
+#include "cost.h"
 #include "lesson.h"
 #include "token_name.h"
 
@@ -205,10 +206,10 @@ static void test_unreadable_claims(void **state) {
             "column by token or by 0-based index");
     refused(t, "weights[cat,sat]@3 < 1", "head 3 does not exist: this lesson has 2 heads");
     refused(t, "weights[cat,sat] ≈ weights[cat,cat]",
-            "≈ between two cells needs its tolerance: ± T");
+            "≈ between two cells or counts needs its tolerance: ± T");
     refused(t, "argmax weights[cat] = dog", "'dog' is not a column of weights");
     refused(t, "argmax weights[cat] sat", "write argmax weights[cat] = LABEL");
-    refused(t, "1 < 2", "a claim compares at least one cell");
+    refused(t, "1 < 2", "a claim compares at least one cell or count");
     refused(t, "weights[cat,sat] < 1 ± 0.1", "a tolerance (±) goes with ≈ only");
     refused(t, "weights[cat,sat] ≈ 1 ± x", "± needs a number of at least 0");
     refused(t, "weights[cat,sat] < 1 and more", "unexpected 'and more' after the claim");
@@ -342,6 +343,160 @@ static void test_bad_placeholders(void **state) {
     assert_int_equal(open, 5);
     assert_int_equal(length, 3);
     assert_false(claim_placeholder_find("{{a}", 0, &open, &length));
+}
+
+/* ---- counts of the layer ---- */
+
+/* The fixture's layer: n = 3 tokens, d_model 2, 2 heads of d_k 1, no mask. Counted by hand: a
+ * projection is n·d_model² multiplications, the scores heads·n·n·d_k, the context
+ * heads·n·n·d_k, the softmax heads·n·n exponentials and the scaling heads·n·n divisions. */
+static void test_counts_by_hand(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    rendered(t, "{multiplications scores}", 1, "18");                  /* 2·3·3·1 */
+    rendered(t, "{multiplications scores at 1024}", 1, "2,097,152");   /* 2·1024·1024·1 */
+    rendered(t, "{multiplications Q at 10}", 1, "40");                 /* 10·2·2 */
+    rendered(t, "{additions Q at 10}", 1, "20");                       /* 10·2·(2 − 1) */
+    rendered(t, "{multiplications context at 16}", 1, "512");          /* 2·16·16·1 */
+    rendered(t, "{exponentials weights at 8}", 1, "128");              /* 2·8·8 */
+    rendered(t, "{divisions scaled at 8}", 1, "128");
+    /* held: 2 heads of 8 × 8 doubles; a derived stage holds nothing */
+    rendered(t, "{bytes weights at 8} {bytes scaled at 8}", 1, "1,024 0");
+    rendered(t, "{bytes Q at 8}", 1, "128");                           /* 8 × 2 doubles */
+    rendered(t, "{multiplications total}", 1, "84");          /* 4 projections of 12, 18, 18 */
+    /* four projections of 4096·2·2, scores and context of 2·4096·4096·1 each */
+    rendered(t, "{multiplications total at 4096}", 1, "67,174,400");
+    rendered(t, "{parameters} in all, {parameters W_K} in W_K", 1, "16 in all, 4 in W_K");
+    rendered(t, "{ multiplications  scores   at  2 }", 1, "8");
+    assert_true(holds(t, "multiplications scores at 1024 = 2097152", 1));
+    assert_false(holds(t, "multiplications scores at 1024 = 2097153", 1));
+    assert_true(holds(t, "multiplications scores = 18", 1));
+    assert_true(holds(t, "parameters = 16", 1));
+    assert_true(holds(t, "parameters W_Q = parameters W_O", 1));
+    /* n² · d_model against n · d_model²: equal at n = d_model, the scores ahead after it */
+    assert_true(holds(t, "multiplications scores at 2 = multiplications Q at 2", 1));
+    assert_true(holds(t, "multiplications scores at 3 > multiplications Q at 3", 1));
+    assert_true(holds(t, "multiplications scores at 1 < multiplications Q at 1", 1));
+    assert_true(holds(t, "multiplications scores at 1024 ≈ 2.1e6 ± 1e5", 1));
+    assert_true(holds(t, "3 < multiplications context", 1));
+    claim c;
+    char error[CLAIM_MESSAGE_MAX], detail[CLAIM_MESSAGE_MAX];
+    assert_true(claim_parse(t, "multiplications scores at 1024 < multiplications Q at 1024", 1,
+                            &c, error, sizeof error));
+    assert_false(claim_holds(t, &c, detail, sizeof detail));
+    assert_string_equal(detail, "multiplications scores at 1024 is 2,097,152, multiplications Q "
+                                "at 1024 is 4,096");
+    /* a count names no cell: it never tells a question's answer */
+    trace_cell cell = { STAGE_SCORES, 1, 0, 0 };
+    assert_false(claim_text_names(t, "{multiplications scores} {parameters}", 1, &cell, true));
+}
+
+static void test_unreadable_counts(void **state) {
+    const trace *t = &((fixture *)*state)->t;
+    refused(t, "multiplications scroes > 1", "unknown stage 'scroes'; did you mean 'scores'? "
+            "(stages: input Q K V scores scaled masked weights context concat output)");
+    refused(t, "multiplications biased > 1", "stage 'biased' exists only with 'bias: alibi'");
+    refused(t, "multiplications > 1",
+            "write multiplications STAGE, or multiplications total, optionally 'at N' tokens");
+    refused(t, "additions at 4 > 1",
+            "write additions STAGE, or additions total, optionally 'at N' tokens");
+    refused(t, "multiplications scores at 4097 > 1",
+            "'at 4097' is out of range: count a sentence of 1 to 4096 tokens");
+    refused(t, "multiplications scores at 0 > 1",
+            "'at 0' is out of range: count a sentence of 1 to 4096 tokens");
+    refused(t, "multiplications scores at 99999999999999999999 > 1", "'at 99999999999999999999' "
+            "is out of range: count a sentence of 1 to 4096 tokens");
+    refused(t, "multiplications scores at > 1",
+            "'at' takes a whole number of tokens, as in 'at 1024'");
+    refused(t, "multiplications scores at 2.5 > 1",
+            "'at' takes a whole number of tokens, as in 'at 1024'");
+    refused(t, "parameters at 16 > 1",
+            "the parameters do not depend on the sentence's length: leave out 'at 16'");
+    refused(t, "parameters W_X > 1", "'W_X' is not a parameter; did you mean 'W_Q'? (its "
+            "parameters: W_Q W_K W_V W_O)");
+    refused(t, "parameters b_Q > 1", "this lesson has no b_Q (its parameters: W_Q W_K W_V W_O)");
+    refused(t, "multiplications scores ≈ multiplications Q",
+            "≈ between two cells or counts needs its tolerance: ± T");
+    bad_placeholder(t, "{multiplications scores:2}", 0, 0, "placeholder "
+                    "'{multiplications scores:2}': a count is a whole number: leave out ':2'");
+    bad_placeholder(t, "{multiplications scores@2}", 0, 0, "placeholder "
+                    "'{multiplications scores@2}': unexpected '@2' after the count");
+}
+
+/* A lesson that is no rule at another length: cross-attention (how long is the source?) and a
+ * mask of the lesson's own cells; at the lesson's own length both count. A causal mask and a
+ * window count the cells they leave visible: n(n + 1)/2 a head for causal. */
+static void test_counts_at_another_length(void **state) {
+    (void)state;
+    lesson l;
+    trace t;
+    fixture_load_traced("title: t\ntokens: [a, b]\nsource: [c, d, e]\nd_model: 2\n"
+                        "embeddings: {random: normal, seed: 1}\n", &l, &t);
+    refused(&t, "multiplications scores at 8 > 1",
+            "'at 8' counts self-attention over 8 tokens, but this lesson has a source");
+    assert_true(holds(&t, "multiplications scores at 2 = 12", 1));   /* 1·2·3·2 */
+    trace_free(&t);
+    lesson_free(&l);
+    fixture_load_traced("title: t\ntokens: [a, b]\nmask: [[1, 0], [1, 1]]\nd_model: 2\n"
+                        "embeddings: {random: normal, seed: 1}\n", &l, &t);
+    refused(&t, "exponentials weights at 8 > 1", "'at 8' needs a mask that is a rule (none, "
+            "causal or a window): this lesson's own mask has cells for its 2 tokens only");
+    assert_true(holds(&t, "exponentials weights at 2 = 3", 1));
+    trace_free(&t);
+    lesson_free(&l);
+    fixture_load_traced("title: t\ntokens: [a, b]\nmask: causal\nd_model: 4\nheads: 2\n"
+                        "embeddings: {random: normal, seed: 1}\n", &l, &t);
+    assert_true(holds(&t, "exponentials weights at 100 = 10100", 1));   /* 2 · 100·101/2 */
+    trace_free(&t);
+    lesson_free(&l);
+    /* a window of 3: rows see 1, 2, then 3 keys each; 2 · (1 + 2 + 3 · 6) = 42 */
+    fixture_load_traced("title: t\ntokens: [a, b]\nmask: {window: 3}\nd_model: 4\nheads: 2\n"
+                        "embeddings: {random: normal, seed: 1}\n", &l, &t);
+    assert_true(holds(&t, "exponentials weights at 8 = 42", 1));
+    assert_true(holds(&t, "exponentials weights at 2 = 6", 1));
+    trace_free(&t);
+    lesson_free(&l);
+}
+
+/* Counted at N from shapes alone, a stage's counts are those of the trace of N tokens, whatever
+ * the configuration: rope, ALiBi, a window, grouped heads, the online softmax, a norm, the
+ * residual, a loss and its gradients. */
+static void test_counts_at_n_are_a_real_traces(void **state) {
+    (void)state;
+    #define ROW "[1, 0, 0, 1]"
+    static const char *const configurations[][2] = {   /* for 3 tokens, for 8 */
+        { "heads: 2\n", "heads: 2\n" },
+        { "heads: 2\nkv_heads: 1\nW_K: {random: normal, seed: 2}\nW_V: {random: normal, seed: 3}\n"
+          "positional: rope\nmask: {window: 3}\n", NULL },
+        { "heads: 2\nbias: alibi\nmask: causal\nsoftmax: online\ntile: 3\n", NULL },
+        { "norm: {kind: layer}\nresidual: true\nloss: {target: [" ROW ", " ROW ", " ROW "]}\n",
+          "norm: {kind: layer}\nresidual: true\nloss: {target: [" ROW ", " ROW ", " ROW ", " ROW
+          ", " ROW ", " ROW ", " ROW ", " ROW "]}\n" },
+    };
+    #undef ROW
+    for (size_t k = 0; k < sizeof configurations / sizeof configurations[0]; k++) {
+        char text[1024];
+        lesson short_l, long_l;
+        trace short_t, long_t;
+        const char *longer = configurations[k][1] ? configurations[k][1] : configurations[k][0];
+        snprintf(text, sizeof text, "title: t\ntokens: [a, b, c]\nd_model: 4\n"
+                 "embeddings: {random: normal, seed: 1}\n%s", configurations[k][0]);
+        fixture_load_traced(text, &short_l, &short_t);
+        snprintf(text, sizeof text, "title: t\ntokens: [a, b, c, d, e, f, g, h]\nd_model: 4\n"
+                 "embeddings: {random: normal, seed: 1}\n%s", longer);
+        fixture_load_traced(text, &long_l, &long_t);
+        for (int s = 0; s < STAGE_COUNT; s++) {
+            if (!trace_has_stage(&long_t, (stage_id)s))
+                continue;
+            cost_counts at, real;
+            cost_stage_at(&short_t, 8, (stage_id)s, &at);
+            cost_stage(&long_t, (stage_id)s, &real);
+            assert_memory_equal(&at, &real, sizeof at);
+        }
+        trace_free(&short_t);
+        trace_free(&long_t);
+        lesson_free(&short_l);
+        lesson_free(&long_l);
+    }
 }
 
 static void test_text_names_a_cell(void **state) {
@@ -593,6 +748,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_placeholders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_placeholders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_names_a_cell, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_counts_by_hand, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_counts, setup, teardown),
+        cmocka_unit_test(test_counts_at_another_length),
+        cmocka_unit_test(test_counts_at_n_are_a_real_traces),
         cmocka_unit_test(test_check_writes_live_numbers),
         cmocka_unit_test(test_check_answer_auto_with_choices),
         cmocka_unit_test(test_check_refuses_wrong_answers),

@@ -479,7 +479,7 @@ static void test_parameter_counts(void **state)
     if (f->in.norm == NORM_RMS)
         expected[PARAM_W_K] = expected[PARAM_W_V] = 16, expected[PARAM_NORM_BIAS] = 0;
     for (int p = 0; p < PARAM_COUNT; p++)
-        assert_int_equal(stats_parameter_count(&f->t, (param_id)p), expected[p]);
+        assert_int_equal(cost_parameter_count(&f->t, (param_id)p), expected[p]);
     support_capture capture;
     assert_int_equal(stats_print(&f->t, NULL, SUPPORT_MIN_SECONDS, "norm",
                                  support_capture_begin(&capture)), 0);

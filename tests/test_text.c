@@ -139,6 +139,25 @@ static void test_buffer_too_small_reports_the_wanted_length(void **state)
     assert_string_equal(small, "1.0");
 }
 
+/* A count is written whole, grouped by three: never a decimal, never an exponent. */
+static void test_counts_are_grouped_by_three(void **state)
+{
+    (void)state;
+    static const struct { unsigned long long count; const char *text; } cases[] = {
+        { 0, "0" }, { 999, "999" }, { 1000, "1,000" }, { 524288, "524,288" },
+        { 8388608, "8,388,608" }, { 21474836480ULL, "21,474,836,480" },
+        { 18446744073709551615ULL, "18,446,744,073,709,551,615" },
+    };
+    char text[NUMBER_MAX], small[4];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(number_write_count(cases[i].count, text, sizeof text),
+                         (int)strlen(cases[i].text));
+        assert_string_equal(text, cases[i].text);
+    }
+    assert_int_equal(number_write_count(1048576, small, sizeof small), 9);
+    assert_string_equal(small, "1,0");
+}
+
 static void test_widths_of_characters(void **state)
 {
     (void)state;
@@ -203,6 +222,15 @@ static void test_invisible_characters_escaped(void **state)
     assert_string_equal(out, "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb");
     text_escape("\xe2\x80\x8d\xf0\x9f\x92\xbb", out, sizeof out);   /* a joiner first */
     assert_string_equal(out, "\\u200d\xf0\x9f\x92\xbb");
+    /* the emoji ranges' ends: U+2600 and U+27BF (➿) join, U+25FF and U+27C0 beside them don't */
+    text_escape("\xe2\x98\x80\xe2\x80\x8d\xe2\x9e\xbf", out, sizeof out);
+    assert_string_equal(out, "\xe2\x98\x80\xe2\x80\x8d\xe2\x9e\xbf");
+    text_escape("\xe2\x9e\xbf\xe2\x80\x8d\xf0\x9f\x92\xbb", out, sizeof out);
+    assert_string_equal(out, "\xe2\x9e\xbf\xe2\x80\x8d\xf0\x9f\x92\xbb");
+    text_escape("\xe2\x97\xbf\xe2\x80\x8d\xe2\x9e\xbf", out, sizeof out);
+    assert_string_equal(out, "\xe2\x97\xbf\\u200d\xe2\x9e\xbf");
+    text_escape("\xe2\x9e\xbf\xe2\x80\x8d\xe2\x9f\x80", out, sizeof out);
+    assert_string_equal(out, "\xe2\x9e\xbf\\u200d\xe2\x9f\x80");
     text_escape("caf\xc3\xa9 \xe7\x8c\xab \xd9\x85\xe2\x80\x8c\xd9\x85", out, sizeof out);
     assert_string_equal(out, "caf\xc3\xa9 \xe7\x8c\xab \xd9\x85\xe2\x80\x8c\xd9\x85");
     FILE *f = tmpfile();
@@ -304,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_precision_outside_the_range_is_clamped),
         cmocka_unit_test(test_max_width_switches_never_cuts),
         cmocka_unit_test(test_buffer_too_small_reports_the_wanted_length),
+        cmocka_unit_test(test_counts_are_grouped_by_three),
         cmocka_unit_test(test_widths_of_characters),
         cmocka_unit_test(test_widths_of_strings),
         cmocka_unit_test(test_control_set),

@@ -544,7 +544,17 @@ static bool set_screen(options *o, const char *arg)
 
 static void print_help(const char *arg);  /* after the table, which it hands to help.c */
 static void print_version(const char *arg) { (void)arg; puts("attnstep " ATTNSTEP_VERSION); }
-static void print_template(const char *arg) { (void)arg; fputs(template_lesson, stdout); }
+/* Line by line: a write that fails leaves the lines after it buffered, so that close_stdout's
+ * second flush can say why (one fputs longer than stdio's buffer would leave nothing to flush). */
+static void print_template(const char *arg)
+{
+    (void)arg;
+    for (const char *line = template_lesson; *line;) {
+        size_t length = strcspn(line, "\n") + (line[strcspn(line, "\n")] == '\n');
+        fwrite(line, 1, length, stdout);
+        line += length;
+    }
+}
 
 /* ---- the one table of options ---- */
 

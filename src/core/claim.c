@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "claim.h"
+#include "cost.h"
 #include "number.h"
+#include "spelling.h"
 
 /* "=" holds when the two sides agree to this much, relative to the larger (sums in another
  * order differ in the last bits; a number written in decimal is not exact in binary). */
@@ -131,12 +133,233 @@ static const char *parse_cell(const trace *t, const char *p, const char *extra, 
     return end;
 }
 
+/* ---- counts of the layer ---- */
+
+static const char *const count_words[] = {
+    [COUNT_MULTIPLICATIONS] = "multiplications", [COUNT_ADDITIONS] = "additions",
+    [COUNT_DIVISIONS] = "divisions", [COUNT_EXPONENTIALS] = "exponentials",
+    [COUNT_BYTES] = "bytes", [COUNT_PARAMETERS] = "parameters",
+};
+
+static bool name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The count word at p (followed by a character no name has): which, and the text after it. */
+static const char *parse_count_word(const char *p, claim_count_kind *kind)
+{
+    for (size_t k = 0; k < sizeof count_words / sizeof count_words[0]; k++) {
+        size_t length = strlen(count_words[k]);
+        if (strncmp(p, count_words[k], length) == 0 && !name_char(p[length])) {
+            *kind = (claim_count_kind)k;
+            return p + length;
+        }
+    }
+    return NULL;
+}
+
+/* The name at p (letters, digits, '_') into name; the text after it. */
+static const char *scan_name(const char *p, char *name, size_t size)
+{
+    const char *end = p;
+    while (name_char(*end))
+        end++;
+    copy_span(p, end, name, size);
+    return end;
+}
+
+static bool find_counted_stage(const trace *t, const char *name, claim_count *out,
+                               char *error, size_t size)
+{
+    if (strcmp(name, "total") == 0) {
+        out->what = CLAIM_COUNT_TOTAL;
+        return true;
+    }
+    stage_id stage = trace_find_stage(t->in, name);
+    if (stage == STAGE_COUNT) {
+        trace_stage_unknown(t, name, error, size);
+        return false;
+    }
+    if (!trace_has_stage(t, stage)) {
+        trace_stage_absent(stage, trace_stage_missing(t, stage), error, size);
+        return false;
+    }
+    out->what = (int)stage;
+    return true;
+}
+
+/* Why name is no parameter of t: a parameter it lacks, or a name that is none (with the
+ * nearest one t has); then the ones it has. */
+static bool refuse_parameter(const trace *t, const char *name, char *error, size_t size)
+{
+    const char *names[PARAM_COUNT];
+    int count = 0;
+    bool known = false;
+    for (int p = 0; p < PARAM_COUNT; p++) {
+        known |= strcmp(param_get((param_id)p)->name, name) == 0;
+        if (trace_param(t, (param_id)p))
+            names[count++] = param_get((param_id)p)->name;
+    }
+    const char *nearest = known ? NULL : spelling_nearest(name, names, count);
+    size_t used = (size_t)snprintf(error, size, known ? "this lesson has no %s" :
+                                   "'%s' is not a parameter", name);
+    if (nearest && used < size)
+        used += (size_t)snprintf(error + used, size - used, "; did you mean '%s'?", nearest);
+    if (used < size)
+        used += (size_t)snprintf(error + used, size - used, " (its parameters:");
+    for (int i = 0; i < count && used < size; i++)
+        used += (size_t)snprintf(error + used, size - used, " %s", names[i]);
+    if (used < size)
+        snprintf(error + used, size - used, ")");
+    return false;
+}
+
+static bool find_parameter(const trace *t, const char *name, claim_count *out, char *error,
+                           size_t size)
+{
+    for (int p = 0; p < PARAM_COUNT; p++)
+        if (trace_param(t, (param_id)p) && strcmp(param_get((param_id)p)->name, name) == 0) {
+            out->what = p;
+            return true;
+        }
+    return refuse_parameter(t, name, error, size);
+}
+
+/* Why the layer of t cannot be counted at n tokens, written as digits (length bytes). */
+static void refuse_length(const trace *t, cost_at_verdict verdict, int n, const char *digits,
+                          size_t length, char *error, size_t size)
+{
+    switch (verdict) {
+    case COST_AT_OUT_OF_RANGE:
+        fail(error, size, "'at %.*s' is out of range: count a sentence of 1 to %d tokens",
+             (int)(length > 24 ? 24 : length), digits, COST_LONGEST);
+        break;
+    case COST_AT_SOURCE:
+        fail(error, size, "'at %d' counts self-attention over %d tokens, but this lesson has a "
+             "source", n, n);
+        break;
+    case COST_AT_OWN_MASK:
+        fail(error, size, "'at %d' needs a mask that is a rule (none, causal or a window): this "
+             "lesson's own mask has cells for its %d tokens only", n, t->n);
+        break;
+    case COST_AT_OK:
+        break;
+    }
+}
+
+/* " at N" after a count, if written: the sentence's tokens, checked against the lesson. */
+static const char *parse_count_length(const trace *t, const char *p, claim_count *out,
+                                      char *error, size_t size)
+{
+    out->n = t->n;
+    const char *at = skip_spaces(p);
+    if (strncmp(at, "at", 2) != 0 || name_char(at[2]))
+        return p;
+    const char *digits = skip_spaces(at + 2), *end = digits;
+    long n = 0;
+    for (; *end >= '0' && *end <= '9'; end++)
+        n = n > COST_LONGEST ? n : n * 10 + (*end - '0');   /* past the limit is past it */
+    if (end == digits || name_char(*end) || *end == '.') {
+        fail(error, size, "'at' takes a whole number of tokens, as in 'at 1024'");
+        return NULL;
+    }
+    if (out->kind == COUNT_PARAMETERS) {
+        fail(error, size, "the parameters do not depend on the sentence's length: leave out "
+             "'at %.*s'", (int)(end - digits), digits);
+        return NULL;
+    }
+    out->n = n > COST_LONGEST ? COST_LONGEST + 1 : (int)n;
+    cost_at_verdict verdict = cost_at_check(t, out->n);
+    if (verdict == COST_AT_OK)
+        return end;
+    refuse_length(t, verdict, out->n, digits, (size_t)(end - digits), error, size);
+    return NULL;
+}
+
+/* A count at p: WORD STAGE [at N], or parameters [NAME]. NULL when p holds no count word;
+ * *bad is then false, else true with why in error. */
+static const char *parse_count(const trace *t, const char *p, claim_count *out, bool *bad,
+                               char *error, size_t size)
+{
+    *bad = false;
+    *out = (claim_count){ 0 };
+    const char *end = parse_count_word(p, &out->kind);
+    if (!end)
+        return NULL;
+    *bad = true;
+    char name[64];
+    const char *after = scan_name(skip_spaces(end), name, sizeof name);
+    if (out->kind == COUNT_PARAMETERS) {
+        out->what = CLAIM_COUNT_TOTAL;
+        if (name[0] && strcmp(name, "at") != 0) {
+            if (!find_parameter(t, name, out, error, size))
+                return NULL;
+            end = after;
+        }
+    } else {
+        if (!name[0] || strcmp(name, "at") == 0) {
+            fail(error, size, "write %s STAGE, or %s total, optionally 'at N' tokens",
+                 count_words[out->kind], count_words[out->kind]);
+            return NULL;
+        }
+        if (!find_counted_stage(t, name, out, error, size))
+            return NULL;
+        end = after;
+    }
+    end = parse_count_length(t, end, out, error, size);
+    if (end)
+        *bad = false;
+    return end;
+}
+
+static unsigned long long count_field(const cost_counts *counts, claim_count_kind kind)
+{
+    switch (kind) {
+    case COUNT_MULTIPLICATIONS: return counts->multiplications;
+    case COUNT_ADDITIONS: return counts->additions;
+    case COUNT_DIVISIONS: return counts->divisions;
+    case COUNT_EXPONENTIALS: return counts->exponentials;
+    case COUNT_BYTES: return counts->bytes;
+    case COUNT_PARAMETERS: break;
+    }
+    assert(0 && "parameters are not counted by a stage");
+    return 0;
+}
+
+unsigned long long claim_count_value(const trace *t, const claim_count *count)
+{
+    unsigned long long sum = 0;
+    int first = count->what == CLAIM_COUNT_TOTAL ? 0 : count->what;
+    if (count->kind == COUNT_PARAMETERS) {
+        int end = count->what == CLAIM_COUNT_TOTAL ? PARAM_COUNT : first + 1;
+        for (int p = first; p < end; p++)
+            sum += cost_parameter_count(t, (param_id)p);
+        return sum;
+    }
+    int end = count->what == CLAIM_COUNT_TOTAL ? STAGE_COUNT : first + 1;
+    for (int s = first; s < end; s++) {
+        if (!trace_has_stage(t, (stage_id)s))
+            continue;
+        cost_counts counts;
+        cost_stage_at(t, count->n, (stage_id)s, &counts);
+        sum += count_field(&counts, count->kind);
+    }
+    return sum;
+}
+
 static const char *parse_operand(const trace *t, const char *p, int head, claim_operand *out,
                                  char *error, size_t size)
 {
     p = skip_spaces(p);
     *out = (claim_operand){ 0 };
-    const char *end = parse_number(p, &out->number, &out->decimals);
+    bool bad;
+    const char *end = parse_count(t, p, &out->count, &bad, error, size);
+    if (bad)
+        return NULL;
+    out->is_count = end != NULL;
+    if (!end)
+        end = parse_number(p, &out->number, &out->decimals);
     if (!end) {
         out->is_cell = true;
         end = parse_cell(t, p, "", head, &out->cell, error, size);
@@ -248,6 +471,12 @@ static bool parse_tolerance(const char *p, claim *out, char *error, size_t size)
     return true;
 }
 
+/* A side read from the trace (a cell or a count), not written as a number. */
+static bool measured(const claim_operand *o)
+{
+    return o->is_cell || o->is_count;
+}
+
 bool claim_parse(const trace *t, const char *text, int head, claim *out, char *error,
                  size_t error_size)
 {
@@ -265,12 +494,13 @@ bool claim_parse(const trace *t, const char *text, int head, claim *out, char *e
     p = parse_operand(t, p, head, &out->right, error, error_size);
     if (!p || !parse_tolerance(p, out, error, error_size))
         return false;
-    if (!out->left.is_cell && !out->right.is_cell)
-        return fail(error, error_size, "a claim compares at least one cell");
+    if (!measured(&out->left) && !measured(&out->right))
+        return fail(error, error_size, "a claim compares at least one cell or count");
     if (out->tolerance < 0 && out->op == CLAIM_ABOUT) {
-        const claim_operand *number = out->left.is_cell ? &out->right : &out->left;
-        if (number->is_cell)
-            return fail(error, error_size, "≈ between two cells needs its tolerance: ± T");
+        const claim_operand *number = measured(&out->left) ? &out->right : &out->left;
+        if (measured(number))
+            return fail(error, error_size, "≈ between two cells or counts needs its tolerance: "
+                        "± T");
         out->tolerance = implied_tolerance(number);
     }
     return true;
@@ -280,6 +510,8 @@ bool claim_parse(const trace *t, const char *text, int head, claim *out, char *e
 
 static double operand_value(const trace *t, const claim_operand *o)
 {
+    if (o->is_count)
+        return (double)claim_count_value(t, &o->count);  /* exact below 2^53 */
     return o->is_cell ? trace_value(t, o->cell.stage, o->cell.head, o->cell.row, o->cell.col)
                       : o->number;
 }
@@ -357,15 +589,19 @@ bool claim_holds(const trace *t, const claim *c, char *detail, size_t detail_siz
     if (c->kind != CLAIM_COMPARE)
         return extreme_holds(t, c, detail, detail_size);
     double a = operand_value(t, &c->left), b = operand_value(t, &c->right);
-    if (compare(c->op, a, b, c->tolerance))
+    bool whole = (c->left.is_count || c->right.is_count) && c->op == CLAIM_EQUAL;
+    if (whole ? a == b : compare(c->op, a, b, c->tolerance))  /* a count is exact */
         return true;
     size_t used = 0;
     const claim_operand *sides[] = { &c->left, &c->right };
     for (int i = 0; i < 2 && used < detail_size; i++) {
-        if (!sides[i]->is_cell)
+        if (!measured(sides[i]))
             continue;
         char number[NUMBER_MAX];
-        write_number(operand_value(t, sides[i]), message_precision(c), number, sizeof number);
+        if (sides[i]->is_count)
+            number_write_count(claim_count_value(t, &sides[i]->count), number, sizeof number);
+        else
+            write_number(operand_value(t, sides[i]), message_precision(c), number, sizeof number);
         used += (size_t)snprintf(detail + used, detail_size - used, "%s%s is %s",
                                  used ? ", " : "", sides[i]->text, number);
     }
@@ -397,7 +633,9 @@ static void put_bytes(builder *b, const char *text, size_t length)
 /* One placeholder's inside (without its braces), read: a cell and how to write its value, or
  * (kind CLAIM_ARGMAX / CLAIM_ARGMIN) a row whose extreme column's label to write. */
 typedef struct {
-    claim_kind kind;       /* CLAIM_COMPARE for a cell's value */
+    claim_kind kind;       /* CLAIM_COMPARE for a cell's value or a count */
+    bool is_count;
+    claim_count count;
     trace_cell cell;       /* for a row, its col is 0 */
     number_format format;
 } placeholder;
@@ -407,6 +645,19 @@ static bool parse_placeholder(const trace *t, const char *inside, int head, plac
 {
     out->kind = CLAIM_COMPARE;
     out->format = (number_format){ NUMBER_SHORT, CLAIM_TEXT_PRECISION, 0, false };
+    bool bad;
+    const char *counted = parse_count(t, skip_spaces(inside), &out->count, &bad, error,
+                                      error_size);
+    out->is_count = counted != NULL;
+    if (bad)
+        return false;
+    if (counted && *skip_spaces(counted) == ':')
+        return fail(error, error_size, "a count is a whole number: leave out '%s'",
+                    skip_spaces(counted));
+    if (counted && *skip_spaces(counted) != '\0')
+        return fail(error, error_size, "unexpected '%s' after the count", skip_spaces(counted));
+    if (counted)
+        return true;
     const char *p = parse_extreme_word(inside, &out->kind);
     if (p) {
         const char *end = parse_cell(t, skip_spaces(p), ",0", head, &out->cell, error,
@@ -437,6 +688,10 @@ static bool parse_placeholder(const trace *t, const char *inside, int head, plac
 static void render_one(const trace *t, const placeholder *ph, char *value, size_t size)
 {
     const trace_cell *c = &ph->cell;
+    if (ph->is_count) {
+        number_write_count(claim_count_value(t, &ph->count), value, size);
+        return;
+    }
     if (ph->kind == CLAIM_COMPARE) {
         number_write(trace_value(t, c->stage, c->head, c->row, c->col), &ph->format, value, size);
         return;
@@ -525,8 +780,8 @@ bool claim_text_names(const trace *t, const char *text, int head, const trace_ce
         if (text[open + length - 1] != '}')
             break;
         placeholder_inside(text, open, length, inside, sizeof inside);
-        if (!parse_placeholder(t, inside, head, &ph, why, sizeof why))
-            continue;
+        if (!parse_placeholder(t, inside, head, &ph, why, sizeof why) || ph.is_count)
+            continue;   /* a count is the layer's, no cell's value */
         const trace_cell *c = &ph.cell;
         bool same_row = c->stage == cell->stage && c->head == cell->head && c->row == cell->row;
         if (same_row && (ph.kind == CLAIM_COMPARE ? c->col == cell->col : row))

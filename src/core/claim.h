@@ -18,9 +18,31 @@
 typedef enum { CLAIM_LESS, CLAIM_LESS_EQUAL, CLAIM_GREATER, CLAIM_GREATER_EQUAL, CLAIM_EQUAL,
                CLAIM_ABOUT } claim_op;
 
-/* One side of a comparison: a cell of the trace, or a number as written. */
+/* A count of the layer, read from the node table's cost operations (cost.h), never a timing:
+ * "multiplications scores at 1024" (every head of scores over a sentence of 1024 tokens; without
+ * "at N" the lesson's own), "additions total" (every stage), "bytes weights" (what the trace
+ * holds of it, as --stats's "held"), "parameters" (every parameter the lesson gives),
+ * "parameters W_Q". */
+typedef enum { COUNT_MULTIPLICATIONS, COUNT_ADDITIONS, COUNT_DIVISIONS, COUNT_EXPONENTIALS,
+               COUNT_BYTES, COUNT_PARAMETERS } claim_count_kind;
+
+#define CLAIM_COUNT_TOTAL (-1)   /* claim_count.what: every stage, or every parameter */
+
+typedef struct {
+    claim_count_kind kind;
+    int what;    /* a stage_id, a param_id for COUNT_PARAMETERS, or CLAIM_COUNT_TOTAL */
+    int n;       /* the sentence's tokens it counts over */
+} claim_count;
+
+/* The value of a count in t (claim_parse or claim_render read it). */
+unsigned long long claim_count_value(const trace *t, const claim_count *count);
+
+/* One side of a comparison: a cell of the trace, a count of the layer, or a number as
+ * written. */
 typedef struct {
     bool is_cell;
+    bool is_count;
+    claim_count count;
     trace_cell cell;
     double number;
     int decimals;        /* decimals the number was written with */
@@ -39,7 +61,9 @@ typedef struct {
 } claim;
 
 /* Parses one claim:
- *   CELL OP VALUE, VALUE OP CELL or CELL OP CELL, with OP one of < <= > >= = ≈ ~
+ *   CELL OP VALUE, VALUE OP CELL or CELL OP CELL, with OP one of < <= > >= = ≈ ~ (a COUNT may
+ *     stand for a CELL: "multiplications scores at 512 = multiplications Q at 512"; = between
+ *     counts, or a count and a number, holds when they are the same whole number)
  *     (≈ and ~ hold within half a unit of the last decimal written, or "± T" / "+- T";
  *      = and == hold when the two sides agree to 12 significant digits: "weights[a,b] = 0"
  *      means exactly 0, not "rounds to 0");
@@ -72,6 +96,9 @@ bool claim_placeholder_find(const char *text, size_t from, size_t *open, size_t 
 /* Writes text with its placeholders replaced by live numbers:
  *   {CELL}     the cell's value, CLAIM_TEXT_PRECISION decimals, trailing zeros trimmed;
  *   {CELL:N}   with exactly N decimals (0 … 17);
+ *   {COUNT}    a count, whole, its digits grouped ("536,870,912"): WORD STAGE [at N], WORD one of
+ *              multiplications additions divisions exponentials bytes, STAGE a stage of the lesson or
+ *              total, N from 1 to COST_LONGEST; or parameters [NAME];
  *   {argmax ROW}, {argmin ROW}  the label of the row's largest or smallest column;
  *   {{         a literal '{'.
  * CELL and ROW as in claim_parse, head the default head. Returns the length it wanted (as

@@ -1,6 +1,7 @@
-/* What --stats asks of the node table's cost operations (which live with their families in
- * ops/): a stage's counts and bytes (cost_stage) and one run of its forward (cost_run); and the
- * counting helpers those operations share. */
+/* What --stats and the lessons' counts ask of the node table's cost operations (which live with
+ * their families in ops/): a stage's counts and bytes (cost_stage), the same over another length
+ * of sentence (cost_stage_at), the parameters' numbers, one run of a stage's forward (cost_run);
+ * and the counting helpers those operations share. */
 #include <assert.h>
 #include "ops/ops.h"
 
@@ -22,8 +23,7 @@ tally ops_visible_cells(const trace *t, stage_id stage)
 {
     tally visible = 0;
     for (int i = 0; i < t->n; i++)
-        for (int j = 0; j < t->m; j++)
-            visible += !trace_is_hidden(t, i, j);
+        visible += (tally)trace_visible_keys(t, i);
     return ops_cost_heads(t, stage) * visible;
 }
 
@@ -51,6 +51,35 @@ void cost_stage(const trace *t, stage_id stage, cost_counts *counts)
         counts->bytes += trace_positional_bytes(t);
     if (stage_get(stage)->flags & STAGE_HIDES)  /* what the mask hides by: the window's cells */
         counts->bytes += trace_mask_bytes(t);
+}
+
+cost_at_verdict cost_at_check(const trace *t, int n)
+{
+    if (n < 1 || n > COST_LONGEST)
+        return COST_AT_OUT_OF_RANGE;
+    if (n != t->n && t->in->source)
+        return COST_AT_SOURCE;
+    if (n != t->n && t->in->mask == MASK_EXPLICIT)
+        return COST_AT_OWN_MASK;
+    return COST_AT_OK;
+}
+
+void cost_stage_at(const trace *t, int n, stage_id stage, cost_counts *counts)
+{
+    assert(cost_at_check(t, n) == COST_AT_OK);
+    attention_input longer = *t->in;
+    longer.n_tokens = n;
+    trace shape = trace_shape(&longer);  /* reads longer, which lives until the counts are in */
+    cost_stage(&shape, stage, counts);
+}
+
+unsigned long long cost_parameter_count(const trace *t, param_id p)
+{
+    const param_info *info = param_get(p);
+    if (!trace_param(t, p))
+        return 0;
+    return (unsigned long long)trace_axis_length(t, info->rows)
+         * (unsigned long long)trace_axis_length(t, info->cols);
 }
 
 size_t cost_scratch_doubles(const trace *t)

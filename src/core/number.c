@@ -77,3 +77,16 @@ int number_write(double x, const number_format *f, char *buffer, size_t size)
         write_exponent(x, decimals, trim, text, sizeof text);
     return snprintf(buffer, size, "%s", text);
 }
+
+int number_write_count(unsigned long long count, char *buffer, size_t size)
+{
+    char digits[32], text[NUMBER_MAX];
+    int length = snprintf(digits, sizeof digits, "%llu", count), at = 0;
+    for (int i = 0; i < length; i++) {
+        if (i > 0 && (length - i) % 3 == 0)
+            text[at++] = ',';
+        text[at++] = digits[i];
+    }
+    text[at] = '\0';
+    return snprintf(buffer, size, "%s", text);
+}

@@ -34,6 +34,11 @@ typedef struct {
  * NUMBER_MAX - 1 bytes. */
 int number_write(double x, const number_format *f, char *buffer, size_t size);
 
+/* Writes a count (of operations, of parameters) whole, its digits grouped by three with commas,
+ * "8,388,608", so it can be checked by hand and never reads as a decimal. Returns the length it
+ * wanted, as snprintf. */
+int number_write_count(unsigned long long count, char *buffer, size_t size);
+
 /* Columns the number takes on screen: its length, with "−" and "∞" one column each. */
 int number_columns(const char *number);
 

@@ -27,8 +27,8 @@ static int source_count(const attention_input *in)
     return in->source ? in->n_source : in->n_tokens;
 }
 
-/* A trace with the sizes of in and no memory: enough to read the table's shapes. */
-static trace shape_of(const attention_input *in)
+/* A trace of in's sizes and no memory (trace.h). */
+trace trace_shape(const attention_input *in)
 {
     int heads = in->heads > 0 ? in->heads : 1;
     return (trace){ .in = in, .n = in->n_tokens, .m = source_count(in), .d_model = in->d_model,
@@ -57,7 +57,7 @@ static int heads_of(const trace *t, stage_id stage)
 
 int trace_input_axis_length(const attention_input *in, stage_axis axis)
 {
-    trace shape = shape_of(in);
+    trace shape = trace_shape(in);
     return trace_axis_length(&shape, axis);
 }
 
@@ -198,7 +198,7 @@ static size_t trace_doubles(const trace *t)
 
 size_t trace_bytes_needed(const attention_input *in)
 {
-    trace shape = shape_of(in);
+    trace shape = trace_shape(in);
     size_t doubles = trace_doubles(&shape), mask = trace_mask_bytes(&shape);
     if (doubles == SIZE_MAX || doubles > SIZE_MAX / sizeof(double)
         || mask > SIZE_MAX - doubles * sizeof(double))
@@ -511,7 +511,7 @@ trace_status trace_prepare(const attention_input *in, trace *out, trace_failure 
             *failure = (trace_failure){ TRACE_ERROR_TOO_LARGE, STAGE_COUNT, -1, -1, -1, bytes };
         return TRACE_ERROR_TOO_LARGE;
     }
-    *out = shape_of(in);
+    *out = trace_shape(in);
     assert(out->heads >= 1 && out->d_k * out->heads == out->d_model);
     if ((status = check_mask_rows(out, failure)) != TRACE_OK)
         return fail(out, status, failure);
@@ -649,10 +649,9 @@ static void mark_reach(const trace *t, stage_id s, const trace_change *changes, 
             any |= reads_change(t, in, changes, count, columns, mine);
             continue;
         }
-        int node = in->instead >= 0 && trace_has_stage(t, (stage_id)in->instead) ? in->instead
-                                                                                  : in->id;
+        stage_id node = node_read(t, in);
         const bool *theirs = reach + (size_t)node * heads;
-        bool from_heads = local && head_local((stage_id)node);
+        bool from_heads = local && head_local(node);
         bool theirs_any = false;
         for (size_t h = 0; h < heads; h++) {
             theirs_any |= theirs[h];
@@ -734,7 +733,7 @@ bool trace_presence_met(const attention_input *in, stage_presence presence)
 
 stage_id trace_find_stage(const attention_input *in, const char *name)
 {
-    trace shape = shape_of(in);
+    trace shape = trace_shape(in);
     for (int s = 0; s < STAGE_COUNT; s++)
         if (strcmp(stage_get((stage_id)s)->name, name) == 0 && trace_has_stage(&shape, (stage_id)s))
             return (stage_id)s;

@@ -145,6 +145,11 @@ typedef struct {
 /* The message for a status, e.g. "the trace would need more memory than allowed". */
 const char *trace_status_message(trace_status status);
 
+/* A trace with the sizes of in and no memory (no block, no positional table): enough for the
+ * node table's shapes and cost operations, which read sizes and the mask's rule, never a
+ * number (cost_stage_at counts a lesson's layer at another length with one). */
+trace trace_shape(const attention_input *in);
+
 /* Bytes the trace of in would hold (its blocks and positional table, and a window mask's
  * visible cells), or SIZE_MAX when that does not fit in size_t. */
 size_t trace_bytes_needed(const attention_input *in);
@@ -300,12 +305,17 @@ const char *trace_mask_name(mask_kind mask);
 bool trace_is_hidden(const trace *t, int row, int col);
 
 /* Dropout's draw for cell (row, col) of head (ops/dropout.c): the uniforms of xoshiro256**
- * seeded by splitmix64 (random.h, as `random:` matrices are drawn) with dropout_seed + 2^32 · r, r =
- * (head − 1) · n + row the row's number counted head after head (modulo 2^64), one a key in
+ * seeded by splitmix64 (random.h, as `random:` matrices are drawn) with dropout_seed + 2^32 · r,
+ * r = (head − 1) · n + row the row's number counted head after head (modulo 2^64), one a key in
  * order; the cell is kept when its draw is ≥ p. trace_dropout_keeps is that test; t must have
  * dropout. */
 double trace_dropout_draw(const trace *t, int head, int row, int col);
 bool trace_dropout_keeps(const trace *t, int head, int row, int col);
+
+/* How many keys query row sees: the count of cells trace_is_hidden leaves, counted from the
+ * rule itself for none, causal and a window (so counting a layer at 4096 tokens costs no
+ * 4096² loop). */
+int trace_visible_keys(const trace *t, int row);
 
 /* Label of row or column index i along an axis: a token, or the dimension number as text.
  * Dimension labels are written into buffer; token labels point into the input. */

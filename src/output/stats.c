@@ -8,6 +8,7 @@
 #include <time.h>
 #include "cost.h"
 #include "decode.h"
+#include "number.h"
 #include "random.h"
 #include "stats.h"
 #include "text.h"
@@ -200,14 +201,7 @@ static void format_count(tally value, char *buffer, size_t size)
         snprintf(buffer, size, "%.1f M", (double)value * 1e-6);
         return;
     }
-    char digits[32];
-    int length = snprintf(digits, sizeof digits, "%llu", value), at = 0;
-    for (int i = 0; i < length && (size_t)at + 2 < size; i++) {
-        if (i > 0 && (length - i) % 3 == 0)
-            buffer[at++] = ',';
-        buffer[at++] = digits[i];
-    }
-    buffer[at] = '\0';
+    number_write_count(value, buffer, size);
 }
 
 /* Prints text in a field of width columns, left- or right-aligned, with at least one space on
@@ -272,15 +266,6 @@ static void print_kv_cache(FILE *out, const trace *t)
         fprintf(out, " (full multi-head attention).\n");
 }
 
-unsigned long long stats_parameter_count(const trace *t, param_id p)
-{
-    const param_info *info = param_get(p);
-    if (!trace_param(t, p))
-        return 0;
-    return (unsigned long long)trace_axis_length(t, info->rows)
-         * (unsigned long long)trace_axis_length(t, info->cols);
-}
-
 /* "  W_K    4×2            8": a name, a shape and a count in columns. */
 static void print_parameter_line(FILE *out, const char *name, const char *shape,
                                  const char *count)
@@ -301,7 +286,7 @@ static void print_parameters(FILE *out, const trace *t)
     char count[32];
     fprintf(out, "\nParameters of the layer (what training learns):\n");
     for (int p = 0; p < PARAM_COUNT; p++) {
-        unsigned long long n = stats_parameter_count(t, (param_id)p);
+        unsigned long long n = cost_parameter_count(t, (param_id)p);
         if (n == 0)
             continue;
         const param_info *info = param_get((param_id)p);

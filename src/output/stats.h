@@ -40,10 +40,6 @@ bool stats_count(const trace *t, stats_table *table);
 bool stats_time(const trace *t, const trace_options *options, double min_seconds,
                 stats_table *table);
 
-/* The numbers parameter p of t holds (0 when the lesson has none): its rows × columns by the
- * parameter table's axes, what training learns of it. */
-unsigned long long stats_parameter_count(const trace *t, param_id p);
-
 /* The process's peak resident memory so far, in bytes (getrusage's ru_maxrss). */
 size_t stats_peak_memory(void);
 

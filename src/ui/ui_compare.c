@@ -15,7 +15,6 @@
 #include "ui_text.h"
 #include "ui_util.h"
 
-#define TEXT_MAX 4096
 /* Panes side by side from this many columns (two of 50, room for a 5×5 matrix at 4 decimals
  * with its labels), unless a matrix shows whole only stacked; narrower, they are stacked,
  * which needs this many rows for two matrices of a few rows each with the explanation, the
@@ -470,7 +469,7 @@ static void draw_narration(compare_screen *cs, int y, int height, const char *te
 static void draw(ui_screen *s, const ui_style *run_style)
 {
     compare_screen *cs = compare_of(s);
-    static char explanation[TEXT_MAX], narration[TEXT_MAX];
+    char explanation[UI_TEXT_MAX], narration[UI_TEXT_MAX];
     char difference[512];
     ui_style mine = ui_display_style(&cs->d, run_style);   /* + - c change both panes */
     const ui_style *st = &mine;

@@ -48,6 +48,9 @@ static const ui_binding bindings[] = {
     {UI_ACT_MOVE, UI_IN_LESSON | UI_IN_PICKER,
      {UI_KEY(KEY_LEFT), UI_KEY(KEY_DOWN), UI_KEY(KEY_UP), UI_KEY(KEY_RIGHT), 'h', 'j', 'k', 'l'},
      "move", "select a cell: left, down, up, right (in the picker, a lesson)", 4},
+    /* across a matrix of 512 columns (lessons/real_size.yaml) in screenfuls, not 511 moves */
+    {UI_ACT_PAGE, UI_IN_LESSON, {UI_KEY(KEY_SLEFT), UI_KEY(KEY_SRIGHT)}, NULL,
+     "a screenful of columns left or right: as many as the matrix shows", 0},
     {UI_ACT_FIRST, UI_IN_LESSON | QUESTION, {'g', UI_KEY(KEY_HOME)}, NULL, "first step", 0},
     {UI_ACT_LAST, UI_IN_LESSON | QUESTION, {'G', UI_KEY(KEY_END)}, NULL, "last step", 0},
     {UI_ACT_HEAD_NEXT, UI_IN_LESSON, {'\t'}, "head", "next head", 0},
@@ -175,6 +178,8 @@ static const struct { int key; const char *script, *label, *ascii; } key_names[]
     {UI_KEY(KEY_DOWN), "down", "\xe2\x86\x93", "Down"},
     {UI_KEY(KEY_LEFT), "left", "\xe2\x86\x90", "Left"},
     {UI_KEY(KEY_RIGHT), "right", "\xe2\x86\x92", "Right"},
+    {UI_KEY(KEY_SLEFT), "sleft", "Shift-\xe2\x86\x90", "Shift-Left"},
+    {UI_KEY(KEY_SRIGHT), "sright", "Shift-\xe2\x86\x92", "Shift-Right"},
     {UI_KEY(KEY_NPAGE), "pgdn", "PgDn", "PgDn"},
     {UI_KEY(KEY_PPAGE), "pgup", "PgUp", "PgUp"},
     {UI_KEY(KEY_HOME), "home", "Home", "Home"},

@@ -13,7 +13,7 @@ typedef enum {
     UI_ACT_QUIT, UI_ACT_HELP, UI_ACT_REDRAW,
     UI_ACT_NEXT, UI_ACT_PREV, UI_ACT_FIRST, UI_ACT_LAST,
     UI_ACT_HEAD_NEXT, UI_ACT_HEAD_PREV, UI_ACT_HEAD_NUMBER,
-    UI_ACT_MOVE,
+    UI_ACT_MOVE, UI_ACT_PAGE,
     UI_ACT_STEP_IN, UI_ACT_STEP_OUT, UI_ACT_HEATMAP, UI_ACT_SUM,
     UI_ACT_STAGE_NEXT, UI_ACT_STAGE_PREV,
     UI_ACT_PAIR,                /* the stage shown beside this one (its row's `beside`) */
@@ -38,7 +38,7 @@ typedef enum {
     UI_ACT_COUNT
 } ui_action;
 
-/* Directions of UI_ACT_MOVE: the index of its key, modulo 4. */
+/* Directions of UI_ACT_MOVE: the index of its key, modulo 4 (UI_ACT_PAGE: 0 left, 1 right). */
 enum { UI_DIR_LEFT, UI_DIR_DOWN, UI_DIR_UP, UI_DIR_RIGHT };
 
 /* Where a binding applies: a lesson, the picker, or a question waiting for its answer (one of

@@ -15,7 +15,6 @@
 #include "ui_text.h"
 #include "ui_util.h"
 
-#define TEXT_MAX 4096
 
 /* The stage list as drawn, so that a click on a line opens its stage and head. */
 typedef struct {
@@ -234,7 +233,7 @@ static int list_lines(const ui_view *v, const ui_style *st, list_line *out, int 
 static void draw_stage_list(const ui_view *v, const regions *r, const ui_style *st,
                             stage_list *list)
 {
-    static list_line lines[STAGE_COUNT + 256];
+    list_line lines[STAGE_COUNT + 256];
     int n = list_lines(v, st, lines, UI_COUNT(lines)), current = 0;
     for (int i = 0; i < n; i++)   /* the current head's line when there is one */
         if (lines[i].current) current = i;
@@ -327,7 +326,7 @@ static void with_notices(const lesson_screen *ls, char *text, size_t size)
 {
     const char *error = ls->v.reload_error, *notices = ls->show_notices ? ls->o->notices : NULL;
     if (!error[0] && !notices) return;
-    static char narration[TEXT_MAX];
+    char narration[UI_TEXT_MAX];
     snprintf(narration, sizeof narration, "%s", text);
     text[0] = '\0';   /* longer than the pane holds: the narration's end is what goes */
     ui_text_append(text, size, "%s%s%s\n\n%s", error, error[0] && notices ? "\n" : "",
@@ -372,7 +371,7 @@ static void draw(ui_screen *s, const ui_style *run_style)
     lesson_screen *ls = lesson_of(s);
     ui_view *v = &ls->v;
     show_train_step(ls);
-    static char explanation[TEXT_MAX], full[TEXT_MAX], narration[TEXT_MAX];
+    char explanation[UI_TEXT_MAX], full[UI_TEXT_MAX], narration[UI_TEXT_MAX];
     ls->grid = (ui_matrix_grid){0};
     ls->list = (stage_list){0};
     erase();
@@ -484,7 +483,7 @@ static ui_screen *loss_curve_screen(lesson_screen *ls, const ui_style *st)
     if (train_compute(&l->input, &l->train, l->train.steps, &ls->o->compute, &run, NULL)
         != TRACE_OK)
         return NULL;
-    static char text[TEXT_MAX];
+    char text[UI_TEXT_MAX];
     ui_loss_curve(run.loss, run.steps + 1, shown_train_step(ls), COLS - 8, st->utf8, text,
                   sizeof text);
     train_free(&run);

@@ -10,7 +10,6 @@
 #include "ui_text.h"
 #include "ui_util.h"
 
-#define TEXT_MAX 4096
 
 /* Writes n wide characters at y, x in the current attributes, each spacing character with the
  * zero-width ones after it in one cell (setcchar): mvaddnwstr would give a mark or joiner after
@@ -63,10 +62,10 @@ int ui_number(double x, number_style style, int max_width, const ui_style *st, c
 int ui_field(int y, int x, int width, const char *text, const ui_style *st, unsigned attr,
              int pair, int align)
 {
-    wchar_t w[TEXT_MAX], line[TEXT_MAX];
+    wchar_t w[UI_TEXT_MAX], line[UI_TEXT_MAX];
     if (width <= 0) return 0;
-    if (width > TEXT_MAX / 2) width = TEXT_MAX / 2;
-    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    if (width > UI_TEXT_MAX / 2) width = UI_TEXT_MAX / 2;
+    size_t n = ui_text_widen(text, st->utf8, w, UI_TEXT_MAX);
     int used;
     size_t fit = ui_text_fit(w, n, width, &used);
     int pad = align == UI_RIGHT ? width - used : align == UI_CENTER ? (width - used) / 2 : 0;
@@ -82,9 +81,9 @@ int ui_field(int y, int x, int width, const char *text, const ui_style *st, unsi
 
 int ui_put(int y, int x, int width, const char *text, const ui_style *st, unsigned attr, int pair)
 {
-    wchar_t w[TEXT_MAX];
+    wchar_t w[UI_TEXT_MAX];
     if (width <= 0) return 0;
-    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    size_t n = ui_text_widen(text, st->utf8, w, UI_TEXT_MAX);
     int used;
     size_t fit = ui_text_fit(w, n, width, &used);
     attr_set((attr_t)attr, (short)pair, NULL);
@@ -96,8 +95,8 @@ int ui_put(int y, int x, int width, const char *text, const ui_style *st, unsign
 void ui_cut_text(const char *text, int width, const ui_style *st, char *out, size_t size)
 {
     if (ui_width(text, st) <= width) { snprintf(out, size, "%s", text); return; }
-    static wchar_t w[TEXT_MAX];
-    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    wchar_t w[UI_TEXT_MAX];
+    size_t n = ui_text_widen(text, st->utf8, w, UI_TEXT_MAX);
     size_t fit = ui_text_fit(w, n, width - 1, NULL);
     size_t used = 0;
     for (size_t i = 0; i < fit && used + MB_LEN_MAX + 4 < size; i++) {
@@ -143,18 +142,18 @@ void ui_shorten_text(const char *text, int width, const ui_style *st, char *out,
 
 int ui_width(const char *text, const ui_style *st)
 {
-    wchar_t w[TEXT_MAX];
-    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    wchar_t w[UI_TEXT_MAX];
+    size_t n = ui_text_widen(text, st->utf8, w, UI_TEXT_MAX);
     return ui_text_width(w, n);
 }
 
 void ui_put_wrapped(int y, int x, int width, int height, const char *text, const ui_style *st,
                     unsigned attr)
 {
-    static wchar_t w[TEXT_MAX];
+    wchar_t w[UI_TEXT_MAX];
     ui_span lines[64];
     if (width < 2 || height < 1) return;
-    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    size_t n = ui_text_widen(text, st->utf8, w, UI_TEXT_MAX);
     height = height > 64 ? 64 : height;
     int needed = ui_text_wrap(w, n, width, lines, height);
     for (int i = 0; i < height && i < needed; i++) {
@@ -172,10 +171,10 @@ void ui_put_wrapped(int y, int x, int width, int height, const char *text, const
 int ui_put_wrapped_from(int y, int x, int width, int height, int first, const char *text,
                         const ui_style *st, unsigned attr)
 {
-    static wchar_t w[TEXT_MAX];
-    static ui_span lines[TEXT_MAX / 2];
+    wchar_t w[UI_TEXT_MAX];
+    ui_span lines[UI_TEXT_MAX / 2];
     if (width < 1) return 0;
-    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    size_t n = ui_text_widen(text, st->utf8, w, UI_TEXT_MAX);
     int needed = ui_text_wrap(w, n, width, lines, UI_COUNT(lines));
     for (int i = 0; i < height && first + i < needed && first + i < UI_COUNT(lines); i++) {
         const ui_span *line = &lines[first + i];
@@ -189,8 +188,8 @@ int ui_put_wrapped_from(int y, int x, int width, int height, int first, const ch
 
 int ui_lines_needed(const char *text, int width, const ui_style *st)
 {
-    static wchar_t w[TEXT_MAX];
-    size_t n = ui_text_widen(text, st->utf8, w, TEXT_MAX);
+    wchar_t w[UI_TEXT_MAX];
+    size_t n = ui_text_widen(text, st->utf8, w, UI_TEXT_MAX);
     return ui_text_wrap(w, n, width, NULL, 0);
 }
 
@@ -296,7 +295,7 @@ void ui_draw_too_small(const ui_style *st)
     const char *times = st->utf8 ? "\xc3\x97" : "x";
     snprintf(text, sizeof text, "terminal too small: need at least %d%s%d (now %d%s%d)",
              UI_MIN_COLS, times, UI_MIN_ROWS, COLS, times, LINES);
-    static wchar_t w[256];
+    wchar_t w[256];
     ui_span lines[16];
     size_t n = ui_text_widen(text, st->utf8, w, 256);
     int count = ui_text_wrap(w, n, COLS, lines, 16), y0 = (LINES - count) / 2;

@@ -75,17 +75,39 @@ static const ui_screen_ops sum_ops = {
     .context = ui_screen_context_beneath, .key_kind = ui_scroller_key_kind, .close = close_screen,
 };
 
+/* Whether the separator at `at` is inside a bracket with no bracket of its own, as in
+ * "√(var + eps)": such a sum is one term, where "(exp(…) (= 1.0) + exp(…) …)", a sum whose
+ * terms have brackets, is cut term by term. */
+static bool in_plain_brackets(const char *text, const char *at)
+{
+    const char *before = at, *after = at;
+    while (before > text && before[-1] != '(' && before[-1] != ')') before--;
+    while (*after && *after != '(' && *after != ')') after++;
+    return before > text && before[-1] == '(' && *after == ')';
+}
+
+/* The next separator from `at`, or NULL; with `terms` one in plain brackets does not count. */
+static char *next_separator(const char *text, char *at, const char *separator, bool terms)
+{
+    for (; (at = strstr(at, separator)) != NULL; at += strlen(separator))
+        if (!terms || !in_plain_brackets(text, at)) return at;
+    return NULL;
+}
+
 /* Cuts p->text at every separator (a line begins after its first byte: " + " keeps the term's
  * "+", "\n" is dropped), recording where each line starts. */
-static bool cut_lines(sum_screen *p, const char *separator)
+static bool cut_lines(sum_screen *p, const char *separator, bool terms)
 {
     size_t step = strlen(separator);
     int count = 1;
-    for (const char *at = p->text; (at = strstr(at, separator)) != NULL; at += step) count++;
+    for (char *at = p->text; (at = next_separator(p->text, at, separator, terms)) != NULL;
+         at += step)
+        count++;
     p->lines = malloc((size_t)count * sizeof *p->lines);
     if (!p->lines) return false;
     p->lines[p->count++] = p->text;
-    for (char *at = p->text; (at = strstr(at, separator)) != NULL; at += step) {
+    for (char *at = p->text; (at = next_separator(p->text, at, separator, terms)) != NULL;
+         at += step) {
         *at = '\0';
         p->lines[p->count++] = at + 1;
     }
@@ -95,9 +117,10 @@ static bool cut_lines(sum_screen *p, const char *separator)
 /* A box of text with title, or NULL (text is freed) when out of memory. */
 static ui_screen *box_of(char *text, const char *separator, const char *title, const char *kind)
 {
+    bool terms = strcmp(separator, " + ") == 0;   /* a sum's terms: a bracketed sum is one */
     sum_screen *p = text ? calloc(1, sizeof *p) : NULL;
     if (p) p->text = text;
-    if (!p || !cut_lines(p, separator)) {
+    if (!p || !cut_lines(p, separator, terms)) {
         free(text);
         free(p);
         return NULL;

@@ -444,6 +444,16 @@ static void move(ui_view *v, int drow, int dcol)
     clamp_selection(v);
 }
 
+/* Moves the selection and the matrix's window together by the columns the window showed (at
+ * least one), so the next screenful comes into view with the selection at the same place in
+ * it: 0 left, 1 right. */
+static void page(ui_view *v, int direction)
+{
+    int dcol = (direction == 0 ? -1 : 1) * (v->page_cols > 1 ? v->page_cols : 1);
+    v->left += dcol;
+    move(v, 0, dcol);
+}
+
 /* Stepped in, next and previous walk the cells in reading order. */
 static void step_cell(ui_view *v, int delta)
 {
@@ -907,6 +917,7 @@ ui_view_outcome ui_view_apply(ui_view *v, ui_action action, int arg)
         move(v, rows[arg % 4], cols[arg % 4]);
         break;
     }
+    case UI_ACT_PAGE: page(v, arg % 2); break;
     case UI_ACT_STEP_IN:
         if (v->stepped_in) step_cell(v, 1);
         else {
@@ -932,6 +943,7 @@ const char *ui_view_key_kind(const ui_view *v, int key)
     int arg = 0;
     switch (ui_key_action(key, ui_view_context(v), &arg)) {
     case UI_ACT_MOVE: return moves[arg % 4];
+    case UI_ACT_PAGE: return moves[arg % 2 ? UI_DIR_RIGHT : UI_DIR_LEFT];
     case UI_ACT_NEXT: return v->stepped_in ? "cell-next" : "stage-next";
     case UI_ACT_PREV: return v->stepped_in ? "cell-prev" : "stage-prev";
     case UI_ACT_FIRST: return "first";
@@ -976,6 +988,7 @@ static int scroll_axis(int first, int selected, int visible, int total)
 void ui_view_scroll(ui_view *v, int visible_rows, int visible_cols)
 {
     int first_row = ui_view_first_row(v), first_col = ui_view_first_col(v);
+    v->page_cols = visible_cols;
     if (!ui_view_marks_selection(v)) {   /* scrolling to the selection would point at it */
         v->top = first_row;
         v->left = first_col;

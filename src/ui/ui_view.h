@@ -66,6 +66,8 @@ typedef struct {
     bool heat_weights;          /* weights on the sequential ramp (default on) */
     bool heat_signed;           /* other matrices on the diverging ramp (default off) */
     int top, left;              /* first visible row and column of the matrix */
+    int page_cols;              /* how many columns the matrix showed when last drawn
+                                   (ui_view_scroll): what a page move moves */
     char message[200];          /* a one-off remark for the status line, "" for none */
     int label_w[STAGE_AXIS_COUNT];  /* widest label of each axis, 0 until first drawn: the
                                    labels of 1024 tokens are too many to measure on every key */

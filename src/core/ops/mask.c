@@ -30,6 +30,24 @@ bool trace_is_hidden(const trace *t, int row, int col)
     return false;
 }
 
+int trace_visible_keys(const trace *t, int row)
+{
+    int seen = 0;
+    switch (t->in->mask) {
+    case MASK_NONE:
+        return t->m;
+    case MASK_CAUSAL:   /* keys 0 … row */
+        return row + 1 < t->m ? row + 1 : t->m;
+    case MASK_WINDOW:   /* keys row − window + 1 … row, from 0 */
+        return row + 1 < t->in->window ? row + 1 : t->in->window;
+    case MASK_EXPLICIT:
+        for (int col = 0; col < t->m; col++)
+            seen += !trace_is_hidden(t, row, col);
+        break;
+    }
+    return seen;
+}
+
 double trace_read_masked(const trace *t, stage_id stage, int head, int row, int col)
 {
     return trace_is_hidden(t, row, col)
