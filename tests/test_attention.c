@@ -834,8 +834,9 @@ static void check_change(fixture *f, double *number, read_kind kind, int id, int
 
 /* Every column of every parameter, the embeddings and the target, in the three table fixtures
  * and a grouped-query one (4 heads of d_k 2 over 2 key/value heads, causal, every bias, a
- * loss), that one also with a layer norm before attention and with an RMS norm after the
- * residual (so the gain's and the norm's bias's columns are changed too): a change recomputed
+ * loss), that one also with a layer norm before attention and each head's contributions, and
+ * with an RMS norm after the residual and dropout (so the gain's and the norm's bias's columns
+ * are changed too, and the nodes after weights are reached through dropped): a change recomputed
  * by trace_recompute_changes is a fresh trace; and a change of W_Q's, b_Q's, W_K's or W_V's
  * column leaves the scores of a head it does not reach alone (the runner did less than
  * everything). */
@@ -868,12 +869,13 @@ static void test_a_change_recomputes_only_the_heads_it_reaches(void **state)
             f.in.b_V = biases[2] = b_v, f.in.b_O = biases[3] = b_o;
         }
         if (kind == FIXTURE_KINDS + 1) {   /* Pre-LN: Q, K and V read the normed input */
-            f.in.norm = NORM_LAYER, f.in.norm_eps = 1e-5;
+            f.in.norm = NORM_LAYER, f.in.norm_eps = 1e-5, f.in.contributions = true;
             f.in.gain = biases[PARAM_GAIN - PARAM_B_Q] = gain;
             f.in.norm_bias = biases[PARAM_NORM_BIAS - PARAM_B_Q] = norm_bias;
         }
         if (kind == FIXTURE_KINDS + 2) {   /* Post-LN: the RMS norm of the residual, last */
             f.in.norm = NORM_RMS, f.in.norm_post = f.in.residual = true, f.in.norm_eps = 1e-5;
+            f.in.dropout = true, f.in.dropout_p = 0.25, f.in.dropout_seed = 7;
             f.in.gain = biases[PARAM_GAIN - PARAM_B_Q] = gain;
         }
         for (int p = 0; p < PARAM_COUNT; p++) {
