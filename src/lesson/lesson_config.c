@@ -191,14 +191,10 @@ void checker_read_positional(checker *c) {
     c->positional = word == 1;
     c->rope = word == 2;
     c->rope_base = 10000.0;
-    if (base >= 0 && !c->rope) {
+    if (base >= 0 && !c->rope)
         REPORT(c, base - 1, NEEDS, "rope_base", "'positional: rope'");
-    } else if (base >= 0 && checker_read_number(c, base, "rope_base", &c->rope_base)
-               && !(c->rope_base > 0.0)) {
-        char text[LESSON_ESCAPED_MAX];
-        REPORT(c, base, BAD_VALUE, "rope_base", "a number greater than 0",
-               checker_shown(c, base, text));
-    }
+    else if (base >= 0)
+        checker_read_positive(c, base, "rope_base", &c->rope_base);
     int d_k = c->d_model > 0 && c->heads > 0 ? c->d_model / c->heads : 0;
     if (c->rope && d_k % 2 != 0) {
         lesson_diagnostic *item = REPORT(c, node, ROPE_ODD_D_K, d_k);
@@ -238,12 +234,7 @@ void checker_read_norm(checker *c) {
     int place = values[1] >= 0 ? checker_read_word(c, values[1], "norm: place", places, 2,
                                                    "pre or post") : 0;
     bool usable = kind >= 0 && place >= 0;
-    if (values[2] >= 0 && checker_read_number(c, values[2], "norm: eps", &c->norm_eps)
-        && !(c->norm_eps > 0.0)) {
-        char text[LESSON_ESCAPED_MAX];
-        REPORT(c, values[2], BAD_VALUE, "norm: eps", "a number greater than 0",
-               checker_shown(c, values[2], text));
-    }
+    if (values[2] >= 0) checker_read_positive(c, values[2], "norm: eps", &c->norm_eps);
     if (kind == 1 && values[4] >= 0) REPORT(c, values[4] - 1, RMS_BIAS, NULL);
     if (place == 1 && !c->residual)
         REPORT(c, values[1], NEEDS, "norm: {place: post}",
@@ -434,14 +425,8 @@ void checker_read_train(checker *c) {
     checker_require(c, node, values[1], "learning_rate");
     bool counted = values[0] >= 0 && checker_read_integer(c, values[0], "train: steps", 1,
                                                           TRAIN_MAX_STEPS, &steps);
-    bool rated = values[1] >= 0 && checker_read_number(c, values[1], "train: learning_rate",
-                                                       &rate);
-    if (rated && !(rate > 0.0)) {
-        char text[LESSON_ESCAPED_MAX];
-        REPORT(c, values[1], BAD_VALUE, "train: learning_rate", "a number greater than 0",
-               checker_shown(c, values[1], text));
-        rated = false;
-    }
+    bool rated = values[1] >= 0
+                 && checker_read_positive(c, values[1], "train: learning_rate", &rate);
     read_trained_params(c, values[2]);
     if (counted && rated && c->loss)
         c->train.steps = (int)steps, c->train.learning_rate = rate;

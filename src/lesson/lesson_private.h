@@ -176,6 +176,8 @@ void checker_follow_from(checker *c, int map, const char *key);
 void checker_follow_end(checker *c);
 /* Reads a finite number into *value (when not NULL); false after reporting. */
 bool checker_read_number(checker *c, int node, const char *what, double *value);
+/* Reads a number greater than 0 into *value; false after reporting. */
+bool checker_read_positive(checker *c, int node, const char *what, double *value);
 /* Reads a whole number from min to limit into *value; false after reporting. */
 bool checker_read_integer(checker *c, int node, const char *what, uint64_t min, uint64_t limit,
                           uint64_t *value);

@@ -168,6 +168,19 @@ bool checker_read_number(checker *c, int node, const char *what, double *value) 
     }
 }
 
+/* A number greater than 0 (an eps, a rate, a base): *value is left as it was otherwise. */
+bool checker_read_positive(checker *c, int node, const char *what, double *value) {
+    double x = 0.0;
+    if (!checker_read_number(c, node, what, &x)) return false;
+    if (!(x > 0.0)) {
+        char text[LESSON_ESCAPED_MAX];
+        REPORT(c, node, BAD_VALUE, what, "a number greater than 0", checker_shown(c, node, text));
+        return false;
+    }
+    *value = x;
+    return true;
+}
+
 /* A whole number from min to limit; past limit the message names the limit. */
 bool checker_read_integer(checker *c, int node, const char *what, uint64_t min, uint64_t limit,
                           uint64_t *value) {
