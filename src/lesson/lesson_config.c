@@ -301,8 +301,6 @@ void checker_read_softmax(checker *c) {
         c->tile = (int)value;
 }
 
-/* decode: true (decoding with a KV cache): each new token sees only the tokens before it, so
- * a causal or window mask, in self-attention. */
 /* Whether an explicit mask (checked: one row per token, cells 0 and 1) is the causal one, each
  * row seeing the keys up to its own: the same as 'mask: causal'. */
 static bool mask_is_causal(const checker *c) {
@@ -319,6 +317,8 @@ static bool mask_is_causal(const checker *c) {
     return true;
 }
 
+/* decode: true (decoding with a KV cache): each new token sees only the tokens before it, so
+ * a causal or window mask, in self-attention. */
 void checker_read_decode(checker *c) {
     int node = c->keys[TOP_DECODE];
     c->decode = checker_read_bool(c, node, "decode", false);
