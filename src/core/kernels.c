@@ -12,14 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "kernels.h"
-
-/* Every multiply-add that is meant to be fused is written as one (fma or an intrinsic); no other
- * a·b + c may be fused by the compiler, or the softmax would differ between the vector and the
- * portable code (GCC's -std=c11 already keeps contraction off; Clang needs telling). */
-#ifdef __clang__
-#pragma STDC FP_CONTRACT OFF
-#endif
+#include "kernels_private.h"
 
 /* Register tile: MR rows of A times nr columns of B (NR_AVX2 = 8 or NR_AVX512 = 16) are summed in
  * MR·nr/4 or MR·nr/8 vector accumulators: 12 registers of the 16 (AVX2) or 32 (AVX-512), leaving
@@ -39,43 +32,7 @@
 #define MAX_THREADS 8
 #define SPLIT_WORK (1 << 21)
 
-/* Four doubles as one value, for the softmax; GCC and Clang lower it to whatever vector width
- * the target has. v4i is the same 256 bits seen as integers (comparisons give all-ones or zero
- * lanes). */
-typedef double v4d __attribute__((vector_size(32)));
-typedef long long v4i __attribute__((vector_size(32)));
-typedef unsigned long long v4u __attribute__((vector_size(32)));
-
-/* The vector code is compiled for x86-64's AVX2 (with FMA) and AVX-512 by target attributes and
- * chosen at run time (__builtin_cpu_supports): -O2 alone assumes only SSE2. Elsewhere, or on a
- * processor without them, the portable code runs: the same arithmetic, one fma() at a time. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) \
-    && !defined(KERNELS_PORTABLE_ONLY) /* -DKERNELS_PORTABLE_ONLY: build as for another processor */
-#if __has_attribute(target)
-#define KERNELS_X86
-#endif
-#endif
-#ifdef KERNELS_X86
-#include <immintrin.h>
-#define AVX2 __attribute__((target("avx2")))
-#define AVX2_FMA __attribute__((target("avx2,fma")))
-#define AVX512 __attribute__((target("avx512f")))
-#else
-#define AVX2
-#endif
-
-/* AArch64 always has NEON (Advanced SIMD, with a fused multiply-add on two doubles): its code
- * needs no target attributes and no run-time check; config->portable still chooses the
- * portable code. */
-#if defined(__aarch64__) && defined(__GNUC__) && !defined(KERNELS_PORTABLE_ONLY)
-#define KERNELS_NEON
-#include <arm_neon.h>
-#endif
-
-/* Which code computes the products: the results are the same bits on every one. */
-typedef enum { PATH_PORTABLE, PATH_AVX2_FMA, PATH_AVX512, PATH_NEON } kernels_path;
-
-static kernels_path product_path(const kernels_config *config)
+kernels_path kernels_path_of(const kernels_config *config)
 {
     if (config && config->portable)
         return PATH_PORTABLE;
@@ -97,29 +54,8 @@ static kernels_path product_path(const kernels_config *config)
 const char *kernels_path_name(const kernels_config *config)
 {
     static const char *const names[] = { "portable", "avx2+fma", "avx512", "neon" };
-    return names[product_path(config)];
+    return names[kernels_path_of(config)];
 }
-
-/* Whether the finite scan runs its vector build: the processor has AVX2 (or is AArch64, where
- * that build is NEON code) and the caller did not ask for the portable code. Its result does not
- * depend on it. */
-static bool have_avx2(const kernels_config *config)
-{
-    if (config && config->portable)
-        return false;
-#ifdef KERNELS_X86
-    return __builtin_cpu_supports("avx2");
-#elif defined(KERNELS_NEON)
-    return true;
-#else
-    return false;
-#endif
-}
-
-/* memcpy, which compilers turn into one (unaligned) vector load or store, avoids both alignment
- * and strict-aliasing assumptions. */
-#define LOAD(v, p) memcpy(&(v), (p), sizeof(v4d))
-#define STORE(p, v) memcpy((p), &(v), sizeof(v4d))
 
 typedef struct {
     const double *base;
@@ -466,11 +402,8 @@ static void *helper(void *argument)
     return NULL;
 }
 
-/* Runs work(job, chunk, scratch) for every chunk on the calling thread (whose scratch is given)
- * and, when the job is worth it (amount ≥ SPLIT_WORK multiply-adds or the like), on up to
- * kernels_threads(config) − 1 detached helpers, each with scratch_bytes of its own. Every chunk
- * is computed the same way whichever thread takes it, so results do not depend on the split. */
-static void run_shared(void (*work)(void *, int, double *), void *job, int chunks,
+/* (kernels_private.h) The helpers are detached threads; the threshold is SPLIT_WORK. */
+void kernels_run_shared(void (*work)(void *, int, double *), void *job, int chunks,
                        double *scratch, size_t scratch_bytes, double amount,
                        const kernels_config *config)
 {
@@ -543,7 +476,7 @@ void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
     matrix_b b = { B, ldb, b_transposed };
     /* B is packed once, whole (inner × cols rounded up to whole panels), for every thread; the
      * calling thread packs A's blocks into apack */
-    tile_kind kind = tile_of(product_path(config));
+    tile_kind kind = tile_of(kernels_path_of(config));
     size_t kc = (size_t)(inner < KC ? inner : KC);
     size_t a_bytes = round_up(round_up(MC, MR) * kc * sizeof(double), 64);
     size_t b_bytes = round_up(round_up((size_t)cols, (size_t)kind.nr) * (size_t)inner * sizeof(double), 64);
@@ -551,7 +484,7 @@ void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
     if (bpack && apack) {
         pack_all_b(bpack, &b, cols, inner, kind.nr);
         gemm_job g = { rows, cols, inner, A, lda, bpack, C, ldc, kind };
-        run_shared(gemm_work, &g, (rows + MC - 1) / MC, apack, a_bytes,
+        kernels_run_shared(gemm_work, &g, (rows + MC - 1) / MC, apack, a_bytes,
                    (double)rows * (double)cols * (double)inner, config);
     } else { /* out of memory for packing: the plain loops need none */
         for (int i = 0; i < rows; i++)
@@ -582,350 +515,6 @@ void kernels_context(double *context, const double *weights, const double *V, in
 {
     kernels_gemm(n, d_k, m, weights, (size_t)m, V + offset, (size_t)ld, false, context,
                  (size_t)d_k, config);
-}
-
-#ifdef KERNELS_X86
-/* *p = *p · *r + *c rounded once, four lanes, by the FMA instruction. Not always_inline: the
- * portable build of the softmax names it too (in a branch it never takes), where it cannot be
- * inlined. Vectors go by pointer, which keeps the calling convention out of it. */
-AVX2_FMA static inline void fused4_fma(v4d *p, const v4d *r, const v4d *c)
-{
-    *p = _mm256_fmadd_pd(*p, *r, *c);
-}
-#endif
-
-/* *p = *p · *r + *c rounded once, four lanes: the FMA instruction when hardware (a constant in
- * each build), else libm's fma, lane by lane; the same bits either way. */
-static inline __attribute__((always_inline))
-void fused4(v4d *p, const v4d *r, const v4d *c, bool hardware)
-{
-#ifdef KERNELS_X86
-    if (hardware) {
-        fused4_fma(p, r, c);
-        return;
-    }
-#endif
-#ifdef KERNELS_NEON
-    if (hardware) { /* two NEON registers of two lanes: vfmaq_f64(c, p, r) = c + p·r */
-        double pl[4], rl[4], cl[4];
-        memcpy(pl, p, sizeof pl);
-        memcpy(rl, r, sizeof rl);
-        memcpy(cl, c, sizeof cl);
-        for (int half = 0; half < 4; half += 2)
-            vst1q_f64(pl + half, vfmaq_f64(vld1q_f64(cl + half), vld1q_f64(pl + half),
-                                           vld1q_f64(rl + half)));
-        memcpy(p, pl, sizeof pl);
-        return;
-    }
-#endif
-    (void)hardware;
-    for (int lane = 0; lane < 4; lane++)
-        (*p)[lane] = fma((*p)[lane], (*r)[lane], (*c)[lane]);
-}
-
-/* exp(x) for x ≤ 0, four at a time; x < −745.2 (below the smallest subnormal, and −∞) gives 0.
- * x = k·ln 2 + r with |r| ≤ ln 2 / 2, exp(r) by its Taylor series to r¹³ (the next term is below
- * 2⁻⁵⁶ of the result) in fused Horner steps, then 2^k built in the exponent field. 2^k is applied
- * in two halves so that results in the subnormal range still scale exactly until the final
- * rounding. Within 2 ulp of the correctly rounded exp (tests/test_kernels.c checks it against
- * libm's). Every step is an IEEE operation with one rounding, so it gives the same bits wherever
- * it runs: the portable softmax runs this very code (hardware false), not libm's exp, so a
- * trace's weights do not depend on the processor. */
-static inline __attribute__((always_inline))
-void exp_nonpositive(v4d *out, const v4d *in, bool hardware)
-{
-    const double log2e = 0x1.71547652b82fep0, shifter = 0x1.8p52;
-    /* ln 2 split so that k·ln2_hi is exact for |k| < 2^21 (Cody and Waite's reduction) */
-    const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
-    /* 1/13!, 1/12!, …, 1/2!, 1, 1: the Taylor coefficients, highest first, each in four lanes
-     * (so that each step reads its vector straight from memory) */
-#define SPLAT(c) { (c), (c), (c), (c) }
-    static const v4d taylor[] = {
-        SPLAT(1.0 / 6227020800.0), SPLAT(1.0 / 479001600.0), SPLAT(1.0 / 39916800.0),
-        SPLAT(1.0 / 3628800.0), SPLAT(1.0 / 362880.0), SPLAT(1.0 / 40320.0),
-        SPLAT(1.0 / 5040.0), SPLAT(1.0 / 720.0), SPLAT(1.0 / 120.0), SPLAT(1.0 / 24.0),
-        SPLAT(1.0 / 6.0), SPLAT(0.5), SPLAT(1.0), SPLAT(1.0),
-    };
-#undef SPLAT
-    v4d x = *in;
-    v4i underflow = x < -745.2;
-    x = (v4d)((v4i)x & ~underflow); /* 0 in those lanes: −∞ would make NaN on the way */
-    /* k = round(x / ln 2), by adding 1.5·2^52 so the rounding happens in the addition */
-    v4d t = x * log2e + shifter;
-    v4d k = t - shifter;
-    v4d r = (x - k * ln2_hi) - k * ln2_lo;
-    v4d p = taylor[0];
-#pragma GCC unroll 16
-    for (size_t i = 1; i < sizeof taylor / sizeof taylor[0]; i++)
-        fused4(&p, &r, &taylor[i], hardware);
-    /* the low bits of t hold k; 2^k1 · 2^k2 with k1 = ⌊k/2⌋ keeps both factors normal (k is in
-     * [−1075, 0]: the shift is done on k + 2048, non-negative, which needs no arithmetic shift,
-     * an instruction AVX2 lacks). Unsigned lanes: the same bits as two's complement, and a NaN
-     * lane's nonsense wraps around instead of overflowing. */
-    v4d shift = { shifter, shifter, shifter, shifter };
-    v4u ki = (v4u)t - (v4u)shift;
-    v4u k1 = ((ki + 2048) >> 1) - 1024, k2 = ki - k1;
-    v4d scale1 = (v4d)((k1 + 1023) << 52), scale2 = (v4d)((k2 + 1023) << 52);
-    v4d result = p * scale1 * scale2;
-    *out = (v4d)((v4i)result & ~underflow);
-}
-
-/* One row's softmax, for MASK_NONE rows and for rows whose hidden cells are already −∞ in w.
- * w holds the masked, scaled scores on entry and the weights on return. Written once and
- * compiled twice (softmax_row_avx2, softmax_row_portable): the same operations in the same order,
- * so the same bits. */
-static inline __attribute__((always_inline)) void softmax_row(double *w, int m, bool hardware)
-{
-    int j = 0;
-    /* pass 1: the row max (four running maxima, then the largest of them: max is exact, so the
-     * order does not matter) */
-    double row_max = -INFINITY;
-    if (m >= 4) {
-        v4d best;
-        LOAD(best, w);
-        for (j = 4; j + 4 <= m; j += 4) {
-            v4d x;
-            LOAD(x, w + j);
-            v4i greater = x > best;
-            best = (v4d)(((v4i)x & greater) | ((v4i)best & ~greater));
-        }
-        for (int lane = 0; lane < 4; lane++)
-            row_max = best[lane] > row_max ? best[lane] : row_max;
-    }
-    for (; j < m; j++)
-        row_max = w[j] > row_max ? w[j] : row_max;
-    /* pass 2: exponentials shifted by the row max (the stability trick: the largest is exp(0) =
-     * 1 and none overflows; the shift cancels in the ratio); hidden cells, −∞, give exactly 0 */
-    v4d sums = { 0.0, 0.0, 0.0, 0.0 };
-    for (j = 0; j + 4 <= m; j += 4) {
-        v4d x, e;
-        LOAD(x, w + j);
-        x -= row_max;
-        exp_nonpositive(&e, &x, hardware);
-        STORE(w + j, e);
-        sums += e;
-    }
-    if (j < m) {
-        v4d x = { -INFINITY, -INFINITY, -INFINITY, -INFINITY }, e;
-        memcpy(&x, w + j, (size_t)(m - j) * sizeof *w);
-        x -= row_max;
-        exp_nonpositive(&e, &x, hardware);
-        memcpy(w + j, &e, (size_t)(m - j) * sizeof *w);
-        sums += e;
-    }
-    double sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-    /* pass 3: normalise (a division, as the textbook writes it, not a multiplication by 1/sum) */
-    for (j = 0; j + 4 <= m; j += 4) {
-        v4d x;
-        LOAD(x, w + j);
-        x /= sum;
-        STORE(w + j, x);
-    }
-    for (; j < m; j++)
-        w[j] /= sum;
-}
-
-/* Every score of every row, scaled: score / divisor, the core's own rule with the divisor it
- * gives (√d_k), bit-for-bit as the core divides; IEEE division is exact-rounded in vectors too.
- * When the divisor is a power of two (d_k = 1, 4, 16, 64, …) its reciprocal is exact, and x · (1/2^e)
- * is the same real number as x / 2^e, so rounded the same: the much cheaper multiplication. */
-static inline __attribute__((always_inline))
-void scale_rows(double *w, const double *s, size_t count, bool scale, double divisor)
-{
-    size_t j = 0;
-    if (!scale) {
-        memcpy(w, s, count * sizeof *w);
-        return;
-    }
-    int exponent;
-    if (frexp(divisor, &exponent) == 0.5) {
-        double reciprocal = 1.0 / divisor;
-        for (; j + 4 <= count; j += 4) {
-            v4d x;
-            LOAD(x, s + j);
-            x *= reciprocal;
-            STORE(w + j, x);
-        }
-        for (; j < count; j++)
-            w[j] = s[j] * reciprocal;
-        return;
-    }
-    for (; j + 4 <= count; j += 4) {
-        v4d x;
-        LOAD(x, s + j);
-        x /= divisor;
-        STORE(w + j, x);
-    }
-    for (; j < count; j++)
-        w[j] = s[j] / divisor;
-}
-
-#ifdef KERNELS_X86
-AVX2_FMA static void softmax_row_avx2(double *w, int m)
-{
-    softmax_row(w, m, true);
-}
-#endif
-
-#ifdef KERNELS_NEON
-static void softmax_row_neon(double *w, int m)
-{
-    softmax_row(w, m, true);
-}
-#endif
-
-static void softmax_row_portable(double *w, int m)
-{
-    softmax_row(w, m, false);
-}
-
-AVX2 static void scale_rows_avx2(double *w, const double *s, size_t count, bool scale,
-                                 double divisor)
-{
-    scale_rows(w, s, count, scale, divisor);
-}
-
-static void scale_rows_portable(double *w, const double *s, size_t count, bool scale,
-                                double divisor)
-{
-    scale_rows(w, s, count, scale, divisor);
-}
-
-/* The exponential over an array, four at a time (the tail padded with −∞); built twice, as the
- * softmax is. */
-static inline __attribute__((always_inline))
-void exp_array(double *out, const double *in, size_t count, bool hardware)
-{
-    size_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        v4d x, e;
-        LOAD(x, in + i);
-        exp_nonpositive(&e, &x, hardware);
-        STORE(out + i, e);
-    }
-    if (i < count) {
-        v4d x = { -INFINITY, -INFINITY, -INFINITY, -INFINITY }, e;
-        memcpy(&x, in + i, (count - i) * sizeof *in);
-        exp_nonpositive(&e, &x, hardware);
-        memcpy(out + i, &e, (count - i) * sizeof *out);
-    }
-}
-
-#ifdef KERNELS_X86
-AVX2_FMA static void exp_array_avx2(double *out, const double *in, size_t count)
-{
-    exp_array(out, in, count, true);
-}
-#endif
-
-#ifdef KERNELS_NEON
-static void exp_array_neon(double *out, const double *in, size_t count)
-{
-    exp_array(out, in, count, true);
-}
-#endif
-
-void kernels_exp_nonpositive(double *out, const double *in, size_t count,
-                             const kernels_config *config)
-{
-#ifdef KERNELS_X86
-    if (product_path(config) != PATH_PORTABLE) {
-        exp_array_avx2(out, in, count);
-        return;
-    }
-#endif
-#ifdef KERNELS_NEON
-    if (product_path(config) != PATH_PORTABLE) {
-        exp_array_neon(out, in, count);
-        return;
-    }
-#endif
-    (void)config;
-    exp_array(out, in, count, false);
-}
-
-static bool all_finite_portable(const double *x, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (!isfinite(x[i]))
-            return false;
-    return true;
-}
-
-typedef struct {
-    double *weights;
-    const double *scores;
-    int n, m;
-    const kernels_softmax_rule *rule;
-    bool wide;  /* AVX2 and FMA (or NEON) are there */
-} softmax_job;
-
-/* Rows in one chunk of a softmax: enough to make taking a chunk cheap beside computing it. */
-#define SOFTMAX_ROWS 8
-
-/* One chunk of rows of a softmax. */
-static void softmax_work(void *argument, int chunk, double *scratch)
-{
-    (void)scratch;
-    const softmax_job *x = argument;
-    const kernels_softmax_rule *rule = x->rule;
-    int row0 = chunk * SOFTMAX_ROWS;
-    int rows = x->n - row0 < SOFTMAX_ROWS ? x->n - row0 : SOFTMAX_ROWS;
-    size_t row = (size_t)x->m, first = (size_t)row0 * row;
-    /* pass 1: the masked, scaled scores of the rows, kept in weights for the row passes */
-    bool wide = x->wide;
-    (wide ? scale_rows_avx2 : scale_rows_portable)(x->weights + first, x->scores + first,
-                                                    (size_t)rows * row, rule->scale,
-                                                    rule->divisor);
-    for (int i = row0; i < row0 + rows; i++) {
-        double *w = x->weights + (size_t)i * row;
-        /* pass 2: hidden cells become −∞, so their exponential is exactly 0 */
-        if (rule->causal)
-            for (int j = i + 1; j < x->m; j++)
-                w[j] = -INFINITY;
-        else if (rule->allowed)
-            for (int j = 0; j < x->m; j++)
-                if (rule->allowed[(size_t)i * row + (size_t)j] == 0)
-                    w[j] = -INFINITY;
-        /* pass 3: the row's stable softmax */
-#ifdef KERNELS_X86
-        (wide ? softmax_row_avx2 : softmax_row_portable)(w, x->m);
-#elif defined(KERNELS_NEON)
-        (wide ? softmax_row_neon : softmax_row_portable)(w, x->m);
-#else
-        softmax_row_portable(w, x->m);
-#endif
-    }
-}
-
-void kernels_softmax(double *weights, const double *scores, int n, int m,
-                     const kernels_softmax_rule *rule, const kernels_config *config)
-{
-    softmax_job job = { weights, scores, n, m, rule, product_path(config) != PATH_PORTABLE };
-    /* an exponential costs about as much as twenty multiply-adds */
-    run_shared(softmax_work, &job, (n + SOFTMAX_ROWS - 1) / SOFTMAX_ROWS, NULL, 0,
-               20.0 * (double)n * (double)m, config);
-}
-
-/* The sum of x·0 over an array is 0 when every x is finite and NaN as soon as one is ±∞ or NaN. */
-AVX2 static bool all_finite_avx2(const double *x, size_t count)
-{
-    v4d acc = { 0.0, 0.0, 0.0, 0.0 };
-    size_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        v4d v;
-        LOAD(v, x + i);
-        acc += v * 0.0;
-    }
-    double tail = 0.0;
-    for (; i < count; i++)
-        tail += x[i] * 0.0;
-    return (acc[0] + acc[1] + acc[2] + acc[3] + tail) == 0.0;
-}
-
-bool kernels_all_finite(const double *x, size_t count, const kernels_config *config)
-{
-    return have_avx2(config) ? all_finite_avx2(x, count) : all_finite_portable(x, count);
 }
 
 void kernels_prefer_huge_pages(void *memory, size_t bytes)
