@@ -145,8 +145,9 @@ static void test_gemm_odd_sizes(void **state)
                 check_gemm(odd_sizes[a], odd_sizes[b], odd_sizes[c]);
 }
 
-/* Shapes on either side of the 6×8 and 6×16 register tiles, the 96-row and 256-deep cache blocks
- * and the 512-column B block, and two large enough to be shared by threads. */
+/* Shapes on either side of the 6×8 and 6×32 register tiles, the 96-row and 256-deep cache blocks
+ * and the 512-column B block, rows that leave a last tile of one to five (the only A rows packed:
+ * the others are read where they lie), and two large enough to be shared by threads. */
 static void test_gemm_block_edges(void **state)
 {
     (void)state;
@@ -156,6 +157,7 @@ static void test_gemm_block_edges(void **state)
         { 193, 5, 513 }, { 6, 511, 6 }, { 7, 512, 9 }, { 3, 513, 257 }, { 1, 1, 600 },
         { 100, 1, 1 }, { 1, 600, 1 }, { 6, 15, 7 }, { 6, 16, 8 }, { 11, 17, 31 },
         { 12, 31, 33 }, { 13, 32, 64 }, { 5, 33, 65 }, { 97, 527, 257 }, { 96, 528, 256 },
+        { 6, 32, 1 }, { 7, 63, 31 }, { 11, 64, 300 }, { 101, 65, 257 }, { 18, 96, 40 },
         { 301, 203, 97 }, { 512, 64, 64 }, /* enough work to be split across two threads */
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)

@@ -19,7 +19,7 @@
  * room for two B vectors and one broadcast A value. The portable code uses 6×8 tiles. */
 #define MR 6
 #define NR_AVX2 8
-#define NR_AVX512 16
+#define NR_AVX512 32
 #define NR_MAX NR_AVX512
 /* Cache blocks: a KC×nr panel of packed B (16 or 32 KiB) stays in L1 while MC×KC of packed A
  * (192 KiB) streams from L2; NC columns at a time keep a KC×NC block of packed B (1 MiB) within
@@ -118,26 +118,27 @@ static void pack_b(double *out, const matrix_b *b, int cols, int j0, int nc, int
     }
 }
 
-/* A register tile: C tile (MR×nr, row stride ldc) = (first ? 0 : C tile) + packed A tile · packed
- * B panel, over kc steps. Each cell's accumulator takes one fused multiply-add per step, acc =
- * fma(a[r,p], b[p,c], acc), in k order, from 0 or from what earlier k blocks left in C: the
- * textbook fused sum bit for bit, whichever tile computes it. */
-typedef void tile_function(int kc, const double *a, const double *b, double *c, size_t ldc,
-                           bool first);
+/* A register tile: C tile (MR×nr, row stride ldc) = (first ? 0 : C tile) + A tile · packed B
+ * panel, over kc steps, where A's element (r, p) is a[r·a_row + p·a_k]: A read where it lies
+ * (a_row = its row stride, a_k = 1), or a packed tile (1, MR). Each cell's accumulator takes one
+ * fused multiply-add per step, acc = fma(a[r,p], b[p,c], acc), in k order, from 0 or from what
+ * earlier k blocks left in C: the textbook fused sum bit for bit, whichever tile computes it. */
+typedef void tile_function(int kc, const double *a, size_t a_row, size_t a_k, const double *b,
+                           double *c, size_t ldc, bool first);
 
 /* The portable tile: one libm fma per step and cell (the hardware instruction where the processor
  * has one; glibc emulates it exactly, and slowly, where it has not). */
-static void tile_portable(int kc, const double *a, const double *b, double *c, size_t ldc,
-                          bool first)
+static void tile_portable(int kc, const double *a, size_t a_row, size_t a_k, const double *b,
+                          double *c, size_t ldc, bool first)
 {
     double acc[MR][NR_AVX2];
     for (int r = 0; r < MR; r++)
         for (int j = 0; j < NR_AVX2; j++)
             acc[r][j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
-    for (int p = 0; p < kc; p++, a += MR, b += NR_AVX2)
+    for (int p = 0; p < kc; p++, a += a_k, b += NR_AVX2)
         for (int r = 0; r < MR; r++)
             for (int j = 0; j < NR_AVX2; j++)
-                acc[r][j] = fma(a[r], b[j], acc[r][j]);
+                acc[r][j] = fma(a[(size_t)r * a_row], b[j], acc[r][j]);
     for (int r = 0; r < MR; r++)
         memcpy(c + (size_t)r * ldc, acc[r], sizeof acc[r]);
 }
@@ -145,8 +146,8 @@ static void tile_portable(int kc, const double *a, const double *b, double *c, s
 #ifdef KERNELS_X86
 /* 6×8 in twelve 4-double registers; the loops over rows are unrolled so each accumulator stays in
  * its register. */
-AVX2_FMA static void tile_avx2_fma(int kc, const double *a, const double *b, double *c,
-                                   size_t ldc, bool first)
+AVX2_FMA static void tile_avx2_fma(int kc, const double *a, size_t a_row, size_t a_k,
+                                   const double *b, double *c, size_t ldc, bool first)
 {
     __m256d acc[MR][2];
 #pragma GCC unroll 6
@@ -154,11 +155,11 @@ AVX2_FMA static void tile_avx2_fma(int kc, const double *a, const double *b, dou
         acc[r][0] = first ? _mm256_setzero_pd() : _mm256_loadu_pd(c + (size_t)r * ldc);
         acc[r][1] = first ? _mm256_setzero_pd() : _mm256_loadu_pd(c + (size_t)r * ldc + 4);
     }
-    for (int p = 0; p < kc; p++, a += MR, b += NR_AVX2) {
+    for (int p = 0; p < kc; p++, a += a_k, b += NR_AVX2) {
         __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
 #pragma GCC unroll 6
         for (int r = 0; r < MR; r++) {
-            __m256d x = _mm256_broadcast_sd(a + r);
+            __m256d x = _mm256_broadcast_sd(a + (size_t)r * a_row);
             acc[r][0] = _mm256_fmadd_pd(x, b0, acc[r][0]);
             acc[r][1] = _mm256_fmadd_pd(x, b1, acc[r][1]);
         }
@@ -170,39 +171,46 @@ AVX2_FMA static void tile_avx2_fma(int kc, const double *a, const double *b, dou
     }
 }
 
-/* 6×16 in twelve 8-double registers, the same way. */
-AVX512 static void tile_avx512(int kc, const double *a, const double *b, double *c, size_t ldc,
-                               bool first)
+/* 6×32 in twenty-four 8-double registers of the 32, with four B vectors: 24 independent
+ * accumulators keep both FMA pipes busy through the FMA's latency, and each step's ten loads
+ * (four of B, six broadcasts of A) feed 24 FMAs. */
+#define AVX512_VECTORS (NR_AVX512 / 8)
+AVX512 static void tile_avx512(int kc, const double *a, size_t a_row, size_t a_k,
+                               const double *b, double *c, size_t ldc, bool first)
 {
-    __m512d acc[MR][2];
+    __m512d acc[MR][AVX512_VECTORS];
 #pragma GCC unroll 6
-    for (int r = 0; r < MR; r++) {
-        acc[r][0] = first ? _mm512_setzero_pd() : _mm512_loadu_pd(c + (size_t)r * ldc);
-        acc[r][1] = first ? _mm512_setzero_pd() : _mm512_loadu_pd(c + (size_t)r * ldc + 8);
-    }
-    for (int p = 0; p < kc; p++, a += MR, b += NR_AVX512) {
-        __m512d b0 = _mm512_loadu_pd(b), b1 = _mm512_loadu_pd(b + 8);
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int q = 0; q < AVX512_VECTORS; q++)
+            acc[r][q] = first ? _mm512_setzero_pd() : _mm512_loadu_pd(c + (size_t)r * ldc + 8 * q);
+    for (int p = 0; p < kc; p++, a += a_k, b += NR_AVX512) {
+        __m512d bv[AVX512_VECTORS];
+#pragma GCC unroll 4
+        for (int q = 0; q < AVX512_VECTORS; q++)
+            bv[q] = _mm512_loadu_pd(b + 8 * q);
 #pragma GCC unroll 6
         for (int r = 0; r < MR; r++) {
-            __m512d x = _mm512_set1_pd(a[r]);
-            acc[r][0] = _mm512_fmadd_pd(x, b0, acc[r][0]);
-            acc[r][1] = _mm512_fmadd_pd(x, b1, acc[r][1]);
+            __m512d x = _mm512_set1_pd(a[(size_t)r * a_row]);
+#pragma GCC unroll 4
+            for (int q = 0; q < AVX512_VECTORS; q++)
+                acc[r][q] = _mm512_fmadd_pd(x, bv[q], acc[r][q]);
         }
     }
 #pragma GCC unroll 6
-    for (int r = 0; r < MR; r++) {
-        _mm512_storeu_pd(c + (size_t)r * ldc, acc[r][0]);
-        _mm512_storeu_pd(c + (size_t)r * ldc + 8, acc[r][1]);
-    }
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int q = 0; q < AVX512_VECTORS; q++)
+            _mm512_storeu_pd(c + (size_t)r * ldc + 8 * q, acc[r][q]);
 }
 #endif
 
 #ifdef KERNELS_NEON
-/* 6×8 in twenty-four 2-double registers of the 32, with four B vectors and A's six values in
- * three more; each step multiplies B by one lane of A's (vfmaq_laneq_f64: acc + b·a[lane] with
- * one rounding, the same as fma(a, b, acc) since the product commutes exactly). */
-static void tile_neon(int kc, const double *a, const double *b, double *c, size_t ldc,
-                      bool first)
+/* 6×8 in twenty-four 2-double registers of the 32, with four B vectors; each step multiplies B
+ * by one of A's numbers (vfmaq_n_f64: acc + b·a with one rounding, the same as fma(a, b, acc)
+ * since the product commutes exactly). */
+static void tile_neon(int kc, const double *a, size_t a_row, size_t a_k, const double *b,
+                      double *c, size_t ldc, bool first)
 {
     float64x2_t acc[MR][4];
 #pragma GCC unroll 6
@@ -210,22 +218,15 @@ static void tile_neon(int kc, const double *a, const double *b, double *c, size_
 #pragma GCC unroll 4
         for (int q = 0; q < 4; q++)
             acc[r][q] = first ? vdupq_n_f64(0.0) : vld1q_f64(c + (size_t)r * ldc + 2 * q);
-    for (int p = 0; p < kc; p++, a += MR, b += NR_AVX2) {
-        float64x2_t b0 = vld1q_f64(b), b1 = vld1q_f64(b + 2), b2 = vld1q_f64(b + 4),
-                    b3 = vld1q_f64(b + 6);
-        float64x2_t a01 = vld1q_f64(a), a23 = vld1q_f64(a + 2), a45 = vld1q_f64(a + 4);
-#define NEON_ROW(r, pair, lane)                                     \
-        acc[r][0] = vfmaq_laneq_f64(acc[r][0], b0, pair, lane);     \
-        acc[r][1] = vfmaq_laneq_f64(acc[r][1], b1, pair, lane);     \
-        acc[r][2] = vfmaq_laneq_f64(acc[r][2], b2, pair, lane);     \
-        acc[r][3] = vfmaq_laneq_f64(acc[r][3], b3, pair, lane);
-        NEON_ROW(0, a01, 0)
-        NEON_ROW(1, a01, 1)
-        NEON_ROW(2, a23, 0)
-        NEON_ROW(3, a23, 1)
-        NEON_ROW(4, a45, 0)
-        NEON_ROW(5, a45, 1)
-#undef NEON_ROW
+    for (int p = 0; p < kc; p++, a += a_k, b += NR_AVX2) {
+        float64x2_t bv[4] = { vld1q_f64(b), vld1q_f64(b + 2), vld1q_f64(b + 4), vld1q_f64(b + 6) };
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; r++) {
+            double x = a[(size_t)r * a_row];
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++)
+                acc[r][q] = vfmaq_n_f64(acc[r][q], bv[q], x);
+        }
     }
 #pragma GCC unroll 6
     for (int r = 0; r < MR; r++)
@@ -278,35 +279,38 @@ static void pack_all_b(double *out, const matrix_b *b, int cols, int inner, int 
 }
 
 /* Rows [ic, ic + mc) of C (mc ≤ MC) from packed B (bpack, as pack_all_b writes it for kind's
- * width), packing A's rows into apack (MC×KC rounded up to whole tiles). inner ≥ 1; the first
- * k block writes C, the later ones add to it. */
+ * width). The tiles read A where it lies: its rows are contiguous, so each tile's six rows stream
+ * through the caches as a packed copy would, and copying them first cost more than it saved.
+ * Only a last tile of fewer than MR rows is packed (into apack, MR×KC, zero-padded), so no tile
+ * reads past A's last row. inner ≥ 1; the first k block writes C, the later ones add to it. */
 static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, size_t lda,
                        const double *bpack, double *C, size_t ldc, double *apack, int rows,
                        tile_kind kind)
 {
     double edge[MR * NR_MAX] = { 0 };
-    int width = kind.nr;
+    int width = kind.nr, whole = mc / MR * MR;  /* rows in full tiles */
     for (int jc = 0; jc < cols; jc += NC) {
         int nc = cols - jc < NC ? cols - jc : NC;
         for (int pc = 0; pc < inner; pc += KC) {
             int kc = inner - pc < KC ? inner - pc : KC;
-            /* pass 1: pack A's block, which the kernel then reads from L2 */
-            pack_a(apack, A, lda, rows, ic, mc, pc, kc);
-            /* pass 2: every tile, B panel outermost so it stays in L1; partial tiles at the
-             * edges go through a full-size scratch tile */
+            if (whole < mc)
+                pack_a(apack, A, lda, rows, ic + whole, mc - whole, pc, kc);
+            /* every tile, B panel outermost so it stays in cache; partial tiles at the edges go
+             * through a full-size scratch tile */
             for (int jr = 0; jr < nc; jr += width) {
                 const double *bp = bpack + (size_t)jr * (size_t)kc;
                 int nr = nc - jr < width ? nc - jr : width;
                 for (int ir = 0; ir < mc; ir += MR) {
-                    const double *ap = apack + (size_t)ir * (size_t)kc;
                     int mr = mc - ir < MR ? mc - ir : MR;
+                    bool packed = ir >= whole;
+                    const double *ap = packed ? apack : A + (size_t)(ic + ir) * lda + (size_t)pc;
                     double *c = C + (size_t)(ic + ir) * ldc + (size_t)(jc + jr);
                     bool full = mr == MR && nr == width;
                     double *target = full ? c : edge;
                     size_t ld = full ? ldc : (size_t)width;
                     for (int r = 0; r < mr && pc > 0 && !full; r++)
                         memcpy(edge + r * width, c + (size_t)r * ldc, (size_t)nr * sizeof *c);
-                    kind.tile(kc, ap, bp, target, ld, pc == 0);
+                    kind.tile(kc, ap, packed ? 1 : lda, packed ? MR : 1, bp, target, ld, pc == 0);
                     if (full)
                         continue;
                     for (int r = 0; r < mr; r++)
@@ -478,7 +482,7 @@ void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
      * calling thread packs A's blocks into apack */
     tile_kind kind = tile_of(kernels_path_of(config));
     size_t kc = (size_t)(inner < KC ? inner : KC);
-    size_t a_bytes = round_up(round_up(MC, MR) * kc * sizeof(double), 64);
+    size_t a_bytes = round_up(MR * kc * sizeof(double), 64);  /* a last partial tile */
     size_t b_bytes = round_up(round_up((size_t)cols, (size_t)kind.nr) * (size_t)inner * sizeof(double), 64);
     double *bpack = aligned_alloc(64, b_bytes), *apack = aligned_alloc(64, a_bytes);
     if (bpack && apack) {

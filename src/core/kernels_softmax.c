@@ -179,7 +179,21 @@ static inline __attribute__((always_inline)) void softmax_row(double *w, int m, 
      * 1 and none overflows; the shift cancels in the ratio); hidden cells, −∞, give exactly 0,
      * and so do the lanes past the row's end, whose +0 leaves a sum unchanged */
     v4d sums = { 0.0, 0.0, 0.0, 0.0 };
-    for (j = 0; j + LANES <= m; j += LANES) {
+    /* two vectors a step, so that two Horner chains are in flight side by side */
+    for (j = 0; j + 2 * LANES <= m; j += 2 * LANES) {
+        v8d x0, x1, e0, e1;
+        LOAD(x0, w + j);
+        LOAD(x1, w + j + LANES);
+        x0 -= row_max;
+        x1 -= row_max;
+        exp_nonpositive(&e0, &x0, kind);
+        exp_nonpositive(&e1, &x1, kind);
+        STORE(w + j, e0);
+        STORE(w + j + LANES, e1);
+        add_halves(&sums, &e0);
+        add_halves(&sums, &e1);
+    }
+    for (; j + LANES <= m; j += LANES) {
         v8d x, e;
         LOAD(x, w + j);
         x -= row_max;
