@@ -57,6 +57,13 @@ const char *kernels_path_name(const kernels_config *config)
     return names[kernels_path_of(config)];
 }
 
+/* The left-hand matrix: element (r, k) is base[r·row + k·k_step] (a stored matrix: row = its
+ * row stride, k_step = 1; a stored transpose: row = 1, k_step = its row stride). */
+typedef struct {
+    const double *base;
+    size_t row, k_step;
+} matrix_a;
+
 typedef struct {
     const double *base;
     size_t ld;
@@ -71,21 +78,20 @@ static double b_at(const matrix_b *b, int k, int j)
 
 /* Copies rows [i0, i0+mc) × columns [p0, p0+kc) of A into tiles of MR rows, each stored column by
  * column (tile[p·MR + r]), so the kernel reads A sequentially; rows past the end are zero. */
-static void pack_a(double *out, const double *A, size_t lda, int rows, int i0, int mc, int p0,
-                   int kc)
+static void pack_a(double *out, const matrix_a *a, int rows, int i0, int mc, int p0, int kc)
 {
     for (int t = 0; t < mc; t += MR, out += (size_t)MR * (size_t)kc) {
         const double *row[MR];
         int valid = 0;
         for (int r = 0; r < MR; r++)
             if (t + r < mc && i0 + t + r < rows)
-                row[valid++] = A + (size_t)(i0 + t + r) * lda + (size_t)p0;
+                row[valid++] = a->base + (size_t)(i0 + t + r) * a->row + (size_t)p0 * a->k_step;
         /* written in the order the kernel reads, which keeps the stores sequential */
         for (int p = 0; p < kc; p++) {
             double *o = out + (size_t)p * MR;
             int r = 0;
             for (; r < valid; r++)
-                o[r] = row[r][p];
+                o[r] = row[r][(size_t)p * a->k_step];
             for (; r < MR; r++)
                 o[r] = 0.0;
         }
@@ -283,7 +289,7 @@ static void pack_all_b(double *out, const matrix_b *b, int cols, int inner, int 
  * through the caches as a packed copy would, and copying them first cost more than it saved.
  * Only a last tile of fewer than MR rows is packed (into apack, MR×KC, zero-padded), so no tile
  * reads past A's last row. inner ≥ 1; the first k block writes C, the later ones add to it. */
-static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, size_t lda,
+static void gemm_chunk(int ic, int mc, int cols, int inner, const matrix_a *a,
                        const double *bpack, double *C, size_t ldc, double *apack, int rows,
                        tile_kind kind)
 {
@@ -294,7 +300,7 @@ static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, siz
         for (int pc = 0; pc < inner; pc += KC) {
             int kc = inner - pc < KC ? inner - pc : KC;
             if (whole < mc)
-                pack_a(apack, A, lda, rows, ic + whole, mc - whole, pc, kc);
+                pack_a(apack, a, rows, ic + whole, mc - whole, pc, kc);
             /* every tile, B panel outermost so it stays in cache; partial tiles at the edges go
              * through a full-size scratch tile */
             for (int jr = 0; jr < nc; jr += width) {
@@ -303,14 +309,17 @@ static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, siz
                 for (int ir = 0; ir < mc; ir += MR) {
                     int mr = mc - ir < MR ? mc - ir : MR;
                     bool packed = ir >= whole;
-                    const double *ap = packed ? apack : A + (size_t)(ic + ir) * lda + (size_t)pc;
+                    const double *ap = packed ? apack
+                                              : a->base + (size_t)(ic + ir) * a->row
+                                                    + (size_t)pc * a->k_step;
                     double *c = C + (size_t)(ic + ir) * ldc + (size_t)(jc + jr);
                     bool full = mr == MR && nr == width;
                     double *target = full ? c : edge;
                     size_t ld = full ? ldc : (size_t)width;
                     for (int r = 0; r < mr && pc > 0 && !full; r++)
                         memcpy(edge + r * width, c + (size_t)r * ldc, (size_t)nr * sizeof *c);
-                    kind.tile(kc, ap, packed ? 1 : lda, packed ? MR : 1, bp, target, ld, pc == 0);
+                    kind.tile(kc, ap, packed ? 1 : a->row, packed ? MR : a->k_step, bp, target, ld,
+                              pc == 0);
                     if (full)
                         continue;
                     for (int r = 0; r < mr; r++)
@@ -324,15 +333,15 @@ static void gemm_chunk(int ic, int mc, int cols, int inner, const double *A, siz
 
 /* The same product without packing, for when the packing buffers cannot be allocated: C starts
  * at 0 and each cell takes its fused steps in k order. */
-static void gemm_plain(int rows, int cols, int inner, const double *A, size_t lda,
-                       const matrix_b *b, double *C, size_t ldc)
+static void gemm_plain(int rows, int cols, int inner, const matrix_a *a, const matrix_b *b,
+                       double *C, size_t ldc)
 {
     for (int i = 0; i < rows; i++)
         for (int k = 0; k < inner; k++) {
-            double a = A[(size_t)i * lda + (size_t)k];
+            double x = a->base[(size_t)i * a->row + (size_t)k * a->k_step];
             for (int j = 0; j < cols; j++) {
                 double *c = C + (size_t)i * ldc + (size_t)j;
-                *c = fma(a, b_at(b, k, j), *c);
+                *c = fma(x, b_at(b, k, j), *c);
             }
         }
 }
@@ -450,8 +459,7 @@ void kernels_run_shared(void (*work)(void *, int, double *), void *job, int chun
 
 typedef struct {
     int rows, cols, inner;
-    const double *A;
-    size_t lda;
+    matrix_a a;
     const double *bpack;
     double *C;
     size_t ldc;
@@ -462,13 +470,12 @@ static void gemm_work(void *argument, int chunk, double *apack)
 {
     const gemm_job *g = argument;
     int ic = chunk * MC, mc = g->rows - ic < MC ? g->rows - ic : MC;
-    gemm_chunk(ic, mc, g->cols, g->inner, g->A, g->lda, g->bpack, g->C, g->ldc, apack, g->rows,
-               g->kind);
+    gemm_chunk(ic, mc, g->cols, g->inner, &g->a, g->bpack, g->C, g->ldc, apack, g->rows, g->kind);
 }
 
-void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
-                  const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc,
-                  const kernels_config *config)
+/* C (rows×cols, row stride ldc) = a · b, each cell the fused sum in k order from 0. */
+static void gemm(int rows, int cols, int inner, const matrix_a *a, const matrix_b *b, double *C,
+                 size_t ldc, const kernels_config *config)
 {
     if (rows < 1 || cols < 1)
         return;
@@ -477,26 +484,59 @@ void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
             memset(C + (size_t)i * ldc, 0, (size_t)cols * sizeof *C);
         return;
     }
-    matrix_b b = { B, ldb, b_transposed };
-    /* B is packed once, whole (inner × cols rounded up to whole panels), for every thread; the
-     * calling thread packs A's blocks into apack */
+    /* B is packed once, whole (inner × cols rounded up to whole panels), for every thread; each
+     * thread packs a last partial tile of A's rows into its apack */
     tile_kind kind = tile_of(kernels_path_of(config));
     size_t kc = (size_t)(inner < KC ? inner : KC);
-    size_t a_bytes = round_up(MR * kc * sizeof(double), 64);  /* a last partial tile */
+    size_t a_bytes = round_up(MR * kc * sizeof(double), 64);
     size_t b_bytes = round_up(round_up((size_t)cols, (size_t)kind.nr) * (size_t)inner * sizeof(double), 64);
     double *bpack = aligned_alloc(64, b_bytes), *apack = aligned_alloc(64, a_bytes);
     if (bpack && apack) {
-        pack_all_b(bpack, &b, cols, inner, kind.nr);
-        gemm_job g = { rows, cols, inner, A, lda, bpack, C, ldc, kind };
+        pack_all_b(bpack, b, cols, inner, kind.nr);
+        gemm_job g = { rows, cols, inner, *a, bpack, C, ldc, kind };
         kernels_run_shared(gemm_work, &g, (rows + MC - 1) / MC, apack, a_bytes,
-                   (double)rows * (double)cols * (double)inner, config);
+                           (double)rows * (double)cols * (double)inner, config);
     } else { /* out of memory for packing: the plain loops need none */
         for (int i = 0; i < rows; i++)
             memset(C + (size_t)i * ldc, 0, (size_t)cols * sizeof *C);
-        gemm_plain(rows, cols, inner, A, lda, &b, C, ldc);
+        gemm_plain(rows, cols, inner, a, b, C, ldc);
     }
     free(apack);
     free(bpack);
+}
+
+void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
+                  const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc,
+                  const kernels_config *config)
+{
+    matrix_a a = { A, lda, 1 };
+    matrix_b b = { B, ldb, b_transposed };
+    gemm(rows, cols, inner, &a, &b, C, ldc, config);
+}
+
+void kernels_add_product(double *out, size_t ld_out, int rows, int cols, int count,
+                         const double *a, size_t a_row, size_t a_k,
+                         const double *b, size_t b_k, size_t b_col, const kernels_config *config)
+{
+    if (rows < 1 || cols < 1)
+        return;
+    matrix_a left = { a, a_row, a_k };
+    matrix_b right = { b, b_col == 1 ? b_k : b_col, b_col != 1 };
+    size_t cells = (size_t)rows * (size_t)cols;
+    double *sums = b_col == 1 || b_k == 1 ? malloc(cells * sizeof *sums) : NULL;
+    if (sums)
+        gemm(rows, cols, count, &left, &right, sums, (size_t)cols, config);
+    for (size_t r = 0; r < (size_t)rows; r++)
+        for (size_t c = 0; c < (size_t)cols; c++) {
+            double total = 0.0;
+            if (sums)
+                total = sums[r * (size_t)cols + c];
+            else /* B strided both ways (no caller has one), or no memory: the loop itself */
+                for (size_t k = 0; k < (size_t)count; k++)
+                    total = fma(a[r * a_row + k * a_k], b[k * b_k + c * b_col], total);
+            out[r * ld_out + c] += total;
+        }
+    free(sums);
 }
 
 void kernels_matmul(double *C, const double *A, const double *B, int rows, int inner, int cols,
