@@ -158,41 +158,47 @@ void exp_tail(double *out, const double *x, size_t n, double shift, v4d *sums, f
 static inline __attribute__((always_inline)) void softmax_row(double *w, int m, fused_kind kind)
 {
     int j = 0;
-    /* pass 1: the row max (eight running maxima, then the largest of them: max is exact, so the
-     * order does not matter) */
+    /* pass 1: the row max (four vectors of running maxima, so that no step waits for the one
+     * before, then the largest of them: max is exact, so the order does not matter) */
     double row_max = -INFINITY;
-    if (m >= LANES) {
-        v8d best;
-        LOAD(best, w);
-        for (j = LANES; j + LANES <= m; j += LANES) {
+    v8d best[4];
+    for (int q = 0; q < 4; q++)
+        best[q] = (v8d){ -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+                         -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+    for (; j + 4 * LANES <= m; j += 4 * LANES)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; q++) {
             v8d x;
-            LOAD(x, w + j);
-            v8i greater = x > best;
-            best = (v8d)(((v8i)x & greater) | ((v8i)best & ~greater));
+            LOAD(x, w + j + q * LANES);
+            v8i greater = x > best[q];
+            best[q] = (v8d)(((v8i)x & greater) | ((v8i)best[q] & ~greater));
         }
+    for (int q = 0; q < 4; q++)
         for (int lane = 0; lane < LANES; lane++)
-            row_max = best[lane] > row_max ? best[lane] : row_max;
-    }
+            row_max = best[q][lane] > row_max ? best[q][lane] : row_max;
     for (; j < m; j++)
         row_max = w[j] > row_max ? w[j] : row_max;
     /* pass 2: exponentials shifted by the row max (the stability trick: the largest is exp(0) =
      * 1 and none overflows; the shift cancels in the ratio); hidden cells, −∞, give exactly 0,
      * and so do the lanes past the row's end, whose +0 leaves a sum unchanged */
     v4d sums = { 0.0, 0.0, 0.0, 0.0 };
-    /* two vectors a step, so that two Horner chains are in flight side by side */
-    for (j = 0; j + 2 * LANES <= m; j += 2 * LANES) {
-        v8d x0, x1, e0, e1;
-        LOAD(x0, w + j);
-        LOAD(x1, w + j + LANES);
-        x0 -= row_max;
-        x1 -= row_max;
-        exp_nonpositive(&e0, &x0, kind);
-        exp_nonpositive(&e1, &x1, kind);
-        STORE(w + j, e0);
-        STORE(w + j + LANES, e1);
-        add_halves(&sums, &e0);
-        add_halves(&sums, &e1);
+    /* STEP vectors a step, so that as many Horner chains are in flight side by side */
+#define STEP 4
+    for (j = 0; j + STEP * LANES <= m; j += STEP * LANES) {
+        v8d x[STEP], e[STEP];
+#pragma GCC unroll 4
+        for (int q = 0; q < STEP; q++) {
+            LOAD(x[q], w + j + q * LANES);
+            x[q] -= row_max;
+            exp_nonpositive(&e[q], &x[q], kind);
+        }
+#pragma GCC unroll 4
+        for (int q = 0; q < STEP; q++) {
+            STORE(w + j + q * LANES, e[q]);
+            add_halves(&sums, &e[q]);
+        }
     }
+#undef STEP
     for (; j + LANES <= m; j += LANES) {
         v8d x, e;
         LOAD(x, w + j);
