@@ -8,8 +8,8 @@
 
 /* How the kernels run; results never depend on it, to the bit. Every kernel takes one (NULL =
  * defaults). The products run vector code with fused multiply-add where the processor has it
- * (x86-64: AVX-512, else AVX2 with FMA, chosen at run time; AArch64: NEON, always there), the
- * softmax its AVX2 (or NEON) build where the processor has it; elsewhere, or with portable set,
+ * (x86-64: AVX-512, else AVX2 with FMA, chosen at run time; AArch64: NEON, always there), and
+ * the softmax the build for the same code (kernels_softmax.c); elsewhere, or with portable set,
  * the portable code runs: the same arithmetic with libm's fma() (the hardware instruction where
  * there is one, an exact and slow emulation where there is not) and the same exponential. */
 typedef struct {
