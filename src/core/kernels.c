@@ -23,11 +23,11 @@
 #define NR_AVX512 32
 #define NR_MAX NR_AVX512
 /* Cache blocks: a KC×nr panel of packed B (16 or 64 KiB) stays in L1 or streams from L2 while
- * the MC×KC block of A it multiplies (192 KiB) is read from L2; NC columns at a time keep a KC×NC
+ * the MC×KC block of A it multiplies (96 KiB) is read from L2; NC columns at a time keep a KC×NC
  * block of packed B (1 MiB) within L2. Measured on a Zen 5 core (L1 48 KiB, L2 1 MiB): KC = 128
  * or 512 were no faster. */
 #define KC 256
-#define MC 96
+#define MC 48
 #define NC 512
 /* Large products and softmaxes are split by rows across up to this many threads. Below
  * SPLIT_WORK multiply-adds the calling thread works alone: starting a thread costs tens of µs. */

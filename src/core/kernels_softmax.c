@@ -153,34 +153,56 @@ void exp_tail(double *out, const double *x, size_t n, double shift, v4d *sums, f
         add_halves(sums, &e);
 }
 
-/* One row's softmax, for MASK_NONE rows and for rows whose hidden cells are already −∞ in w.
- * w holds the masked, scaled scores on entry and the weights on return. */
-static inline __attribute__((always_inline)) void softmax_row(double *w, int m, fused_kind kind)
+/* w[j] = the scaled score s[j] for j < count (score / divisor, the core's own rule with the
+ * divisor it gives, √d_k, bit-for-bit as the core divides; IEEE division is exact-rounded in
+ * vectors too; s may be w, and with scale false each number is kept as it is), and the largest
+ * of them, which the softmax shifts by. When the divisor is a power of two (d_k = 1, 4, 16, 64, …)
+ * its reciprocal is exact, and x · (1/2^e) is the same real number as x / 2^e, so rounded the
+ * same: the much cheaper multiplication. The maximum is taken in four vectors of running maxima,
+ * so that no step waits for the one before: max is exact, so the order does not matter. */
+static inline __attribute__((always_inline))
+double scale_max(double *w, const double *s, int count, bool scale, double divisor)
 {
-    int j = 0;
-    /* pass 1: the row max (four vectors of running maxima, so that no step waits for the one
-     * before, then the largest of them: max is exact, so the order does not matter) */
-    double row_max = -INFINITY;
+    int exponent;
+    bool power_of_two = scale && frexp(divisor, &exponent) == 0.5;
+    double reciprocal = 1.0 / divisor, row_max = -INFINITY;
     v8d best[4];
     for (int q = 0; q < 4; q++)
         best[q] = (v8d){ -INFINITY, -INFINITY, -INFINITY, -INFINITY,
                          -INFINITY, -INFINITY, -INFINITY, -INFINITY };
-    for (; j + 4 * LANES <= m; j += 4 * LANES)
+    int j = 0;
+    for (; j + 4 * LANES <= count; j += 4 * LANES)
 #pragma GCC unroll 4
         for (int q = 0; q < 4; q++) {
             v8d x;
-            LOAD(x, w + j + q * LANES);
+            LOAD(x, s + j + q * LANES);
+            if (power_of_two)
+                x *= reciprocal;
+            else if (scale)
+                x /= divisor;
+            STORE(w + j + q * LANES, x);
             v8i greater = x > best[q];
             best[q] = (v8d)(((v8i)x & greater) | ((v8i)best[q] & ~greater));
         }
     for (int q = 0; q < 4; q++)
         for (int lane = 0; lane < LANES; lane++)
             row_max = best[q][lane] > row_max ? best[q][lane] : row_max;
-    for (; j < m; j++)
+    for (; j < count; j++) {
+        w[j] = power_of_two ? s[j] * reciprocal : scale ? s[j] / divisor : s[j];
         row_max = w[j] > row_max ? w[j] : row_max;
-    /* pass 2: exponentials shifted by the row max (the stability trick: the largest is exp(0) =
-     * 1 and none overflows; the shift cancels in the ratio); hidden cells, −∞, give exactly 0,
-     * and so do the lanes past the row's end, whose +0 leaves a sum unchanged */
+    }
+    return row_max;
+}
+
+/* The rest of a row's softmax: w holds its masked, scaled scores (hidden cells −∞) and row_max
+ * their largest on entry, the weights on return. */
+static inline __attribute__((always_inline))
+void exp_normalise(double *w, int m, double row_max, fused_kind kind)
+{
+    int j;
+    /* exponentials shifted by the row max (the stability trick: the largest is exp(0) = 1 and
+     * none overflows; the shift cancels in the ratio); hidden cells, −∞, give exactly 0, and so
+     * do the lanes past the row's end, whose +0 leaves a sum unchanged */
     v4d sums = { 0.0, 0.0, 0.0, 0.0 };
     /* STEP vectors a step, so that as many Horner chains are in flight side by side */
 #define STEP 4
@@ -210,7 +232,7 @@ static inline __attribute__((always_inline)) void softmax_row(double *w, int m, 
     if (j < m)
         exp_tail(w + j, w + j, (size_t)(m - j), row_max, &sums, kind);
     double sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-    /* pass 3: normalise (a division, as the textbook writes it, not a multiplication by 1/sum) */
+    /* normalise (a division, as the textbook writes it, not a multiplication by 1/sum) */
     for (j = 0; j + LANES <= m; j += LANES) {
         v8d x;
         LOAD(x, w + j);
@@ -219,34 +241,6 @@ static inline __attribute__((always_inline)) void softmax_row(double *w, int m, 
     }
     for (; j < m; j++)
         w[j] /= sum;
-}
-
-/* Every score of every row, scaled: score / divisor, the core's own rule with the divisor it
- * gives (√d_k), bit-for-bit as the core divides; IEEE division is exact-rounded in vectors too.
- * When the divisor is a power of two (d_k = 1, 4, 16, 64, …) its reciprocal is exact, and x · (1/2^e)
- * is the same real number as x / 2^e, so rounded the same: the much cheaper multiplication. */
-static inline __attribute__((always_inline))
-void scale_rows(double *w, const double *s, size_t count, bool scale, double divisor)
-{
-    size_t j = 0;
-    if (!scale) {
-        memcpy(w, s, count * sizeof *w);
-        return;
-    }
-    int exponent;
-    bool power_of_two = frexp(divisor, &exponent) == 0.5;
-    double reciprocal = 1.0 / divisor;
-    for (; j + LANES <= count; j += LANES) {
-        v8d x;
-        LOAD(x, s + j);
-        if (power_of_two)
-            x *= reciprocal;
-        else
-            x /= divisor;
-        STORE(w + j, x);
-    }
-    for (; j < count; j++)
-        w[j] = power_of_two ? s[j] * reciprocal : s[j] / divisor;
 }
 
 /* The exponential over an array, eight at a time (the tail padded with −∞). */
@@ -284,21 +278,21 @@ static inline __attribute__((always_inline)) bool all_finite(const double *x, si
 
 /* One build of the elementwise kernels per path: the same source, the target's instructions. */
 typedef struct {
-    void (*softmax_row)(double *w, int m);
-    void (*scale_rows)(double *w, const double *s, size_t count, bool scale, double divisor);
+    double (*scale_max)(double *w, const double *s, int count, bool scale, double divisor);
+    void (*exp_normalise)(double *w, int m, double row_max);
     void (*exp_array)(double *out, const double *in, size_t count);
     bool (*all_finite)(const double *x, size_t count);
 } row_kernels;
 
 #define ROW_KERNELS(suffix, attributes, kind)                                                \
-    attributes static void softmax_row_##suffix(double *w, int m)                            \
+    attributes static double scale_max_##suffix(double *w, const double *s, int count,       \
+                                                bool scale, double divisor)                 \
     {                                                                                       \
-        softmax_row(w, m, kind);                                                            \
+        return scale_max(w, s, count, scale, divisor);                                      \
     }                                                                                       \
-    attributes static void scale_rows_##suffix(double *w, const double *s, size_t count,     \
-                                               bool scale, double divisor)                  \
+    attributes static void exp_normalise_##suffix(double *w, int m, double row_max)          \
     {                                                                                       \
-        scale_rows(w, s, count, scale, divisor);                                            \
+        exp_normalise(w, m, row_max, kind);                                                 \
     }                                                                                       \
     attributes static void exp_array_##suffix(double *out, const double *in, size_t count)   \
     {                                                                                       \
@@ -309,7 +303,7 @@ typedef struct {
         return all_finite(x, count);                                                        \
     }                                                                                       \
     static const row_kernels row_kernels_##suffix = {                                        \
-        softmax_row_##suffix, scale_rows_##suffix, exp_array_##suffix, all_finite_##suffix,  \
+        scale_max_##suffix, exp_normalise_##suffix, exp_array_##suffix, all_finite_##suffix, \
     };
 
 ROW_KERNELS(portable, , FUSED_LIBM)
@@ -363,30 +357,33 @@ typedef struct {
 /* Rows in one chunk of a softmax: enough to make taking a chunk cheap beside computing it. */
 #define SOFTMAX_ROWS 8
 
-/* One chunk of rows of a softmax. */
+/* One chunk of rows of a softmax, row by row: the scaled scores into weights with their max,
+ * hidden cells −∞ (so their exponential is exactly 0), then the row's stable softmax. A causal
+ * row scales only the cells it sees; a row under an allowed mask is scaled whole, masked, and
+ * its max taken again over what it sees. */
 static void softmax_work(void *argument, int chunk, double *scratch)
 {
     (void)scratch;
     const softmax_job *x = argument;
     const kernels_softmax_rule *rule = x->rule;
-    int row0 = chunk * SOFTMAX_ROWS;
-    int rows = x->n - row0 < SOFTMAX_ROWS ? x->n - row0 : SOFTMAX_ROWS;
-    size_t row = (size_t)x->m, first = (size_t)row0 * row;
-    /* pass 1: the masked, scaled scores of the rows, kept in weights for the row passes */
-    x->code->scale_rows(x->weights + first, x->scores + first, (size_t)rows * row, rule->scale,
-                        rule->divisor);
-    for (int i = row0; i < row0 + rows; i++) {
-        double *w = x->weights + (size_t)i * row;
-        /* pass 2: hidden cells become −∞, so their exponential is exactly 0 */
-        if (rule->causal)
-            for (int j = i + 1; j < x->m; j++)
-                w[j] = -INFINITY;
-        else if (rule->allowed)
-            for (int j = 0; j < x->m; j++)
-                if (rule->allowed[(size_t)i * row + (size_t)j] == 0)
+    const row_kernels *code = x->code;
+    int row0 = chunk * SOFTMAX_ROWS, m = x->m;
+    int end = x->n - row0 < SOFTMAX_ROWS ? x->n : row0 + SOFTMAX_ROWS;
+    for (int i = row0; i < end; i++) {
+        double *w = x->weights + (size_t)i * (size_t)m;
+        const double *s = x->scores + (size_t)i * (size_t)m;
+        const unsigned char *allowed = rule->causal ? NULL : rule->allowed;
+        int seen = rule->causal && i + 1 < m ? i + 1 : m;
+        double row_max = code->scale_max(w, s, seen, rule->scale, rule->divisor);
+        for (int j = seen; j < m; j++)
+            w[j] = -INFINITY;
+        if (allowed) {
+            for (int j = 0; j < m; j++)
+                if (allowed[(size_t)i * (size_t)m + (size_t)j] == 0)
                     w[j] = -INFINITY;
-        /* pass 3: the row's stable softmax */
-        x->code->softmax_row(w, x->m);
+            row_max = code->scale_max(w, w, m, false, 1.0);
+        }
+        code->exp_normalise(w, m, row_max);
     }
 }
 
