@@ -2,7 +2,9 @@
  * tuning them: `bench_kernels N D_MODEL HEADS` prints one line per kernel, key=value: its best
  * seconds over repeated runs on memory already touched, and its GFLOP/s (two flops per fused
  * multiply-add; the softmax counts none, its rate is given in exponentials per second).
- * ATTNSTEP_THREADS and ATTNSTEP_PORTABLE choose the kernels' options as they do for attnstep. */
+ * ATTNSTEP_THREADS and ATTNSTEP_PORTABLE choose the kernels' options as they do for attnstep; a
+ * fourth argument `avx2` runs the AVX2 code where the processor has AVX-512 (kernels_config's
+ * no_avx512), to time the path of AVX2-only processors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,8 +77,8 @@ static double *filled(size_t count, double scale)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: bench_kernels N D_MODEL HEADS\n");
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "avx2") == 0)) {
+        fprintf(stderr, "usage: bench_kernels N D_MODEL HEADS [avx2]\n");
         return 64;
     }
     layer l = { .n = atoi(argv[1]), .d = atoi(argv[2]), .heads = atoi(argv[3]) };
@@ -87,7 +89,7 @@ int main(int argc, char **argv)
     l.d_k = l.d / l.heads;
     const char *threads = getenv("ATTNSTEP_THREADS"), *portable = getenv("ATTNSTEP_PORTABLE");
     l.config = (kernels_config){ threads ? atoi(threads) : 0,
-                                 portable && *portable && strcmp(portable, "0") != 0, false };
+                                 portable && *portable && strcmp(portable, "0") != 0, argc == 5 };
     size_t nd = (size_t)l.n * (size_t)l.d, nn = (size_t)l.n * (size_t)l.n;
     l.x = filled(nd, 2.0), l.w = filled((size_t)l.d * (size_t)l.d, 0.1), l.q = filled(nd, 1.0);
     l.k = filled(nd, 1.0), l.scores = filled(nn, 4.0), l.weights = filled(nn, 1.0);
