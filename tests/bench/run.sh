@@ -141,7 +141,16 @@ for round in $(seq 1 "$rounds"); do
     # the kernels alone, one thread, at the layer's shapes
     kernel_lines="$kernel_lines
 $(ATTNSTEP_THREADS=1 "$out/bench_kernels" 512 512 8 | grep '^kernel=')"
+    # and the AVX2 code that AVX2-only processors run, where this one runs AVX-512
+    if ATTNSTEP_THREADS=1 "$out/bench_kernels" 512 512 8 avx2 > "$out/kernels_avx2.txt" \
+        && grep -q '^path=avx2+fma' "$out/kernels_avx2.txt" && [ "$ker_path" != "avx2+fma" ]; then
+        kernel_lines="$kernel_lines
+$(grep '^kernel=' "$out/kernels_avx2.txt" | sed 's/^kernel=\([a-z]*\)/kernel=\1,_the_AVX2_code/')"
+    fi
 done
+# the peak again after the rounds: the clock moves with the load of the other core
+"$out/peak" > "$out/peak_end.txt"
+peak_end=$(value "$out/peak_end.txt" peak_gflops) clock_end=$(value "$out/peak_end.txt" clock_ghz)
 ref=$(smallest "${ref_best[@]:-}") ker=$(smallest "${ker_best[@]:-}")
 torch2=$(smallest "${torch2_best[@]:-}") torch2_m=$(middle "${torch2_med[@]:-}")
 # one row per kernel: its best time of the rounds, its rate and its share of a core's peak
@@ -149,11 +158,11 @@ kernel_rows=$(printf '%s\n' "$kernel_lines" | awk -v p="${peak_gflops:-}" '
     /^kernel=/ { split($1, k, "="); split($2, t, "="); name = k[2]; s = t[2] + 0
                  split($3, r, "="); if (!(name in best) || s < best[name]) { best[name] = s; rate[name] = r[2]; unit[name] = r[1] }
                  if (!(name in order)) { order[name] = ++count; names[count] = name } }
-    END { for (i = 1; i <= count; i++) { n = names[i]
+    END { for (i = 1; i <= count; i++) { n = names[i]; label = n; gsub("_", " ", label)
               if (unit[n] == "gflops")
-                  printf "| %s | %.2f ms | %.1f GFLOP/s | %s |\n", n, best[n] * 1000, rate[n], (p != "" ? sprintf("%.0f %%", 100 * rate[n] / p) : "—")
+                  printf "| %s | %.2f ms | %.1f GFLOP/s | %s |\n", label, best[n] * 1000, rate[n], (p != "" ? sprintf("%.0f %%", 100 * rate[n] / p) : "—")
               else
-                  printf "| %s | %.2f ms | %.3f G exponentials/s | — |\n", n, best[n] * 1000, rate[n] } }')
+                  printf "| %s | %.2f ms | %.3f G exponentials/s | — |\n", label, best[n] * 1000, rate[n] } }')
 ker_a=$(smallest "${ker_alloc[@]:-}")
 kerN=$(smallest "${kerN_best[@]:-}")
 ker_m=$(middle "${ker_med[@]:-}") kerN_m=$(middle "${kerN_med[@]:-}")
@@ -288,7 +297,9 @@ comparing it with another.
 - load average before: $load_before; after: $load_after
 - other processes using ≥ 5% of a core, at the start: ${others_before:-none}; at the end: ${others_after:-none}
 - vector units: $(grep -o -w -E 'avx2|avx512f|fma' /proc/cpuinfo | sort -u | tr '\n' ' ')(the kernels' products ran on their \`${ker_path:-?}\` code)
-- double-precision peak (tests/bench/peak.c, measured at the start): $peak_line
+- double-precision peak (tests/bench/peak.c, measured at the start): $peak_line; measured
+  again after the rounds: ${peak_end:-?} GFLOP/s at ${clock_end:-?} GHz (a core's clock rises when the other core idles,
+  so the shares of the peak below are approximate: they use the first figure)
 
 ## The whole trace at n = 512, d_model = 512, 8 heads: attnstep, numpy and PyTorch side by side
 
