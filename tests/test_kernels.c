@@ -145,8 +145,9 @@ static void test_gemm_odd_sizes(void **state)
                 check_gemm(odd_sizes[a], odd_sizes[b], odd_sizes[c]);
 }
 
-/* Shapes on either side of the 6×8 and 6×16 register tiles, the 96-row and 256-deep cache blocks
- * and the 512-column B block, and two large enough to be shared by threads. */
+/* Shapes on either side of the 6×8 and 6×32 register tiles, the 96-row and 256-deep cache blocks
+ * and the 512-column B block, rows that leave a last tile of one to five (the only A rows packed:
+ * the others are read where they lie), and two large enough to be shared by threads. */
 static void test_gemm_block_edges(void **state)
 {
     (void)state;
@@ -156,10 +157,68 @@ static void test_gemm_block_edges(void **state)
         { 193, 5, 513 }, { 6, 511, 6 }, { 7, 512, 9 }, { 3, 513, 257 }, { 1, 1, 600 },
         { 100, 1, 1 }, { 1, 600, 1 }, { 6, 15, 7 }, { 6, 16, 8 }, { 11, 17, 31 },
         { 12, 31, 33 }, { 13, 32, 64 }, { 5, 33, 65 }, { 97, 527, 257 }, { 96, 528, 256 },
+        { 6, 32, 1 }, { 7, 63, 31 }, { 11, 64, 300 }, { 101, 65, 257 }, { 18, 96, 40 },
         { 301, 203, 97 }, { 512, 64, 64 }, /* enough work to be split across two threads */
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         check_gemm(shapes[s][0], shapes[s][1], shapes[s][2]);
+}
+
+/* The backward pass's product, out += A·B with A stored or transposed and B stored or
+ * transposed, against its loop written out here (a fused sum from 0 per cell, then one
+ * addition): every layout, padded strides (the padding untouched), an empty sum (out + 0, which
+ * turns −0 into +0 as the loop does), one and two threads. */
+static void check_add_product(int rows, int cols, int count)
+{
+    for (int layout = 0; layout < 4; layout++) {
+        bool a_transposed = layout & 1, b_transposed = layout & 2;
+        size_t lda = (size_t)(a_transposed ? rows : count) + 3;
+        size_t ldb = (size_t)(b_transposed ? count : cols) + 1, ld_out = (size_t)cols + 2;
+        size_t a_row = a_transposed ? 1 : lda, a_k = a_transposed ? lda : 1;
+        size_t b_k = b_transposed ? 1 : ldb, b_col = b_transposed ? ldb : 1;
+        size_t a_cells = lda * (size_t)(a_transposed ? count : rows) + 1;
+        size_t b_cells = ldb * (size_t)(b_transposed ? cols : count) + 1;
+        double *A = numbers(a_cells, 4), *B = numbers(b_cells, 5);
+        double *slow = numbers((size_t)rows * ld_out, 6), *fast = malloc((size_t)rows * ld_out * sizeof *fast);
+        assert_non_null(fast);
+        slow[0] = -0.0;
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < cols; c++) {
+                double total = 0.0;
+                for (int k = 0; k < count; k++)
+                    total = fma(A[(size_t)r * a_row + (size_t)k * a_k],
+                                B[(size_t)k * b_k + (size_t)c * b_col], total);
+                slow[(size_t)r * ld_out + (size_t)c] += total;
+            }
+        for (int threads = 1; threads <= 2; threads++) {
+            fill(fast, (size_t)rows * ld_out, 6);
+            fast[0] = -0.0;
+            kernels_config split = config;
+            split.threads = threads;
+            kernels_add_product(fast, ld_out, rows, cols, count, A, a_row, a_k, B, b_k, b_col,
+                                &split);
+            char what[112];
+            snprintf(what, sizeof what, "add_product %dx%dx%d%s%s, %d threads", rows, count, cols,
+                     a_transposed ? " (A transposed)" : "", b_transposed ? " (B transposed)" : "",
+                     threads);
+            assert_bits_equal(what, slow, fast, (size_t)rows * ld_out);
+        }
+        free(A);
+        free(B);
+        free(fast);
+        free(slow);
+    }
+}
+
+static void test_add_product_is_the_fused_loop(void **state)
+{
+    (void)state;
+    static const int shapes[][3] = {
+        { 1, 1, 0 }, { 3, 5, 0 }, { 1, 1, 1 }, { 5, 7, 3 }, { 6, 32, 64 }, { 7, 33, 65 },
+        { 13, 64, 257 }, { 97, 65, 31 }, { 64, 512, 64 }, { 512, 64, 64 },
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        check_add_product(shapes[s][0], shapes[s][1], shapes[s][2]);
 }
 
 static void test_matmul_is_the_contiguous_product(void **state)
@@ -540,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_gemm_odd_sizes),
         cmocka_unit_test(test_gemm_block_edges),
         cmocka_unit_test(test_matmul_is_the_contiguous_product),
+        cmocka_unit_test(test_add_product_is_the_fused_loop),
         cmocka_unit_test(test_scores_and_context_per_head),
         cmocka_unit_test(test_softmax_every_mask_and_scale),
         cmocka_unit_test(test_softmax_divides_by_sqrt_dk),

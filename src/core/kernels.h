@@ -8,8 +8,8 @@
 
 /* How the kernels run; results never depend on it, to the bit. Every kernel takes one (NULL =
  * defaults). The products run vector code with fused multiply-add where the processor has it
- * (x86-64: AVX-512, else AVX2 with FMA, chosen at run time; AArch64: NEON, always there), the
- * softmax its AVX2 (or NEON) build where the processor has it; elsewhere, or with portable set,
+ * (x86-64: AVX-512, else AVX2 with FMA, chosen at run time; AArch64: NEON, always there), and
+ * the softmax the build for the same code (kernels_softmax.c); elsewhere, or with portable set,
  * the portable code runs: the same arithmetic with libm's fma() (the hardware instruction where
  * there is one, an exact and slow emulation where there is not) and the same exponential. */
 typedef struct {
@@ -36,6 +36,16 @@ int kernels_threads(const kernels_config *config);
 void kernels_gemm(int rows, int cols, int inner, const double *A, size_t lda,
                   const double *B, size_t ldb, bool b_transposed, double *C, size_t ldc,
                   const kernels_config *config);
+
+/* out (rows×cols, row stride ld_out) += A·B over count terms, where A's element (r, k) is
+ * a[r·a_row + k·a_k] (a stored matrix or its transpose) and B's element (k, c) is
+ * b[k·b_k + c·b_col]: each cell's sum is taken from 0, one fused multiply-add a term in k order,
+ * then added to out as one more rounded addition; bit-for-bit the loop `total = 0; for k: total =
+ * fma(a(r,k), b(k,c), total); out[r][c] += total` on every path. Vector code when one of b_k and
+ * b_col is 1 (the backward pass's products), that loop otherwise. */
+void kernels_add_product(double *out, size_t ld_out, int rows, int cols, int count,
+                         const double *a, size_t a_row, size_t a_k,
+                         const double *b, size_t b_k, size_t b_col, const kernels_config *config);
 
 /* C (rows×cols) = A (rows×inner) · B (inner×cols), all contiguous: the core's matmul. */
 void kernels_matmul(double *C, const double *A, const double *B, int rows, int inner, int cols,

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """The same attention work in numpy (OpenBLAS) or PyTorch's nn.MultiheadAttention, for
-tests/bench/run.sh: `compare.py numpy|torch N D_MODEL HEADS REPEATS` prints one `name=value` line
+tests/bench/run.sh: `compare.py numpy|torch N D_MODEL HEADS REPEATS [THREADS]` prints one `name=value` line
 per figure: best and median of the runs, and CPU time over wall time (how many cores it used).
-PyTorch is meant to run in its own process with OPENBLAS_NUM_THREADS=1 and OMP_NUM_THREADS=1,
-since its BLAS is the same OpenBLAS as numpy's and would otherwise use every core."""
+numpy runs on 1 and 2 threads; PyTorch on THREADS (default 1: torch_best_s…; otherwise
+torch_threads_THREADS_best_s…), meant to run in its own process with OPENBLAS_NUM_THREADS and
+OMP_NUM_THREADS set to it, since its BLAS is the same OpenBLAS as numpy's and would otherwise
+use every core."""
 import math
 import os
 import sys
@@ -62,9 +64,9 @@ def bench_numpy(n, d, heads, repeats, threads):
     print(f"numpy_threads_{threads}_cores={cores:.2f}")
 
 
-def bench_torch(n, d, heads, repeats):
+def bench_torch(n, d, heads, repeats, threads):
     import torch
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     torch.manual_seed(42)
     mha = torch.nn.MultiheadAttention(d, heads, bias=False, dtype=torch.float64)
     x = torch.randn(n, 1, d, dtype=torch.float64)
@@ -78,14 +80,15 @@ def bench_torch(n, d, heads, repeats):
     except ImportError:
         threadpool_limits = None
     if threadpool_limits is not None:
-        with threadpool_limits(limits=1):
+        with threadpool_limits(limits=threads):
             best, median, cores = timed(attention, repeats)
     else:
         best, median, cores = timed(attention, repeats)
+    name = "torch" if threads == 1 else f"torch_threads_{threads}"
     print(f"torch_version={torch.__version__}")
-    print(f"torch_best_s={best:.6f}")
-    print(f"torch_median_s={median:.6f}")
-    print(f"torch_cores={cores:.2f}")
+    print(f"{name}_best_s={best:.6f}")
+    print(f"{name}_median_s={median:.6f}")
+    print(f"{name}_cores={cores:.2f}")
     print(f"torch_env=OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')} "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")
 
@@ -93,12 +96,13 @@ def bench_torch(n, d, heads, repeats):
 def main():
     which = sys.argv[1]
     n, d, heads, repeats = (int(a) for a in sys.argv[2:6])
+    threads = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     try:
         if which == "numpy":
             for threads in (1, 2):
                 bench_numpy(n, d, heads, repeats, threads)
         else:
-            bench_torch(n, d, heads, repeats)
+            bench_torch(n, d, heads, repeats, threads)
     except ImportError as error:
         print(f"{which}_missing={error}")
 

@@ -18,8 +18,11 @@ python=/usr/bin/python3
 #    loops of tests/textbook.c, which tests/test_kernels.c holds the kernels and the trace to, so
 #    that the row cannot rot while the tests pass.
 $CC $flags -Itests -o "$out/bench_trace" tests/bench/bench_trace.c tests/textbook.c src/core/*.c \
-    -lm -lpthread
+    src/core/ops/*.c -lm -lpthread
 bench="$out/bench_trace"
+# the kernels alone at the same shapes, and the processor's peak (tests/bench/peak.c)
+$CC $flags -o "$out/bench_kernels" tests/bench/bench_kernels.c src/core/kernels*.c -lm -lpthread
+$CC $flags -o "$out/peak" tests/bench/peak.c
 kernels_note="src/core as it is"
 reference_note="tests/textbook.c (the fused loops tests/test_kernels.c holds the kernels and the trace to), 1 thread"
 
@@ -36,6 +39,26 @@ ms() { [ -n "$1" ] && awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }' || ec
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }' \
           || echo "—"; }
 mib() { [ -n "$1" ] && awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }' || echo "—"; }
+# The layer's flops at n = d_model = 512: two a fused multiply-add, the four projections
+# (4·n·d²) and QKᵀ and weights·V (2·n²·d); the softmax's exponentials are not counted.
+flops=$(awk 'BEGIN { n = 512; d = 512; printf "%.0f", 2 * (4 * n * d * d + 2 * n * n * d) }')
+# "12.3 ms, 98.0 GFLOP/s, 83 % of peak" for a time in seconds on $2 cores
+rate() {
+    [ -n "$1" ] || { echo "—"; return; }
+    awk -v s="$1" -v f="$flops" -v p="${peak_gflops:-}" -v c="${2:-1}" 'BEGIN {
+        printf "%.1f GFLOP/s", f / s * 1e-9
+        if (p != "") printf ", %.0f %% of %s peak", 100 * f / s * 1e-9 / (p * c), (c == 1 ? "a core'"'"'s" : c " cores'"'"'")
+    }'
+}
+
+# 0. the processor's peak on one core, measured: its clock, the FMA's latency and how many
+#    vector FMAs it retires a cycle (tests/bench/peak.c)
+"$out/peak" > "$out/peak.txt"
+peak_gflops=$(value "$out/peak.txt" peak_gflops)
+peak_line=$(awk -F= '{ v[$1] = $2 } END {
+    if (v["peak_missing"] != "") { print "not measured (" v["peak_missing"] ")"; exit }
+    printf "%.1f GFLOP/s a core = %s GHz (measured: dependent integer additions) × %d doubles (%s) × 2 flops × %d FMA units (measured: %s vector FMAs a cycle, each of %s cycles latency); %s GFLOP/s reached by twelve independent FMA chains",
+        v["peak_gflops"], v["clock_ghz"], v["lanes"], v["vector"], v["fma_units"], v["fma_per_cycle"], v["fma_latency_cycles"], v["measured_fma_gflops"] }' "$out/peak.txt")
 
 # 2. what else is running, before; and the figures of the run before, to see if they reproduce
 load_before=$(cut -d' ' -f1-3 /proc/loadavg) uptime_before=$(uptime)
@@ -65,8 +88,13 @@ busiest() {
 others_before=$(busiest)
 
 # 3. the rounds at n = 512
-ref_best=() ker_best=() kerN_best=() np1_best=() np2_best=() torch_best=()
-ker_medians="" kerN_medians="" np1_medians="" np2_medians="" torch_medians=""
+ref_best=() ker_best=() kerN_best=() np1_best=() np2_best=() torch_best=() torch2_best=()
+torch2_med=() kernel_lines=""
+# OpenBLAS 0.3.21 does not know every processor with AVX-512 (a Zen 5 gets its Haswell kernels,
+# AVX2): where the processor has AVX-512 and OpenBLAS chose otherwise, numpy and PyTorch also
+# run on its AVX-512 kernels (OPENBLAS_CORETYPE=SkylakeX), and the targets take the faster.
+np1x_best=() torchx_best=() np1x_med=() torchx_med=() forced=""
+ker_medians="" kerN_medians="" np1_medians="" np2_medians="" torch_medians="" torch2_medians=""
 np1_cores="" np2_cores="" torch_cores="" ker_cores="" kerN_cores=""
 ker_med=() kerN_med=() np1_med=() np2_med=() torch_med=()
 ker_alloc=() ker_faults="" ker_path="" ref_diff=""
@@ -105,12 +133,53 @@ for round in $(seq 1 "$rounds"); do
         np1_med+=("$(value "$out/python.txt" numpy_threads_1_median_s)")
         np2_med+=("$(value "$out/python.txt" numpy_threads_2_median_s)")
         torch_med+=("$(value "$out/python.txt" torch_median_s)")
+        OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 \
+            "$python" tests/bench/compare.py torch 512 512 8 11 2 >> "$out/python.txt" 2>&1 || true
+        torch2_best+=("$(value "$out/python.txt" torch_threads_2_best_s)")
+        torch2_med+=("$(value "$out/python.txt" torch_threads_2_median_s)")
+        torch2_medians="$torch2_medians $(ms "$(value "$out/python.txt" torch_threads_2_median_s)")"
         np1_cores="$np1_cores $(value "$out/python.txt" numpy_threads_1_cores)"
+        if grep -q -w avx512f /proc/cpuinfo \
+            && ! value "$out/python.txt" numpy_blas | grep -q -E 'SkylakeX|Cooperlake|SapphireRapids'; then
+            forced="SkylakeX"
+            OPENBLAS_CORETYPE=$forced "$python" tests/bench/compare.py numpy 512 512 8 11 \
+                > "$out/python_forced.txt" 2>&1 || true
+            OPENBLAS_CORETYPE=$forced OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+                "$python" tests/bench/compare.py torch 512 512 8 11 >> "$out/python_forced.txt" 2>&1 || true
+            np1x_best+=("$(value "$out/python_forced.txt" numpy_threads_1_best_s)")
+            np1x_med+=("$(value "$out/python_forced.txt" numpy_threads_1_median_s)")
+            torchx_best+=("$(value "$out/python_forced.txt" torch_best_s)")
+            torchx_med+=("$(value "$out/python_forced.txt" torch_median_s)")
+            forced_blas=$(value "$out/python_forced.txt" numpy_blas)
+        fi
         np2_cores="$np2_cores $(value "$out/python.txt" numpy_threads_2_cores)"
         torch_cores="$torch_cores $(value "$out/python.txt" torch_cores)"
     fi
+    # the kernels alone, one thread, at the layer's shapes
+    kernel_lines="$kernel_lines
+$(ATTNSTEP_THREADS=1 "$out/bench_kernels" 512 512 8 | grep '^kernel=')"
+    # and the AVX2 code that AVX2-only processors run, where this one runs AVX-512
+    if ATTNSTEP_THREADS=1 "$out/bench_kernels" 512 512 8 avx2 > "$out/kernels_avx2.txt" \
+        && grep -q '^path=avx2+fma' "$out/kernels_avx2.txt" && [ "$ker_path" != "avx2+fma" ]; then
+        kernel_lines="$kernel_lines
+$(grep '^kernel=' "$out/kernels_avx2.txt" | sed 's/^kernel=\([a-z]*\)/kernel=\1,_the_AVX2_code/')"
+    fi
 done
+# the peak again after the rounds: the clock moves with the load of the other core
+"$out/peak" > "$out/peak_end.txt"
+peak_end=$(value "$out/peak_end.txt" peak_gflops) clock_end=$(value "$out/peak_end.txt" clock_ghz)
 ref=$(smallest "${ref_best[@]:-}") ker=$(smallest "${ker_best[@]:-}")
+torch2=$(smallest "${torch2_best[@]:-}") torch2_m=$(middle "${torch2_med[@]:-}")
+# one row per kernel: its best time of the rounds, its rate and its share of a core's peak
+kernel_rows=$(printf '%s\n' "$kernel_lines" | awk -v p="${peak_gflops:-}" '
+    /^kernel=/ { split($1, k, "="); split($2, t, "="); name = k[2]; s = t[2] + 0
+                 split($3, r, "="); if (!(name in best) || s < best[name]) { best[name] = s; rate[name] = r[2]; unit[name] = r[1] }
+                 if (!(name in order)) { order[name] = ++count; names[count] = name } }
+    END { for (i = 1; i <= count; i++) { n = names[i]; label = n; gsub("_", " ", label)
+              if (unit[n] == "gflops")
+                  printf "| %s | %.2f ms | %.1f GFLOP/s | %s |\n", label, best[n] * 1000, rate[n], (p != "" ? sprintf("%.0f %%", 100 * rate[n] / p) : "—")
+              else
+                  printf "| %s | %.2f ms | %.3f G exponentials/s | — |\n", label, best[n] * 1000, rate[n] } }')
 ker_a=$(smallest "${ker_alloc[@]:-}")
 kerN=$(smallest "${kerN_best[@]:-}")
 ker_m=$(middle "${ker_med[@]:-}") kerN_m=$(middle "${kerN_med[@]:-}")
@@ -118,6 +187,11 @@ np1_m=$(middle "${np1_med[@]:-}") np2_m=$(middle "${np2_med[@]:-}")
 torch_m=$(middle "${torch_med[@]:-}")
 np1=$(smallest "${np1_best[@]:-}") np2=$(smallest "${np2_best[@]:-}")
 torch=$(smallest "${torch_best[@]:-}")
+np1x=$(smallest "${np1x_best[@]:-}") torchx=$(smallest "${torchx_best[@]:-}")
+np1x_m=$(middle "${np1x_med[@]:-}") torchx_m=$(middle "${torchx_med[@]:-}")
+# what the targets compare with: the faster of OpenBLAS's own choice and its AVX-512 kernels
+np1_t=$(smallest "$np1" "$np1x") torch_t=$(smallest "$torch" "$torchx")
+np1_tm=$(smallest "$np1_m" "$np1x_m") torch_tm=$(smallest "$torch_m" "$torchx_m")
 numpy_version=$(value "$out/python.txt" numpy_version 2>/dev/null || true)
 numpy_blas=$(value "$out/python.txt" numpy_blas 2>/dev/null || true)
 torch_version=$(value "$out/python.txt" torch_version 2>/dev/null || true)
@@ -223,6 +297,17 @@ Not measured: tests/bench/class_load.sh failed (its message is on make bench's s
 # 7. what if?: an edit's redraw on the same lesson (tests/bench/whatif.sh writes the section)
 whatif_text=$(bash tests/bench/whatif.sh)
 
+# the rows and notes of OpenBLAS's AVX-512 kernels, when they were run
+forced_rows="" forced_note="" forced_blas_note=""
+if [ -n "$forced" ]; then
+    forced_rows="| numpy $numpy_version (OpenBLAS, OPENBLAS_CORETYPE=$forced: its AVX-512 kernels), 1 thread | $(ms "$np1x") | $(ms "$np1x_m") | $(rate "$np1x" 1) | $(ratio "$np1x" "$np1") | $(ratio "$np1x_m" "$np1_m") | $(ratio "$np1x" "$torchx") |
+| PyTorch $torch_version nn.MultiheadAttention (OPENBLAS_CORETYPE=$forced), 1 thread | $(ms "$torchx") | $(ms "$torchx_m") | $(rate "$torchx" 1) | $(ratio "$torchx" "$np1") | $(ratio "$torchx_m" "$np1_m") | 1.00 |
+"
+    forced_note=" (on one thread, numpy's and PyTorch's figures are the faster of OpenBLAS's own
+choice of kernels and its AVX-512 ones)"
+    forced_blas_note="; with OPENBLAS_CORETYPE=$forced: ${forced_blas:-?}"
+fi
+
 cat > tests/BENCH.md <<EOF
 # Benchmarks
 
@@ -245,6 +330,9 @@ comparing it with another.
 - load average before: $load_before; after: $load_after
 - other processes using ≥ 5% of a core, at the start: ${others_before:-none}; at the end: ${others_after:-none}
 - vector units: $(grep -o -w -E 'avx2|avx512f|fma' /proc/cpuinfo | sort -u | tr '\n' ' ')(the kernels' products ran on their \`${ker_path:-?}\` code)
+- double-precision peak (tests/bench/peak.c, measured at the start): $peak_line; measured
+  again after the rounds: ${peak_end:-?} GFLOP/s at ${clock_end:-?} GHz (a core's clock rises when the other core idles,
+  so the shares of the peak below are approximate: they use the first figure)
 
 ## The whole trace at n = 512, d_model = 512, 8 heads: attnstep, numpy and PyTorch side by side
 
@@ -256,27 +344,33 @@ PyTorch runs \`nn.MultiheadAttention\` (float64, no bias, weights returned per h
 runs each program once (11 timed runs each, after a warm-up); "best" is the best run of all rounds,
 "median" the median of the rounds' medians. The products ran on the core's \`${ker_path:-?}\` code.
 
-| what | best | median | best ÷ numpy's, same threads | median ÷ numpy's |
-| --- | --- | --- | --- | --- |
-| core, kernels, 1 thread | $(ms "$ker") | $(ms "$ker_m") | $(ratio "$ker" "$np1") | $(ratio "$ker_m" "$np1_m") |
-| numpy $numpy_version (OpenBLAS), 1 thread | $(ms "$np1") | $(ms "$np1_m") | 1.00 | 1.00 |
-| PyTorch $torch_version nn.MultiheadAttention, 1 thread | $(ms "$torch") | $(ms "$torch_m") | $(ratio "$torch" "$np1") | $(ratio "$torch_m" "$np1_m") |
-| core, kernels, $threads threads | $(ms "$kerN") | $(ms "$kerN_m") | $(ratio "$kerN" "$np2") | $(ratio "$kerN_m" "$np2_m") |
-| numpy $numpy_version (OpenBLAS), 2 threads | $(ms "$np2") | $(ms "$np2_m") | 1.00 | 1.00 |
-| core, reference loops (1 thread, 1 round) | $(ms "$ref") | | | |
-| core, kernels, 1 thread, a whole trace_compute on fresh memory | $(ms "$ker_a") | | | |
+The rate is the layer's $(awk -v f="$flops" 'BEGIN { printf "%.3f", f * 1e-9 }') GFLOP (two flops a multiply-add: the four projections and QKᵀ and
+weights·V; the softmax is not counted) over the best time, and its share of the peak above
+(of two cores' for two threads).
 
-Targets (issue 16), on the best times and, in brackets, on the medians:
-- 1 thread, at most 1.25 × numpy's 1 thread: $(verdict "$ker" "$(scaled "$np1" 1.25)") ($(verdict "$ker_m" "$(scaled "$np1_m" 1.25)"))
-- 1 thread, faster than PyTorch's 1 thread: $(faster "$ker" "$torch") ($(faster "$ker_m" "$torch_m"))
+| what | best | median | best: rate | best ÷ numpy's, same threads | median ÷ numpy's | best ÷ PyTorch's, same threads |
+| --- | --- | --- | --- | --- | --- | --- |
+| core, kernels, 1 thread | $(ms "$ker") | $(ms "$ker_m") | $(rate "$ker" 1) | $(ratio "$ker" "$np1") | $(ratio "$ker_m" "$np1_m") | $(ratio "$ker" "$torch") |
+| numpy $numpy_version (OpenBLAS), 1 thread | $(ms "$np1") | $(ms "$np1_m") | $(rate "$np1" 1) | 1.00 | 1.00 | $(ratio "$np1" "$torch") |
+| PyTorch $torch_version nn.MultiheadAttention, 1 thread | $(ms "$torch") | $(ms "$torch_m") | $(rate "$torch" 1) | $(ratio "$torch" "$np1") | $(ratio "$torch_m" "$np1_m") | 1.00 |
+$forced_rows| core, kernels, $threads threads | $(ms "$kerN") | $(ms "$kerN_m") | $(rate "$kerN" 2) | $(ratio "$kerN" "$np2") | $(ratio "$kerN_m" "$np2_m") | $(ratio "$kerN" "$torch2") |
+| numpy $numpy_version (OpenBLAS), 2 threads | $(ms "$np2") | $(ms "$np2_m") | $(rate "$np2" 2) | 1.00 | 1.00 | $(ratio "$np2" "$torch2") |
+| PyTorch $torch_version nn.MultiheadAttention, 2 threads | $(ms "$torch2") | $(ms "$torch2_m") | $(rate "$torch2" 2) | $(ratio "$torch2" "$np2") | $(ratio "$torch2_m" "$np2_m") | 1.00 |
+| core, reference loops (1 thread, 1 round) | $(ms "$ref") | | $(rate "$ref" 1) | | | |
+| core, kernels, 1 thread, a whole trace_compute on fresh memory | $(ms "$ker_a") | | $(rate "$ker_a" 1) | | | |
+
+Targets (issue 31), on the best times and, in brackets, on the medians$forced_note:
+- 1 thread, at most 1.0 × numpy's 1 thread: $(verdict "$ker" "$np1_t") ($(verdict "$ker_m" "$np1_tm")): $(ratio "$ker" "$np1_t") ($(ratio "$ker_m" "$np1_tm"))
+- 1 thread, at most 0.85 × PyTorch's 1 thread: $(verdict "$ker" "$(scaled "$torch_t" 0.85)") ($(verdict "$ker_m" "$(scaled "$torch_tm" 0.85)")): $(ratio "$ker" "$torch_t") ($(ratio "$ker_m" "$torch_tm"))
 - $threads threads, faster than numpy's 2 threads: $(faster "$kerN" "$np2") ($(faster "$kerN_m" "$np2_m"))
+- $threads threads, faster than PyTorch's 2 threads: $(faster "$kerN" "$torch2") ($(faster "$kerN_m" "$torch2_m"))
 
 These verdicts are unconfirmed while the machine is loaded (the load is recorded above and
 below): other work slows each program differently (numpy and PyTorch start a Python process each
 round), so only figures from a quiet machine settle a target.
 
 Medians per round: kernels, 1 thread$ker_medians; kernels, $threads threads$kerN_medians;
-numpy (1 thread)$np1_medians; numpy (2 threads)$np2_medians; PyTorch$torch_medians.
+numpy (1 thread)$np1_medians; numpy (2 threads)$np2_medians; PyTorch$torch_medians; PyTorch (2 threads)$torch2_medians.
 Minor page faults of one whole trace_compute on fresh memory, per round:$ker_faults (the memory
 the computation above runs on was touched before it is timed).
 CPU time over wall time per round (cores really used): kernels, 1 thread$ker_cores; kernels,
@@ -292,7 +386,18 @@ tests/test_paths.c).
 
 - reference loops: $reference_note; its output differs from the core's by at most ${ref_diff:-?} (the exponential: libm's in the loops, the kernels' own in the core)
 - kernels: $kernels_note
-- numpy's BLAS: ${numpy_blas:-—}${numpy_missing:+ (numpy missing: $numpy_missing)}${torch_missing:+; PyTorch missing: $torch_missing}
+- numpy's BLAS: ${numpy_blas:-—}${numpy_missing:+ (numpy missing: $numpy_missing)}${torch_missing:+; PyTorch missing: $torch_missing}$forced_blas_note
+
+### The kernels alone, one thread
+
+\`build/bench/bench_kernels 512 512 8\` (tests/bench/bench_kernels.c), once a round: each kernel at the
+layer's shapes on memory already touched (the eight heads' scores, softmax and context one
+after another, each head's matrices reused), its best time of all rounds. A head's buffers are
+reused, so these run warmer in cache than the trace's blocks above.
+
+| kernel | best | rate | of a core's peak |
+| --- | --- | --- | --- |
+$kernel_rows
 
 AArch64 (NEON) is tested for its bits under qemu-aarch64 (tests/check_arm64.sh) but not timed
 here: no arm64 machine was available. Under emulation, where every FMA lane is done in software,
@@ -385,9 +490,12 @@ $class_text
 make bench                     # this file; BENCH_ROUNDS=N for more rounds
 ATTNSTEP_THREADS=1 build/bench/bench_trace 512 512 8 11
 ATTNSTEP_THREADS=$threads build/bench/bench_trace 512 512 8 11
+ATTNSTEP_THREADS=1 build/bench/bench_kernels 512 512 8
+build/bench/peak
 build/bench/bench_trace 512 512 8 3 reference
 $python tests/bench/compare.py numpy 512 512 8 11
 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $python tests/bench/compare.py torch 512 512 8 11
+OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 $python tests/bench/compare.py torch 512 512 8 11 2
 ATTNSTEP_THREADS=$threads build/bench/bench_trace 1024 512 8 3
 tests/bench/make_lesson.sh 1024 512 8 > tests/bench/long_1024.yaml
 ATTNSTEP_KEY_TIMES=times.tsv ./attnstep --keys $ui_keys --screen $ui_screen $ui_lesson

@@ -32,19 +32,15 @@ void forward_projection(const trace *t, stage_id stage, int head, double *out,
 
 /* out[r][c] += Σ_k a(r, k) · b(k, c) over k < count: a product of two strided matrices, each
  * cell the fused dot product in k order. The backward pass's one product: each gradient is one
- * such product of a stored matrix (or its transpose) and a gradient. */
+ * such product of a stored matrix (or its transpose) and a gradient, run by the forward's
+ * kernels (kernels_add_product). The backward operations are not handed the trace's options,
+ * so these run on the kernels' defaults: the fastest code, every processor; the bits are the
+ * same on any. */
 void ops_add_product(double *out, size_t ld_out, int rows, int cols, int count,
                      const double *a, size_t a_row, size_t a_k,
                      const double *b, size_t b_k, size_t b_col)
 {
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) {
-            double total = 0.0;
-            for (int k = 0; k < count; k++)
-                total = fma(a[(size_t)r * a_row + (size_t)k * a_k],
-                            b[(size_t)k * b_k + (size_t)c * b_col], total);
-            out[(size_t)r * ld_out + (size_t)c] += total;
-        }
+    kernels_add_product(out, ld_out, rows, cols, count, a, a_row, a_k, b, b_k, b_col, NULL);
 }
 
 /* P = from · W + b, with d_P the gradient of P (rows × cols):
