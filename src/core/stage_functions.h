@@ -51,7 +51,8 @@ typedef void stage_forward_fn(const trace *t, stage_id stage, int head, double *
  * row's inputs: at `head` when that input is per head, else its one matrix) what stage's own
  * gradient (its gradient row's block) sends that input back through stage's forward operation.
  * Only for the whole pass: a trace with a loss does not decode. */
-typedef void stage_backward_fn(const trace *t, stage_id stage, int input, int head, double *out);
+typedef void stage_backward_fn(const trace *t, stage_id stage, int input, int head, double *out,
+                               const kernels_config *config);
 /* Writes " = …" after the cell's name: how the cell was made. Returns whether the cell's value
  * should follow (false for a cell whose explanation already ends in its value, e.g. hidden). */
 typedef bool stage_explain_fn(explain_text *out, const trace *t, const trace_cell *cell);

@@ -791,7 +791,6 @@ int trace_gradient_readers(const trace *t, stage_id gradient, trace_gradient_rea
 void forward_gradient(const trace *t, stage_id stage, int head, double *out,
                       const trace_span *span, const kernels_config *config)
 {
-    (void)config;
     assert(trace_span_is_whole(t, span));
     (void)span;
     memset(out, 0, (size_t)trace_rows(t, stage) * (size_t)trace_cols(t, stage) * sizeof *out);
@@ -799,14 +798,15 @@ void forward_gradient(const trace *t, stage_id stage, int head, double *out,
     int count = trace_gradient_readers(t, stage, readers);
     for (int r = 0; r < count; r++)
         stage_functions_get(readers[r].reader)->backward(t, readers[r].reader, readers[r].input,
-                                                        head, out);
+                                                        head, out, config);
 }
 
 /* What reads only data, or is not on the loss's path (the online softmax's running max and
  * sum: weights are the softmax of masked whichever way they were computed), sends nothing. */
-void backward_nothing(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_nothing(const trace *t, stage_id stage, int input, int head, double *out,
+                      const kernels_config *config)
 {
-    (void)t, (void)stage, (void)input, (void)head, (void)out;
+    (void)t, (void)stage, (void)input, (void)head, (void)out, (void)config;
 }
 
 int trace_rows(const trace *t, stage_id stage)

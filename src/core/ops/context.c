@@ -46,26 +46,28 @@ void forward_concat(const trace *t, stage_id stage, int head, double *out,
 /* context_h = weights_h · V_g, with d_C_h each head's gradient: d_weights_h = d_C_h · V_gᵀ
  * (every key, hidden ones too: what the context would gain), and d_V_g += weights_hᵀ · d_C_h
  * over the heads that share group g. */
-void backward_context(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_context(const trace *t, stage_id stage, int input, int head, double *out,
+                      const kernels_config *config)
 {
     stage_id v = trace_stage_node_input(t, stage, 1);
     size_t ld = (size_t)trace_cols(t, v), d_k = (size_t)t->d_k, m = (size_t)t->m;
     if (input == 0) {
         ops_add_product(out, m, t->n, t->m, t->d_k, trace_gradient_of(t, stage, head), d_k, 1,
-                        trace_block(t, v, 1) + ops_group_offset(t, head), 1, ld);
+                        trace_block(t, v, 1) + ops_group_offset(t, head), 1, ld, config);
         return;
     }
     for (int h = 1; h <= t->heads; h++)
         ops_add_product(out + ops_group_offset(t, h), ld, t->m, t->d_k, t->n,
                         trace_block(t, trace_stage_node_input(t, stage, 0), h), 1, m,
-                        trace_gradient_of(t, stage, h), d_k, 1);
+                        trace_gradient_of(t, stage, h), d_k, 1, config);
 }
 
 /* concat = the heads' contexts side by side: head h's gradient is its d_k columns of
  * d_concat. */
-void backward_concat(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_concat(const trace *t, stage_id stage, int input, int head, double *out,
+                     const kernels_config *config)
 {
-    (void)input;
+    (void)input, (void)config;
     const double *d = trace_gradient_of(t, stage, 1);
     size_t d_model = (size_t)t->d_model, d_k = (size_t)t->d_k;
     for (size_t i = 0; i < (size_t)t->n; i++)

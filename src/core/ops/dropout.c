@@ -55,9 +55,10 @@ void forward_dropped(const trace *t, stage_id stage, int head, double *out,
 }
 
 /* d_weights[i,j] = d_dropped[i,j] × keep / (1 − p): a dropped weight gets no gradient. */
-void backward_dropped(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_dropped(const trace *t, stage_id stage, int input, int head, double *out,
+                      const kernels_config *config)
 {
-    (void)input;
+    (void)input, (void)config;
     const double *d = trace_gradient_of(t, stage, head);
     double share = kept_share(t);
     for (int i = 0; i < t->n; i++) {

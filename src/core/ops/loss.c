@@ -38,9 +38,10 @@ double trace_loss(const trace *t)
 }
 
 /* ∂loss/∂output[i,j] = output[i,j] − target[i,j]. */
-void backward_loss(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_loss(const trace *t, stage_id stage, int input, int head, double *out,
+                   const kernels_config *config)
 {
-    (void)stage, (void)input, (void)head;
+    (void)stage, (void)input, (void)head, (void)config;
     for (int i = 0; i < t->n; i++)
         for (int j = 0; j < t->d_model; j++)
             out[(size_t)i * (size_t)t->d_model + (size_t)j] += residual(t, i, j);

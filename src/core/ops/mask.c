@@ -56,9 +56,10 @@ double trace_read_masked(const trace *t, stage_id stage, int head, int row, int 
 
 /* masked = its input where a key may be attended, −∞ (a constant) where hidden: the gradient
  * passes through where visible, and a hidden cell's stays exactly 0. */
-void backward_masked(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_masked(const trace *t, stage_id stage, int input, int head, double *out,
+                     const kernels_config *config)
 {
-    (void)input;
+    (void)input, (void)config;
     const double *d = trace_gradient_of(t, stage, head);
     for (int i = 0; i < t->n; i++)
         for (int j = 0; j < t->m; j++)

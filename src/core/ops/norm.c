@@ -101,9 +101,10 @@ static double input_gradient(const trace *t, const norm_row *r, const norm_back 
 
 /* normed = x̂ · gain + bias: d_x as above, d_gain[c] = Σ_i d_normed[i,c] · x̂[i,c],
  * d_bias[c] = Σ_i d_normed[i,c]. */
-void backward_normed(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_normed(const trace *t, stage_id stage, int input, int head, double *out,
+                     const kernels_config *config)
 {
-    (void)head;
+    (void)head, (void)config;
     const stage_input *in = &stage_get(stage)->inputs[input];
     const double *dy_all = trace_gradient_of(t, stage, 1),
                  *gain = trace_param(t, trace_stage_param_input(stage, 0));
@@ -180,9 +181,10 @@ void forward_residual(const trace *t, stage_id stage, int head, double *out,
 }
 
 /* A sum passes its gradient to both of its terms unchanged. */
-void backward_residual(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_residual(const trace *t, stage_id stage, int input, int head, double *out,
+                       const kernels_config *config)
 {
-    (void)input, (void)head;
+    (void)input, (void)head, (void)config;
     const double *d_residual = trace_gradient_of(t, stage, 1);
     size_t cells = (size_t)t->n * (size_t)t->d_model;
     for (size_t i = 0; i < cells; i++)

@@ -23,10 +23,11 @@ void ops_online_context(const trace *t, int head, double *out, const trace_span 
 
 /* out[r][c] += Σ_k a[r·a_row + k·a_k] · b[k·b_k + c·b_col] over k < count, for r < rows and
  * c < cols (out's rows ld_out apart): each cell the fused dot product in k order, then added
- * once. The backward operations' one product (ops/projection.c). */
+ * once, on config's path and threads (the forward's). The backward operations' one product
+ * (ops/projection.c). */
 void ops_add_product(double *out, size_t ld_out, int rows, int cols, int count,
                      const double *a, size_t a_row, size_t a_k,
-                     const double *b, size_t b_k, size_t b_col);
+                     const double *b, size_t b_k, size_t b_col, const kernels_config *config);
 
 /* Σ_k weights[row,k] · d_weights[row,k] of head: the term the softmax's backward subtracts
  * (ops/softmax.c). */

@@ -36,9 +36,10 @@ void forward_rotated(const trace *t, stage_id stage, int head, double *out,
 
 /* Each pair turned by θ: its gradient turned back by −θ,
  *   d_x = d_x'·cos θ + d_y'·sin θ,  d_y = −d_x'·sin θ + d_y'·cos θ. */
-void backward_rotated(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_rotated(const trace *t, stage_id stage, int input, int head, double *out,
+                      const kernels_config *config)
 {
-    (void)input, (void)head;
+    (void)input, (void)head, (void)config;
     const double *d = trace_gradient_of(t, stage, 1);
     int cols = trace_cols(t, stage);
     for (int pos = 0; pos < trace_rows(t, stage); pos++)

@@ -38,14 +38,15 @@ void forward_projection(const trace *t, stage_id stage, int head, double *out,
  * same on any. */
 void ops_add_product(double *out, size_t ld_out, int rows, int cols, int count,
                      const double *a, size_t a_row, size_t a_k,
-                     const double *b, size_t b_k, size_t b_col)
+                     const double *b, size_t b_k, size_t b_col, const kernels_config *config)
 {
-    kernels_add_product(out, ld_out, rows, cols, count, a, a_row, a_k, b, b_k, b_col, NULL);
+    kernels_add_product(out, ld_out, rows, cols, count, a, a_row, a_k, b, b_k, b_col, config);
 }
 
 /* P = from · W + b, with d_P the gradient of P (rows × cols):
  *   d_from = d_P · Wᵀ, d_W = fromᵀ · d_P, d_b = the column sums of d_P. */
-void backward_projection(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_projection(const trace *t, stage_id stage, int input, int head, double *out,
+                         const kernels_config *config)
 {
     (void)head;
     const stage_input *in = &stage_get(stage)->inputs[input];
@@ -55,9 +56,10 @@ void backward_projection(const trace *t, stage_id stage, int input, int head, do
     const double *from = trace_block(t, trace_stage_node_input(t, stage, 0), 1),
                  *weights = trace_param(t, trace_stage_param_input(stage, 0));
     if (in->kind == READ_NODE)
-        ops_add_product(out, dm, (int)rows, (int)dm, (int)cols, d, cols, 1, weights, 1, cols);
+        ops_add_product(out, dm, (int)rows, (int)dm, (int)cols, d, cols, 1, weights, 1, cols,
+                        config);
     else if (in->id == (int)trace_stage_param_input(stage, 0))
-        ops_add_product(out, cols, (int)dm, (int)cols, (int)rows, from, 1, dm, d, cols, 1);
+        ops_add_product(out, cols, (int)dm, (int)cols, (int)rows, from, 1, dm, d, cols, 1, config);
     else
         for (size_t i = 0; i < rows; i++)
             for (size_t c = 0; c < cols; c++)

@@ -62,7 +62,8 @@ void forward_biased(const trace *t, stage_id stage, int head, double *out,
 /* scores_h = Q_h · K_gᵀ, with d_S_h each head's gradient: d_Q_h += d_S_h · K_g, and
  * d_K_g += d_S_hᵀ · Q_h over the heads h that share group g (their sum, as repeat_kv's
  * backward sums them). Hidden cells of d_S are 0, so a hidden key sends nothing. */
-void backward_scores(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_scores(const trace *t, stage_id stage, int input, int head, double *out,
+                     const kernels_config *config)
 {
     (void)head;
     stage_id query = trace_stage_node_input(t, stage, 0), key = trace_stage_node_input(t, stage, 1);
@@ -73,27 +74,29 @@ void backward_scores(const trace *t, stage_id stage, int input, int head, double
         size_t q_at = ops_head_offset(t, h), k_at = ops_group_offset(t, h);
         if (input == 0)
             ops_add_product(out + q_at, q_cols, t->n, t->d_k, t->m, d, m, 1,
-                            trace_block(t, key, 1) + k_at, k_cols, 1);
+                            trace_block(t, key, 1) + k_at, k_cols, 1, config);
         else
             ops_add_product(out + k_at, k_cols, t->m, t->d_k, t->n, d, 1, m,
-                            trace_block(t, query, 1) + q_at, q_cols, 1);
+                            trace_block(t, query, 1) + q_at, q_cols, 1, config);
     }
 }
 
 /* scaled = scores / √d_k (trace_score_divisor): d_scores = d_scaled / √d_k, a plain copy with
  * scale: false. */
-void backward_scaled(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_scaled(const trace *t, stage_id stage, int input, int head, double *out,
+                     const kernels_config *config)
 {
-    (void)input;
+    (void)input, (void)config;
     const double *d = trace_gradient_of(t, stage, head);
     for (size_t i = 0; i < (size_t)t->n * (size_t)t->m; i++)
         out[i] += t->in->scale ? d[i] / trace_score_divisor(t) : d[i];
 }
 
 /* biased = scaled − a constant: the gradient passes through unchanged. */
-void backward_biased(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_biased(const trace *t, stage_id stage, int input, int head, double *out,
+                     const kernels_config *config)
 {
-    (void)input;
+    (void)input, (void)config;
     const double *d = trace_gradient_of(t, stage, head);
     for (size_t i = 0; i < (size_t)t->n * (size_t)t->m; i++)
         out[i] += d[i];

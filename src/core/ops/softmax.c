@@ -193,9 +193,10 @@ double ops_softmax_backward_dot(const trace *t, int head, int row)
 
 /* weights = softmax(masked) by rows: d_masked_ij = w_ij · (d_w_ij − Σ_k w_ik · d_w_ik). A
  * hidden key's weight is 0, and its gradient is left exactly 0 (not −0). */
-void backward_weights(const trace *t, stage_id stage, int input, int head, double *out)
+void backward_weights(const trace *t, stage_id stage, int input, int head, double *out,
+                      const kernels_config *config)
 {
-    (void)input;
+    (void)input, (void)config;
     const double *w = trace_block(t, stage, head), *d = trace_gradient_of(t, stage, head);
     for (int i = 0; i < t->n; i++) {
         double dot = ops_softmax_backward_dot(t, head, i);
